@@ -1,0 +1,41 @@
+/* cli: the `fray` program, a thin layer over libfray (fray.h). */
+#ifndef FRAY_CLI_H
+#define FRAY_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fray.h"
+
+enum { EXIT_OK = 0, EXIT_RULES = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+
+typedef struct cli_options {
+    uint64_t seed;
+    bool seed_given;
+    uint64_t max_steps;
+    int max_depth;
+    int max_creatures;
+    int color; /* -1 auto, 0 never, 1 always */
+    bool syntax_only;
+    bool keep_going;
+    const char *rules[64];
+    int nrules;
+    const char *with[64]; /* stat=expr */
+    int nwith;
+    const char *path[64];
+    int npath;
+} cli_options;
+
+/* Parses the options of a subcommand; leaves operands in argv[*first..argc).
+ * Returns EXIT_OK, EXIT_USAGE (message printed), or -1 after --help. */
+int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage);
+/* A context configured from the options (seed, limits, search path). */
+fray *cli_open(const cli_options *o);
+int cli_exit_code(fray_status st);
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_disasm(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+
+#endif

@@ -1,0 +1,169 @@
+/* options: the flags every subcommand shares, in GNU style. */
+#define _GNU_SOURCE /* getopt_long */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+enum { OPT_SEED = 256, OPT_COLOR, OPT_MAX_STEPS, OPT_MAX_DEPTH, OPT_MAX_CREATURES, OPT_SYNTAX_ONLY,
+       OPT_KEEP_GOING, OPT_WITH };
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
+{
+    static const struct option longopts[] = {
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"color", optional_argument, NULL, OPT_COLOR},
+        {"colour", optional_argument, NULL, OPT_COLOR},
+        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+        {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+        {"max-creatures", required_argument, NULL, OPT_MAX_CREATURES},
+        {"syntax-only", no_argument, NULL, OPT_SYNTAX_ONLY},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"rules", required_argument, NULL, 'r'},
+        {"with", required_argument, NULL, OPT_WITH},
+        {"include", required_argument, NULL, 'I'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->color = -1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    uint64_t n;
+    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_SEED:
+            if (!parse_u64(optarg, &o->seed))
+                goto bad_number;
+            o->seed_given = true;
+            break;
+        case OPT_COLOR:
+            if (!optarg || !strcmp(optarg, "always"))
+                o->color = 1;
+            else if (!strcmp(optarg, "never"))
+                o->color = 0;
+            else if (!strcmp(optarg, "auto"))
+                o->color = -1;
+            else {
+                fprintf(stderr, "fray %s: --color takes auto, always or never\n", cmd);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_MAX_STEPS:
+            if (!parse_u64(optarg, &o->max_steps) || o->max_steps == 0)
+                goto bad_number;
+            break;
+        case OPT_MAX_DEPTH:
+        case OPT_MAX_CREATURES:
+            if (!parse_u64(optarg, &n) || n == 0 || n > 1000000)
+                goto bad_number;
+            if (c == OPT_MAX_DEPTH)
+                o->max_depth = (int)n;
+            else
+                o->max_creatures = (int)n;
+            break;
+        case OPT_SYNTAX_ONLY:
+            o->syntax_only = true;
+            break;
+        case OPT_KEEP_GOING:
+            o->keep_going = true;
+            break;
+        case 'r':
+            if (o->nrules == 64)
+                goto too_many;
+            o->rules[o->nrules++] = optarg;
+            break;
+        case OPT_WITH:
+            if (o->nwith == 64 || !strchr(optarg, '=')) {
+                fprintf(stderr, "fray %s: --with takes STAT=EXPR, e.g. --with level=5\n", cmd);
+                return EXIT_USAGE;
+            }
+            o->with[o->nwith++] = optarg;
+            break;
+        case 'I':
+            if (o->npath == 64)
+                goto too_many;
+            o->path[o->npath++] = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            if (optopt)
+                fprintf(stderr, "fray %s: unknown option '-%c'\n", cmd, optopt);
+            else
+                fprintf(stderr, "fray %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+            fprintf(stderr, "Try 'fray %s --help'.\n", cmd);
+            return EXIT_USAGE;
+        }
+    }
+    *first = optind;
+    return EXIT_OK;
+bad_number:
+    fprintf(stderr, "fray %s: '%s' is not a valid number for %s\n", cmd, optarg, argv[optind - 1]);
+    return EXIT_USAGE;
+too_many:
+    fprintf(stderr, "fray %s: too many -r/-I options (limit is 64)\n", cmd);
+    return EXIT_USAGE;
+}
+
+fray *cli_open(const cli_options *o)
+{
+    /* FRAY_PATH entries come after -I directories. */
+    static char fray_path[4096];
+    static const char *paths[128];
+    size_t n = 0;
+    for (int i = 0; i < o->npath; i++)
+        paths[n++] = o->path[i];
+    const char *env = getenv("FRAY_PATH");
+    if (env && *env) {
+        snprintf(fray_path, sizeof fray_path, "%s", env);
+        for (char *save = NULL, *tok = strtok_r(fray_path, ":", &save); tok && n < 128;
+             tok = strtok_r(NULL, ":", &save))
+            paths[n++] = tok;
+    }
+    bool color = o->color == 1;
+    if (o->color == -1) {
+        const char *no_color = getenv("NO_COLOR");
+        color = isatty(STDERR_FILENO) && !(no_color && *no_color);
+    }
+    fray_options fo = {.seed = o->seed,
+                       .max_steps = o->max_steps,
+                       .max_call_depth = o->max_depth,
+                       .max_creatures = o->max_creatures,
+                       .search_path = paths,
+                       .search_path_len = n,
+                       .color = color};
+    fray *f = fray_open(&fo);
+    if (!f)
+        fprintf(stderr, "fray: out of memory\n");
+    return f;
+}
+
+int cli_exit_code(fray_status st)
+{
+    switch (st) {
+    case FRAY_OK: return EXIT_OK;
+    case FRAY_ERR_RULES: return EXIT_RULES;
+    case FRAY_ERR_USAGE: return EXIT_USAGE;
+    default: return EXIT_IO;
+    }
+}

@@ -1,0 +1,86 @@
+/* fray.h: the public interface of libfray, the Fray rules engine.
+ *
+ * A fray context holds one program (rules and scripts compiled so far) and
+ * one VM state (creatures, encounter, dice). Contexts share nothing: a host
+ * may open several, one per thread.
+ *
+ * Ownership: every pointer passed in is borrowed for the duration of the
+ * call only; strings passed to callbacks are valid only during the
+ * callback. fray_close frees everything the context allocated. */
+#ifndef FRAY_H
+#define FRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fray fray;
+
+typedef enum {
+    FRAY_OK = 0,
+    FRAY_ERR_RULES = 1, /* a compile or runtime error in rules or a script */
+    FRAY_ERR_USAGE = 2,
+    FRAY_ERR_IO = 3,    /* a file could not be read */
+} fray_status;
+
+typedef enum { FRAY_ERROR, FRAY_WARNING, FRAY_NOTE } fray_level;
+
+typedef struct fray_diagnostic {
+    fray_level level;
+    const char *file;    /* NULL when the message has no location */
+    int line, column;    /* 1-based; column in characters */
+    const char *message; /* without location or level */
+    const char *text;    /* the whole GCC-style report: location, source line, caret */
+} fray_diagnostic;
+
+typedef void (*fray_diagnostic_fn)(void *user, const fray_diagnostic *d);
+typedef void (*fray_output_fn)(void *user, const char *line);
+
+typedef struct fray_options {
+    uint64_t seed;                   /* same seed, same dice, on every platform */
+    uint64_t max_steps;              /* instructions per command; 0 = default (10,000,000) */
+    int max_call_depth;              /* 0 = default (200) */
+    int max_creatures;               /* 0 = default (10,000) */
+    const char *const *search_path;  /* directories for `use`, after the file's own */
+    size_t search_path_len;
+    bool color;                      /* color in diagnostic text */
+} fray_options;
+
+/* Opens a context. NULL only when out of memory. */
+fray *fray_open(const fray_options *opts);
+void fray_close(fray *f);
+
+/* Where diagnostics and script output go. Defaults: stderr and stdout. */
+void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user);
+void fray_on_output(fray *f, fray_output_fn fn, void *user);
+
+/* Compiles a rules file or script into the context, then runs the commands
+ * it holds. On a compile error nothing of it runs. */
+fray_status fray_run_file(fray *f, const char *path);
+fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len);
+
+/* Compiles without running: diagnostics only. `syntax_only` parses only. */
+fray_status fray_check_file(fray *f, const char *path, bool syntax_only);
+
+/* Sets a stat of the creature that `fray_eval` evaluates for, from an
+ * expression (`level`, `5`). */
+fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
+/* Evaluates one expression (`melee`, `roll 4d6kh3`, `d20 + dex`) and writes
+ * its text to out (truncated to cap). */
+fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
+
+/* Writes the bytecode of everything compiled so far, with source lines. */
+void fray_disasm(fray *f, FILE *out);
+
+const char *fray_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

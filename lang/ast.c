@@ -1,0 +1,135 @@
+#include "lang/ast.h"
+
+#include <string.h>
+
+#include "runtime/mem.h"
+
+static const char *const kind_names[] = {
+#define AST_NAME(name, desc) desc,
+    AST_KINDS(AST_NAME)
+#undef AST_NAME
+};
+
+static const char *const decl_names[] = {
+#define DECL_NAME(name, word) word,
+    DECL_KINDS(DECL_NAME)
+#undef DECL_NAME
+};
+
+const char *ast_kind_name(ast_kind k) { return k < AST_KIND_COUNT ? kind_names[k] : "?"; }
+const char *decl_kind_name(decl_kind k) { return k < DK_COUNT ? decl_names[k] : "?"; }
+
+/* A chain of large blocks: nodes are never freed one by one. */
+typedef struct block {
+    struct block *prev;
+    size_t used, cap;
+    _Alignas(max_align_t) unsigned char data[];
+} block;
+
+struct ast_arena {
+    block *top;
+};
+
+ast_arena *ast_arena_new(void) { return MEM_NEW(ast_arena); }
+
+void ast_arena_free(ast_arena *ar)
+{
+    if (!ar)
+        return;
+    for (block *b = ar->top, *prev; b; b = prev) {
+        prev = b->prev;
+        mem_free(b, sizeof *b + b->cap);
+    }
+    mem_free(ar, sizeof *ar);
+}
+
+static void *arena_alloc(ast_arena *ar, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (!ar->top || ar->top->cap - ar->top->used < size) {
+        size_t cap = size > 16384 ? size : 16384;
+        block *b = mem_alloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->prev = ar->top;
+        b->used = 0;
+        b->cap = cap;
+        ar->top = b;
+    }
+    void *p = ar->top->data + ar->top->used;
+    ar->top->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+node *ast_node(ast_arena *ar, ast_kind kind, span sp)
+{
+    node *n = arena_alloc(ar, sizeof *n);
+    if (!n)
+        return NULL;
+    n->kind = (uint8_t)kind;
+    n->sp = sp;
+    n->den = 1;
+    return n;
+}
+
+const char *ast_strdup(ast_arena *ar, const char *s, size_t len)
+{
+    char *p = arena_alloc(ar, len + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+node *ast_append(node *parent, node *child)
+{
+    if (!parent || !child)
+        return parent;
+    child->next = NULL;
+    if (parent->tail)
+        parent->tail->next = child;
+    else
+        parent->list = child;
+    parent->tail = child;
+    parent->sp = span_join(parent->sp, child->sp);
+    return parent;
+}
+
+node *ast_list1(ast_arena *ar, span sp, node *child)
+{
+    node *l = ast_node(ar, AST_LIST, sp);
+    return ast_append(l, child);
+}
+
+int ast_list_len(const node *n)
+{
+    int len = 0;
+    for (const node *c = n ? n->list : NULL; c; c = c->next)
+        len++;
+    return len;
+}
+
+void ast_dump(FILE *out, const node *n, int depth)
+{
+    if (!n)
+        return;
+    fprintf(out, "%*s%s", depth * 2, "", ast_kind_name((ast_kind)n->kind));
+    if (n->kind == AST_DECL || n->kind == AST_COMMAND)
+        fprintf(out, " %s", decl_kind_name((decl_kind)n->op));
+    else if (n->op)
+        fprintf(out, " op=%d", n->op);
+    if (n->text)
+        fprintf(out, " '%s'", n->text);
+    if (n->kind == AST_INT || n->kind == AST_BOOL)
+        fprintf(out, " %lld", (long long)n->num);
+    if (n->kind == AST_FRAC || n->kind == AST_QTY)
+        fprintf(out, " %lld/%lld", (long long)n->num, (long long)n->den);
+    fputc('\n', out);
+    ast_dump(out, n->a, depth + 1);
+    ast_dump(out, n->b, depth + 1);
+    ast_dump(out, n->c, depth + 1);
+    for (const node *c = n->list; c; c = c->next)
+        ast_dump(out, c, depth + 1);
+}

@@ -1,0 +1,127 @@
+/* ast: the syntax tree the parser builds and the compiler reads.
+ * One node shape for everything keeps the grammar actions short; every node
+ * carries the span of source it came from. Nodes live in an arena owned by
+ * the parse and are freed all at once. */
+#ifndef FRAY_AST_H
+#define FRAY_AST_H
+
+#include <stdint.h>
+
+#include "lang/source.h"
+
+#define AST_KINDS(X)                                                        \
+    /* literals and names */                                                \
+    X(INT, "integer")                                                       \
+    X(FRAC, "fraction")                                                     \
+    X(QTY, "quantity")       /* num/den + unit text in `text` */            \
+    X(DICE, "dice")          /* notation in `text` */                       \
+    X(STRING, "string")                                                     \
+    X(BOOL, "boolean")                                                      \
+    X(NAME, "name")                                                         \
+    X(WORD, "word")          /* a connective inside clause arguments */     \
+    X(SEP, "','")            /* a comma inside clause arguments */          \
+    /* expressions */                                                       \
+    X(MEMBER, "member")      /* a.text */                                   \
+    X(CALL, "call")          /* text(list) */                               \
+    X(LIST, "list")                                                         \
+    X(UNARY, "unary")        /* op a */                                     \
+    X(BINARY, "binary")      /* a op b */                                   \
+    X(COND, "conditional")   /* a ? b : c */                                \
+    X(ROLL, "roll")          /* roll a */                                   \
+    X(SPAN, "interval")      /* a .. b */                                   \
+    /* statements */                                                        \
+    X(LET, "let")                                                           \
+    X(ASSIGN, "assignment")  /* a op= b */                                  \
+    X(IF, "if")                                                             \
+    X(FOR, "for")                                                           \
+    X(REPEAT, "repeat")                                                     \
+    X(EMIT, "emit")                                                         \
+    X(RETURN, "return")                                                     \
+    X(PRINT, "print")                                                       \
+    X(FAIL, "fail")                                                         \
+    X(EXPR_STMT, "expression")                                              \
+    X(BLOCK, "block")                                                       \
+    X(CITE, "citation")                                                     \
+    X(CLAUSE, "clause")      /* text args... [block] */                     \
+    /* declarations and commands */                                         \
+    X(DECL, "declaration")   /* op = decl keyword */                        \
+    X(USE, "use")                                                           \
+    X(IMPORT, "import")                                                     \
+    X(OVERRIDE, "override")                                                 \
+    X(COMMAND, "command")    /* op = command keyword, list = args */        \
+    X(ACT, "action command") /* actor text: a = action name, list = args */ \
+    X(PROGRAM, "program")
+
+typedef enum {
+#define AST_ENUM(name, desc) AST_##name,
+    AST_KINDS(AST_ENUM)
+#undef AST_ENUM
+        AST_KIND_COUNT
+} ast_kind;
+
+const char *ast_kind_name(ast_kind k);
+
+/* Declaration and command keywords (the `op` of DECL and COMMAND). */
+#define DECL_KINDS(X)            \
+    X(SYSTEM, "system")          \
+    X(STAT, "stat")              \
+    X(RESOURCE, "resource")      \
+    X(ENUM, "enum")              \
+    X(ECONOMY, "economy")        \
+    X(EXCHANGE, "exchange")      \
+    X(INITIATIVE, "initiative")  \
+    X(ROUND, "round")            \
+    X(DURATION, "duration")      \
+    X(RANGE, "range")            \
+    X(SPACE, "space")            \
+    X(CONDITION, "condition")    \
+    X(ACTION, "action")          \
+    X(PROCEDURE, "procedure")    \
+    X(TRIGGER, "trigger")        \
+    X(RULING, "ruling")          \
+    X(CREATURE, "creature")      \
+    X(BEGIN, "begin")            \
+    X(END, "end")                \
+    X(SHOW, "show")              \
+    X(ROLL_INITIATIVE, "roll initiative") \
+    X(ACT, "act")
+
+typedef enum {
+#define DECL_ENUM(name, word) DK_##name,
+    DECL_KINDS(DECL_ENUM)
+#undef DECL_ENUM
+        DK_COUNT
+} decl_kind;
+
+const char *decl_kind_name(decl_kind k);
+
+typedef struct node node;
+struct node {
+    uint8_t kind; /* ast_kind */
+    uint16_t op;  /* operator token, decl_kind, or unit */
+    span sp;
+    int64_t num, den;     /* INT, FRAC, QTY, BOOL */
+    const char *text;     /* NAME, WORD, STRING, DICE, MEMBER, CALL, DECL name... */
+    node *a, *b, *c;      /* fixed children, meaning by kind */
+    node *list, *tail;    /* ordered children */
+    node *next;           /* sibling in the parent's list */
+};
+
+typedef struct ast_arena ast_arena;
+ast_arena *ast_arena_new(void);
+void ast_arena_free(ast_arena *ar);
+
+node *ast_node(ast_arena *ar, ast_kind kind, span sp);
+/* Copy of s[0..len), NUL-terminated, owned by the arena. */
+const char *ast_strdup(ast_arena *ar, const char *s, size_t len);
+/* Appends child to parent's list; returns parent. */
+node *ast_append(node *parent, node *child);
+/* A LIST node holding one child (or none if child is NULL). */
+node *ast_list1(ast_arena *ar, span sp, node *child);
+int ast_list_len(const node *n);
+
+/* Debug dump, one node a line, for tests. */
+#include <stdio.h>
+void ast_dump(FILE *out, const node *n, int depth);
+
+#endif

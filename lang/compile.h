@@ -1,0 +1,33 @@
+/* compile: source files and strings -> program. Compiling adds to an
+ * existing program, so rules files, imports, scripts, REPL lines and
+ * `fray eval` expressions build one program step by step. */
+#ifndef FRAY_COMPILE_H
+#define FRAY_COMPILE_H
+
+#include <stdbool.h>
+
+#include "lang/diag.h"
+#include "runtime/program.h"
+
+typedef struct compile_options {
+    const char *const *search_path; /* after the file's own directory */
+    size_t npaths;
+    bool syntax_only;               /* parse and report syntax errors only */
+} compile_options;
+
+/* Each returns the number of errors reported to sink (0 = success). On
+ * error the program may hold partial declarations; callers that need the
+ * state unchanged compile into a scratch program first. */
+int compile_file(program *p, const char *path, diag_sink *sink, const compile_options *opts);
+int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                   const compile_options *opts);
+/* Compiles one expression into a formula chunk (evaluated for `self`) and
+ * stores its index in *chunk_out. */
+int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                       int *chunk_out);
+
+/* Resolves `use NAME` to a file: NAME.rules in the importing file's
+ * directory, then each search path entry, then the built-in stdlib. */
+bool compile_find_module(const char *name, const char *from_dir, const compile_options *opts, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,794 @@
+/* compile_expr: expressions and statements to bytecode, with static types
+ * where they are known so that mistakes like adding a distance to a
+ * duration are caught before anything runs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/compiler.h"
+#include "lang/parser.h"
+#include "runtime/mem.h"
+
+static const char *const sty_names[] = {
+    "anything", "nothing", "a boolean", "a number", "a distance", "a duration", "dice", "a roll",
+    "a string", "an enum member", "a creature", "a list", "a word",
+};
+
+const char *sty_name(sty t) { return sty_names[t]; }
+
+const builtin builtins[] = {
+#define BUILTIN(name, lo, hi, result, meaning) {#name, lo, hi, TY_##result},
+#include "runtime/builtins.def"
+#undef BUILTIN
+};
+const int nbuiltins = (int)(sizeof builtins / sizeof builtins[0]);
+
+int builtin_find(const char *name)
+{
+    for (int i = 0; i < nbuiltins; i++)
+        if (strcmp(builtins[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* --- literals ---------------------------------------------------------------- */
+
+bool dice_literal(compiler *cc, const node *n, value *out)
+{
+    dexpr dx = {.nterms = 1};
+    dice_error err;
+    if (dice_parse(n->text, strlen(n->text), &dx.terms[0].d, &err) != 0) {
+        span at = n->sp;
+        if (err.offset < at.end - at.start) {
+            at.start += (uint32_t)err.offset;
+            at.end = at.start + 1;
+        }
+        comp_error(cc, at, "%s", err.message);
+        return false;
+    }
+    dx.terms[0].sign = 1;
+    dx.terms[0].times = 1;
+    int id = program_add_dice(cc->p, &dx);
+    if (id < 0) {
+        cc->oom = true;
+        return false;
+    }
+    *out = value_ref(V_DICE, HOME_PROGRAM, id);
+    return true;
+}
+
+typedef struct unit_info {
+    const char *name;
+    bool distance;
+    int64_t num, den; /* feet per unit, or seconds/count per unit */
+    time_kind kind;
+} unit_info;
+
+static const unit_info units[] = {
+    {"ft", true, 1, 1, 0},        {"feet", true, 1, 1, 0},       {"foot", true, 1, 1, 0},
+    {"sq", true, 5, 1, 0},        {"square", true, 5, 1, 0},     {"squares", true, 5, 1, 0},
+    /* the d20 convention: 1.5 m to a 5 ft square */
+    {"m", true, 10, 3, 0},        {"meter", true, 10, 3, 0},     {"meters", true, 10, 3, 0},
+    {"metre", true, 10, 3, 0},    {"metres", true, 10, 3, 0},
+    {"s", false, 1, 1, TIME_SECONDS},       {"sec", false, 1, 1, TIME_SECONDS},
+    {"secs", false, 1, 1, TIME_SECONDS},    {"second", false, 1, 1, TIME_SECONDS},
+    {"seconds", false, 1, 1, TIME_SECONDS}, {"min", false, 60, 1, TIME_SECONDS},
+    {"minute", false, 60, 1, TIME_SECONDS}, {"minutes", false, 60, 1, TIME_SECONDS},
+    {"hour", false, 3600, 1, TIME_SECONDS}, {"hours", false, 3600, 1, TIME_SECONDS},
+    {"round", false, 1, 1, TIME_ROUNDS},    {"rounds", false, 1, 1, TIME_ROUNDS},
+    {"turn", false, 1, 1, TIME_TURNS},      {"turns", false, 1, 1, TIME_TURNS},
+    {"encounter", false, 1, 1, TIME_ENCOUNTERS}, {"encounters", false, 1, 1, TIME_ENCOUNTERS},
+    {"scene", false, 1, 1, TIME_SCENES},    {"scenes", false, 1, 1, TIME_SCENES},
+    {"quest", false, 1, 1, TIME_QUESTS},    {"quests", false, 1, 1, TIME_QUESTS},
+    {"arc", false, 1, 1, TIME_ARCS},        {"arcs", false, 1, 1, TIME_ARCS},
+};
+
+static sty quantity(compiler *cc, const node *n, value *out)
+{
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(units[i].name, n->text) != 0)
+            continue;
+        value amount = {.type = V_FRAC, .aux = (int32_t)n->den, .num = n->num};
+        value scale = {.type = V_FRAC, .aux = (int32_t)units[i].den, .num = units[i].num};
+        if (units[i].distance) {
+            if (rat_mul(amount, scale, V_DIST, out) != ARITH_OK) {
+                comp_error(cc, n->sp, "distance is too large");
+                return TY_DIST;
+            }
+            return TY_DIST;
+        }
+        value total;
+        if (rat_mul(amount, scale, V_FRAC, &total) != ARITH_OK || total.aux != 1) {
+            comp_error(cc, n->sp, "a duration must be a whole number of %s", time_kind_name(units[i].kind, 2));
+            return TY_TIME;
+        }
+        *out = value_time(units[i].kind, total.num);
+        return TY_TIME;
+    }
+    comp_error(cc, n->sp, "unknown unit '%s'", n->text);
+    return TY_ANY;
+}
+
+/* --- names ----------------------------------------------------------------- */
+
+static int find_local(compiler *cc, int name)
+{
+    if (!cc->fn)
+        return -1;
+    for (int i = cc->fn->nlocals - 1; i >= 0; i--)
+        if (cc->fn->locals[i].name == name)
+            return i;
+    return -1;
+}
+
+static int find_global(compiler *cc, int name)
+{
+    for (size_t i = 0; i < cc->p->nglobals; i++)
+        if (cc->p->globals[i] == name)
+            return (int)i;
+    return -1;
+}
+
+static const decl *find_stat(compiler *cc, int name)
+{
+    const decl *d = program_find_decl(cc->p, DK_STAT, name);
+    return d ? d : program_find_decl(cc->p, DK_RESOURCE, name);
+}
+
+/* An enum member by bare name: the value and its enum. */
+static bool find_enum_member(compiler *cc, int name, value *out)
+{
+    for (size_t e = cc->p->nenums; e-- > 0;)
+        for (int m = 0; m < cc->p->enums[e].nmembers; m++)
+            if (cc->p->enums[e].members[m] == name) {
+                *out = value_enum((int32_t)e, m);
+                return true;
+            }
+    return false;
+}
+
+bool creature_declared(compiler *cc, const char *name)
+{
+    for (size_t i = 0; i < cc->p->ndecls; i++) {
+        const decl *d = &cc->p->decls[i];
+        if (d->kind != DK_CREATURE)
+            continue;
+        const char *base = program_string(cc->p, d->name);
+        size_t blen = strlen(base);
+        if (strcmp(base, name) == 0)
+            return true;
+        /* `creature goblin x3` makes goblin_1 .. goblin_3 */
+        if (d->nparams > 1 && strncmp(base, name, blen) == 0 && name[blen] == '_') {
+            char *end;
+            long k = strtol(name + blen + 1, &end, 10);
+            if (*end == '\0' && k >= 1 && k <= d->nparams)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool name_resolves(compiler *cc, const char *name)
+{
+    int id = program_find_string(cc->p, name);
+    value v;
+    if (strcmp(name, "self") == 0 || strcmp(name, "target") == 0)
+        return cc->fn && find_local(cc, id) >= 0 ? true : strcmp(name, "self") == 0;
+    if (id >= 0 && (find_local(cc, id) >= 0 || find_global(cc, id) >= 0 || find_stat(cc, id) ||
+                    program_find_decl(cc->p, DK_RANGE, id) || program_find_decl(cc->p, DK_DURATION, id) ||
+                    find_enum_member(cc, id, &v)))
+        return true;
+    return creature_declared(cc, name);
+}
+
+/* Every name an expression could mean, for "did you mean". */
+const char *suggest_name(compiler *cc, const char *name)
+{
+    const char *best = NULL;
+    int best_d = (int)strlen(name) <= 3 ? 1 : 2;
+    program *p = cc->p;
+#define CONSIDER(cand)                                            \
+    do {                                                          \
+        const char *c_ = (cand);                                  \
+        int d_ = diag_edit_distance(name, c_, best_d);            \
+        if (d_ <= best_d && strcmp(c_, name) != 0 && (!best || d_ < best_d)) { \
+            best = c_;                                            \
+            best_d = d_;                                          \
+        }                                                         \
+    } while (0)
+    if (cc->fn)
+        for (int i = 0; i < cc->fn->nlocals; i++)
+            CONSIDER(program_string(p, cc->fn->locals[i].name));
+    for (size_t i = 0; i < p->nglobals; i++)
+        CONSIDER(program_string(p, p->globals[i]));
+    for (size_t i = 0; i < p->ndecls; i++)
+        if (p->decls[i].name >= 0)
+            CONSIDER(program_string(p, p->decls[i].name));
+    for (size_t e = 0; e < p->nenums; e++)
+        for (int m = 0; m < p->enums[e].nmembers; m++)
+            CONSIDER(program_string(p, p->enums[e].members[m]));
+    for (int i = 0; i < nbuiltins; i++)
+        CONSIDER(builtins[i].name);
+    static const char *const words[] = {"self", "target", "creature", "condition", "action", "system", "stat",
+                                        "resource", "range", "duration", "trigger", "procedure", "initiative"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        CONSIDER(words[i]);
+#undef CONSIDER
+    return best;
+}
+
+static void unknown_name(compiler *cc, const node *n, const char *what)
+{
+    const char *s = suggest_name(cc, n->text);
+    if (s)
+        comp_error(cc, n->sp, "unknown %s '%s'; did you mean '%s'?", what, n->text, s);
+    else
+        comp_error(cc, n->sp, "unknown %s '%s'", what, n->text);
+}
+
+static sty stat_type(const decl *d) { return d->kind == DK_RESOURCE ? TY_NUM : (sty)d->type; }
+
+static sty compile_name(compiler *cc, const node *n)
+{
+    int id = comp_intern(cc, n->text);
+    int slot = find_local(cc, id);
+    if (slot >= 0) {
+        emit_op_u8(cc, OP_GET_LOCAL, (uint8_t)slot, n->sp);
+        return cc->fn->locals[slot].type;
+    }
+    int g = find_global(cc, id);
+    if (g >= 0) {
+        emit_op_u16(cc, OP_GET_GLOBAL, g, n->sp);
+        return cc->global_types ? cc->global_types[g] : TY_ANY;
+    }
+    if (strcmp(n->text, "self") == 0) {
+        emit_op(cc, OP_SELF, n->sp);
+        return TY_CREATURE;
+    }
+    const decl *d = find_stat(cc, id);
+    if (d) {
+        emit_op(cc, OP_SELF, n->sp);
+        emit_op_u16(cc, OP_GET_STAT, program_decl_index(cc->p, d), n->sp);
+        return stat_type(d);
+    }
+    if ((d = program_find_decl(cc->p, DK_RANGE, id)) || (d = program_find_decl(cc->p, DK_DURATION, id))) {
+        if (d->value == -1) {
+            /* a range without a formula is ordinal (short < medium < long) */
+            emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, id), n->sp);
+            return TY_WORD;
+        }
+        emit_op(cc, OP_SELF, n->sp);
+        emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), n->sp);
+        return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
+    }
+    value v;
+    if (find_enum_member(cc, id, &v)) {
+        emit_const(cc, v, n->sp);
+        return TY_ENUM;
+    }
+    if (creature_declared(cc, n->text)) {
+        emit_op_u16(cc, OP_CREATURE, id, n->sp);
+        return TY_CREATURE;
+    }
+    unknown_name(cc, n, "name");
+    emit_op(cc, OP_NIL, n->sp);
+    return TY_ANY;
+}
+
+/* --- operators --------------------------------------------------------------- */
+
+static bool numeric(sty t) { return t == TY_NUM || t == TY_ROLL; }
+
+static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
+{
+    if (a == TY_ANY || b == TY_ANY) {
+        if (op == EQ || op == NE || op == '<' || op == LE || op == '>' || op == GE)
+            return TY_BOOL;
+        return TY_ANY;
+    }
+    const char *verb = NULL;
+    switch (op) {
+    case '+':
+    case '-':
+        if (numeric(a) && numeric(b))
+            return TY_NUM;
+        if (a == b && (a == TY_DIST || a == TY_TIME))
+            return a;
+        if ((a == TY_DICE && (b == TY_DICE || numeric(b))) || (numeric(a) && b == TY_DICE))
+            return TY_DICE;
+        if (op == '-' && a == TY_ENUM && b == TY_ENUM)
+            return TY_NUM; /* how many steps apart */
+        verb = op == '+' ? "add" : "subtract";
+        break;
+    case '*':
+        if (numeric(a) && numeric(b))
+            return TY_NUM;
+        if ((a == TY_DIST && numeric(b)) || (numeric(a) && b == TY_DIST))
+            return TY_DIST;
+        if ((a == TY_TIME && numeric(b)) || (numeric(a) && b == TY_TIME))
+            return TY_TIME;
+        if ((a == TY_DICE && numeric(b)) || (numeric(a) && b == TY_DICE))
+            return TY_DICE;
+        verb = "multiply";
+        break;
+    case '/':
+    case IDIV:
+        if (numeric(a) && numeric(b))
+            return TY_NUM;
+        if (a == TY_DIST && numeric(b))
+            return TY_DIST;
+        if (a == TY_DIST && b == TY_DIST)
+            return TY_NUM;
+        if (a == TY_TIME && numeric(b))
+            return TY_TIME;
+        verb = "divide";
+        break;
+    case EQ:
+    case NE:
+        if (a == b || (numeric(a) && numeric(b)) || a == TY_NIL || b == TY_NIL)
+            return TY_BOOL;
+        verb = "compare";
+        break;
+    default: /* ordering */
+        if ((numeric(a) && numeric(b)) || (a == b && (a == TY_DIST || a == TY_TIME || a == TY_ENUM || a == TY_STR)))
+            return TY_BOOL;
+        if (a == TY_DICE || b == TY_DICE) {
+            comp_error(cc, e->sp, "cannot compare dice before they are rolled; write 'roll' before the dice");
+            return TY_BOOL;
+        }
+        verb = "compare";
+        break;
+    }
+    comp_error(cc, e->sp, "cannot %s %s and %s", verb, sty_name(a), sty_name(b));
+    return TY_ANY;
+}
+
+static opcode binary_opcode(int op)
+{
+    switch (op) {
+    case '+': return OP_ADD;
+    case '-': return OP_SUB;
+    case '*': return OP_MUL;
+    case '/': return OP_DIV;
+    case IDIV: return OP_IDIV;
+    case EQ: return OP_EQ;
+    case NE: return OP_NE;
+    case '<': return OP_LT;
+    case LE: return OP_LE;
+    case '>': return OP_GT;
+    default: return OP_GE;
+    }
+}
+
+static void check_condition(compiler *cc, sty t, const node *e)
+{
+    if (t == TY_DICE)
+        comp_error(cc, e->sp, "dice are not a condition; roll them and compare, e.g. 'roll d20 >= 15'");
+    else if (t == TY_DIST || t == TY_TIME || t == TY_STR || t == TY_WORD || t == TY_LIST)
+        comp_error(cc, e->sp, "%s is not a condition", sty_name(t));
+}
+
+static sty compile_member(compiler *cc, const node *e)
+{
+    sty base = compile_expr(cc, e->a);
+    int id = comp_intern(cc, e->text);
+    const decl *d = find_stat(cc, id);
+    if (base == TY_ROLL) {
+        if (strcmp(e->text, "natural") && strcmp(e->text, "total") && strcmp(e->text, "faces"))
+            comp_error(cc, e->sp, "a roll has 'natural', 'total' and 'faces', not '%s'", e->text);
+    } else if (base != TY_ANY && base != TY_CREATURE && base != TY_LIST) {
+        comp_error(cc, e->sp, "%s has no member '%s'", sty_name(base), e->text);
+    } else if (!d && (base == TY_CREATURE || base == TY_ANY) &&
+               ((d = program_find_decl(cc->p, DK_RANGE, id)) || (d = program_find_decl(cc->p, DK_DURATION, id))) &&
+               d->value != -1) {
+        emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), e->sp);
+        return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
+    } else if (base == TY_CREATURE && !d) {
+        const char *s = suggest_name(cc, e->text);
+        if (s)
+            comp_error(cc, e->sp, "no stat or resource '%s'; did you mean '%s'?", e->text, s);
+        else
+            comp_error(cc, e->sp, "no stat or resource '%s'", e->text);
+    }
+    if (d && base != TY_ROLL && base != TY_LIST) {
+        emit_op_u16(cc, OP_GET_STAT, program_decl_index(cc->p, d), e->sp);
+        return stat_type(d);
+    }
+    emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+    if (base == TY_LIST)
+        return TY_LIST;
+    if (base == TY_ROLL)
+        return strcmp(e->text, "faces") == 0 ? TY_LIST : TY_NUM;
+    return TY_ANY;
+}
+
+static int compile_args(compiler *cc, const node *list)
+{
+    int n = 0;
+    for (const node *a = list ? list->list : NULL; a; a = a->next) {
+        compile_expr(cc, a);
+        n++;
+    }
+    return n;
+}
+
+static sty compile_call(compiler *cc, const node *e)
+{
+    int argc = ast_list_len(e);
+    int b = builtin_find(e->text);
+    if (b >= 0) {
+        if (argc < builtins[b].min_args || argc > builtins[b].max_args) {
+            if (builtins[b].min_args == builtins[b].max_args)
+                comp_error(cc, e->sp, "%s() takes %d argument%s, not %d", e->text, builtins[b].min_args,
+                           builtins[b].min_args == 1 ? "" : "s", argc);
+            else
+                comp_error(cc, e->sp, "%s() takes at least %d argument%s", e->text, builtins[b].min_args,
+                           builtins[b].min_args == 1 ? "" : "s");
+        }
+        sty first = TY_ANY;
+        int n = 0;
+        for (const node *a = e->list; a; a = a->next, n++) {
+            sty t = compile_expr(cc, a);
+            if (n == 0)
+                first = t;
+        }
+        emit_op(cc, OP_CALL_BUILTIN, e->sp);
+        emit_byte(cc, (uint8_t)b, e->sp);
+        emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
+        if (builtins[b].result == TY_ANY && (strcmp(e->text, "min") == 0 || strcmp(e->text, "max") == 0 ||
+                                             strcmp(e->text, "abs") == 0))
+            return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : first;
+        return builtins[b].result;
+    }
+    int id = comp_intern(cc, e->text);
+    const decl *d = program_find_decl(cc->p, DK_PROCEDURE, id);
+    if (!d) {
+        unknown_name(cc, e, "function");
+        compile_args(cc, e);
+        emit_op(cc, OP_NIL, e->sp);
+        return TY_ANY;
+    }
+    if (argc != d->nparams)
+        comp_error(cc, e->sp, "procedure %s takes %d argument%s, not %d", e->text, d->nparams,
+                   d->nparams == 1 ? "" : "s", argc);
+    compile_args(cc, e);
+    emit_op_u16(cc, OP_CALL, program_decl_index(cc->p, d), e->sp);
+    emit_byte(cc, (uint8_t)argc, e->sp);
+    return TY_ANY;
+}
+
+sty compile_expr(compiler *cc, const node *e)
+{
+    value v;
+    switch ((ast_kind)e->kind) {
+    case AST_INT:
+        emit_const(cc, value_int(e->num), e->sp);
+        return TY_NUM;
+    case AST_FRAC:
+        if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK)
+            comp_error(cc, e->sp, "number is too large");
+        emit_const(cc, v, e->sp);
+        return TY_NUM;
+    case AST_QTY: {
+        v = value_nil();
+        sty t = quantity(cc, e, &v);
+        emit_const(cc, v, e->sp);
+        return t;
+    }
+    case AST_DICE:
+        if (!dice_literal(cc, e, &v))
+            v = value_nil();
+        emit_const(cc, v, e->sp);
+        return TY_DICE;
+    case AST_STRING:
+        emit_const(cc, value_ref(V_STR, HOME_PROGRAM, comp_intern(cc, e->text)), e->sp);
+        return TY_STR;
+    case AST_BOOL:
+        emit_op(cc, e->num ? OP_TRUE : OP_FALSE, e->sp);
+        return TY_BOOL;
+    case AST_NAME:
+    case AST_WORD:
+        return compile_name(cc, e);
+    case AST_MEMBER:
+        return compile_member(cc, e);
+    case AST_CALL:
+        return compile_call(cc, e);
+    case AST_LIST: {
+        int n = compile_args(cc, e);
+        if (n > 255)
+            comp_error(cc, e->sp, "too many elements in a list literal (limit is 255)");
+        emit_op_u8(cc, OP_LIST, (uint8_t)(n > 255 ? 255 : n), e->sp);
+        return TY_LIST;
+    }
+    case AST_UNARY: {
+        sty t = compile_expr(cc, e->a);
+        if (e->op == NOT) {
+            check_condition(cc, t, e->a);
+            emit_op(cc, OP_NOT, e->sp);
+            return TY_BOOL;
+        }
+        if (t != TY_ANY && !numeric(t) && t != TY_DIST && t != TY_DICE)
+            comp_error(cc, e->sp, "cannot negate %s", sty_name(t));
+        emit_op(cc, OP_NEG, e->sp);
+        return t == TY_ROLL ? TY_NUM : t;
+    }
+    case AST_BINARY: {
+        if (e->op == AND || e->op == OR) {
+            check_condition(cc, compile_expr(cc, e->a), e->a);
+            size_t j = emit_jump(cc, e->op == AND ? OP_AND_JUMP : OP_OR_JUMP, e->sp);
+            check_condition(cc, compile_expr(cc, e->b), e->b);
+            patch_jump(cc, j);
+            return TY_BOOL;
+        }
+        sty a = compile_expr(cc, e->a);
+        sty b = compile_expr(cc, e->b);
+        sty r = binary_type(cc, e->op, a, b, e);
+        emit_op(cc, binary_opcode(e->op), e->sp);
+        return r;
+    }
+    case AST_COND: {
+        check_condition(cc, compile_expr(cc, e->a), e->a);
+        size_t to_else = emit_jump(cc, OP_JUMP_IF_FALSE, e->sp);
+        sty a = compile_expr(cc, e->b);
+        size_t to_end = emit_jump(cc, OP_JUMP, e->sp);
+        patch_jump(cc, to_else);
+        sty b = compile_expr(cc, e->c);
+        patch_jump(cc, to_end);
+        if (a == b)
+            return a;
+        if (numeric(a) && numeric(b))
+            return TY_NUM;
+        if (a != TY_ANY && b != TY_ANY && a != TY_NIL && b != TY_NIL)
+            comp_error(cc, e->sp, "the two branches give different types: %s and %s", sty_name(a), sty_name(b));
+        return TY_ANY;
+    }
+    case AST_ROLL: {
+        sty t = compile_expr(cc, e->a);
+        if (t != TY_ANY && t != TY_DICE && !numeric(t))
+            comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
+        emit_op(cc, OP_ROLL, e->sp);
+        return TY_ROLL;
+    }
+    case AST_SPAN: {
+        sty a = compile_expr(cc, e->a), b = compile_expr(cc, e->b);
+        if (a != TY_ANY && b != TY_ANY && a != b && !(numeric(a) && numeric(b)))
+            comp_error(cc, e->sp, "an interval needs two values of one kind, not %s and %s", sty_name(a), sty_name(b));
+        emit_op(cc, OP_INTERVAL, e->sp);
+        return TY_LIST;
+    }
+    default:
+        comp_error(cc, e->sp, "expected an expression, not a %s", ast_kind_name((ast_kind)e->kind));
+        emit_op(cc, OP_NIL, e->sp);
+        return TY_ANY;
+    }
+}
+
+/* --- statements ---------------------------------------------------------------- */
+
+bool is_statement(const node *n)
+{
+    switch ((ast_kind)n->kind) {
+    case AST_LET: case AST_ASSIGN: case AST_IF: case AST_FOR: case AST_REPEAT: case AST_EMIT:
+    case AST_RETURN: case AST_PRINT: case AST_FAIL: case AST_EXPR_STMT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void begin_scope(compiler *cc) { cc->fn->depth++; }
+
+static void end_scope(compiler *cc, span sp)
+{
+    fn_state *fs = cc->fn;
+    fs->depth--;
+    while (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].depth > fs->depth) {
+        emit_op(cc, OP_POP, sp);
+        fs->nlocals--;
+    }
+}
+
+void compile_block(compiler *cc, const node *block)
+{
+    begin_scope(cc);
+    for (const node *s = block ? block->list : NULL; s; s = s->next)
+        compile_stmt(cc, s);
+    end_scope(cc, block ? block->sp : (span){0});
+}
+
+static int add_global(compiler *cc, int name, sty type)
+{
+    program *p = cc->p;
+    int *grown = mem_grow(p->globals, sizeof(int), &p->globals_cap, p->nglobals + 1);
+    if (!grown) {
+        cc->oom = true;
+        return 0;
+    }
+    p->globals = grown;
+    size_t cap = cc->global_types_cap;
+    sty *types = mem_grow(cc->global_types, sizeof(sty), &cap, p->nglobals + 1);
+    if (types) {
+        /* zero the new tail so earlier globals of other compiles read as any */
+        for (size_t i = cc->global_types_cap; i < cap; i++)
+            types[i] = TY_ANY;
+        cc->global_types = types;
+        cc->global_types_cap = cap;
+        cc->global_types[p->nglobals] = type;
+    }
+    p->globals[p->nglobals] = name;
+    return (int)p->nglobals++;
+}
+
+static void compile_assign(compiler *cc, const node *s)
+{
+    const node *target = s->a;
+    if (target->kind == AST_MEMBER) {
+        compile_expr(cc, target->a);
+        int id = comp_intern(cc, target->text);
+        const decl *d = find_stat(cc, id);
+        if (!d) {
+            const char *sug = suggest_name(cc, target->text);
+            comp_error(cc, target->sp, "no stat or resource '%s' to assign%s%s%s", target->text,
+                       sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+        }
+        int idx = d ? program_decl_index(cc->p, d) : 0;
+        if (s->op != '=') {
+            emit_op(cc, OP_DUP, s->sp);
+            emit_op_u16(cc, OP_GET_STAT, idx, target->sp);
+        }
+        sty t = compile_expr(cc, s->b);
+        if (s->op != '=') {
+            binary_type(cc, s->op, d ? stat_type(d) : TY_ANY, t, s);
+            emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
+        }
+        emit_op_u16(cc, OP_SET_STAT, idx, s->sp);
+        return;
+    }
+    int id = comp_intern(cc, target->text);
+    int slot = find_local(cc, id), g = slot < 0 ? find_global(cc, id) : -1;
+    if (slot < 0 && g < 0) {
+        const decl *d = find_stat(cc, id);
+        if (d) {
+            /* `hp -= 3` inside a body means self's resource */
+            emit_op(cc, OP_SELF, target->sp);
+            node member = *target;
+            member.kind = AST_MEMBER;
+            (void)member;
+            int idx = program_decl_index(cc->p, d);
+            if (s->op != '=') {
+                emit_op(cc, OP_DUP, s->sp);
+                emit_op_u16(cc, OP_GET_STAT, idx, target->sp);
+            }
+            sty t = compile_expr(cc, s->b);
+            if (s->op != '=') {
+                binary_type(cc, s->op, stat_type(d), t, s);
+                emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
+            }
+            emit_op_u16(cc, OP_SET_STAT, idx, s->sp);
+            return;
+        }
+        unknown_name(cc, target, "variable");
+        return;
+    }
+    if (s->op != '=') {
+        if (slot >= 0)
+            emit_op_u8(cc, OP_GET_LOCAL, (uint8_t)slot, target->sp);
+        else
+            emit_op_u16(cc, OP_GET_GLOBAL, g, target->sp);
+    }
+    sty t = compile_expr(cc, s->b);
+    if (s->op != '=') {
+        sty cur = slot >= 0 ? cc->fn->locals[slot].type : TY_ANY;
+        binary_type(cc, s->op, cur, t, s);
+        emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
+    }
+    if (slot >= 0)
+        emit_op_u8(cc, OP_SET_LOCAL, (uint8_t)slot, s->sp);
+    else
+        emit_op_u16(cc, OP_SET_GLOBAL, g, s->sp);
+}
+
+void compile_stmt(compiler *cc, const node *s)
+{
+    switch ((ast_kind)s->kind) {
+    case AST_LET: {
+        int id = comp_intern(cc, s->text);
+        sty t = compile_expr(cc, s->b);
+        if (cc->fn->top_level && cc->fn->depth == 0) {
+            int g = find_global(cc, id);
+            if (g < 0)
+                g = add_global(cc, id, t);
+            else if (cc->global_types)
+                cc->global_types[g] = t;
+            emit_op_u16(cc, OP_SET_GLOBAL, g, s->sp);
+        } else {
+            fn_add_local(cc, id, t, s->sp); /* the value stays on the stack as the slot */
+        }
+        break;
+    }
+    case AST_ASSIGN:
+        compile_assign(cc, s);
+        break;
+    case AST_IF: {
+        check_condition(cc, compile_expr(cc, s->a), s->a);
+        size_t to_else = emit_jump(cc, OP_JUMP_IF_FALSE, s->sp);
+        compile_block(cc, s->b);
+        if (s->c) {
+            size_t to_end = emit_jump(cc, OP_JUMP, s->sp);
+            patch_jump(cc, to_else);
+            compile_block(cc, s->c);
+            patch_jump(cc, to_end);
+        } else {
+            patch_jump(cc, to_else);
+        }
+        break;
+    }
+    case AST_FOR: {
+        begin_scope(cc);
+        sty t = compile_expr(cc, s->a);
+        if (t != TY_ANY && t != TY_LIST)
+            comp_error(cc, s->a->sp, "'for' needs a list, not %s", sty_name(t));
+        fn_add_local(cc, comp_intern(cc, " list"), TY_LIST, s->sp);
+        emit_const(cc, value_int(0), s->sp);
+        fn_add_local(cc, comp_intern(cc, " index"), TY_NUM, s->sp);
+        size_t top = cc->fn->c ? cc->fn->c->len : 0;
+        size_t exit = emit_jump(cc, OP_ITER_NEXT, s->sp);
+        begin_scope(cc);
+        fn_add_local(cc, comp_intern(cc, s->text), TY_ANY, s->c ? s->c->sp : s->sp);
+        for (const node *st = s->b ? s->b->list : NULL; st; st = st->next)
+            compile_stmt(cc, st);
+        end_scope(cc, s->sp);
+        emit_loop(cc, top, s->sp);
+        patch_jump(cc, exit);
+        end_scope(cc, s->sp);
+        break;
+    }
+    case AST_REPEAT: {
+        begin_scope(cc);
+        sty t = compile_expr(cc, s->a);
+        if (t != TY_ANY && !numeric(t))
+            comp_error(cc, s->a->sp, "'repeat' needs a count, not %s", sty_name(t));
+        fn_add_local(cc, comp_intern(cc, " count"), TY_NUM, s->sp);
+        size_t top = cc->fn->c ? cc->fn->c->len : 0;
+        size_t exit = emit_jump(cc, OP_REPEAT_NEXT, s->sp);
+        compile_block(cc, s->b);
+        emit_loop(cc, top, s->sp);
+        patch_jump(cc, exit);
+        end_scope(cc, s->sp);
+        break;
+    }
+    case AST_EMIT: {
+        int argc = compile_args(cc, s);
+        emit_op_u16(cc, OP_EMIT, comp_intern(cc, s->text), s->sp);
+        emit_byte(cc, (uint8_t)argc, s->sp);
+        break;
+    }
+    case AST_RETURN:
+        if (s->a)
+            compile_expr(cc, s->a);
+        else
+            emit_op(cc, OP_NIL, s->sp);
+        emit_op(cc, OP_RETURN, s->sp);
+        break;
+    case AST_PRINT: {
+        int n = compile_args(cc, s);
+        if (n > 255)
+            comp_error(cc, s->sp, "too many values to print (limit is 255)");
+        emit_op_u8(cc, OP_PRINT, (uint8_t)(n > 255 ? 255 : n), s->sp);
+        break;
+    }
+    case AST_FAIL:
+        compile_expr(cc, s->a);
+        emit_op(cc, OP_FAIL, s->sp);
+        break;
+    case AST_EXPR_STMT:
+        compile_expr(cc, s->a);
+        emit_op(cc, OP_POP, s->sp);
+        break;
+    case AST_BLOCK:
+        compile_block(cc, s);
+        break;
+    default:
+        comp_error(cc, s->sp, "expected a statement here, not a %s", ast_kind_name((ast_kind)s->kind));
+        break;
+    }
+}

@@ -1,0 +1,98 @@
+/* compiler: internal state shared by compile.c (files, imports, the item
+ * loop), compile_decl.c (declarations and clauses) and compile_expr.c
+ * (expressions and statements). */
+#ifndef FRAY_COMPILER_H
+#define FRAY_COMPILER_H
+
+#include "lang/compile.h"
+#include "lang/parse.h"
+
+/* Static types: what the compiler knows of a value before it exists. */
+typedef enum {
+    TY_ANY, TY_NIL, TY_BOOL, TY_NUM, TY_DIST, TY_TIME, TY_DICE, TY_ROLL,
+    TY_STR, TY_ENUM, TY_CREATURE, TY_LIST, TY_WORD,
+} sty;
+
+const char *sty_name(sty t);
+
+#define MAX_LOCALS 200   /* per chunk; slots are a u8 operand */
+#define MAX_IMPORT_DEPTH 32
+
+typedef struct local {
+    int name;  /* string id */
+    int depth; /* block depth where declared */
+    sty type;
+} local;
+
+typedef struct fn_state {
+    chunk *c;
+    local locals[MAX_LOCALS];
+    int nlocals;
+    int depth;
+    bool top_level; /* script commands: `let` makes a script variable */
+} fn_state;
+
+typedef struct compiler {
+    program *p;
+    diag_sink *sink;
+    const compile_options *opts;
+    const source *src;
+    uint16_t src_index;
+    fn_state *fn;
+    const char *dir; /* directory of the file being compiled */
+    const char *importing[MAX_IMPORT_DEPTH];
+    int nimporting;
+    bool oom;
+    int system; /* index of the current system declaration or -1 */
+    sty *global_types; /* parallel to p->globals */
+    size_t global_types_cap;
+} compiler;
+
+void comp_error(compiler *cc, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void comp_note(compiler *cc, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int comp_intern(compiler *cc, const char *s);
+
+/* Emitting. */
+void emit_byte(compiler *cc, uint8_t b, span sp);
+void emit_op(compiler *cc, opcode op, span sp);
+void emit_op_u8(compiler *cc, opcode op, uint8_t a, span sp);
+void emit_op_u16(compiler *cc, opcode op, int a, span sp);
+void emit_const(compiler *cc, value v, span sp);
+size_t emit_jump(compiler *cc, opcode op, span sp);
+void patch_jump(compiler *cc, size_t at);
+void emit_loop(compiler *cc, size_t target, span sp);
+
+/* Opens a chunk for a body or formula; close returns its program index. */
+void fn_begin(compiler *cc, fn_state *fs, chunk_kind kind, const char *name, span where);
+int fn_end(compiler *cc, fn_state *fs, span where);
+int fn_add_local(compiler *cc, int name, sty type, span sp);
+
+/* Expressions and statements (compile_expr.c). */
+sty compile_expr(compiler *cc, const node *e);
+void compile_stmt(compiler *cc, const node *s);
+void compile_block(compiler *cc, const node *block);
+bool is_statement(const node *n);
+/* Does this bare name resolve to something an expression can use? */
+bool name_resolves(compiler *cc, const char *name);
+bool creature_declared(compiler *cc, const char *name);
+/* Builds a dice expression value for a DICE literal; reports errors. */
+bool dice_literal(compiler *cc, const node *n, value *out);
+
+/* Declarations (compile_decl.c). */
+void declare_names(compiler *cc, const node *program);
+void compile_decl(compiler *cc, const node *d);
+void compile_command(compiler *cc, const node *cmd);
+/* The string ids a "did you mean" can suggest for a name in expressions. */
+const char *suggest_name(compiler *cc, const char *name);
+
+/* Builtin functions: name, min and max arguments. */
+typedef struct builtin {
+    const char *name;
+    int min_args, max_args;
+    sty result;
+} builtin;
+extern const builtin builtins[];
+extern const int nbuiltins;
+int builtin_find(const char *name);
+
+#endif

@@ -1,0 +1,26 @@
+/* lexer: state shared by the flex scanner and the bison parser. One per
+ * parse, passed explicitly (flex `extra`), so parses never share state. */
+#ifndef FRAY_LEXER_H
+#define FRAY_LEXER_H
+
+#include <stdbool.h>
+
+#include "lang/ast.h"
+#include "lang/diag.h"
+
+typedef struct lexer {
+    const source *src;
+    uint16_t src_index;
+    ast_arena *ar;
+    diag_sink *sink;
+    uint32_t offset;    /* byte offset of the next unread character */
+    int last_token;     /* for newline-as-separator insertion */
+    int depth;          /* open ( and [ : newlines inside are spaces */
+    int braces;         /* open { : the REPL reads on while any is open */
+    bool hit_eof;       /* an error was reported at end of input */
+    bool oom;
+    int start_token;    /* injected before the first token (expression mode) */
+    node *root;
+} lexer;
+
+#endif

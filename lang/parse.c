@@ -1,0 +1,68 @@
+#include "lang/parse.h"
+
+#include <string.h>
+
+#include "lang/lexer.h"
+#include "lang/parser.h"
+#define YYSTYPE LANG_YYSTYPE
+#define YYLTYPE LANG_YYLTYPE
+#include "lang/scanner.h"
+
+static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
+{
+    lexer lx = {.src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';',
+                .start_token = start_token};
+    yyscan_t scanner;
+    if (lang_yylex_init_extra(&lx, &scanner) != 0)
+        return NULL;
+    YY_BUFFER_STATE buf = lang_yy_scan_bytes(src->text, (int)src->len, scanner);
+    if (!buf) {
+        lang_yylex_destroy(scanner);
+        return NULL;
+    }
+    int rc = lang_yyparse(scanner, &lx);
+    lang_yy_delete_buffer(buf, scanner);
+    lang_yylex_destroy(scanner);
+    if (lx.oom || rc == 2)
+        return NULL;
+    return lx.root;
+}
+
+node *parse_program(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink)
+{
+    return parse(src, src_index, ar, sink, 0);
+}
+
+node *parse_expression(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink)
+{
+    return parse(src, src_index, ar, sink, START_EXPR);
+}
+
+static void count_only(void *user, const diag *d)
+{
+    (void)d;
+    (void)user;
+}
+
+bool parse_is_incomplete(const source *src)
+{
+    ast_arena *ar = ast_arena_new();
+    if (!ar)
+        return false;
+    diag_sink sink = {.fn = count_only};
+    lexer lx = {.src = src, .ar = ar, .sink = &sink, .last_token = ';'};
+    yyscan_t scanner;
+    bool incomplete = false;
+    if (lang_yylex_init_extra(&lx, &scanner) == 0) {
+        YY_BUFFER_STATE buf = lang_yy_scan_bytes(src->text, (int)src->len, scanner);
+        if (buf) {
+            lang_yyparse(scanner, &lx);
+            lang_yy_delete_buffer(buf, scanner);
+        }
+        lang_yylex_destroy(scanner);
+    }
+    /* Open brackets at the end, or a string still open, mean "more to come". */
+    incomplete = lx.depth > 0 || lx.braces > 0 || lx.hit_eof;
+    ast_arena_free(ar);
+    return incomplete;
+}

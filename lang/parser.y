@@ -1,0 +1,393 @@
+/* parser: Fray's grammar. A pure parser: all state is in the lexer struct
+ * and the scanner handle passed to it, so any number of parses can be alive
+ * at once. One grammar holds rules and play: a file is a list of items,
+ * each a declaration, a command, a statement or a clause.
+ *
+ * Clauses (`word args... [block]`) are the generic part: inside a
+ * declaration they carry its properties (`slot standard 1 per turn`,
+ * `order highest first`), and the compiler checks them against the
+ * declaration's schema, so the grammar stays small and the messages
+ * specific. */
+%require "3.8"
+%define api.pure full
+%define api.prefix {lang_yy}
+%define api.location.type {span}
+%define parse.error custom
+%define parse.lac full
+%locations
+%param {yyscan_t scanner}
+%parse-param {struct lexer *lx}
+%expect 0
+
+%code requires {
+#include "lang/ast.h"
+typedef void *yyscan_t;
+struct lexer;
+}
+
+%code provides {
+int lang_yylex(LANG_YYSTYPE *yylval, LANG_YYLTYPE *yylloc, yyscan_t scanner);
+}
+
+%code top {
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#define YYLLOC_DEFAULT(cur, rhs, n)                                  \
+    do {                                                             \
+        if (n) {                                                     \
+            (cur).start = YYRHSLOC(rhs, 1).start;                    \
+            (cur).end = YYRHSLOC(rhs, n).end;                        \
+            (cur).source = YYRHSLOC(rhs, 1).source;                  \
+        } else {                                                     \
+            (cur).start = (cur).end = YYRHSLOC(rhs, 0).end;          \
+            (cur).source = YYRHSLOC(rhs, 0).source;                  \
+        }                                                            \
+    } while (0)
+}
+
+%code {
+#include <string.h>
+
+#include "lang/lexer.h"
+#include "runtime/mem.h"
+
+#define AR (lx->ar)
+static node *mk(struct lexer *lx, ast_kind kind, span sp);
+static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);
+static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body);
+static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args);
+static node *with_list(node *n, node *list);
+static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg);
+}
+
+%union {
+    struct node *n;
+}
+
+%token <n> IDENT "name" CALLNAME "function name" INT "number" QTY "quantity" DICE "dice" STRING "string"
+%token <n> ACTION "action" AND "and" BEGIN_ "begin" BY "by" CONDITION "condition"
+%token <n> CREATURE "creature" DURATION "duration" ECONOMY "economy" ELSE "else" EMIT "emit" END "end"
+%token <n> ENUM "enum" EXCHANGE "exchange" FAIL "fail" FALSE_ "false" FOR "for" FROM "from" IF "if"
+%token <n> IMPORT "import" IN "in" INITIATIVE "initiative" LET "let" NOT "not" OF "of" OR "or"
+%token <n> OVERRIDE "override" PER "per" PRINT "print" PROCEDURE "procedure" RANGE "range"
+%token <n> REPEAT "repeat" RESOURCE "resource" RETURN "return" ROLL "roll" ROUND "round"
+%token <n> RULING "ruling" SHOW "show" SPACE "space" STAT "stat" SYSTEM "system" TO "to"
+%token <n> TRIGGER "trigger" TRUE_ "true" UNLESS "unless" USE "use" WHEN "when" WITH "with"
+%token <n> CITE_SIGN "§"
+%token START_EXPR "start of expression"
+%token ARROW "->" DOTDOT ".." IDIV "//" EQ "==" NE "!=" LE "<=" GE ">=" PLUS_EQ "+=" MINUS_EQ "-="
+
+%type <n> program items opt_item item block block_opt cite clause args arg connective
+%type <n> decl command stmt else_opt lvalue expr postfix primary name exprs exprs_ne
+%type <n> params params_ne type_opt init_opt names module action_head
+
+/* Juxtaposed clause arguments: `arg: expr` yields to any operator that can
+   continue the expression, so `a - b` is one argument. Write `(-b)` or use
+   a connective (`by -2`) to start a new argument with a sign. */
+%precedence ARG
+%right '?' ':'
+%left OR
+%left AND
+%precedence NOT
+%nonassoc EQ NE '<' LE '>' GE
+%precedence ROLLP
+%nonassoc DOTDOT
+%left '+' '-'
+%left '*' '/' IDIV
+%precedence UMINUS
+
+%start program
+
+%%
+
+program:
+    items opt_item              { $$ = ast_append($1, $2); $$->kind = AST_PROGRAM; lx->root = $$; }
+  | START_EXPR expr semis       { $$ = $2; lx->root = $$; }
+    ;
+
+semis: %empty | semis ';' ;
+
+items:
+    %empty                      { $$ = mk(lx, AST_BLOCK, @$); }
+  | items ';'                   { $$ = $1; }
+  | items item ';'              { $$ = ast_append($1, $2); }
+  | items error ';'             { $$ = $1; yyerrok; }
+    ;
+
+opt_item:
+    %empty                      { $$ = NULL; }
+  | item
+    ;
+
+item: decl | command | stmt | clause | cite ;
+
+block:
+    '{' items opt_item '}'      { $$ = ast_append($2, $3); $$->sp = @$; }
+    ;
+
+block_opt:
+    %empty                      { $$ = NULL; }
+  | block
+    ;
+
+cite:
+    CITE_SIGN STRING            { $$ = mk(lx, AST_CITE, @$); $$->text = $2->text; }
+    ;
+
+clause:
+    IDENT args block_opt        { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = $1->text; $$->b = $3; }
+  | ROLL args block_opt         { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "roll"; $$->b = $3; }
+    ;
+
+args:
+    %empty                      { $$ = mk(lx, AST_LIST, @$); }
+  | args arg                    { $$ = ast_append($1, $2); }
+    ;
+
+arg:
+    expr %prec ARG
+  | connective
+  | ','                         { $$ = mk(lx, AST_SEP, @$); $$->text = ","; }
+  | "->"                        { $$ = mk(lx, AST_WORD, @$); $$->text = "->"; }
+    ;
+
+/* Words that join clause arguments; they are not names. */
+connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE ;
+
+decl:
+    SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, $4); }
+  | USE names                                   { $$ = with_list(mk(lx, AST_USE, @$), $2); }
+  | IMPORT STRING                               { $$ = mk(lx, AST_IMPORT, @$); $$->text = $2->text; $$->a = $2; }
+  | OVERRIDE decl                               { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; }
+  | STAT name type_opt init_opt args block_opt  { $$ = mk_decl(lx, DK_STAT, @$, $2, $5, $6); $$->c = $3; $$->a = $4; }
+  | RESOURCE name args block_opt                { $$ = mk_decl(lx, DK_RESOURCE, @$, $2, $3, $4); }
+  | ENUM name args block_opt                    { $$ = mk_decl(lx, DK_ENUM, @$, $2, $3, $4); }
+  | ECONOMY args block_opt                      { $$ = mk_decl(lx, DK_ECONOMY, @$, NULL, $2, $3); }
+  | EXCHANGE args block_opt                     { $$ = mk_decl(lx, DK_EXCHANGE, @$, NULL, $2, $3); }
+  | INITIATIVE args block_opt                   { $$ = mk_decl(lx, DK_INITIATIVE, @$, NULL, $2, $3); }
+  | ROUND args block_opt                        { $$ = mk_decl(lx, DK_ROUND, @$, NULL, $2, $3); }
+  | SPACE args block_opt                        { $$ = mk_decl(lx, DK_SPACE, @$, NULL, $2, $3); }
+  | DURATION name init_opt args block_opt       { $$ = mk_decl(lx, DK_DURATION, @$, $2, $4, $5); $$->a = $3; }
+  | RANGE name init_opt args block_opt          { $$ = mk_decl(lx, DK_RANGE, @$, $2, $4, $5); $$->a = $3; }
+  | CONDITION name args block_opt               { $$ = mk_decl(lx, DK_CONDITION, @$, $2, $3, $4); }
+  | ACTION action_head args block_opt           { $$ = mk_decl(lx, DK_ACTION, @$, $2, $3, $4); $$->c = $2->c; }
+  | PROCEDURE CALLNAME '(' params ')' args block { $$ = mk_decl(lx, DK_PROCEDURE, @$, $2, $6, $7); $$->c = $4; }
+  | TRIGGER name args block_opt                 { $$ = mk_decl(lx, DK_TRIGGER, @$, $2, $3, $4); }
+  | RULING name args block_opt                  { $$ = mk_decl(lx, DK_RULING, @$, $2, $3, $4); }
+  | CREATURE name args block_opt                { $$ = mk_decl(lx, DK_CREATURE, @$, $2, $3, $4); }
+    ;
+
+action_head:
+    name
+  | CALLNAME '(' params ')'     { $$ = $1; $$->c = $3; }
+    ;
+
+type_opt:
+    %empty                      { $$ = NULL; }
+  | ':' name                    { $$ = $2; }
+    ;
+
+init_opt:
+    %empty                      { $$ = NULL; }
+  | '=' expr %prec ARG          { $$ = $2; }
+    ;
+
+/* `use d20`: a module name may look like dice */
+names:
+    module                      { $$ = ast_list1(AR, @$, $1); }
+  | names ',' module            { $$ = ast_append($1, $3); }
+    ;
+
+module: name | DICE ;
+
+params:
+    %empty                      { $$ = mk(lx, AST_LIST, @$); }
+  | params_ne
+    ;
+
+params_ne:
+    name                        { $$ = ast_list1(AR, @$, $1); }
+  | params_ne ',' name          { $$ = ast_append($1, $3); }
+    ;
+
+command:
+    BEGIN_ args                 { $$ = mk_command(lx, DK_BEGIN, @$, $2); }
+  | END args                    { $$ = mk_command(lx, DK_END, @$, $2); }
+  | SHOW args                   { $$ = mk_command(lx, DK_SHOW, @$, $2); }
+  | ROLL INITIATIVE args        { $$ = mk_command(lx, DK_ROLL_INITIATIVE, @$, $3); }
+  | IDENT ':' args              { $$ = with_list(mk(lx, AST_ACT, @$), $3); $$->text = $1->text; $$->a = $1; }
+    ;
+
+stmt:
+    LET name '=' expr           { $$ = mk(lx, AST_LET, @$); $$->text = $2->text; $$->a = $2; $$->b = $4; }
+  | lvalue '=' expr             { $$ = mk(lx, AST_ASSIGN, @$); $$->op = '='; $$->a = $1; $$->b = $3; }
+  | lvalue "+=" expr            { $$ = mk(lx, AST_ASSIGN, @$); $$->op = '+'; $$->a = $1; $$->b = $3; }
+  | lvalue "-=" expr            { $$ = mk(lx, AST_ASSIGN, @$); $$->op = '-'; $$->a = $1; $$->b = $3; }
+  | IF expr block else_opt      { $$ = mk(lx, AST_IF, @$); $$->a = $2; $$->b = $3; $$->c = $4; }
+  | FOR name IN expr block      { $$ = mk(lx, AST_FOR, @$); $$->text = $2->text; $$->a = $4; $$->b = $5; $$->c = $2; }
+  | REPEAT expr block           { $$ = mk(lx, AST_REPEAT, @$); $$->a = $2; $$->b = $3; }
+  | EMIT CALLNAME '(' exprs ')' { $$ = with_list(mk(lx, AST_EMIT, @$), $4); $$->text = $2->text; $$->a = $2; }
+  | RETURN                      { $$ = mk(lx, AST_RETURN, @$); }
+  | RETURN expr                 { $$ = mk(lx, AST_RETURN, @$); $$->a = $2; }
+  | PRINT exprs_ne              { $$ = with_list(mk(lx, AST_PRINT, @$), $2); }
+  | FAIL expr                   { $$ = mk(lx, AST_FAIL, @$); $$->a = $2; }
+  | CALLNAME '(' exprs ')'      { node *call = with_list(mk(lx, AST_CALL, @$), $3); call->text = $1->text;
+                                  $$ = mk(lx, AST_EXPR_STMT, @$); $$->a = call; }
+    ;
+
+else_opt:
+    %empty                      { $$ = NULL; }
+  | ELSE block                  { $$ = $2; }
+  | ELSE IF expr block else_opt { node *i = mk(lx, AST_IF, @$); i->a = $3; i->b = $4; i->c = $5;
+                                  $$ = ast_list1(AR, @$, i); $$->kind = AST_BLOCK; }
+    ;
+
+lvalue:
+    IDENT                       { $$ = $1; }
+  | lvalue '.' name             { $$ = mk(lx, AST_MEMBER, @$); $$->a = $1; $$->text = $3->text; }
+    ;
+
+expr:
+    expr '?' expr ':' expr      { $$ = mk(lx, AST_COND, @$); $$->a = $1; $$->b = $3; $$->c = $5; }
+  | expr OR expr                { $$ = mk_binary(lx, OR, $1, $3, @$); }
+  | expr AND expr               { $$ = mk_binary(lx, AND, $1, $3, @$); }
+  | NOT expr                    { $$ = mk(lx, AST_UNARY, @$); $$->op = NOT; $$->a = $2; }
+  | expr "==" expr              { $$ = mk_binary(lx, EQ, $1, $3, @$); }
+  | expr "!=" expr              { $$ = mk_binary(lx, NE, $1, $3, @$); }
+  | expr '<' expr               { $$ = mk_binary(lx, '<', $1, $3, @$); }
+  | expr "<=" expr              { $$ = mk_binary(lx, LE, $1, $3, @$); }
+  | expr '>' expr               { $$ = mk_binary(lx, '>', $1, $3, @$); }
+  | expr ">=" expr              { $$ = mk_binary(lx, GE, $1, $3, @$); }
+  | ROLL expr %prec ROLLP       { $$ = mk(lx, AST_ROLL, @$); $$->a = $2; }
+  | expr ".." expr              { $$ = mk(lx, AST_SPAN, @$); $$->a = $1; $$->b = $3; }
+  | expr '+' expr               { $$ = mk_binary(lx, '+', $1, $3, @$); }
+  | expr '-' expr               { $$ = mk_binary(lx, '-', $1, $3, @$); }
+  | expr '*' expr               { $$ = mk_binary(lx, '*', $1, $3, @$); }
+  | expr '/' expr               { $$ = mk_binary(lx, '/', $1, $3, @$); }
+  | expr "//" expr              { $$ = mk_binary(lx, IDIV, $1, $3, @$); }
+  | '-' expr %prec UMINUS       { $$ = mk(lx, AST_UNARY, @$); $$->op = '-'; $$->a = $2; }
+  | '+' expr %prec UMINUS       { $$ = $2; }
+  | postfix
+    ;
+
+postfix:
+    primary
+  | postfix '.' name            { $$ = mk(lx, AST_MEMBER, @$); $$->a = $1; $$->text = $3->text; }
+    ;
+
+primary:
+    INT | QTY | DICE | STRING | name
+  | TRUE_                       { $$ = mk(lx, AST_BOOL, @$); $$->num = 1; }
+  | FALSE_                      { $$ = mk(lx, AST_BOOL, @$); $$->num = 0; }
+  | CALLNAME '(' exprs ')'      { $$ = with_list(mk(lx, AST_CALL, @$), $3); $$->text = $1->text; }
+  | '(' expr ')'                { $$ = $2; }
+  | '[' exprs ']'               { $$ = $2; $$->sp = @$; }
+    ;
+
+/* Declaration keywords double as names where a name is expected, so
+   `per round`, `until end of turn` and `phase action` read naturally. */
+name:
+    IDENT
+  | ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
+  | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
+    { $$ = $1; $$->kind = AST_NAME; }
+    ;
+
+exprs:
+    %empty                      { $$ = mk(lx, AST_LIST, @$); }
+  | exprs_ne
+    ;
+
+exprs_ne:
+    expr                        { $$ = ast_list1(AR, @$, $1); }
+  | exprs_ne ',' expr           { $$ = ast_append($1, $3); }
+    ;
+
+%%
+
+static node *mk(struct lexer *lx, ast_kind kind, span sp)
+{
+    node *n = ast_node(lx->ar, kind, sp);
+    if (!n) {
+        /* Out of memory mid-parse: keep going with a static dummy so the
+           actions need no checks; the caller sees lx->oom and discards. */
+        static _Thread_local node dummy;
+        lx->oom = true;
+        memset(&dummy, 0, sizeof dummy);
+        return &dummy;
+    }
+    return n;
+}
+
+static node *with_list(node *n, node *list)
+{
+    if (list) {
+        n->list = list->list;
+        n->tail = list->tail;
+    }
+    return n;
+}
+
+static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp)
+{
+    node *n = mk(lx, AST_BINARY, sp);
+    n->op = (uint16_t)op;
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body)
+{
+    node *n = with_list(mk(lx, AST_DECL, sp), args);
+    n->op = (uint16_t)k;
+    if (name)
+        n->text = name->text;
+    n->b = body;
+    n->c = NULL;
+    (void)name;
+    return n;
+}
+
+static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args)
+{
+    node *n = with_list(mk(lx, AST_COMMAND, sp), args);
+    n->op = (uint16_t)k;
+    return n;
+}
+
+static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg)
+{
+    (void)scanner;
+    diag_report(lx->sink, DIAG_ERROR, lx->src, *loc, "%s", msg);
+}
+
+/* "unexpected X; expected Y, Z or W", with hints for common slips. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, struct lexer *lx)
+{
+    (void)scanner;
+    enum { MAX_EXPECTED = 6 };
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    yysymbol_kind_t got = yypcontext_token(ctx);
+    span where = *yypcontext_location(ctx);
+    char msg[400];
+    size_t len = 0;
+    if (got == YYSYMBOL_YYEOF)
+        lx->hit_eof = true;
+    if (got == YYSYMBOL_YYEOF)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected end of input");
+    else if (got == YYSYMBOL_YYUNDEF)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "invalid token");
+    else
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected %s", yysymbol_name(got));
+    if (n > 0 && n < MAX_EXPECTED) {
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "; expected ");
+        for (int i = 0; i < n && len < sizeof msg; i++)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                                    yysymbol_name(expected[i]));
+    }
+    if (got == YYSYMBOL_YYEOF && (lx->depth > 0 || lx->braces > 0) && len < sizeof msg)
+        snprintf(msg + len, sizeof msg - len, " (an opening bracket is never closed)");
+    diag_report(lx->sink, DIAG_ERROR, lx->src, where, "%s", msg);
+    return 0;
+}

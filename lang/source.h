@@ -1,0 +1,42 @@
+/* source: a named text buffer with a line table, and spans into it.
+ * Locations are byte offsets; lines and columns are computed only when a
+ * diagnostic or a listing needs them. */
+#ifndef FRAY_SOURCE_H
+#define FRAY_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct span {
+    uint32_t start, end; /* byte offsets, end exclusive */
+    uint16_t source;     /* index in the owner's source table */
+} span;
+
+typedef struct source {
+    char *name; /* as given by the user, e.g. "rules/legend.rules" */
+    char *text; /* NUL-terminated copy */
+    size_t len;
+    uint32_t *line_starts; /* offset of each line's first byte */
+    size_t nlines, line_cap;
+} source;
+
+/* Takes copies of name and text. NULL on allocation failure. */
+source *source_new(const char *name, const char *text, size_t len);
+void source_free(source *s);
+
+/* 1-based line and column (column counted in characters, not bytes). */
+void source_line_col(const source *s, uint32_t offset, int *line, int *col);
+/* The text of line `line` (1-based) without its newline. */
+const char *source_line(const source *s, int line, size_t *len);
+
+static inline span span_join(span a, span b)
+{
+    span s = a;
+    if (b.end > s.end)
+        s.end = b.end;
+    if (b.start < s.start)
+        s.start = b.start;
+    return s;
+}
+
+#endif

@@ -1,0 +1,231 @@
+/* api: the public interface (fray.h) over the compiler and the VM. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "fray.h"
+#include "lang/compile.h"
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+struct fray {
+    program *p;
+    vm *v;
+    compile_options copts;
+    diag_sink sink;
+    fray_diagnostic_fn on_diag;
+    void *diag_user;
+    fray_output_fn on_output;
+    void *output_user;
+    bool color;
+    size_t commands_done; /* commands already run */
+    int eval_self;        /* the creature `fray eval` evaluates for */
+};
+
+const char *fray_version(void) { return PACKAGE_VERSION; }
+
+static void default_output(void *user, const char *line)
+{
+    (void)user;
+    fputs(line, stdout);
+    fputc('\n', stdout);
+}
+
+static void default_diag(void *user, const fray_diagnostic *d)
+{
+    (void)user;
+    fputs(d->text, stderr);
+}
+
+/* Bridges the internal sink to the host's callback, with the GCC text. */
+static void deliver(void *user, const diag *d)
+{
+    fray *f = user;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem) {
+        diag_print(mem, d, f->color);
+        fclose(mem);
+    }
+    fray_diagnostic out = {.level = d->level == DIAG_ERROR     ? FRAY_ERROR
+                                    : d->level == DIAG_WARNING ? FRAY_WARNING
+                                                               : FRAY_NOTE,
+                           .message = d->message,
+                           .text = text ? text : d->message};
+    if (d->src) {
+        out.file = d->src->name;
+        source_line_col(d->src, d->where.start, &out.line, &out.column);
+    }
+    f->on_diag(f->diag_user, &out);
+    free(text); /* allocated by open_memstream, not by us */
+}
+
+static void forward_output(void *user, const char *text)
+{
+    fray *f = user;
+    f->on_output(f->output_user, text);
+}
+
+fray *fray_open(const fray_options *opts)
+{
+    fray *f = MEM_NEW(fray);
+    if (!f)
+        return NULL;
+    fray_options o = opts ? *opts : (fray_options){0};
+    vm_limits lim = vm_default_limits;
+    if (o.max_steps)
+        lim.steps = o.max_steps;
+    if (o.max_call_depth)
+        lim.call_depth = o.max_call_depth;
+    if (o.max_creatures)
+        lim.creatures = o.max_creatures;
+    f->p = program_new();
+    f->v = f->p ? vm_new(f->p, o.seed, &lim) : NULL;
+    if (!f->v) {
+        program_free(f->p);
+        mem_free(f, sizeof *f);
+        return NULL;
+    }
+    f->copts.search_path = o.search_path;
+    f->copts.npaths = o.search_path_len;
+    f->color = o.color;
+    f->on_diag = default_diag;
+    f->on_output = default_output;
+    f->sink = (diag_sink){.fn = deliver, .user = f};
+    f->eval_self = -1;
+    vm_set_output(f->v, forward_output, f);
+    return f;
+}
+
+void fray_close(fray *f)
+{
+    if (!f)
+        return;
+    vm_free(f->v);
+    program_free(f->p);
+    mem_free(f, sizeof *f);
+}
+
+void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user)
+{
+    f->on_diag = fn ? fn : default_diag;
+    f->diag_user = user;
+}
+
+void fray_on_output(fray *f, fray_output_fn fn, void *user)
+{
+    f->on_output = fn ? fn : default_output;
+    f->output_user = user;
+}
+
+static fray_status runtime_failure(fray *f)
+{
+    vm *v = f->v;
+    const source *src = v->error_at.source < f->p->nsources ? f->p->sources[v->error_at.source] : NULL;
+    diag_report(&f->sink, DIAG_ERROR, src, v->error_at, "%s", v->error);
+    v->failed = false;
+    return FRAY_ERR_RULES;
+}
+
+static fray_status run_pending(fray *f)
+{
+    size_t first = f->commands_done;
+    f->commands_done = f->p->ncommands;
+    if (!vm_run_commands(f->v, first))
+        return runtime_failure(f);
+    return FRAY_OK;
+}
+
+fray_status fray_run_file(fray *f, const char *path)
+{
+    int errors = compile_file(f->p, path, &f->sink, &f->copts);
+    if (errors < 0)
+        return FRAY_ERR_IO;
+    if (errors > 0) {
+        f->commands_done = f->p->ncommands; /* a failed compile runs nothing */
+        return FRAY_ERR_RULES;
+    }
+    return run_pending(f);
+}
+
+fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len)
+{
+    if (compile_string(f->p, name, text, len, &f->sink, &f->copts) > 0) {
+        f->commands_done = f->p->ncommands;
+        return FRAY_ERR_RULES;
+    }
+    return run_pending(f);
+}
+
+fray_status fray_check_file(fray *f, const char *path, bool syntax_only)
+{
+    compile_options o = f->copts;
+    o.syntax_only = syntax_only;
+    int errors = compile_file(f->p, path, &f->sink, &o);
+    f->commands_done = f->p->ncommands;
+    return errors < 0 ? FRAY_ERR_IO : errors > 0 ? FRAY_ERR_RULES : FRAY_OK;
+}
+
+static bool ensure_eval_self(fray *f)
+{
+    if (f->eval_self >= 0)
+        return true;
+    f->eval_self = vm_add_creature(f->v, "self", -1, (span){0});
+    return f->eval_self >= 0;
+}
+
+static fray_status eval_chunk(fray *f, const char *expr, value *out)
+{
+    int formula;
+    if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+        return FRAY_ERR_RULES;
+    if (!ensure_eval_self(f))
+        return runtime_failure(f);
+    f->v->steps_left = f->v->limits.steps;
+    if (!vm_call(f->v, formula, f->eval_self, NULL, 0, out))
+        return runtime_failure(f);
+    return FRAY_OK;
+}
+
+fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
+{
+    int id = program_find_string(f->p, stat);
+    const decl *d = id >= 0 ? program_find_decl(f->p, DK_STAT, id) : NULL;
+    if (!d && id >= 0)
+        d = program_find_decl(f->p, DK_RESOURCE, id);
+    if (!d) {
+        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no stat or resource '%s' in these rules", stat);
+        return FRAY_ERR_USAGE;
+    }
+    int index = program_decl_index(f->p, d);
+    value x;
+    fray_status st = eval_chunk(f, expr, &x);
+    if (st != FRAY_OK)
+        return st;
+    int slot = vm_stat_slot(f->v, index);
+    if (slot < 0)
+        return FRAY_ERR_RULES;
+    f->v->creatures[f->eval_self].stats[slot] = x.type == V_ROLL ? value_int(x.num) : x;
+    return FRAY_OK;
+}
+
+fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap)
+{
+    value x;
+    fray_status st = eval_chunk(f, expr, &x);
+    if (st == FRAY_OK && cap)
+        vm_format(f->v, x, out, cap);
+    return st;
+}
+
+void fray_disasm(fray *f, FILE *out)
+{
+    for (size_t i = 0; i < f->p->nchunks; i++) {
+        if (i)
+            fputc('\n', out);
+        chunk_disasm(out, f->p, f->p->chunks[i]);
+    }
+}

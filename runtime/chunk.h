@@ -1,0 +1,58 @@
+/* chunk: one unit of bytecode (a formula, procedure, action body, trigger
+ * or command) with its constants and a source span for every byte. */
+#ifndef FRAY_CHUNK_H
+#define FRAY_CHUNK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lang/source.h"
+#include "runtime/value.h"
+
+typedef enum {
+#define OP(name, operands, effect, meaning) OP_##name,
+#include "runtime/opcodes.def"
+#undef OP
+    OP_COUNT
+} opcode;
+
+extern const char *const opcode_names[OP_COUNT];
+extern const uint8_t opcode_operands[OP_COUNT];
+extern const char *const opcode_meanings[OP_COUNT];
+
+typedef enum {
+    CHUNK_FORMULA,
+    CHUNK_PROCEDURE,
+    CHUNK_ACTION,
+    CHUNK_TRIGGER,
+    CHUNK_COMMAND,
+} chunk_kind;
+
+typedef struct chunk {
+    chunk_kind kind;
+    char *name;
+    uint8_t *code;
+    span *spans; /* spans[i] is the source of the instruction covering code[i] */
+    size_t len, cap;
+    value *consts;
+    size_t nconsts, consts_cap;
+    uint8_t nparams;
+    uint8_t nlocals; /* including parameters */
+    span where;      /* the whole declaration or command */
+} chunk;
+
+chunk *chunk_new(chunk_kind kind, const char *name, span where);
+void chunk_free(chunk *c);
+/* Append one byte attributed to sp. Returns false when out of memory. */
+bool chunk_write(chunk *c, uint8_t byte, span sp);
+/* Index of v in the constant pool (reusing an equal one); -1 on failure or
+ * when the pool is full (limit 65536). */
+int chunk_constant(chunk *c, value v);
+
+struct program;
+/* Listing with source lines interleaved, as `fray disasm` prints it. */
+void chunk_disasm(FILE *out, const struct program *p, const chunk *c);
+/* One instruction; returns the offset of the next. */
+size_t chunk_disasm_op(FILE *out, const struct program *p, const chunk *c, size_t offset);
+
+#endif

@@ -1,0 +1,31 @@
+/* mem: the one allocator. Every allocation in libfray goes through
+ * mem_realloc so that tests can fail the Nth allocation and count leaks. */
+#ifndef FRAY_MEM_H
+#define FRAY_MEM_H
+
+#include <stddef.h>
+
+/* Resize a block. new_size == 0 frees it and returns NULL. Returns NULL on
+ * failure (real or injected); the old block is then left untouched. */
+void *mem_realloc(void *ptr, size_t old_size, size_t new_size);
+
+#define mem_alloc(size) mem_realloc(NULL, 0, (size))
+#define mem_free(ptr, size) ((void)mem_realloc((ptr), (size), 0))
+#define MEM_NEW(type) ((type *)mem_calloc(1, sizeof(type)))
+#define MEM_NEW_ARRAY(type, n) ((type *)mem_calloc((n), sizeof(type)))
+
+/* Zeroed allocation with overflow check on n * size. */
+void *mem_calloc(size_t n, size_t size);
+/* Copy of len bytes plus a NUL terminator. */
+char *mem_strndup(const char *s, size_t len);
+void mem_strfree(char *s);
+
+/* Grow an array of elem_size elements to hold at least need; doubles. */
+void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need);
+
+/* Test hooks: fail the allocation after `countdown` successful ones
+ * (negative = never), and read the number of live bytes. */
+void mem_fail_after(long countdown);
+size_t mem_live_bytes(void);
+
+#endif

@@ -1,0 +1,415 @@
+/* play: the play commands (creatures, encounters, initiative, turns,
+ * actions, show) and event dispatch to triggers. Everything system-specific
+ * comes from the declarations' clauses: this file only knows the general
+ * words a clause may use (roll, score, order, ties, side, ...). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+static int word_id(const vm *v, const char *w) { return program_find_string(v->p, w); }
+
+static void say(vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(vm *v, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (v->print)
+        v->print(v->print_user, line);
+}
+
+static const decl *latest_of_kind(const vm *v, decl_kind k)
+{
+    for (size_t i = v->p->ndecls; i-- > 0;)
+        if (v->p->decls[i].kind == k)
+            return &v->p->decls[i];
+    return NULL;
+}
+
+static const clause *find_clause(const vm *v, const decl *d, const char *word)
+{
+    int id = word_id(v, word);
+    for (int i = 0; id >= 0 && i < d->nclauses; i++)
+        if (d->clauses[i].word == id)
+            return &d->clauses[i];
+    return NULL;
+}
+
+static bool arg_is_word(const vm *v, const clause_arg *a, const char *word)
+{
+    return (a->kind == ARG_WORD || a->kind == ARG_FORMULA) && a->word >= 0 &&
+           strcmp(program_string(v->p, a->word), word) == 0;
+}
+
+static bool eval_arg(vm *v, const clause_arg *a, int self, value *out)
+{
+    if (a->kind == ARG_CONST) {
+        *out = a->v;
+        return true;
+    }
+    if (a->kind == ARG_FORMULA)
+        return vm_call(v, a->chunk, self, NULL, 0, out);
+    *out = value_ref(V_WORD, HOME_PROGRAM, a->word);
+    return true;
+}
+
+/* --- creatures --------------------------------------------------------------- */
+
+static bool make_creature(vm *v, int decl_index, span at)
+{
+    const decl *d = &v->p->decls[decl_index];
+    const char *base = program_string(v->p, d->name);
+    int count = d->nparams > 0 ? d->nparams : 1;
+    int display = -1, side = -1;
+    int creature_word = word_id(v, "creature");
+    const clause *header = d->nclauses > 0 && d->clauses[0].word == creature_word ? &d->clauses[0] : NULL;
+    for (int a = 0; header && a < header->nargs; a++) {
+        const clause_arg *arg = &header->args[a];
+        if (arg->kind == ARG_CONST && arg->v.type == V_STR)
+            display = (int)arg->v.num;
+        if (arg_is_word(v, arg, "side") && a + 1 < header->nargs)
+            side = header->args[a + 1].word;
+    }
+    for (int k = 1; k <= count; k++) {
+        char name[256];
+        if (count > 1)
+            snprintf(name, sizeof name, "%s_%d", base, k);
+        else
+            snprintf(name, sizeof name, "%s", base);
+        int c = vm_add_creature(v, name, decl_index, at);
+        if (c < 0)
+            return false;
+        v->creatures[c].display = display;
+        v->creatures[c].side = side;
+        for (int i = header ? 1 : 0; i < d->nclauses; i++) {
+            const clause *cl = &d->clauses[i];
+            const decl *sd = program_find_decl(v->p, DK_STAT, cl->word);
+            if (!sd)
+                sd = program_find_decl(v->p, DK_RESOURCE, cl->word);
+            if (!sd || cl->nargs < 1)
+                continue;
+            value val;
+            if (!eval_arg(v, &cl->args[0], c, &val))
+                return false;
+            int slot = vm_stat_slot(v, program_decl_index(v->p, sd));
+            if (slot < 0)
+                return vm_error(v, at, "out of memory");
+            v->creatures[c].stats[slot] = val;
+        }
+    }
+    return true;
+}
+
+/* --- initiative ---------------------------------------------------------------- */
+
+typedef struct init_entry {
+    int creature;
+    value keys[8]; /* exact: a decimal tiebreak stays a fraction */
+    int nkeys;
+} init_entry;
+
+static int compare_entries(const init_entry *a, const init_entry *b, bool highest)
+{
+    int n = a->nkeys < b->nkeys ? a->nkeys : b->nkeys;
+    for (int i = 0; i < n; i++) {
+        int c = rat_cmp(a->keys[i], b->keys[i]);
+        if (c != 0) {
+            bool a_first = c > 0;
+            if (!highest && i == 0)
+                a_first = !a_first;
+            return a_first ? -1 : 1;
+        }
+    }
+    return a->creature - b->creature;
+}
+
+static bool roll_initiative(vm *v, span at)
+{
+    const decl *init = latest_of_kind(v, DK_INITIATIVE);
+    if (!init)
+        return vm_error(v, at, "these rules declare no initiative");
+    if (v->ncreatures == 0)
+        return vm_error(v, at, "no creatures to order");
+    const clause *roll = find_clause(v, init, "roll");
+    const clause *score = find_clause(v, init, "score");
+    const clause *order = find_clause(v, init, "order");
+    const clause *ties = find_clause(v, init, "ties");
+    const clause *main_key = roll ? roll : score;
+    if (!main_key || main_key->nargs < 1)
+        return vm_error(v, init->where, "initiative needs a 'roll' or 'score' clause to order creatures");
+    bool highest = true;
+    for (int a = 0; order && a < order->nargs; a++)
+        if (arg_is_word(v, &order->args[a], "lowest"))
+            highest = false;
+    size_t n = v->ncreatures;
+    init_entry *entries = MEM_NEW_ARRAY(init_entry, n);
+    if (!entries)
+        return vm_error(v, at, "out of memory");
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        init_entry *e = &entries[i];
+        e->creature = (int)i;
+        value x;
+        ok = eval_arg(v, &main_key->args[0], (int)i, &x);
+        if (ok && x.type == V_DICE)
+            ok = vm_roll(v, x, main_key->where, &x);
+        if (!ok)
+            break;
+        char shown[256];
+        vm_format(v, x, shown, sizeof shown);
+        if (roll)
+            say(v, "%s rolls initiative: %s", v->creatures[i].name, shown);
+        v->creatures[i].initiative = x.num;
+        e->keys[e->nkeys++] = value_as_frac(x);
+        for (int a = 0; ties && a < ties->nargs && e->nkeys < 7 && ok; a++) {
+            const clause_arg *t = &ties->args[a];
+            if (t->kind == ARG_SEP || (t->kind == ARG_WORD && strcmp(program_string(v->p, t->word), "by") == 0))
+                continue;
+            if (arg_is_word(v, t, "reroll") && roll) {
+                ok = eval_arg(v, &roll->args[0], (int)i, &x) && (x.type != V_DICE || vm_roll(v, x, ties->where, &x));
+                if (ok)
+                    e->keys[e->nkeys++] = value_as_frac(x);
+                continue;
+            }
+            if (t->kind == ARG_WORD)
+                continue; /* a word the runtime does not order by (e.g. a GM choice) */
+            ok = eval_arg(v, t, (int)i, &x);
+            if (ok && x.type == V_DICE)
+                ok = vm_roll(v, x, ties->where, &x);
+            if (ok && (value_is_number(x) || x.type == V_DIST))
+                e->keys[e->nkeys++] = value_as_frac(x);
+        }
+    }
+    if (ok) {
+        /* insertion sort: stable, and n is a table's worth */
+        for (size_t i = 1; i < n; i++) {
+            init_entry key = entries[i];
+            size_t j = i;
+            while (j > 0 && compare_entries(&key, &entries[j - 1], highest) < 0) {
+                entries[j] = entries[j - 1];
+                j--;
+            }
+            entries[j] = key;
+        }
+        int *order_arr = mem_grow(v->order, sizeof(int), &v->order_cap, n);
+        if (!order_arr) {
+            ok = vm_error(v, at, "out of memory");
+        } else {
+            v->order = order_arr;
+            v->norder = n;
+            for (size_t i = 0; i < n; i++)
+                v->order[i] = entries[i].creature;
+            v->round = 1;
+            v->turn = 0;
+            char line[1024];
+            size_t len = (size_t)snprintf(line, sizeof line, "order:");
+            for (size_t i = 0; i < n && len < sizeof line; i++)
+                len += (size_t)snprintf(line + len, sizeof line - len, "%s %s (%" PRId64 ")", i ? "," : "",
+                                        v->creatures[v->order[i]].name, v->creatures[v->order[i]].initiative);
+            say(v, "%s", line);
+            say(v, "round 1: %s's turn", v->creatures[v->order[0]].name);
+        }
+    }
+    mem_free(entries, n * sizeof(init_entry));
+    return ok;
+}
+
+/* --- show ------------------------------------------------------------------------ */
+
+static void show_creature(vm *v, int c)
+{
+    char line[2048];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s", v->creatures[c].name);
+    if (v->creatures[c].side >= 0)
+        len += (size_t)snprintf(line + len, sizeof line - len, " (%s)", program_string(v->p, v->creatures[c].side));
+    len += (size_t)snprintf(line + len, sizeof line - len, ":");
+    for (size_t i = 0; i < v->p->ndecls && len < sizeof line; i++) {
+        const decl *d = &v->p->decls[i];
+        if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
+            continue;
+        int slot = vm_stat_slot(v, (int)i);
+        if (slot < 0 || v->creatures[c].stats[slot].type == V_NIL)
+            continue; /* defaults are not news */
+        char val[256];
+        vm_format(v, v->creatures[c].stats[slot], val, sizeof val);
+        len += (size_t)snprintf(line + len, sizeof line - len, " %s %s", program_string(v->p, d->name), val);
+    }
+    say(v, "%s", line);
+}
+
+static void show_order(vm *v)
+{
+    if (!v->norder) {
+        say(v, "no initiative order yet");
+        return;
+    }
+    say(v, "round %d", v->round);
+    for (size_t i = 0; i < v->norder; i++) {
+        int c = v->order[i];
+        say(v, "%s %4" PRId64 "  %s", (int)i == v->turn ? ">" : " ", v->creatures[c].initiative, v->creatures[c].name);
+    }
+}
+
+/* --- turns ---------------------------------------------------------------------------- */
+
+static bool end_turn(vm *v, span at)
+{
+    if (!v->norder)
+        return vm_error(v, at, "no turn to end: roll initiative first");
+    v->creatures[v->order[v->turn]].acted = true;
+    v->turn++;
+    if ((size_t)v->turn >= v->norder) {
+        v->turn = 0;
+        v->round++;
+        say(v, "round %d: %s's turn", v->round, v->creatures[v->order[0]].name);
+    } else {
+        say(v, "%s's turn", v->creatures[v->order[v->turn]].name);
+    }
+    return true;
+}
+
+static bool do_action(vm *v, int action_index, span at)
+{
+    value count = *--v->sp;
+    int argc = (int)count.num;
+    value args[32];
+    if (argc > 32)
+        return vm_error(v, at, "too many targets (limit is 32)");
+    memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
+    v->sp -= argc;
+    value actor = *--v->sp;
+    const decl *d = &v->p->decls[action_index];
+    const decl *latest = program_find_decl(v->p, d->kind, d->name);
+    char line[1024];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", v->creatures[actor.num].name,
+                                  program_string(v->p, d->name));
+    for (int i = 0; i < argc && len < sizeof line; i++) {
+        char val[256];
+        vm_format(v, args[i], val, sizeof val);
+        len += (size_t)snprintf(line + len, sizeof line - len, " %s", val);
+    }
+    say(v, "%s", line);
+    if (latest->body < 0)
+        return true;
+    value r;
+    return vm_call(v, latest->body, (int)actor.num, args, argc, &r);
+}
+
+bool play_command(vm *v, int kind, int operand, span at)
+{
+    if (kind == DK_CREATURE)
+        return make_creature(v, operand, at);
+    if (kind == DK_ACT)
+        return do_action(v, operand, at);
+    int argc = operand;
+    value args[32];
+    if (argc > 32)
+        return vm_error(v, at, "too many arguments (limit is 32)");
+    memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
+    v->sp -= argc;
+    const char *what = argc > 0 && args[0].type == V_WORD ? program_string(v->p, (int)args[0].num) : "";
+    switch ((decl_kind)kind) {
+    case DK_BEGIN:
+        if (strcmp(what, "encounter") == 0) {
+            if (v->in_encounter)
+                return vm_error(v, at, "an encounter is already under way");
+            v->in_encounter = true;
+            v->round = 0;
+            v->norder = 0;
+            say(v, "encounter begins");
+            return true;
+        }
+        if (argc == 1 && args[0].type == V_WORD) {
+            say(v, "%s begins", what);
+            return true;
+        }
+        return vm_error(v, at, "begin what? (encounter, scene, quest, arc)");
+    case DK_END:
+        if (strcmp(what, "turn") == 0)
+            return end_turn(v, at);
+        if (strcmp(what, "encounter") == 0) {
+            if (!v->in_encounter)
+                return vm_error(v, at, "no encounter to end");
+            v->in_encounter = false;
+            say(v, "encounter ends after %d round%s", v->round, v->round == 1 ? "" : "s");
+            v->norder = 0;
+            return true;
+        }
+        if (argc == 1 && args[0].type == V_WORD) {
+            say(v, "%s ends", what);
+            return true;
+        }
+        return vm_error(v, at, "end what? (turn, encounter, scene, quest, arc)");
+    case DK_ROLL_INITIATIVE:
+        return roll_initiative(v, at);
+    case DK_SHOW:
+        if (argc == 0) {
+            for (size_t c = 0; c < v->ncreatures; c++)
+                show_creature(v, (int)c);
+            return true;
+        }
+        for (int i = 0; i < argc; i++) {
+            if (args[i].type == V_CREATURE)
+                show_creature(v, (int)args[i].num);
+            else if (args[i].type == V_WORD && strcmp(program_string(v->p, (int)args[i].num), "order") == 0)
+                show_order(v);
+            else {
+                char val[512];
+                vm_format(v, args[i], val, sizeof val);
+                say(v, "%s", val);
+            }
+        }
+        return true;
+    default:
+        return vm_error(v, at, "unknown play command");
+    }
+}
+
+/* --- events -------------------------------------------------------------------------- */
+
+/* An event runs every trigger whose `on` clause names it and whose `when`
+ * holds (and `unless` does not), in declaration order. */
+bool play_emit(vm *v, int event, const value *args, int nargs, span at)
+{
+    if (v->trigger_depth >= 32)
+        return vm_error(v, at, "triggers nested too deeply (limit is 32; a trigger that triggers itself?)");
+    int on = word_id(v, "on"), when = word_id(v, "when"), unless = word_id(v, "unless");
+    v->trigger_depth++;
+    bool ok = true;
+    for (size_t i = 0; i < v->p->ndecls && ok; i++) {
+        const decl *d = &v->p->decls[i];
+        if (d->kind != DK_TRIGGER || d->body < 0)
+            continue;
+        const clause *cl = NULL;
+        for (int k = 0; k < d->nclauses; k++)
+            if (d->clauses[k].word == on && d->clauses[k].nargs > 0 && d->clauses[k].args[0].word == event)
+                cl = &d->clauses[k];
+        if (!cl)
+            continue;
+        bool fire = true;
+        for (int a = 1; a + 1 < cl->nargs && ok; a++) {
+            const clause_arg *w = &cl->args[a];
+            if (w->kind != ARG_WORD || (w->word != when && w->word != unless))
+                continue;
+            value cond;
+            if (cl->args[a + 1].kind == ARG_FORMULA)
+                ok = vm_call(v, cl->args[a + 1].chunk, -1, args, nargs, &cond);
+            else
+                ok = eval_arg(v, &cl->args[a + 1], -1, &cond);
+            if (ok && value_truthy(cond) != (w->word == when))
+                fire = false;
+        }
+        if (ok && fire) {
+            value r;
+            ok = vm_call(v, d->body, -1, args, nargs, &r);
+        }
+    }
+    v->trigger_depth--;
+    return ok;
+}

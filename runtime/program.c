@@ -1,0 +1,195 @@
+#include "runtime/program.h"
+
+#include <string.h>
+
+#include "runtime/mem.h"
+
+program *program_new(void)
+{
+    program *p = MEM_NEW(program);
+    if (!p)
+        return NULL;
+    p->system_name = p->system_title = -1;
+    return p;
+}
+
+static void free_clauses(clause *cl, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (cl[i].args)
+            mem_free(cl[i].args, (size_t)cl[i].nargs * sizeof(clause_arg));
+        free_clauses(cl[i].sub, cl[i].nsub);
+    }
+    if (cl)
+        mem_free(cl, (size_t)n * sizeof(clause));
+}
+
+void program_free(program *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nsources; i++)
+        source_free(p->sources[i]);
+    if (p->sources)
+        mem_free(p->sources, p->sources_cap * sizeof(source *));
+    for (size_t i = 0; i < p->nstrings; i++)
+        mem_strfree(p->strings[i]);
+    if (p->strings)
+        mem_free(p->strings, p->strings_cap * sizeof(char *));
+    if (p->string_hash)
+        mem_free(p->string_hash, p->hash_cap * sizeof(int32_t));
+    if (p->dice)
+        mem_free(p->dice, p->dice_cap * sizeof(dexpr));
+    for (size_t i = 0; i < p->nchunks; i++)
+        chunk_free(p->chunks[i]);
+    if (p->chunks)
+        mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
+    for (size_t i = 0; i < p->ndecls; i++)
+        free_clauses(p->decls[i].clauses, p->decls[i].nclauses);
+    if (p->decls)
+        mem_free(p->decls, p->decls_cap * sizeof(decl));
+    for (size_t i = 0; i < p->nenums; i++)
+        if (p->enums[i].members)
+            mem_free(p->enums[i].members, (size_t)p->enums[i].nmembers * sizeof(int));
+    if (p->enums)
+        mem_free(p->enums, p->enums_cap * sizeof(enum_info));
+    if (p->globals)
+        mem_free(p->globals, p->globals_cap * sizeof(int));
+    if (p->commands)
+        mem_free(p->commands, p->commands_cap * sizeof(int));
+    if (p->modules)
+        mem_free(p->modules, p->modules_cap * sizeof(int));
+    mem_free(p, sizeof *p);
+}
+
+int program_add_source(program *p, source *s)
+{
+    if (p->nsources >= UINT16_MAX)
+        return -1;
+    source **grown = mem_grow(p->sources, sizeof(source *), &p->sources_cap, p->nsources + 1);
+    if (!grown)
+        return -1;
+    p->sources = grown;
+    p->sources[p->nsources] = s;
+    return (int)p->nsources++;
+}
+
+static uint32_t hash_str(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int lookup(const program *p, const char *s, size_t len, size_t *slot)
+{
+    if (!p->hash_cap)
+        return -1;
+    size_t mask = p->hash_cap - 1;
+    for (size_t i = hash_str(s, len) & mask;; i = (i + 1) & mask) {
+        int32_t id = p->string_hash[i];
+        if (id < 0) {
+            if (slot)
+                *slot = i;
+            return -1;
+        }
+        const char *t = p->strings[id];
+        if (strlen(t) == len && memcmp(t, s, len) == 0)
+            return id;
+    }
+}
+
+static bool rehash(program *p, size_t cap)
+{
+    int32_t *h = mem_alloc(cap * sizeof(int32_t));
+    if (!h)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        h[i] = -1;
+    for (size_t id = 0; id < p->nstrings; id++) {
+        size_t len = strlen(p->strings[id]);
+        size_t i = hash_str(p->strings[id], len) & (cap - 1);
+        while (h[i] >= 0)
+            i = (i + 1) & (cap - 1);
+        h[i] = (int32_t)id;
+    }
+    if (p->string_hash)
+        mem_free(p->string_hash, p->hash_cap * sizeof(int32_t));
+    p->string_hash = h;
+    p->hash_cap = cap;
+    return true;
+}
+
+int program_intern(program *p, const char *s, size_t len)
+{
+    int id = lookup(p, s, len, NULL);
+    if (id >= 0)
+        return id;
+    if ((p->nstrings + 1) * 2 > p->hash_cap && !rehash(p, p->hash_cap ? p->hash_cap * 2 : 256))
+        return -1;
+    char **grown = mem_grow(p->strings, sizeof(char *), &p->strings_cap, p->nstrings + 1);
+    if (!grown)
+        return -1;
+    p->strings = grown;
+    char *copy = mem_strndup(s, len);
+    if (!copy)
+        return -1;
+    size_t slot;
+    lookup(p, s, len, &slot);
+    p->strings[p->nstrings] = copy;
+    p->string_hash[slot] = (int32_t)p->nstrings;
+    return (int)p->nstrings++;
+}
+
+int program_find_string(const program *p, const char *s) { return lookup(p, s, strlen(s), NULL); }
+
+const char *program_string(const program *p, int id)
+{
+    return id >= 0 && (size_t)id < p->nstrings ? p->strings[id] : "?";
+}
+
+int program_add_chunk(program *p, chunk *c)
+{
+    chunk **grown = mem_grow(p->chunks, sizeof(chunk *), &p->chunks_cap, p->nchunks + 1);
+    if (!grown)
+        return -1;
+    p->chunks = grown;
+    p->chunks[p->nchunks] = c;
+    return (int)p->nchunks++;
+}
+
+int program_add_dice(program *p, const dexpr *d)
+{
+    dexpr *grown = mem_grow(p->dice, sizeof(dexpr), &p->dice_cap, p->ndice + 1);
+    if (!grown)
+        return -1;
+    p->dice = grown;
+    p->dice[p->ndice] = *d;
+    return (int)p->ndice++;
+}
+
+decl *program_add_decl(program *p, decl_kind kind, int name, span where)
+{
+    decl *grown = mem_grow(p->decls, sizeof(decl), &p->decls_cap, p->ndecls + 1);
+    if (!grown)
+        return NULL;
+    p->decls = grown;
+    decl *d = &p->decls[p->ndecls++];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->name = name;
+    d->where = where;
+    d->cite = d->value = d->body = -1;
+    return d;
+}
+
+const decl *program_find_decl(const program *p, decl_kind kind, int name)
+{
+    for (size_t i = p->ndecls; i-- > 0;)
+        if (p->decls[i].kind == kind && p->decls[i].name == name)
+            return &p->decls[i];
+    return NULL;
+}
+
+int program_decl_index(const program *p, const decl *d) { return (int)(d - p->decls); }

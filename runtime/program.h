@@ -1,0 +1,120 @@
+/* program: what the compiler produces and the VM runs. Declarations are kept
+ * as data (clauses with compiled arguments) for the runtime to interpret;
+ * formulas and bodies are bytecode chunks. */
+#ifndef FRAY_PROGRAM_H
+#define FRAY_PROGRAM_H
+
+#include <stdbool.h>
+
+#include "lang/ast.h"
+#include "lang/source.h"
+#include "runtime/chunk.h"
+#include "runtime/dice.h"
+
+/* A dice expression: a signed sum of dice terms and constants, small and
+ * fixed-size so that building and rolling one never allocates. */
+#define DEXPR_MAX_TERMS 8
+typedef struct dterm {
+    dice d;
+    int32_t sign;      /* +1 or -1 */
+    int32_t times;     /* scale factor for `k * dice` */
+    bool is_constant;
+    int64_t constant;
+} dterm;
+typedef struct dexpr {
+    uint8_t nterms;
+    dterm terms[DEXPR_MAX_TERMS];
+} dexpr;
+
+typedef enum { ARG_WORD, ARG_CONST, ARG_FORMULA, ARG_SEP } arg_kind;
+
+typedef struct clause_arg {
+    arg_kind kind;
+    span where;
+    int word;  /* ARG_WORD: string id; ARG_FORMULA: the bare name if any, else -1 */
+    value v;   /* ARG_CONST */
+    int chunk; /* ARG_FORMULA */
+} clause_arg;
+
+typedef struct clause {
+    int word; /* string id */
+    span where;
+    clause_arg *args;
+    int nargs;
+    int body;              /* chunk of a statement block, or -1 */
+    struct clause *sub;    /* clauses of a nested block */
+    int nsub;
+} clause;
+
+typedef struct decl {
+    decl_kind kind;
+    int name;  /* string id, -1 when unnamed */
+    span where;
+    int cite;  /* string id of the § citation, -1 if none */
+    int value; /* chunk of `= expr` (stat default, range, duration), or -1 */
+    int body;  /* chunk of the statement body (action, procedure), or -1 */
+    int type;  /* stat: static type (compiler's); enum: enum id */
+    int system; /* index of the system that declared it */
+    clause *clauses;
+    int nclauses;
+    int nparams;
+    bool overrides;
+} decl;
+
+typedef struct enum_info {
+    int name; /* string id */
+    int *members; /* string ids */
+    int nmembers;
+} enum_info;
+
+typedef struct program {
+    source **sources;
+    size_t nsources, sources_cap;
+
+    char **strings; /* interned; ids are indices */
+    size_t nstrings, strings_cap;
+    int32_t *string_hash; /* open addressing over ids, -1 empty */
+    size_t hash_cap;
+
+    dexpr *dice;
+    size_t ndice, dice_cap;
+
+    chunk **chunks;
+    size_t nchunks, chunks_cap;
+
+    decl *decls;
+    size_t ndecls, decls_cap;
+
+    enum_info *enums;
+    size_t nenums, enums_cap;
+
+    int *globals; /* string ids of script variables, by slot */
+    size_t nglobals, globals_cap;
+
+    int *commands; /* chunks run in order by `fray run` */
+    size_t ncommands, commands_cap;
+
+    int *modules; /* string ids of the paths already loaded, so each loads once */
+    size_t nmodules, modules_cap;
+
+    int system_name;  /* string id or -1 */
+    int system_title; /* string id or -1 */
+} program;
+
+program *program_new(void);
+void program_free(program *p);
+
+/* Adds a source; returns its index or -1. The program takes ownership. */
+int program_add_source(program *p, source *s);
+/* Interns a string; returns its id or -1 when out of memory. */
+int program_intern(program *p, const char *s, size_t len);
+int program_find_string(const program *p, const char *s);
+const char *program_string(const program *p, int id);
+int program_add_chunk(program *p, chunk *c);
+int program_add_dice(program *p, const dexpr *d);
+decl *program_add_decl(program *p, decl_kind kind, int name, span where);
+/* Latest declaration of that kind and name (overrides win), or NULL. */
+const decl *program_find_decl(const program *p, decl_kind kind, int name);
+int program_decl_index(const program *p, const decl *d);
+
+#endif

@@ -1,0 +1,200 @@
+#include "runtime/value.h"
+
+static const char *const type_names[] = {
+#define VALUE_NAME(name, desc) desc,
+    VALUE_TYPES(VALUE_NAME)
+#undef VALUE_NAME
+};
+
+const char *value_type_name(value_type t) { return t < V_TYPE_COUNT ? type_names[t] : "?"; }
+
+static const char *const time_one[] = {
+#define TIME_ONE(name, one, many) one,
+    TIME_KINDS(TIME_ONE)
+#undef TIME_ONE
+};
+static const char *const time_many[] = {
+#define TIME_MANY(name, one, many) many,
+    TIME_KINDS(TIME_MANY)
+#undef TIME_MANY
+};
+
+const char *time_kind_name(time_kind k, int64_t count)
+{
+    if (k >= TIME_KIND_COUNT)
+        return "?";
+    return count == 1 ? time_one[k] : time_many[k];
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    if (a < 0)
+        a = -a;
+    if (b < 0)
+        b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+arith_status rat_make(int64_t num, int64_t den, value_type t, value *out)
+{
+    if (den == 0)
+        return ARITH_DIV_ZERO;
+    if (den < 0) {
+        if (num == INT64_MIN || den == INT64_MIN)
+            return ARITH_OVERFLOW;
+        num = -num;
+        den = -den;
+    }
+    int64_t g = gcd(num, den);
+    if (g > 1) {
+        num /= g;
+        den /= g;
+    }
+    if (den > INT32_MAX)
+        return ARITH_OVERFLOW;
+    if (t == V_INT || t == V_FRAC)
+        t = den == 1 ? V_INT : V_FRAC;
+    *out = (value){.type = (uint8_t)t, .aux = (int32_t)den, .num = num};
+    return ARITH_OK;
+}
+
+static void parts(value v, int64_t *n, int64_t *d)
+{
+    *n = v.num;
+    *d = (v.type == V_FRAC || v.type == V_DIST) ? v.aux : 1;
+}
+
+arith_status rat_add(value a, value b, value_type t, value *out, int sign)
+{
+    int64_t an, ad, bn, bd, l, r, n, d;
+    parts(a, &an, &ad);
+    parts(b, &bn, &bd);
+    if (sign < 0) {
+        if (bn == INT64_MIN)
+            return ARITH_OVERFLOW;
+        bn = -bn;
+    }
+    if (ad == bd) {
+        if (__builtin_add_overflow(an, bn, &n))
+            return ARITH_OVERFLOW;
+        return rat_make(n, ad, t, out);
+    }
+    if (__builtin_mul_overflow(an, bd, &l) || __builtin_mul_overflow(bn, ad, &r) || __builtin_add_overflow(l, r, &n) ||
+        __builtin_mul_overflow(ad, bd, &d))
+        return ARITH_OVERFLOW;
+    return rat_make(n, d, t, out);
+}
+
+arith_status rat_mul(value a, value b, value_type t, value *out)
+{
+    int64_t an, ad, bn, bd, n, d;
+    parts(a, &an, &ad);
+    parts(b, &bn, &bd);
+    /* cross-reduce first so exact results that fit are not lost to overflow */
+    int64_t g1 = gcd(an, bd), g2 = gcd(bn, ad);
+    if (g1 > 1) { an /= g1; bd /= g1; }
+    if (g2 > 1) { bn /= g2; ad /= g2; }
+    if (__builtin_mul_overflow(an, bn, &n) || __builtin_mul_overflow(ad, bd, &d))
+        return ARITH_OVERFLOW;
+    return rat_make(n, d, t, out);
+}
+
+arith_status rat_div(value a, value b, value_type t, value *out)
+{
+    int64_t bn, bd;
+    parts(b, &bn, &bd);
+    if (bn == 0)
+        return ARITH_DIV_ZERO;
+    value inv = {.type = V_FRAC, .aux = 1, .num = 0};
+    /* 1/b = bd/bn; keep the sign on the numerator */
+    if (bn < 0) {
+        if (bn == INT64_MIN || bd == INT64_MIN)
+            return ARITH_OVERFLOW;
+        bn = -bn;
+        bd = -bd;
+    }
+    if (bn > INT32_MAX) {
+        /* Denominator would not fit: divide via a general make. */
+        int64_t an, ad, n, d;
+        parts(a, &an, &ad);
+        if (__builtin_mul_overflow(an, bd, &n) || __builtin_mul_overflow(ad, bn, &d))
+            return ARITH_OVERFLOW;
+        return rat_make(n, d, t, out);
+    }
+    inv.num = bd;
+    inv.aux = (int32_t)bn;
+    return rat_mul(a, inv, t, out);
+}
+
+int rat_cmp(value a, value b)
+{
+    int64_t an, ad, bn, bd;
+    parts(a, &an, &ad);
+    parts(b, &bn, &bd);
+    __int128 l = (__int128)an * bd, r = (__int128)bn * ad;
+    return l < r ? -1 : l > r;
+}
+
+bool value_is_number(value v) { return v.type == V_INT || v.type == V_FRAC || v.type == V_ROLL; }
+
+value value_as_frac(value v)
+{
+    if (v.type == V_ROLL || v.type == V_BOOL)
+        return value_int(v.num);
+    return v;
+}
+
+static int64_t floor_div(int64_t n, int64_t d)
+{
+    int64_t q = n / d;
+    if ((n % d != 0) && ((n < 0) != (d < 0)))
+        q--;
+    return q;
+}
+
+int64_t value_floor(value v)
+{
+    int64_t n, d;
+    parts(v, &n, &d);
+    return floor_div(n, d);
+}
+
+int64_t value_ceil(value v)
+{
+    int64_t n, d;
+    parts(v, &n, &d);
+    return -floor_div(-n, d);
+}
+
+int64_t value_round(value v)
+{
+    int64_t n, d;
+    parts(v, &n, &d);
+    int64_t q = n / d, r = n % d; /* truncates toward zero */
+    if (r < 0)
+        r = -r;
+    if (2 * r >= d)
+        q += n < 0 ? -1 : 1;
+    return q;
+}
+
+bool value_truthy(value v)
+{
+    switch (v.type) {
+    case V_NIL:
+        return false;
+    case V_BOOL:
+    case V_INT:
+    case V_FRAC:
+    case V_DIST:
+    case V_ROLL:
+        return v.num != 0;
+    default:
+        return true;
+    }
+}

@@ -1,0 +1,108 @@
+/* value: the VM's values. Sixteen bytes, no pointers: anything larger than
+ * a number (dice expressions, strings, lists, roll records) lives in a table
+ * owned by the program or the VM and is referred to by index, so values
+ * copy freely and need no collector. */
+#ifndef FRAY_VALUE_H
+#define FRAY_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VALUE_TYPES(X)                          \
+    X(NIL, "nothing")                           \
+    X(BOOL, "boolean")                          \
+    X(INT, "integer")                           \
+    X(FRAC, "fraction")                         \
+    X(DIST, "distance")                         \
+    X(TIME, "duration")                         \
+    X(DICE, "dice")                             \
+    X(ROLL, "roll")                             \
+    X(STR, "string")                            \
+    X(ENUM, "enum member")                      \
+    X(CREATURE, "creature")                     \
+    X(LIST, "list")                             \
+    X(WORD, "word")
+
+typedef enum {
+#define VALUE_ENUM(name, desc) V_##name,
+    VALUE_TYPES(VALUE_ENUM)
+#undef VALUE_ENUM
+        V_TYPE_COUNT
+} value_type;
+
+const char *value_type_name(value_type t);
+
+/* Kinds of time. Seconds, minutes and hours share one kind (seconds); the
+ * rest count their own units because a round's length is the system's
+ * business and encounters and scenes end when the GM says so. */
+#define TIME_KINDS(X)                           \
+    X(SECONDS, "s", "s")                        \
+    X(ROUNDS, "round", "rounds")                \
+    X(TURNS, "turn", "turns")                   \
+    X(ENCOUNTERS, "encounter", "encounters")    \
+    X(SCENES, "scene", "scenes")                \
+    X(QUESTS, "quest", "quests")                \
+    X(ARCS, "arc", "arcs")
+
+typedef enum {
+#define TIME_ENUM(name, one, many) TIME_##name,
+    TIME_KINDS(TIME_ENUM)
+#undef TIME_ENUM
+        TIME_KIND_COUNT
+} time_kind;
+
+const char *time_kind_name(time_kind k, int64_t count);
+
+/* Where an indexed object lives: in the program's constant tables (shared,
+ * immutable) or in the VM's scratch tables (rebuilt per run). */
+enum { HOME_PROGRAM = 0, HOME_VM = 1 };
+
+typedef struct value {
+    uint8_t type; /* value_type */
+    uint8_t home; /* HOME_* for DICE, STR, LIST, WORD; time_kind for TIME */
+    uint16_t pad;
+    int32_t aux; /* FRAC/DIST: denominator (> 0); ROLL: roll record; ENUM: enum id */
+    int64_t num; /* BOOL/INT: value; FRAC/DIST: numerator; ROLL: total; others: index */
+} value;
+
+static inline value value_nil(void) { return (value){.type = V_NIL}; }
+static inline value value_bool(bool b) { return (value){.type = V_BOOL, .num = b}; }
+static inline value value_int(int64_t i) { return (value){.type = V_INT, .aux = 1, .num = i}; }
+static inline value value_ref(value_type t, uint8_t home, int64_t index)
+{
+    return (value){.type = (uint8_t)t, .home = home, .num = index};
+}
+static inline value value_time(time_kind k, int64_t n) { return (value){.type = V_TIME, .home = (uint8_t)k, .num = n}; }
+static inline value value_enum(int32_t enum_id, int64_t member)
+{
+    return (value){.type = V_ENUM, .aux = enum_id, .num = member};
+}
+
+/* Results of arithmetic: OK, or which error, so the VM can report it at the
+ * instruction's location. */
+typedef enum {
+    ARITH_OK,
+    ARITH_OVERFLOW,
+    ARITH_DIV_ZERO,
+    ARITH_TYPE,
+} arith_status;
+
+/* Exact rationals over int64 with overflow detection. den > 0 always. */
+arith_status rat_make(int64_t num, int64_t den, value_type t, value *out);
+arith_status rat_add(value a, value b, value_type t, value *out, int sign);
+arith_status rat_mul(value a, value b, value_type t, value *out);
+arith_status rat_div(value a, value b, value_type t, value *out);
+int rat_cmp(value a, value b); /* -1, 0, 1 on the numeric parts */
+
+/* Numbers: INT or FRAC (and ROLL as its total). */
+bool value_is_number(value v);
+/* Numeric value as a fraction (INT -> n/1, ROLL -> total/1). */
+value value_as_frac(value v);
+int64_t value_floor(value v);
+int64_t value_ceil(value v);
+int64_t value_round(value v); /* half away from zero */
+
+bool value_truthy(value v);
+
+#endif

@@ -1,0 +1,1238 @@
+/* vm: the interpreter loop and the value operations it needs. Every
+ * instruction body is written once; the loop dispatches with computed goto
+ * where the compiler supports it and a switch otherwise. */
+#include "runtime/vm.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "runtime/mem.h"
+
+const vm_limits vm_default_limits = {
+    .steps = 10000000,
+    .call_depth = 200,
+    .creatures = 10000,
+    .list_values = 1u << 24,
+    .dice_exprs = 1u << 20,
+};
+
+bool vm_error(vm *v, span at, const char *fmt, ...)
+{
+    if (v->failed)
+        return false; /* keep the first error: it is the cause */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->error, sizeof v->error, fmt, ap);
+    va_end(ap);
+    v->failed = true;
+    v->error_at = at;
+    return false;
+}
+
+vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
+{
+    vm *v = MEM_NEW(vm);
+    if (!v)
+        return NULL;
+    v->p = p;
+    v->limits = limits ? *limits : vm_default_limits;
+    v->seed = seed;
+    rng_seed(&v->rng, seed);
+    v->sp = v->stack;
+    return v;
+}
+
+void vm_free(vm *v)
+{
+    if (!v)
+        return;
+    if (v->globals)
+        mem_free(v->globals, v->globals_cap * sizeof(value));
+    if (v->stat_slot)
+        mem_free(v->stat_slot, v->stat_slot_cap * sizeof(int));
+    for (size_t i = 0; i < v->ncreatures; i++) {
+        mem_strfree(v->creatures[i].name);
+        if (v->creatures[i].stats)
+            mem_free(v->creatures[i].stats, (size_t)v->nslots * sizeof(value));
+    }
+    if (v->creatures)
+        mem_free(v->creatures, v->creatures_cap * sizeof(creature));
+    if (v->rolls)
+        mem_free(v->rolls, v->rolls_cap * sizeof(roll_record));
+    if (v->faces)
+        mem_free(v->faces, v->faces_cap * sizeof(dice_face));
+    if (v->dice)
+        mem_free(v->dice, v->dice_cap * sizeof(dexpr));
+    if (v->list_items)
+        mem_free(v->list_items, v->list_items_cap * sizeof(value));
+    if (v->lists)
+        mem_free(v->lists, v->lists_cap * sizeof(struct vm_list));
+    if (v->order)
+        mem_free(v->order, v->order_cap * sizeof(int));
+    mem_free(v, sizeof *v);
+}
+
+void vm_set_output(vm *v, vm_print_fn fn, void *user)
+{
+    v->print = fn;
+    v->print_user = user;
+}
+
+/* --- stats and creatures ------------------------------------------------------- */
+
+/* Stat slots are assigned as the program grows (the REPL adds rules), and
+ * creature stat arrays grow with them. */
+static bool sync_slots(vm *v)
+{
+    program *p = v->p;
+    if (v->stat_slot_cap >= p->ndecls && v->stat_slot)
+        return true;
+    size_t old = v->stat_slot_cap;
+    int *slots = mem_grow(v->stat_slot, sizeof(int), &v->stat_slot_cap, p->ndecls);
+    if (!slots)
+        return false;
+    v->stat_slot = slots;
+    int nslots = v->nslots;
+    for (size_t i = old; i < v->stat_slot_cap; i++)
+        slots[i] = -1;
+    for (size_t i = old; i < p->ndecls; i++)
+        if (p->decls[i].kind == DK_STAT || p->decls[i].kind == DK_RESOURCE)
+            slots[i] = nslots++;
+    for (size_t i = old; i < p->ndecls && 0; i++)
+        ;
+    if (nslots != v->nslots) {
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            value *st = mem_realloc(v->creatures[c].stats, (size_t)v->nslots * sizeof(value),
+                                    (size_t)nslots * sizeof(value));
+            if (!st)
+                return false;
+            for (int k = v->nslots; k < nslots; k++)
+                st[k] = value_nil();
+            v->creatures[c].stats = st;
+        }
+        v->nslots = nslots;
+    }
+    return true;
+}
+
+int vm_stat_slot(vm *v, int decl_index)
+{
+    if (!sync_slots(v) || decl_index < 0 || (size_t)decl_index >= v->p->ndecls)
+        return -1;
+    /* an override replaces the stat it overrides: share its slot */
+    const decl *d = &v->p->decls[decl_index];
+    const decl *first = NULL;
+    for (size_t i = 0; i < v->p->ndecls; i++)
+        if (v->p->decls[i].kind == d->kind && v->p->decls[i].name == d->name) {
+            first = &v->p->decls[i];
+            break;
+        }
+    return v->stat_slot[first ? program_decl_index(v->p, first) : decl_index];
+}
+
+int vm_find_creature(const vm *v, const char *name)
+{
+    for (size_t i = 0; i < v->ncreatures; i++)
+        if (strcmp(v->creatures[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int vm_add_creature(vm *v, const char *name, int decl_index, span at)
+{
+    if (vm_find_creature(v, name) >= 0) {
+        vm_error(v, at, "there is already a creature named '%s'", name);
+        return -1;
+    }
+    if (v->ncreatures >= (size_t)v->limits.creatures) {
+        vm_error(v, at, "too many creatures (limit is %d; see --max-creatures)", v->limits.creatures);
+        return -1;
+    }
+    if (!sync_slots(v))
+        return vm_error(v, at, "out of memory"), -1;
+    creature *grown = mem_grow(v->creatures, sizeof(creature), &v->creatures_cap, v->ncreatures + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory"), -1;
+    v->creatures = grown;
+    creature *c = &v->creatures[v->ncreatures];
+    memset(c, 0, sizeof *c);
+    c->name = mem_strndup(name, strlen(name));
+    c->stats = v->nslots ? MEM_NEW_ARRAY(value, (size_t)v->nslots) : NULL;
+    if (!c->name || (v->nslots && !c->stats)) {
+        mem_strfree(c->name);
+        return vm_error(v, at, "out of memory"), -1;
+    }
+    c->display = c->side = -1;
+    c->decl = decl_index;
+    return (int)v->ncreatures++;
+}
+
+/* The argument after a word in any clause of d: `max 20` -> 20. */
+static const clause_arg *arg_after(const decl *d, int word)
+{
+    for (int i = 0; i < d->nclauses; i++)
+        for (int a = 0; a + 1 < d->clauses[i].nargs; a++)
+            if (d->clauses[i].args[a].kind == ARG_WORD && d->clauses[i].args[a].word == word)
+                return &d->clauses[i].args[a + 1];
+    return NULL;
+}
+
+static bool arg_value(vm *v, const clause_arg *a, int self, value *out)
+{
+    switch (a->kind) {
+    case ARG_CONST:
+        *out = a->v;
+        return true;
+    case ARG_FORMULA:
+        return vm_call(v, a->chunk, self, NULL, 0, out);
+    case ARG_WORD:
+        *out = value_ref(V_WORD, HOME_PROGRAM, a->word);
+        return true;
+    default:
+        *out = value_nil();
+        return true;
+    }
+}
+
+bool vm_get_stat(vm *v, int c, int decl_index, value *out)
+{
+    int slot = vm_stat_slot(v, decl_index);
+    const decl *d = &v->p->decls[decl_index];
+    if (slot < 0)
+        return vm_error(v, d->where, "out of memory");
+    value cur = v->creatures[c].stats[slot];
+    if (cur.type != V_NIL) {
+        *out = cur;
+        return true;
+    }
+    /* Not set: the latest declaration's default, evaluated for this
+       creature (so derived stats follow the stats they use). */
+    const decl *latest = program_find_decl(v->p, d->kind, d->name);
+    if (latest->value >= 0)
+        return vm_call(v, latest->value, c, NULL, 0, out);
+    if (latest->kind == DK_RESOURCE) {
+        const clause_arg *a = arg_after(latest, program_find_string(v->p, "start"));
+        if (!a)
+            a = arg_after(latest, program_find_string(v->p, "max"));
+        if (a)
+            return arg_value(v, a, c, out);
+    }
+    *out = latest->type == 0 /* TY_ANY */ ? value_int(0) : value_int(0);
+    return true;
+}
+
+/* --- dice, rolls and lists --------------------------------------------------------- */
+
+const dexpr *vm_dexpr(const vm *v, value d)
+{
+    if (d.home == HOME_VM)
+        return (size_t)d.num < v->ndice ? &v->dice[d.num] : NULL;
+    return (size_t)d.num < v->p->ndice ? &v->p->dice[d.num] : NULL;
+}
+
+static bool new_dexpr(vm *v, const dexpr *d, span at, value *out)
+{
+    if (v->ndice >= v->limits.dice_exprs)
+        return vm_error(v, at, "too many dice expressions built (limit is %zu)", v->limits.dice_exprs);
+    dexpr *grown = mem_grow(v->dice, sizeof(dexpr), &v->dice_cap, v->ndice + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    v->dice = grown;
+    v->dice[v->ndice] = *d;
+    *out = value_ref(V_DICE, HOME_VM, (int64_t)v->ndice++);
+    return true;
+}
+
+/* dice ± dice, dice ± number: concatenate terms. */
+static bool dice_add(vm *v, value a, value b, int sign, span at, value *out)
+{
+    dexpr r = {0};
+    const value parts[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        int s = k == 0 ? 1 : sign;
+        if (parts[k].type == V_DICE) {
+            const dexpr *d = vm_dexpr(v, parts[k]);
+            if (!d)
+                return vm_error(v, at, "invalid dice");
+            for (int t = 0; t < d->nterms; t++) {
+                if (r.nterms >= DEXPR_MAX_TERMS)
+                    return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
+                r.terms[r.nterms] = d->terms[t];
+                r.terms[r.nterms].sign *= s;
+                r.nterms++;
+            }
+        } else if (parts[k].type == V_INT || parts[k].type == V_ROLL) {
+            if (r.nterms >= DEXPR_MAX_TERMS)
+                return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
+            r.terms[r.nterms++] = (dterm){.sign = s, .times = 1, .is_constant = true, .constant = parts[k].num};
+        } else {
+            return vm_error(v, at, "cannot add %s to dice (only whole numbers)", value_type_name(parts[k].type));
+        }
+    }
+    return new_dexpr(v, &r, at, out);
+}
+
+static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
+{
+    const dexpr *src = vm_dexpr(v, d);
+    if (!src)
+        return vm_error(v, at, "invalid dice");
+    dexpr r = *src;
+    for (int t = 0; t < r.nterms; t++) {
+        int64_t times;
+        if (__builtin_mul_overflow((int64_t)r.terms[t].times, k, &times) || times > INT32_MAX || times < INT32_MIN)
+            return vm_error(v, at, "dice multiplier is too large");
+        r.terms[t].times = (int32_t)times;
+    }
+    return new_dexpr(v, &r, at, out);
+}
+
+bool vm_roll(vm *v, value x, span at, value *out)
+{
+    if (x.type == V_INT || x.type == V_ROLL) {
+        *out = (value){.type = V_ROLL, .num = x.num, .aux = 0};
+        return true;
+    }
+    if (x.type != V_DICE)
+        return vm_error(v, at, "cannot roll %s", value_type_name(x.type));
+    const dexpr *d = vm_dexpr(v, x);
+    if (!d)
+        return vm_error(v, at, "invalid dice");
+    roll_record *grown = mem_grow(v->rolls, sizeof(roll_record), &v->rolls_cap, v->nrolls + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    v->rolls = grown;
+    roll_record *rec = &v->rolls[v->nrolls];
+    memset(rec, 0, sizeof *rec);
+    rec->expr = *d;
+    rec->face_start = (uint32_t)v->nfaces;
+    int64_t total = 0;
+    int natural = 0;
+    bool have_natural = false;
+    for (int t = 0; t < d->nterms; t++) {
+        const dterm *term = &d->terms[t];
+        int64_t part;
+        if (term->is_constant) {
+            part = term->constant;
+        } else {
+            size_t need = dice_max_faces(&term->d);
+            dice_face *faces = mem_grow(v->faces, sizeof(dice_face), &v->faces_cap, v->nfaces + need);
+            if (!faces)
+                return vm_error(v, at, "out of memory");
+            v->faces = faces;
+            size_t n = 0;
+            if (dice_roll(&term->d, &v->rng, v->faces + v->nfaces, v->faces_cap - v->nfaces, &n, &part) != 0)
+                return vm_error(v, at, "cannot roll these dice");
+            if (!have_natural) {
+                for (size_t i = 0; i < n; i++)
+                    if (!(v->faces[v->nfaces + i].flags & (DICE_FACE_REROLLED | DICE_FACE_DROPPED))) {
+                        natural = v->faces[v->nfaces + i].value;
+                        have_natural = true;
+                        break;
+                    }
+            }
+            rec->term_faces[t] = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
+            v->nfaces += n;
+        }
+        int64_t scaled;
+        if (__builtin_mul_overflow(part, (int64_t)term->times * term->sign, &scaled) ||
+            __builtin_add_overflow(total, scaled, &total))
+            return vm_error(v, at, "roll total overflows");
+    }
+    rec->total = total;
+    size_t id = v->nrolls++;
+    *out = (value){.type = V_ROLL, .num = total, .aux = natural};
+    if (id + 1 < (1u << 24)) {
+        out->home = (uint8_t)((id + 1) >> 16);
+        out->pad = (uint16_t)((id + 1) & 0xffff);
+    }
+    return true;
+}
+
+static const roll_record *roll_of(const vm *v, value r)
+{
+    size_t id = ((size_t)r.home << 16 | r.pad);
+    return id && id <= v->nrolls ? &v->rolls[id - 1] : NULL;
+}
+
+/* A value kept beyond the command (in a variable or a stat) forgets its
+ * breakdown, which is scratch. */
+static value detach(value x)
+{
+    if (x.type == V_ROLL)
+        x.home = 0, x.pad = 0;
+    return x;
+}
+
+bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out)
+{
+    if (v->nlist_items + n > v->limits.list_values)
+        return vm_error(v, at, "list memory limit reached (%zu values)", v->limits.list_values);
+    value *grown = mem_grow(v->list_items, sizeof(value), &v->list_items_cap, v->nlist_items + n);
+    if (!grown && n)
+        return vm_error(v, at, "out of memory");
+    if (grown)
+        v->list_items = grown;
+    struct vm_list *lists = mem_grow(v->lists, sizeof(struct vm_list), &v->lists_cap, v->nlists + 1);
+    if (!lists)
+        return vm_error(v, at, "out of memory");
+    v->lists = lists;
+    for (size_t i = 0; i < n; i++)
+        v->list_items[v->nlist_items + i] = detach(items[i]);
+    v->lists[v->nlists] = (struct vm_list){(uint32_t)v->nlist_items, (uint32_t)n};
+    v->nlist_items += n;
+    *out = value_ref(V_LIST, HOME_VM, (int64_t)v->nlists++);
+    return true;
+}
+
+const value *vm_list_items(const vm *v, value list, size_t *n)
+{
+    if (list.type != V_LIST || (size_t)list.num >= v->nlists) {
+        *n = 0;
+        return NULL;
+    }
+    *n = v->lists[list.num].len;
+    return v->list_items + v->lists[list.num].start;
+}
+
+/* --- formatting ------------------------------------------------------------------- */
+
+static size_t put(char *buf, size_t cap, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static size_t put(char *buf, size_t cap, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(at < cap ? buf + at : NULL, at < cap ? cap - at : 0, fmt, ap);
+    va_end(ap);
+    return at + (n > 0 ? (size_t)n : 0);
+}
+
+static size_t format_rational(char *buf, size_t cap, size_t at, int64_t num, int64_t den)
+{
+    if (den == 1)
+        return put(buf, cap, at, "%" PRId64, num);
+    /* mixed numbers read better at the table: 7/2 -> 3 1/2 */
+    int64_t whole = num / den, rem = num % den;
+    if (whole != 0)
+        return put(buf, cap, at, "%" PRId64 " %" PRId64 "/%" PRId64, whole, rem < 0 ? -rem : rem, den);
+    return put(buf, cap, at, "%" PRId64 "/%" PRId64, num, den);
+}
+
+static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, const roll_record *rec,
+                           const dice_face *faces)
+{
+    uint32_t face = rec ? rec->face_start : 0;
+    for (int t = 0; t < d->nterms; t++) {
+        const dterm *term = &d->terms[t];
+        int64_t sign = term->sign;
+        if (t > 0)
+            at = put(buf, cap, at, sign < 0 ? " - " : " + ");
+        else if (sign < 0)
+            at = put(buf, cap, at, "-");
+        if (term->times != 1)
+            at = put(buf, cap, at, "%d*", term->times);
+        if (term->is_constant) {
+            at = put(buf, cap, at, "%" PRId64, term->constant);
+            continue;
+        }
+        char note[64];
+        dice_format(&term->d, note, sizeof note);
+        if (!rec) {
+            at = put(buf, cap, at, "%s", note);
+            continue;
+        }
+        char full[1024];
+        dice_format_roll(&term->d, faces + face, rec->term_faces[t], 0, full, sizeof full);
+        char *eq = strstr(full, " = ");
+        if (eq)
+            *eq = '\0';
+        at = put(buf, cap, at, "%s", full);
+        face += rec->term_faces[t];
+    }
+    return at;
+}
+
+size_t vm_format(vm *v, value x, char *buf, size_t cap)
+{
+    const program *p = v->p;
+    switch ((value_type)x.type) {
+    case V_NIL:
+        return put(buf, cap, 0, "nothing");
+    case V_BOOL:
+        return put(buf, cap, 0, "%s", x.num ? "true" : "false");
+    case V_INT:
+    case V_FRAC:
+        return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
+    case V_DIST:
+        return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
+    case V_TIME:
+        if (x.home == TIME_SECONDS && x.num % 60 == 0 && x.num != 0)
+            return put(buf, cap, 0, "%" PRId64 " minute%s", x.num / 60, x.num == 60 ? "" : "s");
+        return put(buf, cap, 0, "%" PRId64 " %s", x.num, time_kind_name((time_kind)x.home, x.num));
+    case V_DICE: {
+        const dexpr *d = vm_dexpr(v, x);
+        return d ? format_dexpr(d, buf, cap, 0, NULL, NULL) : put(buf, cap, 0, "dice?");
+    }
+    case V_ROLL: {
+        const roll_record *rec = roll_of(v, x);
+        if (!rec)
+            return put(buf, cap, 0, "%" PRId64, x.num);
+        size_t at = format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces);
+        return put(buf, cap, at, " = %" PRId64, x.num);
+    }
+    case V_STR:
+    case V_WORD:
+        return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
+    case V_ENUM:
+        if (x.aux >= 0 && (size_t)x.aux < p->nenums && x.num < p->enums[x.aux].nmembers)
+            return put(buf, cap, 0, "%s", program_string(p, p->enums[x.aux].members[x.num]));
+        return put(buf, cap, 0, "enum?");
+    case V_CREATURE:
+        return put(buf, cap, 0, "%s", (size_t)x.num < v->ncreatures ? v->creatures[x.num].name : "creature?");
+    case V_LIST: {
+        size_t n;
+        const value *items = vm_list_items(v, x, &n);
+        size_t at = put(buf, cap, 0, "[");
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                at = put(buf, cap, at, ", ");
+            at += vm_format(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0);
+        }
+        return put(buf, cap, at, "]");
+    }
+    default:
+        return put(buf, cap, 0, "?");
+    }
+}
+
+/* --- arithmetic -------------------------------------------------------------------- */
+
+static bool arith_fail(vm *v, arith_status st, span at, const char *what, value a, value b)
+{
+    if (st == ARITH_OVERFLOW)
+        return vm_error(v, at, "number too large in %s", what);
+    if (st == ARITH_DIV_ZERO)
+        return vm_error(v, at, "division by zero");
+    return vm_error(v, at, "cannot %s %s and %s", what, value_type_name(a.type), value_type_name(b.type));
+}
+
+static bool is_num(value x) { return x.type == V_INT || x.type == V_FRAC || x.type == V_ROLL; }
+
+static bool do_add(vm *v, value a, value b, int sign, span at, value *out)
+{
+    const char *what = sign > 0 ? "add" : "subtract";
+    if (a.type == V_DICE || b.type == V_DICE) {
+        if (a.type != V_DICE) { /* n + dice == dice + n; n - dice == -(dice) + n */
+            value neg;
+            if (!dice_scale(v, b, sign, at, &neg))
+                return false;
+            return dice_add(v, neg, a, 1, at, out);
+        }
+        return dice_add(v, a, b, sign, at, out);
+    }
+    if (is_num(a) && is_num(b)) {
+        arith_status st = rat_add(value_as_frac(a), value_as_frac(b), V_INT, out, sign);
+        return st == ARITH_OK || arith_fail(v, st, at, what, a, b);
+    }
+    if (a.type == V_DIST && b.type == V_DIST) {
+        arith_status st = rat_add(a, b, V_DIST, out, sign);
+        return st == ARITH_OK || arith_fail(v, st, at, what, a, b);
+    }
+    if (a.type == V_ENUM && b.type == V_ENUM && a.aux == b.aux && sign < 0) {
+        /* steps between members: large - average == 1 */
+        *out = value_int(a.num - b.num);
+        return true;
+    }
+    if (a.type == V_TIME && b.type == V_TIME) {
+        if (a.home != b.home)
+            return vm_error(v, at, "cannot %s %s and %s", what, time_kind_name((time_kind)a.home, 2),
+                            time_kind_name((time_kind)b.home, 2));
+        int64_t n;
+        if (sign > 0 ? __builtin_add_overflow(a.num, b.num, &n) : __builtin_sub_overflow(a.num, b.num, &n))
+            return arith_fail(v, ARITH_OVERFLOW, at, what, a, b);
+        *out = value_time((time_kind)a.home, n);
+        return true;
+    }
+    return arith_fail(v, ARITH_TYPE, at, what, a, b);
+}
+
+static bool do_mul(vm *v, value a, value b, span at, value *out)
+{
+    if (a.type == V_DICE && is_num(b) && value_as_frac(b).type == V_INT)
+        return dice_scale(v, a, b.num, at, out);
+    if (b.type == V_DICE && is_num(a) && value_as_frac(a).type == V_INT)
+        return dice_scale(v, b, a.num, at, out);
+    if (is_num(a) && is_num(b)) {
+        arith_status st = rat_mul(value_as_frac(a), value_as_frac(b), V_INT, out);
+        return st == ARITH_OK || arith_fail(v, st, at, "multiply", a, b);
+    }
+    if ((a.type == V_DIST && is_num(b)) || (is_num(a) && b.type == V_DIST)) {
+        arith_status st = rat_mul(value_as_frac(a), value_as_frac(b), V_DIST, out);
+        return st == ARITH_OK || arith_fail(v, st, at, "multiply", a, b);
+    }
+    if ((a.type == V_TIME && is_num(b)) || (is_num(a) && b.type == V_TIME)) {
+        value t = a.type == V_TIME ? a : b, k = value_as_frac(a.type == V_TIME ? b : a);
+        int64_t n;
+        if (k.type != V_INT)
+            return vm_error(v, at, "a duration can only be multiplied by a whole number");
+        if (__builtin_mul_overflow(t.num, k.num, &n))
+            return arith_fail(v, ARITH_OVERFLOW, at, "multiply", a, b);
+        *out = value_time((time_kind)t.home, n);
+        return true;
+    }
+    return arith_fail(v, ARITH_TYPE, at, "multiply", a, b);
+}
+
+static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
+{
+    value_type rt;
+    if (is_num(a) && is_num(b))
+        rt = V_INT;
+    else if (a.type == V_DIST && is_num(b))
+        rt = V_DIST;
+    else if (a.type == V_DIST && b.type == V_DIST)
+        rt = V_INT;
+    else if (a.type == V_TIME && is_num(b)) {
+        value k = value_as_frac(b);
+        if (k.type != V_INT || k.num == 0)
+            return vm_error(v, at, k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
+        *out = value_time((time_kind)a.home, floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num
+                                                      : a.num / k.num);
+        return true;
+    } else
+        return arith_fail(v, ARITH_TYPE, at, "divide", a, b);
+    value bb = b.type == V_DIST ? (value){.type = V_FRAC, .aux = b.aux, .num = b.num} : value_as_frac(b);
+    value aa = a.type == V_DIST && rt == V_INT ? (value){.type = V_FRAC, .aux = a.aux, .num = a.num} : value_as_frac(a);
+    arith_status st = rat_div(aa, bb, rt, out);
+    if (st != ARITH_OK)
+        return arith_fail(v, st, at, "divide", a, b);
+    if (floor_div) {
+        int64_t f = value_floor(*out);
+        if (out->type == V_DIST)
+            *out = (value){.type = V_DIST, .aux = 1, .num = f};
+        else
+            *out = value_int(f);
+    }
+    return true;
+}
+
+static bool values_equal(const vm *v, value a, value b)
+{
+    if (is_num(a) && is_num(b))
+        return rat_cmp(value_as_frac(a), value_as_frac(b)) == 0;
+    if (a.type != b.type)
+        return false;
+    switch ((value_type)a.type) {
+    case V_NIL:
+        return true;
+    case V_DIST:
+        return rat_cmp(a, b) == 0;
+    case V_TIME:
+    case V_ENUM:
+        return a.home == b.home && a.aux == b.aux && a.num == b.num;
+    case V_STR:
+    case V_WORD:
+        if (a.home == b.home)
+            return a.num == b.num;
+        return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+    default:
+        return a.num == b.num && a.home == b.home;
+    }
+}
+
+static bool do_compare(vm *v, value a, value b, span at, int *cmp)
+{
+    if (is_num(a) && is_num(b)) {
+        *cmp = rat_cmp(value_as_frac(a), value_as_frac(b));
+        return true;
+    }
+    if (a.type == V_DIST && b.type == V_DIST) {
+        *cmp = rat_cmp(a, b);
+        return true;
+    }
+    if (a.type == V_TIME && b.type == V_TIME && a.home == b.home) {
+        *cmp = (a.num > b.num) - (a.num < b.num);
+        return true;
+    }
+    if (a.type == V_ENUM && b.type == V_ENUM && a.aux == b.aux) {
+        *cmp = (a.num > b.num) - (a.num < b.num);
+        return true;
+    }
+    if (a.type == V_DICE || b.type == V_DICE)
+        return vm_error(v, at, "cannot compare dice before they are rolled");
+    return vm_error(v, at, "cannot compare %s and %s", value_type_name(a.type), value_type_name(b.type));
+}
+
+/* --- builtins -------------------------------------------------------------------- */
+
+static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out);
+
+/* --- the loop ---------------------------------------------------------------------- */
+
+#define READ_U8() (*f->ip++)
+#define READ_U16() (f->ip += 2, (uint16_t)(f->ip[-2] | f->ip[-1] << 8))
+#define PUSH(x) (*v->sp++ = (x))
+#define POP() (*--v->sp)
+#define PEEK(n) (v->sp[-1 - (n)])
+
+static span op_span(const frame *f, const uint8_t *ip) { return f->c->spans[ip - f->c->code]; }
+
+static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
+{
+    if (v->nframes >= VM_FRAMES_MAX || v->nframes >= v->limits.call_depth)
+        return vm_error(v, at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself?)",
+                        v->limits.call_depth);
+    if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
+        return vm_error(v, at, "stack limit reached (%d values)", VM_STACK_MAX);
+    if (nargs != c->nparams) {
+        /* pad missing optional parameters (an action's target) with nothing */
+        while (nargs < c->nparams) {
+            PUSH(value_nil());
+            nargs++;
+        }
+        if (nargs > c->nparams)
+            return vm_error(v, at, "%s takes %d argument%s, not %d", c->name, c->nparams,
+                            c->nparams == 1 ? "" : "s", nargs);
+    }
+    frame *f = &v->frames[v->nframes++];
+    f->c = c;
+    f->ip = c->code;
+    f->base = v->sp - nargs;
+    f->self = self;
+    return true;
+}
+
+/* Runs until the frame at depth `stop` returns; its result is left on the
+ * stack. */
+static bool run(vm *v, int stop)
+{
+    frame *f = &v->frames[v->nframes - 1];
+    const uint8_t *op_ip;
+    value a, b, r;
+    int cmp;
+
+#ifdef FRAY_COMPUTED_GOTO
+    static void *const dispatch[OP_COUNT] = {
+#define OP(name, operands, effect, meaning) &&op_##name,
+#include "runtime/opcodes.def"
+#undef OP
+    };
+#define CASE(name) op_##name:
+#define NEXT goto next
+#define DISPATCH() goto *dispatch[*f->ip++];
+#else
+#define CASE(name) case OP_##name:
+#define NEXT goto next
+#define DISPATCH() switch ((opcode)*f->ip++)
+#endif
+#define HERE op_span(f, op_ip)
+#define FAIL_IF(cond) do { if (cond) goto fail; } while (0)
+
+next:
+    if (v->failed)
+        goto fail;
+    if (v->steps_left-- == 0) {
+        vm_error(v, op_span(f, f->ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
+                 v->limits.steps);
+        goto fail;
+    }
+    op_ip = f->ip;
+    DISPATCH() {
+        CASE(CONST) { PUSH(f->c->consts[READ_U16()]); NEXT; }
+        CASE(NIL) { PUSH(value_nil()); NEXT; }
+        CASE(TRUE) { PUSH(value_bool(true)); NEXT; }
+        CASE(FALSE) { PUSH(value_bool(false)); NEXT; }
+        CASE(POP) { v->sp--; NEXT; }
+        CASE(DUP) { a = PEEK(0); PUSH(a); NEXT; }
+        CASE(GET_LOCAL) { PUSH(f->base[READ_U8()]); NEXT; }
+        CASE(SET_LOCAL) { f->base[READ_U8()] = POP(); NEXT; }
+        CASE(GET_GLOBAL) {
+            uint16_t g = READ_U16();
+            PUSH(g < v->globals_cap ? v->globals[g] : value_nil());
+            NEXT;
+        }
+        CASE(SET_GLOBAL) {
+            uint16_t g = READ_U16();
+            if (g >= v->globals_cap) {
+                size_t old = v->globals_cap;
+                value *grown = mem_grow(v->globals, sizeof(value), &v->globals_cap, (size_t)g + 1);
+                FAIL_IF(!grown && !vm_error(v, HERE, "out of memory"));
+                v->globals = grown;
+                for (size_t i = old; i < v->globals_cap; i++)
+                    v->globals[i] = value_nil();
+            }
+            v->globals[g] = detach(POP());
+            NEXT;
+        }
+        CASE(SELF) {
+            PUSH(f->self >= 0 ? value_ref(V_CREATURE, 0, f->self) : value_nil());
+            NEXT;
+        }
+        CASE(GET_STAT) {
+            uint16_t d = READ_U16();
+            a = POP();
+            if (a.type != V_CREATURE) {
+                const char *stat = program_string(v->p, v->p->decls[d].name);
+                if (a.type == V_NIL)
+                    vm_error(v, HERE, "'%s' needs a creature: none is acting here (write creature.%s)", stat, stat);
+                else
+                    vm_error(v, HERE, "%s has no stat '%s'", value_type_name(a.type), stat);
+                goto fail;
+            }
+            FAIL_IF(!vm_get_stat(v, (int)a.num, d, &r));
+            f = &v->frames[v->nframes - 1];
+            PUSH(r);
+            NEXT;
+        }
+        CASE(SET_STAT) {
+            uint16_t d = READ_U16();
+            b = POP();
+            a = POP();
+            if (a.type != V_CREATURE) {
+                vm_error(v, HERE, "cannot set '%s' on %s", program_string(v->p, v->p->decls[d].name),
+                         value_type_name(a.type));
+                goto fail;
+            }
+            int slot = vm_stat_slot(v, d);
+            FAIL_IF(slot < 0 && !vm_error(v, HERE, "out of memory"));
+            v->creatures[a.num].stats[slot] = detach(b.type == V_ROLL ? value_int(b.num) : b);
+            NEXT;
+        }
+        CASE(GET_MEMBER) {
+            const char *name = program_string(v->p, READ_U16());
+            a = POP();
+            if (a.type == V_ROLL) {
+                if (strcmp(name, "natural") == 0)
+                    r = value_int(a.aux);
+                else if (strcmp(name, "total") == 0)
+                    r = value_int(a.num);
+                else if (strcmp(name, "faces") == 0) {
+                    const roll_record *rec = roll_of(v, a);
+                    value items[256];
+                    size_t n = 0;
+                    if (rec)
+                        for (uint32_t i = 0, t = 0; t < DEXPR_MAX_TERMS; t++)
+                            for (uint16_t k = 0; k < rec->term_faces[t] && n < 256; k++, i++)
+                                if (!(v->faces[rec->face_start + i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
+                                    items[n++] = value_int(v->faces[rec->face_start + i].value);
+                    FAIL_IF(!vm_make_list(v, items, n, HERE, &r));
+                } else {
+                    vm_error(v, HERE, "a roll has no member '%s'", name);
+                    goto fail;
+                }
+                PUSH(r);
+                NEXT;
+            }
+            if (a.type == V_LIST) {
+                /* list.stat maps: party.dex is the list of their dex */
+                size_t n;
+                const value *items = vm_list_items(v, a, &n);
+                int sid = program_find_string(v->p, name);
+                const decl *sd = program_find_decl(v->p, DK_STAT, sid);
+                if (!sd)
+                    sd = program_find_decl(v->p, DK_RESOURCE, sid);
+                if (!sd) {
+                    vm_error(v, HERE, "no stat '%s' to read from a list", name);
+                    goto fail;
+                }
+                value tmp[256];
+                if (n > 256) {
+                    vm_error(v, HERE, "list too long to map (limit is 256)");
+                    goto fail;
+                }
+                size_t start = (size_t)(items - v->list_items);
+                for (size_t i = 0; i < n; i++) {
+                    value it = v->list_items[start + i];
+                    if (it.type != V_CREATURE) {
+                        vm_error(v, HERE, "%s has no stat '%s'", value_type_name(it.type), name);
+                        goto fail;
+                    }
+                    FAIL_IF(!vm_get_stat(v, (int)it.num, program_decl_index(v->p, sd), &tmp[i]));
+                }
+                f = &v->frames[v->nframes - 1];
+                FAIL_IF(!vm_make_list(v, tmp, n, HERE, &r));
+                PUSH(r);
+                NEXT;
+            }
+            if (a.type == V_CREATURE && strcmp(name, "name") == 0) {
+                int sid = program_find_string(v->p, v->creatures[a.num].name);
+                PUSH(sid >= 0 ? value_ref(V_STR, HOME_PROGRAM, sid) : value_nil());
+                NEXT;
+            }
+            vm_error(v, HERE, "%s has no member '%s'", value_type_name(a.type), name);
+            goto fail;
+        }
+        CASE(EVAL_DECL) {
+            const decl *d = &v->p->decls[READ_U16()];
+            const decl *latest = program_find_decl(v->p, d->kind, d->name);
+            a = POP();
+            FAIL_IF(a.type != V_CREATURE && a.type != V_NIL &&
+                    !vm_error(v, HERE, "%s has no %s", value_type_name(a.type), program_string(v->p, d->name)));
+            FAIL_IF(!vm_call(v, latest->value, a.type == V_CREATURE ? (int)a.num : -1, NULL, 0, &r));
+            f = &v->frames[v->nframes - 1];
+            PUSH(r);
+            NEXT;
+        }
+        CASE(ADD) { b = POP(); a = POP(); FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r); NEXT; }
+        CASE(SUB) { b = POP(); a = POP(); FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r); NEXT; }
+        CASE(MUL) { b = POP(); a = POP(); FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r); NEXT; }
+        CASE(DIV) { b = POP(); a = POP(); FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r); NEXT; }
+        CASE(IDIV) { b = POP(); a = POP(); FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r); NEXT; }
+        CASE(NEG) {
+            a = POP();
+            if (a.type == V_DICE) {
+                FAIL_IF(!dice_scale(v, a, -1, HERE, &r));
+            } else if (is_num(a) || a.type == V_DIST) {
+                if (a.num == INT64_MIN) {
+                    vm_error(v, HERE, "number too large to negate");
+                    goto fail;
+                }
+                r = a.type == V_ROLL ? value_int(-a.num) : a;
+                r.num = -a.num;
+            } else {
+                vm_error(v, HERE, "cannot negate %s", value_type_name(a.type));
+                goto fail;
+            }
+            PUSH(r);
+            NEXT;
+        }
+        CASE(NOT) { a = POP(); PUSH(value_bool(!value_truthy(a))); NEXT; }
+        CASE(EQ) { b = POP(); a = POP(); PUSH(value_bool(values_equal(v, a, b))); NEXT; }
+        CASE(NE) { b = POP(); a = POP(); PUSH(value_bool(!values_equal(v, a, b))); NEXT; }
+        CASE(LT) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)); NEXT; }
+        CASE(LE) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)); NEXT; }
+        CASE(GT) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)); NEXT; }
+        CASE(GE) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)); NEXT; }
+        CASE(INTERVAL) {
+            value pair[2];
+            pair[1] = POP();
+            pair[0] = POP();
+            FAIL_IF(!vm_make_list(v, pair, 2, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(ROLL) { a = POP(); FAIL_IF(!vm_roll(v, a, HERE, &r)); PUSH(r); NEXT; }
+        CASE(JUMP) { int16_t off = (int16_t)READ_U16(); f->ip += off; NEXT; }
+        CASE(JUMP_IF_FALSE) {
+            int16_t off = (int16_t)READ_U16();
+            if (!value_truthy(POP()))
+                f->ip += off;
+            NEXT;
+        }
+        CASE(AND_JUMP) {
+            int16_t off = (int16_t)READ_U16();
+            if (!value_truthy(PEEK(0))) {
+                v->sp[-1] = value_bool(false);
+                f->ip += off;
+            } else
+                v->sp--;
+            NEXT;
+        }
+        CASE(OR_JUMP) {
+            int16_t off = (int16_t)READ_U16();
+            if (value_truthy(PEEK(0))) {
+                v->sp[-1] = value_bool(true);
+                f->ip += off;
+            } else
+                v->sp--;
+            NEXT;
+        }
+        CASE(ITER_NEXT) {
+            int16_t off = (int16_t)READ_U16();
+            value list = PEEK(1), index = PEEK(0);
+            size_t n;
+            const value *items = vm_list_items(v, list, &n);
+            if (list.type != V_LIST) {
+                vm_error(v, HERE, "'for' needs a list, not %s", value_type_name(list.type));
+                goto fail;
+            }
+            if ((size_t)index.num >= n) {
+                f->ip += off;
+                NEXT;
+            }
+            v->sp[-1].num++;
+            PUSH(items[index.num]);
+            NEXT;
+        }
+        CASE(REPEAT_NEXT) {
+            int16_t off = (int16_t)READ_U16();
+            a = PEEK(0);
+            if (!is_num(a)) {
+                vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
+                goto fail;
+            }
+            if (value_floor(value_as_frac(a)) < 1) {
+                f->ip += off;
+                NEXT;
+            }
+            v->sp[-1] = value_int(value_floor(value_as_frac(a)) - 1);
+            NEXT;
+        }
+        CASE(CALL_BUILTIN) {
+            int id = READ_U8(), argc = READ_U8();
+            value *args = v->sp - argc;
+            FAIL_IF(!builtin_call(v, id, args, argc, HERE, &r));
+            v->sp -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CALL) {
+            const decl *d = &v->p->decls[READ_U16()];
+            int argc = READ_U8();
+            const decl *latest = program_find_decl(v->p, d->kind, d->name);
+            if (latest->body < 0) {
+                vm_error(v, HERE, "procedure %s has no body", program_string(v->p, d->name));
+                goto fail;
+            }
+            FAIL_IF(!push_frame(v, v->p->chunks[latest->body], f->self, argc, HERE));
+            f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(RETURN) {
+            r = POP();
+            v->sp = f->base;
+            v->nframes--;
+            PUSH(r);
+            if (v->nframes == stop)
+                return true;
+            f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(LIST) {
+            int n = READ_U8();
+            FAIL_IF(!vm_make_list(v, v->sp - n, (size_t)n, HERE, &r));
+            v->sp -= n;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(PRINT) {
+            int n = READ_U8();
+            char line[4096];
+            size_t at = 0;
+            for (int i = 0; i < n; i++) {
+                if (i && at < sizeof line)
+                    at += (size_t)snprintf(line + at, sizeof line - at, " ");
+                if (at < sizeof line)
+                    at += vm_format(v, v->sp[i - n], line + at, sizeof line - at);
+            }
+            v->sp -= n;
+            if (v->print)
+                v->print(v->print_user, line);
+            NEXT;
+        }
+        CASE(EMIT) {
+            int event = READ_U16(), argc = READ_U8();
+            value args[32];
+            int n = argc > 32 ? 32 : argc;
+            memcpy(args, v->sp - argc, (size_t)n * sizeof(value));
+            v->sp -= argc;
+            FAIL_IF(!play_emit(v, event, args, n, HERE));
+            f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(FAIL) {
+            char msg[1024];
+            vm_format(v, POP(), msg, sizeof msg);
+            vm_error(v, HERE, "%s", msg);
+            goto fail;
+        }
+        CASE(PLAY) {
+            int kind = READ_U8();
+            int operand = READ_U16();
+            FAIL_IF(!play_command(v, kind, operand, HERE));
+            f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(CREATURE) {
+            const char *name = program_string(v->p, READ_U16());
+            int c = vm_find_creature(v, name);
+            if (c < 0) {
+                vm_error(v, HERE, "no creature '%s' here yet", name);
+                goto fail;
+            }
+            PUSH(value_ref(V_CREATURE, 0, c));
+            NEXT;
+        }
+    }
+#ifndef FRAY_COMPUTED_GOTO
+    vm_error(v, op_span(f, op_ip), "invalid instruction %d", *op_ip);
+#endif
+fail:
+    /* unwind this run's frames; the caller reports the error */
+    if (v->nframes > stop) {
+        v->sp = v->frames[stop].base;
+        v->nframes = stop;
+    }
+    return false;
+}
+
+bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value *result)
+{
+    if (v->failed)
+        return false;
+    if (chunk_id < 0 || (size_t)chunk_id >= v->p->nchunks)
+        return vm_error(v, (span){0}, "internal: no chunk %d", chunk_id);
+    const chunk *c = v->p->chunks[chunk_id];
+    if (v->sp + nargs + 64 > v->stack + VM_STACK_MAX)
+        return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
+    for (int i = 0; i < nargs; i++)
+        PUSH(args[i]);
+    int stop = v->nframes;
+    if (!push_frame(v, c, self, nargs, c->where))
+        return false;
+    if (!run(v, stop))
+        return false;
+    *result = POP();
+    return true;
+}
+
+bool vm_run_commands(vm *v, size_t first)
+{
+    for (size_t i = first; i < v->p->ncommands; i++) {
+        /* the budget is per command; rolls of earlier commands are done */
+        v->steps_left = v->limits.steps;
+        v->nrolls = 0;
+        v->nfaces = 0;
+        v->failed = false;
+        value r;
+        if (!vm_call(v, v->p->commands[i], -1, NULL, 0, &r))
+            return false;
+    }
+    return true;
+}
+
+/* --- builtins -------------------------------------------------------------------- */
+
+static bool collect(vm *v, value *args, int argc, const value **items, size_t *n)
+{
+    if (argc == 1 && args[0].type == V_LIST) {
+        *items = vm_list_items(v, args[0], n);
+        return true;
+    }
+    *items = args;
+    *n = (size_t)argc;
+    return true;
+}
+
+static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    static const char *const names[] = {
+#define BUILTIN(name, lo, hi, result, meaning) #name,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    };
+    if (id < 0 || id >= BI_COUNT)
+        return vm_error(v, at, "internal: unknown builtin %d", id);
+    const char *name = names[id];
+    const value *items;
+    size_t n;
+    switch ((builtin_id)id) {
+    case BI_min:
+    case BI_max: {
+        bool want_max = id == BI_max;
+        collect(v, args, argc, &items, &n);
+        if (n == 0)
+            return vm_error(v, at, "%s() of an empty list", name);
+        value best = items[0];
+        for (size_t i = 1; i < n; i++) {
+            int c;
+            if (!do_compare(v, items[i], best, at, &c))
+                return false;
+            if (want_max ? c > 0 : c < 0)
+                best = items[i];
+        }
+        *out = best.type == V_ROLL ? value_int(best.num) : best;
+        return true;
+    }
+    case BI_floor:
+    case BI_ceil:
+    case BI_round: {
+        value x = args[0];
+        if (!is_num(x) && x.type != V_DIST)
+            return vm_error(v, at, "%s() needs a number, not %s", name, value_type_name(x.type));
+        value fx = x.type == V_DIST ? x : value_as_frac(x);
+        int64_t r = id == BI_floor ? value_floor(fx) : id == BI_ceil ? value_ceil(fx) : value_round(fx);
+        *out = x.type == V_DIST ? (value){.type = V_DIST, .aux = 1, .num = r} : value_int(r);
+        return true;
+    }
+    case BI_abs: {
+        value x = args[0];
+        if (!is_num(x) && x.type != V_DIST)
+            return vm_error(v, at, "abs() needs a number, not %s", value_type_name(x.type));
+        *out = x.type == V_ROLL ? value_int(x.num) : x;
+        if (out->num == INT64_MIN)
+            return vm_error(v, at, "number too large in abs()");
+        if (out->num < 0)
+            out->num = -out->num;
+        return true;
+    }
+    case BI_len: {
+        if (args[0].type != V_LIST)
+            return vm_error(v, at, "len() needs a list, not %s", value_type_name(args[0].type));
+        vm_list_items(v, args[0], &n);
+        *out = value_int((int64_t)n);
+        return true;
+    }
+    case BI_sum: {
+        if (args[0].type != V_LIST)
+            return vm_error(v, at, "sum() needs a list, not %s", value_type_name(args[0].type));
+        items = vm_list_items(v, args[0], &n);
+        value acc = value_int(0);
+        for (size_t i = 0; i < n; i++)
+            if (!do_add(v, acc, items[i], 1, at, &acc))
+                return false;
+        *out = acc;
+        return true;
+    }
+    case BI_any:
+    case BI_all: {
+        if (args[0].type != V_LIST)
+            return vm_error(v, at, "%s() needs a list, not %s", name, value_type_name(args[0].type));
+        items = vm_list_items(v, args[0], &n);
+        bool want_all = id == BI_all, acc = want_all;
+        for (size_t i = 0; i < n; i++)
+            acc = want_all ? acc && value_truthy(items[i]) : acc || value_truthy(items[i]);
+        *out = value_bool(acc);
+        return true;
+    }
+    case BI_count: {
+        if (args[0].type != V_LIST)
+            return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
+        items = vm_list_items(v, args[0], &n);
+        int64_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            k += values_equal(v, items[i], args[1]);
+        *out = value_int(k);
+        return true;
+    }
+    case BI_dice: {
+        if (value_as_frac(args[0]).type != V_INT || value_as_frac(args[1]).type != V_INT)
+            return vm_error(v, at, "dice() needs whole numbers: dice(count, sides)");
+        int64_t count = args[0].num, sides = args[1].num;
+        if (count < 1 || count > DICE_MAX_COUNT)
+            return vm_error(v, at, "dice count must be 1 to %d, not %" PRId64, DICE_MAX_COUNT, count);
+        if (sides < 1 || sides > DICE_MAX_SIDES)
+            return vm_error(v, at, "dice sides must be 1 to %d, not %" PRId64, DICE_MAX_SIDES, sides);
+        dexpr d = {.nterms = 1};
+        d.terms[0] = (dterm){.d = {.count = (int32_t)count, .sides = (int32_t)sides}, .sign = 1, .times = 1};
+        return new_dexpr(v, &d, at, out);
+    }
+    case BI_feet:
+    case BI_squares: {
+        if (args[0].type != V_DIST)
+            return vm_error(v, at, "%s() needs a distance, not %s", name, value_type_name(args[0].type));
+        value ft = {.type = V_FRAC, .aux = args[0].aux, .num = args[0].num};
+        if (id == BI_squares) {
+            arith_status st = rat_div(ft, value_int(5), V_INT, out);
+            return st == ARITH_OK || arith_fail(v, st, at, "divide", ft, ft);
+        }
+        return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
+    }
+    case BI_COUNT:
+        break;
+    }
+    return vm_error(v, at, "internal: unknown builtin %d", id);
+}

@@ -1,0 +1,145 @@
+/* vm: runs chunks against the combat state. One vm per session; nothing is
+ * global, so a process may hold many (tests, fuzzing, an embedding host). */
+#ifndef FRAY_VM_H
+#define FRAY_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/program.h"
+#include "runtime/rng.h"
+#include "runtime/value.h"
+
+#define VM_STACK_MAX 4096
+#define VM_FRAMES_MAX 256
+
+typedef enum {
+#define BUILTIN(name, lo, hi, result, meaning) BI_##name,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    BI_COUNT
+} builtin_id;
+
+typedef struct vm_limits {
+    uint64_t steps;     /* instructions per top-level command */
+    int call_depth;     /* nested procedure, formula and trigger calls */
+    int creatures;      /* creatures alive at once */
+    size_t list_values; /* values held in lists */
+    size_t dice_exprs;  /* dice expressions built at run time */
+} vm_limits;
+
+extern const vm_limits vm_default_limits;
+
+typedef struct creature {
+    char *name;    /* unique: goblin_2 */
+    int display;   /* program string id or -1 */
+    int side;      /* program string id or -1 */
+    int decl;      /* the creature declaration it came from */
+    value *stats;  /* by stat slot; V_NIL = not set, use the declared default */
+    int64_t initiative;
+    bool acted;
+} creature;
+
+typedef struct roll_record {
+    uint32_t face_start;
+    uint16_t term_faces[DEXPR_MAX_TERMS];
+    dexpr expr;
+    int64_t total;
+} roll_record;
+
+typedef struct frame {
+    const chunk *c;
+    const uint8_t *ip;
+    value *base;
+    int self; /* creature index, -1 for none */
+} frame;
+
+typedef void (*vm_print_fn)(void *user, const char *text);
+
+typedef struct vm {
+    program *p;
+    vm_limits limits;
+    rng rng;
+    uint64_t seed;
+
+    value stack[VM_STACK_MAX];
+    value *sp;
+    frame frames[VM_FRAMES_MAX];
+    int nframes;
+    uint64_t steps_left;
+
+    value *globals;
+    size_t globals_cap;
+
+    int *stat_slot; /* per decl index: slot in creature->stats, -1 if not a stat */
+    size_t stat_slot_cap;
+    int nslots;
+
+    creature *creatures;
+    size_t ncreatures, creatures_cap;
+
+    roll_record *rolls;
+    size_t nrolls, rolls_cap;
+    dice_face *faces;
+    size_t nfaces, faces_cap;
+
+    dexpr *dice; /* built at run time (home VM) */
+    size_t ndice, dice_cap;
+
+    value *list_items;
+    size_t nlist_items, list_items_cap;
+    struct vm_list {
+        uint32_t start, len;
+    } *lists;
+    size_t nlists, lists_cap;
+
+    /* encounter */
+    bool in_encounter;
+    int round;
+    int turn;    /* index into order */
+    int *order;  /* creature indices in initiative order */
+    size_t norder, order_cap;
+    int trigger_depth;
+
+    /* output and errors */
+    vm_print_fn print;
+    void *print_user;
+    bool failed;
+    span error_at;
+    char error[512];
+} vm;
+
+vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
+void vm_free(vm *v);
+void vm_set_output(vm *v, vm_print_fn fn, void *user);
+
+/* Runs every command of the program from `first` on. Returns false on a
+ * runtime error (v->error, v->error_at). */
+bool vm_run_commands(vm *v, size_t first);
+/* Evaluates a chunk for creature `self` (-1 for none), with args. */
+bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *result);
+
+/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"). */
+size_t vm_format(vm *v, value x, char *buf, size_t cap);
+
+/* Creature helpers shared with the play commands. */
+int vm_find_creature(const vm *v, const char *name);
+int vm_add_creature(vm *v, const char *name, int decl, span at);
+bool vm_get_stat(vm *v, int creature, int decl_index, value *out);
+int vm_stat_slot(vm *v, int decl_index);
+
+/* Reports a runtime error at `at` and stops the current command. */
+bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Rolls a dice value (or passes a number through) recording the faces. */
+bool vm_roll(vm *v, value dice, span at, value *out);
+const dexpr *vm_dexpr(const vm *v, value d);
+/* Appends a list and returns it as a value. */
+bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
+const value *vm_list_items(const vm *v, value list, size_t *n);
+
+/* Play commands (play.c). */
+bool play_command(vm *v, int kind, int operand, span at);
+bool play_emit(vm *v, int event, const value *args, int nargs, span at);
+
+#endif
