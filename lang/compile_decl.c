@@ -48,6 +48,61 @@ static int decl_params(const node *d, const node *params_out[], int max)
     return n;
 }
 
+/* What each declaration's clauses may be called (the vocabulary of
+ * doc/language.md section 5). The runtime gives these words their meaning;
+ * the compiler only makes sure a misspelt one is caught here. */
+static const char *const vocabulary[DK_COUNT] = {
+    [DK_SYSTEM] = "source round extends square",
+    [DK_STAT] = "derived",
+    [DK_RESOURCE] = "max start min refresh",
+    [DK_ECONOMY] = "slot limit exclusive",
+    [DK_EXCHANGE] = "limit",
+    [DK_INITIATIVE] = "mode group check score tiebreak order ties reroll surprise allow initiator reorder",
+    [DK_ROUND] = "length phase",
+    [DK_DURATION] = "anchor ends ticks lasts until",
+    [DK_RANGE] = "beyond travel within apart corners",
+    [DK_SPACE] = "square diagonal difficult reach cover group engagement defense",
+    [DK_CONDITION] = "modify set scale forbid protect implies excludes requires lasts ends stacks",
+    [DK_ACTION] = "costs provokes requires target kind anytime borrows",
+    [DK_PROCEDURE] = "",
+    [DK_TRIGGER] = "on automatic reaction limit kind do",
+    [DK_RULING] = "answer asked default",
+};
+
+static void check_vocabulary(compiler *cc, decl_kind k, const node *it)
+{
+    const char *words = k < DK_COUNT ? vocabulary[k] : NULL;
+    if (!words || k == DK_CREATURE || k == DK_ENUM)
+        return;
+    size_t len = strlen(it->text);
+    const char *best = NULL;
+    int best_d = 3;
+    char cand[32];
+    for (const char *w = words; *w;) {
+        size_t n = strcspn(w, " ");
+        if (n == len && strncmp(w, it->text, n) == 0)
+            return;
+        snprintf(cand, sizeof cand, "%.*s", (int)n, w);
+        int d = diag_edit_distance(it->text, cand, 2);
+        if (d < best_d) {
+            best_d = d;
+            best = w;
+        }
+        w += n;
+        while (*w == ' ')
+            w++;
+    }
+    if (best) {
+        size_t n = strcspn(best, " ");
+        comp_error(cc, it->sp, "a %s has no clause '%s'; did you mean '%.*s'?", decl_kind_name(k), it->text, (int)n,
+                   best);
+    } else if (!*words) {
+        comp_error(cc, it->sp, "a %s holds statements, not clauses like '%s'", decl_kind_name(k), it->text);
+    } else {
+        comp_error(cc, it->sp, "a %s has no clause '%s' (it has: %s)", decl_kind_name(k), it->text, words);
+    }
+}
+
 typedef struct decl_ctx {
     const node *params[32];
     int nparams;
@@ -116,6 +171,20 @@ static bool literal_value(compiler *cc, const node *e, value *out)
     return ok;
 }
 
+static bool contains_roll(const node *n)
+{
+    if (!n)
+        return false;
+    if (n->kind == AST_ROLL)
+        return true;
+    if (contains_roll(n->a) || contains_roll(n->b) || contains_roll(n->c))
+        return true;
+    for (const node *k = n->list; k; k = k->next)
+        if (contains_roll(k))
+            return true;
+    return false;
+}
+
 static void compile_args_into(compiler *cc, const decl_ctx *dc, const node *first, clause_arg **out, int *nout)
 {
     int n = 0;
@@ -167,6 +236,7 @@ static void compile_args_into(compiler *cc, const decl_ctx *dc, const node *firs
         } else {
             ca->kind = ARG_FORMULA;
             ca->chunk = formula_chunk(cc, dc, a, NULL);
+            ca->rolls = contains_roll(a);
         }
     }
     *out = args;
@@ -211,13 +281,15 @@ static void compile_body(compiler *cc, decl *d, decl_kind kind, const decl_ctx *
     int ci = 0, si = 0;
     for (const node *it = body ? body->list : NULL; it; it = it->next) {
         if (it->kind == AST_CLAUSE) {
+            if (d)
+                check_vocabulary(cc, kind, it);
             compile_clause(cc, kind, dc, it, &clauses[ci++]);
         } else if (is_statement(it)) {
             stmts[si++] = it;
         } else if (it->kind == AST_CITE) {
             if (d && d->cite < 0)
                 d->cite = comp_intern(cc, it->text);
-        } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && kind == DK_SYSTEM) {
+        } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && (kind == DK_SYSTEM || kind == DK_SPACE)) {
             compile_decl(cc, it);
         } else {
             comp_error(cc, it->sp, "a %s cannot hold a %s", decl_kind_name(kind), ast_kind_name((ast_kind)it->kind));
@@ -467,6 +539,9 @@ void compile_decl(compiler *cc, const node *item)
     snprintf(what, sizeof what, "%s %s", decl_kind_name(k), dn->text ? dn->text : "");
     decl_ctx dc = {.what = what};
     dc.nparams = decl_params(dn, dc.params, 32);
+    node check_param = {.kind = AST_NAME, .text = "check", .sp = dn->sp};
+    if (k == DK_INITIATIVE)
+        dc.params[dc.nparams++] = &check_param; /* the participant's roll, in score and ties */
     dc.implicit_target = k == DK_ACTION && !dn->c;
     if (k == DK_SYSTEM) {
         cc->system = index;

@@ -8,8 +8,15 @@ void diag_vreport(diag_sink *sink, diag_level level, const source *src, span whe
         sink->errors++;
     else if (level == DIAG_WARNING)
         sink->warnings++;
-    if (sink->max_errors && sink->errors > sink->max_errors)
+    if (sink->max_errors && sink->errors > sink->max_errors) {
+        if (level == DIAG_ERROR && sink->errors == sink->max_errors + 1 && sink->fn) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "too many errors (limit is %d); not reporting the rest", sink->max_errors);
+            diag d = {DIAG_ERROR, NULL, where, msg};
+            sink->fn(sink->user, &d);
+        }
         return;
+    }
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     diag d = {level, src, where, msg};
@@ -54,17 +61,34 @@ void diag_print(FILE *out, const diag *d, bool color)
     fprintf(out, "%5d | ", line);
     size_t caret_from = 0, caret_len = 0, chars = 0;
     uint32_t line_start = (uint32_t)(text - d->src->text);
+    size_t valid_until = 0; /* bytes before this index belong to checked UTF-8 sequences */
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
         bool lead = (c & 0xC0) != 0x80;
+        if (c >= 0x80 && i >= valid_until) {
+            int need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf ? 1 : -1;
+            bool ok = need > 0;
+            for (int k = 1; ok && k <= need; k++)
+                ok = i + (size_t)k < len && ((unsigned char)text[i + k] & 0xC0) == 0x80;
+            if (ok) {
+                valid_until = i + (size_t)need + 1;
+            } else {
+                /* an invalid byte shows as one '?' column */
+                if (line_start + i == d->where.start)
+                    caret_from = chars;
+                if (line_start + i >= d->where.start && line_start + i < d->where.end)
+                    caret_len++;
+                fputc('?', out);
+                chars++;
+                continue;
+            }
+        }
         if (line_start + i == d->where.start)
             caret_from = chars;
         if (lead && line_start + i >= d->where.start && line_start + i < d->where.end)
             caret_len++;
         if (c == '\t' || (c < 0x20) || c == 0x7f)
             fputc(c == '\t' ? ' ' : '?', out);
-        else if (c >= 0x80 && !(c >= 0xC2 && c <= 0xF4) && lead)
-            fputc('?', out); /* invalid UTF-8 lead byte: keep one column */
         else
             fputc(c, out);
         if (lead)

@@ -2,11 +2,14 @@
 
 #include <string.h>
 
+#include <string.h>
+
 #include "lang/lexer.h"
 #include "lang/parser.h"
 #define YYSTYPE LANG_YYSTYPE
 #define YYLTYPE LANG_YYLTYPE
 #include "lang/scanner.h"
+#include "runtime/mem.h"
 
 static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
 {
@@ -15,7 +18,16 @@ static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_si
     yyscan_t scanner;
     if (lang_yylex_init_extra(&lx, &scanner) != 0)
         return NULL;
-    YY_BUFFER_STATE buf = lang_yy_scan_bytes(src->text, (int)src->len, scanner);
+    /* Scan a copy that ends in a newline: trailing-context rules (`5 ft`)
+       then work on the last line too, and the last item always ends. */
+    char *text = mem_alloc(src->len + 1);
+    YY_BUFFER_STATE buf = NULL;
+    if (text) {
+        memcpy(text, src->text, src->len);
+        text[src->len] = '\n';
+        buf = lang_yy_scan_bytes(text, (int)src->len + 1, scanner);
+        mem_free(text, src->len + 1);
+    }
     if (!buf) {
         lang_yylex_destroy(scanner);
         return NULL;

@@ -386,8 +386,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, stru
             len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
                                     yysymbol_name(expected[i]));
     }
-    if (got == YYSYMBOL_YYEOF && (lx->depth > 0 || lx->braces > 0) && len < sizeof msg)
+    int open = lx->depth + lx->braces;
+    if (got == YYSYMBOL_YYEOF && open > 0 && len < sizeof msg)
         snprintf(msg + len, sizeof msg - len, " (an opening bracket is never closed)");
     diag_report(lx->sink, DIAG_ERROR, lx->src, where, "%s", msg);
+    if (got == YYSYMBOL_YYEOF && open > 0 && open <= 64) {
+        uint32_t at = lx->open_at[open - 1];
+        span sp = {at, at + 1, where.source};
+        diag_report(lx->sink, DIAG_NOTE, lx->src, sp, "this '%c' is never closed", lx->src->text[at]);
+    }
     return 0;
 }

@@ -94,7 +94,7 @@ fray *fray_open(const fray_options *opts)
     f->color = o.color;
     f->on_diag = default_diag;
     f->on_output = default_output;
-    f->sink = (diag_sink){.fn = deliver, .user = f};
+    f->sink = (diag_sink){.fn = deliver, .user = f, .max_errors = 50};
     f->eval_self = -1;
     vm_set_output(f->v, forward_output, f);
     return f;

@@ -110,9 +110,18 @@ static bool make_creature(vm *v, int decl_index, span at)
 
 typedef struct init_entry {
     int creature;
-    value keys[8]; /* exact: a decimal tiebreak stays a fraction */
+    value check;   /* the participant's roll (0 in a static order) */
+    value keys[8]; /* score, then each tie key; exact fractions */
     int nkeys;
 } init_entry;
+
+typedef struct init_plan {
+    const decl *d;
+    const clause *check, *score, *tiebreak, *ties;
+    bool highest;
+    bool is_static;
+    int group_side; /* a side whose creatures roll once together, or -1 */
+} init_plan;
 
 static int compare_entries(const init_entry *a, const init_entry *b, bool highest)
 {
@@ -122,31 +131,193 @@ static int compare_entries(const init_entry *a, const init_entry *b, bool highes
         if (c != 0) {
             bool a_first = c > 0;
             if (!highest && i == 0)
-                a_first = !a_first;
+                a_first = !a_first; /* `lowest first` orders the score only; tie keys favour the higher */
             return a_first ? -1 : 1;
         }
     }
-    return a->creature - b->creature;
+    return 0;
+}
+
+static bool roll_check(vm *v, const init_plan *ip, int self, value *out)
+{
+    if (!ip->check || ip->check->nargs < 1) {
+        *out = value_int(0);
+        return true;
+    }
+    value x;
+    if (!eval_arg(v, &ip->check->args[0], self, &x))
+        return false;
+    return x.type == V_DICE ? vm_roll(v, x, ip->check->where, out) : (*out = x, true);
+}
+
+/* A formula of the initiative declaration, with `check` bound to the roll. */
+static bool init_formula(vm *v, const clause_arg *a, int self, value check, value *out)
+{
+    if (a->kind == ARG_FORMULA) {
+        if (!vm_call(v, a->chunk, self, &check, 1, out))
+            return false;
+    } else if (!eval_arg(v, a, self, out)) {
+        return false;
+    }
+    if (out->type == V_DICE)
+        return vm_roll(v, *out, a->where, out);
+    return true;
+}
+
+static bool is_random_key(const vm *v, const clause_arg *a)
+{
+    return arg_is_word(v, a, "reroll") || arg_is_word(v, a, "roll_off") ||
+           (a->kind == ARG_FORMULA && a->rolls); /* `roll d2` */
+}
+
+/* The value of tie key `a` for entry e. */
+static bool tie_key(vm *v, const init_plan *ip, const clause_arg *a, const clause_arg *next, init_entry *e,
+                    value *out)
+{
+    if (arg_is_word(v, a, "modifier")) {
+        value score = e->keys[0];
+        arith_status st = rat_add(score, value_as_frac(e->check), V_INT, out, -1);
+        return st == ARITH_OK || vm_error(v, a->where, "initiative modifier overflows");
+    }
+    if (arg_is_word(v, a, "reroll") || arg_is_word(v, a, "roll_off")) {
+        value r;
+        if (!roll_check(v, ip, e->creature, &r))
+            return false;
+        *out = value_as_frac(r);
+        return true;
+    }
+    if (arg_is_word(v, a, "side")) {
+        int want = next ? next->word : -1;
+        *out = value_int(v->creatures[e->creature].side == want ? 1 : 0);
+        return true;
+    }
+    if (a->kind == ARG_WORD)
+        return vm_error(v, a->where, "'%s' is not a tie key (a stat or formula, modifier, reroll, roll DICE, "
+                                     "roll_off or side NAME)", program_string(v->p, a->word));
+    if (!init_formula(v, a, e->creature, e->check, out))
+        return false;
+    *out = value_as_frac(*out);
+    if (!value_is_number(*out) && out->type != V_FRAC)
+        return vm_error(v, a->where, "a tie key must be a number, not %s", value_type_name(out->type));
+    return true;
+}
+
+static bool compute_keys(vm *v, const init_plan *ip, init_entry *e)
+{
+    value score = value_as_frac(e->check);
+    if (ip->score && ip->score->nargs > 0 && !init_formula(v, &ip->score->args[0], e->creature, e->check, &score))
+        return false;
+    score = value_as_frac(score);
+    if (ip->tiebreak && ip->tiebreak->nargs > 0) {
+        value tb;
+        if (!init_formula(v, &ip->tiebreak->args[0], e->creature, e->check, &tb))
+            return false;
+        arith_status st = rat_add(score, value_as_frac(tb), V_INT, &score, 1);
+        if (st != ARITH_OK)
+            return vm_error(v, ip->tiebreak->where, "initiative tiebreak overflows");
+    }
+    if (!value_is_number(score) && score.type != V_FRAC)
+        return vm_error(v, ip->score ? ip->score->where : ip->d->where, "an initiative score must be a number");
+    e->nkeys = 0;
+    e->keys[e->nkeys++] = score;
+    for (int a = 0; ip->ties && a < ip->ties->nargs && e->nkeys < 8; a++) {
+        const clause_arg *t = &ip->ties->args[a];
+        if (t->kind == ARG_SEP || (t->kind == ARG_WORD && arg_is_word(v, t, "by")))
+            continue;
+        const clause_arg *next = a + 1 < ip->ties->nargs ? &ip->ties->args[a + 1] : NULL;
+        if (!tie_key(v, ip, t, next, e, &e->keys[e->nkeys]))
+            return false;
+        e->nkeys++;
+        if (arg_is_word(v, t, "side"))
+            a++; /* the side's name */
+    }
+    return true;
+}
+
+static void sort_entries(init_entry *entries, size_t n, bool highest)
+{
+    for (size_t i = 1; i < n; i++) { /* insertion sort: stable; n is a table's worth */
+        init_entry key = entries[i];
+        size_t j = i;
+        while (j > 0 && compare_entries(&key, &entries[j - 1], highest) < 0) {
+            entries[j] = entries[j - 1];
+            j--;
+        }
+        entries[j] = key;
+    }
+}
+
+/* Ties that random keys (reroll, roll_off, roll DICE) leave are rolled again
+ * among the tied participants until they are settled. */
+static bool settle_ties(vm *v, const init_plan *ip, init_entry *entries, size_t n)
+{
+    int random_at = -1;
+    for (int a = 0; ip->ties && a < ip->ties->nargs; a++) {
+        const clause_arg *t = &ip->ties->args[a];
+        if (t->kind == ARG_SEP || arg_is_word(v, t, "by"))
+            continue;
+        if (is_random_key(v, t) && random_at < 0)
+            random_at = a;
+        if (arg_is_word(v, t, "side"))
+            a++;
+    }
+    if (random_at < 0)
+        return true;
+    for (int round = 0; round < 100; round++) {
+        bool tied = false;
+        for (size_t i = 0; i + 1 < n; i++) {
+            size_t j = i + 1;
+            while (j < n && compare_entries(&entries[i], &entries[j], ip->highest) == 0)
+                j++;
+            if (j - i < 2)
+                continue;
+            tied = true;
+            for (size_t m = i; m < j; m++) {
+                init_entry *e = &entries[m];
+                if (e->nkeys >= 8)
+                    e->nkeys = 7;
+                if (!tie_key(v, ip, &ip->ties->args[random_at], NULL, e, &e->keys[e->nkeys]))
+                    return false;
+                e->nkeys++;
+            }
+            sort_entries(entries + i, j - i, ip->highest);
+            i = j - 1;
+        }
+        if (!tied)
+            return true;
+    }
+    return true; /* still tied after 100 rounds: creation order decides */
 }
 
 static bool roll_initiative(vm *v, span at)
 {
-    const decl *init = latest_of_kind(v, DK_INITIATIVE);
-    if (!init)
+    init_plan ip = {.highest = true, .group_side = -1};
+    ip.d = latest_of_kind(v, DK_INITIATIVE);
+    if (!ip.d)
         return vm_error(v, at, "these rules declare no initiative");
     if (v->ncreatures == 0)
         return vm_error(v, at, "no creatures to order");
-    const clause *roll = find_clause(v, init, "roll");
-    const clause *score = find_clause(v, init, "score");
-    const clause *order = find_clause(v, init, "order");
-    const clause *ties = find_clause(v, init, "ties");
-    const clause *main_key = roll ? roll : score;
-    if (!main_key || main_key->nargs < 1)
-        return vm_error(v, init->where, "initiative needs a 'roll' or 'score' clause to order creatures");
-    bool highest = true;
+    ip.check = find_clause(v, ip.d, "check");
+    ip.score = find_clause(v, ip.d, "score");
+    ip.tiebreak = find_clause(v, ip.d, "tiebreak");
+    ip.ties = find_clause(v, ip.d, "ties");
+    const clause *order = find_clause(v, ip.d, "order");
+    const clause *mode = find_clause(v, ip.d, "mode");
+    const clause *group = find_clause(v, ip.d, "group");
     for (int a = 0; order && a < order->nargs; a++)
         if (arg_is_word(v, &order->args[a], "lowest"))
-            highest = false;
+            ip.highest = false;
+    for (int a = 0; mode && a < mode->nargs; a++)
+        if (arg_is_word(v, &mode->args[a], "static"))
+            ip.is_static = true;
+    bool by_side = false;
+    for (int a = 0; mode && a < mode->nargs; a++)
+        if (arg_is_word(v, &mode->args[a], "sides"))
+            by_side = true;
+    if (group && group->nargs > 0)
+        ip.group_side = group->args[0].word;
+    if (!ip.check && !ip.score)
+        return vm_error(v, ip.d->where, "initiative needs a 'check' or a 'score' to order creatures");
     size_t n = v->ncreatures;
     init_entry *entries = MEM_NEW_ARRAY(init_entry, n);
     if (!entries)
@@ -155,63 +326,60 @@ static bool roll_initiative(vm *v, span at)
     for (size_t i = 0; i < n && ok; i++) {
         init_entry *e = &entries[i];
         e->creature = (int)i;
-        value x;
-        ok = eval_arg(v, &main_key->args[0], (int)i, &x);
-        if (ok && x.type == V_DICE)
-            ok = vm_roll(v, x, main_key->where, &x);
-        if (!ok)
-            break;
-        char shown[256];
-        vm_format(v, x, shown, sizeof shown);
-        if (roll)
-            say(v, "%s rolls initiative: %s", v->creatures[i].name, shown);
-        v->creatures[i].initiative = x.num;
-        e->keys[e->nkeys++] = value_as_frac(x);
-        for (int a = 0; ties && a < ties->nargs && e->nkeys < 7 && ok; a++) {
-            const clause_arg *t = &ties->args[a];
-            if (t->kind == ARG_SEP || (t->kind == ARG_WORD && strcmp(program_string(v->p, t->word), "by") == 0))
-                continue;
-            if (arg_is_word(v, t, "reroll") && roll) {
-                ok = eval_arg(v, &roll->args[0], (int)i, &x) && (x.type != V_DICE || vm_roll(v, x, ties->where, &x));
-                if (ok)
-                    e->keys[e->nkeys++] = value_as_frac(x);
-                continue;
-            }
-            if (t->kind == ARG_WORD)
-                continue; /* a word the runtime does not order by (e.g. a GM choice) */
-            ok = eval_arg(v, t, (int)i, &x);
-            if (ok && x.type == V_DICE)
-                ok = vm_roll(v, x, ties->where, &x);
-            if (ok && (value_is_number(x) || x.type == V_DIST))
-                e->keys[e->nkeys++] = value_as_frac(x);
+        int side = v->creatures[i].side;
+        /* one roll per side (mode sides) or for the grouped side */
+        const init_entry *shared = NULL;
+        if (by_side || (ip.group_side >= 0 && side == ip.group_side))
+            for (size_t j = 0; j < i && !shared; j++)
+                if (v->creatures[j].side == side)
+                    shared = &entries[j];
+        if (ip.is_static)
+            e->check = value_int(0);
+        else if (shared)
+            e->check = shared->check;
+        else
+            ok = roll_check(v, &ip, (int)i, &e->check);
+        if (ok && by_side && shared) {
+            memcpy(e->keys, shared->keys, sizeof e->keys);
+            e->nkeys = shared->nkeys;
+        } else if (ok) {
+            ok = compute_keys(v, &ip, e);
+        }
+        if (ok && !ip.is_static && !shared) {
+            char shown[256], score[64];
+            vm_format(v, e->check, shown, sizeof shown);
+            vm_format(v, e->keys[0], score, sizeof score);
+            const char *who = by_side || (ip.group_side >= 0 && side == ip.group_side)
+                                  ? program_string(v->p, side)
+                                  : v->creatures[i].name;
+            say(v, "%s rolls initiative: %s, score %s", who, shown, score);
         }
     }
     if (ok) {
-        /* insertion sort: stable, and n is a table's worth */
-        for (size_t i = 1; i < n; i++) {
-            init_entry key = entries[i];
-            size_t j = i;
-            while (j > 0 && compare_entries(&key, &entries[j - 1], highest) < 0) {
-                entries[j] = entries[j - 1];
-                j--;
-            }
-            entries[j] = key;
-        }
+        sort_entries(entries, n, ip.highest);
+        ok = settle_ties(v, &ip, entries, n);
+    }
+    if (ok) {
         int *order_arr = mem_grow(v->order, sizeof(int), &v->order_cap, n);
         if (!order_arr) {
             ok = vm_error(v, at, "out of memory");
         } else {
             v->order = order_arr;
             v->norder = n;
-            for (size_t i = 0; i < n; i++)
-                v->order[i] = entries[i].creature;
-            v->round = 1;
-            v->turn = 0;
             char line[1024];
             size_t len = (size_t)snprintf(line, sizeof line, "order:");
-            for (size_t i = 0; i < n && len < sizeof line; i++)
-                len += (size_t)snprintf(line + len, sizeof line - len, "%s %s (%" PRId64 ")", i ? "," : "",
-                                        v->creatures[v->order[i]].name, v->creatures[v->order[i]].initiative);
+            for (size_t i = 0; i < n; i++) {
+                v->order[i] = entries[i].creature;
+                creature *c = &v->creatures[entries[i].creature];
+                c->initiative = entries[i].keys[0];
+                c->acted = false;
+                char score[64];
+                vm_format(v, c->initiative, score, sizeof score);
+                if (len < sizeof line)
+                    len += (size_t)snprintf(line + len, sizeof line - len, "%s %s (%s)", i ? "," : "", c->name, score);
+            }
+            v->round = 1;
+            v->turn = 0;
             say(v, "%s", line);
             say(v, "round 1: %s's turn", v->creatures[v->order[0]].name);
         }
@@ -252,7 +420,9 @@ static void show_order(vm *v)
     say(v, "round %d", v->round);
     for (size_t i = 0; i < v->norder; i++) {
         int c = v->order[i];
-        say(v, "%s %4" PRId64 "  %s", (int)i == v->turn ? ">" : " ", v->creatures[c].initiative, v->creatures[c].name);
+        char score[64];
+        vm_format(v, v->creatures[c].initiative, score, sizeof score);
+        say(v, "%s %6s  %s", (int)i == v->turn ? ">" : " ", score, v->creatures[c].name);
     }
 }
 
@@ -384,7 +554,14 @@ bool play_emit(vm *v, int event, const value *args, int nargs, span at)
     bool ok = true;
     for (size_t i = 0; i < v->p->ndecls && ok; i++) {
         const decl *d = &v->p->decls[i];
-        if (d->kind != DK_TRIGGER || d->body < 0)
+        if (d->kind != DK_TRIGGER)
+            continue;
+        /* the effect: statements in the body, or a `do { }` clause */
+        int body = d->body;
+        const clause *do_clause = find_clause(v, d, "do");
+        if (body < 0 && do_clause)
+            body = do_clause->body;
+        if (body < 0)
             continue;
         const clause *cl = NULL;
         for (int k = 0; k < d->nclauses; k++)
@@ -407,7 +584,7 @@ bool play_emit(vm *v, int event, const value *args, int nargs, span at)
         }
         if (ok && fire) {
             value r;
-            ok = vm_call(v, d->body, -1, args, nargs, &r);
+            ok = vm_call(v, body, -1, args, nargs, &r);
         }
     }
     v->trigger_depth--;

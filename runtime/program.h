@@ -34,6 +34,7 @@ typedef struct clause_arg {
     int word;  /* ARG_WORD: string id; ARG_FORMULA: the bare name if any, else -1 */
     value v;   /* ARG_CONST */
     int chunk; /* ARG_FORMULA */
+    bool rolls; /* the formula rolls dice: evaluating it again gives a new result */
 } clause_arg;
 
 typedef struct clause {

@@ -88,21 +88,20 @@ void vm_set_output(vm *v, vm_print_fn fn, void *user)
 static bool sync_slots(vm *v)
 {
     program *p = v->p;
-    if (v->stat_slot_cap >= p->ndecls && v->stat_slot)
+    if (v->synced_decls >= p->ndecls)
         return true;
-    size_t old = v->stat_slot_cap;
+    size_t old = v->synced_decls;
     int *slots = mem_grow(v->stat_slot, sizeof(int), &v->stat_slot_cap, p->ndecls);
     if (!slots)
         return false;
     v->stat_slot = slots;
+    v->synced_decls = p->ndecls;
     int nslots = v->nslots;
-    for (size_t i = old; i < v->stat_slot_cap; i++)
+    for (size_t i = old; i < p->ndecls; i++)
         slots[i] = -1;
     for (size_t i = old; i < p->ndecls; i++)
         if (p->decls[i].kind == DK_STAT || p->decls[i].kind == DK_RESOURCE)
             slots[i] = nslots++;
-    for (size_t i = old; i < p->ndecls && 0; i++)
-        ;
     if (nslots != v->nslots) {
         for (size_t c = 0; c < v->ncreatures; c++) {
             value *st = mem_realloc(v->creatures[c].stats, (size_t)v->nslots * sizeof(value),
@@ -414,11 +413,34 @@ static size_t format_rational(char *buf, size_t cap, size_t at, int64_t num, int
 {
     if (den == 1)
         return put(buf, cap, at, "%" PRId64, num);
-    /* mixed numbers read better at the table: 7/2 -> 3 1/2 */
-    int64_t whole = num / den, rem = num % den;
-    if (whole != 0)
-        return put(buf, cap, at, "%" PRId64 " %" PRId64 "/%" PRId64, whole, rem < 0 ? -rem : rem, den);
-    return put(buf, cap, at, "%" PRId64 "/%" PRId64, num, den);
+    /* A fraction that ends as a decimal reads as one (7/2 -> 3.5, a
+       tiebreak 20.08); others stay exact (10/3). */
+    int64_t d = den, digits = 0;
+    while (d % 10 == 0 || d % 2 == 0 || d % 5 == 0) {
+        if (d % 10 == 0)
+            d /= 10;
+        else if (d % 2 == 0)
+            d /= 2;
+        else
+            d /= 5;
+        digits++;
+    }
+    if (d != 1 || digits > 18)
+        return put(buf, cap, at, "%" PRId64 "/%" PRId64, num, den);
+    int64_t scale = 1;
+    for (int64_t i = 0; i < digits; i++)
+        scale *= 10;
+    /* exact: num/den == num*(scale/den)/scale; find the fewest digits */
+    __int128 scaled = (__int128)num * (scale / den);
+    bool neg = scaled < 0;
+    if (neg)
+        scaled = -scaled;
+    __int128 whole = scaled / scale, frac = scaled % scale;
+    while (digits > 0 && frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    return put(buf, cap, at, "%s%lld.%0*lld", neg ? "-" : "", (long long)whole, (int)digits, (long long)frac);
 }
 
 static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, const roll_record *rec,

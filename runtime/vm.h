@@ -36,7 +36,7 @@ typedef struct creature {
     int side;      /* program string id or -1 */
     int decl;      /* the creature declaration it came from */
     value *stats;  /* by stat slot; V_NIL = not set, use the declared default */
-    int64_t initiative;
+    value initiative; /* the score that placed it (a fraction with a decimal tiebreak) */
     bool acted;
 } creature;
 
@@ -73,6 +73,7 @@ typedef struct vm {
 
     int *stat_slot; /* per decl index: slot in creature->stats, -1 if not a stat */
     size_t stat_slot_cap;
+    size_t synced_decls; /* declarations already given a slot (or none) */
     int nslots;
 
     creature *creatures;

@@ -1,7 +1,7 @@
 /* Unit tests for runtime/dice: parsing every supported notation, error
  * messages and offsets, canonical formatting, rolling semantics (keep/drop,
  * explosions, rerolls, success counting), bounds and breakdown strings. */
-#include <check.h>
+#include "tests/unit/check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -742,9 +742,5 @@ static Suite *dice_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(dice_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_main(dice_suite());
 }

@@ -1,7 +1,7 @@
 /* Unit tests for runtime/rng: reference outputs, determinism, range and
  * uniformity. Reference numbers come from the published xoshiro256** and
  * splitmix64 algorithms (prng.di.unimi.it), recomputed independently. */
-#include <check.h>
+#include "tests/unit/check_main.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -239,9 +239,5 @@ static Suite *rng_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(rng_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_main(rng_suite());
 }
