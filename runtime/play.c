@@ -455,6 +455,9 @@ static bool do_action(vm *v, int action_index, span at)
     v->sp -= argc;
     value actor = *--v->sp;
     const decl *d = &v->p->decls[action_index];
+    if (v->in_encounter && v->norder && v->order[v->turn] != (int)actor.num)
+        return vm_error(v, at, "it is %s's turn, not %s's", v->creatures[v->order[v->turn]].name,
+                        v->creatures[actor.num].name);
     const decl *latest = program_find_decl(v->p, d->kind, d->name);
     char line[1024];
     size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", v->creatures[actor.num].name,
