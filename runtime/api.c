@@ -36,6 +36,7 @@ static void default_output(void *user, const char *line)
 static void default_diag(void *user, const fray_diagnostic *d)
 {
     (void)user;
+    fflush(stdout); /* keep the transcript in the order things happened */
     fputs(d->text, stderr);
 }
 

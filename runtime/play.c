@@ -345,7 +345,7 @@ static bool roll_initiative(vm *v, span at)
         } else if (ok) {
             ok = compute_keys(v, &ip, e);
         }
-        if (ok && !ip.is_static && !shared) {
+        if (ok && !ip.is_static && ip.check && !shared) {
             char shown[256], score[64];
             vm_format(v, e->check, shown, sizeof shown);
             vm_format(v, e->keys[0], score, sizeof score);
