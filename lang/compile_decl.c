@@ -361,11 +361,15 @@ static sty guess_type(compiler *cc, const node *dn)
             return TY_TIME;
         if (strcmp(dn->c->text, "dice") == 0)
             return TY_DICE;
+        if (strcmp(dn->c->text, "time") == 0)
+            return TY_TIME;
+        if (strcmp(dn->c->text, "creature") == 0)
+            return TY_CREATURE;
         if (strcmp(dn->c->text, "bool") == 0 || strcmp(dn->c->text, "boolean") == 0)
             return TY_BOOL;
         if (strcmp(dn->c->text, "text") == 0 || strcmp(dn->c->text, "string") == 0)
             return TY_STR;
-        comp_error(cc, dn->c->sp, "unknown type '%s' (an enum, number, distance, duration, dice, bool or text)",
+        comp_error(cc, dn->c->sp, "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature or text)",
                    dn->c->text);
         return TY_ANY;
     }
@@ -589,6 +593,15 @@ void compile_decl(compiler *cc, const node *item)
         cc->system = index;
 }
 
+bool stat_is_derived(compiler *cc, const decl *d)
+{
+    int derived = program_find_string(cc->p, "derived");
+    for (int i = 0; d && derived >= 0 && i < d->nclauses; i++)
+        if (d->clauses[i].word == derived)
+            return true;
+    return false;
+}
+
 /* --- commands ---------------------------------------------------------------- */
 
 static void push_command_arg(compiler *cc, const node *a)
@@ -648,6 +661,9 @@ void compile_command(compiler *cc, const node *cmd)
                            s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
             } else if (cl->nargs != 1) {
                 comp_error(cc, cl->where, "give %s one value", program_string(cc->p, w));
+            } else if (stat_is_derived(cc, program_find_decl(cc->p, DK_STAT, w))) {
+                comp_error(cc, cl->where, "%s is derived from its formula; a creature cannot set it",
+                           program_string(cc->p, w));
             }
         }
         emit_op(cc, OP_PLAY, cmd->sp);

@@ -630,6 +630,8 @@ static void compile_assign(compiler *cc, const node *s)
             comp_error(cc, target->sp, "no stat or resource '%s' to assign%s%s%s", target->text,
                        sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
         }
+        if (d && d->kind == DK_STAT && stat_is_derived(cc, d))
+            comp_error(cc, target->sp, "%s is derived from its formula and cannot be assigned", target->text);
         int idx = d ? program_decl_index(cc->p, d) : 0;
         if (s->op != '=') {
             emit_op(cc, OP_DUP, s->sp);

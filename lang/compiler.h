@@ -82,6 +82,7 @@ bool dice_literal(compiler *cc, const node *n, value *out);
 void declare_names(compiler *cc, const node *program);
 void compile_decl(compiler *cc, const node *d);
 void compile_command(compiler *cc, const node *cmd);
+bool stat_is_derived(compiler *cc, const decl *d);
 /* The string ids a "did you mean" can suggest for a name in expressions. */
 const char *suggest_name(compiler *cc, const char *name);
 

@@ -206,10 +206,8 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
     fray_status st = eval_chunk(f, expr, &x);
     if (st != FRAY_OK)
         return st;
-    int slot = vm_stat_slot(f->v, index);
-    if (slot < 0)
-        return FRAY_ERR_RULES;
-    f->v->creatures[f->eval_self].stats[slot] = x.type == V_ROLL ? value_int(x.num) : x;
+    if (!vm_set_stat(f->v, f->eval_self, index, x, (span){0}))
+        return runtime_failure(f);
     return FRAY_OK;
 }
 

@@ -95,12 +95,8 @@ static bool make_creature(vm *v, int decl_index, span at)
             if (!sd || cl->nargs < 1)
                 continue;
             value val;
-            if (!eval_arg(v, &cl->args[0], c, &val))
+            if (!eval_arg(v, &cl->args[0], c, &val) || !vm_set_stat(v, c, program_decl_index(v->p, sd), val, cl->where))
                 return false;
-            int slot = vm_stat_slot(v, program_decl_index(v->p, sd));
-            if (slot < 0)
-                return vm_error(v, at, "out of memory");
-            v->creatures[c].stats[slot] = val;
         }
     }
     return true;

@@ -223,6 +223,36 @@ bool vm_get_stat(vm *v, int c, int decl_index, value *out)
     return true;
 }
 
+static value detach(value x);
+
+/* A stat declared `in LO..HI` keeps its value within those bounds. */
+bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
+{
+    int slot = vm_stat_slot(v, decl_index);
+    if (slot < 0)
+        return vm_error(v, at, "out of memory");
+    const decl *d = &v->p->decls[decl_index];
+    const decl *latest = program_find_decl(v->p, d->kind, d->name);
+    if (x.type == V_ROLL)
+        x = value_int(x.num);
+    const clause_arg *bounds = arg_after(latest, program_find_string(v->p, "in"));
+    if (bounds && value_is_number(x)) {
+        value range;
+        if (!arg_value(v, bounds, c, &range))
+            return false;
+        size_t n;
+        const value *items = vm_list_items(v, range, &n);
+        if (n > 0) {
+            if (rat_cmp(value_as_frac(x), value_as_frac(items[0])) < 0)
+                x = items[0];
+            else if (rat_cmp(value_as_frac(x), value_as_frac(items[n - 1])) > 0)
+                x = items[n - 1];
+        }
+    }
+    v->creatures[c].stats[slot] = detach(x);
+    return true;
+}
+
 /* --- dice, rolls and lists --------------------------------------------------------- */
 
 const dexpr *vm_dexpr(const vm *v, value d)
@@ -380,7 +410,7 @@ bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out)
         return vm_error(v, at, "out of memory");
     v->lists = lists;
     for (size_t i = 0; i < n; i++)
-        v->list_items[v->nlist_items + i] = detach(items[i]);
+        v->list_items[v->nlist_items + i] = items ? detach(items[i]) : value_nil();
     v->lists[v->nlists] = (struct vm_list){(uint32_t)v->nlist_items, (uint32_t)n};
     v->nlist_items += n;
     *out = value_ref(V_LIST, HOME_VM, (int64_t)v->nlists++);
@@ -818,9 +848,8 @@ next:
                          value_type_name(a.type));
                 goto fail;
             }
-            int slot = vm_stat_slot(v, d);
-            FAIL_IF(slot < 0 && !vm_error(v, HERE, "out of memory"));
-            v->creatures[a.num].stats[slot] = detach(b.type == V_ROLL ? value_int(b.num) : b);
+            FAIL_IF(!vm_set_stat(v, (int)a.num, d, b, HERE));
+            f = &v->frames[v->nframes - 1];
             NEXT;
         }
         CASE(GET_MEMBER) {
@@ -929,10 +958,28 @@ next:
         CASE(GT) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)); NEXT; }
         CASE(GE) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)); NEXT; }
         CASE(INTERVAL) {
-            value pair[2];
-            pair[1] = POP();
-            pair[0] = POP();
-            FAIL_IF(!vm_make_list(v, pair, 2, HERE, &r));
+            /* lo..hi of integers is the list of every integer between */
+            b = POP();
+            a = POP();
+            if (a.type != V_INT || b.type != V_INT) {
+                vm_error(v, HERE, "an interval needs two whole numbers, not %s and %s", value_type_name(a.type),
+                         value_type_name(b.type));
+                goto fail;
+            }
+            if (b.num < a.num || (uint64_t)(b.num - a.num) >= v->limits.list_values) {
+                if (b.num < a.num)
+                    FAIL_IF(!vm_make_list(v, NULL, 0, HERE, &r));
+                else {
+                    vm_error(v, HERE, "interval too long (limit is %zu values)", v->limits.list_values);
+                    goto fail;
+                }
+            } else {
+                size_t n = (size_t)(b.num - a.num) + 1;
+                FAIL_IF(!vm_make_list(v, NULL, n, HERE, &r));
+                value *items = v->list_items + v->lists[r.num].start;
+                for (size_t i = 0; i < n; i++)
+                    items[i] = value_int(a.num + (int64_t)i);
+            }
             PUSH(r);
             NEXT;
         }

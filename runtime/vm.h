@@ -127,6 +127,8 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap);
 int vm_find_creature(const vm *v, const char *name);
 int vm_add_creature(vm *v, const char *name, int decl, span at);
 bool vm_get_stat(vm *v, int creature, int decl_index, value *out);
+/* Sets a stat, clamped to its declared `in LO..HI`. */
+bool vm_set_stat(vm *v, int creature, int decl_index, value x, span at);
 int vm_stat_slot(vm *v, int decl_index);
 
 /* Reports a runtime error at `at` and stops the current command. */
