@@ -359,12 +359,16 @@ static opcode binary_opcode(int op)
     }
 }
 
+/* Conditions are booleans: `if roll d20` or `if hp` would hide a missing
+   comparison, so they are errors, not truthiness. */
 static void check_condition(compiler *cc, sty t, const node *e)
 {
     if (t == TY_DICE)
         comp_error(cc, e->sp, "dice are not a condition; roll them and compare, e.g. 'roll d20 >= 15'");
-    else if (t == TY_DIST || t == TY_TIME || t == TY_STR || t == TY_WORD || t == TY_LIST)
-        comp_error(cc, e->sp, "%s is not a condition", sty_name(t));
+    else if (t == TY_ROLL)
+        comp_error(cc, e->sp, "a roll is not a condition; compare it, e.g. 'roll d20 >= 15'");
+    else if (t != TY_BOOL && t != TY_ANY)
+        comp_error(cc, e->sp, "%s is not a condition; compare it", sty_name(t));
 }
 
 static sty compile_member(compiler *cc, const node *e)

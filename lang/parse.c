@@ -37,6 +37,8 @@ static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_si
     lang_yylex_destroy(scanner);
     if (lx.oom || rc == 2)
         return NULL;
+    if (!lx.root) /* bison gave up before the top rule: an empty program */
+        lx.root = ast_node(ar, start_token ? AST_LIST : AST_PROGRAM, (span){0, 0, src_index});
     return lx.root;
 }
 

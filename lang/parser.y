@@ -78,7 +78,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 
 %type <n> program items opt_item item block block_opt cite clause args arg connective
 %type <n> decl command stmt else_opt lvalue expr postfix primary name exprs exprs_ne
-%type <n> params params_ne type_opt init_opt names module action_head
+%type <n> params params_ne type_opt init_opt names module action_head keyword_name
 
 /* Juxtaposed clause arguments: `arg: expr` yields to any operator that can
    continue the expression, so `a - b` is one argument. Write `(-b)` or use
@@ -287,9 +287,12 @@ primary:
    `per round`, `until end of turn` and `phase action` read naturally. */
 name:
     IDENT
-  | ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
+  | keyword_name                { $$ = $1; $$->kind = AST_NAME; }
+    ;
+
+keyword_name:
+    ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
   | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
-    { $$ = $1; $$->kind = AST_NAME; }
     ;
 
 exprs:

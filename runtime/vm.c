@@ -40,6 +40,7 @@ vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
     v->p = p;
     v->limits = limits ? *limits : vm_default_limits;
     v->seed = seed;
+    v->steps_left = v->limits.steps;
     rng_seed(&v->rng, seed);
     v->sp = v->stack;
     return v;

@@ -1,0 +1,492 @@
+/* Unit tests for the compiler: diagnostics (unknown names, types,
+ * duplicates, arity, imports) and the shape of what it produces (chunks,
+ * declarations, clause arguments, spans, valid opcodes). */
+#define _DEFAULT_SOURCE
+#include "tests/unit/check_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/compile.h"
+#include "runtime/program.h"
+
+typedef struct msgs {
+    int n;
+    char text[32][300];
+    span where[32];
+} msgs;
+
+static void record(void *user, const diag *d)
+{
+    msgs *m = user;
+    if (d->level == DIAG_ERROR && m->n < 32) {
+        snprintf(m->text[m->n], sizeof m->text[0], "%s", d->message);
+        m->where[m->n] = d->where;
+        m->n++;
+    }
+}
+
+static program *P;
+static msgs M;
+static diag_sink S;
+
+static void setup(void)
+{
+    P = program_new();
+    memset(&M, 0, sizeof M);
+    S = (diag_sink){.fn = record, .user = &M};
+}
+
+static void teardown(void)
+{
+    program_free(P);
+    P = NULL;
+}
+
+static int compile(const char *text)
+{
+    return compile_string(P, "t.rules", text, strlen(text), &S, NULL);
+}
+
+static bool has_msg(const char *needle)
+{
+    for (int i = 0; i < M.n; i++)
+        if (strstr(M.text[i], needle))
+            return true;
+    return false;
+}
+
+#define ASSERT_ERROR(src_, needle_)                                                              \
+    do {                                                                                          \
+        int errs_ = compile(src_);                                                                \
+        ck_assert_msg(errs_ >= 1, "no error for: %s", src_);                                      \
+        ck_assert_msg(has_msg(needle_), "no '%s' among errors for %s (first: %s)", needle_, src_, \
+                      M.text[0]);                                                                 \
+    } while (0)
+
+START_TEST(test_unknown_name_did_you_mean)
+{
+    ASSERT_ERROR("stat dex = 1\nprint dexx\n", "unknown name 'dexx'; did you mean 'dex'?");
+    ck_assert_int_eq(M.where[0].start, 19);
+    ck_assert_int_eq(M.where[0].end, 23);
+}
+END_TEST
+
+START_TEST(test_unknown_name_far_has_no_suggestion)
+{
+    ASSERT_ERROR("stat dex = 1\nprint zzzzzzzz\n", "unknown name 'zzzzzzzz'");
+    ck_assert(!has_msg("did you mean"));
+}
+END_TEST
+
+START_TEST(test_unknown_function_did_you_mean)
+{
+    ASSERT_ERROR("print mix(1, 2)\n", "did you mean 'min'");
+}
+END_TEST
+
+START_TEST(test_type_distance_plus_duration)
+{
+    ASSERT_ERROR("print 5 ft + 1 round\n", "cannot add");
+    ck_assert(has_msg("distance"));
+    ck_assert(has_msg("duration"));
+}
+END_TEST
+
+START_TEST(test_type_distance_plus_number)
+{
+    ASSERT_ERROR("print 5 ft + 5\n", "cannot add");
+}
+END_TEST
+
+START_TEST(test_type_dice_plus_string)
+{
+    ck_assert_int_ge(compile("print d20 + \"x\"\n"), 1);
+}
+END_TEST
+
+START_TEST(test_dice_compared_without_roll)
+{
+    ASSERT_ERROR("print d20 < 5\n", "write 'roll' before the dice");
+}
+END_TEST
+
+START_TEST(test_dice_as_condition)
+{
+    ASSERT_ERROR("if d20 { print 1 }\n", "dice are not a condition");
+}
+END_TEST
+
+START_TEST(test_number_is_not_a_condition)
+{
+    /* language.md 3.6: a condition that is not boolean is rejected */
+    ck_assert_int_ge(compile("if 3 { print 1 }\n"), 1);
+}
+END_TEST
+
+START_TEST(test_roll_is_not_a_condition)
+{
+    /* language.md 3.6: `if roll d20 { }` must compare the roll */
+    ck_assert_int_ge(compile("if roll d20 { print 1 }\n"), 1);
+}
+END_TEST
+
+START_TEST(test_distance_condition)
+{
+    ASSERT_ERROR("if 5 ft { print 1 }\n", "not a condition");
+}
+END_TEST
+
+START_TEST(test_boolean_conditions_compile)
+{
+    ck_assert_int_eq(compile("if roll d20 >= 10 { print 1 }\nif 1 < 2 and not false { print 2 }\n"), 0);
+}
+END_TEST
+
+START_TEST(test_duplicate_declaration)
+{
+    ASSERT_ERROR("stat dex = 0\nstat dex = 1\n", "stat 'dex' is already declared");
+    ck_assert_int_eq(M.where[0].start, 13);
+}
+END_TEST
+
+START_TEST(test_override_replaces)
+{
+    ck_assert_int_eq(compile("range close = 25 ft\noverride range close = 30 ft\n"), 0);
+    int name = program_find_string(P, "close");
+    const decl *d = program_find_decl(P, DK_RANGE, name);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(d->overrides);
+}
+END_TEST
+
+START_TEST(test_override_of_nothing)
+{
+    ASSERT_ERROR("override range close = 30 ft\n", "nothing to override");
+}
+END_TEST
+
+START_TEST(test_procedure_arity)
+{
+    ASSERT_ERROR("procedure g(a, b) { return a }\nprint g(1)\n", "procedure g takes 2 arguments, not 1");
+}
+END_TEST
+
+START_TEST(test_builtin_arity)
+{
+    ck_assert_int_ge(compile("print floor(1, 2)\n"), 1);
+    ck_assert(has_msg("floor() takes"));
+}
+END_TEST
+
+START_TEST(test_use_missing_module)
+{
+    ASSERT_ERROR("use no_such_module_here\n", "no module 'no_such_module_here'");
+}
+END_TEST
+
+START_TEST(test_use_core_from_stdlib)
+{
+    ck_assert_int_eq(compile("use core\n"), 0);
+    ck_assert_int_ge(P->ndecls, 1);
+}
+END_TEST
+
+static char tmpdir[64];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/fray-compile-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(const char **names, int n)
+{
+    char path[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        unlink(path);
+    }
+    rmdir(tmpdir);
+}
+
+START_TEST(test_import_cycle)
+{
+    make_tmpdir();
+    write_file("a.rules", "import \"b.rules\"\nstat a_stat = 1\n");
+    write_file("b.rules", "import \"a.rules\"\nstat b_stat = 2\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.rules", tmpdir);
+    int errs = compile_file(P, path, &S, NULL);
+    const char *names[] = {"a.rules", "b.rules"};
+    remove_tmpdir(names, 2);
+    ck_assert_int_ge(errs, 1);
+    ck_assert(has_msg("import cycle"));
+}
+END_TEST
+
+START_TEST(test_import_ok_and_once)
+{
+    make_tmpdir();
+    write_file("main.rules", "import \"lib.rules\"\nimport \"lib.rules\"\nprint lib_stat\n");
+    write_file("lib.rules", "stat lib_stat = 2\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/main.rules", tmpdir);
+    int errs = compile_file(P, path, &S, NULL);
+    const char *names[] = {"main.rules", "lib.rules"};
+    remove_tmpdir(names, 2);
+    ck_assert_msg(errs == 0, "%s", M.text[0]);
+    /* loaded once: no duplicate declaration */
+    int n = 0;
+    for (size_t i = 0; i < P->ndecls; i++)
+        n += P->decls[i].kind == DK_STAT;
+    ck_assert_int_eq(n, 1);
+}
+END_TEST
+
+START_TEST(test_import_missing)
+{
+    make_tmpdir();
+    write_file("main.rules", "import \"nope.rules\"\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/main.rules", tmpdir);
+    int errs = compile_file(P, path, &S, NULL);
+    const char *names[] = {"main.rules"};
+    remove_tmpdir(names, 1);
+    ck_assert_int_ge(errs, 1);
+    ck_assert(has_msg("cannot import"));
+}
+END_TEST
+
+START_TEST(test_import_escaping_rejected)
+{
+    ASSERT_ERROR("import \"../secret.rules\"\n", "..");
+    memset(&M, 0, sizeof M);
+    ck_assert_int_ge(compile("import \"/etc/passwd\"\n"), 1);
+    ck_assert_int_ge(compile("import \"a/../../b.rules\"\n"), 1);
+}
+END_TEST
+
+START_TEST(test_syntax_errors_counted)
+{
+    int errs = compile("print (1 + )\nprint 2\nprint 3d\nlet = 4\n");
+    ck_assert_int_eq(errs, 3);
+    ck_assert_int_eq(S.errors, 3);
+}
+END_TEST
+
+static const decl *find(decl_kind k, const char *name)
+{
+    int id = program_find_string(P, name);
+    ck_assert_int_ge(id, 0);
+    const decl *d = program_find_decl(P, k, id);
+    ck_assert_ptr_nonnull(d);
+    return d;
+}
+
+START_TEST(test_decls_recorded)
+{
+    ck_assert_int_eq(compile("stat dex = 0\nstat level = 1 in 1..20\nresource hp max 10\n"
+                             "procedure f(a, b) { return a + b }\ncondition prone { modify dex by -2 }\n"
+                             "range close = 25 ft\n"),
+                     0);
+    const decl *dex = find(DK_STAT, "dex");
+    ck_assert_int_ge(dex->value, 0);
+    ck_assert_int_lt(dex->value, (int)P->nchunks);
+    const decl *f = find(DK_PROCEDURE, "f");
+    ck_assert_int_eq(f->nparams, 2);
+    ck_assert_int_ge(f->body, 0);
+    ck_assert_int_eq(P->chunks[f->body]->nparams, 2);
+    ck_assert_int_eq(P->chunks[f->body]->kind, CHUNK_PROCEDURE);
+    const decl *pr = find(DK_CONDITION, "prone");
+    ck_assert_int_eq(pr->nclauses, 1);
+    ck_assert_str_eq(program_string(P, pr->clauses[0].word), "modify");
+    const decl *r = find(DK_RANGE, "close");
+    ck_assert_int_ge(r->value, 0);
+    ck_assert_int_eq(P->chunks[r->value]->kind, CHUNK_FORMULA);
+    ck_assert_int_ge(P->nchunks, 5);
+}
+END_TEST
+
+START_TEST(test_clause_arg_kinds)
+{
+    ck_assert_int_eq(compile("stat dex = 0\n"
+                             "initiative {\n  score dex + 1\n  order highest first\n  ties dex, 3\n}\n"),
+                     0);
+    int id = program_find_string(P, "initiative");
+    (void)id;
+    const decl *init = NULL;
+    for (size_t i = 0; i < P->ndecls; i++)
+        if (P->decls[i].kind == DK_INITIATIVE)
+            init = &P->decls[i];
+    ck_assert_ptr_nonnull(init);
+    ck_assert_int_eq(init->nclauses, 3);
+    const clause *roll = &init->clauses[0], *order = &init->clauses[1], *ties = &init->clauses[2];
+    ck_assert_str_eq(program_string(P, roll->word), "score");
+    ck_assert_int_eq(roll->nargs, 1);
+    ck_assert_int_eq(roll->args[0].kind, ARG_FORMULA); /* an expression */
+    ck_assert_int_ge(roll->args[0].chunk, 0);
+    ck_assert_int_eq(order->nargs, 2);
+    ck_assert_int_eq(order->args[0].kind, ARG_WORD); /* a bare unknown word */
+    ck_assert_str_eq(program_string(P, order->args[0].word), "highest");
+    ck_assert_int_eq(order->args[1].kind, ARG_WORD);
+    ck_assert_int_eq(ties->nargs, 3);
+    ck_assert_int_eq(ties->args[0].kind, ARG_FORMULA); /* a known stat */
+    ck_assert_str_eq(program_string(P, ties->args[0].word), "dex");
+    ck_assert_int_eq(ties->args[1].kind, ARG_SEP);
+    ck_assert_int_eq(ties->args[2].kind, ARG_CONST); /* a literal */
+    ck_assert_int_eq(ties->args[2].v.type, V_INT);
+    ck_assert_int_eq(ties->args[2].v.num, 3);
+}
+END_TEST
+
+START_TEST(test_commands_become_chunks)
+{
+    ck_assert_int_eq(compile("print 1\nlet x = 2\nprint x\n"), 0);
+    ck_assert_int_eq(P->ncommands, 3);
+    for (size_t i = 0; i < P->ncommands; i++) {
+        ck_assert_int_lt(P->commands[i], (int)P->nchunks);
+        ck_assert_int_eq(P->chunks[P->commands[i]]->kind, CHUNK_COMMAND);
+    }
+    ck_assert_int_eq(P->nglobals, 1);
+}
+END_TEST
+
+START_TEST(test_compile_expression)
+{
+    int ck = -1;
+    const char *e = "1 + 2 * 3";
+    ck_assert_int_eq(compile_expression(P, "<eval>", e, strlen(e), &S, &ck), 0);
+    ck_assert_int_ge(ck, 0);
+    ck_assert_int_eq(P->chunks[ck]->kind, CHUNK_FORMULA);
+    ck_assert_int_ge(compile_expression(P, "<eval>", "1 +", 3, &S, &ck), 1);
+}
+END_TEST
+
+static void check_chunks_well_formed(void)
+{
+    ck_assert_int_gt(P->nchunks, 0);
+    for (size_t i = 0; i < P->nchunks; i++) {
+        const chunk *c = P->chunks[i];
+        ck_assert_int_gt(c->len, 0);
+        for (size_t k = 0; k < c->len; k++)
+            ck_assert_msg(c->spans[k].end > c->spans[k].start, "chunk %zu (%s) byte %zu has an empty span", i,
+                          c->name ? c->name : "?", k);
+        size_t at = 0;
+        while (at < c->len) {
+            uint8_t op = c->code[at];
+            ck_assert_msg(op < OP_COUNT, "chunk %zu: invalid opcode %d at %zu", i, op, at);
+            if (op == OP_CONST) {
+                unsigned idx = c->code[at + 1] | (unsigned)c->code[at + 2] << 8;
+                ck_assert_uint_lt(idx, c->nconsts);
+            }
+            /* every byte of an instruction shares its span */
+            for (size_t k = 1; k <= opcode_operands[op]; k++)
+                ck_assert_int_eq(c->spans[at + k].start, c->spans[at].start);
+            at += 1 + opcode_operands[op];
+        }
+        ck_assert_msg(at == c->len, "chunk %zu: last instruction runs past the end", i);
+        ck_assert_int_eq(c->code[c->len - 1], OP_RETURN);
+    }
+}
+
+START_TEST(test_spans_and_opcodes_valid)
+{
+    ck_assert_int_eq(compile("stat dex = 0\nstat level = 1 in 1..20\nstat bonus = dex * 2\n"
+                             "range reach = 5 ft * level\n"
+                             "procedure f(n) { if n <= 0 { return 0 } else { return n + f(n - 1) } }\n"
+                             "initiative { check d20; score check + dex; order highest first }\n"
+                             "let t = 0\nfor i in [1, 2, 3] { t += i }\nrepeat 2 { print roll 2d6 + 1 }\n"
+                             "print t > 2 and true or false, f(3), 7 // 2, -t\n"
+                             "creature a { dex 1 }\nprint a.dex\n"),
+                     0);
+    check_chunks_well_formed();
+}
+END_TEST
+
+START_TEST(test_spans_and_opcodes_valid_with_core)
+{
+    ck_assert_int_eq(compile("use core\nprint 1\n"), 0);
+    check_chunks_well_formed();
+}
+END_TEST
+
+START_TEST(test_opcode_tables)
+{
+    ck_assert_str_eq(opcode_names[OP_CONST], "CONST");
+    ck_assert_int_eq(opcode_operands[OP_CONST], 2);
+    ck_assert_int_eq(opcode_operands[OP_CALL], 3);
+    ck_assert_int_eq(opcode_operands[OP_ADD], 0);
+    for (int i = 0; i < OP_COUNT; i++) {
+        ck_assert_ptr_nonnull(opcode_names[i]);
+        ck_assert_ptr_nonnull(opcode_meanings[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_error_leaves_no_commands_for_bad_line)
+{
+    ck_assert_int_ge(compile("print nope_name\n"), 1);
+    ck_assert_int_eq(M.n, 1);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("compiler");
+    TCase *e = tcase_create("errors");
+    tcase_add_checked_fixture(e, setup, teardown);
+    tcase_add_test(e, test_unknown_name_did_you_mean);
+    tcase_add_test(e, test_unknown_name_far_has_no_suggestion);
+    tcase_add_test(e, test_unknown_function_did_you_mean);
+    tcase_add_test(e, test_type_distance_plus_duration);
+    tcase_add_test(e, test_type_distance_plus_number);
+    tcase_add_test(e, test_type_dice_plus_string);
+    tcase_add_test(e, test_dice_compared_without_roll);
+    tcase_add_test(e, test_dice_as_condition);
+    tcase_add_test(e, test_number_is_not_a_condition);
+    tcase_add_test(e, test_roll_is_not_a_condition);
+    tcase_add_test(e, test_distance_condition);
+    tcase_add_test(e, test_boolean_conditions_compile);
+    tcase_add_test(e, test_duplicate_declaration);
+    tcase_add_test(e, test_override_replaces);
+    tcase_add_test(e, test_override_of_nothing);
+    tcase_add_test(e, test_procedure_arity);
+    tcase_add_test(e, test_builtin_arity);
+    tcase_add_test(e, test_syntax_errors_counted);
+    tcase_add_test(e, test_error_leaves_no_commands_for_bad_line);
+    suite_add_tcase(s, e);
+    TCase *m = tcase_create("modules");
+    tcase_add_checked_fixture(m, setup, teardown);
+    tcase_add_test(m, test_use_missing_module);
+    tcase_add_test(m, test_use_core_from_stdlib);
+    tcase_add_test(m, test_import_cycle);
+    tcase_add_test(m, test_import_ok_and_once);
+    tcase_add_test(m, test_import_missing);
+    tcase_add_test(m, test_import_escaping_rejected);
+    suite_add_tcase(s, m);
+    TCase *o = tcase_create("output");
+    tcase_add_checked_fixture(o, setup, teardown);
+    tcase_add_test(o, test_decls_recorded);
+    tcase_add_test(o, test_clause_arg_kinds);
+    tcase_add_test(o, test_commands_become_chunks);
+    tcase_add_test(o, test_compile_expression);
+    tcase_add_test(o, test_spans_and_opcodes_valid);
+    tcase_add_test(o, test_spans_and_opcodes_valid_with_core);
+    tcase_add_test(o, test_opcode_tables);
+    suite_add_tcase(s, o);
+    return s;
+}
+
+int main(void) { return check_main(make_suite()); }

@@ -1,0 +1,556 @@
+/* Unit tests for the VM: scripts compiled and run with output captured:
+ * exact arithmetic, quantities, dice determinism, stats, ranges,
+ * procedures and limits, triggers, play commands and error locations. */
+#include "tests/unit/check_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/compile.h"
+#include "runtime/vm.h"
+
+typedef struct run {
+    program *p;
+    vm *v;
+    char out[8192];
+    size_t len;
+    int compile_errors;
+    char first_error[300];
+    bool ok;
+} run;
+
+static void on_print(void *user, const char *text)
+{
+    run *r = user;
+    size_t n = strlen(text);
+    if (r->len + n + 2 < sizeof r->out) {
+        memcpy(r->out + r->len, text, n);
+        r->len += n;
+        r->out[r->len++] = '\n';
+        r->out[r->len] = '\0';
+    }
+}
+
+static void on_diag(void *user, const diag *d)
+{
+    run *r = user;
+    if (d->level == DIAG_ERROR && !r->first_error[0])
+        snprintf(r->first_error, sizeof r->first_error, "%s", d->message);
+}
+
+static run *start(const char *text, uint64_t seed, const vm_limits *limits)
+{
+    run *r = calloc(1, sizeof *r);
+    r->p = program_new();
+    diag_sink sink = {.fn = on_diag, .user = r};
+    r->compile_errors = compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL);
+    ck_assert_msg(r->compile_errors == 0, "compile error: %s", r->first_error);
+    r->v = vm_new(r->p, seed, limits);
+    ck_assert_ptr_nonnull(r->v);
+    vm_set_output(r->v, on_print, r);
+    r->ok = vm_run_commands(r->v, 0);
+    return r;
+}
+
+static void finish(run *r)
+{
+    vm_free(r->v);
+    program_free(r->p);
+    free(r);
+}
+
+/* Runs text, expects success and exactly `want` as output. */
+static void expect_output(const char *text, const char *want)
+{
+    run *r = start(text, 1, NULL);
+    ck_assert_msg(r->ok, "runtime error: %s", r->v->error);
+    ck_assert_str_eq(r->out, want);
+    finish(r);
+}
+
+/* Runs text, expects a runtime error whose message contains needle. */
+static run *expect_error(const char *text, const char *needle, const vm_limits *limits)
+{
+    run *r = start(text, 1, limits);
+    ck_assert_msg(!r->ok, "no runtime error for: %s", text);
+    ck_assert(r->v->failed);
+    ck_assert_msg(strstr(r->v->error, needle), "error '%s' lacks '%s'", r->v->error, needle);
+    return r;
+}
+
+START_TEST(test_integer_arithmetic)
+{
+    expect_output("print 1 + 2 * 3, (1 + 2) * 3, 10 - 20, -(4)\n", "7 9 -10 -4\n");
+}
+END_TEST
+
+START_TEST(test_exact_fractions)
+{
+    /* exact: the fraction survives the round trip */
+    expect_output("print 7 / 2 * 2, 1/3 + 1/6 == 1/2, 3 * 1.5 == 9/2, 50% * 4\n", "7 true true 2\n");
+    expect_output("print 0.1 + 0.2 == 0.3\n", "true\n");
+}
+END_TEST
+
+START_TEST(test_fraction_display)
+{
+    /* language.md 3.1: a fraction is shown as a decimal when it terminates,
+     * otherwise as a/b */
+    expect_output("print 7/2, 1/3, 2008/100\n", "3.5 1/3 20.08\n");
+}
+END_TEST
+
+START_TEST(test_floor_division)
+{
+    expect_output("print 7 // 2, -7 // 2, 7 // -2, -7 // -2, 6 // 3\n", "3 -4 -4 3 2\n");
+}
+END_TEST
+
+START_TEST(test_rounding_builtins)
+{
+    expect_output("print floor(7/2), ceil(7/2), round(5/2), round(-5/2), floor(-7/2)\n", "3 4 3 -3 -4\n");
+    expect_output("print min(3, 1, 2), max(3, 1, 2), abs(-4), len([1, 2]), sum([1, 2, 3])\n", "1 3 4 2 6\n");
+}
+END_TEST
+
+START_TEST(test_overflow_is_error)
+{
+    run *r = expect_error("print 9223372036854775807 + 1\n", "too large", NULL);
+    finish(r);
+    r = expect_error("let x = 4611686018427387904\nprint x * 2\n", "too large", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_division_by_zero)
+{
+    run *r = expect_error("print 1 / 0\n", "division by zero", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_distances)
+{
+    expect_output("print 5 ft + 10 ft, 5 ft * 3, 3 m, 2 sq, 30 ft / 5 ft\n", "15 ft 15 ft 10 ft 10 ft 6\n");
+    expect_output("print 10 ft > 5 ft, 1.5 m == 5 ft\n", "true true\n");
+}
+END_TEST
+
+START_TEST(test_durations)
+{
+    expect_output("print 2 rounds + 1 round, 1 minute, 30 s + 30 s, 3 turns\n",
+                  "3 rounds 1 minute 1 minute 3 turns\n");
+    expect_output("print 1 round < 2 rounds\n", "true\n");
+}
+END_TEST
+
+START_TEST(test_dice_reproducible)
+{
+    const char *text = "repeat 5 { print roll 4d6kh3, roll d20 + 3, roll d%, roll dF }\n";
+    run *a = start(text, 42, NULL), *b = start(text, 42, NULL), *c = start(text, 43, NULL);
+    ck_assert(a->ok && b->ok && c->ok);
+    ck_assert_int_gt(a->len, 0);
+    ck_assert_str_eq(a->out, b->out);
+    ck_assert_str_ne(a->out, c->out);
+    finish(a);
+    finish(b);
+    finish(c);
+}
+END_TEST
+
+START_TEST(test_roll_natural_and_total)
+{
+    const char *text = "repeat 50 {\n  let r = roll d20 + 5\n"
+                       "  if r.natural < 1 or r.natural > 20 or r.total != r.natural + 5 or r != r.total { print \"bad\" }\n"
+                       "}\nprint \"done\"\n";
+    expect_output(text, "done\n");
+    /* a d1 always rolls 1 */
+    expect_output("let r = roll d1 + 2\nprint r.natural, r.total\n", "1 3\n");
+}
+END_TEST
+
+START_TEST(test_roll_range)
+{
+    expect_output("let lo = 100\nlet hi = 0\nrepeat 400 {\n  let r = roll 3d6\n"
+                  "  if r < lo { lo = r.total }\n  if r > hi { hi = r.total }\n}\nprint lo >= 3, hi <= 18, hi > lo\n",
+                  "true true true\n");
+}
+END_TEST
+
+START_TEST(test_derived_stats_follow_inputs)
+{
+    expect_output("stat dex = 0\nstat bonus = dex * 2\n"
+                  "creature a { dex 3 }\ncreature b { dex 1 }\n"
+                  "print a.bonus, b.bonus\na.dex = 10\nprint a.bonus, b.bonus\n",
+                  "6 2\n20 2\n");
+}
+END_TEST
+
+START_TEST(test_stat_range_clamps)
+{
+    /* language.md 4.3: assigning to a stat with `in LO..HI` clamps */
+    expect_output("stat level = 1 in 1..20\ncreature a { level 5 }\na.level = 50\nprint a.level\n"
+                  "a.level = -3\nprint a.level\n",
+                  "20\n1\n");
+}
+END_TEST
+
+START_TEST(test_ranges_per_creature)
+{
+    expect_output("stat level = 1\nrange reach = 5 ft * level\n"
+                  "creature a { level 5 }\ncreature b { level 1 }\ncreature c { }\n"
+                  "print a.reach, b.reach, c.reach\n",
+                  "25 ft 5 ft 5 ft\n");
+}
+END_TEST
+
+START_TEST(test_procedures)
+{
+    expect_output("procedure twice(x) { return x * 2 }\n"
+                  "procedure fact(n) { if n <= 1 { return 1 } else { return n * fact(n - 1) } }\n"
+                  "print twice(21), fact(10)\n",
+                  "42 3628800\n");
+}
+END_TEST
+
+START_TEST(test_recursion_limit)
+{
+    run *r = expect_error("procedure f(n) { return f(n + 1) }\nprint f(1)\n", "nested", NULL);
+    ck_assert_ptr_nonnull(strstr(r->v->error, "200"));
+    finish(r);
+    vm_limits lim = vm_default_limits;
+    lim.call_depth = 10;
+    r = expect_error("procedure f(n) { return f(n + 1) }\nprint f(1)\n", "limit is 10", &lim);
+    finish(r);
+    /* a depth within the limit is fine */
+    expect_output("procedure d(n) { if n <= 0 { return 0 } else { return 1 + d(n - 1) } }\nprint d(150)\n",
+                  "150\n");
+}
+END_TEST
+
+START_TEST(test_step_limit)
+{
+    vm_limits lim = vm_default_limits;
+    lim.steps = 1000;
+    run *r = expect_error("repeat 1000000000 { }\n", "step limit", &lim);
+    finish(r);
+    /* the budget is per command: many short commands all run */
+    r = start("repeat 50 { }\nrepeat 50 { }\nrepeat 50 { }\nprint \"ok\"\n", 1, &lim);
+    ck_assert(r->ok);
+    ck_assert_str_eq(r->out, "ok\n");
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_error_stops_later_commands)
+{
+    run *r = start("print 1\nprint 1 / 0\nprint 2\n", 1, NULL);
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->out, "1\n");
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_loops)
+{
+    expect_output("let t = 0\nfor x in [1, 2, 3] { t += x }\nprint t\n", "6\n");
+    expect_output("let n = 0\nrepeat 4 { n += 1 }\nrepeat 0 { n += 100 }\nprint n\n", "4\n");
+}
+END_TEST
+
+START_TEST(test_for_over_interval)
+{
+    /* language.md 4.3: `for NAME in E` where E is an interval */
+    expect_output("for i in 1..3 { print i }\n", "1\n2\n3\n");
+}
+END_TEST
+
+START_TEST(test_if_else_chain)
+{
+    expect_output("let r = 5\nif r == 20 { print \"c\" } else if r < 10 { print \"l\" } else { print \"o\" }\n",
+                  "l\n");
+    expect_output("print true and false, true or false, not true\n", "false true false\n");
+}
+END_TEST
+
+START_TEST(test_string_equality)
+{
+    /* language.md 3.5: strings compare with == and != */
+    expect_output("let s = \"ab\"\nprint s == \"ab\", s != \"ab\", s == \"b\"\n", "true false false\n");
+}
+END_TEST
+
+START_TEST(test_fail_statement)
+{
+    run *r = expect_error("fail \"no target in reach\"\n", "no target in reach", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_trigger_statement_body_when_unless)
+{
+    expect_output("trigger t {\n  on hit(a, n) when n > 2 unless n > 10\n  print \"hit\", n\n}\n"
+                  "emit hit(1, 1)\nemit hit(1, 5)\nemit hit(1, 11)\n",
+                  "hit 5\n");
+}
+END_TEST
+
+START_TEST(test_trigger_do_block)
+{
+    /* language.md 5.16: the effect is `do { statements }` */
+    expect_output("trigger t {\n  on hit(a, n) when n > 2\n  automatic\n  do {\n    print \"hit\", n\n  }\n}\n"
+                  "emit hit(1, 1)\nemit hit(1, 5)\n",
+                  "hit 5\n");
+}
+END_TEST
+
+START_TEST(test_trigger_other_event_ignored)
+{
+    expect_output("trigger t {\n  on hit(a)\n  print \"hit\", a\n}\nemit miss(1)\nemit hit(2)\n", "hit 2\n");
+}
+END_TEST
+
+START_TEST(test_trigger_self_emit_limited)
+{
+    run *r = expect_error("trigger t {\n  on ping(n)\n  emit ping(n + 1)\n}\nemit ping(1)\n", "nested", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_trigger_chain_limit)
+{
+    /* language.md 7.4 and 7.6: a trigger chain stops at depth 32 */
+    run *r = expect_error("trigger t {\n  on ping(n)\n  print n\n  emit ping(n + 1)\n}\nemit ping(1)\n",
+                          "triggers nested too deeply (limit is 32", NULL);
+    ck_assert_ptr_nonnull(strstr(r->out, "\n32\n"));
+    ck_assert_ptr_null(strstr(r->out, "\n33\n"));
+    finish(r);
+}
+END_TEST
+
+static const char *encounter =
+    "stat dex = 0\n"
+    "initiative {\n  score dex\n  order highest first\n}\n"
+    "creature valeros \"Valeros\" side party { dex 3 }\n"
+    "creature goblin x3 side enemies { dex 1 }\n";
+
+START_TEST(test_creatures_created)
+{
+    run *r = start(encounter, 1, NULL);
+    ck_assert(r->ok);
+    ck_assert_int_eq(r->v->ncreatures, 4);
+    ck_assert_int_eq(vm_find_creature(r->v, "valeros"), 0);
+    ck_assert_int_eq(vm_find_creature(r->v, "goblin_1"), 1);
+    ck_assert_int_eq(vm_find_creature(r->v, "goblin_3"), 3);
+    ck_assert_int_lt(vm_find_creature(r->v, "goblin"), 0);
+    ck_assert_str_eq(program_string(r->p, r->v->creatures[0].side), "party");
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_duplicate_creature_is_error)
+{
+    program *p = program_new();
+    run r = {0};
+    diag_sink sink = {.fn = on_diag, .user = &r};
+    const char *text = "creature a { }\ncreature a { }\n";
+    ck_assert_int_ge(compile_string(p, "t.rules", text, strlen(text), &sink, NULL), 1);
+    ck_assert_ptr_nonnull(strstr(r.first_error, "already declared"));
+    program_free(p);
+}
+END_TEST
+
+START_TEST(test_initiative_order_and_turns)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%screature boss { dex 9 }\nbegin encounter\nroll initiative\n"
+             "end turn\nend turn\nend turn\nend turn\nend turn\n",
+             encounter);
+    run *r = start(text, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error);
+    ck_assert_int_eq(r->v->norder, 5);
+    /* highest first; ties keep creation order */
+    int want[] = {4, 0, 1, 2, 3};
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(r->v->order[i], want[i]);
+    ck_assert_ptr_nonnull(strstr(r->out, "round 1: boss's turn\n"));
+    ck_assert_ptr_nonnull(strstr(r->out, "valeros's turn\ngoblin_1's turn\ngoblin_2's turn\ngoblin_3's turn\n"
+                                         "round 2: boss's turn\n"));
+    ck_assert_int_eq(r->v->round, 2);
+    ck_assert_int_eq(r->v->turn, 0);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_initiative_lowest_first)
+{
+    run *r = start("stat dex = 0\ninitiative { score dex; order lowest first }\n"
+                   "creature a { dex 5 }\ncreature b { dex 30 }\ncreature c { dex 1 }\n"
+                   "begin encounter\nroll initiative\n",
+                   1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error);
+    ck_assert_int_eq(r->v->order[0], 2);
+    ck_assert_int_eq(r->v->order[1], 0);
+    ck_assert_int_eq(r->v->order[2], 1);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_initiative_with_check_roll)
+{
+    const char *text = "stat dex = 0\ninitiative { check d20; score check + dex; order highest first }\n"
+                       "creature a { dex 1 }\ncreature b { dex 100 }\nbegin encounter\nroll initiative\n";
+    run *r = start(text, 7, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error);
+    /* b's +100 always wins */
+    ck_assert_int_eq(r->v->order[0], 1);
+    ck_assert_int_ge(value_floor(r->v->creatures[1].initiative), 101);
+    ck_assert_int_le(value_floor(r->v->creatures[1].initiative), 120);
+    run *r2 = start(text, 7, NULL);
+    ck_assert_str_eq(r->out, r2->out);
+    finish(r);
+    finish(r2);
+}
+END_TEST
+
+START_TEST(test_show_order)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%sbegin encounter\nroll initiative\nend turn\nshow order\n", encounter);
+    run *r = start(text, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error);
+    ck_assert_ptr_nonnull(strstr(r->out, "round 1\n       3  valeros\n>      1  goblin_1\n"));
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_end_turn_without_order)
+{
+    run *r = expect_error("end turn\n", "roll initiative first", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_action_command)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%saction poke(target) { print self, \"pokes\", target, target.dex }\n"
+             "begin encounter\nroll initiative\nvaleros: poke goblin_2\n",
+             encounter);
+    run *r = start(text, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error);
+    ck_assert_ptr_nonnull(strstr(r->out, "valeros pokes goblin_2 1\n"));
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_runtime_error_location)
+{
+    const char *text = "let z = 0\nprint 1 + (2 // z)\n";
+    run *r = expect_error(text, "division by zero", NULL);
+    /* `2 // z` is bytes 21..27 */
+    ck_assert_int_eq(r->v->error_at.start, 21);
+    ck_assert_int_eq(r->v->error_at.end, 27);
+    finish(r);
+    r = expect_error("procedure f(x) {\n  return x + 1\n}\nprint f(\"s\")\n", "cannot add", NULL);
+    /* inside the procedure: `x + 1` */
+    ck_assert_int_eq(r->v->error_at.start, 26);
+    ck_assert_int_eq(r->v->error_at.end, 31);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_vm_call_formula)
+{
+    program *p = program_new();
+    diag_sink sink = {0};
+    int ck = -1;
+    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, &ck), 0);
+    vm *v = vm_new(p, 0, NULL);
+    value out;
+    /* vm.h: vm_call evaluates a chunk; a fresh VM has its full step budget */
+    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
+    ck_assert_int_eq(out.type, V_INT);
+    ck_assert_int_eq(out.num, 42);
+    char buf[32];
+    vm_format(v, out, buf, sizeof buf);
+    ck_assert_str_eq(buf, "42");
+    vm_free(v);
+    program_free(p);
+}
+END_TEST
+
+START_TEST(test_two_vms_independent)
+{
+    const char *text = "creature a { }\nprint roll d1000000\n";
+    run *a = start(text, 5, NULL);
+    run *b = start(text, 5, NULL);
+    ck_assert(a->ok && b->ok);
+    ck_assert_str_eq(a->out, b->out);
+    ck_assert_int_eq(a->v->ncreatures, 1);
+    ck_assert_int_eq(b->v->ncreatures, 1);
+    finish(a);
+    ck_assert_int_eq(b->v->ncreatures, 1);
+    finish(b);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("vm");
+    TCase *a = tcase_create("arithmetic");
+    tcase_add_test(a, test_integer_arithmetic);
+    tcase_add_test(a, test_exact_fractions);
+    tcase_add_test(a, test_fraction_display);
+    tcase_add_test(a, test_floor_division);
+    tcase_add_test(a, test_rounding_builtins);
+    tcase_add_test(a, test_overflow_is_error);
+    tcase_add_test(a, test_division_by_zero);
+    tcase_add_test(a, test_distances);
+    tcase_add_test(a, test_durations);
+    suite_add_tcase(s, a);
+    TCase *d = tcase_create("dice");
+    tcase_add_test(d, test_dice_reproducible);
+    tcase_add_test(d, test_roll_natural_and_total);
+    tcase_add_test(d, test_roll_range);
+    tcase_add_test(d, test_two_vms_independent);
+    suite_add_tcase(s, d);
+    TCase *c = tcase_create("control");
+    tcase_add_test(c, test_derived_stats_follow_inputs);
+    tcase_add_test(c, test_stat_range_clamps);
+    tcase_add_test(c, test_ranges_per_creature);
+    tcase_add_test(c, test_procedures);
+    tcase_add_test(c, test_recursion_limit);
+    tcase_add_test(c, test_step_limit);
+    tcase_add_test(c, test_error_stops_later_commands);
+    tcase_add_test(c, test_loops);
+    tcase_add_test(c, test_for_over_interval);
+    tcase_add_test(c, test_if_else_chain);
+    tcase_add_test(c, test_string_equality);
+    tcase_add_test(c, test_fail_statement);
+    tcase_add_test(c, test_runtime_error_location);
+    tcase_add_test(c, test_vm_call_formula);
+    suite_add_tcase(s, c);
+    TCase *t = tcase_create("triggers");
+    tcase_add_test(t, test_trigger_statement_body_when_unless);
+    tcase_add_test(t, test_trigger_do_block);
+    tcase_add_test(t, test_trigger_other_event_ignored);
+    tcase_add_test(t, test_trigger_self_emit_limited);
+    tcase_add_test(t, test_trigger_chain_limit);
+    suite_add_tcase(s, t);
+    TCase *pl = tcase_create("play");
+    tcase_add_test(pl, test_creatures_created);
+    tcase_add_test(pl, test_duplicate_creature_is_error);
+    tcase_add_test(pl, test_initiative_order_and_turns);
+    tcase_add_test(pl, test_initiative_lowest_first);
+    tcase_add_test(pl, test_initiative_with_check_roll);
+    tcase_add_test(pl, test_show_order);
+    tcase_add_test(pl, test_end_turn_without_order);
+    tcase_add_test(pl, test_action_command);
+    suite_add_tcase(s, pl);
+    return s;
+}
+
+int main(void) { return check_main(make_suite()); }
