@@ -185,7 +185,7 @@ static fray_status eval_chunk(fray *f, const char *expr, value *out)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
         return runtime_failure(f);
-    f->v->steps_left = f->v->limits.steps;
+    vm_begin_command(f->v);
     if (!vm_call(f->v, formula, f->eval_self, NULL, 0, out))
         return runtime_failure(f);
     return FRAY_OK;

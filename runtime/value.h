@@ -55,8 +55,9 @@ typedef enum {
 const char *time_kind_name(time_kind k, int64_t count);
 
 /* Where an indexed object lives: in the program's constant tables (shared,
- * immutable) or in the VM's scratch tables (rebuilt per run). */
-enum { HOME_PROGRAM = 0, HOME_VM = 1 };
+ * immutable), in the VM's scratch tables (dropped after each command), or
+ * in the VM's kept tables (values stored in variables and stats). */
+enum { HOME_PROGRAM = 0, HOME_VM = 1, HOME_KEPT = 2 };
 
 typedef struct value {
     uint8_t type; /* value_type */

@@ -62,15 +62,18 @@ void vm_free(vm *v)
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));
     if (v->rolls)
-        mem_free(v->rolls, v->rolls_cap * sizeof(roll_record));
+        mem_free(v->rolls, VM_ROLL_RING * sizeof(roll_record));
     if (v->faces)
-        mem_free(v->faces, v->faces_cap * sizeof(dice_face));
-    if (v->dice)
-        mem_free(v->dice, v->dice_cap * sizeof(dexpr));
-    if (v->list_items)
-        mem_free(v->list_items, v->list_items_cap * sizeof(value));
-    if (v->lists)
-        mem_free(v->lists, v->lists_cap * sizeof(struct vm_list));
+        mem_free(v->faces, VM_FACE_RING * sizeof(dice_face));
+    vm_store *stores[2] = {&v->scratch, &v->kept};
+    for (int i = 0; i < 2; i++) {
+        if (stores[i]->dice)
+            mem_free(stores[i]->dice, stores[i]->dice_cap * sizeof(dexpr));
+        if (stores[i]->items)
+            mem_free(stores[i]->items, stores[i]->items_cap * sizeof(value));
+        if (stores[i]->lists)
+            mem_free(stores[i]->lists, stores[i]->lists_cap * sizeof(vm_list));
+    }
     if (v->order)
         mem_free(v->order, v->order_cap * sizeof(int));
     mem_free(v, sizeof *v);
@@ -224,8 +227,6 @@ bool vm_get_stat(vm *v, int c, int decl_index, value *out)
     return true;
 }
 
-static value detach(value x);
-
 /* A stat declared `in LO..HI` keeps its value within those bounds. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
 {
@@ -250,30 +251,44 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
                 x = items[n - 1];
         }
     }
-    v->creatures[c].stats[slot] = detach(x);
+    value kept;
+    if (!vm_keep(v, x, at, &kept))
+        return false;
+    v->creatures[c].stats[slot] = kept;
     return true;
 }
 
 /* --- dice, rolls and lists --------------------------------------------------------- */
 
+static const vm_store *store_of(const vm *v, value x)
+{
+    return x.home == HOME_VM ? &v->scratch : x.home == HOME_KEPT ? &v->kept : NULL;
+}
+
 const dexpr *vm_dexpr(const vm *v, value d)
 {
-    if (d.home == HOME_VM)
-        return (size_t)d.num < v->ndice ? &v->dice[d.num] : NULL;
+    const vm_store *st = store_of(v, d);
+    if (st)
+        return (size_t)d.num < st->ndice ? &st->dice[d.num] : NULL;
     return (size_t)d.num < v->p->ndice ? &v->p->dice[d.num] : NULL;
+}
+
+static bool store_dexpr(vm *v, vm_store *st, uint8_t home, const dexpr *d, span at, value *out)
+{
+    if (st->ndice >= v->limits.dice_exprs)
+        return vm_error(v, at, "too many dice expressions built in one command (limit is %zu)", v->limits.dice_exprs);
+    dexpr *grown = mem_grow(st->dice, sizeof(dexpr), &st->dice_cap, st->ndice + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    st->dice = grown;
+    st->dice[st->ndice] = *d;
+    *out = value_ref(V_DICE, home, (int64_t)st->ndice++);
+    return true;
 }
 
 static bool new_dexpr(vm *v, const dexpr *d, span at, value *out)
 {
-    if (v->ndice >= v->limits.dice_exprs)
-        return vm_error(v, at, "too many dice expressions built (limit is %zu)", v->limits.dice_exprs);
-    dexpr *grown = mem_grow(v->dice, sizeof(dexpr), &v->dice_cap, v->ndice + 1);
-    if (!grown)
-        return vm_error(v, at, "out of memory");
-    v->dice = grown;
-    v->dice[v->ndice] = *d;
-    *out = value_ref(V_DICE, HOME_VM, (int64_t)v->ndice++);
-    return true;
+    return store_dexpr(v, &v->scratch, HOME_VM, d, at, out);
 }
 
 /* dice ± dice, dice ± number: concatenate terms. */
@@ -331,14 +346,29 @@ bool vm_roll(vm *v, value x, span at, value *out)
     const dexpr *d = vm_dexpr(v, x);
     if (!d)
         return vm_error(v, at, "invalid dice");
-    roll_record *grown = mem_grow(v->rolls, sizeof(roll_record), &v->rolls_cap, v->nrolls + 1);
-    if (!grown)
-        return vm_error(v, at, "out of memory");
-    v->rolls = grown;
-    roll_record *rec = &v->rolls[v->nrolls];
+    if (!v->rolls) {
+        v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
+        v->faces = MEM_NEW_ARRAY(dice_face, VM_FACE_RING);
+        if (!v->rolls || !v->faces)
+            return vm_error(v, at, "out of memory");
+    }
+    uint64_t seq = ++v->roll_seq;
+    roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
     memset(rec, 0, sizeof *rec);
+    rec->seq = seq;
     rec->expr = *d;
-    rec->face_start = (uint32_t)v->nfaces;
+    /* this roll's faces are contiguous: wrap to the ring's start if needed */
+    size_t need = 0;
+    for (int t = 0; t < d->nterms; t++)
+        if (!d->terms[t].is_constant)
+            need += dice_max_faces(&d->terms[t].d);
+    if (need > VM_FACE_RING)
+        return vm_error(v, at, "too many dice in one roll (limit is %d faces)", VM_FACE_RING);
+    if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
+        v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
+    rec->face_pos = v->face_pos;
+    rec->face_start = (uint32_t)(v->face_pos % VM_FACE_RING);
+    size_t written = 0;
     int64_t total = 0;
     int natural = 0;
     bool have_natural = false;
@@ -348,84 +378,128 @@ bool vm_roll(vm *v, value x, span at, value *out)
         if (term->is_constant) {
             part = term->constant;
         } else {
-            size_t need = dice_max_faces(&term->d);
-            dice_face *faces = mem_grow(v->faces, sizeof(dice_face), &v->faces_cap, v->nfaces + need);
-            if (!faces)
-                return vm_error(v, at, "out of memory");
-            v->faces = faces;
+            dice_face *faces = v->faces + rec->face_start + written;
             size_t n = 0;
-            if (dice_roll(&term->d, &v->rng, v->faces + v->nfaces, v->faces_cap - v->nfaces, &n, &part) != 0)
+            if (dice_roll(&term->d, &v->rng, faces, VM_FACE_RING - rec->face_start - written, &n, &part) != 0)
                 return vm_error(v, at, "cannot roll these dice");
             if (!have_natural) {
                 for (size_t i = 0; i < n; i++)
-                    if (!(v->faces[v->nfaces + i].flags & (DICE_FACE_REROLLED | DICE_FACE_DROPPED))) {
-                        natural = v->faces[v->nfaces + i].value;
+                    if (!(faces[i].flags & (DICE_FACE_REROLLED | DICE_FACE_DROPPED))) {
+                        natural = faces[i].value;
                         have_natural = true;
                         break;
                     }
             }
-            rec->term_faces[t] = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
-            v->nfaces += n;
+            rec->term_faces[t] = (uint16_t)n;
+            written += n;
         }
         int64_t scaled;
         if (__builtin_mul_overflow(part, (int64_t)term->times * term->sign, &scaled) ||
             __builtin_add_overflow(total, scaled, &total))
             return vm_error(v, at, "roll total overflows");
     }
+    v->face_pos += written;
     rec->total = total;
-    size_t id = v->nrolls++;
     *out = (value){.type = V_ROLL, .num = total, .aux = natural};
-    if (id + 1 < (1u << 24)) {
-        out->home = (uint8_t)((id + 1) >> 16);
-        out->pad = (uint16_t)((id + 1) & 0xffff);
-    }
+    /* 23 bits of the sequence number find the record; bit 7 of home says
+       there is one */
+    out->home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f));
+    out->pad = (uint16_t)(seq & 0xffff);
     return true;
 }
 
 static const roll_record *roll_of(const vm *v, value r)
 {
-    size_t id = ((size_t)r.home << 16 | r.pad);
-    return id && id <= v->nrolls ? &v->rolls[id - 1] : NULL;
+    if (!(r.home & 0x80) || !v->rolls)
+        return NULL;
+    uint64_t bits = (uint64_t)(r.home & 0x7f) << 16 | r.pad;
+    const roll_record *rec = &v->rolls[bits % VM_ROLL_RING];
+    if ((rec->seq & 0x7fffff) != bits || rec->seq == 0)
+        return NULL;
+    if (v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
+        return NULL;
+    return rec;
 }
 
-/* A value kept beyond the command (in a variable or a stat) forgets its
- * breakdown, which is scratch. */
-static value detach(value x)
+static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
-    if (x.type == V_ROLL)
-        x.home = 0, x.pad = 0;
-    return x;
+    if (st->nitems + n > v->limits.list_values)
+        return vm_error(v, at, "list memory limit reached (%zu values)", v->limits.list_values);
+    value *grown = mem_grow(st->items, sizeof(value), &st->items_cap, st->nitems + n);
+    if (!grown && n)
+        return vm_error(v, at, "out of memory");
+    if (grown)
+        st->items = grown;
+    vm_list *lists = mem_grow(st->lists, sizeof(vm_list), &st->lists_cap, st->nlists + 1);
+    if (!lists)
+        return vm_error(v, at, "out of memory");
+    st->lists = lists;
+    for (size_t i = 0; i < n; i++)
+        st->items[st->nitems + i] = items ? items[i] : value_nil();
+    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n};
+    st->nitems += n;
+    *out = value_ref(V_LIST, home, (int64_t)st->nlists++);
+    return true;
 }
 
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out)
 {
-    if (v->nlist_items + n > v->limits.list_values)
-        return vm_error(v, at, "list memory limit reached (%zu values)", v->limits.list_values);
-    value *grown = mem_grow(v->list_items, sizeof(value), &v->list_items_cap, v->nlist_items + n);
-    if (!grown && n)
-        return vm_error(v, at, "out of memory");
-    if (grown)
-        v->list_items = grown;
-    struct vm_list *lists = mem_grow(v->lists, sizeof(struct vm_list), &v->lists_cap, v->nlists + 1);
-    if (!lists)
-        return vm_error(v, at, "out of memory");
-    v->lists = lists;
-    for (size_t i = 0; i < n; i++)
-        v->list_items[v->nlist_items + i] = items ? detach(items[i]) : value_nil();
-    v->lists[v->nlists] = (struct vm_list){(uint32_t)v->nlist_items, (uint32_t)n};
-    v->nlist_items += n;
-    *out = value_ref(V_LIST, HOME_VM, (int64_t)v->nlists++);
-    return true;
+    return store_list(v, &v->scratch, HOME_VM, items, n, at, out);
+}
+
+static value *list_slots(vm *v, value list, size_t *n)
+{
+    return (value *)vm_list_items(v, list, n);
 }
 
 const value *vm_list_items(const vm *v, value list, size_t *n)
 {
-    if (list.type != V_LIST || (size_t)list.num >= v->nlists) {
+    const vm_store *st = list.type == V_LIST ? store_of(v, list) : NULL;
+    if (!st || (size_t)list.num >= st->nlists) {
         *n = 0;
         return NULL;
     }
-    *n = v->lists[list.num].len;
-    return v->list_items + v->lists[list.num].start;
+    *n = st->lists[list.num].len;
+    return st->items + st->lists[list.num].start;
+}
+
+bool vm_keep(vm *v, value x, span at, value *out)
+{
+    *out = x;
+    if (x.type == V_ROLL) {
+        out->home = 0; /* the breakdown is scratch */
+        out->pad = 0;
+        return true;
+    }
+    if (x.home != HOME_VM)
+        return true;
+    if (x.type == V_DICE) {
+        const dexpr *d = vm_dexpr(v, x);
+        dexpr copy = *d; /* store_dexpr may move the table d points into */
+        return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
+    }
+    if (x.type == V_LIST) {
+        size_t n;
+        const value *items = vm_list_items(v, x, &n);
+        value *copy = n ? mem_alloc(n * sizeof(value)) : NULL;
+        if (n && !copy)
+            return vm_error(v, at, "out of memory");
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++)
+            ok = vm_keep(v, items[i], at, &copy[i]);
+        ok = ok && store_list(v, &v->kept, HOME_KEPT, copy, n, at, out);
+        if (copy)
+            mem_free(copy, n * sizeof(value));
+        return ok;
+    }
+    return true;
+}
+
+void vm_begin_command(vm *v)
+{
+    v->scratch.ndice = v->scratch.nitems = v->scratch.nlists = 0;
+    v->steps_left = v->limits.steps;
+    v->failed = false;
 }
 
 /* --- formatting ------------------------------------------------------------------- */
@@ -817,7 +891,9 @@ next:
                 for (size_t i = old; i < v->globals_cap; i++)
                     v->globals[i] = value_nil();
             }
-            v->globals[g] = detach(POP());
+            value kept;
+            FAIL_IF(!vm_keep(v, POP(), HERE, &kept));
+            v->globals[g] = kept;
             NEXT;
         }
         CASE(SELF) {
@@ -890,14 +966,15 @@ next:
                     vm_error(v, HERE, "no stat '%s' to read from a list", name);
                     goto fail;
                 }
-                value tmp[256];
+                value tmp[256], src[256];
                 if (n > 256) {
                     vm_error(v, HERE, "list too long to map (limit is 256)");
                     goto fail;
                 }
-                size_t start = (size_t)(items - v->list_items);
+                /* reading a stat may build lists and move the store: copy first */
+                memcpy(src, items, n * sizeof(value));
                 for (size_t i = 0; i < n; i++) {
-                    value it = v->list_items[start + i];
+                    value it = src[i];
                     if (it.type != V_CREATURE) {
                         vm_error(v, HERE, "%s has no stat '%s'", value_type_name(it.type), name);
                         goto fail;
@@ -977,8 +1054,9 @@ next:
             } else {
                 size_t n = (size_t)(b.num - a.num) + 1;
                 FAIL_IF(!vm_make_list(v, NULL, n, HERE, &r));
-                value *items = v->list_items + v->lists[r.num].start;
-                for (size_t i = 0; i < n; i++)
+                size_t len;
+                value *items = list_slots(v, r, &len);
+                for (size_t i = 0; i < len; i++)
                     items[i] = value_int(a.num + (int64_t)i);
             }
             PUSH(r);
@@ -1162,11 +1240,7 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
 bool vm_run_commands(vm *v, size_t first)
 {
     for (size_t i = first; i < v->p->ncommands; i++) {
-        /* the budget is per command; rolls of earlier commands are done */
-        v->steps_left = v->limits.steps;
-        v->nrolls = 0;
-        v->nfaces = 0;
-        v->failed = false;
+        vm_begin_command(v); /* the budget is per command */
         value r;
         if (!vm_call(v, v->p->commands[i], -1, NULL, 0, &r))
             return false;

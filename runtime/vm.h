@@ -40,12 +40,33 @@ typedef struct creature {
     bool acted;
 } creature;
 
+/* The breakdowns of the latest rolls, kept in rings so that a long loop of
+ * rolls uses bounded memory; a roll whose record was overwritten still has
+ * its total and natural die, only not its faces. */
+#define VM_ROLL_RING 1024
+#define VM_FACE_RING 65536
+
 typedef struct roll_record {
+    uint64_t seq;      /* which roll this record holds */
+    uint64_t face_pos; /* faces written before this roll's first face */
     uint32_t face_start;
     uint16_t term_faces[DEXPR_MAX_TERMS];
     dexpr expr;
     int64_t total;
 } roll_record;
+
+typedef struct vm_list {
+    uint32_t start, len;
+} vm_list;
+
+typedef struct vm_store {
+    dexpr *dice;
+    size_t ndice, dice_cap;
+    value *items;
+    size_t nitems, items_cap;
+    vm_list *lists;
+    size_t nlists, lists_cap;
+} vm_store;
 
 typedef struct frame {
     const chunk *c;
@@ -79,20 +100,15 @@ typedef struct vm {
     creature *creatures;
     size_t ncreatures, creatures_cap;
 
-    roll_record *rolls;
-    size_t nrolls, rolls_cap;
-    dice_face *faces;
-    size_t nfaces, faces_cap;
+    roll_record *rolls; /* VM_ROLL_RING records, by seq % ring */
+    dice_face *faces;   /* VM_FACE_RING faces */
+    uint64_t roll_seq;  /* rolls made so far */
+    uint64_t face_pos;  /* faces written so far */
 
-    dexpr *dice; /* built at run time (home VM) */
-    size_t ndice, dice_cap;
-
-    value *list_items;
-    size_t nlist_items, list_items_cap;
-    struct vm_list {
-        uint32_t start, len;
-    } *lists;
-    size_t nlists, lists_cap;
+    /* Dice and lists built at run time. Scratch ones live for one top-level
+       command; a value stored in a variable or a stat is copied to the
+       kept store first, so memory stays bounded however long a session. */
+    vm_store scratch, kept;
 
     /* encounter */
     bool in_encounter;
@@ -137,9 +153,14 @@ bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf
 /* Rolls a dice value (or passes a number through) recording the faces. */
 bool vm_roll(vm *v, value dice, span at, value *out);
 const dexpr *vm_dexpr(const vm *v, value d);
-/* Appends a list and returns it as a value. */
+/* Appends a scratch list (items NULL: n nothing values to fill in). */
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
 const value *vm_list_items(const vm *v, value list, size_t *n);
+/* A copy of x that outlives the command (kept dice and lists, a roll
+ * without its breakdown). */
+bool vm_keep(vm *v, value x, span at, value *out);
+/* Starts a new top-level command: scratch dice and lists are dropped. */
+void vm_begin_command(vm *v);
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int kind, int operand, span at);
