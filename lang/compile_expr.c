@@ -460,6 +460,20 @@ static sty compile_call(compiler *cc, const node *e)
     return TY_ANY;
 }
 
+/* The terms of a + and - tree, with their signs; false past 8 terms. */
+static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n, bool neg)
+{
+    if (e->kind == AST_BINARY && (e->op == '+' || e->op == '-'))
+        return flatten_sum(e->a, terms, negated, n, neg) &&
+               flatten_sum(e->b, terms, negated, n, e->op == '-' ? !neg : neg);
+    if (*n >= 8)
+        return false;
+    terms[*n] = e;
+    negated[*n] = neg;
+    (*n)++;
+    return true;
+}
+
 sty compile_expr(compiler *cc, const node *e)
 {
     value v;
@@ -546,6 +560,24 @@ sty compile_expr(compiler *cc, const node *e)
         return TY_ANY;
     }
     case AST_ROLL: {
+        /* A sum of terms rolls without building dice at run time. */
+        const node *terms[8];
+        bool negated[8];
+        int n = 0;
+        if (flatten_sum(e->a, terms, negated, &n, false) && n > 1) {
+            unsigned mask = 0;
+            for (int i = 0; i < n; i++) {
+                sty t = compile_expr(cc, terms[i]);
+                if (t != TY_ANY && t != TY_DICE && !numeric(t))
+                    comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
+                if (negated[i])
+                    mask |= 1u << i;
+            }
+            emit_op(cc, OP_ROLL_SUM, e->sp);
+            emit_byte(cc, (uint8_t)n, e->sp);
+            emit_byte(cc, (uint8_t)mask, e->sp);
+            return TY_ROLL;
+        }
         sty t = compile_expr(cc, e->a);
         if (t != TY_ANY && t != TY_DICE && !numeric(t))
             comp_error(cc, e->sp, "cannot roll %s", sty_name(t));

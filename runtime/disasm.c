@@ -76,6 +76,9 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
         fprintf(out, "%5u %u  ; %s", u8, arg[1], u8 < BI_COUNT ? names[u8] : "?");
         break;
     }
+    case OP_ROLL_SUM:
+        fprintf(out, "%5u %u  ; terms, negated mask", u8, arg[1]);
+        break;
     case OP_PLAY:
         fprintf(out, "%5u %u  ; %s", u8, (unsigned)(arg[1] | arg[2] << 8),
                 u8 < DK_COUNT ? decl_kind_name((decl_kind)u8) : "?");

@@ -15,8 +15,8 @@ const vm_limits vm_default_limits = {
     .steps = 10000000,
     .call_depth = 200,
     .creatures = 10000,
-    .list_values = 1u << 24,
-    .dice_exprs = 1u << 20,
+    .list_values = 1u << 22,
+    .dice_exprs = 1u << 16,
 };
 
 bool vm_error(vm *v, span at, const char *fmt, ...)
@@ -335,6 +335,8 @@ static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
     return new_dexpr(v, &r, at, out);
 }
 
+static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out);
+
 bool vm_roll(vm *v, value x, span at, value *out)
 {
     if (x.type == V_INT || x.type == V_ROLL) {
@@ -346,6 +348,40 @@ bool vm_roll(vm *v, value x, span at, value *out)
     const dexpr *d = vm_dexpr(v, x);
     if (!d)
         return vm_error(v, at, "invalid dice");
+    return roll_dexpr(v, d, at, out);
+}
+
+/* `roll d20 + bab + str`: the terms are summed into a dice expression on
+ * the C stack and rolled, so the common roll builds nothing in the store. */
+static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span at, value *out)
+{
+    dexpr d = {0};
+    for (int i = 0; i < n; i++) {
+        int sign = (negative >> i) & 1 ? -1 : 1;
+        value x = parts[i];
+        if (x.type == V_DICE) {
+            const dexpr *src = vm_dexpr(v, x);
+            if (!src)
+                return vm_error(v, at, "invalid dice");
+            for (int t = 0; t < src->nterms; t++) {
+                if (d.nterms >= DEXPR_MAX_TERMS)
+                    return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
+                d.terms[d.nterms] = src->terms[t];
+                d.terms[d.nterms++].sign *= sign;
+            }
+        } else if (x.type == V_INT || x.type == V_ROLL) {
+            if (d.nterms >= DEXPR_MAX_TERMS)
+                return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
+            d.terms[d.nterms++] = (dterm){.sign = sign, .times = 1, .is_constant = true, .constant = x.num};
+        } else {
+            return vm_error(v, at, "cannot roll %s (only dice and whole numbers)", value_type_name(x.type));
+        }
+    }
+    return roll_dexpr(v, &d, at, out);
+}
+
+static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
+{
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
         v->faces = MEM_NEW_ARRAY(dice_face, VM_FACE_RING);
@@ -1063,6 +1099,14 @@ next:
             NEXT;
         }
         CASE(ROLL) { a = POP(); FAIL_IF(!vm_roll(v, a, HERE, &r)); PUSH(r); NEXT; }
+        CASE(ROLL_SUM) {
+            int n = READ_U8();
+            unsigned negative = READ_U8();
+            FAIL_IF(!roll_sum(v, v->sp - n, n, negative, HERE, &r));
+            v->sp -= n;
+            PUSH(r);
+            NEXT;
+        }
         CASE(JUMP) { int16_t off = (int16_t)READ_U16(); f->ip += off; NEXT; }
         CASE(JUMP_IF_FALSE) {
             int16_t off = (int16_t)READ_U16();
