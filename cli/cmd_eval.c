@@ -4,19 +4,18 @@
 
 #include "cli/cli.h"
 
-static const char usage[] =
-    "Usage: fray eval [OPTION]... EXPR...\n"
-    "Evaluate each expression and print its value. With -r, the expression may\n"
-    "use the stats, ranges and durations of RULES, for a creature whose stats\n"
-    "are their defaults, changed with --with.\n"
-    "\n"
-    "  -r, --rules FILE     load rules first (repeatable)\n"
-    "  --with STAT=EXPR     give the creature a stat value (repeatable)\n"
-    "  --seed N             seed for the dice\n"
-    "\n"
-    "Examples:\n"
-    "  fray eval 'roll 4d6kh3'\n"
-    "  fray eval -r rules/legend.rules --with level=10 melee\n";
+static const char usage[] = "Usage: fray eval [OPTION]... EXPR...\n"
+                            "Evaluate each expression and print its value. With -r, the expression may\n"
+                            "use the stats, ranges and durations of RULES, for a creature whose stats\n"
+                            "are their defaults, changed with --with.\n"
+                            "\n"
+                            "  -r, --rules FILE     load rules first (repeatable)\n"
+                            "  --with STAT=EXPR     give the creature a stat value (repeatable)\n"
+                            "  --seed N             seed for the dice\n"
+                            "\n"
+                            "Examples:\n"
+                            "  fray eval 'roll 4d6kh3'\n"
+                            "  fray eval -r rules/legend.rules --with level=10 melee\n";
 
 int cmd_eval(int argc, char **argv)
 {

@@ -71,6 +71,15 @@ static int run_files(mode m, int argc, char **argv)
     return worst;
 }
 
-int cmd_run(int argc, char **argv) { return run_files(MODE_RUN, argc, argv); }
-int cmd_check(int argc, char **argv) { return run_files(MODE_CHECK, argc, argv); }
-int cmd_disasm(int argc, char **argv) { return run_files(MODE_DISASM, argc, argv); }
+int cmd_run(int argc, char **argv)
+{
+    return run_files(MODE_RUN, argc, argv);
+}
+int cmd_check(int argc, char **argv)
+{
+    return run_files(MODE_CHECK, argc, argv);
+}
+int cmd_disasm(int argc, char **argv)
+{
+    return run_files(MODE_DISASM, argc, argv);
+}

@@ -4,29 +4,28 @@
 
 #include "cli/cli.h"
 
-static const char usage[] =
-    "Usage: fray COMMAND [OPTION]... [ARG]...\n"
-    "Fray runs tabletop RPG combat rules written in the Fray rules language.\n"
-    "\n"
-    "Commands:\n"
-    "  run FILE...          compile rules and scripts, then run their commands\n"
-    "  check FILE...        report diagnostics only (exit 1 on any error)\n"
-    "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
-    "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
-    "\n"
-    "Options for every command:\n"
-    "  --seed N             seed for the dice (default 0); same seed, same rolls\n"
-    "  -I, --include DIR    look for `use` modules in DIR (also FRAY_PATH=DIR:DIR)\n"
-    "  --color[=WHEN]       color diagnostics: auto (default), always, never\n"
-    "  --max-steps N        instructions allowed per command (default 10000000)\n"
-    "  --max-depth N        nested calls and triggers allowed (default 200)\n"
-    "  --max-creatures N    creatures allowed at once (default 10000)\n"
-    "  -h, --help           show help for a command\n"
-    "  --version            show the version\n"
-    "\n"
-    "Exit status: 0 ok, 1 an error in rules or a script, 2 usage, 3 a file could\n"
-    "not be read.  Color is off when NO_COLOR is set or output is not a terminal.\n"
-    "Run 'fray COMMAND --help' for a command's own options.\n";
+static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
+                            "Fray runs tabletop RPG combat rules written in the Fray rules language.\n"
+                            "\n"
+                            "Commands:\n"
+                            "  run FILE...          compile rules and scripts, then run their commands\n"
+                            "  check FILE...        report diagnostics only (exit 1 on any error)\n"
+                            "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
+                            "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
+                            "\n"
+                            "Options for every command:\n"
+                            "  --seed N             seed for the dice (default 0); same seed, same rolls\n"
+                            "  -I, --include DIR    look for `use` modules in DIR (also FRAY_PATH=DIR:DIR)\n"
+                            "  --color[=WHEN]       color diagnostics: auto (default), always, never\n"
+                            "  --max-steps N        instructions allowed per command (default 10000000)\n"
+                            "  --max-depth N        nested calls and triggers allowed (default 200)\n"
+                            "  --max-creatures N    creatures allowed at once (default 10000)\n"
+                            "  -h, --help           show help for a command\n"
+                            "  --version            show the version\n"
+                            "\n"
+                            "Exit status: 0 ok, 1 an error in rules or a script, 2 usage, 3 a file could\n"
+                            "not be read.  Color is off when NO_COLOR is set or output is not a terminal.\n"
+                            "Run 'fray COMMAND --help' for a command's own options.\n";
 
 int main(int argc, char **argv)
 {
@@ -47,7 +46,10 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", cmd_run}, {"check", cmd_check}, {"eval", cmd_eval}, {"disasm", cmd_disasm},
+        {"run", cmd_run},
+        {"check", cmd_check},
+        {"eval", cmd_eval},
+        {"disasm", cmd_disasm},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))

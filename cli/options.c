@@ -9,8 +9,16 @@
 
 #include "cli/cli.h"
 
-enum { OPT_SEED = 256, OPT_COLOR, OPT_MAX_STEPS, OPT_MAX_DEPTH, OPT_MAX_CREATURES, OPT_SYNTAX_ONLY,
-       OPT_KEEP_GOING, OPT_WITH };
+enum {
+    OPT_SEED = 256,
+    OPT_COLOR,
+    OPT_MAX_STEPS,
+    OPT_MAX_DEPTH,
+    OPT_MAX_CREATURES,
+    OPT_SYNTAX_ONLY,
+    OPT_KEEP_GOING,
+    OPT_WITH
+};
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -80,12 +88,8 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             else
                 o->max_creatures = (int)n;
             break;
-        case OPT_SYNTAX_ONLY:
-            o->syntax_only = true;
-            break;
-        case OPT_KEEP_GOING:
-            o->keep_going = true;
-            break;
+        case OPT_SYNTAX_ONLY: o->syntax_only = true; break;
+        case OPT_KEEP_GOING: o->keep_going = true; break;
         case 'r':
             if (o->nrules == 64)
                 goto too_many;
@@ -103,9 +107,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
                 goto too_many;
             o->path[o->npath++] = optarg;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
+        case 'h': fputs(usage, stdout); return -1;
         default:
             if (optopt)
                 fprintf(stderr, "fray %s: unknown option '-%c'\n", cmd, optopt);

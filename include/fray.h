@@ -25,7 +25,7 @@ typedef enum {
     FRAY_OK = 0,
     FRAY_ERR_RULES = 1, /* a compile or runtime error in rules or a script */
     FRAY_ERR_USAGE = 2,
-    FRAY_ERR_IO = 3,    /* a file could not be read */
+    FRAY_ERR_IO = 3, /* a file could not be read */
 } fray_status;
 
 typedef enum { FRAY_ERROR, FRAY_WARNING, FRAY_NOTE } fray_level;
@@ -42,13 +42,13 @@ typedef void (*fray_diagnostic_fn)(void *user, const fray_diagnostic *d);
 typedef void (*fray_output_fn)(void *user, const char *line);
 
 typedef struct fray_options {
-    uint64_t seed;                   /* same seed, same dice, on every platform */
-    uint64_t max_steps;              /* instructions per command; 0 = default (10,000,000) */
-    int max_call_depth;              /* 0 = default (200) */
-    int max_creatures;               /* 0 = default (10,000) */
-    const char *const *search_path;  /* directories for `use`, after the file's own */
+    uint64_t seed;                  /* same seed, same dice, on every platform */
+    uint64_t max_steps;             /* instructions per command; 0 = default (10,000,000) */
+    int max_call_depth;             /* 0 = default (200) */
+    int max_creatures;              /* 0 = default (10,000) */
+    const char *const *search_path; /* directories for `use`, after the file's own */
     size_t search_path_len;
-    bool color;                      /* color in diagnostic text */
+    bool color; /* color in diagnostic text */
 } fray_options;
 
 /* Opens a context. NULL only when out of memory. */

@@ -16,8 +16,14 @@ static const char *const decl_names[] = {
 #undef DECL_NAME
 };
 
-const char *ast_kind_name(ast_kind k) { return k < AST_KIND_COUNT ? kind_names[k] : "?"; }
-const char *decl_kind_name(decl_kind k) { return k < DK_COUNT ? decl_names[k] : "?"; }
+const char *ast_kind_name(ast_kind k)
+{
+    return k < AST_KIND_COUNT ? kind_names[k] : "?";
+}
+const char *decl_kind_name(decl_kind k)
+{
+    return k < DK_COUNT ? decl_names[k] : "?";
+}
 
 /* A chain of large blocks: nodes are never freed one by one. */
 typedef struct block {
@@ -30,7 +36,10 @@ struct ast_arena {
     block *top;
 };
 
-ast_arena *ast_arena_new(void) { return MEM_NEW(ast_arena); }
+ast_arena *ast_arena_new(void)
+{
+    return MEM_NEW(ast_arena);
+}
 
 void ast_arena_free(ast_arena *ar)
 {

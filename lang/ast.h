@@ -13,25 +13,25 @@
     /* literals and names */                                                \
     X(INT, "integer")                                                       \
     X(FRAC, "fraction")                                                     \
-    X(QTY, "quantity")       /* num/den + unit text in `text` */            \
-    X(DICE, "dice")          /* notation in `text` */                       \
+    X(QTY, "quantity") /* num/den + unit text in `text` */                  \
+    X(DICE, "dice")    /* notation in `text` */                             \
     X(STRING, "string")                                                     \
     X(BOOL, "boolean")                                                      \
     X(NAME, "name")                                                         \
-    X(WORD, "word")          /* a connective inside clause arguments */     \
-    X(SEP, "','")            /* a comma inside clause arguments */          \
+    X(WORD, "word") /* a connective inside clause arguments */              \
+    X(SEP, "','")   /* a comma inside clause arguments */                   \
     /* expressions */                                                       \
-    X(MEMBER, "member")      /* a.text */                                   \
-    X(CALL, "call")          /* text(list) */                               \
+    X(MEMBER, "member") /* a.text */                                        \
+    X(CALL, "call")     /* text(list) */                                    \
     X(LIST, "list")                                                         \
-    X(UNARY, "unary")        /* op a */                                     \
-    X(BINARY, "binary")      /* a op b */                                   \
-    X(COND, "conditional")   /* a ? b : c */                                \
-    X(ROLL, "roll")          /* roll a */                                   \
-    X(SPAN, "interval")      /* a .. b */                                   \
+    X(UNARY, "unary")      /* op a */                                       \
+    X(BINARY, "binary")    /* a op b */                                     \
+    X(COND, "conditional") /* a ? b : c */                                  \
+    X(ROLL, "roll")        /* roll a */                                     \
+    X(SPAN, "interval")    /* a .. b */                                     \
     /* statements */                                                        \
     X(LET, "let")                                                           \
-    X(ASSIGN, "assignment")  /* a op= b */                                  \
+    X(ASSIGN, "assignment") /* a op= b */                                   \
     X(IF, "if")                                                             \
     X(FOR, "for")                                                           \
     X(REPEAT, "repeat")                                                     \
@@ -42,9 +42,9 @@
     X(EXPR_STMT, "expression")                                              \
     X(BLOCK, "block")                                                       \
     X(CITE, "citation")                                                     \
-    X(CLAUSE, "clause")      /* text args... [block] */                     \
+    X(CLAUSE, "clause") /* text args... [block] */                          \
     /* declarations and commands */                                         \
-    X(DECL, "declaration")   /* op = decl keyword */                        \
+    X(DECL, "declaration") /* op = decl keyword */                          \
     X(USE, "use")                                                           \
     X(IMPORT, "import")                                                     \
     X(OVERRIDE, "override")                                                 \
@@ -62,27 +62,27 @@ typedef enum {
 const char *ast_kind_name(ast_kind k);
 
 /* Declaration and command keywords (the `op` of DECL and COMMAND). */
-#define DECL_KINDS(X)            \
-    X(SYSTEM, "system")          \
-    X(STAT, "stat")              \
-    X(RESOURCE, "resource")      \
-    X(ENUM, "enum")              \
-    X(ECONOMY, "economy")        \
-    X(EXCHANGE, "exchange")      \
-    X(INITIATIVE, "initiative")  \
-    X(ROUND, "round")            \
-    X(DURATION, "duration")      \
-    X(RANGE, "range")            \
-    X(SPACE, "space")            \
-    X(CONDITION, "condition")    \
-    X(ACTION, "action")          \
-    X(PROCEDURE, "procedure")    \
-    X(TRIGGER, "trigger")        \
-    X(RULING, "ruling")          \
-    X(CREATURE, "creature")      \
-    X(BEGIN, "begin")            \
-    X(END, "end")                \
-    X(SHOW, "show")              \
+#define DECL_KINDS(X)                     \
+    X(SYSTEM, "system")                   \
+    X(STAT, "stat")                       \
+    X(RESOURCE, "resource")               \
+    X(ENUM, "enum")                       \
+    X(ECONOMY, "economy")                 \
+    X(EXCHANGE, "exchange")               \
+    X(INITIATIVE, "initiative")           \
+    X(ROUND, "round")                     \
+    X(DURATION, "duration")               \
+    X(RANGE, "range")                     \
+    X(SPACE, "space")                     \
+    X(CONDITION, "condition")             \
+    X(ACTION, "action")                   \
+    X(PROCEDURE, "procedure")             \
+    X(TRIGGER, "trigger")                 \
+    X(RULING, "ruling")                   \
+    X(CREATURE, "creature")               \
+    X(BEGIN, "begin")                     \
+    X(END, "end")                         \
+    X(SHOW, "show")                       \
     X(ROLL_INITIATIVE, "roll initiative") \
     X(ACT, "act")
 
@@ -100,11 +100,11 @@ struct node {
     uint8_t kind; /* ast_kind */
     uint16_t op;  /* operator token, decl_kind, or unit */
     span sp;
-    int64_t num, den;     /* INT, FRAC, QTY, BOOL */
-    const char *text;     /* NAME, WORD, STRING, DICE, MEMBER, CALL, DECL name... */
-    node *a, *b, *c;      /* fixed children, meaning by kind */
-    node *list, *tail;    /* ordered children */
-    node *next;           /* sibling in the parent's list */
+    int64_t num, den;  /* INT, FRAC, QTY, BOOL */
+    const char *text;  /* NAME, WORD, STRING, DICE, MEMBER, CALL, DECL name... */
+    node *a, *b, *c;   /* fixed children, meaning by kind */
+    node *list, *tail; /* ordered children */
+    node *next;        /* sibling in the parent's list */
 };
 
 typedef struct ast_arena ast_arena;

@@ -50,7 +50,10 @@ void emit_byte(compiler *cc, uint8_t b, span sp)
         cc->oom = true;
 }
 
-void emit_op(compiler *cc, opcode op, span sp) { emit_byte(cc, (uint8_t)op, sp); }
+void emit_op(compiler *cc, opcode op, span sp)
+{
+    emit_byte(cc, (uint8_t)op, sp);
+}
 
 void emit_op_u8(compiler *cc, opcode op, uint8_t a, span sp)
 {
@@ -310,8 +313,8 @@ static void compile_use(compiler *cc, const node *use)
             }
         }
         if (!found)
-            comp_error(cc, n->sp, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)",
-                       n->text, "the installed library");
+            comp_error(cc, n->sp, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", n->text,
+                       "the installed library");
     }
 }
 
@@ -348,8 +351,7 @@ static void compile_items(compiler *cc, const node *prog)
     for (const node *it = prog->list; it && !cc->oom; it = it->next) {
         switch (it->kind) {
         case AST_USE:
-        case AST_IMPORT:
-            break;
+        case AST_IMPORT: break;
         case AST_DECL:
         case AST_OVERRIDE:
             if (it->kind == AST_DECL && it->op == DK_CREATURE)
@@ -357,17 +359,13 @@ static void compile_items(compiler *cc, const node *prog)
             else
                 compile_decl(cc, it);
             break;
-        case AST_CITE:
-            comp_error(cc, it->sp, "a citation belongs inside the declaration it cites");
-            break;
+        case AST_CITE: comp_error(cc, it->sp, "a citation belongs inside the declaration it cites"); break;
         case AST_CLAUSE:
             comp_error(cc, it->sp, "unknown declaration or command '%s'%s%s", it->text,
                        suggest_name(cc, it->text) ? "; did you mean " : "",
                        suggest_name(cc, it->text) ? suggest_name(cc, it->text) : "");
             break;
-        default:
-            compile_command(cc, it);
-            break;
+        default: compile_command(cc, it); break;
         }
     }
 }

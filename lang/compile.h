@@ -12,7 +12,7 @@
 typedef struct compile_options {
     const char *const *search_path; /* after the file's own directory */
     size_t npaths;
-    bool syntax_only;               /* parse and report syntax errors only */
+    bool syntax_only; /* parse and report syntax errors only */
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On
@@ -23,8 +23,7 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
                    const compile_options *opts);
 /* Compiles one expression into a formula chunk (evaluated for `self`) and
  * stores its index in *chunk_out. */
-int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                       int *chunk_out);
+int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
 
 /* Resolves `use NAME` to a file: NAME.rules in the importing file's
  * directory, then each search path entry, then the built-in stdlib. */

@@ -299,9 +299,10 @@ static void compile_body(compiler *cc, decl *d, decl_kind kind, const decl_ctx *
         if (!takes_statements(kind) && d) {
             comp_error(cc, stmts[0]->sp, "a %s declaration holds clauses, not statements", decl_kind_name(kind));
         } else {
-            *body_out = body_chunk(cc, dc, kind == DK_PROCEDURE ? CHUNK_PROCEDURE
-                                           : kind == DK_TRIGGER  ? CHUNK_TRIGGER
-                                                                 : CHUNK_ACTION,
+            *body_out = body_chunk(cc, dc,
+                                   kind == DK_PROCEDURE ? CHUNK_PROCEDURE
+                                   : kind == DK_TRIGGER ? CHUNK_TRIGGER
+                                                        : CHUNK_ACTION,
                                    stmts, nstmts, body->sp);
         }
         mem_free(stmts, (size_t)nstmts * sizeof(node *));
@@ -315,8 +316,8 @@ static void append_clauses(compiler *cc, decl *d, clause *more, int nmore)
 {
     if (!nmore)
         return;
-    clause *all = mem_realloc(d->clauses, (size_t)d->nclauses * sizeof(clause),
-                              (size_t)(d->nclauses + nmore) * sizeof(clause));
+    clause *all =
+        mem_realloc(d->clauses, (size_t)d->nclauses * sizeof(clause), (size_t)(d->nclauses + nmore) * sizeof(clause));
     if (!all) {
         cc->oom = true;
         return;
@@ -369,7 +370,8 @@ static sty guess_type(compiler *cc, const node *dn)
             return TY_BOOL;
         if (strcmp(dn->c->text, "text") == 0 || strcmp(dn->c->text, "string") == 0)
             return TY_STR;
-        comp_error(cc, dn->c->sp, "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature or text)",
+        comp_error(cc, dn->c->sp,
+                   "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature or text)",
                    dn->c->text);
         return TY_ANY;
     }
@@ -377,20 +379,20 @@ static sty guess_type(compiler *cc, const node *dn)
     if (!v)
         return TY_NUM;
     switch (v->kind) {
-    case AST_INT: case AST_FRAC: return TY_NUM;
+    case AST_INT:
+    case AST_FRAC: return TY_NUM;
     case AST_DICE: return TY_DICE;
     case AST_STRING: return TY_STR;
     case AST_BOOL: return TY_BOOL;
     case AST_QTY: {
-        static const char *const dist[] = {"ft", "feet", "foot", "sq", "square", "squares", "m", "meter", "meters",
-                                           "metre", "metres"};
+        static const char *const dist[] = {"ft", "feet",  "foot",   "sq",    "square", "squares",
+                                           "m",  "meter", "meters", "metre", "metres"};
         for (size_t i = 0; i < sizeof dist / sizeof dist[0]; i++)
             if (strcmp(v->text, dist[i]) == 0)
                 return TY_DIST;
         return TY_TIME;
     }
-    default:
-        return TY_ANY; /* a formula: its type is known once compiled */
+    default: return TY_ANY; /* a formula: its type is known once compiled */
     }
 }
 
@@ -567,8 +569,8 @@ void compile_decl(compiler *cc, const node *item)
         if (k == DK_STAT && !dn->c && d->type == TY_ANY)
             d->type = (int)t;
         else if (k == DK_STAT && dn->c && t != TY_ANY && (sty)d->type != t && !(d->type == TY_NUM && t == TY_ROLL))
-            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text,
-                       sty_name((sty)d->type), sty_name(t));
+            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text, sty_name((sty)d->type),
+                       sty_name(t));
         if (k == DK_RANGE && t != TY_DIST && t != TY_ANY)
             comp_error(cc, dn->a->sp, "a range is a distance, not %s", sty_name(t));
         if (k == DK_DURATION && t != TY_TIME && t != TY_ANY)
@@ -712,9 +714,7 @@ void compile_command(compiler *cc, const node *cmd)
         emit_byte(cc, (uint8_t)(index >> 8), cmd->sp);
         break;
     }
-    default:
-        compile_stmt(cc, cmd);
-        break;
+    default: compile_stmt(cc, cmd); break;
     }
     /* locals of a command die with it */
     while (fs.nlocals > 0) {

@@ -9,11 +9,14 @@
 #include "runtime/mem.h"
 
 static const char *const sty_names[] = {
-    "anything", "nothing", "a boolean", "a number", "a distance", "a duration", "dice", "a roll",
-    "a string", "an enum member", "a creature", "a list", "a word",
+    "anything", "nothing",  "a boolean",      "a number",   "a distance", "a duration", "dice",
+    "a roll",   "a string", "an enum member", "a creature", "a list",     "a word",
 };
 
-const char *sty_name(sty t) { return sty_names[t]; }
+const char *sty_name(sty t)
+{
+    return sty_names[t];
+}
 
 const builtin builtins[] = {
 #define BUILTIN(name, lo, hi, result, meaning) {#name, lo, hi, TY_##result},
@@ -64,22 +67,40 @@ typedef struct unit_info {
 } unit_info;
 
 static const unit_info units[] = {
-    {"ft", true, 1, 1, 0},        {"feet", true, 1, 1, 0},       {"foot", true, 1, 1, 0},
-    {"sq", true, 5, 1, 0},        {"square", true, 5, 1, 0},     {"squares", true, 5, 1, 0},
+    {"ft", true, 1, 1, 0},
+    {"feet", true, 1, 1, 0},
+    {"foot", true, 1, 1, 0},
+    {"sq", true, 5, 1, 0},
+    {"square", true, 5, 1, 0},
+    {"squares", true, 5, 1, 0},
     /* the d20 convention: 1.5 m to a 5 ft square */
-    {"m", true, 10, 3, 0},        {"meter", true, 10, 3, 0},     {"meters", true, 10, 3, 0},
-    {"metre", true, 10, 3, 0},    {"metres", true, 10, 3, 0},
-    {"s", false, 1, 1, TIME_SECONDS},       {"sec", false, 1, 1, TIME_SECONDS},
-    {"secs", false, 1, 1, TIME_SECONDS},    {"second", false, 1, 1, TIME_SECONDS},
-    {"seconds", false, 1, 1, TIME_SECONDS}, {"min", false, 60, 1, TIME_SECONDS},
-    {"minute", false, 60, 1, TIME_SECONDS}, {"minutes", false, 60, 1, TIME_SECONDS},
-    {"hour", false, 3600, 1, TIME_SECONDS}, {"hours", false, 3600, 1, TIME_SECONDS},
-    {"round", false, 1, 1, TIME_ROUNDS},    {"rounds", false, 1, 1, TIME_ROUNDS},
-    {"turn", false, 1, 1, TIME_TURNS},      {"turns", false, 1, 1, TIME_TURNS},
-    {"encounter", false, 1, 1, TIME_ENCOUNTERS}, {"encounters", false, 1, 1, TIME_ENCOUNTERS},
-    {"scene", false, 1, 1, TIME_SCENES},    {"scenes", false, 1, 1, TIME_SCENES},
-    {"quest", false, 1, 1, TIME_QUESTS},    {"quests", false, 1, 1, TIME_QUESTS},
-    {"arc", false, 1, 1, TIME_ARCS},        {"arcs", false, 1, 1, TIME_ARCS},
+    {"m", true, 10, 3, 0},
+    {"meter", true, 10, 3, 0},
+    {"meters", true, 10, 3, 0},
+    {"metre", true, 10, 3, 0},
+    {"metres", true, 10, 3, 0},
+    {"s", false, 1, 1, TIME_SECONDS},
+    {"sec", false, 1, 1, TIME_SECONDS},
+    {"secs", false, 1, 1, TIME_SECONDS},
+    {"second", false, 1, 1, TIME_SECONDS},
+    {"seconds", false, 1, 1, TIME_SECONDS},
+    {"min", false, 60, 1, TIME_SECONDS},
+    {"minute", false, 60, 1, TIME_SECONDS},
+    {"minutes", false, 60, 1, TIME_SECONDS},
+    {"hour", false, 3600, 1, TIME_SECONDS},
+    {"hours", false, 3600, 1, TIME_SECONDS},
+    {"round", false, 1, 1, TIME_ROUNDS},
+    {"rounds", false, 1, 1, TIME_ROUNDS},
+    {"turn", false, 1, 1, TIME_TURNS},
+    {"turns", false, 1, 1, TIME_TURNS},
+    {"encounter", false, 1, 1, TIME_ENCOUNTERS},
+    {"encounters", false, 1, 1, TIME_ENCOUNTERS},
+    {"scene", false, 1, 1, TIME_SCENES},
+    {"scenes", false, 1, 1, TIME_SCENES},
+    {"quest", false, 1, 1, TIME_QUESTS},
+    {"quests", false, 1, 1, TIME_QUESTS},
+    {"arc", false, 1, 1, TIME_ARCS},
+    {"arcs", false, 1, 1, TIME_ARCS},
 };
 
 static sty quantity(compiler *cc, const node *n, value *out)
@@ -186,14 +207,14 @@ const char *suggest_name(compiler *cc, const char *name)
     const char *best = NULL;
     int best_d = (int)strlen(name) <= 3 ? 1 : 2;
     program *p = cc->p;
-#define CONSIDER(cand)                                            \
-    do {                                                          \
-        const char *c_ = (cand);                                  \
-        int d_ = diag_edit_distance(name, c_, best_d);            \
+#define CONSIDER(cand)                                                         \
+    do {                                                                       \
+        const char *c_ = (cand);                                               \
+        int d_ = diag_edit_distance(name, c_, best_d);                         \
         if (d_ <= best_d && strcmp(c_, name) != 0 && (!best || d_ < best_d)) { \
-            best = c_;                                            \
-            best_d = d_;                                          \
-        }                                                         \
+            best = c_;                                                         \
+            best_d = d_;                                                       \
+        }                                                                      \
     } while (0)
     if (cc->fn)
         for (int i = 0; i < cc->fn->nlocals; i++)
@@ -208,8 +229,8 @@ const char *suggest_name(compiler *cc, const char *name)
             CONSIDER(program_string(p, p->enums[e].members[m]));
     for (int i = 0; i < nbuiltins; i++)
         CONSIDER(builtins[i].name);
-    static const char *const words[] = {"self", "target", "creature", "condition", "action", "system", "stat",
-                                        "resource", "range", "duration", "trigger", "procedure", "initiative"};
+    static const char *const words[] = {"self",     "target", "creature", "condition", "action",    "system",    "stat",
+                                        "resource", "range",  "duration", "trigger",   "procedure", "initiative"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         CONSIDER(words[i]);
 #undef CONSIDER
@@ -225,7 +246,10 @@ static void unknown_name(compiler *cc, const node *n, const char *what)
         comp_error(cc, n->sp, "unknown %s '%s'", what, n->text);
 }
 
-static sty stat_type(const decl *d) { return d->kind == DK_RESOURCE ? TY_NUM : (sty)d->type; }
+static sty stat_type(const decl *d)
+{
+    return d->kind == DK_RESOURCE ? TY_NUM : (sty)d->type;
+}
 
 static sty compile_name(compiler *cc, const node *n)
 {
@@ -276,7 +300,10 @@ static sty compile_name(compiler *cc, const node *n)
 
 /* --- operators --------------------------------------------------------------- */
 
-static bool numeric(sty t) { return t == TY_NUM || t == TY_ROLL; }
+static bool numeric(sty t)
+{
+    return t == TY_NUM || t == TY_ROLL;
+}
 
 static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
 {
@@ -438,8 +465,8 @@ static sty compile_call(compiler *cc, const node *e)
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
-        if (builtins[b].result == TY_ANY && (strcmp(e->text, "min") == 0 || strcmp(e->text, "max") == 0 ||
-                                             strcmp(e->text, "abs") == 0))
+        if (builtins[b].result == TY_ANY &&
+            (strcmp(e->text, "min") == 0 || strcmp(e->text, "max") == 0 || strcmp(e->text, "abs") == 0))
             return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : first;
         return builtins[b].result;
     }
@@ -478,9 +505,7 @@ sty compile_expr(compiler *cc, const node *e)
 {
     value v;
     switch ((ast_kind)e->kind) {
-    case AST_INT:
-        emit_const(cc, value_int(e->num), e->sp);
-        return TY_NUM;
+    case AST_INT: emit_const(cc, value_int(e->num), e->sp); return TY_NUM;
     case AST_FRAC:
         if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK)
             comp_error(cc, e->sp, "number is too large");
@@ -497,19 +522,12 @@ sty compile_expr(compiler *cc, const node *e)
             v = value_nil();
         emit_const(cc, v, e->sp);
         return TY_DICE;
-    case AST_STRING:
-        emit_const(cc, value_ref(V_STR, HOME_PROGRAM, comp_intern(cc, e->text)), e->sp);
-        return TY_STR;
-    case AST_BOOL:
-        emit_op(cc, e->num ? OP_TRUE : OP_FALSE, e->sp);
-        return TY_BOOL;
+    case AST_STRING: emit_const(cc, value_ref(V_STR, HOME_PROGRAM, comp_intern(cc, e->text)), e->sp); return TY_STR;
+    case AST_BOOL: emit_op(cc, e->num ? OP_TRUE : OP_FALSE, e->sp); return TY_BOOL;
     case AST_NAME:
-    case AST_WORD:
-        return compile_name(cc, e);
-    case AST_MEMBER:
-        return compile_member(cc, e);
-    case AST_CALL:
-        return compile_call(cc, e);
+    case AST_WORD: return compile_name(cc, e);
+    case AST_MEMBER: return compile_member(cc, e);
+    case AST_CALL: return compile_call(cc, e);
     case AST_LIST: {
         int n = compile_args(cc, e);
         if (n > 255)
@@ -603,15 +621,24 @@ sty compile_expr(compiler *cc, const node *e)
 bool is_statement(const node *n)
 {
     switch ((ast_kind)n->kind) {
-    case AST_LET: case AST_ASSIGN: case AST_IF: case AST_FOR: case AST_REPEAT: case AST_EMIT:
-    case AST_RETURN: case AST_PRINT: case AST_FAIL: case AST_EXPR_STMT:
-        return true;
-    default:
-        return false;
+    case AST_LET:
+    case AST_ASSIGN:
+    case AST_IF:
+    case AST_FOR:
+    case AST_REPEAT:
+    case AST_EMIT:
+    case AST_RETURN:
+    case AST_PRINT:
+    case AST_FAIL:
+    case AST_EXPR_STMT: return true;
+    default: return false;
     }
 }
 
-static void begin_scope(compiler *cc) { cc->fn->depth++; }
+static void begin_scope(compiler *cc)
+{
+    cc->fn->depth++;
+}
 
 static void end_scope(compiler *cc, span sp)
 {
@@ -743,9 +770,7 @@ void compile_stmt(compiler *cc, const node *s)
         }
         break;
     }
-    case AST_ASSIGN:
-        compile_assign(cc, s);
-        break;
+    case AST_ASSIGN: compile_assign(cc, s); break;
     case AST_IF: {
         check_condition(cc, compile_expr(cc, s->a), s->a);
         size_t to_else = emit_jump(cc, OP_JUMP_IF_FALSE, s->sp);
@@ -822,11 +847,7 @@ void compile_stmt(compiler *cc, const node *s)
         compile_expr(cc, s->a);
         emit_op(cc, OP_POP, s->sp);
         break;
-    case AST_BLOCK:
-        compile_block(cc, s);
-        break;
-    default:
-        comp_error(cc, s->sp, "expected a statement here, not a %s", ast_kind_name((ast_kind)s->kind));
-        break;
+    case AST_BLOCK: compile_block(cc, s); break;
+    default: comp_error(cc, s->sp, "expected a statement here, not a %s", ast_kind_name((ast_kind)s->kind)); break;
     }
 }

@@ -9,13 +9,24 @@
 
 /* Static types: what the compiler knows of a value before it exists. */
 typedef enum {
-    TY_ANY, TY_NIL, TY_BOOL, TY_NUM, TY_DIST, TY_TIME, TY_DICE, TY_ROLL,
-    TY_STR, TY_ENUM, TY_CREATURE, TY_LIST, TY_WORD,
+    TY_ANY,
+    TY_NIL,
+    TY_BOOL,
+    TY_NUM,
+    TY_DIST,
+    TY_TIME,
+    TY_DICE,
+    TY_ROLL,
+    TY_STR,
+    TY_ENUM,
+    TY_CREATURE,
+    TY_LIST,
+    TY_WORD,
 } sty;
 
 const char *sty_name(sty t);
 
-#define MAX_LOCALS 200   /* per chunk; slots are a u8 operand */
+#define MAX_LOCALS 200 /* per chunk; slots are a u8 operand */
 #define MAX_IMPORT_DEPTH 32
 
 typedef struct local {
@@ -43,7 +54,7 @@ typedef struct compiler {
     const char *importing[MAX_IMPORT_DEPTH];
     int nimporting;
     bool oom;
-    int system; /* index of the current system declaration or -1 */
+    int system;        /* index of the current system declaration or -1 */
     sty *global_types; /* parallel to p->globals */
     size_t global_types_cap;
 } compiler;

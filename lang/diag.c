@@ -52,8 +52,8 @@ void diag_print(FILE *out, const diag *d, bool color)
     }
     int line, col;
     source_line_col(d->src, d->where.start, &line, &col);
-    fprintf(out, "%s%s:%d:%d:%s %s%s:%s %s\n", bold, d->src->name, line, col, reset, lc, level_name(d->level),
-            reset, d->message);
+    fprintf(out, "%s%s:%d:%d:%s %s%s:%s %s\n", bold, d->src->name, line, col, reset, lc, level_name(d->level), reset,
+            d->message);
     size_t len;
     const char *text = source_line(d->src, line, &len);
     /* Show the line with tabs and control bytes made visible as single
@@ -103,7 +103,10 @@ void diag_print(FILE *out, const diag *d, bool color)
     fprintf(out, "%s\n", reset);
 }
 
-void diag_print_fn(void *user, const diag *d) { diag_print((FILE *)user, d, false); }
+void diag_print_fn(void *user, const diag *d)
+{
+    diag_print((FILE *)user, d, false);
+}
 
 int diag_edit_distance(const char *a, const char *b, int cap)
 {

@@ -13,14 +13,14 @@ typedef struct lexer {
     uint16_t src_index;
     ast_arena *ar;
     diag_sink *sink;
-    uint32_t offset;    /* byte offset of the next unread character */
-    int last_token;     /* for newline-as-separator insertion */
-    int depth;          /* open ( and [ : newlines inside are spaces */
-    int braces;         /* open { : the REPL reads on while any is open */
+    uint32_t offset;      /* byte offset of the next unread character */
+    int last_token;       /* for newline-as-separator insertion */
+    int depth;            /* open ( and [ : newlines inside are spaces */
+    int braces;           /* open { : the REPL reads on while any is open */
     uint32_t open_at[64]; /* offsets of the innermost open brackets, for notes */
-    bool hit_eof;       /* an error was reported at end of input */
+    bool hit_eof;         /* an error was reported at end of input */
     bool oom;
-    int start_token;    /* injected before the first token (expression mode) */
+    int start_token; /* injected before the first token (expression mode) */
     node *root;
 } lexer;
 

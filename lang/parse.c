@@ -13,8 +13,8 @@
 
 static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
 {
-    lexer lx = {.src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';',
-                .start_token = start_token};
+    lexer lx = {
+        .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
     yyscan_t scanner;
     if (lang_yylex_init_extra(&lx, &scanner) != 0)
         return NULL;

@@ -24,7 +24,10 @@ struct fray {
     int eval_self;        /* the creature `fray eval` evaluates for */
 };
 
-const char *fray_version(void) { return PACKAGE_VERSION; }
+const char *fray_version(void)
+{
+    return PACKAGE_VERSION;
+}
 
 static void default_output(void *user, const char *line)
 {

@@ -142,8 +142,7 @@ static int parse_compare(parser *p, const char *after, uint8_t *cmp, int32_t *at
     int64_t value;
     if (!scan_number(p, &value)) {
         if (has_op)
-            return fail(p, p->pos, "missing number after '%.*s'",
-                        (int)(p->pos - start), p->text + start);
+            return fail(p, p->pos, "missing number after '%.*s'", (int)(p->pos - start), p->text + start);
         return fail(p, p->pos, "missing number after '%s'", after);
     }
     if (value > INT32_MAX)
@@ -172,13 +171,11 @@ static int parse_keep(parser *p, dice *out)
     size_t num_start = p->pos;
     int64_t n;
     if (!scan_number(p, &n))
-        return fail(p, p->pos, "missing number after '%.*s'",
-                    (int)(p->pos - start), p->text + start);
+        return fail(p, p->pos, "missing number after '%.*s'", (int)(p->pos - start), p->text + start);
     if (keep && n < 1)
         return fail(p, num_start, "must keep at least 1 die");
     if (n > out->count)
-        return fail(p, num_start, "cannot %s %lld of %d dice", keep ? "keep" : "drop",
-                    (long long)n, (int)out->count);
+        return fail(p, num_start, "cannot %s %lld of %d dice", keep ? "keep" : "drop", (long long)n, (int)out->count);
     out->keep_n = (int32_t)n;
     return 0;
 }
@@ -233,7 +230,7 @@ static int parse_reroll(parser *p, dice *out)
 
 int dice_parse(const char *text, size_t len, dice *out, dice_error *err)
 {
-    parser p = { .text = text, .len = len, .pos = 0, .err = err };
+    parser p = {.text = text, .len = len, .pos = 0, .err = err};
     dice d;
     memset(&d, 0, sizeof d);
 
@@ -313,9 +310,8 @@ int dice_parse(const char *text, size_t len, dice *out, dice_error *err)
 
 static bool dice_in_range(const dice *d)
 {
-    return d && d->count >= 1 && d->count <= DICE_MAX_COUNT && d->sides >= 1 &&
-           d->sides <= DICE_MAX_SIDES && d->keep <= DICE_DROP_LOW && d->keep_n >= 0 &&
-           d->explode <= DICE_PENETRATE;
+    return d && d->count >= 1 && d->count <= DICE_MAX_COUNT && d->sides >= 1 && d->sides <= DICE_MAX_SIDES &&
+           d->keep <= DICE_DROP_LOW && d->keep_n >= 0 && d->explode <= DICE_PENETRATE;
 }
 
 size_t dice_max_faces(const dice *d)
@@ -333,7 +329,7 @@ typedef struct roller {
     rng *r;
     dice_face *faces;
     size_t n;
-    int extra_left;    /* shared budget of extra dice from explosions and rerolls */
+    int extra_left; /* shared budget of extra dice from explosions and rerolls */
 } roller;
 
 static size_t record(roller *ro, int32_t value, uint8_t flags)
@@ -357,8 +353,7 @@ static int32_t roll_with_rerolls(roller *ro)
     int32_t value = roll_face(ro);
     if (d->reroll_cmp == DICE_CMP_NONE)
         return value;
-    for (int times = 0; cmp_holds(d->reroll_cmp, value, d->reroll_at) && ro->extra_left > 0;
-         times++) {
+    for (int times = 0; cmp_holds(d->reroll_cmp, value, d->reroll_at) && ro->extra_left > 0; times++) {
         if (d->reroll_once && times == 1)
             break;
         record(ro, value, DICE_FACE_REROLLED);
@@ -407,9 +402,7 @@ static void roll_one_die(roller *ro)
         record(ro, sum, flags);
         break;
     }
-    default:
-        record(ro, raw, 0);
-        break;
+    default: record(ro, raw, 0); break;
     }
 }
 
@@ -489,7 +482,7 @@ int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nface
 {
     if (!dice_in_range(d) || !r || !faces || !nfaces || !total || cap < dice_max_faces(d))
         return -1;
-    roller ro = { .d = d, .r = r, .faces = faces, .n = 0, .extra_left = DICE_MAX_EXPLOSIONS };
+    roller ro = {.d = d, .r = r, .faces = faces, .n = 0, .extra_left = DICE_MAX_EXPLOSIONS};
     for (int32_t i = 0; i < d->count; i++)
         roll_one_die(&ro);
     apply_keep(d, faces, ro.n);
@@ -530,11 +523,9 @@ static bounds dice_bounds(const dice *d)
     face_range(d, &lo, &hi);
     int64_t extra = d->explode != DICE_NO_EXPLODE ? DICE_MAX_EXPLOSIONS : 0;
     int64_t pool_min = d->count, pool_max = d->count;
-    bounds b = { 0, 0, lo, hi };
+    bounds b = {0, 0, lo, hi};
     switch (d->explode) {
-    case DICE_EXPLODE:
-        pool_max += extra;
-        break;
+    case DICE_EXPLODE: pool_max += extra; break;
     case DICE_PENETRATE:
         pool_max += extra;
         b.value_min = lo - 1;
@@ -545,8 +536,7 @@ static bounds dice_bounds(const dice *d)
         if (hi > 0)
             b.value_max = (int64_t)hi * (extra + 1);
         break;
-    default:
-        break;
+    default: break;
     }
     int64_t k = d->keep_n;
     switch (d->keep) {
@@ -603,7 +593,7 @@ int64_t dice_max(const dice *d)
 typedef struct writer {
     char *buf;
     size_t cap;
-    size_t len;   /* length the full output needs, even past cap */
+    size_t len; /* length the full output needs, even past cap */
 } writer;
 
 static void put(writer *w, const char *fmt, ...)
@@ -656,8 +646,8 @@ static void put_notation(writer *w, const dice *d)
         bool is_default = d->explode_cmp == DICE_CMP_EQ && d->explode_at == hi;
         /* A success target written right after a bare "!" would be read
          * as the explosion's own target, so spell the default out then. */
-        bool success_follows = d->reroll_cmp == DICE_CMP_NONE && d->keep == DICE_KEEP_ALL &&
-                               d->success_cmp != DICE_CMP_NONE;
+        bool success_follows =
+            d->reroll_cmp == DICE_CMP_NONE && d->keep == DICE_KEEP_ALL && d->success_cmp != DICE_CMP_NONE;
         if (!is_default || success_follows)
             put_compare(w, d->explode_cmp, d->explode_at, true);
     }
@@ -697,8 +687,7 @@ size_t dice_format(const dice *d, char *buf, size_t cap)
     return w.len;
 }
 
-size_t dice_format_roll(const dice *d, const dice_face *faces, size_t nfaces, int64_t total,
-                        char *buf, size_t cap)
+size_t dice_format_roll(const dice *d, const dice_face *faces, size_t nfaces, int64_t total, char *buf, size_t cap)
 {
     writer w;
     writer_init(&w, buf, cap);

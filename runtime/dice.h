@@ -15,25 +15,25 @@ enum dice_explode { DICE_NO_EXPLODE, DICE_EXPLODE, DICE_COMPOUND, DICE_PENETRATE
 enum dice_cmp { DICE_CMP_NONE, DICE_CMP_EQ, DICE_CMP_GE, DICE_CMP_LE, DICE_CMP_GT, DICE_CMP_LT };
 
 typedef struct dice {
-    int32_t count;         /* number of dice, >= 1 */
-    int32_t sides;         /* >= 1; 100 for d%; 3 for dF (faces -1,0,+1) */
+    int32_t count; /* number of dice, >= 1 */
+    int32_t sides; /* >= 1; 100 for d%; 3 for dF (faces -1,0,+1) */
     bool fudge;
-    uint8_t keep;          /* enum dice_keep */
-    int32_t keep_n;        /* dice kept (KEEP_*) or dropped (DROP_*); 0 for KEEP_ALL */
-    uint8_t explode;       /* enum dice_explode */
-    uint8_t explode_cmp;   /* DICE_CMP_NONE when not exploding */
-    int32_t explode_at;    /* default: == highest face (sides; 1 for dF) */
-    bool reroll_once;      /* ro vs r */
-    uint8_t reroll_cmp;    /* DICE_CMP_NONE = no reroll */
+    uint8_t keep;        /* enum dice_keep */
+    int32_t keep_n;      /* dice kept (KEEP_*) or dropped (DROP_*); 0 for KEEP_ALL */
+    uint8_t explode;     /* enum dice_explode */
+    uint8_t explode_cmp; /* DICE_CMP_NONE when not exploding */
+    int32_t explode_at;  /* default: == highest face (sides; 1 for dF) */
+    bool reroll_once;    /* ro vs r */
+    uint8_t reroll_cmp;  /* DICE_CMP_NONE = no reroll */
     int32_t reroll_at;
-    uint8_t success_cmp;   /* DICE_CMP_NONE = sum faces; else count successes */
+    uint8_t success_cmp; /* DICE_CMP_NONE = sum faces; else count successes */
     int32_t success_at;
-    uint8_t failure_cmp;   /* f1 etc: failures subtract 1 each (needs success_cmp) */
+    uint8_t failure_cmp; /* f1 etc: failures subtract 1 each (needs success_cmp) */
     int32_t failure_at;
 } dice;
 
 typedef struct dice_error {
-    size_t offset;         /* byte offset in the parsed text */
+    size_t offset; /* byte offset in the parsed text */
     char message[128];
 } dice_error;
 
@@ -49,16 +49,16 @@ typedef struct dice_error {
 int dice_parse(const char *text, size_t len, dice *out, dice_error *err);
 
 enum {
-    DICE_FACE_DROPPED = 1 << 0,   /* removed by keep/drop */
-    DICE_FACE_EXPLODED = 1 << 1,  /* this face caused another die (or compounded) */
-    DICE_FACE_REROLLED = 1 << 2,  /* discarded by a reroll */
+    DICE_FACE_DROPPED = 1 << 0,  /* removed by keep/drop */
+    DICE_FACE_EXPLODED = 1 << 1, /* this face caused another die (or compounded) */
+    DICE_FACE_REROLLED = 1 << 2, /* discarded by a reroll */
     DICE_FACE_SUCCESS = 1 << 3,
     DICE_FACE_FAILURE = 1 << 4,
 };
 
 typedef struct dice_face {
     int32_t value;
-    uint8_t flags;                /* DICE_FACE_* */
+    uint8_t flags; /* DICE_FACE_* */
 } dice_face;
 
 /* Worst-case number of faces one roll of d can record. */
@@ -85,7 +85,6 @@ size_t dice_format(const dice *d, char *buf, size_t cap);
 /* Breakdown such as "4d6kh3 (6, 5, [2], 4) = 15": dropped and rerolled faces
  * in [brackets], faces that exploded suffixed "!", successes "*", failures
  * "f": "5d10>=8 (9*, 3, 8*, 1, 10*) = 3". snprintf-style return. */
-size_t dice_format_roll(const dice *d, const dice_face *faces, size_t nfaces, int64_t total,
-                        char *buf, size_t cap);
+size_t dice_format_roll(const dice *d, const dice_face *faces, size_t nfaces, int64_t total, char *buf, size_t cap);
 
 #endif

@@ -54,9 +54,7 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
                 u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
         break;
     case OP_GET_MEMBER:
-    case OP_CREATURE:
-        fprintf(out, "%5u    ; %s", u16, program_string(p, (int)u16));
-        break;
+    case OP_CREATURE: fprintf(out, "%5u    ; %s", u16, program_string(p, (int)u16)); break;
     case OP_GET_GLOBAL:
     case OP_SET_GLOBAL:
         fprintf(out, "%5u    ; %s", u16, u16 < p->nglobals ? program_string(p, p->globals[u16]) : "?");
@@ -64,9 +62,7 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     case OP_CALL:
         fprintf(out, "%5u %u  ; %s", u16, arg[2], u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
         break;
-    case OP_EMIT:
-        fprintf(out, "%5u %u  ; %s", u16, arg[2], program_string(p, (int)u16));
-        break;
+    case OP_EMIT: fprintf(out, "%5u %u  ; %s", u16, arg[2], program_string(p, (int)u16)); break;
     case OP_CALL_BUILTIN: {
         static const char *const names[] = {
 #define BUILTIN(name, lo, hi, result, meaning) #name,
@@ -76,9 +72,7 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
         fprintf(out, "%5u %u  ; %s", u8, arg[1], u8 < BI_COUNT ? names[u8] : "?");
         break;
     }
-    case OP_ROLL_SUM:
-        fprintf(out, "%5u %u  ; terms, negated mask", u8, arg[1]);
-        break;
+    case OP_ROLL_SUM: fprintf(out, "%5u %u  ; terms, negated mask", u8, arg[1]); break;
     case OP_PLAY:
         fprintf(out, "%5u %u  ; %s", u8, (unsigned)(arg[1] | arg[2] << 8),
                 u8 < DK_COUNT ? decl_kind_name((decl_kind)u8) : "?");

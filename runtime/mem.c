@@ -9,8 +9,14 @@
 static long fail_countdown = -1;
 static size_t live_bytes;
 
-void mem_fail_after(long countdown) { fail_countdown = countdown; }
-size_t mem_live_bytes(void) { return live_bytes; }
+void mem_fail_after(long countdown)
+{
+    fail_countdown = countdown;
+}
+size_t mem_live_bytes(void)
+{
+    return live_bytes;
+}
 
 void *mem_realloc(void *ptr, size_t old_size, size_t new_size)
 {

@@ -10,7 +10,10 @@
 #include "runtime/mem.h"
 #include "runtime/vm.h"
 
-static int word_id(const vm *v, const char *w) { return program_find_string(v->p, w); }
+static int word_id(const vm *v, const char *w)
+{
+    return program_find_string(v->p, w);
+}
 
 static void say(vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(vm *v, const char *fmt, ...)
@@ -167,8 +170,7 @@ static bool is_random_key(const vm *v, const clause_arg *a)
 }
 
 /* The value of tie key `a` for entry e. */
-static bool tie_key(vm *v, const init_plan *ip, const clause_arg *a, const clause_arg *next, init_entry *e,
-                    value *out)
+static bool tie_key(vm *v, const init_plan *ip, const clause_arg *a, const clause_arg *next, init_entry *e, value *out)
 {
     if (arg_is_word(v, a, "modifier")) {
         value score = e->keys[0];
@@ -188,8 +190,10 @@ static bool tie_key(vm *v, const init_plan *ip, const clause_arg *a, const claus
         return true;
     }
     if (a->kind == ARG_WORD)
-        return vm_error(v, a->where, "'%s' is not a tie key (a stat or formula, modifier, reroll, roll DICE, "
-                                     "roll_off or side NAME)", program_string(v->p, a->word));
+        return vm_error(v, a->where,
+                        "'%s' is not a tie key (a stat or formula, modifier, reroll, roll DICE, "
+                        "roll_off or side NAME)",
+                        program_string(v->p, a->word));
     if (!init_formula(v, a, e->creature, e->check, out))
         return false;
     *out = value_as_frac(*out);
@@ -345,9 +349,8 @@ static bool roll_initiative(vm *v, span at)
             char shown[256], score[64];
             vm_format(v, e->check, shown, sizeof shown);
             vm_format(v, e->keys[0], score, sizeof score);
-            const char *who = by_side || (ip.group_side >= 0 && side == ip.group_side)
-                                  ? program_string(v->p, side)
-                                  : v->creatures[i].name;
+            const char *who = by_side || (ip.group_side >= 0 && side == ip.group_side) ? program_string(v->p, side)
+                                                                                       : v->creatures[i].name;
             say(v, "%s rolls initiative: %s, score %s", who, shown, score);
         }
     }
@@ -456,8 +459,8 @@ static bool do_action(vm *v, int action_index, span at)
                         v->creatures[actor.num].name);
     const decl *latest = program_find_decl(v->p, d->kind, d->name);
     char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", v->creatures[actor.num].name,
-                                  program_string(v->p, d->name));
+    size_t len =
+        (size_t)snprintf(line, sizeof line, "%s: %s", v->creatures[actor.num].name, program_string(v->p, d->name));
     for (int i = 0; i < argc && len < sizeof line; i++) {
         char val[256];
         vm_format(v, args[i], val, sizeof val);
@@ -515,8 +518,7 @@ bool play_command(vm *v, int kind, int operand, span at)
             return true;
         }
         return vm_error(v, at, "end what? (turn, encounter, scene, quest, arc)");
-    case DK_ROLL_INITIATIVE:
-        return roll_initiative(v, at);
+    case DK_ROLL_INITIATIVE: return roll_initiative(v, at);
     case DK_SHOW:
         if (argc == 0) {
             for (size_t c = 0; c < v->ncreatures; c++)
@@ -535,8 +537,7 @@ bool play_command(vm *v, int kind, int operand, span at)
             }
         }
         return true;
-    default:
-        return vm_error(v, at, "unknown play command");
+    default: return vm_error(v, at, "unknown play command");
     }
 }
 

@@ -142,7 +142,10 @@ int program_intern(program *p, const char *s, size_t len)
     return (int)p->nstrings++;
 }
 
-int program_find_string(const program *p, const char *s) { return lookup(p, s, strlen(s), NULL); }
+int program_find_string(const program *p, const char *s)
+{
+    return lookup(p, s, strlen(s), NULL);
+}
 
 const char *program_string(const program *p, int id)
 {
@@ -192,4 +195,7 @@ const decl *program_find_decl(const program *p, decl_kind kind, int name)
     return NULL;
 }
 
-int program_decl_index(const program *p, const decl *d) { return (int)(d - p->decls); }
+int program_decl_index(const program *p, const decl *d)
+{
+    return (int)(d - p->decls);
+}

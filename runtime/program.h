@@ -16,8 +16,8 @@
 #define DEXPR_MAX_TERMS 8
 typedef struct dterm {
     dice d;
-    int32_t sign;      /* +1 or -1 */
-    int32_t times;     /* scale factor for `k * dice` */
+    int32_t sign;  /* +1 or -1 */
+    int32_t times; /* scale factor for `k * dice` */
     bool is_constant;
     int64_t constant;
 } dterm;
@@ -31,9 +31,9 @@ typedef enum { ARG_WORD, ARG_CONST, ARG_FORMULA, ARG_SEP } arg_kind;
 typedef struct clause_arg {
     arg_kind kind;
     span where;
-    int word;  /* ARG_WORD: string id; ARG_FORMULA: the bare name if any, else -1 */
-    value v;   /* ARG_CONST */
-    int chunk; /* ARG_FORMULA */
+    int word;   /* ARG_WORD: string id; ARG_FORMULA: the bare name if any, else -1 */
+    value v;    /* ARG_CONST */
+    int chunk;  /* ARG_FORMULA */
     bool rolls; /* the formula rolls dice: evaluating it again gives a new result */
 } clause_arg;
 
@@ -42,19 +42,19 @@ typedef struct clause {
     span where;
     clause_arg *args;
     int nargs;
-    int body;              /* chunk of a statement block, or -1 */
-    struct clause *sub;    /* clauses of a nested block */
+    int body;           /* chunk of a statement block, or -1 */
+    struct clause *sub; /* clauses of a nested block */
     int nsub;
 } clause;
 
 typedef struct decl {
     decl_kind kind;
-    int name;  /* string id, -1 when unnamed */
+    int name; /* string id, -1 when unnamed */
     span where;
-    int cite;  /* string id of the § citation, -1 if none */
-    int value; /* chunk of `= expr` (stat default, range, duration), or -1 */
-    int body;  /* chunk of the statement body (action, procedure), or -1 */
-    int type;  /* stat: static type (compiler's); enum: enum id */
+    int cite;   /* string id of the § citation, -1 if none */
+    int value;  /* chunk of `= expr` (stat default, range, duration), or -1 */
+    int body;   /* chunk of the statement body (action, procedure), or -1 */
+    int type;   /* stat: static type (compiler's); enum: enum id */
     int system; /* index of the system that declared it */
     clause *clauses;
     int nclauses;
@@ -63,7 +63,7 @@ typedef struct decl {
 } decl;
 
 typedef struct enum_info {
-    int name; /* string id */
+    int name;     /* string id */
     int *members; /* string ids */
     int nmembers;
 } enum_info;

@@ -6,7 +6,10 @@ static const char *const type_names[] = {
 #undef VALUE_NAME
 };
 
-const char *value_type_name(value_type t) { return t < V_TYPE_COUNT ? type_names[t] : "?"; }
+const char *value_type_name(value_type t)
+{
+    return t < V_TYPE_COUNT ? type_names[t] : "?";
+}
 
 static const char *const time_one[] = {
 #define TIME_ONE(name, one, many) one,
@@ -97,8 +100,14 @@ arith_status rat_mul(value a, value b, value_type t, value *out)
     parts(b, &bn, &bd);
     /* cross-reduce first so exact results that fit are not lost to overflow */
     int64_t g1 = gcd(an, bd), g2 = gcd(bn, ad);
-    if (g1 > 1) { an /= g1; bd /= g1; }
-    if (g2 > 1) { bn /= g2; ad /= g2; }
+    if (g1 > 1) {
+        an /= g1;
+        bd /= g1;
+    }
+    if (g2 > 1) {
+        bn /= g2;
+        ad /= g2;
+    }
     if (__builtin_mul_overflow(an, bn, &n) || __builtin_mul_overflow(ad, bd, &d))
         return ARITH_OVERFLOW;
     return rat_make(n, d, t, out);
@@ -140,7 +149,10 @@ int rat_cmp(value a, value b)
     return l < r ? -1 : l > r;
 }
 
-bool value_is_number(value v) { return v.type == V_INT || v.type == V_FRAC || v.type == V_ROLL; }
+bool value_is_number(value v)
+{
+    return v.type == V_INT || v.type == V_FRAC || v.type == V_ROLL;
+}
 
 value value_as_frac(value v)
 {
@@ -186,15 +198,12 @@ int64_t value_round(value v)
 bool value_truthy(value v)
 {
     switch (v.type) {
-    case V_NIL:
-        return false;
+    case V_NIL: return false;
     case V_BOOL:
     case V_INT:
     case V_FRAC:
     case V_DIST:
-    case V_ROLL:
-        return v.num != 0;
-    default:
-        return true;
+    case V_ROLL: return v.num != 0;
+    default: return true;
     }
 }

@@ -9,19 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VALUE_TYPES(X)                          \
-    X(NIL, "nothing")                           \
-    X(BOOL, "boolean")                          \
-    X(INT, "integer")                           \
-    X(FRAC, "fraction")                         \
-    X(DIST, "distance")                         \
-    X(TIME, "duration")                         \
-    X(DICE, "dice")                             \
-    X(ROLL, "roll")                             \
-    X(STR, "string")                            \
-    X(ENUM, "enum member")                      \
-    X(CREATURE, "creature")                     \
-    X(LIST, "list")                             \
+#define VALUE_TYPES(X)      \
+    X(NIL, "nothing")       \
+    X(BOOL, "boolean")      \
+    X(INT, "integer")       \
+    X(FRAC, "fraction")     \
+    X(DIST, "distance")     \
+    X(TIME, "duration")     \
+    X(DICE, "dice")         \
+    X(ROLL, "roll")         \
+    X(STR, "string")        \
+    X(ENUM, "enum member")  \
+    X(CREATURE, "creature") \
+    X(LIST, "list")         \
     X(WORD, "word")
 
 typedef enum {
@@ -36,13 +36,13 @@ const char *value_type_name(value_type t);
 /* Kinds of time. Seconds, minutes and hours share one kind (seconds); the
  * rest count their own units because a round's length is the system's
  * business and encounters and scenes end when the GM says so. */
-#define TIME_KINDS(X)                           \
-    X(SECONDS, "s", "s")                        \
-    X(ROUNDS, "round", "rounds")                \
-    X(TURNS, "turn", "turns")                   \
-    X(ENCOUNTERS, "encounter", "encounters")    \
-    X(SCENES, "scene", "scenes")                \
-    X(QUESTS, "quest", "quests")                \
+#define TIME_KINDS(X)                        \
+    X(SECONDS, "s", "s")                     \
+    X(ROUNDS, "round", "rounds")             \
+    X(TURNS, "turn", "turns")                \
+    X(ENCOUNTERS, "encounter", "encounters") \
+    X(SCENES, "scene", "scenes")             \
+    X(QUESTS, "quest", "quests")             \
     X(ARCS, "arc", "arcs")
 
 typedef enum {
@@ -67,14 +67,26 @@ typedef struct value {
     int64_t num; /* BOOL/INT: value; FRAC/DIST: numerator; ROLL: total; others: index */
 } value;
 
-static inline value value_nil(void) { return (value){.type = V_NIL}; }
-static inline value value_bool(bool b) { return (value){.type = V_BOOL, .num = b}; }
-static inline value value_int(int64_t i) { return (value){.type = V_INT, .aux = 1, .num = i}; }
+static inline value value_nil(void)
+{
+    return (value){.type = V_NIL};
+}
+static inline value value_bool(bool b)
+{
+    return (value){.type = V_BOOL, .num = b};
+}
+static inline value value_int(int64_t i)
+{
+    return (value){.type = V_INT, .aux = 1, .num = i};
+}
 static inline value value_ref(value_type t, uint8_t home, int64_t index)
 {
     return (value){.type = (uint8_t)t, .home = home, .num = index};
 }
-static inline value value_time(time_kind k, int64_t n) { return (value){.type = V_TIME, .home = (uint8_t)k, .num = n}; }
+static inline value value_time(time_kind k, int64_t n)
+{
+    return (value){.type = V_TIME, .home = (uint8_t)k, .num = n};
+}
 static inline value value_enum(int32_t enum_id, int64_t member)
 {
     return (value){.type = V_ENUM, .aux = enum_id, .num = member};

@@ -108,8 +108,8 @@ static bool sync_slots(vm *v)
             slots[i] = nslots++;
     if (nslots != v->nslots) {
         for (size_t c = 0; c < v->ncreatures; c++) {
-            value *st = mem_realloc(v->creatures[c].stats, (size_t)v->nslots * sizeof(value),
-                                    (size_t)nslots * sizeof(value));
+            value *st =
+                mem_realloc(v->creatures[c].stats, (size_t)v->nslots * sizeof(value), (size_t)nslots * sizeof(value));
             if (!st)
                 return false;
             for (int k = v->nslots; k < nslots; k++)
@@ -186,17 +186,10 @@ static const clause_arg *arg_after(const decl *d, int word)
 static bool arg_value(vm *v, const clause_arg *a, int self, value *out)
 {
     switch (a->kind) {
-    case ARG_CONST:
-        *out = a->v;
-        return true;
-    case ARG_FORMULA:
-        return vm_call(v, a->chunk, self, NULL, 0, out);
-    case ARG_WORD:
-        *out = value_ref(V_WORD, HOME_PROGRAM, a->word);
-        return true;
-    default:
-        *out = value_nil();
-        return true;
+    case ARG_CONST: *out = a->v; return true;
+    case ARG_FORMULA: return vm_call(v, a->chunk, self, NULL, 0, out);
+    case ARG_WORD: *out = value_ref(V_WORD, HOME_PROGRAM, a->word); return true;
+    default: *out = value_nil(); return true;
     }
 }
 
@@ -622,15 +615,11 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
 {
     const program *p = v->p;
     switch ((value_type)x.type) {
-    case V_NIL:
-        return put(buf, cap, 0, "nothing");
-    case V_BOOL:
-        return put(buf, cap, 0, "%s", x.num ? "true" : "false");
+    case V_NIL: return put(buf, cap, 0, "nothing");
+    case V_BOOL: return put(buf, cap, 0, "%s", x.num ? "true" : "false");
     case V_INT:
-    case V_FRAC:
-        return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
-    case V_DIST:
-        return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
+    case V_FRAC: return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
+    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
     case V_TIME:
         if (x.home == TIME_SECONDS && x.num % 60 == 0 && x.num != 0)
             return put(buf, cap, 0, "%" PRId64 " minute%s", x.num / 60, x.num == 60 ? "" : "s");
@@ -647,8 +636,7 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         return put(buf, cap, at, " = %" PRId64, x.num);
     }
     case V_STR:
-    case V_WORD:
-        return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
+    case V_WORD: return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
     case V_ENUM:
         if (x.aux >= 0 && (size_t)x.aux < p->nenums && x.num < p->enums[x.aux].nmembers)
             return put(buf, cap, 0, "%s", program_string(p, p->enums[x.aux].members[x.num]));
@@ -666,8 +654,7 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         }
         return put(buf, cap, at, "]");
     }
-    default:
-        return put(buf, cap, 0, "?");
+    default: return put(buf, cap, 0, "?");
     }
 }
 
@@ -682,7 +669,10 @@ static bool arith_fail(vm *v, arith_status st, span at, const char *what, value 
     return vm_error(v, at, "cannot %s %s and %s", what, value_type_name(a.type), value_type_name(b.type));
 }
 
-static bool is_num(value x) { return x.type == V_INT || x.type == V_FRAC || x.type == V_ROLL; }
+static bool is_num(value x)
+{
+    return x.type == V_INT || x.type == V_FRAC || x.type == V_ROLL;
+}
 
 static bool do_add(vm *v, value a, value b, int sign, span at, value *out)
 {
@@ -761,9 +751,10 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
     else if (a.type == V_TIME && is_num(b)) {
         value k = value_as_frac(b);
         if (k.type != V_INT || k.num == 0)
-            return vm_error(v, at, k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
-        *out = value_time((time_kind)a.home, floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num
-                                                      : a.num / k.num);
+            return vm_error(v, at,
+                            k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
+        *out = value_time((time_kind)a.home,
+                          floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num : a.num / k.num);
         return true;
     } else
         return arith_fail(v, ARITH_TYPE, at, "divide", a, b);
@@ -789,20 +780,16 @@ static bool values_equal(const vm *v, value a, value b)
     if (a.type != b.type)
         return false;
     switch ((value_type)a.type) {
-    case V_NIL:
-        return true;
-    case V_DIST:
-        return rat_cmp(a, b) == 0;
+    case V_NIL: return true;
+    case V_DIST: return rat_cmp(a, b) == 0;
     case V_TIME:
-    case V_ENUM:
-        return a.home == b.home && a.aux == b.aux && a.num == b.num;
+    case V_ENUM: return a.home == b.home && a.aux == b.aux && a.num == b.num;
     case V_STR:
     case V_WORD:
         if (a.home == b.home)
             return a.num == b.num;
         return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
-    default:
-        return a.num == b.num && a.home == b.home;
+    default: return a.num == b.num && a.home == b.home;
     }
 }
 
@@ -841,7 +828,10 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
 #define POP() (*--v->sp)
 #define PEEK(n) (v->sp[-1 - (n)])
 
-static span op_span(const frame *f, const uint8_t *ip) { return f->c->spans[ip - f->c->code]; }
+static span op_span(const frame *f, const uint8_t *ip)
+{
+    return f->c->spans[ip - f->c->code];
+}
 
 static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
 {
@@ -857,8 +847,8 @@ static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
             nargs++;
         }
         if (nargs > c->nparams)
-            return vm_error(v, at, "%s takes %d argument%s, not %d", c->name, c->nparams,
-                            c->nparams == 1 ? "" : "s", nargs);
+            return vm_error(v, at, "%s takes %d argument%s, not %d", c->name, c->nparams, c->nparams == 1 ? "" : "s",
+                            nargs);
     }
     frame *f = &v->frames[v->nframes++];
     f->c = c;
@@ -892,7 +882,11 @@ static bool run(vm *v, int stop)
 #define DISPATCH() switch ((opcode)*f->ip++)
 #endif
 #define HERE op_span(f, op_ip)
-#define FAIL_IF(cond) do { if (cond) goto fail; } while (0)
+#define FAIL_IF(cond)  \
+    do {               \
+        if (cond)      \
+            goto fail; \
+    } while (0)
 
 next:
     if (v->failed)
@@ -903,21 +897,57 @@ next:
         goto fail;
     }
     op_ip = f->ip;
-    DISPATCH() {
-        CASE(CONST) { PUSH(f->c->consts[READ_U16()]); NEXT; }
-        CASE(NIL) { PUSH(value_nil()); NEXT; }
-        CASE(TRUE) { PUSH(value_bool(true)); NEXT; }
-        CASE(FALSE) { PUSH(value_bool(false)); NEXT; }
-        CASE(POP) { v->sp--; NEXT; }
-        CASE(DUP) { a = PEEK(0); PUSH(a); NEXT; }
-        CASE(GET_LOCAL) { PUSH(f->base[READ_U8()]); NEXT; }
-        CASE(SET_LOCAL) { f->base[READ_U8()] = POP(); NEXT; }
-        CASE(GET_GLOBAL) {
+    DISPATCH()
+    {
+        CASE(CONST)
+        {
+            PUSH(f->c->consts[READ_U16()]);
+            NEXT;
+        }
+        CASE(NIL)
+        {
+            PUSH(value_nil());
+            NEXT;
+        }
+        CASE(TRUE)
+        {
+            PUSH(value_bool(true));
+            NEXT;
+        }
+        CASE(FALSE)
+        {
+            PUSH(value_bool(false));
+            NEXT;
+        }
+        CASE(POP)
+        {
+            v->sp--;
+            NEXT;
+        }
+        CASE(DUP)
+        {
+            a = PEEK(0);
+            PUSH(a);
+            NEXT;
+        }
+        CASE(GET_LOCAL)
+        {
+            PUSH(f->base[READ_U8()]);
+            NEXT;
+        }
+        CASE(SET_LOCAL)
+        {
+            f->base[READ_U8()] = POP();
+            NEXT;
+        }
+        CASE(GET_GLOBAL)
+        {
             uint16_t g = READ_U16();
             PUSH(g < v->globals_cap ? v->globals[g] : value_nil());
             NEXT;
         }
-        CASE(SET_GLOBAL) {
+        CASE(SET_GLOBAL)
+        {
             uint16_t g = READ_U16();
             if (g >= v->globals_cap) {
                 size_t old = v->globals_cap;
@@ -932,11 +962,13 @@ next:
             v->globals[g] = kept;
             NEXT;
         }
-        CASE(SELF) {
+        CASE(SELF)
+        {
             PUSH(f->self >= 0 ? value_ref(V_CREATURE, 0, f->self) : value_nil());
             NEXT;
         }
-        CASE(GET_STAT) {
+        CASE(GET_STAT)
+        {
             uint16_t d = READ_U16();
             a = POP();
             if (a.type != V_CREATURE) {
@@ -952,7 +984,8 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(SET_STAT) {
+        CASE(SET_STAT)
+        {
             uint16_t d = READ_U16();
             b = POP();
             a = POP();
@@ -965,7 +998,8 @@ next:
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
-        CASE(GET_MEMBER) {
+        CASE(GET_MEMBER)
+        {
             const char *name = program_string(v->p, READ_U16());
             a = POP();
             if (a.type == V_ROLL) {
@@ -1030,7 +1064,8 @@ next:
             vm_error(v, HERE, "%s has no member '%s'", value_type_name(a.type), name);
             goto fail;
         }
-        CASE(EVAL_DECL) {
+        CASE(EVAL_DECL)
+        {
             const decl *d = &v->p->decls[READ_U16()];
             const decl *latest = program_find_decl(v->p, d->kind, d->name);
             a = POP();
@@ -1041,12 +1076,48 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(ADD) { b = POP(); a = POP(); FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r); NEXT; }
-        CASE(SUB) { b = POP(); a = POP(); FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r); NEXT; }
-        CASE(MUL) { b = POP(); a = POP(); FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r); NEXT; }
-        CASE(DIV) { b = POP(); a = POP(); FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r); NEXT; }
-        CASE(IDIV) { b = POP(); a = POP(); FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r); NEXT; }
-        CASE(NEG) {
+        CASE(ADD)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_add(v, a, b, 1, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(SUB)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_add(v, a, b, -1, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(MUL)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_mul(v, a, b, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(DIV)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_div(v, a, b, false, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(IDIV)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_div(v, a, b, true, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(NEG)
+        {
             a = POP();
             if (a.type == V_DICE) {
                 FAIL_IF(!dice_scale(v, a, -1, HERE, &r));
@@ -1064,14 +1135,60 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(NOT) { a = POP(); PUSH(value_bool(!value_truthy(a))); NEXT; }
-        CASE(EQ) { b = POP(); a = POP(); PUSH(value_bool(values_equal(v, a, b))); NEXT; }
-        CASE(NE) { b = POP(); a = POP(); PUSH(value_bool(!values_equal(v, a, b))); NEXT; }
-        CASE(LT) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)); NEXT; }
-        CASE(LE) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)); NEXT; }
-        CASE(GT) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)); NEXT; }
-        CASE(GE) { b = POP(); a = POP(); FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)); NEXT; }
-        CASE(INTERVAL) {
+        CASE(NOT)
+        {
+            a = POP();
+            PUSH(value_bool(!value_truthy(a)));
+            NEXT;
+        }
+        CASE(EQ)
+        {
+            b = POP();
+            a = POP();
+            PUSH(value_bool(values_equal(v, a, b)));
+            NEXT;
+        }
+        CASE(NE)
+        {
+            b = POP();
+            a = POP();
+            PUSH(value_bool(!values_equal(v, a, b)));
+            NEXT;
+        }
+        CASE(LT)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
+            PUSH(value_bool(cmp < 0));
+            NEXT;
+        }
+        CASE(LE)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
+            PUSH(value_bool(cmp <= 0));
+            NEXT;
+        }
+        CASE(GT)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
+            PUSH(value_bool(cmp > 0));
+            NEXT;
+        }
+        CASE(GE)
+        {
+            b = POP();
+            a = POP();
+            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
+            PUSH(value_bool(cmp >= 0));
+            NEXT;
+        }
+        CASE(INTERVAL)
+        {
             /* lo..hi of integers is the list of every integer between */
             b = POP();
             a = POP();
@@ -1098,8 +1215,15 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(ROLL) { a = POP(); FAIL_IF(!vm_roll(v, a, HERE, &r)); PUSH(r); NEXT; }
-        CASE(ROLL_SUM) {
+        CASE(ROLL)
+        {
+            a = POP();
+            FAIL_IF(!vm_roll(v, a, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(ROLL_SUM)
+        {
             int n = READ_U8();
             unsigned negative = READ_U8();
             FAIL_IF(!roll_sum(v, v->sp - n, n, negative, HERE, &r));
@@ -1107,14 +1231,21 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(JUMP) { int16_t off = (int16_t)READ_U16(); f->ip += off; NEXT; }
-        CASE(JUMP_IF_FALSE) {
+        CASE(JUMP)
+        {
+            int16_t off = (int16_t)READ_U16();
+            f->ip += off;
+            NEXT;
+        }
+        CASE(JUMP_IF_FALSE)
+        {
             int16_t off = (int16_t)READ_U16();
             if (!value_truthy(POP()))
                 f->ip += off;
             NEXT;
         }
-        CASE(AND_JUMP) {
+        CASE(AND_JUMP)
+        {
             int16_t off = (int16_t)READ_U16();
             if (!value_truthy(PEEK(0))) {
                 v->sp[-1] = value_bool(false);
@@ -1123,7 +1254,8 @@ next:
                 v->sp--;
             NEXT;
         }
-        CASE(OR_JUMP) {
+        CASE(OR_JUMP)
+        {
             int16_t off = (int16_t)READ_U16();
             if (value_truthy(PEEK(0))) {
                 v->sp[-1] = value_bool(true);
@@ -1132,7 +1264,8 @@ next:
                 v->sp--;
             NEXT;
         }
-        CASE(ITER_NEXT) {
+        CASE(ITER_NEXT)
+        {
             int16_t off = (int16_t)READ_U16();
             value list = PEEK(1), index = PEEK(0);
             size_t n;
@@ -1149,7 +1282,8 @@ next:
             PUSH(items[index.num]);
             NEXT;
         }
-        CASE(REPEAT_NEXT) {
+        CASE(REPEAT_NEXT)
+        {
             int16_t off = (int16_t)READ_U16();
             a = PEEK(0);
             if (!is_num(a)) {
@@ -1163,7 +1297,8 @@ next:
             v->sp[-1] = value_int(value_floor(value_as_frac(a)) - 1);
             NEXT;
         }
-        CASE(CALL_BUILTIN) {
+        CASE(CALL_BUILTIN)
+        {
             int id = READ_U8(), argc = READ_U8();
             value *args = v->sp - argc;
             FAIL_IF(!builtin_call(v, id, args, argc, HERE, &r));
@@ -1171,7 +1306,8 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(CALL) {
+        CASE(CALL)
+        {
             const decl *d = &v->p->decls[READ_U16()];
             int argc = READ_U8();
             const decl *latest = program_find_decl(v->p, d->kind, d->name);
@@ -1183,7 +1319,8 @@ next:
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
-        CASE(RETURN) {
+        CASE(RETURN)
+        {
             r = POP();
             v->sp = f->base;
             v->nframes--;
@@ -1193,14 +1330,16 @@ next:
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
-        CASE(LIST) {
+        CASE(LIST)
+        {
             int n = READ_U8();
             FAIL_IF(!vm_make_list(v, v->sp - n, (size_t)n, HERE, &r));
             v->sp -= n;
             PUSH(r);
             NEXT;
         }
-        CASE(PRINT) {
+        CASE(PRINT)
+        {
             int n = READ_U8();
             char line[4096];
             size_t at = 0;
@@ -1215,7 +1354,8 @@ next:
                 v->print(v->print_user, line);
             NEXT;
         }
-        CASE(EMIT) {
+        CASE(EMIT)
+        {
             int event = READ_U16(), argc = READ_U8();
             value args[32];
             int n = argc > 32 ? 32 : argc;
@@ -1225,20 +1365,23 @@ next:
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
-        CASE(FAIL) {
+        CASE(FAIL)
+        {
             char msg[1024];
             vm_format(v, POP(), msg, sizeof msg);
             vm_error(v, HERE, "%s", msg);
             goto fail;
         }
-        CASE(PLAY) {
+        CASE(PLAY)
+        {
             int kind = READ_U8();
             int operand = READ_U16();
             FAIL_IF(!play_command(v, kind, operand, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
-        CASE(CREATURE) {
+        CASE(CREATURE)
+        {
             const char *name = program_string(v->p, READ_U16());
             int c = vm_find_creature(v, name);
             if (c < 0) {
@@ -1419,8 +1562,7 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         }
         return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
     }
-    case BI_COUNT:
-        break;
+    case BI_COUNT: break;
     }
     return vm_error(v, at, "internal: unknown builtin %d", id);
 }

@@ -31,11 +31,11 @@ typedef struct vm_limits {
 extern const vm_limits vm_default_limits;
 
 typedef struct creature {
-    char *name;    /* unique: goblin_2 */
-    int display;   /* program string id or -1 */
-    int side;      /* program string id or -1 */
-    int decl;      /* the creature declaration it came from */
-    value *stats;  /* by stat slot; V_NIL = not set, use the declared default */
+    char *name;       /* unique: goblin_2 */
+    int display;      /* program string id or -1 */
+    int side;         /* program string id or -1 */
+    int decl;         /* the creature declaration it came from */
+    value *stats;     /* by stat slot; V_NIL = not set, use the declared default */
     value initiative; /* the score that placed it (a fraction with a decimal tiebreak) */
     bool acted;
 } creature;
@@ -113,8 +113,8 @@ typedef struct vm {
     /* encounter */
     bool in_encounter;
     int round;
-    int turn;    /* index into order */
-    int *order;  /* creature indices in initiative order */
+    int turn;   /* index into order */
+    int *order; /* creature indices in initiative order */
     size_t norder, order_cap;
     int trigger_depth;
 

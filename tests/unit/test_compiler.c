@@ -57,12 +57,11 @@ static bool has_msg(const char *needle)
     return false;
 }
 
-#define ASSERT_ERROR(src_, needle_)                                                              \
-    do {                                                                                          \
-        int errs_ = compile(src_);                                                                \
-        ck_assert_msg(errs_ >= 1, "no error for: %s", src_);                                      \
-        ck_assert_msg(has_msg(needle_), "no '%s' among errors for %s (first: %s)", needle_, src_, \
-                      M.text[0]);                                                                 \
+#define ASSERT_ERROR(src_, needle_)                                                                           \
+    do {                                                                                                      \
+        int errs_ = compile(src_);                                                                            \
+        ck_assert_msg(errs_ >= 1, "no error for: %s", src_);                                                  \
+        ck_assert_msg(has_msg(needle_), "no '%s' among errors for %s (first: %s)", needle_, src_, M.text[0]); \
     } while (0)
 
 START_TEST(test_unknown_name_did_you_mean)
@@ -489,4 +488,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

@@ -11,8 +11,7 @@
 #include "lang/source.h"
 
 /* diag_print of one diagnostic into a string (caller frees). */
-static char *render(const char *name, const char *text, uint32_t start, uint32_t end, diag_level level,
-                    const char *msg)
+static char *render(const char *name, const char *text, uint32_t start, uint32_t end, diag_level level, const char *msg)
 {
     source *src = source_new(name, text, strlen(text));
     ck_assert_ptr_nonnull(src);
@@ -263,4 +262,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

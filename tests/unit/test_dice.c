@@ -15,7 +15,7 @@ static dice_face faces[FACES_CAP];
 static dice parse_ok(const char *text)
 {
     dice d;
-    dice_error err = { 0, "" };
+    dice_error err = {0, ""};
     int rc = dice_parse(text, strlen(text), &d, &err);
     ck_assert_msg(rc == 0, "parse \"%s\" failed at %zu: %s", text, err.offset, err.message);
     return d;
@@ -23,13 +23,11 @@ static dice parse_ok(const char *text)
 
 static bool dice_equal(const dice *a, const dice *b)
 {
-    return a->count == b->count && a->sides == b->sides && a->fudge == b->fudge &&
-           a->keep == b->keep && a->keep_n == b->keep_n && a->explode == b->explode &&
-           a->explode_cmp == b->explode_cmp && a->explode_at == b->explode_at &&
-           a->reroll_once == b->reroll_once && a->reroll_cmp == b->reroll_cmp &&
-           a->reroll_at == b->reroll_at && a->success_cmp == b->success_cmp &&
-           a->success_at == b->success_at && a->failure_cmp == b->failure_cmp &&
-           a->failure_at == b->failure_at;
+    return a->count == b->count && a->sides == b->sides && a->fudge == b->fudge && a->keep == b->keep &&
+           a->keep_n == b->keep_n && a->explode == b->explode && a->explode_cmp == b->explode_cmp &&
+           a->explode_at == b->explode_at && a->reroll_once == b->reroll_once && a->reroll_cmp == b->reroll_cmp &&
+           a->reroll_at == b->reroll_at && a->success_cmp == b->success_cmp && a->success_at == b->success_at &&
+           a->failure_cmp == b->failure_cmp && a->failure_at == b->failure_at;
 }
 
 /* A spec with only count and sides set, like the parser's defaults. */
@@ -55,65 +53,65 @@ static const parse_case *parse_cases(size_t *n)
     size_t i = 0;
     dice d;
 
-    cases[i++] = (parse_case){ "d20", plain(1, 20) };
-    cases[i++] = (parse_case){ "3d6", plain(3, 6) };
-    cases[i++] = (parse_case){ "d%", plain(1, 100) };
+    cases[i++] = (parse_case){"d20", plain(1, 20)};
+    cases[i++] = (parse_case){"3d6", plain(3, 6)};
+    cases[i++] = (parse_case){"d%", plain(1, 100)};
     d = plain(1, 3), d.fudge = true;
-    cases[i++] = (parse_case){ "dF", d };
+    cases[i++] = (parse_case){"dF", d};
     d = plain(4, 3), d.fudge = true;
-    cases[i++] = (parse_case){ "4dF", d };
+    cases[i++] = (parse_case){"4dF", d};
     d = plain(4, 6), d.keep = DICE_KEEP_HIGH, d.keep_n = 3;
-    cases[i++] = (parse_case){ "4d6kh3", d };
-    cases[i++] = (parse_case){ "4d6k3", d };
+    cases[i++] = (parse_case){"4d6kh3", d};
+    cases[i++] = (parse_case){"4d6k3", d};
     d = plain(4, 6), d.keep = DICE_KEEP_LOW, d.keep_n = 1;
-    cases[i++] = (parse_case){ "4d6kl1", d };
+    cases[i++] = (parse_case){"4d6kl1", d};
     d = plain(4, 6), d.keep = DICE_DROP_LOW, d.keep_n = 1;
-    cases[i++] = (parse_case){ "4d6dl1", d };
+    cases[i++] = (parse_case){"4d6dl1", d};
     d = plain(4, 6), d.keep = DICE_DROP_HIGH, d.keep_n = 1;
-    cases[i++] = (parse_case){ "4d6dh1", d };
+    cases[i++] = (parse_case){"4d6dh1", d};
     d = plain(1, 6), d.explode = DICE_EXPLODE, d.explode_cmp = DICE_CMP_EQ, d.explode_at = 6;
-    cases[i++] = (parse_case){ "d6!", d };
+    cases[i++] = (parse_case){"d6!", d};
     d.explode_cmp = DICE_CMP_GT, d.explode_at = 5;
-    cases[i++] = (parse_case){ "d6!>5", d };
+    cases[i++] = (parse_case){"d6!>5", d};
     d.explode_cmp = DICE_CMP_GE, d.explode_at = 5;
-    cases[i++] = (parse_case){ "d6!>=5", d };
+    cases[i++] = (parse_case){"d6!>=5", d};
     d = plain(1, 6), d.explode = DICE_COMPOUND, d.explode_cmp = DICE_CMP_EQ, d.explode_at = 6;
-    cases[i++] = (parse_case){ "d6!!", d };
+    cases[i++] = (parse_case){"d6!!", d};
     d.explode = DICE_PENETRATE;
-    cases[i++] = (parse_case){ "d6!p", d };
+    cases[i++] = (parse_case){"d6!p", d};
     d = plain(1, 20), d.reroll_cmp = DICE_CMP_EQ, d.reroll_at = 1;
-    cases[i++] = (parse_case){ "d20r1", d };
+    cases[i++] = (parse_case){"d20r1", d};
     d.reroll_once = true;
-    cases[i++] = (parse_case){ "d20ro1", d };
+    cases[i++] = (parse_case){"d20ro1", d};
     d = plain(1, 20), d.reroll_cmp = DICE_CMP_LT, d.reroll_at = 2;
-    cases[i++] = (parse_case){ "d20r<2", d };
+    cases[i++] = (parse_case){"d20r<2", d};
     d = plain(1, 20), d.reroll_once = true, d.reroll_cmp = DICE_CMP_LE, d.reroll_at = 2;
-    cases[i++] = (parse_case){ "d20ro<=2", d };
+    cases[i++] = (parse_case){"d20ro<=2", d};
     d = plain(10, 10), d.success_cmp = DICE_CMP_GE, d.success_at = 8;
-    cases[i++] = (parse_case){ "10d10>=8", d };
+    cases[i++] = (parse_case){"10d10>=8", d};
     d = plain(10, 10), d.success_cmp = DICE_CMP_GT, d.success_at = 7;
-    cases[i++] = (parse_case){ "10d10>7", d };
+    cases[i++] = (parse_case){"10d10>7", d};
     d = plain(10, 10), d.success_cmp = DICE_CMP_GE, d.success_at = 8;
     d.failure_cmp = DICE_CMP_EQ, d.failure_at = 1;
-    cases[i++] = (parse_case){ "10d10>=8f1", d };
+    cases[i++] = (parse_case){"10d10>=8f1", d};
     d.failure_cmp = DICE_CMP_LE, d.failure_at = 2;
-    cases[i++] = (parse_case){ "10d10>=8f<=2", d };
+    cases[i++] = (parse_case){"10d10>=8f<=2", d};
     /* Beyond the brief's list: spelling variants and combinations. */
-    cases[i++] = (parse_case){ "d100", plain(1, 100) };
-    cases[i++] = (parse_case){ "1D6", plain(1, 6) };
+    cases[i++] = (parse_case){"d100", plain(1, 100)};
+    cases[i++] = (parse_case){"1D6", plain(1, 6)};
     d = plain(3, 3), d.fudge = true, d.explode = DICE_EXPLODE;
     d.explode_cmp = DICE_CMP_EQ, d.explode_at = 1; /* dF's highest face */
-    cases[i++] = (parse_case){ "3dF!", d };
-    d = plain(10, 10), d.explode = DICE_EXPLODE, d.explode_cmp = DICE_CMP_EQ,
-    d.explode_at = 10, d.success_cmp = DICE_CMP_GE, d.success_at = 8;
-    cases[i++] = (parse_case){ "10d10!10>=8", d };
-    cases[i++] = (parse_case){ "10d10>=8!", d }; /* any modifier order */
+    cases[i++] = (parse_case){"3dF!", d};
+    d = plain(10, 10), d.explode = DICE_EXPLODE, d.explode_cmp = DICE_CMP_EQ, d.explode_at = 10,
+    d.success_cmp = DICE_CMP_GE, d.success_at = 8;
+    cases[i++] = (parse_case){"10d10!10>=8", d};
+    cases[i++] = (parse_case){"10d10>=8!", d}; /* any modifier order */
     d = plain(4, 6), d.keep = DICE_KEEP_HIGH, d.keep_n = 3;
     d.reroll_cmp = DICE_CMP_EQ, d.reroll_at = 1, d.reroll_once = true;
-    cases[i++] = (parse_case){ "4d6ro1kh3", d };
-    cases[i++] = (parse_case){ "4d6kh3ro1", d };
+    cases[i++] = (parse_case){"4d6ro1kh3", d};
+    cases[i++] = (parse_case){"4d6kh3ro1", d};
     d = plain(4, 3), d.fudge = true, d.success_cmp = DICE_CMP_GE, d.success_at = -1;
-    cases[i++] = (parse_case){ "4dF>=-1", d };
+    cases[i++] = (parse_case){"4dF>=-1", d};
     *n = i;
     return cases;
 }
@@ -152,42 +150,42 @@ typedef struct error_case {
 } error_case;
 
 static const error_case error_cases[] = {
-    { "d0", 1, "a die needs at least 1 side" },
-    { "3d0", 2, "a die needs at least 1 side" },
-    { "0d6", 0, "dice count must be at least 1" },
-    { "3d", 2, "missing number of sides after 'd'" },
-    { "d", 1, "missing number of sides after 'd'" },
-    { "2dx", 2, "missing number of sides after 'd'" },
-    { "4d6kh5", 5, "cannot keep 5 of 4 dice" },
-    { "4d6k5", 4, "cannot keep 5 of 4 dice" },
-    { "4d6dl5", 5, "cannot drop 5 of 4 dice" },
-    { "4d6kh0", 5, "must keep at least 1 die" },
-    { "10001d6", 0, "too many dice (limit is 10000)" },
-    { "99999999999999999999d6", 0, "too many dice (limit is 10000)" },
-    { "d1000001", 1, "too many sides (limit is 1000000)" },
-    { "3d99999999999999999999", 2, "too many sides (limit is 1000000)" },
-    { "d1!", 2, "an explosion on every face never ends" },
-    { "d6!>=1", 2, "an explosion on every face never ends" },
-    { "d6!!>0", 2, "an explosion on every face never ends" },
-    { "dF!p>=-1", 2, "an explosion on every face never ends" },
-    { "d6r<=6", 2, "rerolling every face never ends" },
-    { "d1r1", 2, "rerolling every face never ends" },
-    { "", 0, "expected dice such as 2d6" },
-    { "20", 2, "expected 'd' after the dice count" },
-    { "3x6", 1, "unexpected 'x' where 'd' was expected" },
-    { "3d6 ", 3, "unexpected space in dice" },
-    { "3d6+1", 3, "unexpected '+' in dice" },
-    { "d6kh", 4, "missing number after 'kh'" },
-    { "d6r", 3, "missing number after 'r'" },
-    { "d6ro", 4, "missing number after 'ro'" },
-    { "d6>=", 4, "missing number after '>='" },
-    { "d6!>", 4, "missing number after '>'" },
-    { "10d10f1", 5, "failures need a success target, e.g. 10d10>=8f1" },
-    { "d6!!!", 4, "only one explosion modifier is allowed" },
-    { "4d6kh3dl1", 6, "only one keep or drop modifier is allowed" },
-    { "d6r1r2", 4, "only one reroll modifier is allowed" },
-    { "d6>3>4", 4, "only one success target is allowed" },
-    { "d6>=99999999999", 4, "number too large (limit is 2147483647)" },
+    {"d0", 1, "a die needs at least 1 side"},
+    {"3d0", 2, "a die needs at least 1 side"},
+    {"0d6", 0, "dice count must be at least 1"},
+    {"3d", 2, "missing number of sides after 'd'"},
+    {"d", 1, "missing number of sides after 'd'"},
+    {"2dx", 2, "missing number of sides after 'd'"},
+    {"4d6kh5", 5, "cannot keep 5 of 4 dice"},
+    {"4d6k5", 4, "cannot keep 5 of 4 dice"},
+    {"4d6dl5", 5, "cannot drop 5 of 4 dice"},
+    {"4d6kh0", 5, "must keep at least 1 die"},
+    {"10001d6", 0, "too many dice (limit is 10000)"},
+    {"99999999999999999999d6", 0, "too many dice (limit is 10000)"},
+    {"d1000001", 1, "too many sides (limit is 1000000)"},
+    {"3d99999999999999999999", 2, "too many sides (limit is 1000000)"},
+    {"d1!", 2, "an explosion on every face never ends"},
+    {"d6!>=1", 2, "an explosion on every face never ends"},
+    {"d6!!>0", 2, "an explosion on every face never ends"},
+    {"dF!p>=-1", 2, "an explosion on every face never ends"},
+    {"d6r<=6", 2, "rerolling every face never ends"},
+    {"d1r1", 2, "rerolling every face never ends"},
+    {"", 0, "expected dice such as 2d6"},
+    {"20", 2, "expected 'd' after the dice count"},
+    {"3x6", 1, "unexpected 'x' where 'd' was expected"},
+    {"3d6 ", 3, "unexpected space in dice"},
+    {"3d6+1", 3, "unexpected '+' in dice"},
+    {"d6kh", 4, "missing number after 'kh'"},
+    {"d6r", 3, "missing number after 'r'"},
+    {"d6ro", 4, "missing number after 'ro'"},
+    {"d6>=", 4, "missing number after '>='"},
+    {"d6!>", 4, "missing number after '>'"},
+    {"10d10f1", 5, "failures need a success target, e.g. 10d10>=8f1"},
+    {"d6!!!", 4, "only one explosion modifier is allowed"},
+    {"4d6kh3dl1", 6, "only one keep or drop modifier is allowed"},
+    {"d6r1r2", 4, "only one reroll modifier is allowed"},
+    {"d6>3>4", 4, "only one success target is allowed"},
+    {"d6>=99999999999", 4, "number too large (limit is 2147483647)"},
 };
 
 START_TEST(test_parse_errors)
@@ -197,12 +195,10 @@ START_TEST(test_parse_errors)
         const error_case *c = &error_cases[i];
         dice d = plain(7, 7);
         dice untouched = d;
-        dice_error err = { 999, "" };
-        ck_assert_msg(dice_parse(c->text, strlen(c->text), &d, &err) == -1, "\"%s\" parsed",
-                      c->text);
+        dice_error err = {999, ""};
+        ck_assert_msg(dice_parse(c->text, strlen(c->text), &d, &err) == -1, "\"%s\" parsed", c->text);
         ck_assert_str_eq(err.message, c->message);
-        ck_assert_msg(err.offset == c->offset, "\"%s\": offset %zu, want %zu", c->text,
-                      err.offset, c->offset);
+        ck_assert_msg(err.offset == c->offset, "\"%s\": offset %zu, want %zu", c->text, err.offset, c->offset);
         ck_assert(dice_equal(&d, &untouched));
     }
     /* Reroll-once of every face ends after one reroll, so it is allowed. */
@@ -217,20 +213,38 @@ END_TEST
 START_TEST(test_format_canonical)
 {
     static const char *const pairs[][2] = {
-        { "d20", "d20" },         { "1d20", "d20" },         { "d100", "d%" },
-        { "d%", "d%" },           { "dF", "dF" },            { "2df", "2dF" },
-        { "4d6k3", "4d6kh3" },    { "4d6d1", "4d6dl1" },     { "4d6dh1", "4d6dh1" },
-        { "4d6kl1", "4d6kl1" },   { "d6!", "d6!" },          { "d6!6", "d6!" },
-        { "d6!=6", "d6!" },       { "d6!>5", "d6!>5" },      { "d6!5", "d6!5" },
-        { "d6!!", "d6!!" },       { "d6!p>=5", "d6!p>=5" },  { "d20r1", "d20r1" },
-        { "d20r=1", "d20r1" },    { "d20ro<=2", "d20ro<=2" }, { "10d10>7", "10d10>7" },
-        { "10d10=10", "10d10=10" }, { "10d10>=8f1", "10d10>=8f1" },
-        { "10d10f<=2>=8", "10d10>=8f<=2" },
+        {"d20", "d20"},
+        {"1d20", "d20"},
+        {"d100", "d%"},
+        {"d%", "d%"},
+        {"dF", "dF"},
+        {"2df", "2dF"},
+        {"4d6k3", "4d6kh3"},
+        {"4d6d1", "4d6dl1"},
+        {"4d6dh1", "4d6dh1"},
+        {"4d6kl1", "4d6kl1"},
+        {"d6!", "d6!"},
+        {"d6!6", "d6!"},
+        {"d6!=6", "d6!"},
+        {"d6!>5", "d6!>5"},
+        {"d6!5", "d6!5"},
+        {"d6!!", "d6!!"},
+        {"d6!p>=5", "d6!p>=5"},
+        {"d20r1", "d20r1"},
+        {"d20r=1", "d20r1"},
+        {"d20ro<=2", "d20ro<=2"},
+        {"10d10>7", "10d10>7"},
+        {"10d10=10", "10d10=10"},
+        {"10d10>=8f1", "10d10>=8f1"},
+        {"10d10f<=2>=8", "10d10>=8f<=2"},
         /* A default explosion followed by a success target must stay
          * unambiguous, so its target is written out. */
-        { "10d10>=8!", "10d10!10>=8" }, { "4d6kh3!", "4d6!kh3" },
-        { "4d6kh3ro1!p", "4d6!pro1kh3" }, { "4dF>=-1", "4dF>=-1" },
-        { "dF!=-1", "dF!=-1" }, { "D6", "d6" },
+        {"10d10>=8!", "10d10!10>=8"},
+        {"4d6kh3!", "4d6!kh3"},
+        {"4d6kh3ro1!p", "4d6!pro1kh3"},
+        {"4dF>=-1", "4dF>=-1"},
+        {"dF!=-1", "dF!=-1"},
+        {"D6", "d6"},
     };
     char buf[64];
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
@@ -265,7 +279,7 @@ START_TEST(test_format_truncates_like_snprintf)
     ck_assert_str_eq(buf, "10d10");
     ck_assert_uint_eq(dice_format(&d, NULL, 0), strlen("10d10>=8f<=2"));
 
-    dice_face f[] = { { 6, 0 }, { 5, 0 }, { 2, DICE_FACE_DROPPED }, { 4, 0 } };
+    dice_face f[] = {{6, 0}, {5, 0}, {2, DICE_FACE_DROPPED}, {4, 0}};
     d = parse_ok("4d6kh3");
     const char *full = "4d6kh3 (6, 5, [2], 4) = 15";
     for (size_t cap = 0; cap <= strlen(full) + 1; cap++) {
@@ -293,11 +307,12 @@ static void roll_ok(const dice *d, uint64_t seed, size_t *n, int64_t *total)
 }
 
 static const char *const bounded_notations[] = {
-    "d20", "3d6", "d%", "dF", "4dF", "4d6kh3", "4d6kl1", "4d6dl1", "4d6dh1", "d6!",
-    "d6!>5", "d6!>=5", "d6!!", "d6!p", "d20r1", "d20ro1", "d20r<2", "d20ro<=2", "10d10>=8",
-    "10d10>7", "10d10>=8f1", "10d10>=8f<=2", "4d6!kh3", "3d6!!kh2", "2d6!pdl1", "4dF!",
-    "3dF!!", "3dF!p", "4dF>=0f<0", "2d2!kl1", "6d4!<=2", "d2!!", "3d2!pdh1", "d4r<=3",
-    "5d10!>=8>=8f1", "20d6ro<=2dl5", "d1", "d1ro1",
+    "d20",          "3d6",     "d%",       "dF",       "4dF",      "4d6kh3",  "4d6kl1",
+    "4d6dl1",       "4d6dh1",  "d6!",      "d6!>5",    "d6!>=5",   "d6!!",    "d6!p",
+    "d20r1",        "d20ro1",  "d20r<2",   "d20ro<=2", "10d10>=8", "10d10>7", "10d10>=8f1",
+    "10d10>=8f<=2", "4d6!kh3", "3d6!!kh2", "2d6!pdl1", "4dF!",     "3dF!!",   "3dF!p",
+    "4dF>=0f<0",    "2d2!kl1", "6d4!<=2",  "d2!!",     "3d2!pdh1", "d4r<=3",  "5d10!>=8>=8f1",
+    "20d6ro<=2dl5", "d1",      "d1ro1",
 };
 
 START_TEST(test_rolls_within_bounds)
@@ -311,9 +326,8 @@ START_TEST(test_rolls_within_bounds)
             size_t n;
             int64_t total;
             roll_ok(&d, seed, &n, &total);
-            ck_assert_msg(total >= lo && total <= hi, "%s seed %llu: %lld not in %lld..%lld",
-                          bounded_notations[i], (unsigned long long)seed, (long long)total,
-                          (long long)lo, (long long)hi);
+            ck_assert_msg(total >= lo && total <= hi, "%s seed %llu: %lld not in %lld..%lld", bounded_notations[i],
+                          (unsigned long long)seed, (long long)total, (long long)lo, (long long)hi);
         }
     }
 }
@@ -325,12 +339,20 @@ START_TEST(test_bounds_values)
         const char *text;
         int64_t min, max;
     } cases[] = {
-        { "d20", 1, 20 },        { "3d6", 3, 18 },        { "4dF", -4, 4 },
-        { "4d6kh3", 3, 18 },     { "4d6kl1", 1, 6 },      { "4d6dh1", 3, 18 },
-        { "10d10>=8", 0, 10 },   { "10d10>=8f1", -10, 10 }, { "d20r1", 1, 20 },
+        {"d20", 1, 20},
+        {"3d6", 3, 18},
+        {"4dF", -4, 4},
+        {"4d6kh3", 3, 18},
+        {"4d6kl1", 1, 6},
+        {"4d6dh1", 3, 18},
+        {"10d10>=8", 0, 10},
+        {"10d10>=8f1", -10, 10},
+        {"d20r1", 1, 20},
         /* Explosions: every allowed extra die may land. */
-        { "d6!", 1, 606 },       { "d6!p", 0, 606 },      { "4d6!kh3", 3, 18 },
-        { "dF!", -101, 101 },
+        {"d6!", 1, 606},
+        {"d6!p", 0, 606},
+        {"4d6!kh3", 3, 18},
+        {"dF!", -101, 101},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dice d = parse_ok(cases[i].text);
@@ -375,9 +397,8 @@ static void check_keep(const dice *d, size_t n, int64_t total)
             sum += faces[i].value;
     }
     size_t k = (size_t)d->keep_n;
-    size_t want_kept = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW
-                           ? (k < pool ? k : pool)
-                           : (k < pool ? pool - k : 0);
+    size_t want_kept =
+        d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? (k < pool ? k : pool) : (k < pool ? pool - k : 0);
     ck_assert_uint_eq(pool - dropped, want_kept);
     ck_assert_int_eq(sum, total);
     bool high = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW;
@@ -400,8 +421,8 @@ static void check_keep(const dice *d, size_t n, int64_t total)
 START_TEST(test_keep_and_drop_mark_right_faces)
 {
     static const char *const notations[] = {
-        "4d6kh3", "4d6kl1", "4d6dl1", "4d6dh1", "8d4kh5", "8d4kl3", "8d4dl7", "8d4dh2",
-        "6d6!kh2", "6d6!!kl2", "5d6!pdl2", "10d6ro<=2dh3", "4dFkh2", "4d6dl4",
+        "4d6kh3", "4d6kl1",  "4d6dl1",   "4d6dh1",   "8d4kh5",       "8d4kl3", "8d4dl7",
+        "8d4dh2", "6d6!kh2", "6d6!!kl2", "5d6!pdl2", "10d6ro<=2dh3", "4dFkh2", "4d6dl4",
     };
     for (size_t i = 0; i < sizeof notations / sizeof notations[0]; i++) {
         dice d = parse_ok(notations[i]);
@@ -468,12 +489,10 @@ START_TEST(test_compound_and_penetrate)
                 /* Extra dice count one less: 0..5, and explode on a raw 6. */
                 ck_assert_int_ge(faces[i].value, 0);
                 ck_assert_int_le(faces[i].value, 5);
-                ck_assert_int_eq(faces[i].value == 5,
-                                 (faces[i].flags & DICE_FACE_EXPLODED) != 0);
+                ck_assert_int_eq(faces[i].value == 5, (faces[i].flags & DICE_FACE_EXPLODED) != 0);
                 saw_penetrate = true;
             } else {
-                ck_assert_int_eq(faces[i].value == 6,
-                                 (faces[i].flags & DICE_FACE_EXPLODED) != 0);
+                ck_assert_int_eq(faces[i].value == 6, (faces[i].flags & DICE_FACE_EXPLODED) != 0);
             }
         }
         ck_assert_int_eq(sum, total);
@@ -548,8 +567,7 @@ START_TEST(test_success_and_failure_counting)
     roll_ok(&d, 3, &n, &total);
     ck_assert_int_eq(total, 2);
     for (size_t i = 0; i < n; i++)
-        ck_assert_int_eq((faces[i].flags & DICE_FACE_DROPPED) != 0,
-                         (faces[i].flags & DICE_FACE_SUCCESS) == 0);
+        ck_assert_int_eq((faces[i].flags & DICE_FACE_DROPPED) != 0, (faces[i].flags & DICE_FACE_SUCCESS) == 0);
 }
 END_TEST
 
@@ -560,8 +578,7 @@ START_TEST(test_every_comparison)
         const char *text;
         int lo, hi; /* successes are faces in lo..hi */
     } cases[] = {
-        { "30d10>=8", 8, 10 }, { "30d10>7", 8, 10 }, { "30d10<=3", 1, 3 },
-        { "30d10<3", 1, 2 },   { "30d10=5", 5, 5 },
+        {"30d10>=8", 8, 10}, {"30d10>7", 8, 10}, {"30d10<=3", 1, 3}, {"30d10<3", 1, 2}, {"30d10=5", 5, 5},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         dice d = parse_ok(cases[c].text);
@@ -655,13 +672,12 @@ START_TEST(test_breakdown_examples)
 {
     char buf[256];
     dice d = parse_ok("4d6kh3");
-    dice_face kh[] = { { 6, 0 }, { 5, 0 }, { 2, DICE_FACE_DROPPED }, { 4, 0 } };
+    dice_face kh[] = {{6, 0}, {5, 0}, {2, DICE_FACE_DROPPED}, {4, 0}};
     dice_format_roll(&d, kh, 4, 15, buf, sizeof buf);
     ck_assert_str_eq(buf, "4d6kh3 (6, 5, [2], 4) = 15");
 
     d = parse_ok("5d10>=8");
-    dice_face succ[] = { { 9, DICE_FACE_SUCCESS }, { 3, 0 }, { 8, DICE_FACE_SUCCESS }, { 1, 0 },
-                         { 10, DICE_FACE_SUCCESS } };
+    dice_face succ[] = {{9, DICE_FACE_SUCCESS}, {3, 0}, {8, DICE_FACE_SUCCESS}, {1, 0}, {10, DICE_FACE_SUCCESS}};
     dice_format_roll(&d, succ, 5, 3, buf, sizeof buf);
     ck_assert_str_eq(buf, "5d10>=8 (9*, 3, 8*, 1, 10*) = 3");
 }
@@ -674,21 +690,21 @@ START_TEST(test_breakdown_fixed_seeds)
         uint64_t seed;
         const char *expected;
     } cases[] = {
-        { "d20", 1, "d20 (15) = 15" },
-        { "3d6", 1, "3d6 (5, 4, 4) = 13" },
-        { "4dF", 1, "4dF (1, 0, 0, 0) = 1" },
-        { "4d6kh3", 1, "4d6kh3 (5, 4, 4, [3]) = 13" },
-        { "4d6dh1", 1, "4d6dh1 ([5], 4, 4, 3) = 11" },
-        { "4d6kl1", 1, "4d6kl1 ([5], [4], [4], 3) = 3" },
-        { "d6!>=5", 1, "d6!>=5 (5!, 4) = 9" },
-        { "d6!!", 10, "d6!! (9!) = 9" },
-        { "d6!p", 10, "d6!p (6!, 2) = 8" },
-        { "d20r1", 9, "d20r1 ([1], 6) = 6" },
-        { "d6ro<=6", 1, "d6ro<=6 ([5], 4) = 4" },
-        { "4d6!kh3", 4, "4d6!kh3 ([2], 6!, [3], 6!, [2], 4) = 16" },
-        { "10d10>=8f1", 1, "10d10>=8f1 (8*, 6, 6, 4, 7, 2, 1f, 4, 9*, 6) = 1" },
-        { "10d10>=8!", 1, "10d10!10>=8 (8*, 6, 6, 4, 7, 2, 1, 4, 9*, 6) = 2" },
-        { "d4r<=3", 1, "d4r<=3 ([3], [3], [3], [2], [3], [1], [1], [2], 4) = 4" },
+        {"d20", 1, "d20 (15) = 15"},
+        {"3d6", 1, "3d6 (5, 4, 4) = 13"},
+        {"4dF", 1, "4dF (1, 0, 0, 0) = 1"},
+        {"4d6kh3", 1, "4d6kh3 (5, 4, 4, [3]) = 13"},
+        {"4d6dh1", 1, "4d6dh1 ([5], 4, 4, 3) = 11"},
+        {"4d6kl1", 1, "4d6kl1 ([5], [4], [4], 3) = 3"},
+        {"d6!>=5", 1, "d6!>=5 (5!, 4) = 9"},
+        {"d6!!", 10, "d6!! (9!) = 9"},
+        {"d6!p", 10, "d6!p (6!, 2) = 8"},
+        {"d20r1", 9, "d20r1 ([1], 6) = 6"},
+        {"d6ro<=6", 1, "d6ro<=6 ([5], 4) = 4"},
+        {"4d6!kh3", 4, "4d6!kh3 ([2], 6!, [3], 6!, [2], 4) = 16"},
+        {"10d10>=8f1", 1, "10d10>=8f1 (8*, 6, 6, 4, 7, 2, 1f, 4, 9*, 6) = 1"},
+        {"10d10>=8!", 1, "10d10!10>=8 (8*, 6, 6, 4, 7, 2, 1, 4, 9*, 6) = 2"},
+        {"d4r<=3", 1, "d4r<=3 ([3], [3], [3], [2], [3], [1], [1], [2], 4) = 4"},
     };
     char buf[256];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

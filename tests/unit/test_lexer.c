@@ -102,8 +102,10 @@ START_TEST(test_quantities)
     parsed *p = parse_text("print 5 ft, 1.5 m, 2 rounds, 5ft, 1 minute\n");
     assert_clean(p);
     node *pr = item(p, 0);
-    struct { const char *unit; int64_t num, den; } want[] = {
-        {"ft", 5, 1}, {"m", 3, 2}, {"rounds", 2, 1}, {"ft", 5, 1}, {"minute", 1, 1}};
+    struct {
+        const char *unit;
+        int64_t num, den;
+    } want[] = {{"ft", 5, 1}, {"m", 3, 2}, {"rounds", 2, 1}, {"ft", 5, 1}, {"minute", 1, 1}};
     for (int i = 0; i < 5; i++) {
         node *q = child(pr, i);
         ck_assert_int_eq(q->kind, AST_QTY);
@@ -510,4 +512,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

@@ -289,9 +289,15 @@ START_TEST(test_play_commands)
     ck_assert_str_eq(nth(c->b, 1)->text, "hp");
     node *g = nth(p->root, 1);
     ck_assert_str_eq(nth(g, 0)->text, "x3");
-    struct { int i; decl_kind k; const char *arg; } cmds[] = {
-        {2, DK_BEGIN, "encounter"}, {3, DK_ROLL_INITIATIVE, NULL}, {5, DK_END, "turn"},
-        {6, DK_SHOW, "order"}, {7, DK_END, "encounter"}};
+    struct {
+        int i;
+        decl_kind k;
+        const char *arg;
+    } cmds[] = {{2, DK_BEGIN, "encounter"},
+                {3, DK_ROLL_INITIATIVE, NULL},
+                {5, DK_END, "turn"},
+                {6, DK_SHOW, "order"},
+                {7, DK_END, "encounter"}};
     for (int i = 0; i < 5; i++) {
         node *n = nth(p->root, cmds[i].i);
         ck_assert_int_eq(n->kind, AST_COMMAND);
@@ -561,4 +567,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

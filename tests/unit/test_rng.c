@@ -31,7 +31,7 @@ START_TEST(test_xoshiro_reference_outputs)
         UINT64_C(10595114339597558777),
         UINT64_C(2904607092377533576),
     };
-    rng r = { { 1, 2, 3, 4 } };
+    rng r = {{1, 2, 3, 4}};
     for (int i = 0; i < 10; i++)
         ck_assert_uint_eq(rng_next(&r), expected[i]);
 }
@@ -41,9 +41,8 @@ START_TEST(test_splitmix_reference_outputs)
 {
     /* splitmix64 seeded with 1234567: published reference outputs. */
     static const uint64_t expected[5] = {
-        UINT64_C(6457827717110365317), UINT64_C(3203168211198807973),
-        UINT64_C(9817491932198370423), UINT64_C(4593380528125082431),
-        UINT64_C(16408922859458223821),
+        UINT64_C(6457827717110365317), UINT64_C(3203168211198807973),  UINT64_C(9817491932198370423),
+        UINT64_C(4593380528125082431), UINT64_C(16408922859458223821),
     };
     uint64_t state = 1234567;
     for (int i = 0; i < 5; i++)
@@ -69,9 +68,8 @@ START_TEST(test_seed_uses_splitmix64)
 
     /* First outputs after seeding with 42. */
     static const uint64_t first[5] = {
-        UINT64_C(1546998764402558742), UINT64_C(6990951692964543102),
-        UINT64_C(12544586762248559009), UINT64_C(17057574109182124193),
-        UINT64_C(18295552978065317476),
+        UINT64_C(1546998764402558742),  UINT64_C(6990951692964543102),  UINT64_C(12544586762248559009),
+        UINT64_C(17057574109182124193), UINT64_C(18295552978065317476),
     };
     rng_seed(&r, 42);
     for (int i = 0; i < 5; i++)
@@ -119,12 +117,11 @@ START_TEST(test_below_reference_values)
      * low products below (2^64 - n) mod n. Values computed independently
      * with arbitrary-precision integers. These also pin the portable
      * 64x64 multiply when built with -DRNG_NO_INT128. */
-    static const uint64_t d6[20] = { 4, 4, 5, 4, 3, 4, 1, 4, 1, 4, 5, 3, 5, 4, 4, 0, 1, 2, 3, 1 };
-    static const uint64_t prime[5] = { 489191759, 398991792, 789121931, 635056756, 231334536 };
+    static const uint64_t d6[20] = {4, 4, 5, 4, 3, 4, 1, 4, 1, 4, 5, 3, 5, 4, 4, 0, 1, 2, 3, 1};
+    static const uint64_t prime[5] = {489191759, 398991792, 789121931, 635056756, 231334536};
     static const uint64_t huge[5] = {
-        UINT64_C(3820974707974779384), UINT64_C(5743682620720952228),
-        UINT64_C(7961270525770625619), UINT64_C(6889856558200211211),
-        UINT64_C(413472167751005817),
+        UINT64_C(3820974707974779384), UINT64_C(5743682620720952228), UINT64_C(7961270525770625619),
+        UINT64_C(6889856558200211211), UINT64_C(413472167751005817),
     };
     rng r;
     rng_seed(&r, 42);
@@ -142,8 +139,7 @@ END_TEST
 START_TEST(test_below_range)
 {
     static const uint64_t bounds[] = {
-        1, 2, 3, 6, 7, 10, 20, 100, 1000000, UINT64_C(0x100000000),
-        (UINT64_C(1) << 63) + 1, UINT64_MAX,
+        1, 2, 3, 6, 7, 10, 20, 100, 1000000, UINT64_C(0x100000000), (UINT64_C(1) << 63) + 1, UINT64_MAX,
     };
     rng r;
     rng_seed(&r, 99);
@@ -163,7 +159,7 @@ START_TEST(test_die_range_and_coverage)
 {
     rng r;
     rng_seed(&r, 5);
-    int seen[21] = { 0 };
+    int seen[21] = {0};
     for (int i = 0; i < 20000; i++) {
         int64_t v = rng_die(&r, 20);
         ck_assert_int_ge(v, 1);
@@ -186,7 +182,7 @@ START_TEST(test_d6_chi_square)
     enum { DRAWS = 100000, SIDES = 6 };
     rng r;
     rng_seed(&r, 12345);
-    long counts[SIDES] = { 0 };
+    long counts[SIDES] = {0};
     for (int i = 0; i < DRAWS; i++)
         counts[rng_die(&r, SIDES) - 1]++;
     /* Chi-square times the expected count, in integers: no floating
@@ -209,7 +205,7 @@ START_TEST(test_below_uniform_non_power_of_two)
     const uint64_t n = UINT64_C(3) << 62;
     rng r;
     rng_seed(&r, 2024);
-    long thirds[3] = { 0 };
+    long thirds[3] = {0};
     for (int i = 0; i < 60000; i++)
         thirds[rng_below(&r, n) / (UINT64_C(1) << 62)]++;
     for (int i = 0; i < 3; i++) {

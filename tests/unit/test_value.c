@@ -232,4 +232,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

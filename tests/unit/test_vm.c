@@ -138,8 +138,7 @@ END_TEST
 
 START_TEST(test_durations)
 {
-    expect_output("print 2 rounds + 1 round, 1 minute, 30 s + 30 s, 3 turns\n",
-                  "3 rounds 1 minute 1 minute 3 turns\n");
+    expect_output("print 2 rounds + 1 round, 1 minute, 30 s + 30 s, 3 turns\n", "3 rounds 1 minute 1 minute 3 turns\n");
     expect_output("print 1 round < 2 rounds\n", "true\n");
 }
 END_TEST
@@ -160,9 +159,10 @@ END_TEST
 
 START_TEST(test_roll_natural_and_total)
 {
-    const char *text = "repeat 50 {\n  let r = roll d20 + 5\n"
-                       "  if r.natural < 1 or r.natural > 20 or r.total != r.natural + 5 or r != r.total { print \"bad\" }\n"
-                       "}\nprint \"done\"\n";
+    const char *text =
+        "repeat 50 {\n  let r = roll d20 + 5\n"
+        "  if r.natural < 1 or r.natural > 20 or r.total != r.natural + 5 or r != r.total { print \"bad\" }\n"
+        "}\nprint \"done\"\n";
     expect_output(text, "done\n");
     /* a d1 always rolls 1 */
     expect_output("let r = roll d1 + 2\nprint r.natural, r.total\n", "1 3\n");
@@ -223,8 +223,7 @@ START_TEST(test_recursion_limit)
     r = expect_error("procedure f(n) { return f(n + 1) }\nprint f(1)\n", "limit is 10", &lim);
     finish(r);
     /* a depth within the limit is fine */
-    expect_output("procedure d(n) { if n <= 0 { return 0 } else { return 1 + d(n - 1) } }\nprint d(150)\n",
-                  "150\n");
+    expect_output("procedure d(n) { if n <= 0 { return 0 } else { return 1 + d(n - 1) } }\nprint d(150)\n", "150\n");
 }
 END_TEST
 
@@ -267,8 +266,7 @@ END_TEST
 
 START_TEST(test_if_else_chain)
 {
-    expect_output("let r = 5\nif r == 20 { print \"c\" } else if r < 10 { print \"l\" } else { print \"o\" }\n",
-                  "l\n");
+    expect_output("let r = 5\nif r == 20 { print \"c\" } else if r < 10 { print \"l\" } else { print \"o\" }\n", "l\n");
     expect_output("print true and false, true or false, not true\n", "false true false\n");
 }
 END_TEST
@@ -328,11 +326,10 @@ START_TEST(test_trigger_chain_limit)
 }
 END_TEST
 
-static const char *encounter =
-    "stat dex = 0\n"
-    "initiative {\n  score dex\n  order highest first\n}\n"
-    "creature valeros \"Valeros\" side party { dex 3 }\n"
-    "creature goblin x3 side enemies { dex 1 }\n";
+static const char *encounter = "stat dex = 0\n"
+                               "initiative {\n  score dex\n  order highest first\n}\n"
+                               "creature valeros \"Valeros\" side party { dex 3 }\n"
+                               "creature goblin x3 side enemies { dex 1 }\n";
 
 START_TEST(test_creatures_created)
 {
@@ -553,4 +550,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}
