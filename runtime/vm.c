@@ -882,6 +882,14 @@ static bool run(vm *v, int stop)
 #define DISPATCH() switch ((opcode)*f->ip++)
 #endif
 #define HERE op_span(f, op_ip)
+/* a binary instruction: pop b then a, run the body, go on */
+#define BINARY(body) \
+    {                \
+        b = POP();   \
+        a = POP();   \
+        body;        \
+        NEXT;        \
+    }
 #define FAIL_IF(cond)  \
     do {               \
         if (cond)      \
@@ -1076,46 +1084,13 @@ next:
             PUSH(r);
             NEXT;
         }
-        CASE(ADD)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_add(v, a, b, 1, HERE, &r));
-            PUSH(r);
-            NEXT;
-        }
-        CASE(SUB)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_add(v, a, b, -1, HERE, &r));
-            PUSH(r);
-            NEXT;
-        }
-        CASE(MUL)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_mul(v, a, b, HERE, &r));
-            PUSH(r);
-            NEXT;
-        }
-        CASE(DIV)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_div(v, a, b, false, HERE, &r));
-            PUSH(r);
-            NEXT;
-        }
-        CASE(IDIV)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_div(v, a, b, true, HERE, &r));
-            PUSH(r);
-            NEXT;
-        }
+        // clang-format off
+        CASE(ADD) BINARY(FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r));
+        CASE(SUB) BINARY(FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r));
+        CASE(MUL) BINARY(FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r));
+        CASE(DIV) BINARY(FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r));
+        CASE(IDIV) BINARY(FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r));
+        // clang-format on
         CASE(NEG)
         {
             a = POP();
@@ -1141,52 +1116,14 @@ next:
             PUSH(value_bool(!value_truthy(a)));
             NEXT;
         }
-        CASE(EQ)
-        {
-            b = POP();
-            a = POP();
-            PUSH(value_bool(values_equal(v, a, b)));
-            NEXT;
-        }
-        CASE(NE)
-        {
-            b = POP();
-            a = POP();
-            PUSH(value_bool(!values_equal(v, a, b)));
-            NEXT;
-        }
-        CASE(LT)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
-            PUSH(value_bool(cmp < 0));
-            NEXT;
-        }
-        CASE(LE)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
-            PUSH(value_bool(cmp <= 0));
-            NEXT;
-        }
-        CASE(GT)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
-            PUSH(value_bool(cmp > 0));
-            NEXT;
-        }
-        CASE(GE)
-        {
-            b = POP();
-            a = POP();
-            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));
-            PUSH(value_bool(cmp >= 0));
-            NEXT;
-        }
+        // clang-format off
+        CASE(EQ) BINARY(PUSH(value_bool(values_equal(v, a, b))));
+        CASE(NE) BINARY(PUSH(value_bool(!values_equal(v, a, b))));
+        CASE(LT) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)));
+        CASE(LE) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)));
+        CASE(GT) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)));
+        CASE(GE) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)));
+        // clang-format on
         CASE(INTERVAL)
         {
             /* lo..hi of integers is the list of every integer between */

@@ -7,43 +7,8 @@
 #include <string.h>
 
 #include "lang/parse.h"
+#include "tests/unit/parse_util.h"
 
-typedef struct parsed {
-    source *src;
-    ast_arena *ar;
-    node *root;
-    diag_sink sink;
-    int ndiags;
-    char msgs[16][256];
-    span where[16];
-} parsed;
-
-static void collect(void *user, const diag *d)
-{
-    parsed *p = user;
-    if (p->ndiags < 16) {
-        snprintf(p->msgs[p->ndiags], sizeof p->msgs[0], "%s", d->message);
-        p->where[p->ndiags] = d->where;
-    }
-    p->ndiags++;
-}
-
-static parsed *parse_text(const char *text)
-{
-    parsed *p = calloc(1, sizeof *p);
-    p->src = source_new("t.rules", text, strlen(text));
-    p->ar = ast_arena_new();
-    p->sink = (diag_sink){.fn = collect, .user = p};
-    p->root = parse_program(p->src, 0, p->ar, &p->sink);
-    return p;
-}
-
-static void done(parsed *p)
-{
-    ast_arena_free(p->ar);
-    source_free(p->src);
-    free(p);
-}
 
 static node *nth(const node *list, int i)
 {
