@@ -3,6 +3,7 @@
 #ifndef FRAY_LEXER_H
 #define FRAY_LEXER_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 
 #include "lang/ast.h"
@@ -22,6 +23,7 @@ typedef struct lexer {
     bool oom;
     int start_token; /* injected before the first token (expression mode) */
     node *root;
+    jmp_buf fatal; /* flex's fatal errors (out of memory) come back here, never exit() */
 } lexer;
 
 #endif

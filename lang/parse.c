@@ -2,8 +2,6 @@
 
 #include <string.h>
 
-#include <string.h>
-
 #include "lang/lexer.h"
 #include "lang/parser.h"
 #define YYSTYPE LANG_YYSTYPE
@@ -11,15 +9,16 @@
 #include "lang/scanner.h"
 #include "runtime/mem.h"
 
-static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
+/* Runs the scanner and parser over lx->src. Returns bison's status (0 ok,
+ * 1 syntax errors, 2 out of memory). */
+static int run_parser(lexer *lx)
 {
-    lexer lx = {
-        .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
     yyscan_t scanner;
-    if (lang_yylex_init_extra(&lx, &scanner) != 0)
-        return NULL;
+    if (lang_yylex_init_extra(lx, &scanner) != 0)
+        return 2;
     /* Scan a copy that ends in a newline: trailing-context rules (`5 ft`)
        then work on the last line too, and the last item always ends. */
+    const source *src = lx->src;
     char *text = mem_alloc(src->len + 1);
     YY_BUFFER_STATE buf = NULL;
     if (text) {
@@ -28,13 +27,24 @@ static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_si
         buf = lang_yy_scan_bytes(text, (int)src->len + 1, scanner);
         mem_free(text, src->len + 1);
     }
-    if (!buf) {
-        lang_yylex_destroy(scanner);
-        return NULL;
-    }
-    int rc = lang_yyparse(scanner, &lx);
-    lang_yy_delete_buffer(buf, scanner);
+    int rc = 2;
+    if (buf && setjmp(lx->fatal) == 0)
+        rc = lang_yyparse(scanner, lx);
+    if (buf)
+        lang_yy_delete_buffer(buf, scanner);
     lang_yylex_destroy(scanner);
+    return rc;
+}
+
+static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
+{
+    lexer lx = {.src = src,
+                .src_index = src_index,
+                .ar = ar,
+                .sink = sink,
+                .last_token = ';',
+                .start_token = start_token};
+    int rc = run_parser(&lx);
     if (lx.oom || rc == 2)
         return NULL;
     if (!lx.root) /* bison gave up before the top rule: an empty program */
@@ -65,18 +75,9 @@ bool parse_is_incomplete(const source *src)
         return false;
     diag_sink sink = {.fn = count_only};
     lexer lx = {.src = src, .ar = ar, .sink = &sink, .last_token = ';'};
-    yyscan_t scanner;
-    bool incomplete = false;
-    if (lang_yylex_init_extra(&lx, &scanner) == 0) {
-        YY_BUFFER_STATE buf = lang_yy_scan_bytes(src->text, (int)src->len, scanner);
-        if (buf) {
-            lang_yyparse(scanner, &lx);
-            lang_yy_delete_buffer(buf, scanner);
-        }
-        lang_yylex_destroy(scanner);
-    }
+    run_parser(&lx);
     /* Open brackets at the end, or a string still open, mean "more to come". */
-    incomplete = lx.depth > 0 || lx.braces > 0 || lx.hit_eof;
+    bool incomplete = lx.depth > 0 || lx.braces > 0 || lx.hit_eof;
     ast_arena_free(ar);
     return incomplete;
 }
