@@ -46,7 +46,7 @@ int comp_intern(compiler *cc, const char *s)
 
 void emit_byte(compiler *cc, uint8_t b, span sp)
 {
-    if (!cc->fn || !chunk_write(cc->fn->c, b, sp))
+    if (!cc->fn || !cc->fn->c || !chunk_write(cc->fn->c, b, sp))
         cc->oom = true;
 }
 
@@ -70,7 +70,15 @@ void emit_op_u16(compiler *cc, opcode op, int a, span sp)
 
 void emit_const(compiler *cc, value v, span sp)
 {
+    if (!cc->fn->c) {
+        cc->oom = true;
+        return;
+    }
     int k = chunk_constant(cc->fn->c, v);
+    if (k == -2) {
+        cc->oom = true;
+        return;
+    }
     if (k < 0) {
         comp_error(cc, sp, "too many constants in one chunk (limit is 65536)");
         return;
@@ -81,13 +89,13 @@ void emit_const(compiler *cc, value v, span sp)
 size_t emit_jump(compiler *cc, opcode op, span sp)
 {
     emit_op_u16(cc, op, 0xffff, sp);
-    return cc->fn->c->len - 2;
+    return cc->fn->c && cc->fn->c->len >= 2 ? cc->fn->c->len - 2 : 0;
 }
 
 void patch_jump(compiler *cc, size_t at)
 {
     chunk *c = cc->fn->c;
-    if (cc->oom || at + 2 > c->len)
+    if (cc->oom || !c || at + 2 > c->len)
         return;
     size_t jump = c->len - (at + 2);
     if (jump > INT16_MAX) {
@@ -101,6 +109,8 @@ void patch_jump(compiler *cc, size_t at)
 void emit_loop(compiler *cc, size_t target, span sp)
 {
     chunk *c = cc->fn->c;
+    if (!c)
+        return;
     long offset = (long)target - (long)(c->len + 3);
     if (offset < INT16_MIN) {
         comp_error(cc, sp, "loop body too large (limit is %d bytes)", INT16_MAX);

@@ -123,6 +123,10 @@ static int formula_chunk(compiler *cc, const decl_ctx *dc, const node *e, sty *t
     fn_state fs;
     fn_state *outer = cc->fn;
     fn_begin(cc, &fs, CHUNK_FORMULA, dc->what, e->sp);
+    if (!fs.c) {
+        cc->fn = outer;
+        return -1;
+    }
     bind_params(cc, dc);
     fs.c->nparams = (uint8_t)fs.nlocals;
     sty t = compile_expr(cc, e);
@@ -139,6 +143,10 @@ static int body_chunk(compiler *cc, const decl_ctx *dc, chunk_kind kind, const n
     fn_state fs;
     fn_state *outer = cc->fn;
     fn_begin(cc, &fs, kind, dc->what, where);
+    if (!fs.c) {
+        cc->fn = outer;
+        return -1;
+    }
     bind_params(cc, dc);
     fs.c->nparams = (uint8_t)fs.nlocals;
     for (int i = 0; i < nstmts; i++)
@@ -320,6 +328,7 @@ static void append_clauses(compiler *cc, decl *d, clause *more, int nmore)
         mem_realloc(d->clauses, (size_t)d->nclauses * sizeof(clause), (size_t)(d->nclauses + nmore) * sizeof(clause));
     if (!all) {
         cc->oom = true;
+        program_free_clauses(more, nmore);
         return;
     }
     memcpy(all + d->nclauses, more, (size_t)nmore * sizeof(clause));

@@ -24,6 +24,13 @@ typedef struct lexer {
     int start_token; /* injected before the first token (expression mode) */
     node *root;
     jmp_buf fatal; /* flex's fatal errors (out of memory) come back here, never exit() */
+    void *flex_blocks[16]; /* what flex holds, so a fatal unwind frees it all */
+    int nflex_blocks;
 } lexer;
+
+/* The lexer whose scanner is running on this thread (for flex's allocator). */
+void lexer_set_active(lexer *lx);
+/* Frees what flex still holds after a fatal error unwound past it. */
+void lexer_free_stranded(lexer *lx);
 
 #endif

@@ -14,36 +14,43 @@
 static int run_parser(lexer *lx)
 {
     yyscan_t scanner;
-    if (lang_yylex_init_extra(lx, &scanner) != 0)
+    lexer_set_active(lx);
+    if (lang_yylex_init_extra(lx, &scanner) != 0) {
+        lexer_free_stranded(lx);
+        lexer_set_active(NULL);
         return 2;
+    }
     /* Scan a copy that ends in a newline: trailing-context rules (`5 ft`)
        then work on the last line too, and the last item always ends. */
     const source *src = lx->src;
-    char *text = mem_alloc(src->len + 1);
-    YY_BUFFER_STATE buf = NULL;
-    if (text) {
+    /* flex scans our buffer in place (it ends in two NULs), so a failure
+       inside flex cannot strand a copy of its own */
+    size_t size = src->len + 3;
+    char *text = mem_alloc(size);
+    YY_BUFFER_STATE volatile buf = NULL;
+    volatile int rc = 2;
+    if (text && setjmp(lx->fatal) == 0) {
         memcpy(text, src->text, src->len);
         text[src->len] = '\n';
-        buf = lang_yy_scan_bytes(text, (int)src->len + 1, scanner);
-        mem_free(text, src->len + 1);
+        text[src->len + 1] = text[src->len + 2] = '\0';
+        buf = lang_yy_scan_buffer(text, size, scanner);
+        if (buf)
+            rc = lang_yyparse(scanner, lx);
     }
-    int rc = 2;
-    if (buf && setjmp(lx->fatal) == 0)
-        rc = lang_yyparse(scanner, lx);
     if (buf)
         lang_yy_delete_buffer(buf, scanner);
     lang_yylex_destroy(scanner);
+    lexer_free_stranded(lx);
+    lexer_set_active(NULL);
+    if (text)
+        mem_free(text, size);
     return rc;
 }
 
 static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
 {
-    lexer lx = {.src = src,
-                .src_index = src_index,
-                .ar = ar,
-                .sink = sink,
-                .last_token = ';',
-                .start_token = start_token};
+    lexer lx = {
+        .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
     int rc = run_parser(&lx);
     if (lx.oom || rc == 2)
         return NULL;

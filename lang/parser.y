@@ -50,7 +50,6 @@ int lang_yylex(LANG_YYSTYPE *yylval, LANG_YYLTYPE *yylloc, yyscan_t scanner);
 #include "lang/lexer.h"
 #include "runtime/mem.h"
 
-#define AR (lx->ar)
 static node *mk(struct lexer *lx, ast_kind kind, span sp);
 static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);
 static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body);
@@ -193,7 +192,7 @@ init_opt:
 
 /* `use d20`: a module name may look like dice */
 names:
-    module                      { $$ = ast_list1(AR, @$, $1); }
+    module                      { $$ = ast_append(mk(lx, AST_LIST, @$), $1); }
   | names ',' module            { $$ = ast_append($1, $3); }
     ;
 
@@ -205,7 +204,7 @@ params:
     ;
 
 params_ne:
-    name                        { $$ = ast_list1(AR, @$, $1); }
+    name                        { $$ = ast_append(mk(lx, AST_LIST, @$), $1); }
   | params_ne ',' name          { $$ = ast_append($1, $3); }
     ;
 
@@ -238,7 +237,7 @@ else_opt:
     %empty                      { $$ = NULL; }
   | ELSE block                  { $$ = $2; }
   | ELSE IF expr block else_opt { node *i = mk(lx, AST_IF, @$); i->a = $3; i->b = $4; i->c = $5;
-                                  $$ = ast_list1(AR, @$, i); $$->kind = AST_BLOCK; }
+                                  $$ = ast_append(mk(lx, AST_LIST, @$), i); $$->kind = AST_BLOCK; }
     ;
 
 lvalue:
@@ -301,7 +300,7 @@ exprs:
     ;
 
 exprs_ne:
-    expr                        { $$ = ast_list1(AR, @$, $1); }
+    expr                        { $$ = ast_append(mk(lx, AST_LIST, @$), $1); }
   | exprs_ne ',' expr           { $$ = ast_append($1, $3); }
     ;
 

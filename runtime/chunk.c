@@ -83,7 +83,7 @@ int chunk_constant(chunk *c, value v)
         return -1;
     value *grown = mem_grow(c->consts, sizeof(value), &c->consts_cap, c->nconsts + 1);
     if (!grown)
-        return -1;
+        return -2;
     c->consts = grown;
     c->consts[c->nconsts] = v;
     return (int)c->nconsts++;

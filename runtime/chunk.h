@@ -45,8 +45,8 @@ chunk *chunk_new(chunk_kind kind, const char *name, span where);
 void chunk_free(chunk *c);
 /* Append one byte attributed to sp. Returns false when out of memory. */
 bool chunk_write(chunk *c, uint8_t byte, span sp);
-/* Index of v in the constant pool (reusing an equal one); -1 on failure or
- * when the pool is full (limit 65536). */
+/* Index of v in the constant pool (reusing an equal one); -1 when the pool
+ * is full (limit 65536), -2 when out of memory. */
 int chunk_constant(chunk *c, value v);
 
 struct program;

@@ -13,12 +13,12 @@ program *program_new(void)
     return p;
 }
 
-static void free_clauses(clause *cl, int n)
+void program_free_clauses(clause *cl, int n)
 {
     for (int i = 0; i < n; i++) {
         if (cl[i].args)
             mem_free(cl[i].args, (size_t)cl[i].nargs * sizeof(clause_arg));
-        free_clauses(cl[i].sub, cl[i].nsub);
+        program_free_clauses(cl[i].sub, cl[i].nsub);
     }
     if (cl)
         mem_free(cl, (size_t)n * sizeof(clause));
@@ -45,7 +45,7 @@ void program_free(program *p)
     if (p->chunks)
         mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
     for (size_t i = 0; i < p->ndecls; i++)
-        free_clauses(p->decls[i].clauses, p->decls[i].nclauses);
+        program_free_clauses(p->decls[i].clauses, p->decls[i].nclauses);
     if (p->decls)
         mem_free(p->decls, p->decls_cap * sizeof(decl));
     for (size_t i = 0; i < p->nenums; i++)

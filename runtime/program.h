@@ -117,5 +117,7 @@ decl *program_add_decl(program *p, decl_kind kind, int name, span where);
 /* Latest declaration of that kind and name (overrides win), or NULL. */
 const decl *program_find_decl(const program *p, decl_kind kind, int name);
 int program_decl_index(const program *p, const decl *d);
+/* Frees an array of n clauses and everything they hold. */
+void program_free_clauses(clause *cl, int n);
 
 #endif

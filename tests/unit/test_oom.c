@@ -1,0 +1,93 @@
+/* Out-of-memory paths: compile and run a script with the Nth allocation
+ * failing, for every N until one run needs no failure. Each run must end
+ * in an error or success, never a crash, and free everything it took. */
+#include "tests/unit/check_main.h"
+
+#include <string.h>
+
+#include "fray.h"
+#include "runtime/mem.h"
+
+static const char script[] = "use core, d20\n"
+                             "stat level = 1 in 1..20\n"
+                             "stat dex = 0\n"
+                             "resource hp max 10\n"
+                             "range reach = 5 ft + 5 ft * (level // 5)\n"
+                             "initiative { check d20; score check + dex; ties dex, reroll }\n"
+                             "procedure hit(a, t) {\n"
+                             "  let r = roll d20 + a.level\n"
+                             "  if r >= 10 { t.hp -= roll d6 + 1 }\n"
+                             "  emit struck(t)\n"
+                             "  return r\n"
+                             "}\n"
+                             "trigger note { on struck(t) when t.hp < 5; do { print t, \"is hurt\" } }\n"
+                             "action attack costs standard { hit(self, target) }\n"
+                             "creature a { level 5; dex 2 }\n"
+                             "creature b x2 { dex 1 }\n"
+                             "begin encounter\n"
+                             "roll initiative\n"
+                             "let xs = [1, 2, 3]\n"
+                             "for x in xs { print x, a.reach, [x, d6 + x] }\n"
+                             "print roll 4d6kh3, 7 / 2, clamp(9, 1, 5), natural_one(roll d20)\n"
+                             "print 1 / 0\n"
+                             "end encounter\n";
+
+static void quiet(void *user, const char *line)
+{
+    (void)user;
+    (void)line;
+}
+
+static bool last_error_is_division;
+
+static void quiet_diag(void *user, const fray_diagnostic *d)
+{
+    int *errors = user;
+    (*errors)++;
+    last_error_is_division = strstr(d->message, "division by zero") != NULL;
+}
+
+START_TEST(test_every_allocation_can_fail)
+{
+    size_t before = mem_live_bytes();
+    int completed = 0;
+    long n;
+    for (n = 0; n < 20000 && !completed; n++) {
+        mem_fail_after(n);
+        fray *f = fray_open(&(fray_options){.seed = 1});
+        if (f) {
+            int errors = 0;
+            fray_on_output(f, quiet, NULL);
+            fray_on_diagnostic(f, quiet_diag, &errors);
+            fray_status st = fray_run_string(f, "oom.rules", script, strlen(script));
+            /* the script ends in a division by zero: reaching it means
+               everything before ran */
+            if (st == FRAY_ERR_RULES && errors == 1 && last_error_is_division)
+                completed = 1;
+            else
+                ck_assert_int_gt(errors, 0); /* a failure always says why */
+            fray_close(f);
+        }
+        mem_fail_after(-1);
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    ck_assert_msg(completed, "the script never ran to the end");
+    ck_assert_int_gt(n, 50); /* the script does allocate: the loop tested something */
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("oom");
+    TCase *tc = tcase_create("oom");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_allocation_can_fail);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_main(make_suite());
+}
