@@ -17,6 +17,12 @@ static const char usage[] = "Usage: fray eval [OPTION]... EXPR...\n"
                             "  fray eval 'roll 4d6kh3'\n"
                             "  fray eval -r rules/legend.rules --with level=10 melee\n";
 
+static void discard(void *user, const char *line)
+{
+    (void)user;
+    (void)line;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     cli_options o;
@@ -31,8 +37,12 @@ int cmd_eval(int argc, char **argv)
     if (!f)
         return EXIT_IO;
     int code = EXIT_OK;
+    /* Rules files may play a scene too; eval wants their state, not their
+       transcript. Errors are still reported. */
+    fray_on_output(f, discard, NULL);
     for (int i = 0; i < o.nrules && code == EXIT_OK; i++)
         code = cli_exit_code(fray_run_file(f, o.rules[i]));
+    fray_on_output(f, NULL, NULL);
     for (int i = 0; i < o.nwith && code == EXIT_OK; i++) {
         char stat[128];
         const char *eq = strchr(o.with[i], '=');

@@ -1,10 +1,12 @@
 /* compile: the driver. Reads files, resolves `use` and `import` on the
  * search path, and walks the items of each file: declarations become
  * program data, every other top-level item becomes one command chunk. */
-#define _POSIX_C_SOURCE 200809L /* fileno */
+#define _XOPEN_SOURCE 700 /* fileno, realpath */
 #include "lang/compiler.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -260,15 +262,31 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
 
 /* Loads a module once; an import that reaches a file already being
  * imported is a cycle and an error, never a hang. */
+/* What identifies a module: its canonical path (so `a/./b.rules` and
+ * `a/b.rules` are one file), or its name for the built-in library. */
+static const char *module_key(compiler *cc, const char *path, bool embedded)
+{
+    char canonical[PATH_MAX];
+    if (embedded) {
+        char key[512];
+        snprintf(key, sizeof key, "<built-in>/%s", path);
+        return program_string(cc->p, comp_intern(cc, key));
+    }
+    if (realpath(path, canonical))
+        return program_string(cc->p, comp_intern(cc, canonical));
+    return program_string(cc->p, comp_intern(cc, path));
+}
+
 static void load_module(compiler *cc, const char *path, const char *text, size_t len, span at)
 {
+    const char *key = module_key(cc, path, text != NULL);
     for (int i = 0; i < cc->nimporting; i++) {
-        if (strcmp(cc->importing[i], path) == 0) {
+        if (strcmp(cc->importing[i], key) == 0) {
             comp_error(cc, at, "import cycle: '%s' imports itself through this import", path);
             return;
         }
     }
-    int id = comp_intern(cc, path);
+    int id = comp_intern(cc, key);
     for (size_t i = 0; i < cc->p->nmodules; i++)
         if (cc->p->modules[i] == id)
             return;
@@ -295,7 +313,7 @@ static void load_module(compiler *cc, const char *path, const char *text, size_t
         len = owned_len;
     }
     compiler saved = *cc;
-    cc->importing[cc->nimporting++] = path;
+    cc->importing[cc->nimporting++] = key;
     compile_text(cc, path, text, len);
     int errors = cc->sink->errors;
     bool oom = cc->oom;
@@ -439,7 +457,7 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
     int before = sink->errors;
     char dir[4096];
     dir_of(name, dir, sizeof dir);
-    cc.importing[cc.nimporting++] = name;
+    cc.importing[cc.nimporting++] = module_key(&cc, name, false);
     compile_text(&cc, name, text, len);
     compiler_done(&cc);
     return sink->errors - before;
