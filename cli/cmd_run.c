@@ -7,25 +7,24 @@
 
 typedef enum { MODE_RUN, MODE_CHECK, MODE_DISASM } mode;
 
-static const char *const usages[] = {
-    "Usage: fray run [OPTION]... FILE...\n"
-    "Compile each FILE (rules and play commands) and run its commands in order.\n"
-    "Output goes to stdout, diagnostics to stderr. Stops at the first file with\n"
-    "an error unless --keep-going is given.\n"
-    "\n"
-    "  --seed N        seed for the dice\n"
-    "  --keep-going    run the remaining files after an error\n"
-    "  -I DIR          search DIR for `use` modules\n"
-    "  --max-steps N   instructions allowed per command\n",
-    "Usage: fray check [OPTION]... FILE...\n"
-    "Compile each FILE and report every diagnostic; run nothing.\n"
-    "Exit status 1 if any file has an error.\n"
-    "\n"
-    "  --syntax-only   parse only (names and types are not checked)\n"
-    "  -I DIR          search DIR for `use` modules\n",
-    "Usage: fray disasm [OPTION]... FILE...\n"
-    "Compile the FILEs and list every bytecode chunk with its source lines.\n",
-};
+static const char usage_run[] = "Usage: fray run [OPTION]... FILE...\n"
+                                "Compile each FILE (rules and play commands) and run its commands in order.\n"
+                                "Output goes to stdout, diagnostics to stderr. Stops at the first file with\n"
+                                "an error unless --keep-going is given.\n"
+                                "\n"
+                                "  --seed N        seed for the dice\n"
+                                "  --keep-going    run the remaining files after an error\n"
+                                "  -I DIR          search DIR for `use` modules\n"
+                                "  --max-steps N   instructions allowed per command\n";
+static const char usage_check[] = "Usage: fray check [OPTION]... FILE...\n"
+                                  "Compile each FILE and report every diagnostic; run nothing.\n"
+                                  "Exit status 1 if any file has an error.\n"
+                                  "\n"
+                                  "  --syntax-only   parse only (names and types are not checked)\n"
+                                  "  -I DIR          search DIR for `use` modules\n";
+static const char usage_disasm[] = "Usage: fray disasm [OPTION]... FILE...\n"
+                                   "Compile the FILEs and list every bytecode chunk with its source lines.\n";
+static const char *const usages[] = {usage_run, usage_check, usage_disasm};
 
 static const char *const names[] = {"run", "check", "disasm"};
 

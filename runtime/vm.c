@@ -1328,6 +1328,10 @@ next:
             PUSH(value_ref(V_CREATURE, 0, c));
             NEXT;
         }
+#ifndef FRAY_COMPUTED_GOTO
+    default:
+        break; /* a byte that is no opcode: reported below */
+#endif
     }
 #ifndef FRAY_COMPUTED_GOTO
     vm_error(v, op_span(f, op_ip), "invalid instruction %d", *op_ip);
