@@ -69,8 +69,14 @@ static const char *const vocabulary[DK_COUNT] = {
     [DK_RULING] = "answer asked default",
 };
 
+static const char *article(const char *word)
+{
+    return strchr("aeiou", word[0]) ? "an" : "a";
+}
+
 static void check_vocabulary(compiler *cc, decl_kind k, const node *it)
 {
+    span word_at = it->a ? it->a->sp : it->sp;
     const char *words = k < DK_COUNT ? vocabulary[k] : NULL;
     if (!words || k == DK_CREATURE || k == DK_ENUM)
         return;
@@ -94,12 +100,14 @@ static void check_vocabulary(compiler *cc, decl_kind k, const node *it)
     }
     if (best) {
         size_t n = strcspn(best, " ");
-        comp_error(cc, it->sp, "a %s has no clause '%s'; did you mean '%.*s'?", decl_kind_name(k), it->text, (int)n,
-                   best);
+        comp_error(cc, word_at, "%s %s has no clause '%s'; did you mean '%.*s'?", article(decl_kind_name(k)),
+                   decl_kind_name(k), it->text, (int)n, best);
     } else if (!*words) {
-        comp_error(cc, it->sp, "a %s holds statements, not clauses like '%s'", decl_kind_name(k), it->text);
+        comp_error(cc, word_at, "%s %s holds statements, not clauses like '%s'", article(decl_kind_name(k)),
+                   decl_kind_name(k), it->text);
     } else {
-        comp_error(cc, it->sp, "a %s has no clause '%s' (it has: %s)", decl_kind_name(k), it->text, words);
+        comp_error(cc, word_at, "%s %s has no clause '%s' (it has: %s)", article(decl_kind_name(k)), decl_kind_name(k),
+                   it->text, words);
     }
 }
 
@@ -300,12 +308,14 @@ static void compile_body(compiler *cc, decl *d, decl_kind kind, const decl_ctx *
         } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && (kind == DK_SYSTEM || kind == DK_SPACE)) {
             compile_decl(cc, it);
         } else {
-            comp_error(cc, it->sp, "a %s cannot hold a %s", decl_kind_name(kind), ast_kind_name((ast_kind)it->kind));
+            comp_error(cc, it->sp, "%s %s cannot hold %s %s", article(decl_kind_name(kind)), decl_kind_name(kind),
+                       article(ast_kind_name((ast_kind)it->kind)), ast_kind_name((ast_kind)it->kind));
         }
     }
     if (nstmts) {
         if (!takes_statements(kind) && d) {
-            comp_error(cc, stmts[0]->sp, "a %s declaration holds clauses, not statements", decl_kind_name(kind));
+            comp_error(cc, stmts[0]->sp, "%s %s declaration holds clauses, not statements",
+                       article(decl_kind_name(kind)), decl_kind_name(kind));
         } else {
             *body_out = body_chunk(cc, dc,
                                    kind == DK_PROCEDURE ? CHUNK_PROCEDURE

@@ -133,7 +133,8 @@ cite:
     ;
 
 clause:
-    IDENT args block_opt        { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = $1->text; $$->b = $3; }
+    IDENT args block_opt        { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = $1->text; $$->b = $3;
+                                  $$->a = $1; /* the word, for messages about it */ }
   | ROLL args block_opt         { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "roll"; $$->b = $3; }
     ;
 
