@@ -32,10 +32,13 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
 /* A context configured from the options (seed, limits, search path). */
 fray *cli_open(const cli_options *o);
 int cli_exit_code(fray_status st);
+/* Runs the -r files silently and applies --with; an exit code. */
+int cli_load_rules(fray *f, const cli_options *o);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_prob(int argc, char **argv);
 
 #endif

@@ -23,6 +23,24 @@ static void discard(void *user, const char *line)
     (void)line;
 }
 
+int cli_load_rules(fray *f, const cli_options *o)
+{
+    int code = EXIT_OK;
+    /* Rules files may play a scene too; eval wants their state, not their
+       transcript. Errors are still reported. */
+    fray_on_output(f, discard, NULL);
+    for (int i = 0; i < o->nrules && code == EXIT_OK; i++)
+        code = cli_exit_code(fray_run_file(f, o->rules[i]));
+    fray_on_output(f, NULL, NULL);
+    for (int i = 0; i < o->nwith && code == EXIT_OK; i++) {
+        char stat[128];
+        const char *eq = strchr(o->with[i], '=');
+        snprintf(stat, sizeof stat, "%.*s", (int)(eq - o->with[i]), o->with[i]);
+        code = cli_exit_code(fray_eval_with(f, stat, eq + 1));
+    }
+    return code;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     cli_options o;
@@ -36,19 +54,7 @@ int cmd_eval(int argc, char **argv)
     fray *f = cli_open(&o);
     if (!f)
         return EXIT_IO;
-    int code = EXIT_OK;
-    /* Rules files may play a scene too; eval wants their state, not their
-       transcript. Errors are still reported. */
-    fray_on_output(f, discard, NULL);
-    for (int i = 0; i < o.nrules && code == EXIT_OK; i++)
-        code = cli_exit_code(fray_run_file(f, o.rules[i]));
-    fray_on_output(f, NULL, NULL);
-    for (int i = 0; i < o.nwith && code == EXIT_OK; i++) {
-        char stat[128];
-        const char *eq = strchr(o.with[i], '=');
-        snprintf(stat, sizeof stat, "%.*s", (int)(eq - o.with[i]), o.with[i]);
-        code = cli_exit_code(fray_eval_with(f, stat, eq + 1));
-    }
+    int code = cli_load_rules(f, &o);
     for (int i = first; i < argc && code == EXIT_OK; i++) {
         char out[4096];
         code = cli_exit_code(fray_eval(f, argv[i], out, sizeof out));

@@ -11,6 +11,7 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "  run FILE...          compile rules and scripts, then run their commands\n"
                             "  check FILE...        report diagnostics only (exit 1 on any error)\n"
                             "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
+                            "  prob EXPR...         exact probability distributions of dice expressions\n"
                             "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
                             "\n"
                             "Options for every command:\n"
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
         {"run", cmd_run},
         {"check", cmd_check},
         {"eval", cmd_eval},
+        {"prob", cmd_prob},
         {"disasm", cmd_disasm},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

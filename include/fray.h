@@ -74,6 +74,30 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
  * its text to out (truncated to cap). */
 fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
 
+/* The exact distribution of an expression (`4d6kh3`, `d20 + 5 >= 15`):
+ * its dice are not rolled but computed. Free it with
+ * fray_distribution_free. */
+typedef struct fray_distribution fray_distribution;
+fray_status fray_prob(fray *f, const char *expr, fray_distribution **out);
+void fray_distribution_free(fray_distribution *d);
+int64_t fray_distribution_lowest(const fray_distribution *d);
+int64_t fray_distribution_highest(const fray_distribution *d);
+double fray_distribution_p(const fray_distribution *d, int64_t outcome);
+double fray_distribution_at_least(const fray_distribution *d, int64_t outcome);
+double fray_distribution_at_most(const fray_distribution *d, int64_t outcome);
+double fray_distribution_mean(const fray_distribution *d);
+double fray_distribution_stddev(const fray_distribution *d);
+/* The smallest outcome v with P(X <= v) >= q (0 < q <= 1). */
+int64_t fray_distribution_quantile(const fray_distribution *d, double q);
+/* Probability mass cut off where explosions were stopped (0 if none). */
+double fray_distribution_remainder(const fray_distribution *d);
+/* True when the weights are exact; then writes P(X = outcome) as "a/b". */
+bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *buf, size_t cap);
+
+/* Evaluates an expression n times, rolling its dice each time, and stores
+ * the whole-number results (for comparing samples with fray_prob). */
+fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values);
+
 /* Writes the bytecode of everything compiled so far, with source lines. */
 void fray_disasm(fray *f, FILE *out);
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "runtime/mem.h"
+#include "runtime/builtins.h"
 
 static const struct embedded {
     const char *name, *path, *text;
@@ -478,10 +479,16 @@ int compile_file(program *p, const char *path, diag_sink *sink, const compile_op
     return errors;
 }
 
-int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+typedef enum { EXPR_EVAL, EXPR_DISTRIBUTION, EXPR_SAMPLE } expr_mode;
+
+static int compile_one(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out,
+                       expr_mode mode)
 {
     compiler cc;
     compiler_init(&cc, p, sink, NULL);
+    bool distribution = mode == EXPR_DISTRIBUTION;
+    cc.dist_mode = distribution;
+    cc.roll_mode = mode == EXPR_SAMPLE;
     int before = sink->errors;
     *chunk_out = -1;
     source *src = source_new(name, text, len);
@@ -497,11 +504,32 @@ int compile_expression(program *p, const char *name, const char *text, size_t le
         cc.src = src;
         cc.src_index = (uint16_t)idx;
         fn_state fs;
-        fn_begin(&cc, &fs, CHUNK_FORMULA, "eval", expr->sp);
+        fn_begin(&cc, &fs, CHUNK_FORMULA, distribution ? "distribution" : "eval", expr->sp);
         compile_expr(&cc, expr);
+        if (distribution) { /* whatever the value, as a distribution */
+            emit_op(&cc, OP_CALL_BUILTIN, expr->sp);
+            emit_byte(&cc, BI_dist, expr->sp);
+            emit_byte(&cc, 1, expr->sp);
+        }
         *chunk_out = fn_end(&cc, &fs, expr->sp);
     }
     ast_arena_free(ar);
     compiler_done(&cc);
     return sink->errors - before;
+}
+
+int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+{
+    return compile_one(p, name, text, len, sink, chunk_out, EXPR_EVAL);
+}
+
+int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+{
+    return compile_one(p, name, text, len, sink, chunk_out, EXPR_SAMPLE);
+}
+
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                         int *chunk_out)
+{
+    return compile_one(p, name, text, len, sink, chunk_out, EXPR_DISTRIBUTION);
 }

@@ -24,6 +24,13 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
 /* Compiles one expression into a formula chunk (evaluated for `self`) and
  * stores its index in *chunk_out. */
 int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
+/* The same, but the chunk computes the exact distribution of the
+ * expression (as prob() and dist() do) instead of rolling its dice. */
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                         int *chunk_out);
+/* The same, but every die is rolled where it appears: one sample of the
+ * distribution compile_distribution computes. */
+int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
 
 /* Resolves `use NAME` to a file: NAME.rules in the importing file's
  * directory, then each search path entry, then the built-in stdlib. */

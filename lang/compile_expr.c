@@ -6,6 +6,7 @@
 
 #include "lang/compiler.h"
 #include "lang/parser.h"
+#include "runtime/builtins.h"
 #include "runtime/mem.h"
 
 static const char *const sty_names[] = {
@@ -312,6 +313,15 @@ static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
             return TY_BOOL;
         return TY_ANY;
     }
+    if (a == TY_DISTRIB || b == TY_DISTRIB) {
+        sty other = a == TY_DISTRIB ? b : a;
+        if (other == TY_DISTRIB || numeric(other) || other == TY_BOOL || other == TY_DICE) {
+            if (op != '/')
+                return TY_DISTRIB;
+            comp_error(cc, e->sp, "divide a distribution with // (whole-number outcomes)");
+            return TY_DISTRIB;
+        }
+    }
     const char *verb = NULL;
     switch (op) {
     case '+':
@@ -390,6 +400,8 @@ static opcode binary_opcode(int op)
    comparison, so they are errors, not truthiness. */
 static void check_condition(compiler *cc, sty t, const node *e)
 {
+    if (cc->dist_mode && (t == TY_DISTRIB || t == TY_DICE))
+        return;
     if (t == TY_DICE)
         comp_error(cc, e->sp, "dice are not a condition; roll them and compare, e.g. 'roll d20 >= 15'");
     else if (t == TY_ROLL)
@@ -457,17 +469,31 @@ static sty compile_call(compiler *cc, const node *e)
         }
         sty first = TY_ANY;
         int n = 0;
+        /* prob(), mean() and dist() look at their argument's distribution;
+           a chain's dice are passed whole, in either mode */
+        bool exact = b == BI_prob || b == BI_mean || b == BI_dist;
+        bool chained = b == BI_chain || b == BI_chain_steps;
+        int saved_mode = cc->dist_mode;
+        if (exact)
+            cc->dist_mode++;
+        if (chained)
+            cc->dist_mode = 0;
         for (const node *a = e->list; a; a = a->next, n++) {
             sty t = compile_expr(cc, a);
             if (n == 0)
                 first = t;
+            if (chained && t != TY_DICE && t != TY_ANY)
+                comp_error(cc, a->sp, "chain() takes dice, not %s", sty_name(t));
         }
+        cc->dist_mode = saved_mode;
+        if (chained && cc->dist_mode)
+            b = b == BI_chain ? BI_chain_distribution : BI_chain_steps_distribution;
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
         if (builtins[b].result == TY_ANY &&
             (strcmp(e->text, "min") == 0 || strcmp(e->text, "max") == 0 || strcmp(e->text, "abs") == 0))
-            return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : first;
+            return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : cc->dist_mode ? TY_ANY : first;
         return builtins[b].result;
     }
     int id = comp_intern(cc, e->text);
@@ -501,7 +527,33 @@ static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n
     return true;
 }
 
+static sty compile_expr_inner(compiler *cc, const node *e);
+
+/* In a distribution context, every value that may be dice becomes its
+   exact distribution as soon as it is produced. */
 sty compile_expr(compiler *cc, const node *e)
+{
+    sty t = compile_expr_inner(cc, e);
+    if (cc->roll_mode && !cc->dist_mode && t == TY_DICE && e->kind != AST_ROLL) {
+        emit_op(cc, OP_ROLL, e->sp);
+        return TY_ROLL;
+    }
+    if (!cc->dist_mode || (t != TY_DICE && t != TY_ANY))
+        return t;
+    switch ((ast_kind)e->kind) {
+    case AST_DICE:
+    case AST_NAME:
+    case AST_WORD:
+    case AST_MEMBER:
+    case AST_CALL:
+        emit_op(cc, OP_DISTRIB, e->sp);
+        return t == TY_DICE ? TY_DISTRIB : TY_ANY;
+    default:
+        return t;
+    }
+}
+
+static sty compile_expr_inner(compiler *cc, const node *e)
 {
     value v;
     switch ((ast_kind)e->kind) {
@@ -548,6 +600,16 @@ sty compile_expr(compiler *cc, const node *e)
         return t == TY_ROLL ? TY_NUM : t;
     }
     case AST_BINARY: {
+        if ((e->op == AND || e->op == OR) && cc->dist_mode) {
+            /* both sides are outcomes of independent dice: and is the
+               smaller of two 0/1 outcomes, or the larger */
+            check_condition(cc, compile_expr(cc, e->a), e->a);
+            check_condition(cc, compile_expr(cc, e->b), e->b);
+            emit_op(cc, OP_CALL_BUILTIN, e->sp);
+            emit_byte(cc, e->op == AND ? BI_min : BI_max, e->sp);
+            emit_byte(cc, 2, e->sp);
+            return TY_ANY;
+        }
         if (e->op == AND || e->op == OR) {
             check_condition(cc, compile_expr(cc, e->a), e->a);
             size_t j = emit_jump(cc, e->op == AND ? OP_AND_JUMP : OP_OR_JUMP, e->sp);
@@ -562,6 +624,12 @@ sty compile_expr(compiler *cc, const node *e)
         return r;
     }
     case AST_COND: {
+        if (cc->dist_mode) { /* a mixture: both branches weigh in */
+            check_condition(cc, compile_expr(cc, e->a), e->a);
+            sty a = compile_expr(cc, e->b), b = compile_expr(cc, e->c);
+            emit_op(cc, OP_CHOOSE, e->sp);
+            return a == b ? a : TY_ANY;
+        }
         check_condition(cc, compile_expr(cc, e->a), e->a);
         size_t to_else = emit_jump(cc, OP_JUMP_IF_FALSE, e->sp);
         sty a = compile_expr(cc, e->b);
@@ -578,6 +646,12 @@ sty compile_expr(compiler *cc, const node *e)
         return TY_ANY;
     }
     case AST_ROLL: {
+        if (cc->dist_mode) { /* the roll's outcome is its distribution */
+            sty t = compile_expr(cc, e->a);
+            if (t != TY_ANY && t != TY_DICE && t != TY_DISTRIB && !numeric(t))
+                comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
+            return t == TY_DICE ? TY_DISTRIB : t;
+        }
         /* A sum of terms rolls without building dice at run time. */
         const node *terms[8];
         bool negated[8];

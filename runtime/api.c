@@ -7,6 +7,7 @@
 #include "config.h"
 #include "fray.h"
 #include "lang/compile.h"
+#include "runtime/dist.h"
 #include "runtime/mem.h"
 #include "runtime/vm.h"
 
@@ -221,6 +222,101 @@ fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap)
     if (st == FRAY_OK && cap)
         vm_format(f->v, x, out, cap);
     return st;
+}
+
+struct fray_distribution {
+    dist *d;
+};
+
+fray_status fray_prob(fray *f, const char *expr, fray_distribution **out)
+{
+    *out = NULL;
+    int formula;
+    if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+        return FRAY_ERR_RULES;
+    if (!ensure_eval_self(f))
+        return runtime_failure(f);
+    vm_begin_command(f->v);
+    value x;
+    if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
+        return runtime_failure(f);
+    const dist *d = vm_dist_lookup(f->v, x);
+    dist_error err = {{0}};
+    fray_distribution *fd = MEM_NEW(fray_distribution);
+    if (fd)
+        fd->d = d ? dist_copy(d, &err) : NULL;
+    if (!fd || !fd->d) {
+        if (fd)
+            mem_free(fd, sizeof *fd);
+        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", err.message[0] ? err.message : "out of memory");
+        return FRAY_ERR_RULES;
+    }
+    *out = fd;
+    return FRAY_OK;
+}
+
+void fray_distribution_free(fray_distribution *d)
+{
+    if (!d)
+        return;
+    dist_free(d->d);
+    mem_free(d, sizeof *d);
+}
+
+int64_t fray_distribution_lowest(const fray_distribution *d) { return dist_lowest(d->d); }
+int64_t fray_distribution_highest(const fray_distribution *d) { return dist_highest(d->d); }
+double fray_distribution_p(const fray_distribution *d, int64_t outcome) { return dist_p(d->d, outcome); }
+double fray_distribution_at_least(const fray_distribution *d, int64_t x) { return dist_p_at_least(d->d, x); }
+double fray_distribution_at_most(const fray_distribution *d, int64_t x) { return dist_p_at_most(d->d, x); }
+double fray_distribution_mean(const fray_distribution *d) { return dist_mean(d->d); }
+double fray_distribution_stddev(const fray_distribution *d) { return dist_stddev(d->d); }
+int64_t fray_distribution_quantile(const fray_distribution *d, double q) { return dist_quantile(d->d, q); }
+double fray_distribution_remainder(const fray_distribution *d) { return dist_remainder(d->d); }
+
+bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *buf, size_t cap)
+{
+    dist_count num, den;
+    if (!dist_exact_p(d->d, outcome, &num, &den))
+        return false;
+    /* reduce the fraction for reading */
+    dist_count a = num, b = den;
+    while (b) {
+        dist_count t = a % b;
+        a = b;
+        b = t;
+    }
+    if (a > 1) {
+        num /= a;
+        den /= a;
+    }
+    char n[64], m[64];
+    dist_count_format(num, n, sizeof n);
+    dist_count_format(den, m, sizeof m);
+    snprintf(buf, cap, "%s/%s", n, m);
+    return true;
+}
+
+fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values)
+{
+    int formula;
+    if (compile_sample(f->p, "<sample>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+        return FRAY_ERR_RULES;
+    if (!ensure_eval_self(f))
+        return runtime_failure(f);
+    for (size_t i = 0; i < n; i++) {
+        vm_begin_command(f->v);
+        value x;
+        if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
+            return runtime_failure(f);
+        if (x.type == V_BOOL || x.type == V_INT || x.type == V_ROLL)
+            values[i] = x.num;
+        else {
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "'%s' is not a whole number, so it cannot be sampled",
+                        expr);
+            return FRAY_ERR_RULES;
+        }
+    }
+    return FRAY_OK;
 }
 
 void fray_disasm(fray *f, FILE *out)

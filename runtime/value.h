@@ -22,7 +22,8 @@
     X(ENUM, "enum member")  \
     X(CREATURE, "creature") \
     X(LIST, "list")         \
-    X(WORD, "word")
+    X(WORD, "word")                             \
+    X(DISTRIB, "distribution")
 
 typedef enum {
 #define VALUE_ENUM(name, desc) V_##name,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "runtime/dist.h"
 #include "runtime/mem.h"
 
 const vm_limits vm_default_limits = {
@@ -73,6 +74,7 @@ void vm_free(vm *v)
             mem_free(stores[i]->items, stores[i]->items_cap * sizeof(value));
         if (stores[i]->lists)
             mem_free(stores[i]->lists, stores[i]->lists_cap * sizeof(vm_list));
+        vm_dist_free_store(stores[i]);
     }
     if (v->order)
         mem_free(v->order, v->order_cap * sizeof(int));
@@ -502,6 +504,8 @@ bool vm_keep(vm *v, value x, span at, value *out)
     }
     if (x.home != HOME_VM)
         return true;
+    if (x.type == V_DISTRIB)
+        return vm_dist_keep(v, x, at, out);
     if (x.type == V_DICE) {
         const dexpr *d = vm_dexpr(v, x);
         dexpr copy = *d; /* store_dexpr may move the table d points into */
@@ -527,6 +531,7 @@ bool vm_keep(vm *v, value x, span at, value *out)
 void vm_begin_command(vm *v)
 {
     v->scratch.ndice = v->scratch.nitems = v->scratch.nlists = 0;
+    vm_dist_free_store(&v->scratch);
     v->steps_left = v->limits.steps;
     v->failed = false;
 }
@@ -637,6 +642,13 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
     }
     case V_STR:
     case V_WORD: return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
+    case V_DISTRIB: {
+        const struct dist *d = vm_dist_lookup(v, x);
+        if (!d)
+            return put(buf, cap, 0, "distribution?");
+        return put(buf, cap, 0, "distribution %" PRId64 "..%" PRId64 ", mean %.6g%s", dist_lowest(d), dist_highest(d),
+                   dist_mean(d), dist_is_exact(d) ? "" : " (approximate)");
+    }
     case V_ENUM:
         if (x.aux >= 0 && (size_t)x.aux < p->nenums && x.num < p->enums[x.aux].nmembers)
             return put(buf, cap, 0, "%s", program_string(p, p->enums[x.aux].members[x.num]));
@@ -795,6 +807,10 @@ static bool values_equal(const vm *v, value a, value b)
 
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
 {
+    if (a.type == V_BOOL && b.type == V_BOOL) { /* min/max of outcomes in prob() */
+        *cmp = (a.num > b.num) - (a.num < b.num);
+        return true;
+    }
     if (is_num(a) && is_num(b)) {
         *cmp = rat_cmp(value_as_frac(a), value_as_frac(b));
         return true;
@@ -883,12 +899,18 @@ static bool run(vm *v, int stop)
 #endif
 #define HERE op_span(f, op_ip)
 /* a binary instruction: pop b then a, run the body, go on */
-#define BINARY(body) \
-    {                \
-        b = POP();   \
-        a = POP();   \
-        body;        \
-        NEXT;        \
+/* a binary instruction: pop b then a; distributions take their own path */
+#define BINARY(op, body)                                                                                               \
+    {                                                                                                                  \
+        b = POP();                                                                                                     \
+        a = POP();                                                                                                     \
+        if (a.type == V_DISTRIB || b.type == V_DISTRIB) {                                                              \
+            FAIL_IF(!vm_dist_binary(v, op, a, b, HERE, &r));                                                           \
+            PUSH(r);                                                                                                   \
+            NEXT;                                                                                                      \
+        }                                                                                                              \
+        body;                                                                                                          \
+        NEXT;                                                                                                          \
     }
 #define FAIL_IF(cond)  \
     do {               \
@@ -1085,17 +1107,19 @@ next:
             NEXT;
         }
         // clang-format off
-        CASE(ADD) BINARY(FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r));
-        CASE(SUB) BINARY(FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r));
-        CASE(MUL) BINARY(FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r));
-        CASE(DIV) BINARY(FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r));
-        CASE(IDIV) BINARY(FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r));
+        CASE(ADD) BINARY(OP_ADD, FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r));
+        CASE(SUB) BINARY(OP_SUB, FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r));
+        CASE(MUL) BINARY(OP_MUL, FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r));
+        CASE(DIV) BINARY(OP_DIV, FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r));
+        CASE(IDIV) BINARY(OP_IDIV, FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r));
         // clang-format on
         CASE(NEG)
         {
             a = POP();
             if (a.type == V_DICE) {
                 FAIL_IF(!dice_scale(v, a, -1, HERE, &r));
+            } else if (a.type == V_DISTRIB) {
+                FAIL_IF(!vm_dist_binary(v, OP_MUL, value_int(-1), a, HERE, &r));
             } else if (is_num(a) || a.type == V_DIST) {
                 if (a.num == INT64_MIN) {
                     vm_error(v, HERE, "number too large to negate");
@@ -1113,16 +1137,21 @@ next:
         CASE(NOT)
         {
             a = POP();
+            if (a.type == V_DISTRIB) {
+                FAIL_IF(!vm_dist_binary(v, OP_EQ, a, value_int(0), HERE, &r));
+                PUSH(r);
+                NEXT;
+            }
             PUSH(value_bool(!value_truthy(a)));
             NEXT;
         }
         // clang-format off
-        CASE(EQ) BINARY(PUSH(value_bool(values_equal(v, a, b))));
-        CASE(NE) BINARY(PUSH(value_bool(!values_equal(v, a, b))));
-        CASE(LT) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)));
-        CASE(LE) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)));
-        CASE(GT) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)));
-        CASE(GE) BINARY(FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)));
+        CASE(EQ) BINARY(OP_EQ, PUSH(value_bool(values_equal(v, a, b))));
+        CASE(NE) BINARY(OP_NE, PUSH(value_bool(!values_equal(v, a, b))));
+        CASE(LT) BINARY(OP_LT, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)));
+        CASE(LE) BINARY(OP_LE, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)));
+        CASE(GT) BINARY(OP_GT, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)));
+        CASE(GE) BINARY(OP_GE, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)));
         // clang-format on
         CASE(INTERVAL)
         {
@@ -1156,6 +1185,26 @@ next:
         {
             a = POP();
             FAIL_IF(!vm_roll(v, a, HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
+        CASE(DISTRIB)
+        {
+            a = POP();
+            if (a.type == V_DICE)
+                FAIL_IF(!vm_distrib(v, a, HERE, &r));
+            else
+                r = a;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CHOOSE)
+        {
+            value fv = POP(), tv = POP(), cv = POP();
+            if (cv.type == V_DISTRIB || tv.type == V_DISTRIB || fv.type == V_DISTRIB)
+                FAIL_IF(!vm_dist_choose(v, cv, tv, fv, HERE, &r));
+            else
+                r = value_truthy(cv) ? tv : fv;
             PUSH(r);
             NEXT;
         }
@@ -1389,6 +1438,107 @@ static bool collect(vm *v, value *args, int argc, const value **items, size_t *n
     return true;
 }
 
+static bool dist_extreme(vm *v, const value *items, size_t n, bool want_max, span at, value *out)
+{
+    const struct dist *acc;
+    if (!vm_dist_of(v, items[0], at, &acc))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        const struct dist *next;
+        if (!vm_dist_of(v, items[i], at, &next))
+            return false;
+        dist_error err = {{0}};
+        struct dist *r = want_max ? dist_maximum(acc, next, &err) : dist_minimum(acc, next, &err);
+        if (!r)
+            return vm_error(v, at, "%s", err.message);
+        if (!vm_dist_value(v, r, at, out))
+            return false;
+        acc = r;
+    }
+    if (n == 1)
+        return vm_distrib(v, items[0], at, out);
+    return true;
+}
+
+/* An exact probability as a fraction when the weights allow, else the
+ * nearest fraction of a double (denominator 2^30). */
+static bool probability_value(vm *v, dist_count num, dist_count den, double p, bool exact, span at, value *out)
+{
+    if (exact && den <= (dist_count)INT32_MAX && num <= (dist_count)INT64_MAX)
+        return rat_make((int64_t)num, (int64_t)den, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
+    int64_t scaled = (int64_t)(p * (double)(1 << 30) + 0.5);
+    return rat_make(scaled, 1 << 30, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
+}
+
+static bool exact_prob_true(vm *v, const struct dist *d, span at, value *out)
+{
+    dist_count num0, den;
+    double p_true = 1.0 - dist_p(d, 0);
+    if (dist_lowest(d) > 0 || dist_highest(d) < 0)
+        return probability_value(v, 1, 1, 1.0, true, at, out);
+    if (dist_exact_p(d, 0, &num0, &den))
+        return probability_value(v, den - num0, den, p_true, true, at, out);
+    return probability_value(v, 0, 1, p_true, false, at, out);
+}
+
+static bool exact_mean(vm *v, const struct dist *d, span at, value *out)
+{
+    /* sum of outcome * weight over the total, exactly while it fits */
+    dist_count num, den;
+    __int128 total = 0;
+    bool exact = dist_is_exact(d);
+    dist_count common = 0;
+    for (int64_t x = dist_lowest(d); exact && x <= dist_highest(d); x++) {
+        if (!dist_exact_p(d, x, &num, &den)) {
+            exact = false;
+            break;
+        }
+        if (!common)
+            common = den;
+        if (den != common || num > (dist_count)INT64_MAX) {
+            exact = false;
+            break;
+        }
+        __int128 term = (__int128)x * (__int128)num;
+        total += term;
+    }
+    if (exact && common && common <= (dist_count)INT32_MAX && total >= INT64_MIN && total <= INT64_MAX)
+        return rat_make((int64_t)total, (int64_t)common, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
+    double m = dist_mean(d);
+    int64_t scaled = (int64_t)(m * 1000000.0 + (m < 0 ? -0.5 : 0.5));
+    return rat_make(scaled, 1000000, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
+}
+
+/* chain(d4, d6, ...): roll while each die shows its maximum. */
+static bool chain(vm *v, int id, const value *args, int argc, span at, value *out)
+{
+    const dice *dies[16];
+    for (int i = 0; i < argc && i < 16; i++) {
+        const dexpr *dx = args[i].type == V_DICE ? vm_dexpr(v, args[i]) : NULL;
+        if (!dx || dx->nterms != 1 || dx->terms[0].is_constant || dx->terms[0].d.count != 1)
+            return vm_error(v, at, "chain() takes single dice, such as chain(d4, d6, d8)");
+        dies[i] = &dx->terms[0].d;
+    }
+    bool steps = id == BI_chain_steps || id == BI_chain_steps_distribution;
+    if (id == BI_chain_distribution || id == BI_chain_steps_distribution) {
+        dist_error err = {{0}};
+        struct dist *d = dist_chain(dies, argc, steps, &err);
+        return d ? vm_dist_value(v, d, at, out) : vm_error(v, at, "%s", err.message);
+    }
+    int64_t sum = 0, maxima = 0;
+    for (int i = 0; i < argc; i++) {
+        value r;
+        if (!vm_roll(v, args[i], at, &r))
+            return false;
+        sum += r.num;
+        if (r.num < dice_max(dies[i]))
+            break;
+        maxima++;
+    }
+    *out = value_int(steps ? maxima : sum);
+    return true;
+}
+
 static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
 {
     static const char *const names[] = {
@@ -1408,6 +1558,11 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         collect(v, args, argc, &items, &n);
         if (n == 0)
             return vm_error(v, at, "%s() of an empty list", name);
+        bool any_dist = false;
+        for (size_t i = 0; i < n; i++)
+            any_dist |= items[i].type == V_DISTRIB;
+        if (any_dist)
+            return dist_extreme(v, items, n, want_max, at, out);
         value best = items[0];
         for (size_t i = 1; i < n; i++) {
             int c;
@@ -1503,6 +1658,18 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         }
         return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
     }
+    case BI_prob:
+    case BI_mean: {
+        const struct dist *d;
+        if (!vm_dist_of(v, args[0], at, &d))
+            return false;
+        return id == BI_mean ? exact_mean(v, d, at, out) : exact_prob_true(v, d, at, out);
+    }
+    case BI_dist: return vm_distrib(v, args[0], at, out);
+    case BI_chain:
+    case BI_chain_steps:
+    case BI_chain_distribution:
+    case BI_chain_steps_distribution: return chain(v, id, args, argc, at, out);
     case BI_COUNT: break;
     }
     return vm_error(v, at, "internal: unknown builtin %d", id);

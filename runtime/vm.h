@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/builtins.h"
 #include "runtime/program.h"
 #include "runtime/rng.h"
 #include "runtime/value.h"
@@ -13,12 +14,6 @@
 #define VM_STACK_MAX 4096
 #define VM_FRAMES_MAX 256
 
-typedef enum {
-#define BUILTIN(name, lo, hi, result, meaning) BI_##name,
-#include "runtime/builtins.def"
-#undef BUILTIN
-    BI_COUNT
-} builtin_id;
 
 typedef struct vm_limits {
     uint64_t steps;     /* instructions per top-level command */
@@ -66,6 +61,8 @@ typedef struct vm_store {
     size_t nitems, items_cap;
     vm_list *lists;
     size_t nlists, lists_cap;
+    struct dist **dists; /* owned; freed when the store is reset */
+    size_t ndists, dists_cap;
 } vm_store;
 
 typedef struct frame {
@@ -161,6 +158,21 @@ const value *vm_list_items(const vm *v, value list, size_t *n);
 bool vm_keep(vm *v, value x, span at, value *out);
 /* Starts a new top-level command: scratch dice and lists are dropped. */
 void vm_begin_command(vm *v);
+
+/* Distributions (vm_dist.c): exact probability of dice expressions. */
+#define VM_DIST_EPSILON 1e-12
+/* x as a distribution value (dice and numbers are converted). */
+bool vm_distrib(vm *v, value x, span at, value *out);
+/* The distribution of x: a distribution value, dice, or a number. */
+bool vm_dist_of(vm *v, value x, span at, const struct dist **out);
+/* Takes ownership of d and returns it as a scratch value. */
+bool vm_dist_value(vm *v, struct dist *d, span at, value *out);
+/* a OP b where either is a distribution (OP_ADD ... OP_GE). */
+bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out);
+bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out);
+bool vm_dist_keep(vm *v, value x, span at, value *out);
+void vm_dist_free_store(vm_store *st);
+const struct dist *vm_dist_lookup(const vm *v, value x);
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int kind, int operand, span at);

@@ -1,0 +1,324 @@
+/* cmd_prob: `fray prob EXPR...`, exact distributions as a table, JSON or
+ * CSV, optionally next to a sample of the same expressions. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+    "Usage: fray prob [OPTION]... EXPR...\n"
+    "Print the exact probability distribution of each expression: every outcome\n"
+    "with its probability, the chance of at least and at most that much, a bar,\n"
+    "and the mean, standard deviation, extremes, median and percentiles. Dice\n"
+    "are not rolled but computed; comparisons give the chance they hold.\n"
+    "Several expressions are shown side by side.\n"
+    "\n"
+    "  --exact            probabilities as exact fractions where they fit\n"
+    "  --format FORMAT    table (default), json or csv\n"
+    "  --sample N         also roll each expression N times and show what came up\n"
+    "  -r, --rules FILE   load rules first (their stats, ranges, procedures)\n"
+    "  --with STAT=EXPR   give the evaluating creature a stat value\n"
+    "  --seed N           seed for --sample\n"
+    "\n"
+    "Examples:\n"
+    "  fray prob 4d6kh3\n"
+    "  fray prob 'd20+5>=15' 'max(d20,d20)+5>=15'\n"
+    "  fray prob --sample 100000 '5d10!kh3'\n";
+
+static const double percentiles[] = {0.05, 0.25, 0.75, 0.95};
+
+typedef struct column {
+    const char *expr;
+    fray_distribution *d;
+    int64_t *sample; /* counts per outcome from lowest..highest */
+    size_t sampled;
+} column;
+
+static bool utf8_terminal(void)
+{
+    if (!isatty(STDOUT_FILENO))
+        return false;
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "utf-8");
+    }
+    return false;
+}
+
+/* A bar of width w (in eighths when unicode blocks are available). */
+static void bar(double fraction, int width, bool unicode)
+{
+    static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    int units = (int)(fraction * width * (unicode ? 8 : 1) + 0.5);
+    if (unicode) {
+        for (int i = 0; i < units / 8; i++)
+            fputs("█", stdout);
+        fputs(eighths[units % 8], stdout);
+    } else {
+        for (int i = 0; i < units; i++)
+            putchar('#');
+    }
+}
+
+static void probability_text(const column *c, int64_t x, bool exact, char *buf, size_t cap)
+{
+    if (exact && fray_distribution_exact(c->d, x, buf, cap))
+        return;
+    snprintf(buf, cap, "%.4f%%", 100.0 * fray_distribution_p(c->d, x));
+}
+
+static void summary(const column *c)
+{
+    const fray_distribution *d = c->d;
+    printf("  mean %.6g, sd %.6g, min %lld, max %lld, median %lld", fray_distribution_mean(d),
+           fray_distribution_stddev(d), (long long)fray_distribution_lowest(d), (long long)fray_distribution_highest(d),
+           (long long)fray_distribution_quantile(d, 0.5));
+    for (size_t i = 0; i < sizeof percentiles / sizeof percentiles[0]; i++)
+        printf(", p%d %lld", (int)(percentiles[i] * 100 + 0.5), (long long)fray_distribution_quantile(d, percentiles[i]));
+    putchar('\n');
+    if (fray_distribution_lowest(d) >= 0 && fray_distribution_highest(d) <= 1)
+        printf("  P(true) = %.6g\n", fray_distribution_p(d, 1));
+    if (fray_distribution_remainder(d) > 0)
+        printf("  (explosions cut where less than %.3g of the probability remained)\n",
+               fray_distribution_remainder(d));
+    if (c->sampled) {
+        double m = 0;
+        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++)
+            m += (double)x * (double)c->sample[x - fray_distribution_lowest(d)];
+        printf("  sampled %zu times: mean %.6g\n", c->sampled, m / (double)c->sampled);
+    }
+}
+
+static void print_table(column *cols, int n, bool exact)
+{
+    bool unicode = utf8_terminal();
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    double top = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fray_distribution_lowest(cols[i].d) < lo ? fray_distribution_lowest(cols[i].d) : lo;
+        hi = fray_distribution_highest(cols[i].d) > hi ? fray_distribution_highest(cols[i].d) : hi;
+        for (int64_t x = fray_distribution_lowest(cols[i].d); x <= fray_distribution_highest(cols[i].d); x++)
+            if (fray_distribution_p(cols[i].d, x) > top)
+                top = fray_distribution_p(cols[i].d, x);
+    }
+    int bar_width = n == 1 ? 40 : 20;
+    /* header */
+    printf("%7s", "value");
+    for (int i = 0; i < n; i++) {
+        if (n == 1)
+            printf("  %12s  %9s  %9s", "probability", "at least", "at most");
+        else
+            printf("  %-*.*s", 12 + bar_width, 12 + bar_width, cols[i].expr);
+        if (cols[i].sampled)
+            printf("  %9s", "sampled");
+    }
+    putchar('\n');
+    for (int64_t x = lo; x <= hi; x++) {
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= fray_distribution_p(cols[i].d, x) > 0;
+        if (!any)
+            continue; /* outcomes no expression can give */
+        printf("%7lld", (long long)x);
+        for (int i = 0; i < n; i++) {
+            const fray_distribution *d = cols[i].d;
+            bool inside = x >= fray_distribution_lowest(d) && x <= fray_distribution_highest(d);
+            char p[96];
+            probability_text(&cols[i], x, exact, p, sizeof p);
+            if (!inside)
+                snprintf(p, sizeof p, "-");
+            if (n == 1)
+                printf("  %12s  %8.4f%%  %8.4f%%  ", p, 100.0 * fray_distribution_at_least(d, x),
+                       100.0 * fray_distribution_at_most(d, x));
+            else
+                printf("  %12s ", p);
+            double share = top > 0 ? fray_distribution_p(d, x) / top : 0;
+            bar(inside ? share : 0, bar_width, unicode);
+            if (n > 1) { /* pad to the column's width (bars are multibyte) */
+                int cells = (int)(share * bar_width + (unicode ? 0.999 : 0.5));
+                if (!inside)
+                    cells = 0;
+                printf("%*s", bar_width - cells + 1, "");
+            }
+            if (cols[i].sampled) {
+                double seen = inside ? (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled : 0;
+                printf("  %8.4f%%", 100.0 * seen);
+            }
+        }
+        putchar('\n');
+    }
+    for (int i = 0; i < n; i++) {
+        printf("%s\n", cols[i].expr);
+        summary(&cols[i]);
+    }
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_json(column *cols, int n)
+{
+    printf("{\"expressions\": [");
+    for (int i = 0; i < n; i++) {
+        const fray_distribution *d = cols[i].d;
+        printf("%s\n  {\"expression\": ", i ? "," : "");
+        json_string(cols[i].expr);
+        bool exact = fray_distribution_exact(d, fray_distribution_lowest(d), (char[8]){0}, 0);
+        printf(", \"exact\": %s, \"remainder\": %.17g, \"min\": %lld, \"max\": %lld, \"mean\": %.17g, \"stddev\": %.17g, "
+               "\"median\": %lld, \"percentiles\": {",
+               exact ? "true" : "false", fray_distribution_remainder(d), (long long)fray_distribution_lowest(d),
+               (long long)fray_distribution_highest(d), fray_distribution_mean(d), fray_distribution_stddev(d),
+               (long long)fray_distribution_quantile(d, 0.5));
+        for (size_t k = 0; k < sizeof percentiles / sizeof percentiles[0]; k++)
+            printf("%s\"%d\": %lld", k ? ", " : "", (int)(percentiles[k] * 100 + 0.5),
+                   (long long)fray_distribution_quantile(d, percentiles[k]));
+        printf("},\n   \"distribution\": [");
+        bool first = true;
+        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++) {
+            double p = fray_distribution_p(d, x);
+            if (p == 0)
+                continue;
+            char frac[96];
+            printf("%s\n    {\"value\": %lld, \"p\": %.17g, \"at_least\": %.17g, \"at_most\": %.17g", first ? "" : ",",
+                   (long long)x, p, fray_distribution_at_least(d, x), fray_distribution_at_most(d, x));
+            if (fray_distribution_exact(d, x, frac, sizeof frac))
+                printf(", \"fraction\": \"%s\"", frac);
+            if (cols[i].sampled)
+                printf(", \"sampled\": %.17g",
+                       (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+            putchar('}');
+            first = false;
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+static void print_csv(column *cols, int n)
+{
+    printf("expression,value,p,at_least,at_most,fraction%s\n", cols[0].sampled ? ",sampled" : "");
+    for (int i = 0; i < n; i++) {
+        const fray_distribution *d = cols[i].d;
+        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++) {
+            double p = fray_distribution_p(d, x);
+            if (p == 0)
+                continue;
+            char frac[96] = "";
+            fray_distribution_exact(d, x, frac, sizeof frac);
+            putchar('"');
+            for (const char *s = cols[i].expr; *s; s++)
+                fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, stdout);
+            printf("\",%lld,%.17g,%.17g,%.17g,%s", (long long)x, p, fray_distribution_at_least(d, x),
+                   fray_distribution_at_most(d, x), frac);
+            if (cols[i].sampled)
+                printf(",%.17g", (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+            putchar('\n');
+        }
+    }
+}
+
+int cmd_prob(int argc, char **argv)
+{
+    /* options of our own first; the rest are the shared ones */
+    bool exact = false;
+    const char *format = "table";
+    size_t samples = 0;
+    char *rest[256];
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc && nrest < 255; i++) {
+        if (!strcmp(argv[i], "--exact"))
+            exact = true;
+        else if (!strncmp(argv[i], "--format=", 9))
+            format = argv[i] + 9;
+        else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+            format = argv[++i];
+        else if ((!strcmp(argv[i], "--sample") && i + 1 < argc) || !strncmp(argv[i], "--sample=", 9)) {
+            const char *n = argv[i][8] == '=' ? argv[i] + 9 : argv[++i];
+            char *end;
+            unsigned long long k = strtoull(n, &end, 10);
+            if (*end || !*n || k == 0 || k > 100000000ULL) {
+                fprintf(stderr, "fray prob: --sample takes a count from 1 to 100000000\n");
+                return EXIT_USAGE;
+            }
+            samples = (size_t)k;
+        } else
+            rest[nrest++] = argv[i];
+    }
+    rest[nrest] = NULL;
+    if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv")) {
+        fprintf(stderr, "fray prob: --format takes table, json or csv\n");
+        return EXIT_USAGE;
+    }
+    cli_options o;
+    int first, rc = cli_parse("prob", nrest, rest, &o, &first, usage);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (first >= nrest) {
+        fprintf(stderr, "fray prob: no expression\nTry 'fray prob --help'.\n");
+        return EXIT_USAGE;
+    }
+    fray *f = cli_open(&o);
+    if (!f)
+        return EXIT_IO;
+    int code = cli_load_rules(f, &o);
+    int n = nrest - first;
+    column *cols = calloc((size_t)n, sizeof *cols);
+    if (!cols)
+        code = EXIT_IO;
+    for (int i = 0; i < n && code == EXIT_OK; i++) {
+        cols[i].expr = rest[first + i];
+        code = cli_exit_code(fray_prob(f, cols[i].expr, &cols[i].d));
+        if (code != EXIT_OK || !samples)
+            continue;
+        int64_t *values = malloc(samples * sizeof *values);
+        int64_t span = fray_distribution_highest(cols[i].d) - fray_distribution_lowest(cols[i].d) + 1;
+        cols[i].sample = calloc((size_t)span, sizeof *cols[i].sample);
+        if (!values || !cols[i].sample) {
+            free(values);
+            code = EXIT_IO;
+            break;
+        }
+        code = cli_exit_code(fray_sample(f, cols[i].expr, samples, values));
+        for (size_t k = 0; code == EXIT_OK && k < samples; k++) {
+            int64_t x = values[k] - fray_distribution_lowest(cols[i].d);
+            if (x >= 0 && x < span) /* beyond a cut explosion: counted nowhere */
+                cols[i].sample[x]++;
+        }
+        cols[i].sampled = samples;
+        free(values);
+    }
+    if (code == EXIT_OK) {
+        if (!strcmp(format, "json"))
+            print_json(cols, n);
+        else if (!strcmp(format, "csv"))
+            print_csv(cols, n);
+        else
+            print_table(cols, n, exact);
+    }
+    for (int i = 0; cols && i < n; i++) {
+        fray_distribution_free(cols[i].d);
+        free(cols[i].sample);
+    }
+    free(cols);
+    fray_close(f);
+    return code;
+}

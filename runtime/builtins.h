@@ -1,0 +1,12 @@
+/* builtins: the ids of the built-in functions listed in builtins.def. */
+#ifndef FRAY_BUILTINS_H
+#define FRAY_BUILTINS_H
+
+typedef enum {
+#define BUILTIN(name, lo, hi, result, meaning) BI_##name,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    BI_COUNT
+} builtin_id;
+
+#endif

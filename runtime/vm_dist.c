@@ -1,0 +1,165 @@
+/* vm_dist: distribution values in the VM. Inside prob(), mean() and dist()
+ * the compiler turns dice into distributions, and arithmetic and
+ * comparisons on them compute exact distributions instead of rolling. */
+#include <string.h>
+
+#include "runtime/chunk.h"
+#include "runtime/dist.h"
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+static vm_store *store_for(vm *v, uint8_t home)
+{
+    return home == HOME_VM ? &v->scratch : home == HOME_KEPT ? &v->kept : NULL;
+}
+
+const struct dist *vm_dist_lookup(const vm *v, value x)
+{
+    const vm_store *st = x.home == HOME_VM ? &v->scratch : x.home == HOME_KEPT ? &v->kept : NULL;
+    if (x.type != V_DISTRIB || !st || (size_t)x.num >= st->ndists)
+        return NULL;
+    return st->dists[x.num];
+}
+
+static bool store_dist(vm *v, vm_store *st, uint8_t home, dist *d, span at, value *out)
+{
+    dist **grown = mem_grow(st->dists, sizeof(dist *), &st->dists_cap, st->ndists + 1);
+    if (!grown) {
+        dist_free(d);
+        return vm_error(v, at, "out of memory");
+    }
+    st->dists = grown;
+    st->dists[st->ndists] = d;
+    *out = value_ref(V_DISTRIB, home, (int64_t)st->ndists++);
+    return true;
+}
+
+bool vm_dist_value(vm *v, dist *d, span at, value *out) { return store_dist(v, &v->scratch, HOME_VM, d, at, out); }
+
+void vm_dist_free_store(vm_store *st)
+{
+    for (size_t i = 0; i < st->ndists; i++)
+        dist_free(st->dists[i]);
+    if (st->dists)
+        mem_free(st->dists, st->dists_cap * sizeof(dist *));
+    st->dists = NULL;
+    st->ndists = st->dists_cap = 0;
+}
+
+static bool failed(vm *v, span at, const dist_error *err)
+{
+    return vm_error(v, at, "%s", err->message[0] ? err->message : "out of memory");
+}
+
+/* The distribution of a dice expression: each term's, scaled and summed. */
+static dist *of_dexpr(vm *v, const dexpr *dx, span at)
+{
+    dist_error err = {{0}};
+    dist *sum = dist_constant(0, &err);
+    for (int t = 0; sum && t < dx->nterms; t++) {
+        const dterm *term = &dx->terms[t];
+        dist *part = term->is_constant ? dist_constant(term->constant, &err) : dist_dice(&term->d, VM_DIST_EPSILON, &err);
+        if (part && (int64_t)term->times * term->sign != 1) {
+            dist *scaled = dist_scale(part, (int64_t)term->times * term->sign, &err);
+            dist_free(part);
+            part = scaled;
+        }
+        dist *next = part ? dist_add(sum, part, &err) : NULL;
+        dist_free(part);
+        dist_free(sum);
+        sum = next;
+    }
+    if (!sum)
+        failed(v, at, &err);
+    return sum;
+}
+
+bool vm_distrib(vm *v, value x, span at, value *out)
+{
+    dist_error err = {{0}};
+    dist *made;
+    switch ((value_type)x.type) {
+    case V_DISTRIB:
+        *out = x;
+        return vm_dist_lookup(v, x) || vm_error(v, at, "invalid distribution");
+    case V_DICE: {
+        const dexpr *dx = vm_dexpr(v, x);
+        made = dx ? of_dexpr(v, dx, at) : NULL;
+        if (!made)
+            return v->failed || vm_error(v, at, "invalid dice");
+        break;
+    }
+    case V_INT:
+    case V_ROLL:
+    case V_BOOL:
+        made = dist_constant(x.num, &err);
+        if (!made)
+            return failed(v, at, &err);
+        break;
+    default:
+        return vm_error(v, at, "%s has no distribution (only dice, whole numbers and their comparisons)",
+                        value_type_name(x.type));
+    }
+    return vm_dist_value(v, made, at, out);
+}
+
+bool vm_dist_of(vm *v, value x, span at, const dist **out)
+{
+    value d;
+    if (!vm_distrib(v, x, at, &d))
+        return false;
+    *out = vm_dist_lookup(v, d);
+    return *out != NULL;
+}
+
+bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out)
+{
+    const dist *da, *db;
+    if (!vm_dist_of(v, a, at, &da) || !vm_dist_of(v, b, at, &db))
+        return false;
+    dist_error err = {{0}};
+    dist *r = NULL;
+    switch ((opcode)op) {
+    case OP_ADD: r = dist_add(da, db, &err); break;
+    case OP_SUB: r = dist_sub(da, db, &err); break;
+    case OP_MUL: r = dist_mul(da, db, &err); break;
+    case OP_IDIV:
+        if (dist_lowest(db) != dist_highest(db) || dist_lowest(db) == 0)
+            return vm_error(v, at, "a distribution can only be divided by a nonzero whole number");
+        r = dist_floor_div(da, dist_lowest(db), &err);
+        break;
+    case OP_EQ: r = dist_compare(da, db, DIST_EQ, &err); break;
+    case OP_NE: r = dist_compare(da, db, DIST_NE, &err); break;
+    case OP_LT: r = dist_compare(da, db, DIST_LT, &err); break;
+    case OP_LE: r = dist_compare(da, db, DIST_LE, &err); break;
+    case OP_GT: r = dist_compare(da, db, DIST_GT, &err); break;
+    case OP_GE: r = dist_compare(da, db, DIST_GE, &err); break;
+    default:
+        return vm_error(v, at, "this operation has no exact distribution (use // for division)");
+    }
+    if (!r)
+        return failed(v, at, &err);
+    return vm_dist_value(v, r, at, out);
+}
+
+bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out)
+{
+    const dist *dc, *dt, *df;
+    if (!vm_dist_of(v, c, at, &dc) || !vm_dist_of(v, t, at, &dt) || !vm_dist_of(v, f, at, &df))
+        return false;
+    dist_error err = {{0}};
+    dist *r = dist_choose(dc, dt, df, &err);
+    return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
+}
+
+bool vm_dist_keep(vm *v, value x, span at, value *out)
+{
+    const dist *d = vm_dist_lookup(v, x);
+    if (!d)
+        return vm_error(v, at, "invalid distribution");
+    dist_error err = {{0}};
+    dist *copy = dist_copy(d, &err);
+    if (!copy)
+        return failed(v, at, &err);
+    return store_dist(v, store_for(v, HOME_KEPT), HOME_KEPT, copy, at, out);
+}

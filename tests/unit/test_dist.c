@@ -1,0 +1,538 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+/* Unit tests for runtime/dist: known exact values of dice distributions,
+ * keep/drop pools, explosions, rerolls, success counting, arithmetic,
+ * escalation chains, the switch to doubles, errors, and agreement with the
+ * roller (runtime/dice.c) by a chi-square test over sampled rolls. */
+#include "tests/unit/check_main.h"
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/dice.h"
+#include "runtime/dist.h"
+#include "runtime/mem.h"
+#include "runtime/rng.h"
+
+/* Live bytes when the running test started (one test per process). */
+static size_t live_at_start;
+
+static void leak_setup(void) { live_at_start = mem_live_bytes(); }
+
+static void leak_teardown(void)
+{
+    ck_assert_msg(mem_live_bytes() == live_at_start, "leaked %zu bytes", mem_live_bytes() - live_at_start);
+}
+
+static dice parse_ok(const char *text)
+{
+    dice d;
+    dice_error err = {0, ""};
+    int rc = dice_parse(text, strlen(text), &d, &err);
+    ck_assert_msg(rc == 0, "parse \"%s\" failed at %zu: %s", text, err.offset, err.message);
+    return d;
+}
+
+static dist *dice_dist(const char *text)
+{
+    dice d = parse_ok(text);
+    dist_error err = {""};
+    dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
+    ck_assert_msg(r != NULL, "dist of %s failed: %s", text, err.message);
+    return r;
+}
+
+static dist *constant(int64_t v)
+{
+    dist_error err = {""};
+    dist *r = dist_constant(v, &err);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+/* P(X = outcome) is exactly num/den. */
+static void assert_exact(const dist *d, int64_t outcome, unsigned long long num, unsigned long long den)
+{
+    dist_count n, m;
+    ck_assert_msg(dist_exact_p(d, outcome, &n, &m), "not exact");
+    ck_assert_msg(n * (dist_count)den == (dist_count)num * m, "P(%lld) is not %llu/%llu", (long long)outcome, num,
+                  den);
+}
+
+#define ck_assert_near(x, y, tol) \
+    ck_assert_msg(fabs((double)(x) - (double)(y)) <= (tol), "%s = %.12g, expected %.12g", #x, (double)(x), (double)(y))
+
+/* ---------------------------------------------------------- known values */
+
+START_TEST(sum_3d6)
+{
+    dist *d = dice_dist("3d6");
+    ck_assert(dist_is_exact(d));
+    ck_assert_int_eq(dist_lowest(d), 3);
+    ck_assert_int_eq(dist_highest(d), 18);
+    assert_exact(d, 10, 27, 216);
+    assert_exact(d, 3, 1, 216);
+    ck_assert_near(dist_mean(d), 10.5, 1e-12);
+    ck_assert_near(dist_stddev(d), sqrt(35.0 / 4.0), 1e-12);
+    ck_assert_int_eq(dist_quantile(d, 0.5), 10);
+    ck_assert_near(dist_p_at_least(d, 17), 4.0 / 216, 1e-15);
+    ck_assert_near(dist_p_at_most(d, 4), 4.0 / 216, 1e-15);
+    ck_assert_near(dist_remainder(d), 0.0, 0.0);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(keep_4d6kh3)
+{
+    dist *d = dice_dist("4d6kh3");
+    dist *e = dice_dist("4d6dl1");
+    ck_assert(dist_is_exact(d));
+    ck_assert_near(dist_mean(d), 12.2446, 1e-4);
+    assert_exact(d, 18, 21, 1296);
+    assert_exact(d, 3, 1, 1296);
+    ck_assert_int_eq(dist_lowest(e), 3);
+    ck_assert_int_eq(dist_highest(e), 18);
+    for (int64_t v = 3; v <= 18; v++) {
+        dist_count n1, d1, n2, d2;
+        ck_assert(dist_exact_p(d, v, &n1, &d1) && dist_exact_p(e, v, &n2, &d2));
+        ck_assert(n1 == n2 && d1 == d2);
+    }
+    dist_free(d);
+    dist_free(e);
+}
+END_TEST
+
+START_TEST(keep_advantage_and_pools)
+{
+    dist *d = dice_dist("2d20kh1");
+    assert_exact(d, 20, 39, 400);
+    assert_exact(d, 1, 1, 400);
+    dist_free(d);
+    d = dice_dist("2d20kl1");
+    assert_exact(d, 1, 39, 400);
+    dist_free(d);
+    d = dice_dist("6d10kh3");
+    ck_assert_near(dist_mean(d), 22.878570, 1e-6);
+    dist_free(d);
+    d = dice_dist("10d10kh5");
+    ck_assert_near(dist_mean(d), 38.780304, 1e-6);
+    dist_free(d);
+    /* keep all / drop none are plain sums */
+    d = dice_dist("3d6kh3");
+    assert_exact(d, 10, 27, 216);
+    dist_free(d);
+}
+END_TEST
+
+/* 5d10, each exploding at most 4 times (the fifth roll stands), keep the
+ * highest 3 totals. The notation cannot cap explosions at 4, so the die is
+ * built as an escalation chain of five d10 (roll the next while the last
+ * shows 10) and the pool by dist_keep. */
+START_TEST(keep_capped_exploding)
+{
+    dice d10 = parse_ok("d10");
+    const dice *five[5] = {&d10, &d10, &d10, &d10, &d10};
+    dist_error err = {""};
+    dist *die = dist_chain(five, 5, false, &err);
+    ck_assert_ptr_nonnull(die);
+    ck_assert_near(dist_mean(die), 5.5 * (1 + 0.1 + 0.01 + 0.001 + 0.0001), 1e-12);
+    dist *pool = dist_keep(die, 5, DICE_KEEP_HIGH, 3, &err);
+    ck_assert_msg(pool != NULL, "%s", err.message);
+    ck_assert_near(dist_mean(pool), 24.512299, 1e-6);
+    dist_free(pool);
+    dist_free(die);
+}
+END_TEST
+
+START_TEST(escalation_chain)
+{
+    const char *names[] = {"d4", "d6", "d8", "d10", "d12", "d20"};
+    dice specs[6];
+    const dice *ptrs[6];
+    for (int i = 0; i < 6; i++) {
+        specs[i] = parse_ok(names[i]);
+        ptrs[i] = &specs[i];
+    }
+    dist_error err = {""};
+    dist *d = dist_chain(ptrs, 6, false, &err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(dist_is_exact(d));
+    ck_assert_near(dist_mean(d), 3.594987, 1e-6);
+    ck_assert_near(dist_p_at_least(d, 10), 1.0 / 24, 1e-15);
+    dist *s = dist_chain(ptrs, 6, true, &err);
+    ck_assert_ptr_nonnull(s);
+    assert_exact(s, 0, 3, 4);
+    assert_exact(s, 1, 1 * 5, 4 * 6);
+    assert_exact(s, 6, 1, 4 * 6 * 8 * 10 * 12 * 20);
+    dist_free(s);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(compare_and_extremes)
+{
+    dist_error err = {""};
+    dist *d20 = dice_dist("d20"), *five = constant(5), *fifteen = constant(15);
+    dist *sum = dist_add(d20, five, &err);
+    dist *hit = dist_compare(sum, fifteen, DIST_GE, &err);
+    assert_exact(hit, 1, 11, 20);
+    assert_exact(hit, 0, 9, 20);
+    dist *best = dist_maximum(d20, d20, &err);
+    dist *hit2 = dist_compare(best, fifteen, DIST_GE, &err);
+    assert_exact(hit2, 1, 400 - 14 * 14, 400);
+    dist *worst = dist_minimum(d20, d20, &err);
+    assert_exact(worst, 1, 39, 400);
+    assert_exact(worst, 20, 1, 400);
+    dist *eq = dist_compare(d20, d20, DIST_EQ, &err);
+    assert_exact(eq, 1, 1, 20);
+    dist *lt = dist_compare(d20, d20, DIST_LT, &err);
+    assert_exact(lt, 1, 190, 400);
+    /* hit ? d20 + 5 : 0 */
+    dist *zero = constant(0);
+    dist *dmg = dist_choose(hit, sum, zero, &err);
+    assert_exact(dmg, 0, 9, 20);
+    assert_exact(dmg, 25, 11, 400);
+    ck_assert_near(dist_mean(dmg), 11.0 / 20 * 15.5, 1e-12);
+    dist *list[] = {d20, five, fifteen, sum, hit, best, hit2, worst, eq, lt, zero, dmg};
+    for (size_t i = 0; i < sizeof list / sizeof *list; i++)
+        dist_free(list[i]);
+}
+END_TEST
+
+START_TEST(arithmetic)
+{
+    dist_error err = {""};
+    dist *a = dice_dist("d6"), *b = dice_dist("d4");
+    dist *diff = dist_sub(a, b, &err);
+    ck_assert_int_eq(dist_lowest(diff), -3);
+    ck_assert_int_eq(dist_highest(diff), 5);
+    assert_exact(diff, 0, 4, 24);
+    dist *prod = dist_mul(a, b, &err);
+    assert_exact(prod, 24, 1, 24);
+    assert_exact(prod, 12, 3, 24); /* 3*4, 4*3, 6*2 */
+    assert_exact(prod, 7, 0, 1);
+    dist *neg = dist_scale(a, -2, &err);
+    ck_assert_int_eq(dist_lowest(neg), -12);
+    ck_assert_int_eq(dist_highest(neg), -2);
+    assert_exact(neg, -4, 1, 6);
+    dist *half = dist_floor_div(neg, 4, &err); /* floor(-2/4) = -1, floor(-12/4) = -3 */
+    ck_assert_int_eq(dist_lowest(half), -3);
+    ck_assert_int_eq(dist_highest(half), -1);
+    assert_exact(half, -1, 2, 6); /* -2, -4 */
+    assert_exact(half, -2, 2, 6); /* -6, -8 */
+    assert_exact(half, -3, 2, 6); /* -10, -12 */
+    ck_assert_ptr_null(dist_floor_div(a, 0, &err));
+    ck_assert_str_eq(err.message, "division by zero");
+    dist *copy = dist_copy(prod, &err);
+    assert_exact(copy, 12, 3, 24);
+    dist *list[] = {a, b, diff, prod, neg, half, copy};
+    for (size_t i = 0; i < sizeof list / sizeof *list; i++)
+        dist_free(list[i]);
+}
+END_TEST
+
+START_TEST(success_counting)
+{
+    dist *d = dice_dist("10d10>=8");
+    ck_assert_near(dist_mean(d), 3.0, 1e-12);
+    ck_assert_int_eq(dist_lowest(d), 0);
+    ck_assert_int_eq(dist_highest(d), 10);
+    dist_free(d);
+    d = dice_dist("2d10>=8f1");
+    ck_assert_int_eq(dist_lowest(d), -2);
+    assert_exact(d, -2, 1, 100);
+    assert_exact(d, 2, 9, 100);
+    ck_assert_near(dist_mean(d), 2 * 0.2, 1e-12);
+    dist_free(d);
+    /* successes among the kept dice only */
+    d = dice_dist("3d6kh1>=6");
+    assert_exact(d, 1, 216 - 125, 216);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(fudge_dice)
+{
+    dist *d = dice_dist("dF");
+    ck_assert_near(dist_mean(d), 0.0, 1e-15);
+    dist_free(d);
+    d = dice_dist("4dF");
+    assert_exact(d, 0, 19, 81);
+    assert_exact(d, 4, 1, 81);
+    ck_assert_int_eq(dist_lowest(d), -4);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(rerolls)
+{
+    dist *d = dice_dist("d20r1");
+    ck_assert_int_eq(dist_lowest(d), 2);
+    assert_exact(d, 1, 0, 1);
+    for (int64_t v = 2; v <= 20; v++)
+        assert_exact(d, v, 1, 19);
+    dist_free(d);
+    d = dice_dist("d20ro1");
+    assert_exact(d, 1, 1, 400);
+    assert_exact(d, 2, 21, 400);
+    dist_free(d);
+    d = dice_dist("d6r<3");
+    assert_exact(d, 3, 1, 4);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(explosions)
+{
+    dist *d = dice_dist("d6!");
+    ck_assert(dist_remainder(d) > 0.0);
+    ck_assert(dist_remainder(d) < 1e-12);
+    ck_assert_near(dist_mean(d), 4.2, 1e-9);
+    assert_exact(d, 6, 0, 1);
+    assert_exact(d, 7, 1, 36);
+    dist_free(d);
+    d = dice_dist("d6!!");
+    ck_assert_near(dist_mean(d), 4.2, 1e-9);
+    dist_free(d);
+    d = dice_dist("d6!p"); /* each extra die counts one less: 3.5 + (1/6)(2.5)/(1 - 1/6) */
+    ck_assert_near(dist_mean(d), 3.5 + 0.5, 1e-9);
+    assert_exact(d, 6, 1, 36); /* 6 then 1 shown as 0 */
+    dist_free(d);
+    d = dice_dist("2d6!");
+    double r1 = 0;
+    {
+        dist *one = dice_dist("d6!");
+        r1 = dist_remainder(one);
+        dist_free(one);
+    }
+    ck_assert_near(dist_remainder(d), r1 * (2 - r1), 1e-24);
+    ck_assert_near(dist_mean(d), 8.4, 1e-9);
+    dist_free(d);
+    d = dice_dist("d10!>=9");
+    ck_assert_near(dist_mean(d), 5.5 / 0.8, 1e-9);
+    dist_free(d);
+    d = dice_dist("8d6!");
+    ck_assert_near(dist_mean(d), 8 * 4.2, 1e-9);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(big_sum_goes_inexact)
+{
+    dist *d = dice_dist("100d6");
+    ck_assert(!dist_is_exact(d));
+    ck_assert_near(dist_mean(d), 350.0, 1e-9);
+    ck_assert_near(dist_stddev(d), sqrt(100 * 35.0 / 12), 1e-9);
+    ck_assert_int_eq(dist_lowest(d), 100);
+    ck_assert_int_eq(dist_highest(d), 600);
+    dist_count n, m;
+    ck_assert(!dist_exact_p(d, 350, &n, &m));
+    dist_free(d);
+    d = dice_dist("20d20>=15");
+    ck_assert_near(dist_mean(d), 20 * 0.3, 1e-9);
+    dist_free(d);
+    d = dice_dist("20d20kh10");
+    ck_assert(dist_mean(d) > 150 && dist_mean(d) < 200);
+    dist_free(d);
+}
+END_TEST
+
+START_TEST(errors)
+{
+    dist_error err = {""};
+    dice d = parse_ok("10000d1000");
+    ck_assert_ptr_null(dist_dice(&d, DIST_DEFAULT_EPSILON, &err));
+    ck_assert_msg(strstr(err.message, "too many possible outcomes") != NULL, "%s", err.message);
+    d = parse_ok("5d10!dl1"); /* the number of faces kept varies with the pool */
+    ck_assert_ptr_null(dist_dice(&d, DIST_DEFAULT_EPSILON, &err));
+    ck_assert_msg(strstr(err.message, "not supported") != NULL, "%s", err.message);
+    d = parse_ok("d6!>1");
+    dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err); /* cut at DICE_MAX_EXPLOSIONS: stands */
+    ck_assert_ptr_nonnull(r);
+    ck_assert_near(dist_remainder(r), 0.0, 0.0);
+    dist_free(r);
+    d = parse_ok("d6");
+    d.count = 0;
+    ck_assert_ptr_null(dist_dice(&d, DIST_DEFAULT_EPSILON, &err));
+    ck_assert_ptr_null(dist_dice(NULL, DIST_DEFAULT_EPSILON, &err));
+    dist *big = dice_dist("100d1000");
+    ck_assert_ptr_null(dist_mul(big, big, &err));
+    dist_free(big);
+}
+END_TEST
+
+START_TEST(count_format)
+{
+    char buf[64];
+    ck_assert_uint_eq(dist_count_format(0, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "0");
+    dist_count big = (dist_count)UINT64_MAX * 1000 + 7;
+    ck_assert_uint_eq(dist_count_format(big, buf, sizeof buf), 23);
+    ck_assert_str_eq(buf, "18446744073709551615007");
+    ck_assert_uint_eq(dist_count_format(big, buf, 5), 23);
+    ck_assert_str_eq(buf, "1844");
+}
+END_TEST
+
+/* Every allocation failure gives NULL with a message, and leaks nothing. */
+START_TEST(out_of_memory)
+{
+    static const char *const texts[] = {"4d6kh3", "5d10!kh3", "3d6!", "2d6!!kh1", "100d6", "3d6>=5f1", "30d20kh10"};
+    for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+        dice d = parse_ok(texts[t]);
+        for (long countdown = 0;; countdown++) {
+            dist_error err = {""};
+            mem_fail_after(countdown);
+            dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
+            mem_fail_after(-1);
+            if (r) {
+                dist_free(r);
+                break;
+            }
+            ck_assert_msg(err.message[0] != '\0', "%s: no message at countdown %ld", texts[t], countdown);
+            ck_assert_msg(mem_live_bytes() == live_at_start, "%s leaked at countdown %ld", texts[t], countdown);
+        }
+    }
+    dist *a = dice_dist("2d6"), *b = dice_dist("d20");
+    for (long countdown = 0; countdown < 8; countdown++) {
+        dist_error err = {""};
+        mem_fail_after(countdown);
+        dist *r[6] = {dist_add(a, b, &err),          dist_maximum(a, b, &err),
+                      dist_compare(a, b, DIST_LT, &err), dist_choose(a, a, b, &err),
+                      dist_scale(a, 3, &err),         dist_copy(b, &err)};
+        mem_fail_after(-1);
+        for (int i = 0; i < 6; i++)
+            dist_free(r[i]);
+    }
+    dist_free(a);
+    dist_free(b);
+}
+END_TEST
+
+/* ------------------------------------------------------ against the roller */
+
+#define SAMPLES 20000
+#define FACES_CAP (DICE_MAX_COUNT + DICE_MAX_EXPLOSIONS)
+
+static dice_face faces[FACES_CAP];
+
+/* Chi-square of SAMPLES rolls against the computed distribution, with
+ * adjacent outcomes pooled until each bin expects at least 5. */
+static void agree_with_roller(const char *text, uint64_t seed)
+{
+    dice d = parse_ok(text);
+    dist *x = dice_dist(text);
+    int64_t lo = dist_lowest(x), hi = dist_highest(x);
+    size_t n = (size_t)(hi - lo + 1);
+    long *seen = calloc(n, sizeof *seen);
+    ck_assert_ptr_nonnull(seen);
+    rng r;
+    rng_seed(&r, seed);
+    for (int i = 0; i < SAMPLES; i++) {
+        size_t nf;
+        int64_t total;
+        ck_assert_int_eq(dice_roll(&d, &r, faces, FACES_CAP, &nf, &total), 0);
+        ck_assert_msg(total >= lo && total <= hi, "%s rolled %lld outside %lld..%lld", text, (long long)total,
+                      (long long)lo, (long long)hi);
+        seen[total - lo]++;
+    }
+    double chi2 = 0, expect = 0, observed = 0;
+    int bins = 0;
+    for (size_t i = 0; i < n; i++) {
+        expect += SAMPLES * dist_p(x, lo + (int64_t)i);
+        observed += (double)seen[i];
+        if (expect >= 5 || i == n - 1) {
+            if (expect > 0) {
+                chi2 += (observed - expect) * (observed - expect) / expect;
+                bins++;
+            } else {
+                ck_assert_msg(observed == 0, "%s: rolled an impossible total", text);
+            }
+            expect = observed = 0;
+        }
+    }
+    double df = bins > 1 ? bins - 1 : 1;
+    double limit = df + 6 * sqrt(2 * df) + 10;
+    ck_assert_msg(chi2 < limit, "%s: chi-square %.1f over %d bins (limit %.1f)", text, chi2, bins, limit);
+    free(seen);
+    dist_free(x);
+}
+
+static const char *const roller_cases[] = {
+    "3d6",       "4d6kh3",    "2d20kl1",    "5d8dh2",        "d20ro1",    "3d6r<3",   "d6!",      "2d6!!",
+    "3d6!p",     "4dF",       "10d10>=8f1", "6d6>=5",        "d10!>=9",   "5d10!!kh3", "4d6ro1dl1", "3d8!!>=7kh2",
+    "2d6!>=5",   "4dF!",      "6d6kl2>=3",  "3d10!>=9>=8f1", "5d10!kh3", "4d6!kl2", "3d6!>=5kh2>=5", "6d4!kh3",
+};
+
+START_TEST(roller_agreement)
+{
+    agree_with_roller(roller_cases[_i], 0x5eed + (uint64_t)_i);
+}
+END_TEST
+
+/* ------------------------------------------------------------- timing */
+
+static double ms_to_build(const char *text)
+{
+    dice d = parse_ok(text);
+    dist_error err = {""};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_msg(r != NULL, "%s: %s", text, err.message);
+    dist_free(r);
+    return (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+START_TEST(timing)
+{
+    /* Generous so that sanitizer builds pass; the report has real numbers. */
+    double t = ms_to_build("5d10!kh3");
+    ck_assert_msg(t < 5.0, "5d10!kh3 took %.2f ms", t);
+    t = ms_to_build("5d10!!kh3");
+    ck_assert_msg(t < 5.0, "5d10!!kh3 took %.2f ms", t);
+    t = ms_to_build("20d20kh10");
+    ck_assert_msg(t < 50.0, "20d20kh10 took %.2f ms", t);
+    t = ms_to_build("100d6");
+    ck_assert_msg(t < 50.0, "100d6 took %.2f ms", t);
+    t = ms_to_build("8d6!");
+    ck_assert_msg(t < 50.0, "8d6! took %.2f ms", t);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("dist");
+    TCase *tc = tcase_create("values");
+    tcase_add_checked_fixture(tc, leak_setup, leak_teardown);
+    tcase_add_test(tc, sum_3d6);
+    tcase_add_test(tc, keep_4d6kh3);
+    tcase_add_test(tc, keep_advantage_and_pools);
+    tcase_add_test(tc, keep_capped_exploding);
+    tcase_add_test(tc, escalation_chain);
+    tcase_add_test(tc, compare_and_extremes);
+    tcase_add_test(tc, arithmetic);
+    tcase_add_test(tc, success_counting);
+    tcase_add_test(tc, fudge_dice);
+    tcase_add_test(tc, rerolls);
+    tcase_add_test(tc, explosions);
+    tcase_add_test(tc, big_sum_goes_inexact);
+    tcase_add_test(tc, errors);
+    tcase_add_test(tc, count_format);
+    tcase_add_test(tc, out_of_memory);
+    suite_add_tcase(s, tc);
+
+    TCase *roller = tcase_create("roller");
+    tcase_add_checked_fixture(roller, leak_setup, leak_teardown);
+    tcase_set_timeout(roller, 30);
+    tcase_add_loop_test(roller, roller_agreement, 0, (int)(sizeof roller_cases / sizeof *roller_cases));
+    suite_add_tcase(s, roller);
+
+    TCase *speed = tcase_create("timing");
+    tcase_add_checked_fixture(speed, leak_setup, leak_teardown);
+    tcase_add_test(speed, timing);
+    suite_add_tcase(s, speed);
+    return s;
+}
+
+int main(void) { return check_main(make_suite()); }
