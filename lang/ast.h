@@ -80,6 +80,12 @@ const char *ast_kind_name(ast_kind k);
     X(TRIGGER, "trigger")                 \
     X(RULING, "ruling")                   \
     X(CREATURE, "creature")               \
+    X(CHECK, "check")                     \
+    X(BONUS, "bonus")                     \
+    X(RELATION, "relation")               \
+    X(ITEM, "item")                       \
+    X(ENCOUNTER, "encounter")             \
+    X(TACTIC, "tactic")                   \
     X(BEGIN, "begin")                     \
     X(END, "end")                         \
     X(SHOW, "show")                       \

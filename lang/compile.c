@@ -389,12 +389,6 @@ static void compile_items(compiler *cc, const node *prog)
                 compile_decl(cc, it);
             break;
         case AST_CITE: comp_error(cc, it->sp, "a citation belongs inside the declaration it cites"); break;
-        case AST_CLAUSE: {
-            const char *hint = suggest_name(cc, it->text);
-            comp_error(cc, it->a ? it->a->sp : it->sp, "unknown declaration or command '%s'%s%s%s", it->text,
-                       hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-            break;
-        }
         default: compile_command(cc, it); break;
         }
     }

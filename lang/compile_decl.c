@@ -1,399 +1,79 @@
-/* compile_decl: declarations become program data. Every declaration has the
- * same shape: a keyword, a name, header clauses and a body of clauses and
- * (for actions, procedures and triggers) statements. Clause arguments are
- * compiled once here: literals to constants, bare unknown names to words
- * the runtime interprets, everything else to formula chunks. */
+/* compile_decl: declarations. Pass 1 (declare_names) gives every name of a
+ * file its record before any body is compiled, so declarations may refer
+ * to each other in any order; pass 2 (compile_decl) runs each declaration
+ * through its kind's compiler (decl_*.c), which checks every clause and
+ * fills the typed rules tables. This file holds the driver, the clause
+ * dispatch shared by every kind, and the kinds too small for a file of
+ * their own (system, stat, enum, procedure). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/compiler.h"
+#include "lang/decl.h"
 #include "lang/parser.h"
 #include "runtime/mem.h"
-
-static bool takes_statements(decl_kind k)
-{
-    return k == DK_ACTION || k == DK_PROCEDURE || k == DK_TRIGGER || k == DK_CONDITION;
-}
-
-/* The names bound inside a declaration's formulas and bodies: a
- * procedure's or action's parameters, or the parameters of the event a
- * trigger listens for (`on hit(attacker, defender)`). */
-static int decl_params(const node *d, const node *params_out[], int max)
-{
-    int n = 0;
-    if (d->op == DK_PROCEDURE || d->op == DK_ACTION) {
-        if (d->c) {
-            for (const node *p = d->c->list; p && n < max; p = p->next)
-                params_out[n++] = p;
-        }
-        return n;
-    }
-    if (d->op == DK_TRIGGER) {
-        const node *clauses[2] = {d, d->b};
-        for (int k = 0; k < 2; k++) {
-            const node *first = k == 0 ? d->list : (clauses[1] ? clauses[1]->list : NULL);
-            for (const node *it = first; it; it = it->next) {
-                const node *on = NULL;
-                if (k == 1 && it->kind == AST_CLAUSE && strcmp(it->text, "on") == 0)
-                    on = it->list;
-                if (on && on->kind == AST_CALL) {
-                    for (const node *p = on->list; p && n < max; p = p->next)
-                        if (p->kind == AST_NAME)
-                            params_out[n++] = p;
-                    return n;
-                }
-            }
-        }
-    }
-    return n;
-}
-
-/* What each declaration's clauses may be called (the vocabulary of
- * doc/language.md section 5). The runtime gives these words their meaning;
- * the compiler only makes sure a misspelt one is caught here. */
-static const char *const vocabulary[DK_COUNT] = {
-    [DK_SYSTEM] = "source round extends square",
-    [DK_STAT] = "derived",
-    [DK_RESOURCE] = "max start min refresh",
-    [DK_ECONOMY] = "slot limit exclusive",
-    [DK_EXCHANGE] = "limit",
-    [DK_INITIATIVE] = "mode group check score tiebreak order ties reroll surprise allow initiator reorder",
-    [DK_ROUND] = "length phase",
-    [DK_DURATION] = "anchor ends ticks lasts until",
-    [DK_RANGE] = "beyond travel within apart corners",
-    [DK_SPACE] = "square diagonal difficult reach cover group engagement defense",
-    [DK_CONDITION] = "modify set scale forbid protect implies excludes requires lasts ends stacks",
-    [DK_ACTION] = "costs provokes requires target kind anytime borrows",
-    [DK_PROCEDURE] = "",
-    [DK_TRIGGER] = "on automatic reaction limit kind do",
-    [DK_RULING] = "answer asked default",
-};
 
 static const char *article(const char *word)
 {
     return strchr("aeiou", word[0]) ? "an" : "a";
 }
 
-static void check_vocabulary(compiler *cc, decl_kind k, const node *it)
+/* Kinds with a rules object by name. */
+static bool has_object(decl_kind k)
 {
-    span word_at = it->a ? it->a->sp : it->sp;
-    const char *words = k < DK_COUNT ? vocabulary[k] : NULL;
-    if (!words || k == DK_CREATURE || k == DK_ENUM)
-        return;
-    size_t len = strlen(it->text);
-    const char *best = NULL;
-    int best_d = 3;
-    char cand[32];
-    for (const char *w = words; *w;) {
-        size_t n = strcspn(w, " ");
-        if (n == len && strncmp(w, it->text, n) == 0)
-            return;
-        snprintf(cand, sizeof cand, "%.*s", (int)n, w);
-        int d = diag_edit_distance(it->text, cand, 2);
-        if (d < best_d) {
-            best_d = d;
-            best = w;
-        }
-        w += n;
-        while (*w == ' ')
-            w++;
-    }
-    if (best) {
-        size_t n = strcspn(best, " ");
-        comp_error(cc, word_at, "%s %s has no clause '%s'; did you mean '%.*s'?", article(decl_kind_name(k)),
-                   decl_kind_name(k), it->text, (int)n, best);
-    } else if (!*words) {
-        comp_error(cc, word_at, "%s %s holds statements, not clauses like '%s'", article(decl_kind_name(k)),
-                   decl_kind_name(k), it->text);
-    } else {
-        comp_error(cc, word_at, "%s %s has no clause '%s' (it has: %s)", article(decl_kind_name(k)), decl_kind_name(k),
-                   it->text, words);
+    switch (k) {
+    case DK_CONDITION:
+    case DK_ACTION:
+    case DK_CHECK:
+    case DK_RELATION:
+    case DK_RULING:
+    case DK_TACTIC:
+    case DK_RANGE:
+    case DK_BONUS:
+    case DK_ITEM:
+    case DK_TRIGGER:
+    case DK_CREATURE: return true;
+    default: return false;
     }
 }
 
-typedef struct decl_ctx {
-    const node *params[32];
-    int nparams;
-    bool implicit_target;
-    const char *what; /* "stat dex", for chunk names */
-} decl_ctx;
-
-static void bind_params(compiler *cc, const decl_ctx *dc)
+static bool is_named(decl_kind k)
 {
-    for (int i = 0; i < dc->nparams; i++)
-        fn_add_local(cc, comp_intern(cc, dc->params[i]->text), TY_ANY, dc->params[i]->sp);
-    if (dc->implicit_target)
-        fn_add_local(cc, comp_intern(cc, "target"), TY_ANY, (span){0});
+    return has_object(k) || k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_DURATION ||
+           k == DK_ENUM || k == DK_SYSTEM;
 }
 
-static int formula_chunk(compiler *cc, const decl_ctx *dc, const node *e, sty *type)
-{
-    fn_state fs;
-    fn_state *outer = cc->fn;
-    fn_begin(cc, &fs, CHUNK_FORMULA, dc->what, e->sp);
-    if (!fs.c) {
-        cc->fn = outer;
-        return -1;
-    }
-    bind_params(cc, dc);
-    fs.c->nparams = (uint8_t)fs.nlocals;
-    sty t = compile_expr(cc, e);
-    if (type)
-        *type = t;
-    int id = fn_end(cc, &fs, e->sp);
-    cc->fn = outer;
-    return id;
-}
+/* --- pass 1 ------------------------------------------------------------------ */
 
-static int body_chunk(compiler *cc, const decl_ctx *dc, chunk_kind kind, const node *const *stmts, int nstmts,
-                      span where)
+static sty type_from_name(compiler *cc, const node *t)
 {
-    fn_state fs;
-    fn_state *outer = cc->fn;
-    fn_begin(cc, &fs, kind, dc->what, where);
-    if (!fs.c) {
-        cc->fn = outer;
-        return -1;
-    }
-    bind_params(cc, dc);
-    fs.c->nparams = (uint8_t)fs.nlocals;
-    for (int i = 0; i < nstmts; i++)
-        compile_stmt(cc, stmts[i]);
-    int id = fn_end(cc, &fs, where);
-    cc->fn = outer;
-    return id;
-}
-
-static bool is_literal(const node *e)
-{
-    return e->kind == AST_INT || e->kind == AST_FRAC || e->kind == AST_QTY || e->kind == AST_STRING ||
-           e->kind == AST_DICE || e->kind == AST_BOOL;
-}
-
-/* A literal's value without running anything. */
-static bool literal_value(compiler *cc, const node *e, value *out)
-{
-    fn_state fs;
-    fn_state *outer = cc->fn;
-    fn_begin(cc, &fs, CHUNK_FORMULA, "literal", e->sp);
-    compile_expr(cc, e);
-    bool ok = fs.c && fs.c->nconsts > 0;
-    if (ok)
-        *out = fs.c->consts[0];
-    else if (e->kind == AST_BOOL)
-        *out = value_bool(e->num != 0), ok = true;
-    chunk_free(fs.c);
-    cc->fn = outer;
-    return ok;
-}
-
-static bool contains_roll(const node *n)
-{
-    if (!n)
-        return false;
-    if (n->kind == AST_ROLL)
-        return true;
-    if (contains_roll(n->a) || contains_roll(n->b) || contains_roll(n->c))
-        return true;
-    for (const node *k = n->list; k; k = k->next)
-        if (contains_roll(k))
-            return true;
-    return false;
-}
-
-static void compile_args_into(compiler *cc, const decl_ctx *dc, const node *first, clause_arg **out, int *nout)
-{
-    int n = 0;
-    for (const node *a = first; a; a = a->next)
-        n++;
-    *nout = n;
-    *out = NULL;
-    if (!n)
-        return;
-    clause_arg *args = MEM_NEW_ARRAY(clause_arg, (size_t)n);
-    if (!args) {
-        cc->oom = true;
-        *nout = 0;
-        return;
-    }
-    int i = 0;
-    for (const node *a = first; a; a = a->next, i++) {
-        clause_arg *ca = &args[i];
-        ca->where = a->sp;
-        ca->word = -1;
-        ca->chunk = -1;
-        if (a->kind == AST_SEP) {
-            ca->kind = ARG_SEP;
-        } else if (a->kind == AST_WORD) {
-            ca->kind = ARG_WORD;
-            ca->word = comp_intern(cc, a->text);
-        } else if (a->kind == AST_NAME) {
-            ca->word = comp_intern(cc, a->text);
-            bool is_param = false;
-            for (int k = 0; k < dc->nparams; k++)
-                is_param |= strcmp(dc->params[k]->text, a->text) == 0;
-            if (is_param || name_resolves(cc, a->text) || (dc->implicit_target && strcmp(a->text, "target") == 0)) {
-                ca->kind = ARG_FORMULA;
-                ca->chunk = formula_chunk(cc, dc, a, NULL);
-            } else {
-                ca->kind = ARG_WORD;
-            }
-        } else if (a->kind == AST_CALL && builtin_find(a->text) < 0 &&
-                   !program_find_decl(cc->p, DK_PROCEDURE, comp_intern(cc, a->text))) {
-            /* an event pattern such as `on hit(attacker, defender)` */
-            ca->kind = ARG_WORD;
-            ca->word = comp_intern(cc, a->text);
-            for (const node *p = a->list; p; p = p->next)
-                if (p->kind != AST_NAME)
-                    comp_error(cc, p->sp, "an event pattern lists parameter names, as in %s(attacker, target)",
-                               a->text);
-        } else if (is_literal(a) && literal_value(cc, a, &ca->v)) {
-            ca->kind = ARG_CONST;
-        } else {
-            ca->kind = ARG_FORMULA;
-            ca->chunk = formula_chunk(cc, dc, a, NULL);
-            ca->rolls = contains_roll(a);
-        }
-    }
-    *out = args;
-}
-
-static void compile_body(compiler *cc, decl *d, decl_kind kind, const decl_ctx *dc, const node *body,
-                         clause **clauses_out, int *nclauses_out, int *body_out);
-
-static void compile_clause(compiler *cc, decl_kind kind, const decl_ctx *dc, const node *it, clause *cl)
-{
-    memset(cl, 0, sizeof *cl);
-    cl->word = comp_intern(cc, it->text);
-    cl->where = it->sp;
-    cl->body = -1;
-    compile_args_into(cc, dc, it->list, &cl->args, &cl->nargs);
-    if (it->b)
-        compile_body(cc, NULL, kind, dc, it->b, &cl->sub, &cl->nsub, &cl->body);
-}
-
-/* A body holds clauses (data), statements (one chunk), a citation, and in
- * a system, nested declarations. */
-static void compile_body(compiler *cc, decl *d, decl_kind kind, const decl_ctx *dc, const node *body,
-                         clause **clauses_out, int *nclauses_out, int *body_out)
-{
-    int nclauses = 0, nstmts = 0;
-    for (const node *it = body ? body->list : NULL; it; it = it->next) {
-        if (it->kind == AST_CLAUSE)
-            nclauses++;
-        else if (is_statement(it))
-            nstmts++;
-    }
-    clause *clauses = nclauses ? MEM_NEW_ARRAY(clause, (size_t)nclauses) : NULL;
-    const node **stmts = nstmts ? mem_alloc((size_t)nstmts * sizeof(node *)) : NULL;
-    if ((nclauses && !clauses) || (nstmts && !stmts)) {
-        cc->oom = true;
-        if (clauses)
-            mem_free(clauses, (size_t)nclauses * sizeof(clause));
-        if (stmts)
-            mem_free(stmts, (size_t)nstmts * sizeof(node *));
-        return;
-    }
-    int ci = 0, si = 0;
-    for (const node *it = body ? body->list : NULL; it; it = it->next) {
-        if (it->kind == AST_CLAUSE) {
-            if (d)
-                check_vocabulary(cc, kind, it);
-            compile_clause(cc, kind, dc, it, &clauses[ci++]);
-        } else if (is_statement(it)) {
-            stmts[si++] = it;
-        } else if (it->kind == AST_CITE) {
-            if (d && d->cite < 0)
-                d->cite = comp_intern(cc, it->text);
-        } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && (kind == DK_SYSTEM || kind == DK_SPACE)) {
-            compile_decl(cc, it);
-        } else {
-            comp_error(cc, it->sp, "%s %s cannot hold %s %s", article(decl_kind_name(kind)), decl_kind_name(kind),
-                       article(ast_kind_name((ast_kind)it->kind)), ast_kind_name((ast_kind)it->kind));
-        }
-    }
-    if (nstmts) {
-        if (!takes_statements(kind) && d) {
-            comp_error(cc, stmts[0]->sp, "%s %s declaration holds clauses, not statements",
-                       article(decl_kind_name(kind)), decl_kind_name(kind));
-        } else {
-            *body_out = body_chunk(cc, dc,
-                                   kind == DK_PROCEDURE ? CHUNK_PROCEDURE
-                                   : kind == DK_TRIGGER ? CHUNK_TRIGGER
-                                                        : CHUNK_ACTION,
-                                   stmts, nstmts, body->sp);
-        }
-        mem_free(stmts, (size_t)nstmts * sizeof(node *));
-    }
-    *clauses_out = clauses;
-    *nclauses_out = nclauses;
-}
-
-/* Merge two clause arrays (header first, then body). */
-static void append_clauses(compiler *cc, decl *d, clause *more, int nmore)
-{
-    if (!nmore)
-        return;
-    clause *all =
-        mem_realloc(d->clauses, (size_t)d->nclauses * sizeof(clause), (size_t)(d->nclauses + nmore) * sizeof(clause));
-    if (!all) {
-        cc->oom = true;
-        program_free_clauses(more, nmore);
-        return;
-    }
-    memcpy(all + d->nclauses, more, (size_t)nmore * sizeof(clause));
-    mem_free(more, (size_t)nmore * sizeof(clause));
-    d->clauses = all;
-    d->nclauses += nmore;
-}
-
-/* The header arguments after the name form one clause named by the
- * declaration keyword (`slot`-less shorthand such as `exchange a -> b`,
- * `initiative individual`), kept first in the clause list. */
-static void header_clause(compiler *cc, decl *d, const decl_ctx *dc, const node *dn)
-{
-    if (!dn->list)
-        return;
-    clause *cl = MEM_NEW(clause);
-    if (!cl) {
-        cc->oom = true;
-        return;
-    }
-    cl->word = comp_intern(cc, decl_kind_name((decl_kind)dn->op));
-    cl->where = dn->sp;
-    cl->body = -1;
-    compile_args_into(cc, dc, dn->list, &cl->args, &cl->nargs);
-    append_clauses(cc, d, cl, 1);
+    int id = program_find_string(cc->p, t->text);
+    for (size_t e = 0; id >= 0 && e < cc->p->nenums; e++)
+        if (cc->p->enums[e].name == id)
+            return TY_ENUM;
+    static const struct {
+        const char *word;
+        sty type;
+    } types[] = {
+        {"number", TY_NUM},   {"int", TY_NUM},        {"distance", TY_DIST}, {"duration", TY_TIME},
+        {"time", TY_TIME},    {"dice", TY_DICE},      {"creature", TY_CREATURE}, {"bool", TY_BOOL},
+        {"boolean", TY_BOOL}, {"text", TY_STR},       {"string", TY_STR},    {"item", TY_ITEM},
+        {"list", TY_LIST},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(t->text, types[i].word) == 0)
+            return types[i].type;
+    if (id >= 0 && rules_item(cc->p->rules, id) >= 0)
+        return TY_ITEM; /* `stat weapon: sword` would be odd, but an item kind works */
+    comp_error(cc, t->sp, "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature, item, "
+                          "list or text)",
+               t->text);
+    return TY_ANY;
 }
 
 static sty guess_type(compiler *cc, const node *dn)
 {
-    if (dn->c) { /* `stat size: size` */
-        int id = program_find_string(cc->p, dn->c->text);
-        for (size_t e = 0; id >= 0 && e < cc->p->nenums; e++)
-            if (cc->p->enums[e].name == id)
-                return TY_ENUM;
-        if (strcmp(dn->c->text, "number") == 0 || strcmp(dn->c->text, "int") == 0)
-            return TY_NUM;
-        if (strcmp(dn->c->text, "distance") == 0)
-            return TY_DIST;
-        if (strcmp(dn->c->text, "duration") == 0)
-            return TY_TIME;
-        if (strcmp(dn->c->text, "dice") == 0)
-            return TY_DICE;
-        if (strcmp(dn->c->text, "time") == 0)
-            return TY_TIME;
-        if (strcmp(dn->c->text, "creature") == 0)
-            return TY_CREATURE;
-        if (strcmp(dn->c->text, "bool") == 0 || strcmp(dn->c->text, "boolean") == 0)
-            return TY_BOOL;
-        if (strcmp(dn->c->text, "text") == 0 || strcmp(dn->c->text, "string") == 0)
-            return TY_STR;
-        comp_error(cc, dn->c->sp,
-                   "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature or text)",
-                   dn->c->text);
-        return TY_ANY;
-    }
+    if (dn->c)
+        return type_from_name(cc, dn->c);
     const node *v = dn->a;
     if (!v)
         return TY_NUM;
@@ -422,18 +102,17 @@ static void register_enum(compiler *cc, const node *dn, int name)
     const node *firsts[2] = {dn->list, dn->b ? dn->b->list : NULL};
     for (int k = 0; k < 2; k++) {
         for (const node *it = firsts[k]; it; it = it->next) {
-            /* members are bare names, separated by commas or newlines */
-            const node *words[2] = {it, it->kind == AST_CLAUSE ? it->list : NULL};
+            /* members are bare names, separated by commas or newlines; a
+               line `a, b` in the block parses as a clause `a` with args */
+            const node *chain[2] = {it, it->kind == AST_CLAUSE ? it->list : NULL};
             for (int w = 0; w < 2; w++) {
-                for (const node *m = words[w]; m; m = (w == 0 ? NULL : m->next)) {
+                for (const node *m = chain[w]; m; m = (w == 0 ? NULL : m->next)) {
                     if (m->kind == AST_SEP)
                         continue;
                     if (m->kind != AST_NAME && m->kind != AST_CLAUSE) {
-                        comp_error(cc, m->sp, "enum members are names");
+                        comp_error(cc, m->sp, "enum members are names, separated by commas");
                         continue;
                     }
-                    if (w == 0 && m->kind == AST_CLAUSE && 0)
-                        continue;
                     if (n >= 512) {
                         comp_error(cc, m->sp, "too many enum members (limit is 512)");
                         break;
@@ -455,7 +134,7 @@ static void register_enum(compiler *cc, const node *dn, int name)
     cc->p->enums[cc->p->nenums++] = (enum_info){name, copy, n};
 }
 
-/* Creature count from a header word like `x3`. */
+/* `x3` in a creature header. */
 static int creature_count(compiler *cc, const node *dn)
 {
     for (const node *a = dn->list; a; a = a->next) {
@@ -474,8 +153,32 @@ static int creature_count(compiler *cc, const node *dn)
     return 1;
 }
 
-/* Pass 1: make every declaration of this file known before any body is
- * compiled, so declarations may refer to each other in any order. */
+/* Slot names of an economy and phase names of a round are names too. */
+static void register_inner_names(compiler *cc, const node *dn)
+{
+    rules *r = cc->p->rules;
+    const char *word = dn->op == DK_ECONOMY ? "slot" : dn->op == DK_ROUND ? "phase" : NULL;
+    if (!word || !dn->b)
+        return;
+    for (const node *it = dn->b->list; it; it = it->next) {
+        if (it->kind != AST_CLAUSE || strcmp(it->text, word) != 0 || !it->list || it->list->kind != AST_NAME)
+            continue;
+        int name = comp_intern(cc, it->list->text);
+        int i = dn->op == DK_ECONOMY ? rules_add_slot(r, name) : rules_add_phase(r, name);
+        if (i < 0)
+            cc->oom = true;
+    }
+}
+
+/* Sides are named by the creatures that take them. */
+static void register_side(compiler *cc, const node *dn)
+{
+    for (const node *a = dn->list; a; a = a->next)
+        if (a->kind == AST_NAME && strcmp(a->text, "side") == 0 && a->next && a->next->kind == AST_NAME)
+            if (rules_add_side(cc->p->rules, comp_intern(cc, a->next->text)) < 0)
+                cc->oom = true;
+}
+
 void declare_names(compiler *cc, const node *prog)
 {
     for (const node *it = prog->list; it; it = it->next) {
@@ -483,38 +186,62 @@ void declare_names(compiler *cc, const node *prog)
         if (!dn || dn->kind != AST_DECL)
             continue;
         decl_kind k = (decl_kind)dn->op;
-        int name = dn->text ? comp_intern(cc, dn->text) : -1;
-        if (k == DK_ENUM && name >= 0)
+        bool override = it->kind == AST_OVERRIDE;
+        if (k == DK_ECONOMY || k == DK_ROUND)
+            register_inner_names(cc, dn);
+        if (k == DK_CREATURE)
+            register_side(cc, dn);
+        if (!is_named(k) || k == DK_SYSTEM || !dn->text)
+            continue;
+        int name = comp_intern(cc, dn->text);
+        if (k == DK_ENUM) {
             register_enum(cc, dn, name);
-        if (k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_RANGE || k == DK_DURATION ||
-            k == DK_CREATURE) {
-            const decl *prev = name >= 0 ? program_find_decl(cc->p, k, name) : NULL;
-            if (prev && it->kind != AST_OVERRIDE) {
-                comp_error(cc, dn->sp, "%s '%s' is already declared", decl_kind_name(k), dn->text);
-                comp_note(cc, prev->where, "first declared here");
-                continue;
-            }
-            if (!prev && it->kind == AST_OVERRIDE) {
-                comp_error(cc, dn->sp, "nothing to override: no %s '%s' is declared", decl_kind_name(k), dn->text);
-                continue;
-            }
-            decl *d = program_add_decl(cc->p, k, name, dn->sp);
-            if (!d) {
+            continue;
+        }
+        const decl *prev = program_find_decl(cc->p, k, name);
+        if (prev && !override) {
+            comp_error(cc, dn->sp, "%s '%s' is already declared", decl_kind_name(k), dn->text);
+            comp_note(cc, prev->where, "first declared here; write 'override %s %s' to replace it", decl_kind_name(k),
+                      dn->text);
+            continue;
+        }
+        if (!prev && override) {
+            comp_error(cc, dn->sp, "nothing to override: no %s '%s' is declared", decl_kind_name(k), dn->text);
+            continue;
+        }
+        decl *d = program_add_decl(cc->p, k, name, dn->sp);
+        if (!d) {
+            cc->oom = true;
+            return;
+        }
+        d->overrides = override;
+        d->system = cc->system;
+        if (k == DK_STAT)
+            d->type = (int)guess_type(cc, dn);
+        if (k == DK_PROCEDURE || k == DK_CHECK || k == DK_RELATION || k == DK_ACTION)
+            d->nparams = ast_list_len(dn->c);
+        if (k == DK_CREATURE)
+            d->nparams = creature_count(cc, dn);
+        if (k == DK_RANGE && !dn->a)
+            d->value = -1;
+        else if (k == DK_RANGE || k == DK_DURATION)
+            d->value = -2; /* a formula, compiled in pass 2 */
+        if (has_object(k)) {
+            int obj = rules_add_named(cc->p->rules, k, name);
+            if (obj < 0) {
                 cc->oom = true;
                 return;
             }
-            d->overrides = it->kind == AST_OVERRIDE;
-            d->system = cc->system;
-            if (k == DK_STAT)
-                d->type = (int)guess_type(cc, dn);
-            if (k == DK_PROCEDURE)
-                d->nparams = ast_list_len(dn->c);
-            if (k == DK_CREATURE)
-                d->nparams = creature_count(cc, dn);
-            if (k == DK_RANGE && !dn->a)
-                d->value = -1;
-            else if (k == DK_RANGE || k == DK_DURATION)
-                d->value = -2; /* a formula, compiled in pass 2 */
+            d = &cc->p->decls[cc->p->ndecls - 1];
+            d->object = obj;
+            if (k == DK_CHECK) {
+                r_check *c = &cc->p->rules->checks[obj];
+                c->nparams = 0;
+                for (const node *p = dn->c ? dn->c->list : NULL; p && c->nparams < CHECK_MAX_PARAMS; p = p->next)
+                    c->params[c->nparams++] = comp_intern(cc, p->text);
+                if (ast_list_len(dn->c) > CHECK_MAX_PARAMS)
+                    comp_error(cc, dn->sp, "a check takes at most %d parameters", CHECK_MAX_PARAMS);
+            }
         }
     }
 }
@@ -530,6 +257,282 @@ static decl *predeclared(compiler *cc, const node *dn)
     return NULL;
 }
 
+/* --- clauses ------------------------------------------------------------------- */
+
+static const clause_rule *find_rule(const clause_rule *table, int n, const char *word)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(table[i].word, word) == 0)
+            return &table[i];
+    return NULL;
+}
+
+static void unknown_clause(decl_state *ds, const clause_rule *table, int n, const char *word, span at)
+{
+    compiler *cc = ds->cc;
+    const char *kind = decl_kind_name(ds->kind);
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < n; i++) {
+        int d = diag_edit_distance(word, table[i].word, 2);
+        if (d < best_d) {
+            best_d = d;
+            best = table[i].word;
+        }
+    }
+    if (best) {
+        comp_error(cc, at, "%s %s has no clause '%s'; did you mean '%s'?", article(kind), kind, word, best);
+        return;
+    }
+    if (n == 0) {
+        comp_error(cc, at, "%s %s holds statements, not clauses like '%s'", article(kind), kind, word);
+        return;
+    }
+    char list[512];
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", table[i].word);
+    comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", article(kind), kind, word, list);
+}
+
+static void run_clause(decl_state *ds, const clause_rule *rule, const node *clause, const node *first,
+                       const node *stop)
+{
+    if (clause->kind == AST_CLAUSE && clause->b && !rule->takes_block) {
+        comp_error(ds->cc, clause->b->sp, "'%s' takes no block", rule->word);
+        return;
+    }
+    ccur k;
+    ccur_init(&k, ds->cc, clause, first, stop, rule->usage);
+    rule->fn(ds, clause, &k);
+}
+
+/* Header arguments hold clauses one after another (`costs move provokes
+   no`): a bare name that is a clause word starts the next one. */
+static void header_clauses(decl_state *ds, const clause_rule *table, int n)
+{
+    const node *first = ds->header;
+    while (first) {
+        bool wordy = first->kind == AST_NAME || first->kind == AST_WORD;
+        const clause_rule *rule = wordy ? find_rule(table, n, first->text) : NULL;
+        if (!rule) {
+            if (n == 0 || !table[0].word[0]) {
+                comp_error(ds->cc, first->sp, "unexpected %s after the name of %s %s", ast_kind_name(first->kind),
+                           article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind));
+            } else if (first->kind == AST_NAME) {
+                unknown_clause(ds, table, n, first->text, first->sp);
+            } else {
+                comp_error(ds->cc, first->sp, "expected a clause of %s %s here, found %s %s",
+                           article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind),
+                           article(ast_kind_name(first->kind)), ast_kind_name(first->kind));
+            }
+            return;
+        }
+        const node *stop = first->next;
+        while (stop && !((stop->kind == AST_NAME || stop->kind == AST_WORD) && find_rule(table, n, stop->text)))
+            stop = stop->next;
+        run_clause(ds, rule, first, first->next, stop);
+        first = stop;
+    }
+}
+
+void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *stmts_seen)
+{
+    if (!ds->skip_header)
+        header_clauses(ds, table, nrules);
+    if (!ds->dn->b)
+        return;
+    for (const node *it = ds->dn->b->list; it; it = it->next) {
+        if (it->kind == AST_CLAUSE) {
+            const clause_rule *rule = find_rule(table, nrules, it->text);
+            if (rule)
+                run_clause(ds, rule, it, it->list, NULL);
+            else
+                unknown_clause(ds, table, nrules, it->text, it->a ? it->a->sp : it->sp);
+        } else if (it->kind == AST_CITE) {
+            if (ds->from.cite < 0)
+                ds->from.cite = comp_intern(ds->cc, it->text);
+        } else if (is_statement(it)) {
+            if (stmts_seen)
+                *stmts_seen = true;
+            else
+                comp_error(ds->cc, it->sp, "%s %s holds clauses, not statements", article(decl_kind_name(ds->kind)),
+                           decl_kind_name(ds->kind));
+        } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && ds->kind == DK_SYSTEM) {
+            compile_decl(ds->cc, it);
+        } else {
+            const char *kind = decl_kind_name(ds->kind);
+            comp_error(ds->cc, it->sp, "%s %s cannot hold %s %s", article(kind), kind,
+                       article(ast_kind_name((ast_kind)it->kind)), ast_kind_name((ast_kind)it->kind));
+        }
+    }
+    decl *d = &ds->cc->p->decls[ds->decl_index];
+    if (ds->from.cite >= 0)
+        d->cite = ds->from.cite;
+}
+
+/* --- system -------------------------------------------------------------------- */
+
+static void sys_source(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    const node *s = ccur_take(k);
+    if (!s || s->kind != AST_STRING)
+        comp_error(ds->cc, s ? s->sp : k->end, "'source' takes the document's title as a string");
+    ccur_end(k);
+}
+
+static void sys_extends(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int base = ccur_name(k, "the system it extends");
+    if (base >= 0)
+        ds->cc->p->system_base = base;
+    ccur_end(k);
+}
+
+static void sys_title(decl_state *ds, const node *clause, ccur *k)
+{
+    /* the header: ["Title"] [extends NAME] */
+    (void)clause;
+    while (!ccur_done(k)) {
+        const node *n = k->at;
+        if (n->kind == AST_STRING) {
+            ds->cc->p->system_title = comp_intern(ds->cc, n->text);
+            ccur_take(k);
+        } else if (ccur_accept(k, "extends")) {
+            int base = ccur_name(k, "the system it extends");
+            if (base >= 0)
+                ds->cc->p->system_base = base;
+        } else {
+            ccur_end(k);
+        }
+    }
+}
+
+static void decl_system(decl_state *ds)
+{
+    static const clause_rule table[] = {
+        {"source", "source \"TITLE OF THE DOCUMENT\"", sys_source, false},
+        {"extends", "extends SYSTEM", sys_extends, false},
+    };
+    compiler *cc = ds->cc;
+    cc->system = ds->decl_index;
+    cc->p->system_name = ds->d->name;
+    /* The header of a system is a title and `extends`, not clauses. */
+    ccur k;
+    ccur_init(&k, cc, ds->dn, ds->dn->list, NULL, "system NAME [\"Title\"] [extends SYSTEM] { ... }");
+    sys_title(ds, ds->dn, &k);
+    ds->skip_header = true;
+    decl_clauses(ds, table, (int)(sizeof table / sizeof table[0]), NULL);
+}
+
+/* --- stat ------------------------------------------------------------------------- */
+
+static void stat_in(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_stat *st = &ds->cc->p->rules->stats[ds->object];
+    const node *e = ccur_take(k);
+    if (!e || e->kind != AST_SPAN) {
+        comp_error(ds->cc, e ? e->sp : k->end, "'in' takes the range of allowed values, as in 'in 1..20'");
+        return;
+    }
+    rexpr_of(ds->cc, &ds->fx, e->a, TY_ANY, "the lowest value", &st->lo);
+    st = &ds->cc->p->rules->stats[ds->object];
+    rexpr_of(ds->cc, &ds->fx, e->b, TY_ANY, "the highest value", &st->hi);
+    ccur_end(k);
+}
+
+static void stat_derived(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    ds->cc->p->rules->stats[ds->object].derived = true;
+    ccur_end(k);
+}
+
+void decl_stat(decl_state *ds)
+{
+    static const clause_rule table[] = {
+        {"in", "stat NAME = DEFAULT in LOW..HIGH", stat_in, false},
+        {"derived", "derived", stat_derived, false},
+    };
+    compiler *cc = ds->cc;
+    rules *r = cc->p->rules;
+    int si = rules_stat(r, ds->decl_index);
+    if (si < 0) {
+        size_t cap = (size_t)r->stats_cap;
+        r_stat *g = mem_grow(r->stats, sizeof(r_stat), &cap, (size_t)r->nstats + 1);
+        if (!g) {
+            cc->oom = true;
+            return;
+        }
+        r->stats = g;
+        r->stats_cap = (int)cap;
+        si = r->nstats++;
+    }
+    memset(&r->stats[si], 0, sizeof(r_stat));
+    r->stats[si].decl = ds->decl_index;
+    ds->object = si;
+    const node *dn = ds->dn;
+    if (dn->a) {
+        sty t;
+        int formula = formula_in(cc, &ds->fx, dn->a, &t);
+        decl *d = &cc->p->decls[ds->decl_index];
+        d->value = formula;
+        if (!dn->c && d->type == TY_ANY)
+            d->type = (int)t;
+        else if (dn->c && t != TY_ANY && (sty)d->type != t && !(d->type == TY_NUM && t == TY_ROLL) &&
+                 !(d->type == TY_ITEM && t == TY_ITEM))
+            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text,
+                       sty_name((sty)d->type), sty_name(t));
+    }
+    decl_clauses(ds, table, 2, NULL);
+    if (r->stats[si].derived && !dn->a)
+        comp_error(cc, dn->sp, "a derived stat needs a formula: stat %s = ... { derived }", dn->text);
+}
+
+/* --- procedure -------------------------------------------------------------------- */
+
+static void decl_procedure(decl_state *ds)
+{
+    compiler *cc = ds->cc;
+    if (!ds->dn->b) {
+        comp_error(cc, ds->dn->sp, "procedure %s needs a body", ds->dn->text);
+        return;
+    }
+    bool stmts = false;
+    decl_clauses(ds, NULL, 0, &stmts);
+    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b);
+    cc->p->decls[ds->decl_index].body = body;
+}
+
+/* --- pass 2 ------------------------------------------------------------------------ */
+
+static bool singleton_taken(compiler *cc, decl_kind k, bool override, span at)
+{
+    rules *r = cc->p->rules;
+    bool *flag = k == DK_ECONOMY      ? &r->has_economy
+                 : k == DK_INITIATIVE ? &r->has_initiative
+                 : k == DK_ROUND      ? &r->has_round
+                 : k == DK_SPACE      ? &r->has_space
+                 : k == DK_ENCOUNTER  ? &r->has_encounter
+                                      : NULL;
+    if (!flag)
+        return false;
+    if (*flag && !override) {
+        comp_error(cc, at, "a second %s declaration; write 'override %s { ... }' to replace the first",
+                   decl_kind_name(k), decl_kind_name(k));
+        return true;
+    }
+    if (!*flag && override) {
+        comp_error(cc, at, "nothing to override: no %s is declared", decl_kind_name(k));
+        return true;
+    }
+    *flag = true;
+    return false;
+}
+
 void compile_decl(compiler *cc, const node *item)
 {
     bool is_override = item->kind == AST_OVERRIDE;
@@ -540,17 +543,15 @@ void compile_decl(compiler *cc, const node *item)
         return;
     }
     decl_kind k = (decl_kind)dn->op;
+    if (k == DK_ENUM)
+        return; /* done in pass 1 */
     int name = dn->text ? comp_intern(cc, dn->text) : -1;
     decl *d = predeclared(cc, dn);
     if (!d) {
-        if (k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_RANGE || k == DK_DURATION)
-            return; /* pass 1 rejected it (duplicate) */
-        const decl *prev = name >= 0 ? program_find_decl(cc->p, k, name) : NULL;
-        if (prev && !is_override && k != DK_SYSTEM) {
-            comp_error(cc, dn->sp, "%s '%s' is already declared", decl_kind_name(k), dn->text);
-            comp_note(cc, prev->where, "first declared here");
+        if (is_named(k) && k != DK_SYSTEM)
+            return; /* pass 1 rejected it */
+        if (singleton_taken(cc, k, is_override, dn->sp))
             return;
-        }
         d = program_add_decl(cc->p, k, name, dn->sp);
         if (!d) {
             cc->oom = true;
@@ -559,195 +560,50 @@ void compile_decl(compiler *cc, const node *item)
         d->overrides = is_override;
         d->system = cc->system;
     }
-    int index = program_decl_index(cc->p, d);
-    char what[160];
-    snprintf(what, sizeof what, "%s %s", decl_kind_name(k), dn->text ? dn->text : "");
-    decl_ctx dc = {.what = what};
-    dc.nparams = decl_params(dn, dc.params, 32);
-    node check_param = {.kind = AST_NAME, .text = "check", .sp = dn->sp};
-    if (k == DK_INITIATIVE)
-        dc.params[dc.nparams++] = &check_param; /* the participant's roll, in score and ties */
-    dc.implicit_target = k == DK_ACTION && !dn->c;
-    if (k == DK_SYSTEM) {
-        cc->system = index;
-        cc->p->system_name = name;
-        for (const node *a = dn->list; a; a = a->next)
-            if (a->kind == AST_STRING)
-                cc->p->system_title = comp_intern(cc, a->text);
+    decl_state ds = {.cc = cc, .dn = dn, .d = d, .kind = k, .overrides = is_override, .object = d->object};
+    ds.decl_index = program_decl_index(cc->p, d);
+    ds.header = dn->list;
+    ds.from = (origin){.decl = ds.decl_index, .where = dn->sp, .cite = -1};
+    snprintf(ds.label, sizeof ds.label, "%s%s%s", decl_kind_name(k), dn->text ? " " : "", dn->text ? dn->text : "");
+    ds.fx.what = ds.label;
+    if (ds.object >= 0 && is_override)
+        rules_reset(cc->p->rules, k, ds.object);
+    switch (k) {
+    case DK_SYSTEM: decl_system(&ds); break;
+    case DK_STAT: decl_stat(&ds); break;
+    case DK_RESOURCE: decl_resource(&ds); break;
+    case DK_PROCEDURE:
+        for (const node *p = dn->c ? dn->c->list : NULL; p; p = p->next)
+            fctx_add(&ds.fx, p->text);
+        decl_procedure(&ds);
+        break;
+    case DK_ECONOMY: decl_economy(&ds); break;
+    case DK_EXCHANGE: decl_exchange(&ds); break;
+    case DK_INITIATIVE: decl_initiative(&ds); break;
+    case DK_ROUND: decl_round(&ds); break;
+    case DK_ENCOUNTER: decl_encounter(&ds); break;
+    case DK_DURATION: decl_duration(&ds); break;
+    case DK_RANGE: decl_range(&ds); break;
+    case DK_SPACE: decl_space(&ds); break;
+    case DK_CONDITION: decl_condition(&ds); break;
+    case DK_BONUS: decl_bonus(&ds); break;
+    case DK_RELATION: decl_relation(&ds); break;
+    case DK_ACTION: decl_action(&ds); break;
+    case DK_CHECK: decl_check(&ds); break;
+    case DK_TRIGGER: decl_trigger(&ds); break;
+    case DK_RULING: decl_ruling(&ds); break;
+    case DK_TACTIC: decl_tactic(&ds); break;
+    case DK_ITEM: decl_item(&ds); break;
+    default: comp_error(cc, dn->sp, "%s is not a declaration", decl_kind_name(k)); break;
     }
-    if (k == DK_ENUM) {
-        d->type = (int)cc->p->nenums - 1;
-        return;
-    }
-    if (dn->a) {
-        sty t;
-        d = &cc->p->decls[index];
-        int formula = formula_chunk(cc, &dc, dn->a, &t);
-        d = &cc->p->decls[index]; /* the table may have moved */
-        d->value = formula;
-        if (k == DK_STAT && !dn->c && d->type == TY_ANY)
-            d->type = (int)t;
-        else if (k == DK_STAT && dn->c && t != TY_ANY && (sty)d->type != t && !(d->type == TY_NUM && t == TY_ROLL))
-            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text, sty_name((sty)d->type),
-                       sty_name(t));
-        if (k == DK_RANGE && t != TY_DIST && t != TY_ANY)
-            comp_error(cc, dn->a->sp, "a range is a distance, not %s", sty_name(t));
-        if (k == DK_DURATION && t != TY_TIME && t != TY_ANY)
-            comp_error(cc, dn->a->sp, "a duration is a span of time, not %s", sty_name(t));
-    }
-    if (k != DK_SYSTEM && k != DK_STAT)
-        header_clause(cc, &cc->p->decls[index], &dc, dn);
-    else if (k == DK_STAT && dn->list)
-        header_clause(cc, &cc->p->decls[index], &dc, dn);
-    clause *more = NULL;
-    int nmore = 0, body = -1;
-    compile_body(cc, &cc->p->decls[index], k, &dc, dn->b, &more, &nmore, &body);
-    d = &cc->p->decls[index];
-    append_clauses(cc, d, more, nmore);
-    if (body >= 0)
-        d->body = body;
-    if (k == DK_PROCEDURE || k == DK_ACTION)
-        d->nparams = dc.nparams + (dc.implicit_target ? 1 : 0);
-    if (k == DK_PROCEDURE && !dn->b)
-        comp_error(cc, dn->sp, "procedure %s needs a body", dn->text);
     if (k == DK_SYSTEM)
-        cc->system = index;
+        cc->system = ds.decl_index;
 }
 
 bool stat_is_derived(compiler *cc, const decl *d)
 {
-    int derived = program_find_string(cc->p, "derived");
-    for (int i = 0; d && derived >= 0 && i < d->nclauses; i++)
-        if (d->clauses[i].word == derived)
-            return true;
-    return false;
-}
-
-/* --- commands ---------------------------------------------------------------- */
-
-static void push_command_arg(compiler *cc, const node *a)
-{
-    if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
-        emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
-        return;
-    }
-    if (a->kind == AST_SEP)
-        return;
-    compile_expr(cc, a);
-}
-
-static int push_command_args(compiler *cc, const node *first)
-{
-    int n = 0;
-    for (const node *a = first; a; a = a->next) {
-        if (a->kind == AST_SEP)
-            continue;
-        push_command_arg(cc, a);
-        n++;
-    }
-    return n;
-}
-
-void compile_command(compiler *cc, const node *cmd)
-{
-    fn_state fs;
-    char name[64];
-    snprintf(name, sizeof name, "command %zu", cc->p->ncommands + 1);
-    fn_begin(cc, &fs, CHUNK_COMMAND, name, cmd->sp);
-    if (!fs.c)
-        return;
-    fs.top_level = true;
-    switch ((ast_kind)cmd->kind) {
-    case AST_DECL: { /* creature */
-        decl *d = predeclared(cc, cmd);
-        if (!d)
-            break;
-        int index = program_decl_index(cc->p, d);
-        decl_ctx dc = {.what = "creature"};
-        clause *more = NULL;
-        int nmore = 0, body = -1;
-        header_clause(cc, d, &dc, cmd);
-        compile_body(cc, &cc->p->decls[index], DK_CREATURE, &dc, cmd->b, &more, &nmore, &body);
-        d = &cc->p->decls[index];
-        append_clauses(cc, d, more, nmore);
-        /* each body clause sets a stat or resource */
-        for (int i = 0; i < d->nclauses; i++) {
-            const clause *cl = &d->clauses[i];
-            if (i == 0 && cmd->list)
-                continue; /* the header */
-            int w = cl->word;
-            if (!program_find_decl(cc->p, DK_STAT, w) && !program_find_decl(cc->p, DK_RESOURCE, w)) {
-                const char *s = suggest_name(cc, program_string(cc->p, w));
-                comp_error(cc, cl->where, "no stat or resource '%s'%s%s%s", program_string(cc->p, w),
-                           s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
-            } else if (cl->nargs != 1) {
-                comp_error(cc, cl->where, "give %s one value", program_string(cc->p, w));
-            } else if (stat_is_derived(cc, program_find_decl(cc->p, DK_STAT, w))) {
-                comp_error(cc, cl->where, "%s is derived from its formula; a creature cannot set it",
-                           program_string(cc->p, w));
-            }
-        }
-        emit_op(cc, OP_PLAY, cmd->sp);
-        emit_byte(cc, DK_CREATURE, cmd->sp);
-        emit_byte(cc, (uint8_t)(index & 0xff), cmd->sp);
-        emit_byte(cc, (uint8_t)(index >> 8), cmd->sp);
-        break;
-    }
-    case AST_COMMAND: {
-        int argc = push_command_args(cc, cmd->list);
-        emit_op(cc, OP_PLAY, cmd->sp);
-        emit_byte(cc, (uint8_t)cmd->op, cmd->sp);
-        emit_byte(cc, (uint8_t)(argc & 0xff), cmd->sp);
-        emit_byte(cc, (uint8_t)(argc >> 8), cmd->sp);
-        break;
-    }
-    case AST_ACT: {
-        if (!creature_declared(cc, cmd->text)) {
-            const char *s = suggest_name(cc, cmd->text);
-            comp_error(cc, cmd->a->sp, "no creature '%s'%s%s%s", cmd->text, s ? "; did you mean '" : "", s ? s : "",
-                       s ? "'?" : "");
-        }
-        emit_op_u16(cc, OP_CREATURE, comp_intern(cc, cmd->text), cmd->a->sp);
-        const node *action = cmd->list;
-        if (!action) {
-            comp_error(cc, cmd->sp, "name the action, as in '%s: attack goblin'", cmd->text);
-            break;
-        }
-        int id = comp_intern(cc, action->text ? action->text : "");
-        const decl *ad = action->text ? program_find_decl(cc->p, DK_ACTION, id) : NULL;
-        if (!ad) {
-            const char *s = action->text ? suggest_name(cc, action->text) : NULL;
-            comp_error(cc, action->sp, "no action '%s'%s%s%s", action->text ? action->text : "?",
-                       s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
-            break;
-        }
-        int argc = push_command_args(cc, action->next);
-        if (argc > ad->nparams)
-            comp_error(cc, cmd->sp, "action %s takes %d target%s, not %d", action->text, ad->nparams,
-                       ad->nparams == 1 ? "" : "s", argc);
-        emit_const(cc, value_int(argc), cmd->sp);
-        int index = program_decl_index(cc->p, ad);
-        emit_op(cc, OP_PLAY, cmd->sp);
-        emit_byte(cc, DK_ACT, cmd->sp);
-        emit_byte(cc, (uint8_t)(index & 0xff), cmd->sp);
-        emit_byte(cc, (uint8_t)(index >> 8), cmd->sp);
-        break;
-    }
-    default: compile_stmt(cc, cmd); break;
-    }
-    /* locals of a command die with it */
-    while (fs.nlocals > 0) {
-        emit_op(cc, OP_POP, cmd->sp);
-        fs.nlocals--;
-    }
-    int id = fn_end(cc, &fs, cmd->sp);
-    if (id < 0)
-        return;
-    int *grown = mem_grow(cc->p->commands, sizeof(int), &cc->p->commands_cap, cc->p->ncommands + 1);
-    if (!grown) {
-        cc->oom = true;
-        return;
-    }
-    cc->p->commands = grown;
-    cc->p->commands[cc->p->ncommands++] = id;
+    if (!d)
+        return false;
+    int si = rules_stat(cc->p->rules, program_decl_index(cc->p, d));
+    return si >= 0 && cc->p->rules->stats[si].derived;
 }

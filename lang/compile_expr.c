@@ -8,10 +8,12 @@
 #include "lang/parser.h"
 #include "runtime/builtins.h"
 #include "runtime/mem.h"
+#include "runtime/rules.h"
 
 static const char *const sty_names[] = {
     "anything", "nothing",  "a boolean",      "a number",   "a distance", "a duration", "dice",
     "a roll",   "a string", "an enum member", "a creature", "a list",     "a word",
+    "a distribution", "an item", "a square",
 };
 
 const char *sty_name(sty t)
@@ -20,7 +22,7 @@ const char *sty_name(sty t)
 }
 
 const builtin builtins[] = {
-#define BUILTIN(name, lo, hi, result, meaning) {#name, lo, hi, TY_##result},
+#define BUILTIN(name, lo, hi, result, params, meaning) {#name, lo, hi, TY_##result, params},
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -189,15 +191,28 @@ bool creature_declared(compiler *cc, const char *name)
     return false;
 }
 
+/* A name the rules declared that stands for itself in expressions: a
+ * condition, action, slot, phase, side, relation, tactic, trigger, bonus
+ * type, check or ordinal range. Its value is the word. */
+static bool declared_word(compiler *cc, int id)
+{
+    const rules *r = cc->p->rules;
+    return rules_condition(r, id) >= 0 || rules_action(r, id) >= 0 || rules_slot(r, id) >= 0 ||
+           rules_phase(r, id) >= 0 || rules_side(r, id) >= 0 || rules_relation(r, id) >= 0 ||
+           rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 ||
+           program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
+}
+
 bool name_resolves(compiler *cc, const char *name)
 {
     int id = program_find_string(cc->p, name);
     value v;
-    if (strcmp(name, "self") == 0 || strcmp(name, "target") == 0)
-        return cc->fn && find_local(cc, id) >= 0 ? true : strcmp(name, "self") == 0;
+    if (strcmp(name, "self") == 0 || strcmp(name, "nothing") == 0)
+        return true;
     if (id >= 0 && (find_local(cc, id) >= 0 || find_global(cc, id) >= 0 || find_stat(cc, id) ||
                     program_find_decl(cc->p, DK_RANGE, id) || program_find_decl(cc->p, DK_DURATION, id) ||
-                    find_enum_member(cc, id, &v)))
+                    find_enum_member(cc, id, &v) || rules_ruling(cc->p->rules, id) >= 0 ||
+                    rules_item(cc->p->rules, id) >= 0 || declared_word(cc, id)))
         return true;
     return creature_declared(cc, name);
 }
@@ -208,6 +223,7 @@ const char *suggest_name(compiler *cc, const char *name)
     const char *best = NULL;
     int best_d = (int)strlen(name) <= 3 ? 1 : 2;
     program *p = cc->p;
+    const rules *r = p->rules;
 #define CONSIDER(cand)                                                         \
     do {                                                                       \
         const char *c_ = (cand);                                               \
@@ -219,7 +235,8 @@ const char *suggest_name(compiler *cc, const char *name)
     } while (0)
     if (cc->fn)
         for (int i = 0; i < cc->fn->nlocals; i++)
-            CONSIDER(program_string(p, cc->fn->locals[i].name));
+            if (program_string(p, cc->fn->locals[i].name)[0] != ' ')
+                CONSIDER(program_string(p, cc->fn->locals[i].name));
     for (size_t i = 0; i < p->nglobals; i++)
         CONSIDER(program_string(p, p->globals[i]));
     for (size_t i = 0; i < p->ndecls; i++)
@@ -228,10 +245,15 @@ const char *suggest_name(compiler *cc, const char *name)
     for (size_t e = 0; e < p->nenums; e++)
         for (int m = 0; m < p->enums[e].nmembers; m++)
             CONSIDER(program_string(p, p->enums[e].members[m]));
+    for (int i = 0; i < r->nslots; i++)
+        CONSIDER(program_string(p, r->slots[i].name));
+    for (int i = 0; i < r->nphases; i++)
+        CONSIDER(program_string(p, r->phases[i].name));
+    for (int i = 0; i < r->nsides; i++)
+        CONSIDER(program_string(p, r->sides[i]));
     for (int i = 0; i < nbuiltins; i++)
         CONSIDER(builtins[i].name);
-    static const char *const words[] = {"self",     "target", "creature", "condition", "action",    "system",    "stat",
-                                        "resource", "range",  "duration", "trigger",   "procedure", "initiative"};
+    static const char *const words[] = {"self", "nothing"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         CONSIDER(words[i]);
 #undef CONSIDER
@@ -269,6 +291,10 @@ static sty compile_name(compiler *cc, const node *n)
         emit_op(cc, OP_SELF, n->sp);
         return TY_CREATURE;
     }
+    if (strcmp(n->text, "nothing") == 0) {
+        emit_op(cc, OP_NIL, n->sp);
+        return TY_NIL;
+    }
     const decl *d = find_stat(cc, id);
     if (d) {
         emit_op(cc, OP_SELF, n->sp);
@@ -289,6 +315,27 @@ static sty compile_name(compiler *cc, const node *n)
     if (find_enum_member(cc, id, &v)) {
         emit_const(cc, v, n->sp);
         return TY_ENUM;
+    }
+    const rules *r = cc->p->rules;
+    int ruling = rules_ruling(r, id);
+    if (ruling >= 0) {
+        /* asking: the answer for the creature the formula runs for */
+        emit_op_u16(cc, OP_ASK, ruling, n->sp);
+        switch (r->rulings[ruling].answer) {
+        case ANSWER_YES_NO: return TY_BOOL;
+        case ANSWER_NUMBER: return TY_NUM;
+        case ANSWER_CREATURE: return TY_ANY; /* a creature or nothing */
+        default: return TY_WORD;
+        }
+    }
+    int item = rules_item(r, id);
+    if (item >= 0) {
+        emit_const(cc, value_ref(V_ITEM, HOME_PROGRAM, item), n->sp);
+        return TY_ITEM;
+    }
+    if (declared_word(cc, id)) {
+        emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, id), n->sp);
+        return TY_WORD;
     }
     if (creature_declared(cc, n->text)) {
         emit_op_u16(cc, OP_CREATURE, id, n->sp);
@@ -410,38 +457,122 @@ static void check_condition(compiler *cc, sty t, const node *e)
         comp_error(cc, e->sp, "%s is not a condition; compare it", sty_name(t));
 }
 
+/* Members every creature has besides its stats. */
+static bool creature_member(const char *name, sty *type)
+{
+    if (strcmp(name, "name") == 0) {
+        *type = TY_STR;
+        return true;
+    }
+    if (strcmp(name, "side") == 0) {
+        *type = TY_WORD;
+        return true;
+    }
+    return false;
+}
+
+static sty sty_of_value(const value *v)
+{
+    switch ((value_type)v->type) {
+    case V_INT:
+    case V_FRAC: return TY_NUM;
+    case V_BOOL: return TY_BOOL;
+    case V_DIST: return TY_DIST;
+    case V_TIME: return TY_TIME;
+    case V_DICE: return TY_DICE;
+    case V_STR: return TY_STR;
+    case V_ENUM: return TY_ENUM;
+    case V_ITEM: return TY_ITEM;
+    case V_WORD: return TY_WORD;
+    default: return TY_ANY;
+    }
+}
+
+/* The type of an item property if every item that has it agrees; whether
+ * any item has it at all goes to *exists. */
+static sty item_property_type(compiler *cc, int name, bool *exists)
+{
+    const rules *r = cc->p->rules;
+    sty t = TY_NIL;
+    *exists = false;
+    for (int i = 0; i < r->nitems; i++)
+        for (int k = 0; k < r->items[i].nprops; k++)
+            if (r->items[i].props[k].name == name) {
+                sty pt = sty_of_value(&r->items[i].props[k].v);
+                *exists = true;
+                t = t == TY_NIL || t == pt ? pt : TY_ANY;
+            }
+    return t == TY_NIL ? TY_ANY : t;
+}
+
 static sty compile_member(compiler *cc, const node *e)
 {
     sty base = compile_expr(cc, e->a);
     int id = comp_intern(cc, e->text);
     const decl *d = find_stat(cc, id);
+    sty member_type = TY_ANY;
+    bool is_prop = false;
+    sty prop_type = item_property_type(cc, id, &is_prop);
     if (base == TY_ROLL) {
         if (strcmp(e->text, "natural") && strcmp(e->text, "total") && strcmp(e->text, "faces"))
             comp_error(cc, e->sp, "a roll has 'natural', 'total' and 'faces', not '%s'", e->text);
-    } else if (base != TY_ANY && base != TY_CREATURE && base != TY_LIST) {
-        comp_error(cc, e->sp, "%s has no member '%s'", sty_name(base), e->text);
-    } else if (!d && (base == TY_CREATURE || base == TY_ANY) &&
-               ((d = program_find_decl(cc->p, DK_RANGE, id)) || (d = program_find_decl(cc->p, DK_DURATION, id))) &&
-               d->value != -1) {
-        emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), e->sp);
-        return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
-    } else if (base == TY_CREATURE && !d) {
-        const char *s = suggest_name(cc, e->text);
-        if (s)
-            comp_error(cc, e->sp, "no stat or resource '%s'; did you mean '%s'?", e->text, s);
-        else
-            comp_error(cc, e->sp, "no stat or resource '%s'", e->text);
+        emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+        return strcmp(e->text, "faces") == 0 ? TY_LIST : TY_NUM;
     }
-    if (d && base != TY_ROLL && base != TY_LIST) {
+    if (base == TY_ITEM) {
+        if (!is_prop)
+            comp_error(cc, e->sp, "no item has a property '%s'", e->text);
+        emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+        return prop_type;
+    }
+    if (base != TY_ANY && base != TY_CREATURE && base != TY_LIST) {
+        comp_error(cc, e->sp, "%s has no member '%s'", sty_name(base), e->text);
+        emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+        return TY_ANY;
+    }
+    if (d) {
+        if (base == TY_LIST) {
+            emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+            return TY_LIST;
+        }
         emit_op_u16(cc, OP_GET_STAT, program_decl_index(cc->p, d), e->sp);
         return stat_type(d);
     }
+    if (base != TY_LIST &&
+        (((d = program_find_decl(cc->p, DK_RANGE, id)) && d->value != -1) ||
+         ((d = program_find_decl(cc->p, DK_DURATION, id)) && d->value != -1))) {
+        emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), e->sp);
+        return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
+    }
+    if (creature_member(e->text, &member_type) || (base == TY_ANY && is_prop)) {
+        emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
+        return base == TY_LIST ? TY_LIST : is_prop && base == TY_ANY ? TY_ANY : member_type;
+    }
+    const char *s = suggest_name(cc, e->text);
+    if (s)
+        comp_error(cc, e->sp, "no stat or resource '%s'; did you mean '%s'?", e->text, s);
+    else
+        comp_error(cc, e->sp, "no stat or resource '%s'", e->text);
     emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
-    if (base == TY_LIST)
-        return TY_LIST;
-    if (base == TY_ROLL)
-        return strcmp(e->text, "faces") == 0 ? TY_LIST : TY_NUM;
     return TY_ANY;
+}
+
+int expr_label(compiler *cc, const node *t)
+{
+    switch (t->kind) {
+    case AST_MEMBER:
+    case AST_NAME:
+    case AST_CALL: return comp_intern(cc, t->text);
+    case AST_DICE:
+    case AST_INT: return 0xffff; /* shows itself */
+    default: {
+        const source *src = cc->p->sources[t->sp.source];
+        size_t len = t->sp.end - t->sp.start;
+        char buf[48];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 40 ? len : 40), src->text + t->sp.start);
+        return comp_intern(cc, buf);
+    }
+    }
 }
 
 static int compile_args(compiler *cc, const node *list)
@@ -452,6 +583,58 @@ static int compile_args(compiler *cc, const node *list)
         n++;
     }
     return n;
+}
+
+/* A bare name given where a builtin wants a condition, action, slot,
+   relation or range: it must be one. */
+static void check_named_arg(compiler *cc, const char *fn, char kind, const node *a)
+{
+    const rules *r = cc->p->rules;
+    int id = comp_intern(cc, a->text);
+    const char *what = NULL;
+    bool ok = false;
+    switch (kind) {
+    case 'C': ok = rules_condition(r, id) >= 0, what = "condition"; break;
+    case 'A': ok = rules_action(r, id) >= 0, what = "action"; break;
+    case 'S': ok = rules_slot(r, id) >= 0, what = "slot of the economy"; break;
+    case 'R': ok = rules_relation(r, id) >= 0, what = "relation"; break;
+    case 'G': ok = rules_range(r, id) >= 0, what = "range"; break;
+    default: return;
+    }
+    /* a local or parameter holding one is fine too */
+    if (ok || find_local(cc, id) >= 0 || find_global(cc, id) >= 0)
+        return;
+    const char *best = NULL;
+    int best_d = 3;
+#define NEAR(cand)                                             \
+    do {                                                       \
+        const char *c_ = program_string(cc->p, (cand));        \
+        int d_ = diag_edit_distance(a->text, c_, 2);           \
+        if (d_ < best_d) {                                     \
+            best_d = d_;                                       \
+            best = c_;                                         \
+        }                                                      \
+    } while (0)
+    if (kind == 'C')
+        for (int i = 0; i < r->nconditions; i++)
+            NEAR(r->conditions[i].name);
+    if (kind == 'A')
+        for (int i = 0; i < r->nactions; i++)
+            NEAR(r->actions[i].name);
+    if (kind == 'S')
+        for (int i = 0; i < r->nslots; i++)
+            NEAR(r->slots[i].name);
+    if (kind == 'R')
+        for (int i = 0; i < r->nrelations; i++)
+            NEAR(r->relations[i].name);
+    if (kind == 'G')
+        for (int i = 0; i < r->nranges; i++)
+            NEAR(r->ranges[i].name);
+#undef NEAR
+    if (best)
+        comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one; did you mean '%s'?", fn, what, a->text, best);
+    else
+        comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one", fn, what, a->text);
 }
 
 static sty compile_call(compiler *cc, const node *e)
@@ -479,7 +662,12 @@ static sty compile_call(compiler *cc, const node *e)
         if (chained)
             cc->dist_mode = 0;
         for (const node *a = e->list; a; a = a->next, n++) {
+            char kind = n < (int)strlen(builtins[b].params) ? builtins[b].params[n] : '.';
+            if (a->kind == AST_NAME && strchr("CASRG", kind))
+                check_named_arg(cc, e->text, kind, a);
             sty t = compile_expr(cc, a);
+            if (kind == 'c' && t != TY_ANY && t != TY_CREATURE && t != TY_NIL)
+                comp_error(cc, a->sp, "%s() takes a creature here, not %s", e->text, sty_name(t));
             if (n == 0)
                 first = t;
             if (chained && t != TY_DICE && t != TY_ANY)
@@ -497,6 +685,17 @@ static sty compile_call(compiler *cc, const node *e)
         return builtins[b].result;
     }
     int id = comp_intern(cc, e->text);
+    int check = rules_check(cc->p->rules, id);
+    if (check >= 0) {
+        /* a check rolls, with every modifier that applies */
+        int want = cc->p->rules->checks[check].nparams;
+        if (argc != want)
+            comp_error(cc, e->sp, "check %s takes %d argument%s, not %d", e->text, want, want == 1 ? "" : "s", argc);
+        compile_args(cc, e);
+        emit_op_u16(cc, OP_CHECK, check, e->sp);
+        emit_byte(cc, (uint8_t)argc, e->sp);
+        return TY_ROLL;
+    }
     const decl *d = program_find_decl(cc->p, DK_PROCEDURE, id);
     if (!d) {
         unknown_name(cc, e, "function");
@@ -620,7 +819,17 @@ static sty compile_expr_inner(compiler *cc, const node *e)
         sty a = compile_expr(cc, e->a);
         sty b = compile_expr(cc, e->b);
         sty r = binary_type(cc, e->op, a, b, e);
-        emit_op(cc, binary_opcode(e->op), e->sp);
+        opcode op = binary_opcode(e->op);
+        if (a == TY_ROLL && op >= OP_EQ && op <= OP_GE && !cc->dist_mode) {
+            /* a roll compared with its target: the breakdown shows it */
+            emit_op(cc, OP_CMP_ROLL, e->sp);
+            emit_byte(cc, (uint8_t)(op - OP_EQ), e->sp);
+            int label = expr_label(cc, e->b);
+            emit_byte(cc, (uint8_t)(label & 0xff), e->sp);
+            emit_byte(cc, (uint8_t)((label >> 8) & 0xff), e->sp);
+            return r;
+        }
+        emit_op(cc, op, e->sp);
         return r;
     }
     case AST_COND: {
@@ -704,6 +913,7 @@ bool is_statement(const node *n)
     case AST_RETURN:
     case AST_PRINT:
     case AST_FAIL:
+    case AST_ACT:
     case AST_EXPR_STMT: return true;
     default: return false;
     }
@@ -895,10 +1105,26 @@ void compile_stmt(compiler *cc, const node *s)
     }
     case AST_EMIT: {
         int argc = compile_args(cc, s);
-        emit_op_u16(cc, OP_EMIT, comp_intern(cc, s->text), s->sp);
+        rules *r = cc->p->rules;
+        int ev = rules_event(r, comp_intern(cc, s->text));
+        if (ev < 0) {
+            cc->oom = true;
+            break;
+        }
+        if (ev < EV_BUILTIN_COUNT) {
+            comp_error(cc, s->sp, "%s is an event of the runtime; rules cannot emit it", s->text);
+        } else if (r->events[ev].emitted && r->events[ev].nargs != argc) {
+            comp_error(cc, s->sp, "event %s is emitted elsewhere with %d argument%s, here with %d", s->text,
+                       r->events[ev].nargs, r->events[ev].nargs == 1 ? "" : "s", argc);
+        } else {
+            r->events[ev].emitted = true;
+            r->events[ev].nargs = argc;
+        }
+        emit_op_u16(cc, OP_EMIT, ev, s->sp);
         emit_byte(cc, (uint8_t)argc, s->sp);
         break;
     }
+    case AST_ACT: compile_act_stmt(cc, s); break;
     case AST_RETURN:
         if (s->a)
             compile_expr(cc, s->a);

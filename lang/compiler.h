@@ -23,6 +23,8 @@ typedef enum {
     TY_LIST,
     TY_WORD,
     TY_DISTRIB,
+    TY_ITEM,
+    TY_SQUARE,
 } sty;
 
 const char *sty_name(sty t);
@@ -89,13 +91,18 @@ bool is_statement(const node *n);
 /* Does this bare name resolve to something an expression can use? */
 bool name_resolves(compiler *cc, const char *name);
 bool creature_declared(compiler *cc, const char *name);
+/* What a term is called in a roll's breakdown: `a.bab` is "bab"; a string
+ * id, or 0xffff for a literal that shows itself. */
+int expr_label(compiler *cc, const node *t);
 /* Builds a dice expression value for a DICE literal; reports errors. */
 bool dice_literal(compiler *cc, const node *n, value *out);
 
-/* Declarations (compile_decl.c). */
+/* Declarations (compile_decl.c and decl_*.c) and commands (compile_cmd.c). */
 void declare_names(compiler *cc, const node *program);
 void compile_decl(compiler *cc, const node *d);
 void compile_command(compiler *cc, const node *cmd);
+/* `self: attack t` inside a body. */
+void compile_act_stmt(compiler *cc, const node *s);
 bool stat_is_derived(compiler *cc, const decl *d);
 /* The string ids a "did you mean" can suggest for a name in expressions. */
 const char *suggest_name(compiler *cc, const char *name);
@@ -105,6 +112,7 @@ typedef struct builtin {
     const char *name;
     int min_args, max_args;
     sty result;
+    const char *params; /* one letter per parameter: builtins.def */
 } builtin;
 extern const builtin builtins[];
 extern const int nbuiltins;

@@ -71,6 +71,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 %token <n> REPEAT "repeat" RESOURCE "resource" RETURN "return" ROLL "roll" ROUND "round"
 %token <n> RULING "ruling" SHOW "show" SPACE "space" STAT "stat" SYSTEM "system" TO "to"
 %token <n> TRIGGER "trigger" TRUE_ "true" UNLESS "unless" USE "use" WHEN "when" WITH "with"
+%token <n> BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic"
 %token <n> CITE_SIGN "§"
 %token START_EXPR "start of expression"
 %token ARROW "->" DOTDOT ".." IDIV "//" EQ "==" NE "!=" LE "<=" GE ">=" PLUS_EQ "+=" MINUS_EQ "-="
@@ -174,6 +175,12 @@ decl:
   | TRIGGER name args block_opt                 { $$ = mk_decl(lx, DK_TRIGGER, @$, $2, $3, $4); }
   | RULING name args block_opt                  { $$ = mk_decl(lx, DK_RULING, @$, $2, $3, $4); }
   | CREATURE name args block_opt                { $$ = mk_decl(lx, DK_CREATURE, @$, $2, $3, $4); }
+  | CHECK action_head init_opt args block_opt   { $$ = mk_decl(lx, DK_CHECK, @$, $2, $4, $5); $$->c = $2->c; $$->a = $3; }
+  | BONUS name args block_opt                   { $$ = mk_decl(lx, DK_BONUS, @$, $2, $3, $4); }
+  | RELATION action_head args block_opt         { $$ = mk_decl(lx, DK_RELATION, @$, $2, $3, $4); $$->c = $2->c; }
+  | ITEM name type_opt args block_opt           { $$ = mk_decl(lx, DK_ITEM, @$, $2, $4, $5); $$->a = $3; }
+  | ENCOUNTER args block_opt                    { $$ = mk_decl(lx, DK_ENCOUNTER, @$, NULL, $2, $3); }
+  | TACTIC name args block_opt                  { $$ = mk_decl(lx, DK_TACTIC, @$, $2, $3, $4); }
     ;
 
 action_head:
@@ -293,6 +300,7 @@ name:
 keyword_name:
     ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
   | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
+  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC
     ;
 
 exprs:

@@ -7,6 +7,8 @@
 
 #include "runtime/chunk.h"
 #include "runtime/program.h"
+#include "runtime/commands.h"
+#include "runtime/rules.h"
 #include "runtime/vm.h"
 
 size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offset)
@@ -62,10 +64,31 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     case OP_CALL:
         fprintf(out, "%5u %u  ; %s", u16, arg[2], u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
         break;
-    case OP_EMIT: fprintf(out, "%5u %u  ; %s", u16, arg[2], program_string(p, (int)u16)); break;
+    case OP_EMIT:
+        fprintf(out, "%5u %u  ; %s", u16, arg[2],
+                (int)u16 < p->rules->nevents ? program_string(p, p->rules->events[u16].name) : "?");
+        break;
+    case OP_CHECK:
+        fprintf(out, "%5u %u  ; %s", u16, arg[2],
+                (int)u16 < p->rules->nchecks ? program_string(p, p->rules->checks[u16].name) : "?");
+        break;
+    case OP_ACT:
+        fprintf(out, "%5u %u  ; %s", u16, arg[2],
+                (int)u16 < p->rules->nactions ? program_string(p, p->rules->actions[u16].name) : "?");
+        break;
+    case OP_ASK:
+        fprintf(out, "%5u    ; %s", u16, (int)u16 < p->rules->nrulings ? program_string(p, p->rules->rulings[u16].name) : "?");
+        break;
+    case OP_CMP_ROLL: {
+        static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+        unsigned label = (unsigned)(arg[1] | arg[2] << 8);
+        fprintf(out, "%5u %u  ; %s %s", u8, label, u8 < 6 ? ops[u8] : "?",
+                label != 0xffff ? program_string(p, (int)label) : "");
+        break;
+    }
     case OP_CALL_BUILTIN: {
         static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
         };
@@ -74,8 +97,7 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     }
     case OP_ROLL_SUM: fprintf(out, "%5u %u  ; terms, negated mask", u8, arg[1]); break;
     case OP_PLAY:
-        fprintf(out, "%5u %u  ; %s", u8, (unsigned)(arg[1] | arg[2] << 8),
-                u8 < DK_COUNT ? decl_kind_name((decl_kind)u8) : "?");
+        fprintf(out, "%5u %u  ; %s", u8, (unsigned)(arg[1] | arg[2] << 8), u8 < CMD_COUNT ? command_words[u8] : "?");
         break;
     default:
         if (n == 1)

@@ -3,25 +3,39 @@
 #include <string.h>
 
 #include "runtime/mem.h"
+#include "runtime/rules.h"
 
 program *program_new(void)
 {
     program *p = MEM_NEW(program);
     if (!p)
         return NULL;
-    p->system_name = p->system_title = -1;
-    return p;
-}
-
-void program_free_clauses(clause *cl, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (cl[i].args)
-            mem_free(cl[i].args, (size_t)cl[i].nargs * sizeof(clause_arg));
-        program_free_clauses(cl[i].sub, cl[i].nsub);
+    p->system_name = p->system_title = p->system_base = -1;
+    p->rules = rules_new();
+    if (!p->rules) {
+        mem_free(p, sizeof *p);
+        return NULL;
     }
-    if (cl)
-        mem_free(cl, (size_t)n * sizeof(clause));
+    /* the runtime's own events come first: EV_* are their indices */
+    static const struct {
+        const char *name;
+        int nargs;
+    } events[] = {
+#define EVENT_ENTRY(id, word, n) {word, n},
+        BUILTIN_EVENTS(EVENT_ENTRY)
+#undef EVENT_ENTRY
+    };
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        int name = program_intern(p, events[i].name, strlen(events[i].name));
+        int ev = name < 0 ? -1 : rules_event(p->rules, name);
+        if (ev < 0) {
+            program_free(p);
+            return NULL;
+        }
+        p->rules->events[ev].nargs = events[i].nargs;
+        p->rules->events[ev].emitted = true;
+    }
+    return p;
 }
 
 void program_free(program *p)
@@ -44,8 +58,6 @@ void program_free(program *p)
         chunk_free(p->chunks[i]);
     if (p->chunks)
         mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
-    for (size_t i = 0; i < p->ndecls; i++)
-        program_free_clauses(p->decls[i].clauses, p->decls[i].nclauses);
     if (p->decls)
         mem_free(p->decls, p->decls_cap * sizeof(decl));
     for (size_t i = 0; i < p->nenums; i++)
@@ -59,6 +71,7 @@ void program_free(program *p)
         mem_free(p->commands, p->commands_cap * sizeof(int));
     if (p->modules)
         mem_free(p->modules, p->modules_cap * sizeof(int));
+    rules_free(p->rules);
     mem_free(p, sizeof *p);
 }
 
@@ -183,7 +196,7 @@ decl *program_add_decl(program *p, decl_kind kind, int name, span where)
     d->kind = kind;
     d->name = name;
     d->where = where;
-    d->cite = d->value = d->body = -1;
+    d->cite = d->value = d->body = d->object = -1;
     return d;
 }
 

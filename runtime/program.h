@@ -1,6 +1,6 @@
-/* program: what the compiler produces and the VM runs. Declarations are kept
- * as data (clauses with compiled arguments) for the runtime to interpret;
- * formulas and bodies are bytecode chunks. */
+/* program: what the compiler produces and the VM runs: named declarations,
+ * the typed rules tables they compile to (rules.h), bytecode chunks for
+ * every formula and body, and the script's commands in order. */
 #ifndef FRAY_PROGRAM_H
 #define FRAY_PROGRAM_H
 
@@ -26,27 +26,6 @@ typedef struct dexpr {
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 
-typedef enum { ARG_WORD, ARG_CONST, ARG_FORMULA, ARG_SEP } arg_kind;
-
-typedef struct clause_arg {
-    arg_kind kind;
-    span where;
-    int word;   /* ARG_WORD: string id; ARG_FORMULA: the bare name if any, else -1 */
-    value v;    /* ARG_CONST */
-    int chunk;  /* ARG_FORMULA */
-    bool rolls; /* the formula rolls dice: evaluating it again gives a new result */
-} clause_arg;
-
-typedef struct clause {
-    int word; /* string id */
-    span where;
-    clause_arg *args;
-    int nargs;
-    int body;           /* chunk of a statement block, or -1 */
-    struct clause *sub; /* clauses of a nested block */
-    int nsub;
-} clause;
-
 typedef struct decl {
     decl_kind kind;
     int name; /* string id, -1 when unnamed */
@@ -56,9 +35,8 @@ typedef struct decl {
     int body;   /* chunk of the statement body (action, procedure), or -1 */
     int type;   /* stat: static type (compiler's); enum: enum id */
     int system; /* index of the system that declared it */
-    clause *clauses;
-    int nclauses;
     int nparams;
+    int object; /* index in its rules table (condition, action, ...), or -1 */
     bool overrides;
 } decl;
 
@@ -100,6 +78,9 @@ typedef struct program {
 
     int system_name;  /* string id or -1 */
     int system_title; /* string id or -1 */
+    int system_base;  /* string id of the system it extends, or -1 */
+
+    struct rules *rules;
 } program;
 
 program *program_new(void);
@@ -117,7 +98,5 @@ decl *program_add_decl(program *p, decl_kind kind, int name, span where);
 /* Latest declaration of that kind and name (overrides win), or NULL. */
 const decl *program_find_decl(const program *p, decl_kind kind, int name);
 int program_decl_index(const program *p, const decl *d);
-/* Frees an array of n clauses and everything they hold. */
-void program_free_clauses(clause *cl, int n);
 
 #endif

@@ -1,5 +1,7 @@
 #include "runtime/value.h"
 
+#include <stdio.h>
+
 static const char *const type_names[] = {
 #define VALUE_NAME(name, desc) desc,
     VALUE_TYPES(VALUE_NAME)
@@ -206,4 +208,48 @@ bool value_truthy(value v)
     case V_ROLL: return v.num != 0;
     default: return true;
     }
+}
+
+bool square_parse(const char *text, int32_t *x, int32_t *y)
+{
+    int64_t col = 0, row = 0;
+    const char *p = text;
+    if (!(*p >= 'a' && *p <= 'z'))
+        return false;
+    while (*p >= 'a' && *p <= 'z') {
+        col = col * 26 + (*p - 'a' + 1);
+        if (col > 100000)
+            return false;
+        p++;
+    }
+    if (!(*p >= '1' && *p <= '9'))
+        return false;
+    while (*p >= '0' && *p <= '9') {
+        row = row * 10 + (*p - '0');
+        if (row > 100000)
+            return false;
+        p++;
+    }
+    if (*p)
+        return false;
+    *x = (int32_t)(col - 1);
+    *y = (int32_t)(row - 1);
+    return true;
+}
+
+int square_format(int32_t x, int32_t y, char *buf, size_t cap)
+{
+    char col[16];
+    int n = 0;
+    int64_t c = (int64_t)x + 1;
+    while (c > 0 && n < 15) {
+        c--;
+        col[n++] = (char)('a' + c % 26);
+        c /= 26;
+    }
+    char rev[16];
+    for (int i = 0; i < n; i++)
+        rev[i] = col[n - 1 - i];
+    rev[n] = '\0';
+    return snprintf(buf, cap, "%s%d", rev, (int)y + 1);
 }

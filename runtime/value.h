@@ -22,8 +22,10 @@
     X(ENUM, "enum member")  \
     X(CREATURE, "creature") \
     X(LIST, "list")         \
-    X(WORD, "word")                             \
-    X(DISTRIB, "distribution")
+    X(WORD, "word")         \
+    X(DISTRIB, "distribution") \
+    X(ITEM, "item")         \
+    X(SQUARE, "square")
 
 typedef enum {
 #define VALUE_ENUM(name, desc) V_##name,
@@ -44,7 +46,12 @@ const char *value_type_name(value_type t);
     X(ENCOUNTERS, "encounter", "encounters") \
     X(SCENES, "scene", "scenes")             \
     X(QUESTS, "quest", "quests")             \
-    X(ARCS, "arc", "arcs")
+    X(ARCS, "arc", "arcs")                   \
+    /* end points: count 1 is the first one to come */ \
+    X(UNTIL_TURN_START, "start of turn", "start of turn") \
+    X(UNTIL_TURN_END, "end of turn", "end of turn")       \
+    X(UNTIL_ROUND_START, "start of round", "start of round") \
+    X(UNTIL_ROUND_END, "end of round", "end of round")
 
 typedef enum {
 #define TIME_ENUM(name, one, many) TIME_##name,
@@ -54,6 +61,11 @@ typedef enum {
 } time_kind;
 
 const char *time_kind_name(time_kind k, int64_t count);
+/* End points (`until start of next turn`) are times that do not add up. */
+static inline bool time_kind_is_mark(time_kind k)
+{
+    return k >= TIME_UNTIL_TURN_START;
+}
 
 /* Where an indexed object lives: in the program's constant tables (shared,
  * immutable), in the VM's scratch tables (dropped after each command), or
@@ -92,6 +104,17 @@ static inline value value_enum(int32_t enum_id, int64_t member)
 {
     return (value){.type = V_ENUM, .aux = enum_id, .num = member};
 }
+/* A square of the grid: column x and row y, both from 0. */
+static inline value value_square(int32_t x, int32_t y)
+{
+    return (value){.type = V_SQUARE, .aux = x, .num = y};
+}
+
+/* Squares are written as a column letter and a row number, as on a chess
+ * board: a1 is (0, 0), b3 is (1, 2); after z come aa, ab, ... */
+bool square_parse(const char *text, int32_t *x, int32_t *y);
+/* snprintf-style. */
+int square_format(int32_t x, int32_t y, char *buf, size_t cap);
 
 /* Results of arithmetic: OK, or which error, so the VM can report it at the
  * instruction's location. */

@@ -4,6 +4,7 @@
 #include "runtime/vm.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,8 @@ vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
     if (!v)
         return NULL;
     v->p = p;
+    v->r = p->rules;
+    combat_init(&v->cb);
     v->limits = limits ? *limits : vm_default_limits;
     v->seed = seed;
     v->steps_left = v->limits.steps;
@@ -55,11 +58,16 @@ void vm_free(vm *v)
         mem_free(v->globals, v->globals_cap * sizeof(value));
     if (v->stat_slot)
         mem_free(v->stat_slot, v->stat_slot_cap * sizeof(int));
+    if (v->decl_info)
+        mem_free(v->decl_info, v->stat_slot_cap * sizeof(decl_info));
     for (size_t i = 0; i < v->ncreatures; i++) {
         mem_strfree(v->creatures[i].name);
         if (v->creatures[i].stats)
             mem_free(v->creatures[i].stats, (size_t)v->nslots * sizeof(value));
+        if (v->creatures[i].ledger)
+            mem_free(v->creatures[i].ledger, (size_t)v->ledger_len * sizeof(counter));
     }
+    combat_free(&v->cb);
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));
     if (v->rolls)
@@ -76,8 +84,6 @@ void vm_free(vm *v)
             mem_free(stores[i]->lists, stores[i]->lists_cap * sizeof(vm_list));
         vm_dist_free_store(stores[i]);
     }
-    if (v->order)
-        mem_free(v->order, v->order_cap * sizeof(int));
     mem_free(v, sizeof *v);
 }
 
@@ -89,25 +95,64 @@ void vm_set_output(vm *v, vm_print_fn fn, void *user)
 
 /* --- stats and creatures ------------------------------------------------------- */
 
-/* Stat slots are assigned as the program grows (the REPL adds rules), and
- * creature stat arrays grow with them. */
+/* Per declaration: the stat slot (an override shares the slot of what it
+ * overrides), the declaration that stands (the latest override), and its
+ * stat and resource records. Recomputed when declarations arrive, so a
+ * stat read costs no search. */
 static bool sync_slots(vm *v)
 {
     program *p = v->p;
-    if (v->synced_decls >= p->ndecls)
+    if (v->synced_decls >= p->ndecls && v->synced_stats == v->r->nstats && v->synced_resources == v->r->nresources)
         return true;
-    size_t old = v->synced_decls;
-    int *slots = mem_grow(v->stat_slot, sizeof(int), &v->stat_slot_cap, p->ndecls);
+    size_t cap = v->stat_slot_cap;
+    int *slots = mem_grow(v->stat_slot, sizeof(int), &cap, p->ndecls);
     if (!slots)
         return false;
     v->stat_slot = slots;
-    v->synced_decls = p->ndecls;
+    size_t cap2 = v->stat_slot_cap;
+    decl_info *info = mem_grow(v->decl_info, sizeof(decl_info), &cap2, p->ndecls);
+    if (!info)
+        return false;
+    v->decl_info = info;
+    v->stat_slot_cap = cap;
     int nslots = v->nslots;
-    for (size_t i = old; i < p->ndecls; i++)
+    for (size_t i = v->synced_decls; i < p->ndecls; i++) {
         slots[i] = -1;
-    for (size_t i = old; i < p->ndecls; i++)
-        if (p->decls[i].kind == DK_STAT || p->decls[i].kind == DK_RESOURCE)
+        const decl *d = &p->decls[i];
+        if (d->kind != DK_STAT && d->kind != DK_RESOURCE)
+            continue;
+        /* the first declaration of this name owns the slot */
+        for (size_t j = 0; j < i; j++)
+            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
+                slots[i] = slots[j];
+                break;
+            }
+        if (slots[i] < 0)
             slots[i] = nslots++;
+    }
+    for (size_t i = 0; i < p->ndecls; i++) {
+        info[i] = (decl_info){.latest = (int)i, .first = (int)i, .stat = -1, .resource = -1};
+        const decl *d = &p->decls[i];
+        if (d->kind != DK_STAT && d->kind != DK_RESOURCE)
+            continue;
+        for (size_t j = p->ndecls; j-- > i;)
+            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
+                info[i].latest = (int)j;
+                break;
+            }
+        for (size_t j = 0; j < i; j++)
+            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
+                info[i].first = (int)j;
+                break;
+            }
+    }
+    for (int k = 0; k < v->r->nstats; k++)
+        info[v->r->stats[k].decl].stat = k;
+    for (int k = 0; k < v->r->nresources; k++)
+        info[v->r->resources[k].stat].resource = k;
+    v->synced_decls = p->ndecls;
+    v->synced_stats = v->r->nstats;
+    v->synced_resources = v->r->nresources;
     if (nslots != v->nslots) {
         for (size_t c = 0; c < v->ncreatures; c++) {
             value *st =
@@ -127,15 +172,7 @@ int vm_stat_slot(vm *v, int decl_index)
 {
     if (!sync_slots(v) || decl_index < 0 || (size_t)decl_index >= v->p->ndecls)
         return -1;
-    /* an override replaces the stat it overrides: share its slot */
-    const decl *d = &v->p->decls[decl_index];
-    const decl *first = NULL;
-    for (size_t i = 0; i < v->p->ndecls; i++)
-        if (v->p->decls[i].kind == d->kind && v->p->decls[i].name == d->name) {
-            first = &v->p->decls[i];
-            break;
-        }
-    return v->stat_slot[first ? program_decl_index(v->p, first) : decl_index];
+    return v->stat_slot[decl_index];
 }
 
 int vm_find_creature(const vm *v, const char *name)
@@ -146,7 +183,7 @@ int vm_find_creature(const vm *v, const char *name)
     return -1;
 }
 
-int vm_add_creature(vm *v, const char *name, int decl_index, span at)
+int vm_add_creature(vm *v, const char *name, int template_index, span at)
 {
     if (vm_find_creature(v, name) >= 0) {
         vm_error(v, at, "there is already a creature named '%s'", name);
@@ -168,88 +205,129 @@ int vm_add_creature(vm *v, const char *name, int decl_index, span at)
     c->stats = v->nslots ? MEM_NEW_ARRAY(value, (size_t)v->nslots) : NULL;
     if (!c->name || (v->nslots && !c->stats)) {
         mem_strfree(c->name);
+        if (c->stats)
+            mem_free(c->stats, (size_t)v->nslots * sizeof(value));
         return vm_error(v, at, "out of memory"), -1;
     }
-    c->display = c->side = -1;
-    c->decl = decl_index;
-    return (int)v->ncreatures++;
+    c->display = c->side = c->tactic = -1;
+    c->decl = template_index;
+    c->effects = -1;
+    c->zone = c->group = c->engagement = -1;
+    v->ncreatures++;
+    if (!combat_sync(v)) {
+        v->ncreatures--;
+        mem_strfree(c->name);
+        if (c->stats)
+            mem_free(c->stats, (size_t)v->nslots * sizeof(value));
+        return vm_error(v, at, "out of memory"), -1;
+    }
+    return (int)v->ncreatures - 1;
 }
 
-/* The argument after a word in any clause of d: `max 20` -> 20. */
-static const clause_arg *arg_after(const decl *d, int word)
+static bool eval_rexpr(vm *v, const rexpr *e, int self, value *out)
 {
-    for (int i = 0; i < d->nclauses; i++)
-        for (int a = 0; a + 1 < d->clauses[i].nargs; a++)
-            if (d->clauses[i].args[a].kind == ARG_WORD && d->clauses[i].args[a].word == word)
-                return &d->clauses[i].args[a + 1];
-    return NULL;
-}
-
-static bool arg_value(vm *v, const clause_arg *a, int self, value *out)
-{
-    switch (a->kind) {
-    case ARG_CONST: *out = a->v; return true;
-    case ARG_FORMULA: return vm_call(v, a->chunk, self, NULL, 0, out);
-    case ARG_WORD: *out = value_ref(V_WORD, HOME_PROGRAM, a->word); return true;
+    switch (e->kind) {
+    case REXPR_CONST: *out = e->v; return true;
+    case REXPR_CHUNK: return vm_call(v, e->chunk, self, NULL, 0, out);
     default: *out = value_nil(); return true;
     }
 }
 
-bool vm_get_stat(vm *v, int c, int decl_index, value *out)
+/* A stat's own value: set on the creature, or its declared default (so a
+   derived stat follows the stats it uses), without modifiers. */
+static bool base_stat(vm *v, int c, int decl_index, value *out)
 {
     int slot = vm_stat_slot(v, decl_index);
-    const decl *d = &v->p->decls[decl_index];
     if (slot < 0)
-        return vm_error(v, d->where, "out of memory");
+        return vm_error(v, v->p->decls[decl_index].where, "out of memory");
+    const decl_info *di = &v->decl_info[decl_index];
+    const decl *latest = &v->p->decls[di->latest];
+    const decl_info *li = &v->decl_info[di->latest];
+    bool derived = li->stat >= 0 && v->r->stats[li->stat].derived;
     value cur = v->creatures[c].stats[slot];
-    if (cur.type != V_NIL) {
+    if (cur.type != V_NIL && !derived) {
         *out = cur;
         return true;
     }
-    /* Not set: the latest declaration's default, evaluated for this
-       creature (so derived stats follow the stats they use). */
-    const decl *latest = program_find_decl(v->p, d->kind, d->name);
     if (latest->value >= 0)
         return vm_call(v, latest->value, c, NULL, 0, out);
-    if (latest->kind == DK_RESOURCE) {
-        const clause_arg *a = arg_after(latest, program_find_string(v->p, "start"));
-        if (!a)
-            a = arg_after(latest, program_find_string(v->p, "max"));
-        if (a)
-            return arg_value(v, a, c, out);
+    if (li->resource >= 0) {
+        const r_resource *res = &v->r->resources[li->resource];
+        return eval_rexpr(v, rexpr_present(&res->start) ? &res->start : &res->max, c, out);
     }
-    *out = latest->type == 0 /* TY_ANY */ ? value_int(0) : value_int(0);
+    *out = value_int(0);
     return true;
 }
 
-/* A stat declared `in LO..HI` keeps its value within those bounds. */
+bool vm_get_stat(vm *v, int c, int decl_index, value *out)
+{
+    if (!base_stat(v, c, decl_index, out))
+        return false;
+    const creature *cr = &v->creatures[c];
+    if (cr->effects < 0 && v->r->nholds_conditions == 0)
+        return true;
+    const decl *d = &v->p->decls[decl_index];
+    if (d->kind != DK_STAT)
+        return true; /* resources are spent and gained, not modified */
+    /* modifiers name a stat by its first declaration */
+    value base = *out;
+    return effects_stat(v, c, v->decl_info[decl_index].first, base, out, d->where);
+}
+
+static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
+{
+    if (!rexpr_present(bound) || !value_is_number(*x))
+        return true;
+    value b;
+    if (!eval_rexpr(v, bound, c, &b))
+        return false;
+    if (!value_is_number(b))
+        return true;
+    int cmp = rat_cmp(value_as_frac(*x), value_as_frac(b));
+    if ((low && cmp < 0) || (!low && cmp > 0))
+        *x = b;
+    (void)at;
+    return true;
+}
+
+/* A stat declared `in LO..HI` keeps its value within those bounds; a
+   resource within its min and max. Changing a resource is an event. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
 {
     int slot = vm_stat_slot(v, decl_index);
     if (slot < 0)
         return vm_error(v, at, "out of memory");
-    const decl *d = &v->p->decls[decl_index];
-    const decl *latest = program_find_decl(v->p, d->kind, d->name);
+    const decl_info *di = &v->decl_info[decl_index];
+    const decl_info *li = &v->decl_info[di->latest];
     if (x.type == V_ROLL)
         x = value_int(x.num);
-    const clause_arg *bounds = arg_after(latest, program_find_string(v->p, "in"));
-    if (bounds && value_is_number(x)) {
-        value range;
-        if (!arg_value(v, bounds, c, &range))
+    if (li->stat >= 0) {
+        const r_stat *st = &v->r->stats[li->stat];
+        if (st->derived)
+            return vm_error(v, at, "%s is derived from its formula and cannot be set",
+                            program_string(v->p, v->p->decls[decl_index].name));
+        if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
-        size_t n;
-        const value *items = vm_list_items(v, range, &n);
-        if (n > 0) {
-            if (rat_cmp(value_as_frac(x), value_as_frac(items[0])) < 0)
-                x = items[0];
-            else if (rat_cmp(value_as_frac(x), value_as_frac(items[n - 1])) > 0)
-                x = items[n - 1];
-        }
+    }
+    value old = value_nil();
+    const r_resource *res = li->resource >= 0 ? &v->r->resources[li->resource] : NULL;
+    if (res) {
+        if (!base_stat(v, c, decl_index, &old))
+            return false;
+        rexpr zero = {.kind = REXPR_CONST, .v = value_int(0)};
+        if (!clamp(v, rexpr_present(&res->min) ? &res->min : &zero, c, &x, true, at) ||
+            !clamp(v, &res->max, c, &x, false, at))
+            return false;
     }
     value kept;
     if (!vm_keep(v, x, at, &kept))
         return false;
     v->creatures[c].stats[slot] = kept;
+    if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
+        const decl *d = &v->p->decls[decl_index];
+        value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
+        return events_emit(v, EV_RESOURCE_CHANGED, args, 4, at);
+    }
     return true;
 }
 
@@ -375,7 +453,23 @@ static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span a
     return roll_dexpr(v, &d, at, out);
 }
 
+static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at,
+                          value *out);
+
 static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
+{
+    return roll_dexpr_ex(v, d, NULL, 0, -1, at, out);
+}
+
+bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out)
+{
+    if (nextra > ROLL_MAX_EXTRA)
+        return vm_error(v, at, "too many terms in one check (limit is %d numbers)", ROLL_MAX_EXTRA);
+    return roll_dexpr_ex(v, dx, extra, nextra, check, at, out);
+}
+
+static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at,
+                          value *out)
 {
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
@@ -385,9 +479,13 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
     }
     uint64_t seq = ++v->roll_seq;
     roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
-    memset(rec, 0, sizeof *rec);
+    memset(rec, 0, offsetof(roll_record, extra));
     rec->seq = seq;
     rec->expr = *d;
+    rec->check = check;
+    rec->nextra = (uint8_t)nextra;
+    if (nextra)
+        memcpy(rec->extra, extra, (size_t)nextra * sizeof(roll_extra));
     /* this roll's faces are contiguous: wrap to the ring's start if needed */
     size_t need = 0;
     for (int t = 0; t < d->nterms; t++)
@@ -413,6 +511,18 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
             size_t n = 0;
             if (dice_roll(&term->d, &v->rng, faces, VM_FACE_RING - rec->face_start - written, &n, &part) != 0)
                 return vm_error(v, at, "cannot roll these dice");
+            if (v->force_face && !have_natural) {
+                /* a die the player rolled at the table */
+                int64_t f = v->force_face;
+                v->force_face = 0;
+                if (term->d.count != 1 || term->d.fudge || n != 1)
+                    return vm_error(v, at, "a rolled value can be entered for a single die, not %s",
+                                    "several dice");
+                if (f < 1 || f > term->d.sides)
+                    return vm_error(v, at, "a d%d shows 1 to %d, not %" PRId64, term->d.sides, term->d.sides, f);
+                faces[0].value = (int32_t)f;
+                part = f;
+            }
             if (!have_natural) {
                 for (size_t i = 0; i < n; i++)
                     if (!(faces[i].flags & (DICE_FACE_REROLLED | DICE_FACE_DROPPED))) {
@@ -429,6 +539,9 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
             __builtin_add_overflow(total, scaled, &total))
             return vm_error(v, at, "roll total overflows");
     }
+    for (int i = 0; i < nextra; i++)
+        if (__builtin_add_overflow(total, extra[i].amount, &total))
+            return vm_error(v, at, "roll total overflows");
     v->face_pos += written;
     rec->total = total;
     *out = (value){.type = V_ROLL, .num = total, .aux = natural};
@@ -437,6 +550,12 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
     out->home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f));
     out->pad = (uint16_t)(seq & 0xffff);
     return true;
+}
+
+static const roll_record *roll_of(const vm *v, value r);
+const roll_record *vm_roll_record(const vm *v, value roll)
+{
+    return roll_of(v, roll);
 }
 
 static const roll_record *roll_of(const vm *v, value r)
@@ -616,6 +735,24 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
     return at;
 }
 
+size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
+{
+    const roll_record *rec = roll_of(v, x);
+    if (!rec)
+        return put(buf, cap, 0, "%" PRId64, x.num);
+    size_t at = rec->expr.nterms ? format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces) : put(buf, cap, 0, "0");
+    for (int i = 0; i < rec->nextra; i++) {
+        const roll_extra *e = &rec->extra[i];
+        int64_t a = e->amount;
+        bool neg = a < 0;
+        at = put(buf, cap, at, " %s ", neg ? "-" : "+");
+        if (e->label >= 0)
+            at = put(buf, cap, at, "%s ", program_string(v->p, e->label));
+        at = put(buf, cap, at, "%" PRIu64, neg ? (uint64_t)0 - (uint64_t)a : (uint64_t)a);
+    }
+    return put(buf, cap, at, " = %" PRId64, x.num);
+}
+
 size_t vm_format(vm *v, value x, char *buf, size_t cap)
 {
     const program *p = v->p;
@@ -626,6 +763,13 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
     case V_FRAC: return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
     case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
     case V_TIME:
+        switch ((time_kind)x.home) {
+        case TIME_UNTIL_TURN_START: return put(buf, cap, 0, "until start of %s turn", x.num <= 1 ? "next" : "a later");
+        case TIME_UNTIL_TURN_END: return put(buf, cap, 0, "until end of %sturn", x.num <= 1 ? "" : "next ");
+        case TIME_UNTIL_ROUND_START: return put(buf, cap, 0, "until start of next round");
+        case TIME_UNTIL_ROUND_END: return put(buf, cap, 0, "until end of %sround", x.num <= 1 ? "" : "next ");
+        default: break;
+        }
         if (x.home == TIME_SECONDS && x.num % 60 == 0 && x.num != 0)
             return put(buf, cap, 0, "%" PRId64 " minute%s", x.num / 60, x.num == 60 ? "" : "s");
         return put(buf, cap, 0, "%" PRId64 " %s", x.num, time_kind_name((time_kind)x.home, x.num));
@@ -633,13 +777,7 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         const dexpr *d = vm_dexpr(v, x);
         return d ? format_dexpr(d, buf, cap, 0, NULL, NULL) : put(buf, cap, 0, "dice?");
     }
-    case V_ROLL: {
-        const roll_record *rec = roll_of(v, x);
-        if (!rec)
-            return put(buf, cap, 0, "%" PRId64, x.num);
-        size_t at = format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces);
-        return put(buf, cap, at, " = %" PRId64, x.num);
-    }
+    case V_ROLL: return vm_format_roll(v, x, buf, cap);
     case V_STR:
     case V_WORD: return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
     case V_DISTRIB: {
@@ -655,6 +793,14 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         return put(buf, cap, 0, "enum?");
     case V_CREATURE:
         return put(buf, cap, 0, "%s", (size_t)x.num < v->ncreatures ? v->creatures[x.num].name : "creature?");
+    case V_ITEM:
+        return put(buf, cap, 0, "%s",
+                   x.num >= 0 && x.num < v->r->nitems ? program_string(p, v->r->items[x.num].name) : "item?");
+    case V_SQUARE: {
+        char sq[32];
+        square_format(x.aux, (int32_t)x.num, sq, sizeof sq);
+        return put(buf, cap, 0, "%s", sq);
+    }
     case V_LIST: {
         size_t n;
         const value *items = vm_list_items(v, x, &n);
@@ -795,6 +941,7 @@ static bool values_equal(const vm *v, value a, value b)
     case V_NIL: return true;
     case V_DIST: return rat_cmp(a, b) == 0;
     case V_TIME:
+    case V_SQUARE:
     case V_ENUM: return a.home == b.home && a.aux == b.aux && a.num == b.num;
     case V_STR:
     case V_WORD:
@@ -1091,6 +1238,20 @@ next:
                 PUSH(sid >= 0 ? value_ref(V_STR, HOME_PROGRAM, sid) : value_nil());
                 NEXT;
             }
+            if (a.type == V_CREATURE && strcmp(name, "side") == 0) {
+                int side = v->creatures[a.num].side;
+                PUSH(side >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->r->sides[side]) : value_nil());
+                NEXT;
+            }
+            if (a.type == V_ITEM) {
+                const value *pv = rules_item_prop(v->r, (int)a.num, program_find_string(v->p, name));
+                if (!pv) {
+                    vm_error(v, HERE, "%s has no property '%s'", program_string(v->p, v->r->items[a.num].name), name);
+                    goto fail;
+                }
+                PUSH(*pv);
+                NEXT;
+            }
             vm_error(v, HERE, "%s has no member '%s'", value_type_name(a.type), name);
             goto fail;
         }
@@ -1347,7 +1508,7 @@ next:
             int n = argc > 32 ? 32 : argc;
             memcpy(args, v->sp - argc, (size_t)n * sizeof(value));
             v->sp -= argc;
-            FAIL_IF(!play_emit(v, event, args, n, HERE));
+            FAIL_IF(!events_emit(v, event, args, n, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
@@ -1360,10 +1521,66 @@ next:
         }
         CASE(PLAY)
         {
-            int kind = READ_U8();
+            int cmd = READ_U8();
             int operand = READ_U16();
-            FAIL_IF(!play_command(v, kind, operand, HERE));
+            FAIL_IF(!play_command(v, cmd, operand, HERE));
             f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(ASK)
+        {
+            int ruling = READ_U16();
+            FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
+            f = &v->frames[v->nframes - 1];
+            PUSH(r);
+            NEXT;
+        }
+        CASE(ACT)
+        {
+            int action = READ_U16(), argc = READ_U8();
+            value args[32];
+            if (argc > 32) {
+                vm_error(v, HERE, "too many arguments (limit is 32)");
+                goto fail;
+            }
+            memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
+            v->sp -= argc;
+            a = POP();
+            if (a.type != V_CREATURE) {
+                vm_error(v, HERE, "only a creature takes actions, not %s", value_type_name(a.type));
+                goto fail;
+            }
+            bool allowed;
+            FAIL_IF(!act_take(v, (int)a.num, action, args, argc, &allowed, HERE));
+            f = &v->frames[v->nframes - 1];
+            PUSH(value_bool(allowed));
+            NEXT;
+        }
+        CASE(CHECK)
+        {
+            int check = READ_U16(), argc = READ_U8();
+            value args[CHECK_MAX_PARAMS];
+            if (argc > CHECK_MAX_PARAMS) {
+                vm_error(v, HERE, "too many arguments (limit is %d)", CHECK_MAX_PARAMS);
+                goto fail;
+            }
+            memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
+            v->sp -= argc;
+            FAIL_IF(!checks_roll(v, check, args, argc, &r, HERE));
+            f = &v->frames[v->nframes - 1];
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CMP_ROLL)
+        {
+            int cmp_op = READ_U8();
+            int label = READ_U16();
+            b = POP();
+            a = POP();
+            bool result;
+            FAIL_IF(!checks_compare(v, a, cmp_op, b, label == 0xffff ? -1 : label, &result, HERE));
+            f = &v->frames[v->nframes - 1];
+            PUSH(value_bool(result));
             NEXT;
         }
         CASE(CREATURE)
@@ -1416,10 +1633,17 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
 
 bool vm_run_commands(vm *v, size_t first)
 {
+    if (!combat_sync(v))
+        return vm_error(v, (span){0}, "out of memory");
     for (size_t i = first; i < v->p->ncommands; i++) {
         vm_begin_command(v); /* the budget is per command */
+        v->cb.command_no++;
         value r;
-        if (!vm_call(v, v->p->commands[i], -1, NULL, 0, &r))
+        bool ok = vm_call(v, v->p->commands[i], -1, NULL, 0, &r);
+        combat_flush_roll(v);
+        if (!ok)
+            return false;
+        if (!encounter_check_over(v, v->p->chunks[v->p->commands[i]]->where))
             return false;
     }
     return true;
@@ -1542,7 +1766,7 @@ static bool chain(vm *v, int id, const value *args, int argc, span at, value *ou
 static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
 {
     static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
     };
@@ -1671,6 +1895,7 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
     case BI_chain_distribution:
     case BI_chain_steps_distribution: return chain(v, id, args, argc, at, out);
     case BI_COUNT: break;
+    default: return combat_builtin(v, id, args, argc, at, out);
     }
     return vm_error(v, at, "internal: unknown builtin %d", id);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "runtime/builtins.h"
+#include "runtime/combat.h"
 #include "runtime/program.h"
 #include "runtime/rng.h"
 #include "runtime/value.h"
@@ -26,13 +27,29 @@ typedef struct vm_limits {
 extern const vm_limits vm_default_limits;
 
 typedef struct creature {
-    char *name;       /* unique: goblin_2 */
-    int display;      /* program string id or -1 */
-    int side;         /* program string id or -1 */
-    int decl;         /* the creature declaration it came from */
-    value *stats;     /* by stat slot; V_NIL = not set, use the declared default */
-    value initiative; /* the score that placed it (a fraction with a decimal tiebreak) */
-    bool acted;
+    char *name;   /* unique: goblin_2 */
+    int display;  /* program string id or -1 */
+    int side;     /* index into the rules' sides, or -1 */
+    int decl;     /* the creature template it came from (rules creatures), or -1 */
+    int tactic;   /* tactic index, or -1 */
+    value *stats; /* by stat slot; V_NIL = not set, use the declared default */
+    /* play */
+    bool in_play;  /* taken into the encounter */
+    bool acted;    /* has had a turn in this encounter */
+    bool delaying; /* waits to take its turn later */
+    bool forfeit;  /* gives up its next turn to move in the order */
+    bool surprised;
+    bool resumed;  /* its delayed turn, already started, goes on */
+    int32_t forfeit_next_to; /* where it moves: a creature, -1 */
+    bool forfeit_after;
+    uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    int32_t effects;     /* first effect on it, -1 */
+    counter *ledger;     /* spent actions: combat.h, ledger.c */
+    /* space */
+    bool placed;
+    int32_t x, y;
+    int32_t zone, group, engagement; /* word ids / engagement number, -1 */
+    bool defended;
 } creature;
 
 /* The breakdowns of the latest rolls, kept in rings so that a long loop of
@@ -41,6 +58,14 @@ typedef struct creature {
 #define VM_ROLL_RING 1024
 #define VM_FACE_RING 65536
 
+/* A labelled number in a check's roll: `bab 5`, a modifier `flanking 1`. */
+#define ROLL_MAX_EXTRA 24
+typedef struct roll_extra {
+    int32_t label;     /* string id, or -1 */
+    int32_t condition; /* the condition it comes from, or -1 */
+    int64_t amount;
+} roll_extra;
+
 typedef struct roll_record {
     uint64_t seq;      /* which roll this record holds */
     uint64_t face_pos; /* faces written before this roll's first face */
@@ -48,6 +73,9 @@ typedef struct roll_record {
     uint16_t term_faces[DEXPR_MAX_TERMS];
     dexpr expr;
     int64_t total;
+    int32_t check; /* the check it was for, or -1 */
+    uint8_t nextra;
+    roll_extra extra[ROLL_MAX_EXTRA];
 } roll_record;
 
 typedef struct vm_list {
@@ -64,6 +92,14 @@ typedef struct vm_store {
     struct dist **dists; /* owned; freed when the store is reset */
     size_t ndists, dists_cap;
 } vm_store;
+
+/* What a stat read needs of a declaration, found once (vm.c). */
+typedef struct decl_info {
+    int latest;   /* the declaration that stands (the last override) */
+    int first;    /* the first of its name: modifiers and slots go by it */
+    int stat;     /* its stat record, or -1 */
+    int resource; /* its resource record, or -1 */
+} decl_info;
 
 typedef struct frame {
     const chunk *c;
@@ -90,8 +126,10 @@ typedef struct vm {
     size_t globals_cap;
 
     int *stat_slot; /* per decl index: slot in creature->stats, -1 if not a stat */
+    decl_info *decl_info; /* per decl index */
     size_t stat_slot_cap;
     size_t synced_decls; /* declarations already given a slot (or none) */
+    int synced_stats, synced_resources;
     int nslots;
 
     creature *creatures;
@@ -100,6 +138,7 @@ typedef struct vm {
     roll_record *rolls; /* VM_ROLL_RING records, by seq % ring */
     dice_face *faces;   /* VM_FACE_RING faces */
     uint64_t roll_seq;  /* rolls made so far */
+    int64_t force_face; /* the next roll's first die shows this (a player's roll), or 0 */
     uint64_t face_pos;  /* faces written so far */
 
     /* Dice and lists built at run time. Scratch ones live for one top-level
@@ -107,13 +146,18 @@ typedef struct vm {
        kept store first, so memory stays bounded however long a session. */
     vm_store scratch, kept;
 
-    /* encounter */
-    bool in_encounter;
-    int round;
-    int turn;   /* index into order */
-    int *order; /* creature indices in initiative order */
-    size_t norder, order_cap;
-    int trigger_depth;
+    /* the state of play */
+    rules *r;
+    combat cb;
+    int ledger_len;      /* counters per creature, and where each part starts */
+    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action,
+        ledger_trigger;
+    int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+
+    /* rulings the REPL answers; NULL in scripts */
+    bool (*ask)(void *user, const char *question, value *answer);
+    bool (*offer)(void *user, const char *question); /* reactions: take it? */
+    void *ask_user;
 
     /* output and errors */
     vm_print_fn print;
@@ -149,6 +193,12 @@ bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf
 
 /* Rolls a dice value (or passes a number through) recording the faces. */
 bool vm_roll(vm *v, value dice, span at, value *out);
+/* Rolls dice plus labelled numbers, as a check does; the record keeps
+   them all for the breakdown. */
+bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out);
+const roll_record *vm_roll_record(const vm *v, value roll);
+/* "d20 (14) + bab 5 = 19": a roll's breakdown. */
+size_t vm_format_roll(vm *v, value roll, char *buf, size_t cap);
 const dexpr *vm_dexpr(const vm *v, value d);
 /* Appends a scratch list (items NULL: n nothing values to fill in). */
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
@@ -175,7 +225,12 @@ void vm_dist_free_store(vm_store *st);
 const struct dist *vm_dist_lookup(const vm *v, value x);
 
 /* Play commands (play.c). */
-bool play_command(vm *v, int kind, int operand, span at);
-bool play_emit(vm *v, int event, const value *args, int nargs, span at);
+bool play_command(vm *v, int cmd, int operand, span at);
+/* The combat builtins (combat_builtins.c); id >= BI_has. */
+bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+/* A creature's display: its name. */
+const char *vm_name(const vm *v, int c);
+/* Adds a creature from a template (play.c), taking it into play. */
+bool vm_spawn(vm *v, int template_index, span at);
 
 #endif

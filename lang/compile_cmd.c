@@ -1,0 +1,656 @@
+/* compile_cmd: play commands. Each top-level command becomes one chunk that
+ * pushes the command's arguments in a fixed order and runs OP_PLAY; the
+ * words of every command are checked here, so `fray check` finds a
+ * misspelt command or a square that cannot be before anything runs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/decl.h"
+#include "lang/parser.h"
+#include "runtime/commands.h"
+#include "runtime/mem.h"
+
+/* --- arguments ------------------------------------------------------------------ */
+
+/* A command argument: an expression, or a bare word nothing declares. */
+static void push_arg(compiler *cc, const node *a)
+{
+    if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
+        int32_t x, y;
+        if (square_parse(a->text, &x, &y))
+            emit_const(cc, value_square(x, y), a->sp);
+        else
+            emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
+        return;
+    }
+    compile_expr(cc, a);
+}
+
+static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
+{
+    emit_op(cc, OP_PLAY, sp);
+    emit_byte(cc, (uint8_t)cmd, sp);
+    emit_byte(cc, (uint8_t)(operand & 0xff), sp);
+    emit_byte(cc, (uint8_t)((operand >> 8) & 0xff), sp);
+}
+
+/* A creature named in a command. */
+static bool push_creature(compiler *cc, ccur *k, const char *what)
+{
+    const node *a = k->at;
+    if (!a) {
+        ccur_error(k, "expected %s", what);
+        return false;
+    }
+    ccur_take(k);
+    if (a->kind == AST_NAME && !name_resolves(cc, a->text)) {
+        const char *s = suggest_name(cc, a->text);
+        if (s)
+            comp_error(cc, a->sp, "no creature '%s'; did you mean '%s'?", a->text, s);
+        else
+            comp_error(cc, a->sp, "no creature '%s'", a->text);
+        return false;
+    }
+    sty t = compile_expr(cc, a);
+    if (t != TY_CREATURE && t != TY_ANY) {
+        comp_error(cc, a->sp, "expected %s, not %s", what, sty_name(t));
+        return false;
+    }
+    return true;
+}
+
+static bool push_square(compiler *cc, ccur *k)
+{
+    const node *a = k->at;
+    int32_t x, y;
+    if (!a || a->kind != AST_NAME || !square_parse(a->text, &x, &y)) {
+        ccur_error(k, "expected a square, as in c4");
+        return false;
+    }
+    ccur_take(k);
+    emit_const(cc, value_square(x, y), a->sp);
+    return true;
+}
+
+/* A word from a fixed list, pushed as a word. */
+static bool push_choice(compiler *cc, ccur *k, const char *what, const char *const *words, int n)
+{
+    span at = k->at ? k->at->sp : k->end;
+    int i = ccur_choice(k, what, words, n);
+    if (i < 0)
+        return false;
+    emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, words[i])), at);
+    return true;
+}
+
+static void push_word(compiler *cc, const char *w, span at)
+{
+    emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, w)), at);
+}
+
+/* A name that must be a declared thing of one kind; pushed as its word. */
+static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(const rules *, int))
+{
+    const node *a = k->at;
+    int name = ccur_name(k, what);
+    if (name < 0)
+        return false;
+    if (lookup(cc->p->rules, name) < 0) {
+        const char *s = suggest_name(cc, a->text);
+        if (s)
+            comp_error(cc, a->sp, "no %s '%s'; did you mean '%s'?", what, a->text, s);
+        else
+            comp_error(cc, a->sp, "no %s '%s'", what, a->text);
+        return false;
+    }
+    emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, name), a->sp);
+    return true;
+}
+
+/* `ACTION ARGS...` after an actor: the action's index, then its arguments. */
+static int push_action_args(compiler *cc, const node *action, const node *stop, int *index_out)
+{
+    *index_out = -1;
+    if (!action || action->kind != AST_NAME) {
+        comp_error(cc, action ? action->sp : (span){0}, "name the action, as in 'valeros: attack goblin_1'");
+        return -1;
+    }
+    int id = comp_intern(cc, action->text);
+    int ai = rules_action(cc->p->rules, id);
+    if (ai < 0) {
+        const char *s = suggest_name(cc, action->text);
+        comp_error(cc, action->sp, "no action '%s'%s%s%s", action->text, s ? "; did you mean '" : "", s ? s : "",
+                   s ? "'?" : "");
+        return -1;
+    }
+    int argc = 0;
+    for (const node *a = action->next; a && a != stop; a = a->next) {
+        if (a->kind == AST_SEP)
+            continue;
+        push_arg(cc, a);
+        argc++;
+    }
+    const decl *d = program_find_decl(cc->p, DK_ACTION, id);
+    int want = d ? d->nparams : 0;
+    if (argc > want)
+        comp_error(cc, action->sp, "action %s takes %d argument%s, not %d", action->text, want, want == 1 ? "" : "s",
+                   argc);
+    *index_out = ai;
+    return argc;
+}
+
+/* --- creatures -------------------------------------------------------------------- */
+
+static void compile_creature(compiler *cc, const node *cmd)
+{
+    const decl *found = NULL;
+    for (size_t i = cc->p->ndecls; i-- > 0;) {
+        const decl *d = &cc->p->decls[i];
+        if (d->kind == DK_CREATURE && d->where.start == cmd->sp.start && d->where.source == cmd->sp.source)
+            found = d;
+    }
+    if (!found)
+        return; /* pass 1 rejected it */
+    rules *r = cc->p->rules;
+    int ci = found->object;
+    r_creature *t = &r->creatures[ci];
+    if (t->settings)
+        mem_free(t->settings, (size_t)t->nsettings * sizeof(r_setting));
+    memset(t, 0, sizeof *t);
+    t->name = found->name;
+    t->from = (origin){program_decl_index(cc->p, found), cmd->sp, -1};
+    t->count = found->nparams > 0 ? found->nparams : 1;
+    t->display = t->side = t->tactic = -1;
+    ccur k;
+    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[CMD_CREATURE]);
+    while (!ccur_done(&k)) {
+        const node *a = k.at;
+        if (a->kind == AST_STRING) {
+            ccur_take(&k);
+            r->creatures[ci].display = comp_intern(cc, a->text);
+        } else if (a->kind == AST_NAME && a->text[0] == 'x' && a->text[1] >= '1' && a->text[1] <= '9') {
+            ccur_take(&k); /* the count, read in pass 1 */
+        } else if (ccur_accept(&k, "side")) {
+            int side = ccur_name(&k, "the creature's side");
+            if (side >= 0)
+                r->creatures[ci].side = rules_add_side(r, side);
+        } else if (ccur_accept(&k, "tactic")) {
+            const node *at = k.at;
+            int tac = ccur_name(&k, "a tactic");
+            if (tac >= 0) {
+                int ti = rules_tactic(r, tac);
+                if (ti < 0)
+                    comp_error(cc, at->sp, "no tactic '%s'", at->text);
+                r->creatures[ci].tactic = ti;
+            }
+        } else {
+            ccur_end(&k);
+        }
+    }
+    /* the block: one stat or resource per line */
+    fctx fx = {.what = "creature"};
+    for (const node *it = cmd->b ? cmd->b->list : NULL; it; it = it->next) {
+        if (it->kind != AST_CLAUSE) {
+            comp_error(cc, it->sp, "a creature's block sets stats, one per line: STAT VALUE");
+            continue;
+        }
+        int w = comp_intern(cc, it->text);
+        const decl *sd = program_find_decl(cc->p, DK_STAT, w);
+        if (!sd)
+            sd = program_find_decl(cc->p, DK_RESOURCE, w);
+        if (!sd) {
+            const char *s = suggest_name(cc, it->text);
+            comp_error(cc, it->a ? it->a->sp : it->sp, "no stat or resource '%s'%s%s%s", it->text,
+                       s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+            continue;
+        }
+        if (!it->list || (it->list->next && it->list->next->kind != AST_SEP)) {
+            comp_error(cc, it->sp, "give %s one value", it->text);
+            continue;
+        }
+        if (sd->kind == DK_STAT && stat_is_derived(cc, sd)) {
+            comp_error(cc, it->sp, "%s is derived from its formula; a creature cannot set it", it->text);
+            continue;
+        }
+        r_setting s = {.stat = program_decl_index(cc->p, sd)};
+        sty want = sd->kind == DK_STAT ? (sty)sd->type : TY_NUM;
+        if (want == TY_ENUM || want == TY_ITEM)
+            want = TY_ANY;
+        if (!rexpr_of(cc, &fx, it->list, want, it->text, &s.value))
+            continue;
+        r_creature *c = &cc->p->rules->creatures[ci];
+        r_setting *g = mem_realloc(c->settings, (size_t)c->nsettings * sizeof(r_setting),
+                                   (size_t)(c->nsettings + 1) * sizeof(r_setting));
+        if (!g) {
+            cc->oom = true;
+            return;
+        }
+        c->settings = g;
+        c->settings[c->nsettings++] = s;
+    }
+    emit_play(cc, CMD_CREATURE, ci, cmd->sp);
+}
+
+/* --- the commands ------------------------------------------------------------------- */
+
+static int cmd_begin_end(compiler *cc, const node *cmd, bool end)
+{
+    static const char *const begins[] = {"encounter", "scene", "quest", "arc"};
+    static const char *const ends[] = {"turn", "encounter", "scene", "quest", "arc"};
+    ccur k;
+    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[end ? CMD_END : CMD_BEGIN]);
+    bool ok = end ? push_choice(cc, &k, "what ends", ends, 5) : push_choice(cc, &k, "what begins", begins, 4);
+    ccur_end(&k);
+    return ok ? 1 : 0;
+}
+
+static int cmd_roll_initiative(compiler *cc, const node *cmd)
+{
+    ccur k;
+    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[CMD_ROLL_INITIATIVE]);
+    int n = 0;
+    while (!ccur_done(&k)) {
+        ccur_skip_commas(&k);
+        if (ccur_done(&k))
+            break;
+        if (!push_creature(cc, &k, "the creature whose roll is given"))
+            return n;
+        fctx none = {0};
+        rexpr e;
+        const node *at = k.at;
+        if (!at) {
+            ccur_error(&k, "expected the number rolled");
+            return n;
+        }
+        ccur_take(&k);
+        if (rexpr_of(cc, &none, at, TY_NUM, "the number rolled", &e)) {
+            if (e.kind == REXPR_CONST)
+                emit_const(cc, e.v, at->sp);
+            else
+                compile_expr(cc, at);
+        }
+        n += 2;
+        ccur_skip_commas(&k);
+    }
+    return n;
+}
+
+static int cmd_show(compiler *cc, const node *cmd)
+{
+    int n = 0;
+    for (const node *a = cmd->list; a; a = a->next) {
+        if (a->kind == AST_SEP)
+            continue;
+        push_arg(cc, a);
+        n++;
+    }
+    return n;
+}
+
+static int compile_act(compiler *cc, const node *cmd, bool as_command)
+{
+    /* the actor: a creature by name, or any expression in a body */
+    int id = comp_intern(cc, cmd->text);
+    if (!as_command || name_resolves(cc, cmd->text)) {
+        node actor = {.kind = AST_NAME, .text = cmd->text, .sp = cmd->a ? cmd->a->sp : cmd->sp};
+        compile_expr(cc, &actor);
+    } else {
+        const char *s = suggest_name(cc, cmd->text);
+        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "no creature '%s'%s%s%s", cmd->text,
+                   s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+        emit_op_u16(cc, OP_CREATURE, id, cmd->sp);
+    }
+    int action;
+    int argc = push_action_args(cc, cmd->list, NULL, &action);
+    if (argc < 0)
+        return -1;
+    emit_op_u16(cc, OP_ACT, action, cmd->sp);
+    emit_byte(cc, (uint8_t)argc, cmd->sp);
+    return 0;
+}
+
+void compile_act_stmt(compiler *cc, const node *s)
+{
+    if (compile_act(cc, s, false) == 0)
+        emit_op(cc, OP_POP, s->sp);
+}
+
+/* Commands written as a word and arguments (`next`, `place a at c4`). */
+static void clause_command(compiler *cc, const node *cmd)
+{
+    command_id id = CMD_COUNT;
+    for (int i = 0; i < CMD_COUNT; i++)
+        if (strcmp(command_words[i], cmd->text) == 0)
+            id = (command_id)i;
+    if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END ||
+        id == CMD_SHOW || id == CMD_ROLL_INITIATIVE) {
+        const char *best = NULL;
+        int best_d = 3;
+        for (int i = 0; i < CMD_COUNT; i++) {
+            int d = diag_edit_distance(cmd->text, command_words[i], 2);
+            if (d < best_d) {
+                best_d = d;
+                best = command_words[i];
+            }
+        }
+        const char *hint = best ? best : suggest_name(cc, cmd->text);
+        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "unknown declaration or command '%s'%s%s%s", cmd->text,
+                   hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+        return;
+    }
+    if (cmd->b) {
+        comp_error(cc, cmd->b->sp, "'%s' takes no block", cmd->text);
+        return;
+    }
+    ccur k;
+    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[id]);
+    const rules *r = cc->p->rules;
+    int argc = 0;
+    switch (id) {
+    case CMD_NEXT:
+    case CMD_DELAY:
+    case CMD_EXPLAIN: ccur_end(&k); break;
+    case CMD_RESUME:
+        argc = push_creature(cc, &k, "the creature that acts now");
+        ccur_end(&k);
+        break;
+    case CMD_HOLD: {
+        if (!push_creature(cc, &k, "the creature that holds an action"))
+            return;
+        const node *on = k.at;
+        while (on && !(on->kind == AST_NAME && strcmp(on->text, "on") == 0))
+            on = on->next;
+        if (!on || !on->next || on->next->kind != AST_CALL) {
+            ccur_error(&k, "say when: hold NAME ACTION ARGS on EVENT(...)");
+            return;
+        }
+        int action;
+        int n = push_action_args(cc, k.at, on, &action);
+        if (n < 0)
+            return;
+        emit_const(cc, value_int(action), cmd->sp);
+        emit_const(cc, value_int(n), cmd->sp);
+        const node *pat = on->next;
+        int ev = rules_event(cc->p->rules, comp_intern(cc, pat->text));
+        if (ev < 0) {
+            cc->oom = true;
+            return;
+        }
+        int np = 0;
+        for (const node *p = pat->list; p; p = p->next, np++) {
+            /* `_` or an unknown name matches anything */
+            if (p->kind == AST_NAME && !name_resolves(cc, p->text))
+                emit_op(cc, OP_NIL, p->sp);
+            else
+                compile_expr(cc, p);
+        }
+        emit_const(cc, value_int(ev), pat->sp);
+        emit_const(cc, value_int(np), pat->sp);
+        argc = 1 + n + 2 + np + 2;
+        if (on->next->next)
+            comp_error(cc, on->next->next->sp, "unexpected words after the event");
+        break;
+    }
+    case CMD_FORFEIT:
+    case CMD_REORDER: {
+        static const char *const where[] = {"after", "before"};
+        if (!push_creature(cc, &k, "the creature that moves") || !push_choice(cc, &k, "'after' or 'before'", where, 2) ||
+            !push_creature(cc, &k, "the creature it moves next to"))
+            return;
+        argc = 3;
+        ccur_end(&k);
+        break;
+    }
+    case CMD_ANSWER: {
+        const node *at = k.at;
+        int name = ccur_name(&k, "the ruling");
+        if (name < 0)
+            return;
+        int ri = rules_ruling(r, name);
+        if (ri < 0) {
+            const char *s = suggest_name(cc, at->text);
+            comp_error(cc, at->sp, "no ruling '%s'%s%s%s", at->text, s ? "; did you mean '" : "", s ? s : "",
+                       s ? "'?" : "");
+            return;
+        }
+        emit_const(cc, value_int(ri), at->sp);
+        const node *v = ccur_take(&k);
+        if (!v) {
+            ccur_error(&k, "expected the answer");
+            return;
+        }
+        if (v->kind == AST_NAME && (strcmp(v->text, "yes") == 0 || strcmp(v->text, "no") == 0))
+            emit_op(cc, strcmp(v->text, "yes") == 0 ? OP_TRUE : OP_FALSE, v->sp);
+        else
+            push_arg(cc, v);
+        if (ccur_accept(&k, "for")) {
+            if (!push_creature(cc, &k, "the creature the answer is for"))
+                return;
+        } else {
+            emit_op(cc, OP_NIL, cmd->sp);
+        }
+        ccur_end(&k);
+        argc = 3;
+        break;
+    }
+    case CMD_POLICY: {
+        static const char *const choices[] = {"take", "decline"};
+        if (ccur_accept(&k, "reactions")) {
+            emit_op(cc, OP_NIL, cmd->sp);
+        } else if (!push_named(cc, &k, "trigger", rules_trigger)) {
+            return;
+        }
+        if (!push_choice(cc, &k, "'take' or 'decline'", choices, 2))
+            return;
+        ccur_end(&k);
+        argc = 2;
+        break;
+    }
+    case CMD_APPLY: {
+        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "to") ||
+            !push_creature(cc, &k, "the creature"))
+            return;
+        if (ccur_accept(&k, "for")) {
+            fctx none = {0};
+            rexpr d;
+            const node *at = k.at;
+            if (!ccur_duration(&k, &none, &d))
+                return;
+            if (d.kind == REXPR_CONST)
+                emit_const(cc, d.v, at->sp);
+            else
+                compile_expr(cc, at);
+        } else {
+            emit_op(cc, OP_NIL, cmd->sp);
+        }
+        if (ccur_accept(&k, "by")) {
+            if (!push_creature(cc, &k, "the creature that caused it"))
+                return;
+        } else {
+            emit_op(cc, OP_NIL, cmd->sp);
+        }
+        ccur_end(&k);
+        argc = 4;
+        break;
+    }
+    case CMD_REMOVE:
+        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "from") ||
+            !push_creature(cc, &k, "the creature"))
+            return;
+        ccur_end(&k);
+        argc = 2;
+        break;
+    case CMD_PLACE:
+    case CMD_MOVE: {
+        if (!push_creature(cc, &k, "the creature"))
+            return;
+        if (ccur_accept(&k, id == CMD_PLACE ? "at" : "to") || (id == CMD_PLACE && ccur_is(&k, "in"))) {
+            bool zone = ccur_accept(&k, "in");
+            if (zone) {
+                int z = ccur_name(&k, "a zone");
+                if (z < 0)
+                    return;
+                push_word(cc, program_string(cc->p, z), cmd->sp);
+            } else if (k.at && k.at->kind == AST_NAME && !square_parse(k.at->text, &(int32_t){0}, &(int32_t){0})) {
+                int z = ccur_name(&k, "a square or zone");
+                push_word(cc, program_string(cc->p, z), cmd->sp);
+            } else if (!push_square(cc, &k)) {
+                return;
+            }
+        } else {
+            ccur_error(&k, "expected '%s'", id == CMD_PLACE ? "at SQUARE' or 'in ZONE" : "to");
+            return;
+        }
+        argc = 2;
+        if (id == CMD_MOVE && ccur_accept(&k, "via")) {
+            while (!ccur_done(&k)) {
+                ccur_skip_commas(&k);
+                if (!push_square(cc, &k))
+                    return;
+                argc++;
+                ccur_skip_commas(&k);
+            }
+        }
+        ccur_end(&k);
+        break;
+    }
+    case CMD_WALL:
+    case CMD_TERRAIN: {
+        if (id == CMD_TERRAIN && !ccur_expect(&k, "difficult"))
+            return;
+        if (!push_square(cc, &k))
+            return;
+        if (ccur_accept(&k, "to")) {
+            if (!push_square(cc, &k))
+                return;
+            argc = 2;
+        } else {
+            argc = 1;
+        }
+        ccur_end(&k);
+        break;
+    }
+    case CMD_ZONE: {
+        int z = ccur_name(&k, "the zone's name");
+        if (z < 0)
+            return;
+        push_word(cc, program_string(cc->p, z), cmd->sp);
+        argc = 1;
+        if (ccur_accept(&k, "next")) {
+            if (!ccur_expect(&k, "to"))
+                return;
+            int other = ccur_name(&k, "a zone next to it");
+            if (other < 0)
+                return;
+            push_word(cc, program_string(cc->p, other), cmd->sp);
+            argc = 2;
+        }
+        ccur_end(&k);
+        break;
+    }
+    case CMD_JOIN: {
+        while (!ccur_done(&k) && !ccur_is(&k, "to")) {
+            ccur_skip_commas(&k);
+            if (!push_creature(cc, &k, "a creature"))
+                return;
+            argc++;
+            ccur_skip_commas(&k);
+        }
+        if (!ccur_expect(&k, "to"))
+            return;
+        int g = ccur_name(&k, "the group's name");
+        if (g < 0)
+            return;
+        push_word(cc, program_string(cc->p, g), cmd->sp);
+        argc++;
+        ccur_end(&k);
+        break;
+    }
+    case CMD_ENGAGE:
+        if (!push_creature(cc, &k, "a creature") || !ccur_expect(&k, "with") ||
+            !push_creature(cc, &k, "the creature it engages"))
+            return;
+        ccur_end(&k);
+        argc = 2;
+        break;
+    case CMD_FIGHT: {
+        int64_t n = 0;
+        if (!ccur_done(&k)) {
+            if (!ccur_int(&k, "how many rounds", &n))
+                return;
+            if (!ccur_accept(&k, "rounds") && !ccur_accept(&k, "round")) {
+                ccur_error(&k, "expected 'rounds'");
+                return;
+            }
+            if (n < 1) {
+                comp_error(cc, cmd->sp, "fight at least 1 round");
+                return;
+            }
+        }
+        ccur_end(&k);
+        emit_const(cc, value_int(n), cmd->sp);
+        argc = 1;
+        break;
+    }
+    case CMD_CAN: {
+        if (!push_creature(cc, &k, "the creature"))
+            return;
+        int action;
+        int n = push_action_args(cc, k.at, NULL, &action);
+        if (n < 0)
+            return;
+        emit_const(cc, value_int(action), cmd->sp);
+        argc = n + 2;
+        break;
+    }
+    default: return;
+    }
+    emit_play(cc, id, argc, cmd->sp);
+}
+
+void compile_command(compiler *cc, const node *cmd)
+{
+    fn_state fs;
+    char name[64];
+    snprintf(name, sizeof name, "command %zu", cc->p->ncommands + 1);
+    fn_begin(cc, &fs, CHUNK_COMMAND, name, cmd->sp);
+    if (!fs.c)
+        return;
+    fs.top_level = true;
+    switch ((ast_kind)cmd->kind) {
+    case AST_DECL: compile_creature(cc, cmd); break;
+    case AST_COMMAND: {
+        int argc = 0;
+        command_id id = CMD_SHOW;
+        switch ((decl_kind)cmd->op) {
+        case DK_BEGIN: id = CMD_BEGIN, argc = cmd_begin_end(cc, cmd, false); break;
+        case DK_END: id = CMD_END, argc = cmd_begin_end(cc, cmd, true); break;
+        case DK_ROLL_INITIATIVE: id = CMD_ROLL_INITIATIVE, argc = cmd_roll_initiative(cc, cmd); break;
+        default: argc = cmd_show(cc, cmd); break;
+        }
+        emit_play(cc, id, argc, cmd->sp);
+        break;
+    }
+    case AST_ACT:
+        if (compile_act(cc, cmd, true) == 0)
+            emit_op(cc, OP_POP, cmd->sp);
+        break;
+    case AST_CLAUSE: clause_command(cc, cmd); break;
+    default: compile_stmt(cc, cmd); break;
+    }
+    /* locals of a command die with it */
+    while (fs.nlocals > 0) {
+        emit_op(cc, OP_POP, cmd->sp);
+        fs.nlocals--;
+    }
+    int id = fn_end(cc, &fs, cmd->sp);
+    if (id < 0)
+        return;
+    int *grown = mem_grow(cc->p->commands, sizeof(int), &cc->p->commands_cap, cc->p->ncommands + 1);
+    if (!grown) {
+        cc->oom = true;
+        return;
+    }
+    cc->p->commands = grown;
+    cc->p->commands[cc->p->ncommands++] = id;
+}

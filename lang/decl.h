@@ -1,0 +1,129 @@
+/* decl: what the declaration compilers (decl_*.c) share. A declaration is
+ * a keyword, a name, header arguments and a block of clauses; each clause
+ * is `word args... [{ block }]`. The compilers read clause arguments from
+ * the syntax tree with a cursor, so a clause can be checked word by word
+ * and its formulas compiled with exactly the names its context binds; the
+ * result goes into the typed tables of runtime/rules.h. */
+#ifndef FRAY_DECL_H
+#define FRAY_DECL_H
+
+#include "lang/compiler.h"
+#include "runtime/rules.h"
+
+/* --- formulas in context ------------------------------------------------ */
+
+/* The names a formula of a clause may use besides stats, ranges and the
+ * rest of the program: parameters bound by position when it is called. */
+#define FCTX_MAX 16
+typedef struct fctx {
+    const char *names[FCTX_MAX];
+    int n;
+    const char *what; /* chunk name for disasm: "condition prone" */
+} fctx;
+
+void fctx_add(fctx *fx, const char *name);
+/* Compiles e as a formula chunk; its static type goes to *type if given. */
+int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type);
+/* A formula, or a constant when e is a literal: the common clause value. */
+bool rexpr_of(compiler *cc, const fctx *fx, const node *e, sty want, const char *what, rexpr *out);
+/* Compiles statements (the items of `block` that are statements) into a
+ * body chunk with fx's names as parameters. */
+int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block);
+
+/* --- the clause cursor ----------------------------------------------------- */
+
+typedef struct ccur {
+    compiler *cc;
+    const node *clause; /* for spans of messages at the end */
+    const node *at;     /* next argument */
+    const node *stop;   /* first node past the clause (header clauses) */
+    const char *usage;  /* "slot NAME COUNT per turn|round ...", for messages */
+    span end;           /* where "missing ..." points */
+} ccur;
+
+void ccur_init(ccur *k, compiler *cc, const node *clause, const node *first, const node *stop, const char *usage);
+bool ccur_done(const ccur *k);
+/* Is the next argument the bare word w (a name or connective)? */
+bool ccur_is(const ccur *k, const char *w);
+bool ccur_accept(ccur *k, const char *w);
+/* Requires word w next; reports "expected 'w'" with the usage. */
+bool ccur_expect(ccur *k, const char *w);
+const node *ccur_take(ccur *k);
+/* A bare name: its string id, or -1 after reporting. */
+int ccur_name(ccur *k, const char *what);
+bool ccur_int(ccur *k, const char *what, int64_t *out);
+/* One of n words: its index, or -1 after reporting. */
+int ccur_choice(ccur *k, const char *what, const char *const *words, int n);
+/* The next argument as a value or formula of type `want` (TY_ANY: any). */
+bool ccur_expr(ccur *k, const fctx *fx, sty want, const char *what, rexpr *out);
+void ccur_skip_commas(ccur *k);
+/* Reports any argument left over. */
+void ccur_end(ccur *k);
+/* An error at the next argument (or the clause's end), with the usage. */
+void ccur_error(ccur *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- declarations ----------------------------------------------------------- */
+
+/* One clause word a declaration accepts. */
+typedef struct decl_state decl_state;
+typedef void (*clause_fn)(decl_state *ds, const node *clause, ccur *k);
+typedef struct clause_rule {
+    const char *word;
+    const char *usage;
+    clause_fn fn;
+    bool takes_block; /* the clause may have a { block } */
+} clause_rule;
+
+struct decl_state {
+    compiler *cc;
+    const node *dn; /* the DECL node */
+    decl *d;        /* its record (may move: use decl_index) */
+    int decl_index;
+    decl_kind kind;
+    bool overrides;
+    fctx fx; /* names the declaration's formulas see */
+    origin from;
+    int object; /* index of the rules object being filled, or -1 */
+    bool skip_header;   /* the header is not clauses (system) */
+    const node *header; /* first header argument that is a clause */
+    char label[96];
+};
+
+/* Runs each clause of the header and the body through rules; statements
+ * go to *stmts_seen (or are an error if NULL). The citation goes to
+ * ds->from.cite. */
+void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *stmts_seen);
+
+/* Each kind's compiler (decl_*.c). */
+void decl_economy(decl_state *ds);
+void decl_exchange(decl_state *ds);
+void decl_initiative(decl_state *ds);
+void decl_round(decl_state *ds);
+void decl_encounter(decl_state *ds);
+void decl_duration(decl_state *ds);
+void decl_condition(decl_state *ds);
+void decl_bonus(decl_state *ds);
+void decl_relation(decl_state *ds);
+void decl_action(decl_state *ds);
+void decl_check(decl_state *ds);
+void decl_trigger(decl_state *ds);
+void decl_ruling(decl_state *ds);
+void decl_tactic(decl_state *ds);
+void decl_space(decl_state *ds);
+void decl_range(decl_state *ds);
+void decl_item(decl_state *ds);
+void decl_resource(decl_state *ds);
+void decl_stat(decl_state *ds);
+
+/* Shared clause pieces. */
+/* `per turn|round|encounter|...` after the word `per` has been read. */
+period ccur_period(ccur *k, bool allow_long);
+/* `costs a + 2 * b or c`: one node (an expression of names) to a cost. */
+void compile_cost(compiler *cc, const node *e, cost *out);
+/* A duration: a time value (`2 rounds`, a named duration) or the words
+ * `until start|end of [next] turn|round`. */
+bool ccur_duration(ccur *k, const fctx *fx, rexpr *out);
+/* `when EXPR` / `unless EXPR` (optional): fills e and *negate. */
+void ccur_when(ccur *k, const fctx *fx, rexpr *e, bool *negate);
+
+#endif

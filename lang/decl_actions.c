@@ -1,0 +1,731 @@
+/* decl_actions: what creatures do (`action`, `tactic`), the rolls rules
+ * make (`check`), what happens when something happens (`trigger`), what the
+ * GM decides (`ruling`), and per-creature pools (`resource`) and equipment
+ * (`item`). */
+#include <string.h>
+
+#include "lang/decl.h"
+#include "lang/parser.h"
+#include "runtime/mem.h"
+
+/* --- action -------------------------------------------------------------------- */
+
+static r_action *act_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->actions[ds->object];
+}
+
+static void act_costs(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    const node *e = ccur_take(k);
+    if (!e) {
+        ccur_error(k, "name the slots it costs");
+        return;
+    }
+    cost c;
+    compile_cost(ds->cc, e, &c);
+    act_of(ds)->cost = c;
+    ccur_end(k);
+}
+
+static void act_provokes(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_action *a = act_of(ds);
+    if (ccur_accept(k, "yes")) {
+        a->provokes = 1;
+    } else if (ccur_accept(k, "no")) {
+        a->provokes = 0;
+    } else if (ccur_is(k, "when")) {
+        rexpr e;
+        bool negate;
+        ccur_when(k, &ds->fx, &e, &negate);
+        a = act_of(ds);
+        a->provokes = 2;
+        a->provokes_when = e;
+    } else {
+        ccur_error(k, "expected 'yes', 'no' or 'when EXPR'");
+        return;
+    }
+    ccur_end(k);
+}
+
+static void act_requires(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    rexpr e;
+    if (!ccur_expr(k, &ds->fx, TY_BOOL, "what must hold", &e))
+        return;
+    r_action *a = act_of(ds);
+    rexpr *g = mem_realloc(a->requires, (size_t)a->nrequires * sizeof(rexpr), (size_t)(a->nrequires + 1) * sizeof(rexpr));
+    if (!g) {
+        ds->cc->oom = true;
+        return;
+    }
+    a->requires = g;
+    a->requires[a->nrequires++] = e;
+    ccur_end(k);
+}
+
+static void act_target(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    static const char *const kinds[] = {"creature", "enemy", "ally", "self", "other"};
+    int t = ccur_choice(k, "who may be targeted", kinds, 5);
+    if (t < 0)
+        return;
+    r_action *a = act_of(ds);
+    a->target = (uint8_t)t;
+    a->target_range = -1;
+    if (ccur_accept(k, "within")) {
+        const node *at = k->at;
+        int name = ccur_name(k, "a range");
+        if (name < 0)
+            return;
+        int r = rules_range(ds->cc->p->rules, name);
+        if (r < 0)
+            comp_error(ds->cc, at->sp, "no range '%s'", at->text);
+        act_of(ds)->target_range = r;
+    }
+    ccur_end(k);
+}
+
+static void act_kind(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int name = ccur_name(k, "the kind of action");
+    if (name >= 0)
+        act_of(ds)->kind = name;
+    ccur_end(k);
+}
+
+static void act_flag(decl_state *ds, const node *clause, ccur *k)
+{
+    r_action *a = act_of(ds);
+    if (strcmp(clause->text, "anytime") == 0) {
+        a->anytime = true;
+    } else { /* borrows next turn */
+        if (!ccur_expect(k, "next") || !ccur_expect(k, "turn"))
+            return;
+        a->borrows_next = true;
+    }
+    ccur_end(k);
+}
+
+static void act_cooldown(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    rexpr e;
+    if (ccur_duration(k, &ds->fx, &e))
+        act_of(ds)->cooldown = e;
+    ccur_end(k);
+}
+
+static void act_limit(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int64_t n;
+    if (!ccur_int(k, "how many times", &n) || !ccur_expect(k, "per"))
+        return;
+    period per = ccur_period(k, true);
+    r_action *a = act_of(ds);
+    a->limit = (int)n;
+    a->limit_per = per;
+    ccur_end(k);
+}
+
+void decl_action(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"costs", "costs SLOT [+ SLOT] [or SLOT ...] (as in 'costs move + 2 * bonus')", act_costs, false},
+        {"provokes", "provokes yes|no|when EXPR", act_provokes, false},
+        {"requires", "requires EXPR", act_requires, false},
+        {"target", "target creature|enemy|ally|self|other [within RANGE]", act_target, false},
+        {"kind", "kind NAME", act_kind, false},
+        {"anytime", "anytime (may be taken outside one's turn)", act_flag, false},
+        {"borrows", "borrows next turn (outside one's turn, the cost comes from the next)", act_flag, false},
+        {"cooldown", "cooldown DURATION", act_cooldown, false},
+        {"limit", "limit N per turn|round|encounter|scene", act_limit, false},
+    };
+    compiler *cc = ds->cc;
+    r_action *a = act_of(ds);
+    a->from = ds->from;
+    a->kind = -1;
+    a->target_range = -1;
+    a->body = -1;
+    if (ds->dn->c) {
+        for (const node *p = ds->dn->c->list; p; p = p->next)
+            fctx_add(&ds->fx, p->text);
+    } else {
+        fctx_add(&ds->fx, "target"); /* `action attack` takes one target */
+    }
+    act_of(ds)->nparams = ds->fx.n;
+    bool stmts = false;
+    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), &stmts);
+    int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b) : -1;
+    a = act_of(ds);
+    a->body = body;
+    a->from.cite = ds->from.cite;
+    cc->p->decls[ds->decl_index].body = body;
+    cc->p->decls[ds->decl_index].nparams = ds->fx.n;
+}
+
+/* --- check ------------------------------------------------------------------------ */
+
+static r_check *check_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->checks[ds->object];
+}
+
+static void check_word(decl_state *ds, const node *clause, ccur *k)
+{
+    const node *s = ccur_take(k);
+    if (!s || s->kind != AST_STRING) {
+        comp_error(ds->cc, s ? s->sp : k->end, "'%s' takes the word shown, as in %s \"hit\"", clause->text,
+                   clause->text);
+        return;
+    }
+    int id = comp_intern(ds->cc, s->text);
+    if (strcmp(clause->text, "success") == 0)
+        check_of(ds)->success = id;
+    else
+        check_of(ds)->failure = id;
+    ccur_end(k);
+}
+
+static void check_quiet(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    check_of(ds)->quiet = true;
+    ccur_end(k);
+}
+
+/* The top-level sum, flattened: `d20 + a.bab - 2` is d20, a.bab, -2. */
+static int flatten(const node *e, const node **terms, bool *neg, int n, int max, bool negate)
+{
+    if (e->kind == AST_BINARY && (e->op == '+' || e->op == '-')) {
+        n = flatten(e->a, terms, neg, n, max, negate);
+        return flatten(e->b, terms, neg, n, max, e->op == '-' ? !negate : negate);
+    }
+    if (n < max) {
+        terms[n] = e;
+        neg[n] = negate;
+    }
+    return n + 1;
+}
+
+void decl_check(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"success", "success \"WORD\" (shown when the roll meets its target)", check_word, false},
+        {"failure", "failure \"WORD\"", check_word, false},
+        {"quiet", "quiet (the roll is not shown)", check_quiet, false},
+    };
+    compiler *cc = ds->cc;
+    r_check *c = check_of(ds);
+    c->from = ds->from;
+    c->success = c->failure = -1;
+    c->nparams = 0;
+    for (const node *p = ds->dn->c ? ds->dn->c->list : NULL; p; p = p->next) {
+        fctx_add(&ds->fx, p->text);
+        if (c->nparams < CHECK_MAX_PARAMS)
+            c->params[c->nparams++] = comp_intern(cc, p->text);
+    }
+    if (!ds->dn->a) {
+        comp_error(cc, ds->dn->sp, "a check needs its roll: check %s(...) = d20 + ...", ds->dn->text);
+        return;
+    }
+    enum { MAX_TERMS = 16 };
+    const node *terms[MAX_TERMS];
+    bool neg[MAX_TERMS];
+    int n = flatten(ds->dn->a, terms, neg, 0, MAX_TERMS, false);
+    if (n > MAX_TERMS) {
+        comp_error(cc, ds->dn->a->sp, "a check adds up at most %d terms", MAX_TERMS);
+        return;
+    }
+    /* one chunk computes every term; the VM rolls them as one roll */
+    fn_state fs;
+    fn_begin(cc, &fs, CHUNK_FORMULA, ds->label, ds->dn->a->sp);
+    if (!fs.c)
+        return;
+    for (int i = 0; i < ds->fx.n; i++)
+        fn_add_local(cc, comp_intern(cc, ds->fx.names[i]), TY_ANY, (span){0});
+    fs.c->nparams = (uint8_t)fs.nlocals;
+    int labels[MAX_TERMS];
+    for (int i = 0; i < n; i++) {
+        sty t = compile_expr(cc, terms[i]);
+        if (t != TY_ANY && t != TY_NUM && t != TY_DICE && t != TY_ROLL)
+            comp_error(cc, terms[i]->sp, "a check adds dice and numbers, not %s", sty_name(t));
+        if (neg[i])
+            emit_op(cc, OP_NEG, terms[i]->sp);
+        labels[i] = expr_label(cc, terms[i]);
+    }
+    emit_op_u8(cc, OP_LIST, (uint8_t)n, ds->dn->a->sp);
+    int formula = fn_end(cc, &fs, ds->dn->a->sp);
+    int *copy = mem_alloc((size_t)n * sizeof(int));
+    if (!copy) {
+        cc->oom = true;
+        return;
+    }
+    memcpy(copy, labels, (size_t)n * sizeof(int));
+    c = check_of(ds);
+    c->formula = formula;
+    c->labels = copy;
+    c->nterms = n;
+    decl_clauses(ds, rules_, 3, NULL);
+    check_of(ds)->from.cite = ds->from.cite;
+}
+
+/* --- trigger --------------------------------------------------------------------------- */
+
+static r_trigger *trig_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->triggers[ds->object];
+}
+
+static int param_slot(const fctx *fx, const char *name)
+{
+    for (int i = 0; i < fx->n; i++)
+        if (strcmp(fx->names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static void trig_on(decl_state *ds, const node *clause, ccur *k)
+{
+    compiler *cc = ds->cc;
+    r_trigger *t = trig_of(ds);
+    const node *pat = ccur_take(k);
+    if (!pat || pat->kind != AST_CALL) {
+        comp_error(cc, pat ? pat->sp : k->end,
+                   "'on' takes an event with names for its arguments, as in 'on hit(attacker, target)'");
+        return;
+    }
+    if (t->non >= TRIGGER_MAX_ON) {
+        comp_error(cc, clause->sp, "a trigger listens to at most %d events", TRIGGER_MAX_ON);
+        return;
+    }
+    r_on on = {.where = clause->sp};
+    on.event = rules_event(cc->p->rules, comp_intern(cc, pat->text));
+    if (on.event < 0) {
+        cc->oom = true;
+        return;
+    }
+    const r_event *ev = &cc->p->rules->events[on.event];
+    int nargs = ast_list_len(pat);
+    if (ev->nargs >= 0 && nargs != ev->nargs) {
+        comp_error(cc, pat->sp, "event %s has %d argument%s, not %d", pat->text, ev->nargs, ev->nargs == 1 ? "" : "s",
+                   nargs);
+        return;
+    }
+    for (const node *p = pat->list; p; p = p->next) {
+        if (p->kind != AST_NAME) {
+            comp_error(cc, p->sp, "an event pattern lists names, as in %s(who, what)", pat->text);
+            return;
+        }
+        if (on.nparams < TRIGGER_MAX_PARAMS)
+            on.param_slot[on.nparams++] = param_slot(&ds->fx, p->text);
+    }
+    if (ccur_is(k, "when")) {
+        bool negate;
+        ccur_when(k, &ds->fx, &on.when, &negate);
+    }
+    if (ccur_is(k, "unless")) {
+        bool negate;
+        ccur_when(k, &ds->fx, &on.unless, &negate);
+    }
+    ccur_end(k);
+    t = trig_of(ds);
+    t->on[t->non++] = on;
+}
+
+static void trig_automatic(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    trig_of(ds)->reaction = false;
+    ccur_end(k);
+}
+
+static void trig_costs(decl_state *ds, const node *clause, ccur *k);
+static void trig_limit(decl_state *ds, const node *clause, ccur *k);
+
+/* `reaction of NAME [costs COST] [limit N per P [each NAME]]` */
+static void trig_reaction(decl_state *ds, const node *clause, ccur *k)
+{
+    r_trigger *t = trig_of(ds);
+    t->reaction = true;
+    if (!ccur_expect(k, "of"))
+        return;
+    const node *at = k->at;
+    int who = ccur_name(k, "who may react");
+    if (who < 0)
+        return;
+    t = trig_of(ds);
+    t->reactor = param_slot(&ds->fx, at->text);
+    while (!ccur_done(k)) {
+        if (ccur_accept(k, "costs"))
+            trig_costs(ds, clause, k);
+        else if (ccur_accept(k, "limit"))
+            trig_limit(ds, clause, k);
+        else
+            ccur_end(k);
+    }
+}
+
+static void trig_costs(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    const node *e = ccur_take(k);
+    if (!e) {
+        ccur_error(k, "name the slots it costs");
+        return;
+    }
+    cost c;
+    compile_cost(ds->cc, e, &c);
+    trig_of(ds)->cost = c;
+}
+
+static void trig_limit(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int64_t n;
+    if (!ccur_int(k, "how many times", &n) || !ccur_expect(k, "per"))
+        return;
+    period per = ccur_period(k, true);
+    r_trigger *t = trig_of(ds);
+    t->limit = (int)n;
+    t->limit_per = per;
+    t->limit_each = -1;
+    if (ccur_accept(k, "each")) {
+        const node *at = k->at;
+        int who = ccur_name(k, "whom the limit counts for");
+        if (who < 0)
+            return;
+        int slot = param_slot(&ds->fx, at->text);
+        if (slot < 0)
+            comp_error(ds->cc, at->sp, "'%s' is not one of the event's names", at->text);
+        trig_of(ds)->limit_each = slot;
+    }
+}
+
+static void trig_costs_clause(decl_state *ds, const node *clause, ccur *k)
+{
+    trig_costs(ds, clause, k);
+    ccur_end(k);
+}
+
+static void trig_limit_clause(decl_state *ds, const node *clause, ccur *k)
+{
+    trig_limit(ds, clause, k);
+    ccur_end(k);
+}
+
+static void trig_kind(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int name = ccur_name(k, "the kind");
+    if (name >= 0)
+        trig_of(ds)->kind = name;
+    ccur_end(k);
+}
+
+static void trig_do(decl_state *ds, const node *clause, ccur *k)
+{
+    ccur_end(k);
+    if (!clause->b) {
+        comp_error(ds->cc, clause->sp, "'do' takes a block: do { ... }");
+        return;
+    }
+    if (trig_of(ds)->body >= 0) {
+        comp_error(ds->cc, clause->sp, "a trigger has one 'do' block");
+        return;
+    }
+    int body = body_in(ds->cc, &ds->fx, CHUNK_TRIGGER, clause->b);
+    trig_of(ds)->body = body;
+}
+
+/* The names a trigger binds: every `on` pattern's, then its reactor. */
+static void trigger_names(decl_state *ds)
+{
+    const node *firsts[2] = {ds->dn->list, ds->dn->b ? ds->dn->b->list : NULL};
+    for (int i = 0; i < 2; i++)
+        for (const node *it = firsts[i]; it; it = it->next)
+            if (it->kind == AST_CLAUSE && strcmp(it->text, "on") == 0 && it->list && it->list->kind == AST_CALL)
+                for (const node *p = it->list->list; p; p = p->next)
+                    if (p->kind == AST_NAME)
+                        fctx_add(&ds->fx, p->text);
+    for (int i = 0; i < 2; i++)
+        for (const node *it = firsts[i]; it; it = it->next)
+            if (it->kind == AST_CLAUSE && strcmp(it->text, "reaction") == 0 && it->list && it->list->next &&
+                it->list->next->kind == AST_NAME)
+                fctx_add(&ds->fx, it->list->next->text);
+}
+
+void decl_trigger(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"on", "on EVENT(NAME, ...) [when EXPR] [unless EXPR]", trig_on, false},
+        {"automatic", "automatic", trig_automatic, false},
+        {"reaction", "reaction of NAME [costs SLOT] [limit N per turn|round [each NAME]]", trig_reaction, false},
+        {"costs", "costs SLOT [+ SLOT]", trig_costs_clause, false},
+        {"limit", "limit N per turn|round [each NAME]", trig_limit_clause, false},
+        {"kind", "kind NAME", trig_kind, false},
+        {"do", "do { statements }", trig_do, true},
+    };
+    compiler *cc = ds->cc;
+    r_trigger *t = trig_of(ds);
+    t->from = ds->from;
+    t->kind = -1;
+    t->body = -1;
+    t->reactor = -1;
+    t->limit_each = -1;
+    trigger_names(ds);
+    t->nparams = ds->fx.n;
+    bool stmts = false;
+    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), &stmts);
+    t = trig_of(ds);
+    if (stmts) {
+        if (t->body >= 0)
+            comp_error(cc, ds->dn->sp, "a trigger's effect is either its statements or a 'do' block, not both");
+        else
+            t->body = body_in(cc, &ds->fx, CHUNK_TRIGGER, ds->dn->b);
+    }
+    t = trig_of(ds);
+    t->from.cite = ds->from.cite;
+    t->nparams = ds->fx.n;
+    if (t->non == 0)
+        comp_error(cc, ds->dn->sp, "trigger %s needs 'on EVENT(...)'", ds->dn->text);
+    if (t->reaction && t->reactor < 0)
+        comp_error(cc, ds->dn->sp, "trigger %s: say who reacts, as in 'reaction of threatener'", ds->dn->text);
+    /* index: the event finds its triggers without a scan */
+    rules *r = cc->p->rules;
+    for (int i = 0; i < t->non; i++) {
+        r_event *ev = &r->events[t->on[i].event];
+        bool listed = false;
+        for (int j = 0; j < ev->ntriggers; j++)
+            listed |= ev->triggers[j] == ds->object;
+        if (listed)
+            continue;
+        size_t cap = (size_t)ev->triggers_cap;
+        int *g = mem_grow(ev->triggers, sizeof(int), &cap, (size_t)ev->ntriggers + 1);
+        if (!g) {
+            cc->oom = true;
+            return;
+        }
+        ev->triggers = g;
+        ev->triggers_cap = (int)cap;
+        ev->triggers[ev->ntriggers++] = ds->object;
+    }
+}
+
+/* --- ruling -------------------------------------------------------------------------- */
+
+static r_ruling *ruling_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->rulings[ds->object];
+}
+
+static void ruling_answer(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    static const char *const kinds[] = {"yes_no", "number", "creature", "word"};
+    int a = ccur_choice(k, "the kind of answer", kinds, 4);
+    if (a >= 0)
+        ruling_of(ds)->answer = (answer_kind)a;
+    ccur_end(k);
+}
+
+static void ruling_asked(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    if (!ccur_expect(k, "per"))
+        return;
+    static const char *const pers[] = {"use", "creature", "encounter", "game"};
+    int a = ccur_choice(k, "how long an answer stands", pers, 4);
+    if (a >= 0)
+        ruling_of(ds)->per = (asked_per)a;
+    ccur_end(k);
+}
+
+static void ruling_default(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    rexpr e;
+    if (ccur_expr(k, &ds->fx, TY_ANY, "the answer when no one is asked", &e))
+        ruling_of(ds)->def = e;
+    ccur_end(k);
+}
+
+void decl_ruling(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"answer", "answer yes_no|number|creature|word", ruling_answer, false},
+        {"asked", "asked per use|creature|encounter|game", ruling_asked, false},
+        {"default", "default EXPR", ruling_default, false},
+    };
+    compiler *cc = ds->cc;
+    r_ruling *rl = ruling_of(ds);
+    rl->from = ds->from;
+    rl->question = -1;
+    const node *h = ds->dn->list;
+    if (h && h->kind == AST_STRING) {
+        rl->question = comp_intern(cc, h->text);
+        ds->header = h->next;
+    } else {
+        comp_error(cc, ds->dn->sp, "a ruling asks a question: ruling %s \"...?\"", ds->dn->text);
+    }
+    decl_clauses(ds, rules_, 3, NULL);
+    ruling_of(ds)->from.cite = ds->from.cite;
+}
+
+/* --- tactic ------------------------------------------------------------------------- */
+
+void decl_tactic(decl_state *ds)
+{
+    compiler *cc = ds->cc;
+    r_tactic *t = &cc->p->rules->tactics[ds->object];
+    t->from = ds->from;
+    t->body = -1;
+    bool stmts = false;
+    decl_clauses(ds, NULL, 0, &stmts);
+    if (!ds->dn->b || !stmts) {
+        comp_error(cc, ds->dn->sp, "tactic %s needs a body of statements, as in { self: attack nearest_enemy }",
+                   ds->dn->text);
+        return;
+    }
+    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b);
+    t = &cc->p->rules->tactics[ds->object];
+    t->body = body;
+    t->from.cite = ds->from.cite;
+}
+
+/* --- resource ------------------------------------------------------------------------- */
+
+static r_resource *res_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->resources[ds->object];
+}
+
+static void res_value(decl_state *ds, const node *clause, ccur *k)
+{
+    rexpr e;
+    if (!ccur_expr(k, &ds->fx, TY_NUM, clause->text, &e))
+        return;
+    r_resource *r = res_of(ds);
+    rexpr *slot = strcmp(clause->text, "max") == 0 ? &r->max : strcmp(clause->text, "start") == 0 ? &r->start : &r->min;
+    *slot = e;
+    ccur_end(k);
+}
+
+static void res_refresh(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    if (!ccur_expect(k, "per"))
+        return;
+    res_of(ds)->refresh = ccur_period(k, true);
+    ccur_end(k);
+}
+
+void decl_resource(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"max", "max EXPR", res_value, false},
+        {"start", "start EXPR", res_value, false},
+        {"min", "min EXPR", res_value, false},
+        {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
+    };
+    compiler *cc = ds->cc;
+    rules *r = cc->p->rules;
+    int i = -1;
+    for (int k = 0; k < r->nresources; k++)
+        if (r->resources[k].stat == ds->decl_index)
+            i = k;
+    if (i < 0) {
+        size_t cap = (size_t)r->resources_cap;
+        r_resource *g = mem_grow(r->resources, sizeof(r_resource), &cap, (size_t)r->nresources + 1);
+        if (!g) {
+            cc->oom = true;
+            return;
+        }
+        r->resources = g;
+        r->resources_cap = (int)cap;
+        i = r->nresources++;
+    }
+    memset(&r->resources[i], 0, sizeof(r_resource));
+    r->resources[i].stat = ds->decl_index;
+    r->resources[i].from = ds->from;
+    ds->object = i;
+    decl_clauses(ds, rules_, 4, NULL);
+    res_of(ds)->from.cite = ds->from.cite;
+    if (!rexpr_present(&res_of(ds)->max) && !rexpr_present(&res_of(ds)->start))
+        comp_error(cc, ds->dn->sp, "resource %s needs a 'max' (or a 'start')", ds->dn->text);
+}
+
+/* --- item ----------------------------------------------------------------------------- */
+
+/* A property's value: a literal, an enum member, another item, a boolean. */
+static bool prop_value(compiler *cc, const node *e, value *out)
+{
+    fctx none = {.what = "item"};
+    rexpr r;
+    if (!rexpr_of(cc, &none, e, TY_ANY, "a property's value", &r))
+        return false;
+    if (r.kind == REXPR_CONST) {
+        *out = r.v;
+        return true;
+    }
+    /* a bare name compiles to one constant push */
+    const chunk *c = cc->p->chunks[r.chunk];
+    if (c->nconsts == 1 && c->code[0] == OP_CONST && c->len == 4) {
+        *out = c->consts[0];
+        return true;
+    }
+    comp_error(cc, e->sp, "an item's property is a fixed value (a number, dice, a word, another item)");
+    return false;
+}
+
+void decl_item(decl_state *ds)
+{
+    compiler *cc = ds->cc;
+    rules *r = cc->p->rules;
+    r_item *it = &r->items[ds->object];
+    it->from = ds->from;
+    it->base = it->display = -1;
+    if (ds->dn->a) {
+        int base = rules_item(r, comp_intern(cc, ds->dn->a->text));
+        if (base < 0 || base == ds->object)
+            comp_error(cc, ds->dn->a->sp, "'%s' is not an item to build on", ds->dn->a->text);
+        r->items[ds->object].base = base;
+    }
+    for (const node *h = ds->dn->list; h; h = h->next) {
+        if (h->kind == AST_STRING)
+            r->items[ds->object].display = comp_intern(cc, h->text);
+        else
+            comp_error(cc, h->sp, "after the item's name: its title as a string, then its properties in { }");
+    }
+    for (const node *p = ds->dn->b ? ds->dn->b->list : NULL; p; p = p->next) {
+        if (p->kind == AST_CITE) {
+            ds->from.cite = comp_intern(cc, p->text);
+            continue;
+        }
+        if (p->kind != AST_CLAUSE || !p->list || p->list->next) {
+            comp_error(cc, p->sp, "an item's block holds properties, one per line: NAME VALUE");
+            continue;
+        }
+        value v;
+        if (!prop_value(cc, p->list, &v))
+            continue;
+        int name = comp_intern(cc, p->text);
+        r_item *item = &cc->p->rules->items[ds->object];
+        r_prop *g = mem_realloc(item->props, (size_t)item->nprops * sizeof(r_prop),
+                                (size_t)(item->nprops + 1) * sizeof(r_prop));
+        if (!g) {
+            cc->oom = true;
+            return;
+        }
+        item->props = g;
+        item->props[item->nprops++] = (r_prop){name, v};
+    }
+    cc->p->rules->items[ds->object].from.cite = ds->from.cite;
+}

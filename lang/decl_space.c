@@ -1,0 +1,310 @@
+/* decl_space: where creatures are (`space grid` or `space zones`) and how
+ * far things reach (`range`). */
+#include <string.h>
+
+#include "lang/decl.h"
+#include "lang/parser.h"
+#include "runtime/mem.h"
+
+static r_space *space_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->space;
+}
+
+static void sp_square(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    rexpr e;
+    if (!ccur_expr(k, &ds->fx, TY_DIST, "the side of a square (as in 5 ft)", &e))
+        return;
+    if (e.kind != REXPR_CONST) {
+        comp_error(ds->cc, e.where, "a square's side is a fixed distance");
+        return;
+    }
+    space_of(ds)->square = e.v;
+    ccur_end(k);
+}
+
+static void sp_diagonal(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_space *s = space_of(ds);
+    if (ccur_accept(k, "alternate")) {
+        s->diag_alternate = true;
+        ccur_end(k);
+        return;
+    }
+    const node *n = ccur_take(k);
+    if (n && n->kind == AST_INT && n->num >= 1) {
+        s->diag_num = n->num;
+        s->diag_den = 1;
+    } else if (n && n->kind == AST_FRAC && n->num > 0) {
+        s->diag_num = n->num;
+        s->diag_den = n->den;
+    } else {
+        comp_error(ds->cc, n ? n->sp : k->end,
+                   "a diagonal step counts a number of squares (as in 1.5), or 'alternate' (1, 2, 1, ...)");
+        return;
+    }
+    ccur_end(k);
+}
+
+static void sp_difficult(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int64_t n;
+    if (!ccur_int(k, "how many times the cost (as in 2)", &n))
+        return;
+    if (n < 1 || n > 10) {
+        comp_error(ds->cc, clause->sp, "difficult terrain multiplies the cost by 1 to 10");
+        return;
+    }
+    space_of(ds)->difficult = (int)n;
+    ccur_end(k);
+}
+
+static void sp_reach(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    const node *at = k->at;
+    int name = ccur_name(k, "the range a creature threatens");
+    if (name < 0)
+        return;
+    int r = rules_range(ds->cc->p->rules, name);
+    if (r < 0)
+        comp_error(ds->cc, at->sp, "no range '%s'", at->text);
+    space_of(ds)->reach_range = r;
+    ccur_end(k);
+}
+
+static void sp_occupies(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    fctx fx = {.what = ds->label};
+    rexpr e;
+    if (ccur_expr(k, &fx, TY_NUM, "how many squares a side (self: the creature)", &e))
+        space_of(ds)->occupies = e;
+    ccur_end(k);
+}
+
+static void sp_cover(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_space *s = space_of(ds);
+    if (ccur_accept(k, "from")) {
+        if (!ccur_expect(k, "corners"))
+            return;
+        s->cover_corners = true;
+    } else {
+        static const char *const kinds[] = {"half", "full"};
+        int which = ccur_choice(k, "'from corners', 'half' or 'full'", kinds, 2);
+        if (which < 0 || !ccur_expect(k, "by"))
+            return;
+        rexpr e;
+        if (!ccur_expr(k, &ds->fx, TY_NUM, "the attack modifier", &e))
+            return;
+        s = space_of(ds);
+        *(which == 0 ? &s->cover_half : &s->cover_full) = e;
+    }
+    ccur_end(k);
+}
+
+static void sp_max(decl_state *ds, const node *clause, ccur *k)
+{
+    int64_t n;
+    if (!ccur_expect(k, "max") || !ccur_int(k, "how many creatures at most", &n))
+        return;
+    if (strcmp(clause->text, "group") == 0)
+        space_of(ds)->group_max = (int)n;
+    else
+        space_of(ds)->engagement_max = (int)n;
+    ccur_end(k);
+}
+
+static bool fraction(compiler *cc, const node *e, value *out)
+{
+    fctx none = {.what = "space"};
+    rexpr r;
+    if (!rexpr_of(cc, &none, e, TY_NUM, "a fraction", &r))
+        return false;
+    if (r.kind == REXPR_CONST) {
+        *out = r.v;
+        return true;
+    }
+    /* 1/3 is a division: fold it */
+    if (e->kind == AST_BINARY && e->op == '/' && e->a->kind == AST_INT && e->b->kind == AST_INT && e->b->num > 0) {
+        return rat_make(e->a->num, e->b->num, V_FRAC, out) == ARITH_OK;
+    }
+    comp_error(cc, e->sp, "expected a fixed fraction, as in 1/3");
+    return false;
+}
+
+/* `defense protects 1/3` and `defense counts EXPR as 1/4` */
+static void sp_defense(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_space *s = space_of(ds);
+    if (ccur_accept(k, "protects")) {
+        const node *e = ccur_take(k);
+        if (!e || !fraction(ds->cc, e, &s->defense_share))
+            return;
+    } else if (ccur_accept(k, "counts")) {
+        fctx fx = {.what = ds->label};
+        rexpr who;
+        if (!ccur_expr(k, &fx, TY_BOOL, "which members count less (self)", &who) || !ccur_expect(k, "as"))
+            return;
+        const node *e = ccur_take(k);
+        value w;
+        if (!e || !fraction(ds->cc, e, &w))
+            return;
+        s = space_of(ds);
+        s->incapacitated = who;
+        s->incapacitated_weight = w;
+    } else {
+        ccur_error(k, "expected 'protects FRACTION' or 'counts EXPR as FRACTION'");
+        return;
+    }
+    ccur_end(k);
+}
+
+void decl_space(decl_state *ds)
+{
+    static const clause_rule grid_rules[] = {
+        {"square", "square DISTANCE", sp_square, false},
+        {"diagonal", "diagonal N | diagonal alternate", sp_diagonal, false},
+        {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
+        {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
+        {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
+        {"cover", "cover from corners | cover half|full by EXPR", sp_cover, false},
+    };
+    static const clause_rule zone_rules[] = {
+        {"group", "group max N", sp_max, false},
+        {"engagement", "engagement max N", sp_max, false},
+        {"defense", "defense protects FRACTION | defense counts EXPR as FRACTION", sp_defense, false},
+    };
+    compiler *cc = ds->cc;
+    r_space *s = space_of(ds);
+    memset(s, 0, sizeof *s);
+    s->from = ds->from;
+    s->reach_range = -1;
+    s->diag_num = s->diag_den = 1;
+    s->difficult = 2;
+    rat_make(5, 1, V_DIST, &s->square);
+    rat_make(1, 3, V_FRAC, &s->defense_share);
+    rat_make(1, 1, V_FRAC, &s->incapacitated_weight);
+    ccur k;
+    ccur_init(&k, cc, ds->dn, ds->dn->list, NULL, "space grid|zones { ... }");
+    static const char *const kinds[] = {"grid", "zones"};
+    int kind = ccur_choice(&k, "the kind of space", kinds, 2);
+    if (kind < 0)
+        return;
+    s->kind = kind == 0 ? SPACE_GRID : SPACE_ZONES;
+    ds->header = k.at;
+    if (kind == 0)
+        decl_clauses(ds, grid_rules, (int)(sizeof grid_rules / sizeof grid_rules[0]), NULL);
+    else
+        decl_clauses(ds, zone_rules, (int)(sizeof zone_rules / sizeof zone_rules[0]), NULL);
+    space_of(ds)->from.cite = ds->from.cite;
+}
+
+/* --- range -------------------------------------------------------------------------- */
+
+static r_range *range_of(decl_state *ds)
+{
+    return &ds->cc->p->rules->ranges[ds->object];
+}
+
+static void rg_beyond(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int64_t n;
+    if (!ccur_int(k, "how many categories further", &n) || !ccur_expect(k, "by"))
+        return;
+    rexpr e;
+    if (!ccur_expr(k, &ds->fx, TY_NUM, "the attack modifier", &e))
+        return;
+    r_range *r = range_of(ds);
+    r->beyond = (int)n;
+    r->beyond_by = e;
+    ccur_end(k);
+}
+
+static void rg_travel(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    rexpr e;
+    if (ccur_duration(k, &ds->fx, &e))
+        range_of(ds)->travel = e;
+    ccur_end(k);
+}
+
+static void rg_within(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int mask = 0;
+    while (!ccur_done(k)) {
+        ccur_skip_commas(k);
+        static const char *const bonds[] = {"engagement", "group", "zone"};
+        int b = ccur_choice(k, "what creatures share", bonds, 3);
+        if (b < 0)
+            return;
+        mask |= 1 << b;
+        ccur_accept(k, "or");
+        ccur_skip_commas(k);
+    }
+    range_of(ds)->within = mask;
+}
+
+static void rg_apart(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    int64_t n;
+    if (!ccur_int(k, "how many zones apart", &n))
+        return;
+    if (!ccur_accept(k, "zone") && !ccur_accept(k, "zones")) {
+        ccur_error(k, "expected 'zone' or 'zones'");
+        return;
+    }
+    range_of(ds)->apart = (int)n;
+    ccur_end(k);
+}
+
+static void rg_corners(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    if (!ccur_expect(k, "no"))
+        return;
+    rexpr e = {.kind = REXPR_CONST, .v = value_bool(true)};
+    if (ccur_accept(k, "when") && !ccur_expr(k, &ds->fx, TY_BOOL, "when the corners do not count", &e))
+        return;
+    range_of(ds)->no_corners = e;
+    ccur_end(k);
+}
+
+void decl_range(decl_state *ds)
+{
+    static const clause_rule rules_[] = {
+        {"beyond", "beyond N by EXPR (N categories further, with EXPR on the attack)", rg_beyond, false},
+        {"travel", "travel DURATION (the effect lands that much later)", rg_travel, false},
+        {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
+        {"apart", "apart N zone(s)", rg_apart, false},
+        {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},
+    };
+    compiler *cc = ds->cc;
+    r_range *r = range_of(ds);
+    r->from = ds->from;
+    r->decl = ds->decl_index;
+    if (ds->dn->a) {
+        sty t;
+        int formula = formula_in(cc, &ds->fx, ds->dn->a, &t);
+        if (t != TY_DIST && t != TY_ANY)
+            comp_error(cc, ds->dn->a->sp, "a range is a distance, not %s", sty_name(t));
+        cc->p->decls[ds->decl_index].value = formula;
+        range_of(ds)->ordinal = false;
+    } else {
+        cc->p->decls[ds->decl_index].value = -1;
+        range_of(ds)->ordinal = true;
+    }
+    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), NULL);
+    range_of(ds)->from.cite = ds->from.cite;
+}

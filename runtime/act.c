@@ -1,0 +1,249 @@
+/* act: a creature takes an action. In order: is it in the fight and free
+ * to act, does a condition forbid it, is it cooling down or at its limit,
+ * do the action's requirements hold, is the target one it may choose (and
+ * in range, and not protected), and can the economy pay. The first rule
+ * that says no is named in the refusal; a refused action changes nothing.
+ * Then the cost is paid, `provoking` and `acting` are emitted, the body
+ * runs, and `acted` is emitted. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/vm.h"
+
+static const char *action_name(vm *v, int a)
+{
+    return program_string(v->p, v->r->actions[a].name);
+}
+
+static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why->why, sizeof why->why, fmt, ap);
+    va_end(ap);
+    why->rule = rule ? *rule : (origin){-1, {0}, -1};
+}
+
+static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
+{
+    if (e->kind == REXPR_CONST) {
+        *out = e->v;
+        return true;
+    }
+    return vm_call(v, e->chunk, self, args, nargs, out);
+}
+
+static bool on_other_sides(const vm *v, int a, int b)
+{
+    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    return a != b && (sa < 0 || sb < 0 || sa != sb);
+}
+
+/* The checks before paying; *ok false with why filled when refused. */
+static bool allowed(vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *ok, span at)
+{
+    const r_action *a = &v->r->actions[action];
+    creature *c = &v->creatures[actor];
+    *ok = false;
+    if (v->cb.active && !c->in_play) {
+        set_refusal(why, NULL, "%s is not in the encounter", c->name);
+        return true;
+    }
+    bool out;
+    if (!encounter_out(v, actor, &out, at))
+        return false;
+    if (out) {
+        set_refusal(why, &v->r->encounter.from, "%s is out of the fight", c->name);
+        return true;
+    }
+    if (c->delaying) {
+        set_refusal(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
+        return true;
+    }
+    if (effects_forbids(v, actor, action, why, at))
+        return true;
+    if (v->failed)
+        return false;
+    if (effects_on_cooldown(v, actor, action)) {
+        set_refusal(why, &a->from, "%s is cooling down", action_name(v, action));
+        return true;
+    }
+    if (a->limit && c->ledger) {
+        const counter *k = &c->ledger[v->ledger_action + action];
+        uint32_t ep = ledger_epoch(v, actor, a->limit_per);
+        if (k->epoch == ep && k->n >= a->limit) {
+            set_refusal(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
+                        a->limit == 1 ? "" : "s", period_name(a->limit_per));
+            return true;
+        }
+    }
+    for (int i = 0; i < a->nrequires; i++) {
+        value w;
+        if (!eval(v, &a->requires[i], actor, args, nargs, &w))
+            return false;
+        if (!value_truthy(w)) {
+            origin rule = a->from;
+            rule.where = a->requires[i].where;
+            const source *src = v->p->sources[a->requires[i].where.source];
+            int len = (int)(a->requires[i].where.end - a->requires[i].where.start);
+            set_refusal(why, &rule, "it requires %.*s", len > 80 ? 80 : len, src->text + a->requires[i].where.start);
+            return true;
+        }
+    }
+    if (a->target != TARGET_ANY || a->target_range >= 0) {
+        value t = nargs > 0 ? args[0] : value_nil();
+        if (t.type != V_CREATURE) {
+            set_refusal(why, &a->from, "%s needs a target", action_name(v, action));
+            return true;
+        }
+        int target = (int)t.num;
+        const char *tn = v->creatures[target].name;
+        switch ((target_kind)a->target) {
+        case TARGET_ENEMY:
+            if (!on_other_sides(v, actor, target)) {
+                set_refusal(why, &a->from, "%s is not an enemy of %s", tn, c->name);
+                return true;
+            }
+            break;
+        case TARGET_ALLY:
+            if (on_other_sides(v, actor, target) || target == actor) {
+                set_refusal(why, &a->from, "%s is not an ally of %s", tn, c->name);
+                return true;
+            }
+            break;
+        case TARGET_SELF:
+            if (target != actor) {
+                set_refusal(why, &a->from, "%s only targets oneself", action_name(v, action));
+                return true;
+            }
+            break;
+        case TARGET_OTHER:
+            if (target == actor) {
+                set_refusal(why, &a->from, "%s targets someone else", action_name(v, action));
+                return true;
+            }
+            break;
+        default: break;
+        }
+        if (a->target_range >= 0) {
+            bool in;
+            if (!grid_within(v, actor, target, a->target_range, &in, at))
+                return false;
+            if (!in) {
+                const r_range *rg = &v->r->ranges[a->target_range];
+                set_refusal(why, &rg->from, "%s is not within %s's %s range", tn, c->name,
+                            program_string(v->p, rg->name));
+                return true;
+            }
+        }
+        if (effects_protects(v, target, action, actor, why, at))
+            return true;
+        if (v->failed)
+            return false;
+    }
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime, a->borrows_next, false, why))
+        return !v->failed;
+    *ok = true;
+    return true;
+}
+
+bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at)
+{
+    bool ok;
+    if (!allowed(v, actor, action, args, nargs, why, &ok, at))
+        return false;
+    return ok;
+}
+
+static void say_refusal(vm *v, int actor, int action, const value *args, int nargs, const refusal *why)
+{
+    char cite[160], target[128] = "";
+    if (nargs > 0 && args[0].type == V_CREATURE)
+        snprintf(target, sizeof target, " %s", v->creatures[args[0].num].name);
+    combat_cite(v, &why->rule, cite, sizeof cite);
+    combat_say(v, "%s cannot %s%s: %s%s%s%s", v->creatures[actor].name, action_name(v, action), target, why->why,
+               cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+}
+
+bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *done, span at)
+{
+    *done = false;
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
+    const r_action *a = &v->r->actions[action];
+    refusal why = {{0}, {-1, {0}, -1}};
+    bool ok;
+    if (!allowed(v, actor, action, args, nargs, &why, &ok, at))
+        return false;
+    if (!ok) {
+        say_refusal(v, actor, action, args, nargs, &why);
+        return true;
+    }
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime, a->borrows_next, true, &why)) {
+        if (v->failed)
+            return false;
+        say_refusal(v, actor, action, args, nargs, &why);
+        return true;
+    }
+    creature *c = &v->creatures[actor];
+    if (a->limit && c->ledger) {
+        counter *k = &c->ledger[v->ledger_action + action];
+        uint32_t ep = ledger_epoch(v, actor, a->limit_per);
+        if (k->epoch != ep)
+            *k = (counter){0, ep};
+        k->n++;
+    }
+    char line[512];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
+    for (int i = 0; i < nargs && len < sizeof line; i++) {
+        char shown[128];
+        vm_format(v, args[i], shown, sizeof shown);
+        len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
+    }
+    combat_say(v, "%s", line);
+    char cite[160];
+    combat_note(v, "%s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
+    *done = true;
+    if (rexpr_present(&a->cooldown)) {
+        value lasts;
+        if (!eval(v, &a->cooldown, actor, args, nargs, &lasts) || !effects_cooldown(v, actor, action, lasts, at))
+            return false;
+    }
+    value who = value_ref(V_CREATURE, 0, actor);
+    value what = value_ref(V_WORD, HOME_PROGRAM, a->name);
+    value target = nargs > 0 ? args[0] : value_nil();
+    bool provokes = a->provokes == 1;
+    if (a->provokes == 2) {
+        value w;
+        if (!eval(v, &a->provokes_when, actor, args, nargs, &w))
+            return false;
+        provokes = value_truthy(w);
+    }
+    value ev[3] = {who, what, target};
+    if (provokes && !events_emit(v, EV_PROVOKING, ev, 2, at))
+        goto stopped;
+    if (!events_emit(v, EV_ACTING, ev, 3, at))
+        goto stopped;
+    if (a->body >= 0) {
+        value r;
+        value padded[32];
+        int n = nargs < 32 ? nargs : 32;
+        memcpy(padded, args, (size_t)n * sizeof(value));
+        if (!vm_call(v, a->body, actor, padded, n, &r))
+            goto stopped;
+    }
+    if (!events_emit(v, EV_ACTED, ev, 3, at))
+        goto stopped;
+    return encounter_check_over(v, at);
+stopped:
+    /* cancel() ends the action where it stands; anything else is an error */
+    if (v->cb.cancelled) {
+        v->cb.cancelled = false;
+        v->failed = false;
+        combat_say(v, "%s's %s has no further effect", c->name, action_name(v, action));
+        return encounter_check_over(v, at);
+    }
+    return false;
+}

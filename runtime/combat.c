@@ -1,0 +1,153 @@
+/* combat: the state of play's lifecycle: creation, freeing, and growing
+ * with the rules (the REPL may add a slot or a phase mid-session) and with
+ * the creatures. */
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+void combat_init(combat *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->phase = -1;
+    cb->turn = -1;
+    cb->free_effects = -1;
+    cb->initiator = -1;
+    cb->reactions_policy = 1;
+    for (int i = 0; i <= Q_ARC; i++)
+        cb->q_global[i] = -1;
+}
+
+#define FREE_ARRAY(p, cap) \
+    if (p)                 \
+    mem_free((p), (size_t)(cap) * sizeof(*(p)))
+
+void combat_free(combat *cb)
+{
+    FREE_ARRAY(cb->order, cb->order_cap);
+    FREE_ARRAY(cb->effects, cb->effects_cap);
+    FREE_ARRAY(cb->q_turn_start, cb->q_creatures_cap);
+    FREE_ARRAY(cb->q_turn_end, cb->q_creatures_cap);
+    FREE_ARRAY(cb->q_phase, cb->q_phase_cap);
+    FREE_ARRAY(cb->heap, cb->heap_cap);
+    FREE_ARRAY(cb->holds, cb->holds_cap);
+    FREE_ARRAY(cb->answers, cb->answers_cap);
+    FREE_ARRAY(cb->trigger_policy, cb->trigger_policy_cap);
+    FREE_ARRAY(cb->cells, cb->cells_cap);
+    FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
+    FREE_ARRAY(cb->zones, cb->zones_cap);
+    for (int i = 0; i < cb->nlog; i++)
+        mem_strfree(cb->log[i].text);
+    FREE_ARRAY(cb->log, cb->log_cap);
+    combat_init(cb);
+}
+
+/* Grows an int32 array to n, filling new places with -1. */
+static bool grow_heads(int32_t **arr, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t old = *cap;
+    size_t want = old ? old : 8;
+    while (want < n)
+        want *= 2;
+    int32_t *g = mem_realloc(*arr, old * sizeof(int32_t), want * sizeof(int32_t));
+    if (!g)
+        return false;
+    for (size_t i = old; i < want; i++)
+        g[i] = -1;
+    *arr = g;
+    *cap = want;
+    return true;
+}
+
+/* Every creature's ledger holds, in order: per-turn and per-round uses of
+ * each slot, debts owed by the next turn, exclusivity locks, exchange,
+ * action and trigger use counts. When the rules gain entries the ledgers
+ * are laid out again, each part copied to its new place. */
+static bool sync_ledgers(vm *v)
+{
+    const rules *r = v->r;
+    if (r->nslots == v->ledger_nslots && r->nexclusives == v->ledger_nexclusives &&
+        r->nexchanges == v->ledger_nexchanges && r->nactions == v->ledger_nactions &&
+        r->ntriggers == v->ledger_ntriggers)
+        return true;
+    int old_len = v->ledger_len;
+    int old_at[7] = {v->ledger_slot_turn, v->ledger_slot_round, v->ledger_debt,  v->ledger_lock,
+                     v->ledger_exchange,  v->ledger_action,     v->ledger_trigger};
+    int old_n[7] = {v->ledger_nslots,     v->ledger_nslots,   v->ledger_nslots,  v->ledger_nexclusives,
+                    v->ledger_nexchanges, v->ledger_nactions, v->ledger_ntriggers};
+    int new_n[7] = {r->nslots, r->nslots, r->nslots, r->nexclusives, r->nexchanges, r->nactions, r->ntriggers};
+    int new_at[7];
+    int len = 0;
+    for (int i = 0; i < 7; i++) {
+        new_at[i] = len;
+        len += new_n[i];
+    }
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        counter *fresh = len ? MEM_NEW_ARRAY(counter, (size_t)len) : NULL;
+        if (len && !fresh)
+            return false;
+        for (int part = 0; part < 7 && cr->ledger; part++)
+            memcpy(fresh + new_at[part], cr->ledger + old_at[part], (size_t)old_n[part] * sizeof(counter));
+        if (cr->ledger)
+            mem_free(cr->ledger, (size_t)old_len * sizeof(counter));
+        cr->ledger = fresh;
+    }
+    v->ledger_len = len;
+    v->ledger_slot_turn = new_at[0];
+    v->ledger_slot_round = new_at[1];
+    v->ledger_debt = new_at[2];
+    v->ledger_lock = new_at[3];
+    v->ledger_exchange = new_at[4];
+    v->ledger_action = new_at[5];
+    v->ledger_trigger = new_at[6];
+    v->ledger_nslots = r->nslots;
+    v->ledger_nexclusives = r->nexclusives;
+    v->ledger_nexchanges = r->nexchanges;
+    v->ledger_nactions = r->nactions;
+    v->ledger_ntriggers = r->ntriggers;
+    return true;
+}
+
+bool combat_sync(vm *v)
+{
+    combat *cb = &v->cb;
+    const rules *r = v->r;
+    if (!sync_ledgers(v))
+        return false;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        if (!v->creatures[c].ledger && v->ledger_len) {
+            v->creatures[c].ledger = MEM_NEW_ARRAY(counter, (size_t)v->ledger_len);
+            if (!v->creatures[c].ledger)
+                return false;
+        }
+    size_t cap = cb->q_creatures_cap;
+    if (!grow_heads(&cb->q_turn_start, &cap, v->ncreatures))
+        return false;
+    cap = cb->q_creatures_cap;
+    if (!grow_heads(&cb->q_turn_end, &cap, v->ncreatures))
+        return false;
+    cb->q_creatures_cap = cap;
+    size_t pcap = (size_t)cb->q_phase_cap;
+    if (!grow_heads(&cb->q_phase, &pcap, (size_t)r->nphases))
+        return false;
+    cb->q_phase_cap = (int)pcap;
+    if (r->ntriggers > cb->trigger_policy_cap) {
+        int old = cb->trigger_policy_cap;
+        int want = r->ntriggers + 8;
+        int8_t *g = mem_realloc(cb->trigger_policy, (size_t)old, (size_t)want);
+        if (!g)
+            return false;
+        memset(g + old, -1, (size_t)(want - old));
+        cb->trigger_policy = g;
+        cb->trigger_policy_cap = want;
+    }
+    return true;
+}
+
+const char *vm_name(const vm *v, int c)
+{
+    return c >= 0 && (size_t)c < v->ncreatures ? v->creatures[c].name : "nobody";
+}

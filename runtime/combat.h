@@ -1,0 +1,324 @@
+/* combat: the state of play the VM holds beside its values: the encounter
+ * (round, phase, turn, the order of turns), every creature's ledger of
+ * spent actions, the effects in force (conditions, cooldowns, relations,
+ * held actions) with the queues that end them, the answers to rulings, the
+ * map, and the log. Each mechanism lives in its own file:
+ *
+ *   encounter.c   rounds, phases and turns; begin and end
+ *   initiative.c  the order of turns
+ *   ledger.c      the action economy
+ *   effects.c     conditions, durations, modifiers, relations
+ *   events.c      events, triggers, reactions, rulings
+ *   checks.c      rolls with modifiers and their breakdowns
+ *   grid.c        squares, distance, sight, movement
+ *   zones.c       zones, groups and engagements
+ *   log.c         the transcript and explain
+ *
+ * Nothing here knows a rule system: every number and name comes from the
+ * rules tables (rules.h). */
+#ifndef FRAY_COMBAT_H
+#define FRAY_COMBAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/rules.h"
+#include "runtime/value.h"
+
+/* A count that resets by itself: it holds for one epoch (a creature's turn,
+ * a round, an encounter...) and reads as 0 once the epoch has moved on, so
+ * nothing has to sweep every creature when a round starts. */
+typedef struct counter {
+    int32_t n;
+    uint32_t epoch;
+} counter;
+
+/* --- effects --------------------------------------------------------------- */
+
+typedef enum { EFF_CONDITION, EFF_COOLDOWN, EFF_RELATION, EFF_HOLD } effect_kind;
+
+/* The queue that ticks an effect down. */
+typedef enum {
+    Q_NONE,        /* lasts until removed */
+    Q_TURN_START,  /* the anchor creature's turn starts */
+    Q_TURN_END,    /* the anchor creature's turn ends */
+    Q_ROUND_START,
+    Q_ROUND_END,
+    Q_PHASE,       /* a phase of the round starts */
+    Q_POSITION,    /* the turn at an initiative position comes round */
+    Q_ENCOUNTER,   /* `end encounter` */
+    Q_SCENE,
+    Q_QUEST,
+    Q_ARC,
+} queue_kind;
+
+typedef struct effect {
+    uint8_t kind;  /* effect_kind */
+    uint8_t queue; /* queue_kind */
+    bool live;
+    int32_t what;    /* condition, action (cooldown), relation, or hold index */
+    int32_t bearer;  /* the creature it is on (a relation's first role) */
+    int32_t partner; /* a relation's second role, or -1 */
+    int32_t source;  /* who caused it, or -1 */
+    int32_t anchor;  /* whose turns or which phase count it down, or -1 */
+    int32_t remaining;
+    int32_t due_round; /* Q_POSITION: the round it ends in */
+    int64_t due_key;   /* Q_POSITION: the position it ends at */
+    value lasts;       /* as given, for show and explain (nil: until removed) */
+    uint32_t seq;      /* creation order: ties break by it */
+    int32_t next, prev;   /* the bearer's list */
+    int32_t qnext, qprev; /* its queue's list (not Q_POSITION) */
+    int32_t heap_at;      /* Q_POSITION: index in the heap */
+} effect;
+
+/* --- the order of turns ------------------------------------------------------ */
+
+typedef struct entry {
+    int32_t creature; /* -1: the turn of a whole side */
+    int32_t side;
+    int64_t key; /* where in the round: entries are sorted by key, lowest first */
+    value score; /* as shown */
+    value check; /* the roll that placed it, or nil */
+} entry;
+
+/* A held action: taken when a matching event is emitted. */
+typedef struct hold {
+    int32_t creature;
+    int32_t action;
+    value args[8];
+    int nargs;
+    int32_t event;
+    value pattern[8]; /* nil matches anything */
+    int npattern;
+    bool live;
+} hold;
+
+typedef struct answer {
+    int32_t ruling;
+    int32_t creature; /* -1 for answers that are not per creature */
+    value v;
+} answer;
+
+/* --- space ----------------------------------------------------------------------- */
+
+typedef struct cell_flags {
+    int32_t x, y;
+    uint8_t flags; /* CELL_* */
+} cell_flags;
+enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
+
+typedef struct zone_info {
+    int32_t name;      /* string id */
+    int32_t neighbour; /* a zone next to it, or -1 */
+} zone_info;
+
+/* --- the log ------------------------------------------------------------------------ */
+
+typedef struct log_line {
+    uint32_t command; /* which top-level command wrote it */
+    bool detail;      /* shown by explain only */
+    char *text;
+} log_line;
+
+/* --- the whole ----------------------------------------------------------------------- */
+
+typedef struct combat {
+    /* the encounter */
+    bool active;
+    bool over;       /* its `ends when` held */
+    int32_t round;   /* 0 before round 1 and in a surprise round */
+    bool surprise;   /* the surprise round is under way */
+    bool free_round; /* the free round before initiative is under way */
+    int32_t phase;   /* index into the round's phases, -1: the one implicit phase */
+    int32_t turn;    /* index into order, -1 between turns */
+    bool in_turn;    /* a turn (or step) has started and not ended */
+    uint32_t round_epoch;
+    uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
+    entry *order;
+    int norder, order_cap;
+    bool ordered;   /* initiative has been rolled */
+    bool awaiting_start; /* the order may still be changed before round 1 */
+    int32_t initiator; /* who started the fight, or -1 */
+    int32_t fighting;  /* `fight`: rounds left, or 0 */
+    bool fight_paused; /* `fight N rounds` stopped between rounds */
+    bool checking_over;
+    int32_t turn_announced_round;
+
+    /* effects and the queues that end them */
+    effect *effects;
+    int neffects, effects_cap;
+    int32_t free_effects;
+    uint32_t effect_seq;
+    int32_t *q_turn_start, *q_turn_end; /* per creature: first effect, -1 */
+    size_t q_creatures_cap;
+    int32_t q_global[Q_ARC + 1]; /* round start/end and the spans */
+    int32_t *q_phase;            /* per phase */
+    int q_phase_cap;
+    int32_t *heap; /* Q_POSITION effects, soonest first */
+    int nheap, heap_cap;
+
+    hold *holds;
+    int nholds, holds_cap;
+
+    answer *answers;
+    int nanswers, answers_cap;
+
+    /* policies for reactions where no one is asked */
+    int8_t reactions_policy; /* 1 take (default), 0 decline */
+    int8_t *trigger_policy;  /* per trigger: -1 as reactions_policy */
+    int trigger_policy_cap;
+
+    /* the grid */
+    cell_flags *cells;
+    int ncells, cells_cap;
+    int32_t *cell_index; /* open addressing over cells, -1 empty */
+    int cell_index_cap;
+    /* zones */
+    zone_info *zones;
+    int nzones, zones_cap;
+    int32_t next_engagement;
+
+    /* what the command under way is resolving */
+    bool cancelled; /* cancel() was called */
+    int32_t trigger_depth;
+    int32_t in_holds; /* evaluating a `holds when` */
+
+    /* the log */
+    log_line *log;
+    int nlog, log_cap;
+    uint32_t command_no;
+    uint32_t explain_command; /* the command `explain` describes */
+    bool quiet;               /* sim: keep no log and print nothing */
+    int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
+    char pending_line[512];
+} combat;
+
+struct vm;
+
+/* Lifecycle (combat.c). */
+void combat_init(combat *cb);
+void combat_free(combat *cb);
+/* Makes room for creatures and rules that arrived since the last call. */
+bool combat_sync(struct vm *v);
+
+/* The transcript (log.c): a line of play, or a detail shown by explain. */
+void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Output that is not play (show, explain): printed, not logged. */
+void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void combat_flush_roll(struct vm *v);
+void combat_explain(struct vm *v);
+void combat_show_log(struct vm *v);
+/* `§ "Section"` of a declaration, or "" */
+const char *combat_cite(struct vm *v, const origin *o, char *buf, size_t cap);
+
+/* Encounter (encounter.c). */
+bool encounter_begin(struct vm *v, span at);
+bool encounter_end(struct vm *v, span at);
+bool encounter_next(struct vm *v, span at);
+bool encounter_end_span(struct vm *v, int kind, span at); /* scene, quest, arc: 1..3 */
+bool encounter_delay(struct vm *v, span at);
+bool encounter_resume(struct vm *v, int c, span at);
+bool encounter_fight(struct vm *v, int rounds, span at);
+/* Is c out of the fight? */
+bool encounter_out(struct vm *v, int c, bool *out, span at);
+/* The creature whose turn it is (or any member of the acting side), -1. */
+int encounter_acting(const struct vm *v);
+bool encounter_is_turn_of(const struct vm *v, int c);
+/* Checks `ends when`; ends the encounter if it holds. */
+bool encounter_check_over(struct vm *v, span at);
+/* The position key of the current moment in the round. */
+int64_t encounter_now_key(const struct vm *v);
+bool encounter_reorder(struct vm *v, int c, bool after, int other, bool forfeit, span at);
+bool encounter_roll_initiative(struct vm *v, const value *given, int ngiven, span at);
+bool encounter_start_rounds(struct vm *v, span at);
+
+/* Initiative (initiative.c). */
+bool initiative_roll(struct vm *v, const value *given, int ngiven, span at);
+void initiative_show(struct vm *v);
+
+/* Ledger (ledger.c). */
+typedef struct refusal {
+    char why[256];
+    origin rule;
+} refusal;
+/* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
+   With pay, pays it. Fills *why when it cannot. */
+bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay,
+                refusal *why);
+int ledger_spent(struct vm *v, int c, int slot);
+int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
+bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
+/* A creature's turn starts: debts become this turn's uses, locks lapse. */
+void ledger_turn_start(struct vm *v, int c);
+bool ledger_show(struct vm *v, int c);
+uint32_t ledger_epoch(const struct vm *v, int c, period per);
+
+/* Effects (effects.c). */
+bool effects_apply(struct vm *v, int c, int cond, value lasts, int source, span at, bool *applied);
+bool effects_remove(struct vm *v, int c, int cond, span at, bool *removed);
+bool effects_has(struct vm *v, int c, int cond, bool *has, span at);
+bool effects_tick(struct vm *v, queue_kind q, int anchor, span at);
+bool effects_tick_position(struct vm *v, int round, int64_t key, span at);
+bool effects_end_encounter(struct vm *v, span at);
+/* A stat with every modifier of c's conditions. */
+bool effects_stat(struct vm *v, int c, int stat_decl, value base, value *out, span at);
+/* The modifier terms a check gets for its participants (checks.c). */
+bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels,
+                        int *cites, int *n, int max, span at);
+bool effects_forbids(struct vm *v, int c, int action, refusal *why, span at);
+bool effects_protects(struct vm *v, int target, int action, int actor, refusal *why, span at);
+/* Does a condition of c forbid it reactions of this kind (a word id)? */
+bool effects_forbids_kind(struct vm *v, int c, int kind, refusal *why, span at);
+bool effects_cooldown(struct vm *v, int c, int action, value lasts, span at);
+bool effects_on_cooldown(struct vm *v, int c, int action);
+/* A held action waits as an effect, so it lapses like one. */
+bool effects_hold(struct vm *v, int c, int hold_index, value lasts, span at);
+bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, bool *done);
+bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
+bool effects_related(struct vm *v, int rel, int a, int b);
+bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
+void effects_show(struct vm *v, int c, char *buf, size_t cap);
+/* Ends every effect on c (it leaves play). */
+bool effects_clear(struct vm *v, int c, span at);
+
+/* Events (events.c). */
+bool events_emit(struct vm *v, int event, const value *args, int nargs, span at);
+bool rulings_ask(struct vm *v, int ruling, int self, value *out, span at);
+bool rulings_answer(struct vm *v, int ruling, value answer, int creature, span at);
+void rulings_end_encounter(struct vm *v);
+
+/* Actions (act.c). */
+bool act_take(struct vm *v, int actor, int action, const value *args, int nargs, bool *allowed, span at);
+bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at);
+
+/* Checks (checks.c). */
+bool checks_roll(struct vm *v, int check, const value *args, int nargs, value *out, span at);
+bool checks_compare(struct vm *v, value roll, int cmp, value target, int label, bool *result, span at);
+
+/* Grid (grid.c). */
+bool grid_place(struct vm *v, int c, int32_t x, int32_t y, span at);
+bool grid_wall(struct vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint8_t flag, span at);
+bool grid_distance(struct vm *v, value a, value b, value *out, span at);
+bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
+bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
+bool grid_cover(struct vm *v, int a, int b, int *level, span at);
+bool grid_sees(struct vm *v, int a, int b);
+bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved,
+               span at);
+bool grid_push(struct vm *v, int c, int from, value dist, value *moved, span at);
+void grid_show(struct vm *v);
+bool grid_adjacent(struct vm *v, int a, int b);
+
+/* Zones (zones.c). */
+bool zones_declare(struct vm *v, int name, int neighbour, span at);
+bool zones_place(struct vm *v, int c, int zone, span at);
+bool zones_join(struct vm *v, int c, int group, span at);
+bool zones_separate(struct vm *v, int c, span at);
+bool zones_engage(struct vm *v, int a, int b, span at);
+bool zones_disengage(struct vm *v, int c, span at);
+bool zones_range_between(struct vm *v, int a, int b, int *range, span at);
+bool zones_defend(struct vm *v, int c, bool *ok, span at);
+void zones_show(struct vm *v);
+
+#endif

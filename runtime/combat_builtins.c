@@ -1,0 +1,420 @@
+/* combat_builtins: the built-in functions that read and change the state
+ * of play (builtins.def lists them): conditions, the economy, who is in
+ * the fight, relations, the grid and zones. Each checks its arguments and
+ * hands the work to the module that owns it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/vm.h"
+
+static const char *const builtin_names[] = {
+#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#include "runtime/builtins.def"
+#undef BUILTIN
+};
+
+static bool creature_at(vm *v, int id, const value *args, int i, int *out, span at)
+{
+    value x = args[i];
+    if (x.type != V_CREATURE)
+        return vm_error(v, at, "%s() needs a creature as argument %d, not %s", builtin_names[id], i + 1,
+                        value_type_name(x.type));
+    *out = (int)x.num;
+    return true;
+}
+
+/* A condition, slot, relation... named by a word value. */
+static bool named(vm *v, int id, value x, int (*lookup)(const rules *, int), const char *what, int *out, span at)
+{
+    if (x.type != V_WORD)
+        return vm_error(v, at, "%s() needs a %s, not %s", builtin_names[id], what, value_type_name(x.type));
+    *out = lookup(v->r, (int)x.num);
+    if (*out < 0)
+        return vm_error(v, at, "no %s '%s'", what, program_string(v->p, (int)x.num));
+    return true;
+}
+
+static bool in_fight(vm *v, int c, bool *yes, span at)
+{
+    bool out;
+    if (!encounter_out(v, c, &out, at))
+        return false;
+    *yes = v->creatures[c].in_play && !out;
+    return true;
+}
+
+static bool creature_list(vm *v, int id, int c, span at, value *out)
+{
+    value items[1024];
+    size_t n = 0;
+    combat *cb = &v->cb;
+    /* initiative order when there is one, else creation order */
+    int order[1024];
+    int no = 0;
+    if (cb->ordered) {
+        for (int i = 0; i < cb->norder && no < 1024; i++) {
+            if (cb->order[i].creature >= 0)
+                order[no++] = cb->order[i].creature;
+            else
+                for (size_t k = 0; k < v->ncreatures && no < 1024; k++)
+                    if (v->creatures[k].side == cb->order[i].side && v->creatures[k].in_play)
+                        order[no++] = (int)k;
+        }
+        /* in play but not in the order (joined later, or outside one) */
+        for (size_t k = 0; k < v->ncreatures && no < 1024; k++) {
+            bool listed = false;
+            for (int i = 0; i < no; i++)
+                listed |= order[i] == (int)k;
+            if (!listed && v->creatures[k].in_play)
+                order[no++] = (int)k;
+        }
+    } else {
+        for (size_t k = 0; k < v->ncreatures && no < 1024; k++)
+            order[no++] = (int)k;
+    }
+    for (int i = 0; i < no && n < 1024; i++) {
+        int k = order[i];
+        const creature *cr = &v->creatures[k];
+        bool want;
+        switch (id) {
+        case BI_creatures: want = !cb->active || cr->in_play; break;
+        case BI_enemies:
+        case BI_allies: {
+            bool fighting;
+            if (!in_fight(v, k, &fighting, at))
+                return false;
+            int sa = v->creatures[c].side, sb = cr->side;
+            bool enemy = k != c && (sa < 0 || sb < 0 || sa != sb);
+            want = fighting && k != c && (id == BI_enemies ? enemy : !enemy);
+            break;
+        }
+        default: want = false; break;
+        }
+        if (want)
+            items[n++] = value_ref(V_CREATURE, 0, k);
+    }
+    return vm_make_list(v, items, n, at, out);
+}
+
+bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
+    combat *cb = &v->cb;
+    int a = -1, b = -1, k = -1;
+    *out = value_nil();
+    switch ((builtin_id)id) {
+    case BI_has: {
+        bool has;
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
+            !effects_has(v, a, k, &has, at))
+            return false;
+        *out = value_bool(has);
+        return true;
+    }
+    case BI_apply: {
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at))
+            return false;
+        value lasts = argc > 2 ? args[2] : value_nil();
+        int by = argc > 3 && args[3].type == V_CREATURE ? (int)args[3].num : -1;
+        if (argc > 3 && args[3].type != V_CREATURE && args[3].type != V_NIL)
+            return vm_error(v, at, "apply(): the source is a creature, not %s", value_type_name(args[3].type));
+        bool applied;
+        if (!effects_apply(v, a, k, lasts, by, at, &applied))
+            return false;
+        *out = value_bool(applied);
+        return true;
+    }
+    case BI_remove: {
+        bool removed;
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
+            !effects_remove(v, a, k, at, &removed))
+            return false;
+        *out = value_bool(removed);
+        return true;
+    }
+    case BI_spent:
+    case BI_left: {
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
+            return false;
+        if (id == BI_spent) {
+            *out = value_int(ledger_spent(v, a, k));
+        } else {
+            bool unlimited;
+            int left = ledger_left(v, a, k, &unlimited);
+            if (v->failed)
+                return false;
+            *out = value_int(unlimited ? 1000000 : left);
+        }
+        return true;
+    }
+    case BI_spend: {
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
+            return false;
+        int n = 1;
+        if (argc > 2) {
+            if (args[2].type != V_INT || args[2].num < 1 || args[2].num > 100)
+                return vm_error(v, at, "spend(): how many is a whole number from 1 to 100");
+            n = (int)args[2].num;
+        }
+        refusal why;
+        bool ok = ledger_spend_slot(v, a, k, n, &why);
+        if (v->failed)
+            return false;
+        if (!ok) {
+            char cite[160];
+            combat_note(v, "%s cannot spend %s: %s (%s)", v->creatures[a].name,
+                        program_string(v->p, v->r->slots[k].name), why.why,
+                        combat_cite(v, &why.rule, cite, sizeof cite));
+        }
+        *out = value_bool(ok);
+        return true;
+    }
+    case BI_out: {
+        bool o;
+        if (!creature_at(v, id, args, 0, &a, at) || !encounter_out(v, a, &o, at))
+            return false;
+        *out = value_bool(o);
+        return true;
+    }
+    case BI_acted:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = value_bool(v->creatures[a].acted);
+        return true;
+    case BI_acting: {
+        int c = encounter_acting(v);
+        *out = c >= 0 ? value_ref(V_CREATURE, 0, c) : value_nil();
+        return true;
+    }
+    case BI_round_number: *out = value_int(cb->active ? cb->round : 0); return true;
+    case BI_phase:
+        *out = cb->phase >= 0 && cb->phase < v->r->nphases ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[cb->phase].name)
+                                                            : value_nil();
+        return true;
+    case BI_creatures: return creature_list(v, id, -1, at, out);
+    case BI_enemies:
+    case BI_allies:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        return creature_list(v, id, a, at, out);
+    case BI_members: {
+        if (args[0].type != V_WORD)
+            return vm_error(v, at, "members() needs a side, not %s", value_type_name(args[0].type));
+        int side = rules_side(v->r, (int)args[0].num);
+        if (side < 0)
+            return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
+        value items[1024];
+        size_t n = 0;
+        for (size_t c = 0; c < v->ncreatures && n < 1024; c++)
+            if (v->creatures[c].side == side && (!cb->active || v->creatures[c].in_play))
+                items[n++] = value_ref(V_CREATURE, 0, (int64_t)c);
+        return vm_make_list(v, items, n, at, out);
+    }
+    case BI_sides_standing: {
+        int seen[256];
+        int n = 0;
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            bool yes;
+            if (!in_fight(v, (int)c, &yes, at))
+                return false;
+            if (!yes)
+                continue;
+            bool dup = false;
+            for (int i = 0; i < n; i++)
+                dup |= seen[i] == v->creatures[c].side;
+            if (!dup && n < 256)
+                seen[n++] = v->creatures[c].side;
+        }
+        *out = value_int(n);
+        return true;
+    }
+    case BI_cancel:
+        if (cb->trigger_depth == 0 && v->nframes <= 1)
+            return vm_error(v, at, "cancel() has nothing to cancel here");
+        cb->cancelled = true;
+        return vm_error(v, at, "cancelled");
+    case BI_relate:
+    case BI_unrelate:
+    case BI_related: {
+        if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at) ||
+            !creature_at(v, id, args, 2, &b, at))
+            return false;
+        bool done = false;
+        if (id == BI_related)
+            done = effects_related(v, k, a, b);
+        else if (id == BI_relate) {
+            if (!effects_relate(v, k, a, b, argc > 3 ? args[3] : value_nil(), at, &done))
+                return false;
+        } else if (!effects_unrelate(v, k, a, b, at, &done))
+            return false;
+        *out = value_bool(done);
+        return true;
+    }
+    case BI_partners:
+    case BI_holders:
+        if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at))
+            return false;
+        return effects_partners(v, k, a, id == BI_holders, out, at);
+    case BI_distance: return grid_distance(v, args[0], args[1], out, at);
+    case BI_within: {
+        bool ok;
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+            !named(v, id, args[2], rules_range, "range", &k, at) || !grid_within(v, a, b, k, &ok, at))
+            return false;
+        *out = value_bool(ok);
+        return true;
+    }
+    case BI_adjacent:
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+            return false;
+        *out = value_bool(grid_adjacent(v, a, b));
+        return true;
+    case BI_threatens: {
+        bool ok;
+        if (!creature_at(v, id, args, 0, &a, at) || !grid_threatens(v, a, args[1], &ok, at))
+            return false;
+        *out = value_bool(ok);
+        return true;
+    }
+    case BI_cover: {
+        int level;
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+            !grid_cover(v, a, b, &level, at))
+            return false;
+        const char *w = level <= 0 ? "none" : level == 1 ? "half" : "full";
+        if (level < 0)
+            w = "unseen";
+        *out = value_ref(V_WORD, HOME_PROGRAM, program_intern(v->p, w, strlen(w)));
+        return true;
+    }
+    case BI_sees:
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+            return false;
+        *out = value_bool(grid_sees(v, a, b));
+        return true;
+    case BI_nearest: {
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        if (args[1].type != V_LIST)
+            return vm_error(v, at, "nearest() needs a list of creatures, not %s", value_type_name(args[1].type));
+        size_t n;
+        const value *items = vm_list_items(v, args[1], &n);
+        value best_d = value_nil();
+        for (size_t i = 0; i < n; i++) {
+            if (items[i].type != V_CREATURE)
+                continue;
+            if (!v->creatures[a].placed || !v->creatures[items[i].num].placed) {
+                if (out->type == V_NIL)
+                    *out = items[i]; /* off the map: the first will do */
+                continue;
+            }
+            value d;
+            if (!grid_distance(v, value_ref(V_CREATURE, 0, a), items[i], &d, at))
+                return false;
+            if (best_d.type == V_NIL || rat_cmp(d, best_d) < 0) {
+                best_d = d;
+                *out = items[i];
+            }
+        }
+        return true;
+    }
+    case BI_square_of:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        if (!v->creatures[a].placed)
+            return vm_error(v, at, "%s is not on the map", v->creatures[a].name);
+        *out = value_square(v->creatures[a].x, v->creatures[a].y);
+        return true;
+    case BI_walk: {
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        int how = argc > 3 && args[3].type == V_WORD ? (int)args[3].num : program_intern(v->p, "walk", 4);
+        return grid_walk(v, a, args[1], args[2], how, NULL, 0, out, at);
+    }
+    case BI_push:
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+            return false;
+        return grid_push(v, a, b, args[2], out, at);
+    case BI_range_between: {
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+            !zones_range_between(v, a, b, &k, at))
+            return false;
+        *out = k >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->r->ranges[k].name) : value_nil();
+        return true;
+    }
+    case BI_zone_of:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = v->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].zone) : value_nil();
+        return true;
+    case BI_engaged:
+    case BI_grouped: {
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+            return false;
+        const creature *x = &v->creatures[a], *y = &v->creatures[b];
+        bool yes = id == BI_engaged ? x->engagement >= 0 && x->engagement == y->engagement
+                                    : x->group >= 0 && x->group == y->group && x->zone == y->zone;
+        *out = value_bool(yes);
+        return true;
+    }
+    case BI_engage:
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+            !zones_engage(v, a, b, at))
+            return false;
+        *out = value_bool(v->creatures[a].engagement >= 0 && v->creatures[a].engagement == v->creatures[b].engagement);
+        return true;
+    case BI_disengage:
+        if (!creature_at(v, id, args, 0, &a, at) || !zones_disengage(v, a, at))
+            return false;
+        *out = value_bool(true);
+        return true;
+    case BI_join:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        if (args[1].type != V_WORD)
+            return vm_error(v, at, "join(): a group is named by a word, not %s", value_type_name(args[1].type));
+        if (!zones_join(v, a, (int)args[1].num, at))
+            return false;
+        *out = value_bool(v->creatures[a].group == (int)args[1].num);
+        return true;
+    case BI_separate:
+        if (!creature_at(v, id, args, 0, &a, at) || !zones_separate(v, a, at))
+            return false;
+        *out = value_bool(true);
+        return true;
+    case BI_engaged_with: {
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        value items[1024];
+        size_t n = 0;
+        int e = v->creatures[a].engagement;
+        for (size_t c = 0; c < v->ncreatures && n < 1024 && e >= 0; c++) {
+            const creature *cr = &v->creatures[c];
+            if ((int)c == a || cr->engagement != e || !cr->in_play)
+                continue;
+            int sa = v->creatures[a].side, sb = cr->side;
+            bool fighting;
+            if (!in_fight(v, (int)c, &fighting, at))
+                return false;
+            if (fighting && (sa < 0 || sb < 0 || sa != sb))
+                items[n++] = value_ref(V_CREATURE, 0, (int64_t)c);
+        }
+        return vm_make_list(v, items, n, at, out);
+    }
+    case BI_defended:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = value_bool(v->creatures[a].defended);
+        return true;
+    case BI_defend: {
+        bool ok;
+        if (!creature_at(v, id, args, 0, &a, at) || !zones_defend(v, a, &ok, at))
+            return false;
+        *out = value_bool(ok);
+        return true;
+    }
+    default: break;
+    }
+    return vm_error(v, at, "internal: unknown builtin %d", id);
+}

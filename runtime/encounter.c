@@ -1,0 +1,930 @@
+/* encounter: rounds, phases and turns. An encounter begins, the order of
+ * turns is found, and then each round runs its phases in order; in a phase
+ * of turns every participant takes a turn in the order, in a phase of
+ * steps each gets a step (not a turn), and an open phase is ended by the
+ * GM. `next` ends the turn or step under way and starts the next one, so a
+ * script reads as the table plays. Effects tick at each start and end.
+ *
+ * Surprise, delay, holding, voluntary reordering and forfeited turns are
+ * here too; what the rules choose among them is in `initiative`. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+#define KEY_GAP ((int64_t)1 << 32)
+#define FIGHT_ROUNDS_MAX 1000
+
+static bool start_round(vm *v, span at);
+static bool next_participant(vm *v, span at);
+
+/* --- who --------------------------------------------------------------------- */
+
+bool encounter_out(vm *v, int c, bool *out, span at)
+{
+    *out = false;
+    const rexpr *e = &v->r->encounter.out;
+    if (!rexpr_present(e))
+        return true;
+    value x;
+    if (e->kind == REXPR_CONST)
+        x = e->v;
+    else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
+        return false;
+    (void)at;
+    *out = value_truthy(x);
+    return true;
+}
+
+static const entry *current(const vm *v)
+{
+    const combat *cb = &v->cb;
+    return cb->turn >= 0 && cb->turn < cb->norder ? &cb->order[cb->turn] : NULL;
+}
+
+int encounter_acting(const vm *v)
+{
+    const entry *e = current(v);
+    if (!e || !v->cb.in_turn)
+        return -1;
+    if (e->creature >= 0)
+        return e->creature;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+            return (int)c;
+    return -1;
+}
+
+bool encounter_is_turn_of(const vm *v, int c)
+{
+    const entry *e = current(v);
+    if (!e || !v->cb.in_turn)
+        return false;
+    if (e->creature >= 0)
+        return e->creature == c;
+    return v->creatures[c].in_play && v->creatures[c].side == e->side;
+}
+
+int64_t encounter_now_key(const vm *v)
+{
+    const combat *cb = &v->cb;
+    const entry *e = current(v);
+    if (e)
+        return e->key;
+    return cb->turn >= cb->norder ? INT64_MAX : INT64_MIN;
+}
+
+static const char *entry_name(vm *v, const entry *e)
+{
+    return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
+}
+
+static const r_phase *phase_of(vm *v)
+{
+    return v->cb.phase >= 0 && v->cb.phase < v->r->nphases ? &v->r->phases[v->cb.phase] : NULL;
+}
+
+static phase_kind current_kind(vm *v)
+{
+    const r_phase *ph = phase_of(v);
+    return ph ? ph->kind : PHASE_TURNS;
+}
+
+/* May c take part in the current phase's turn or step? */
+static bool takes_part(vm *v, int c, bool *yes, span at)
+{
+    *yes = false;
+    creature *cr = &v->creatures[c];
+    if (!cr->in_play || cr->delaying)
+        return true;
+    bool out;
+    if (!encounter_out(v, c, &out, at))
+        return false;
+    if (out)
+        return true;
+    if ((v->cb.surprise || v->cb.free_round) && cr->surprised)
+        return true; /* the surprised do not act in the surprise round */
+    const r_phase *ph = phase_of(v);
+    if (ph && rexpr_present(&ph->only)) {
+        value x;
+        if (ph->only.kind == REXPR_CONST)
+            x = ph->only.v;
+        else if (!vm_call(v, ph->only.chunk, c, NULL, 0, &x))
+            return false;
+        if (!value_truthy(x))
+            return true;
+    }
+    if (cr->forfeit && current_kind(v) == PHASE_TURNS) {
+        cr->forfeit = false; /* this is the turn it gave up */
+        combat_say(v, "%s forfeits this turn", cr->name);
+        cr->acted = true;
+        return true;
+    }
+    *yes = true;
+    return true;
+}
+
+/* --- resources that refresh ------------------------------------------------------ */
+
+static bool refresh(vm *v, period per, int only, span at)
+{
+    const rules *r = v->r;
+    for (int k = 0; k < r->nresources; k++) {
+        const r_resource *res = &r->resources[k];
+        if (res->refresh != per)
+            continue;
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            if (!v->creatures[c].in_play || (only >= 0 && (int)c != only))
+                continue;
+            value max;
+            if (res->max.kind == REXPR_CONST)
+                max = res->max.v;
+            else if (res->max.kind == REXPR_CHUNK) {
+                if (!vm_call(v, res->max.chunk, (int)c, NULL, 0, &max))
+                    return false;
+            } else
+                continue;
+            int slot = vm_stat_slot(v, res->stat);
+            if (slot < 0)
+                return vm_error(v, at, "out of memory");
+            v->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
+        }
+    }
+    return true;
+}
+
+/* --- turns --------------------------------------------------------------------------- */
+
+static bool turn_events(vm *v, int c, bool start, span at)
+{
+    value arg = value_ref(V_CREATURE, 0, c);
+    if (start) {
+        if (v->creatures[c].resumed) {
+            v->creatures[c].resumed = false; /* its turn started before it delayed */
+            return true;
+        }
+        ledger_turn_start(v, c);
+        if (!effects_tick(v, Q_TURN_START, c, at) || !refresh(v, PER_TURN, c, at))
+            return false;
+        return events_emit(v, EV_TURN_START, &arg, 1, at);
+    }
+    if (!events_emit(v, EV_TURN_END, &arg, 1, at) || !effects_tick(v, Q_TURN_END, c, at))
+        return false;
+    v->creatures[c].acted = true;
+    return true;
+}
+
+static bool start_turn(vm *v, int i, span at)
+{
+    combat *cb = &v->cb;
+    cb->turn = i;
+    cb->in_turn = true;
+    const entry *e = &cb->order[i];
+    if (!effects_tick_position(v, cb->round, e->key, at))
+        return false;
+    if (!cb->active)
+        return true; /* an expiring effect ended the fight */
+    e = &cb->order[cb->turn];
+    phase_kind kind = current_kind(v);
+    const char *round_note = "";
+    char head[64] = "";
+    if (i == 0 || cb->turn_announced_round != cb->round) {
+        if (cb->free_round)
+            snprintf(head, sizeof head, "free round: ");
+        else if (cb->surprise)
+            snprintf(head, sizeof head, "surprise round: ");
+        else
+            snprintf(head, sizeof head, "round %d: ", cb->round);
+        cb->turn_announced_round = cb->round;
+    }
+    (void)round_note;
+    if (kind == PHASE_STEPS) {
+        combat_say(v, "%s%s's %s", head, entry_name(v, e), program_string(v->p, phase_of(v)->name));
+        return true;
+    }
+    if (e->creature >= 0) {
+        combat_say(v, "%s%s's turn", head, entry_name(v, e));
+        return turn_events(v, e->creature, true, at);
+    }
+    /* a side's turn: each member's turn starts */
+    char members[512];
+    size_t len = 0;
+    members[0] = '\0';
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        bool yes;
+        if (v->creatures[c].side != e->side)
+            continue;
+        if (!takes_part(v, (int)c, &yes, at))
+            return false;
+        if (yes && len < sizeof members)
+            len += (size_t)snprintf(members + len, sizeof members - len, "%s%s", len ? ", " : "", v->creatures[c].name);
+    }
+    combat_say(v, "%s%s's turn (%s)", head, entry_name(v, e), members);
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        bool yes;
+        if (v->creatures[c].side != e->side)
+            continue;
+        if (!takes_part(v, (int)c, &yes, at))
+            return false;
+        if (yes && !turn_events(v, (int)c, true, at))
+            return false;
+    }
+    return true;
+}
+
+static bool end_turn(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    const entry *e = current(v);
+    cb->in_turn = false;
+    if (!e)
+        return true;
+    if (current_kind(v) == PHASE_STEPS)
+        return true;
+    if (e->creature >= 0)
+        return turn_events(v, e->creature, false, at);
+    int side = e->side;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        if (v->creatures[c].in_play && v->creatures[c].side == side && !turn_events(v, (int)c, false, at))
+            return false;
+    return true;
+}
+
+/* --- phases and rounds --------------------------------------------------------------- */
+
+static bool phase_skipped(vm *v, const r_phase *ph, bool *skip)
+{
+    *skip = false;
+    if (!rexpr_present(&ph->skip_when))
+        return true;
+    value x;
+    if (ph->skip_when.kind == REXPR_CONST)
+        x = ph->skip_when.v;
+    else if (!vm_call(v, ph->skip_when.chunk, -1, NULL, 0, &x))
+        return false;
+    if (!value_truthy(x))
+        return true;
+    if (rexpr_present(&ph->skip_unless)) {
+        if (ph->skip_unless.kind == REXPR_CONST)
+            x = ph->skip_unless.v;
+        else if (!vm_call(v, ph->skip_unless.chunk, -1, NULL, 0, &x))
+            return false;
+        if (value_truthy(x))
+            return true;
+    }
+    *skip = true;
+    return true;
+}
+
+static bool end_round(vm *v, span at);
+
+static bool apply_forfeits(vm *v, span at);
+
+static bool start_phase(vm *v, int p, span at)
+{
+    combat *cb = &v->cb;
+    const rules *r = v->r;
+    cb->turn = -1;
+    cb->in_turn = false;
+    if (r->nphases == 0) {
+        cb->phase = -1;
+        if (!apply_forfeits(v, at))
+            return false;
+        return next_participant(v, at);
+    }
+    for (; p < r->nphases; p++) {
+        const r_phase *ph = &r->phases[p];
+        cb->phase = p;
+        bool skip;
+        if (!phase_skipped(v, ph, &skip))
+            return false;
+        if (skip) {
+            combat_note(v, "no %s phase this round", program_string(v->p, ph->name));
+            continue;
+        }
+        if (ph->kind == PHASE_TURNS && !apply_forfeits(v, at))
+            return false;
+        value name = value_ref(V_WORD, HOME_PROGRAM, ph->name);
+        if (!events_emit(v, EV_PHASE_START, &name, 1, at) || !effects_tick(v, Q_PHASE, p, at))
+            return false;
+        if (ph->kind == PHASE_OPEN) {
+            combat_say(v, "%s phase", program_string(v->p, ph->name));
+            return true;
+        }
+        return next_participant(v, at);
+    }
+    return end_round(v, at);
+}
+
+static bool end_phase(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    const r_phase *ph = phase_of(v);
+    cb->turn = cb->norder; /* past the last position */
+    if (ph) {
+        value name = value_ref(V_WORD, HOME_PROGRAM, ph->name);
+        if (!events_emit(v, EV_PHASE_END, &name, 1, at))
+            return false;
+        if (cb->phase + 1 < v->r->nphases)
+            return start_phase(v, cb->phase + 1, at);
+    }
+    return end_round(v, at);
+}
+
+static bool next_participant(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    for (int i = cb->turn + 1; i < cb->norder; i++) {
+        const entry *e = &cb->order[i];
+        bool yes = false;
+        if (e->creature >= 0) {
+            if (!takes_part(v, e->creature, &yes, at))
+                return false;
+        } else {
+            for (size_t c = 0; c < v->ncreatures && !yes; c++)
+                if (v->creatures[c].side == e->side && !takes_part(v, (int)c, &yes, at))
+                    return false;
+        }
+        if (!cb->active)
+            return true;
+        if (yes)
+            return start_turn(v, i, at);
+    }
+    return end_phase(v, at);
+}
+
+static bool start_round(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (!cb->surprise && !cb->free_round)
+        cb->round++;
+    cb->round_epoch++;
+    cb->turn = -1;
+    if (!refresh(v, PER_ROUND, -1, at) || !effects_tick(v, Q_ROUND_START, 0, at))
+        return false;
+    value n = value_int(cb->round);
+    if (!events_emit(v, EV_ROUND_START, &n, 1, at))
+        return false;
+    if (!cb->active)
+        return true;
+    return start_phase(v, 0, at);
+}
+
+static bool end_round(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    cb->turn = cb->norder;
+    cb->in_turn = false;
+    value n = value_int(cb->round);
+    if (!events_emit(v, EV_ROUND_END, &n, 1, at) || !effects_tick(v, Q_ROUND_END, 0, at) ||
+        !effects_tick_position(v, cb->round, INT64_MAX, at))
+        return false;
+    if (!cb->active)
+        return true;
+    /* a creature that delayed all round */
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        if (cr->delaying && v->r->initiative.delay_round_only) {
+            cr->delaying = false;
+            cr->resumed = false;
+            combat_say(v, "%s waited all round and loses its turn", cr->name);
+        }
+    }
+    if (!encounter_check_over(v, at))
+        return false;
+    if (!cb->active)
+        return true;
+    if (cb->fighting > 0 && --cb->fighting == 0 && !cb->surprise && !cb->free_round)
+        cb->fight_paused = true;
+    if (cb->free_round) {
+        /* the free round is over: now initiative is rolled */
+        cb->free_round = false;
+        cb->round = 0;
+        if (!initiative_roll(v, NULL, 0, at))
+            return false;
+        return start_round(v, at);
+    }
+    if (cb->surprise) {
+        cb->surprise = false;
+        cb->round = 0;
+        for (size_t c = 0; c < v->ncreatures; c++)
+            v->creatures[c].surprised = false;
+    }
+    if (v->r->initiative.reroll_each_round && !initiative_roll(v, NULL, 0, at))
+        return false;
+    if (cb->fight_paused)
+        return true;
+    return start_round(v, at);
+}
+
+/* --- the encounter --------------------------------------------------------------------- */
+
+bool encounter_begin(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (cb->active)
+        return vm_error(v, at, "an encounter is already under way; 'end encounter' first");
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
+    cb->active = true;
+    cb->over = false;
+    cb->ordered = false;
+    cb->round = 0;
+    cb->turn = -1;
+    cb->phase = -1;
+    cb->in_turn = false;
+    cb->surprise = cb->free_round = false;
+    cb->norder = 0;
+    cb->fighting = 0;
+    cb->fight_paused = false;
+    cb->awaiting_start = false;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        cr->in_play = true;
+        cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
+    }
+    combat_say(v, "encounter begins");
+    if (!refresh(v, PER_ENCOUNTER, -1, at))
+        return false;
+    return events_emit(v, EV_ENCOUNTER_START, NULL, 0, at);
+}
+
+bool encounter_end(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (!cb->active)
+        return vm_error(v, at, "no encounter to end");
+    int rounds = cb->round;
+    if (!events_emit(v, EV_ENCOUNTER_END, NULL, 0, at))
+        return false;
+    cb->active = false;
+    if (!effects_end_encounter(v, at))
+        return false;
+    cb->spans[0]++;
+    rulings_end_encounter(v);
+    cb->ordered = false;
+    cb->norder = 0;
+    cb->turn = -1;
+    cb->phase = -1;
+    cb->in_turn = false;
+    cb->round = 0;
+    for (int h = 0; h < cb->nholds; h++)
+        cb->holds[h].live = false;
+    cb->nholds = 0;
+    combat_say(v, "encounter ends after %d round%s", rounds, rounds == 1 ? "" : "s");
+    return true;
+}
+
+bool encounter_end_span(vm *v, int kind, span at)
+{
+    static const char *const names[] = {"encounter", "scene", "quest", "arc"};
+    static const queue_kind queues[] = {Q_ENCOUNTER, Q_SCENE, Q_QUEST, Q_ARC};
+    static const period pers[] = {PER_ENCOUNTER, PER_SCENE, PER_QUEST, PER_ARC};
+    combat *cb = &v->cb;
+    if (kind < 1 || kind > 3)
+        return vm_error(v, at, "internal: no span %d", kind);
+    if (cb->active && !encounter_end(v, at))
+        return false;
+    combat_say(v, "the %s ends", names[kind]);
+    cb->spans[kind]++;
+    for (int k = 1; k <= kind; k++)
+        if (!effects_tick(v, queues[k], 0, at) || !refresh(v, pers[k], -1, at))
+            return false;
+    return true;
+}
+
+/* The encounter is over when its `ends when` holds; without one, when
+   creatures can be out of the fight and at most one side still stands. */
+bool encounter_check_over(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (!cb->active || !cb->ordered || cb->checking_over)
+        return true;
+    const r_encounter *e = &v->r->encounter;
+    bool over = false;
+    cb->checking_over = true;
+    if (rexpr_present(&e->ends)) {
+        value x;
+        bool ok = e->ends.kind == REXPR_CONST ? (x = e->ends.v, true) : vm_call(v, e->ends.chunk, -1, NULL, 0, &x);
+        if (!ok) {
+            cb->checking_over = false;
+            return false;
+        }
+        over = value_truthy(x);
+    } else if (rexpr_present(&e->out)) {
+        int standing = -1;
+        bool two = false;
+        for (size_t c = 0; c < v->ncreatures && !two; c++) {
+            bool out;
+            if (!v->creatures[c].in_play)
+                continue;
+            if (!encounter_out(v, (int)c, &out, at)) {
+                cb->checking_over = false;
+                return false;
+            }
+            if (out)
+                continue;
+            int side = v->creatures[c].side;
+            if (standing == -1)
+                standing = side;
+            else if (side != standing)
+                two = true;
+        }
+        over = !two;
+    }
+    cb->checking_over = false;
+    if (!over)
+        return true;
+    combat_say(v, "the encounter is over");
+    return encounter_end(v, at);
+}
+
+/* Round 1 (or the surprise round) starts once the order is settled. */
+bool encounter_start_rounds(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    cb->awaiting_start = false;
+    const r_initiative *in = &v->r->initiative;
+    /* surprise: a side all of whose creatures are surprised */
+    bool whole_side = false;
+    for (int s = 0; s < v->r->nsides && !whole_side; s++) {
+        int members = 0, surprised = 0;
+        for (size_t c = 0; c < v->ncreatures; c++)
+            if (v->creatures[c].in_play && v->creatures[c].side == s) {
+                members++;
+                surprised += v->creatures[c].surprised;
+            }
+        whole_side = members > 0 && surprised == members;
+    }
+    if (in->surprise == SURPRISE_ROUND && whole_side) {
+        cb->surprise = true;
+        combat_say(v, "surprise round");
+    }
+    return start_round(v, at);
+}
+
+bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
+{
+    combat *cb = &v->cb;
+    const r_initiative *in = &v->r->initiative;
+    if (!cb->active)
+        return vm_error(v, at, "no encounter: 'begin encounter' first");
+    if (cb->ordered)
+        return vm_error(v, at, "initiative is already rolled for this encounter");
+    /* who is surprised, by the rules' own test */
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        cr->surprised = false;
+        if (!cr->in_play || !rexpr_present(&in->surprised))
+            continue;
+        value x;
+        if (in->surprised.kind == REXPR_CONST)
+            x = in->surprised.v;
+        else if (!vm_call(v, in->surprised.chunk, (int)c, NULL, 0, &x))
+            return false;
+        cr->surprised = value_truthy(x);
+    }
+    bool whole_side = false;
+    for (int s = 0; s < v->r->nsides && !whole_side; s++) {
+        int members = 0, surprised = 0;
+        for (size_t c = 0; c < v->ncreatures; c++)
+            if (v->creatures[c].in_play && v->creatures[c].side == s) {
+                members++;
+                surprised += v->creatures[c].surprised;
+            }
+        whole_side = members > 0 && surprised == members;
+    }
+    if (in->surprise == SURPRISE_FREE_ROUND && whole_side) {
+        /* the free round comes before initiative: the aware act in the
+           order they were brought into play */
+        size_t cap = (size_t)cb->order_cap;
+        entry *g = mem_grow(cb->order, sizeof(entry), &cap, v->ncreatures);
+        if (!g)
+            return vm_error(v, at, "out of memory");
+        cb->order = g;
+        cb->order_cap = (int)cap;
+        cb->norder = 0;
+        for (size_t c = 0; c < v->ncreatures; c++)
+            if (v->creatures[c].in_play && !v->creatures[c].surprised)
+                cb->order[cb->norder++] =
+                    (entry){(int32_t)c, v->creatures[c].side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil()};
+        cb->ordered = true;
+        cb->free_round = true;
+        combat_say(v, "free round before initiative: the surprised side cannot act");
+        return start_round(v, at);
+    }
+    if (!initiative_roll(v, given, ngiven, at))
+        return false;
+    if (in->reorder_start) {
+        cb->awaiting_start = true;
+        combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
+        return true;
+    }
+    return encounter_start_rounds(v, at);
+}
+
+bool encounter_next(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (!cb->active)
+        return vm_error(v, at, "no encounter under way");
+    if (!cb->ordered)
+        return vm_error(v, at, "no turns yet: 'roll initiative' first");
+    if (cb->awaiting_start)
+        return encounter_start_rounds(v, at);
+    if (cb->fight_paused) {
+        cb->fight_paused = false;
+        return start_round(v, at);
+    }
+    if (cb->in_turn) {
+        if (!end_turn(v, at))
+            return false;
+        if (!cb->active)
+            return true;
+        if (!encounter_check_over(v, at) || !cb->active)
+            return !v->failed;
+        return next_participant(v, at);
+    }
+    if (current_kind(v) == PHASE_OPEN)
+        return end_phase(v, at);
+    return next_participant(v, at);
+}
+
+/* --- delay and resume -------------------------------------------------------------------- */
+
+bool encounter_delay(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    if (!v->r->initiative.allow_delay)
+        return vm_error(v, at, "these rules do not let a creature delay");
+    const entry *e = current(v);
+    if (!e || !cb->in_turn || e->creature < 0)
+        return vm_error(v, at, "only the creature whose turn it is can delay");
+    creature *cr = &v->creatures[e->creature];
+    cr->delaying = true;
+    cr->resumed = true; /* its turn has started; resuming goes on with it */
+    cb->in_turn = false;
+    combat_say(v, "%s delays", cr->name);
+    return next_participant(v, at);
+}
+
+/* Gives entry `from` a key between `before` and `after` (indices), and
+   moves it there; keys are renumbered if the gap is used up, effects that
+   wait on a position following them. */
+static bool move_entry(vm *v, int from, int to, span at);
+
+bool encounter_resume(vm *v, int c, span at)
+{
+    combat *cb = &v->cb;
+    creature *cr = &v->creatures[c];
+    if (!cr->delaying)
+        return vm_error(v, at, "%s is not delaying", cr->name);
+    int at_index = -1;
+    for (int i = 0; i < cb->norder; i++)
+        if (cb->order[i].creature == c)
+            at_index = i;
+    if (at_index < 0)
+        return vm_error(v, at, "%s has no place in the order", cr->name);
+    cr->delaying = false;
+    combat_say(v, "%s stops delaying", cr->name);
+    /* it acts right after the turn under way (or now, between turns) */
+    int target = cb->in_turn ? cb->turn + 1 : cb->turn + 1;
+    if (target > cb->norder)
+        target = cb->norder;
+    if (at_index != target && at_index != target - 1) {
+        if (!move_entry(v, at_index, target, at))
+            return false;
+    } else if (at_index == target - 1 && cb->in_turn) {
+        /* already just before: nothing to move */
+    }
+    if (!cb->in_turn) {
+        for (int i = 0; i < cb->norder; i++)
+            if (cb->order[i].creature == c)
+                return start_turn(v, i, at);
+    }
+    return true;
+}
+
+/* Renumbers every key from 0, keeping order, and maps waiting positions
+   along with them. */
+static bool renumber(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    int64_t *old = mem_alloc((size_t)cb->norder * sizeof(int64_t) + 1);
+    if (!old)
+        return vm_error(v, at, "out of memory");
+    for (int i = 0; i < cb->norder; i++)
+        old[i] = cb->order[i].key;
+    for (int i = 0; i < cb->norder; i++)
+        cb->order[i].key = (int64_t)i * KEY_GAP;
+    for (int h = 0; h < cb->nheap; h++) {
+        effect *e = &cb->effects[cb->heap[h]];
+        if (e->due_key == INT64_MIN || e->due_key == INT64_MAX)
+            continue;
+        /* the new key of the first entry at or after the old one, less a
+           little: a position between two entries stays between them */
+        int k = 0;
+        while (k < cb->norder && old[k] < e->due_key)
+            k++;
+        e->due_key = k < cb->norder && old[k] == e->due_key ? cb->order[k].key : (int64_t)k * KEY_GAP - KEY_GAP / 2;
+    }
+    mem_free(old, (size_t)cb->norder * sizeof(int64_t) + 1);
+    return true;
+}
+
+static bool move_entry(vm *v, int from, int to, span at)
+{
+    combat *cb = &v->cb;
+    entry moving = cb->order[from];
+    int cur = cb->turn;
+    /* take it out */
+    memmove(&cb->order[from], &cb->order[from + 1], (size_t)(cb->norder - from - 1) * sizeof(entry));
+    cb->norder--;
+    if (to > from)
+        to--;
+    if (cur > from)
+        cur--;
+    else if (cur == from)
+        cur = -1;
+    /* the key between its new neighbours */
+    int64_t lo = to > 0 ? cb->order[to - 1].key : cb->order[0].key - 2 * KEY_GAP;
+    int64_t hi = to < cb->norder ? cb->order[to].key : (cb->norder ? cb->order[cb->norder - 1].key : 0) + 2 * KEY_GAP;
+    if (hi - lo < 2) {
+        if (!renumber(v, at))
+            return false;
+        lo = to > 0 ? cb->order[to - 1].key : -2 * KEY_GAP;
+        hi = to < cb->norder ? cb->order[to].key : (int64_t)cb->norder * KEY_GAP + KEY_GAP;
+    }
+    moving.key = lo + (hi - lo) / 2;
+    memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - to) * sizeof(entry));
+    cb->order[to] = moving;
+    cb->norder++;
+    if (cur >= to)
+        cur++;
+    cb->turn = cur >= 0 ? cur : cb->turn;
+    return true;
+}
+
+static int index_of(const vm *v, int c)
+{
+    for (int i = 0; i < v->cb.norder; i++)
+        if (v->cb.order[i].creature == c)
+            return i;
+    return -1;
+}
+
+static bool enemies(const vm *v, int a, int b)
+{
+    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    return sa < 0 || sb < 0 || sa != sb;
+}
+
+/* Would c land between two adjacent enemies of its own? */
+static bool between_enemies(const vm *v, int c, int to)
+{
+    const combat *cb = &v->cb;
+    int before = to - 1, after = to;
+    while (before >= 0 && cb->order[before].creature == c)
+        before--;
+    while (after < cb->norder && cb->order[after].creature == c)
+        after++;
+    if (before < 0 || after >= cb->norder)
+        return false;
+    int a = cb->order[before].creature, b = cb->order[after].creature;
+    return a >= 0 && b >= 0 && enemies(v, c, a) && enemies(v, c, b);
+}
+
+bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
+{
+    combat *cb = &v->cb;
+    const r_initiative *in = &v->r->initiative;
+    char cite[160];
+    combat_cite(v, &in->reorder_from_origin, cite, sizeof cite);
+    int from = index_of(v, c), next_to = index_of(v, other);
+    if (from < 0 || next_to < 0)
+        return vm_error(v, at, "both creatures need a place in the order");
+    int to = after ? next_to + 1 : next_to;
+    bool held = !forfeit && !cb->awaiting_start; /* a held action moving its creature */
+    if (forfeit) {
+        if (!in->reorder_later)
+            return vm_error(v, at, "these rules do not let a creature forfeit a turn to move in the order");
+        if (cb->round < in->reorder_from) {
+            combat_say(v, "%s cannot change its place in round %d (from round %d on) (%s)", vm_name(v, c), cb->round,
+                       in->reorder_from, cite);
+            return true;
+        }
+        if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
+            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
+            return true;
+        }
+        creature *cr = &v->creatures[c];
+        cr->forfeit = true;
+        cr->forfeit_next_to = other;
+        cr->forfeit_after = after;
+        combat_say(v, "%s will forfeit a turn and move %s %s at the start of the next round", cr->name,
+                   after ? "after" : "before", vm_name(v, other));
+        return true;
+    }
+    if (!held) {
+        if (!cb->awaiting_start || !in->reorder_start)
+            return vm_error(v, at, "the order can be changed this way only right after it is rolled");
+        if (to <= from) {
+            combat_say(v, "%s can only move down the order now (%s)", vm_name(v, c), cite);
+            return true;
+        }
+        if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
+            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
+            return true;
+        }
+    }
+    if (!move_entry(v, from, to, at))
+        return false;
+    combat_say(v, "%s moves %s %s", vm_name(v, c), after ? "after" : "before", vm_name(v, other));
+    if (!held)
+        initiative_show(v);
+    return true;
+}
+
+/* Moves promised by forfeited turns happen before the first turn of the
+   round; those who were earlier decide last, so they go last. */
+static bool apply_forfeits(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    for (int i = cb->norder - 1; i >= 0; i--) {
+        int c = cb->order[i].creature;
+        if (c < 0)
+            continue;
+        creature *cr = &v->creatures[c];
+        if (cr->forfeit || cr->forfeit_next_to < 0)
+            continue;
+        int other = cr->forfeit_next_to;
+        cr->forfeit_next_to = -1;
+        int from = index_of(v, c), next_to = index_of(v, other);
+        if (from < 0 || next_to < 0)
+            continue;
+        if (!move_entry(v, from, cr->forfeit_after ? next_to + 1 : next_to, at))
+            return false;
+        combat_say(v, "%s moves %s %s", cr->name, cr->forfeit_after ? "after" : "before", vm_name(v, other));
+        i = cb->norder; /* the order changed: look again */
+    }
+    return true;
+}
+
+/* --- fight ----------------------------------------------------------------------------------- */
+
+bool encounter_fight(vm *v, int rounds, span at)
+{
+    combat *cb = &v->cb;
+    if (!cb->active)
+        return vm_error(v, at, "no encounter to fight; 'begin encounter' first");
+    if (!cb->ordered && !encounter_roll_initiative(v, NULL, 0, at))
+        return false;
+    if (cb->awaiting_start && !encounter_start_rounds(v, at))
+        return false;
+    cb->fighting = rounds;
+    cb->fight_paused = false;
+    int guard = 0;
+    while (cb->active && !cb->fight_paused) {
+        if (cb->round > FIGHT_ROUNDS_MAX && rounds == 0)
+            return vm_error(v, at, "the fight has gone on for %d rounds without ending (the limit); does anything "
+                                   "end it ('encounter { ends when ... }')?",
+                            FIGHT_ROUNDS_MAX);
+        if (++guard > 10000000)
+            return vm_error(v, at, "the fight takes too many steps");
+        if (cb->in_turn && current_kind(v) == PHASE_TURNS) {
+            const entry *e = current(v);
+            int who[256];
+            int n = 0;
+            if (e->creature >= 0)
+                who[n++] = e->creature;
+            else
+                for (size_t c = 0; c < v->ncreatures && n < 256; c++)
+                    if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+                        who[n++] = (int)c;
+            for (int k = 0; k < n && cb->active; k++) {
+                bool out;
+                if (!encounter_out(v, who[k], &out, at))
+                    return false;
+                if (out)
+                    continue;
+                int t = v->creatures[who[k]].tactic;
+                if (t < 0)
+                    return vm_error(v, at, "%s has no tactic, so 'fight' cannot play its turn (give it one: creature "
+                                           "... tactic NAME)",
+                                    vm_name(v, who[k]));
+                value r;
+                if (!vm_call(v, v->r->tactics[t].body, who[k], NULL, 0, &r))
+                    return false;
+            }
+            if (!cb->active)
+                break;
+        }
+        if (!encounter_next(v, at))
+            return false;
+    }
+    cb->fighting = 0;
+    cb->fight_paused = false;
+    return true;
+}

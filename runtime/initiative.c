@@ -1,0 +1,332 @@
+/* initiative: the order of turns, as the rules' `initiative` says. Each
+ * participant (a creature; a side, in `mode sides`; a group of a side that
+ * rolls once) rolls the declared check, or is scored without a roll in
+ * `mode static`; the score orders them, highest or lowest first; ties go
+ * through the declared keys in turn, random keys (a reroll, a roll-off, a
+ * die) being rolled again among those still tied until they are settled.
+ * Those `below when` holds for come after everyone else.
+ *
+ * Each entry gets a position key, spaced widely so that a creature that
+ * delays or moves can be put between two others without moving anyone:
+ * durations anchored to a position stay where they began. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+#define KEY_GAP ((int64_t)1 << 32)
+#define TIE_ROUNDS_MAX 100
+
+typedef struct part {
+    int creature; /* the one who rolls (a side's first member) */
+    int side;     /* for a side's entry, else -1 */
+    bool is_side;
+    bool below;
+    value check;  /* the roll */
+    value keys[10];
+    int nkeys;
+    int order; /* creation order, the last word on ties */
+} part;
+
+static bool eval_for(vm *v, const rexpr *e, int self, value roll, value *out)
+{
+    if (e->kind == REXPR_CONST) {
+        *out = e->v;
+        return true;
+    }
+    return vm_call(v, e->chunk, self, &roll, 1, out);
+}
+
+static int compare_parts(const part *a, const part *b, bool lowest_first)
+{
+    if (a->below != b->below)
+        return a->below ? 1 : -1;
+    int n = a->nkeys < b->nkeys ? a->nkeys : b->nkeys;
+    for (int i = 0; i < n; i++) {
+        int c = rat_cmp(a->keys[i], b->keys[i]);
+        if (c == 0)
+            continue;
+        bool a_first = c > 0;
+        if (lowest_first && i == 0)
+            a_first = !a_first; /* `lowest first` orders the score; tie keys favour the higher */
+        return a_first ? -1 : 1;
+    }
+    return 0;
+}
+
+static void sort_parts(part *p, int n, bool lowest_first)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort: stable */
+        part key = p[i];
+        int j = i;
+        while (j > 0 && compare_parts(&key, &p[j - 1], lowest_first) < 0) {
+            p[j] = p[j - 1];
+            j--;
+        }
+        p[j] = key;
+    }
+}
+
+static bool roll_check(vm *v, int self, int64_t given, value *out, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    if (in->check < 0) {
+        *out = value_int(0);
+        return true;
+    }
+    value arg = value_ref(V_CREATURE, 0, self);
+    v->force_face = given; /* a player's own roll, if given */
+    bool ok = checks_roll(v, in->check, &arg, 1, out, at);
+    v->force_face = 0;
+    return ok;
+}
+
+static bool as_number(vm *v, value x, const char *what, span at, value *out)
+{
+    if (x.type == V_ROLL)
+        x = value_int(x.num);
+    if (!value_is_number(x))
+        return vm_error(v, at, "%s must be a number, not %s", what, value_type_name(x.type));
+    *out = value_as_frac(x);
+    return true;
+}
+
+/* The value of tie key k for p. */
+static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    switch (k->kind) {
+    case TIE_MODIFIER: {
+        /* the score less the die: everything the creature adds */
+        value natural = value_int(p->check.type == V_ROLL ? p->check.aux : 0);
+        if (rat_add(p->keys[0], natural, V_INT, out, -1) != ARITH_OK)
+            return vm_error(v, k->where, "initiative modifier overflows");
+        return true;
+    }
+    case TIE_REROLL:
+    case TIE_ROLL_OFF: {
+        value r;
+        if (!roll_check(v, p->creature, 0, &r, at))
+            return false;
+        value score = value_as_frac(value_int(r.num));
+        if (rexpr_present(&in->score) && !eval_for(v, &in->score, p->creature, r, &score))
+            return false;
+        return as_number(v, score, "a tie-breaker", k->where, out);
+    }
+    case TIE_ROLL: {
+        value d, r;
+        if (!eval_for(v, &k->e, p->creature, p->check, &d) || !vm_roll(v, d, k->where, &r))
+            return false;
+        char shown[128];
+        vm_format(v, r, shown, sizeof shown);
+        combat_say(v, "%s breaks a tie: %s", p->is_side ? program_string(v->p, v->r->sides[p->side]) : vm_name(v, p->creature),
+                   shown);
+        *out = value_int(r.num);
+        return true;
+    }
+    case TIE_SIDE:
+        *out = value_int(v->creatures[p->creature].side == k->side);
+        return true;
+    case TIE_EXPR: {
+        value x;
+        if (!eval_for(v, &k->e, p->creature, p->check, &x))
+            return false;
+        return as_number(v, x, "a tie-breaker", k->where, out);
+    }
+    }
+    return true;
+}
+
+static bool is_random(const tie_key *k)
+{
+    return k->kind == TIE_REROLL || k->kind == TIE_ROLL_OFF || k->kind == TIE_ROLL;
+}
+
+/* Keys up to the first random one: fixed for the participant. */
+static bool score_part(vm *v, part *p, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    value score;
+    if (rexpr_present(&in->score)) {
+        if (!eval_for(v, &in->score, p->creature, p->check, &score))
+            return false;
+    } else {
+        score = p->check;
+    }
+    if (!as_number(v, score, "an initiative score", in->from.where, &score))
+        return false;
+    if (rexpr_present(&in->tiebreak)) {
+        value tb;
+        if (!eval_for(v, &in->tiebreak, p->creature, p->check, &tb) ||
+            !as_number(v, tb, "a tiebreak", in->tiebreak.where, &tb))
+            return false;
+        if (rat_add(score, tb, V_INT, &score, 1) != ARITH_OK)
+            return vm_error(v, in->tiebreak.where, "initiative tiebreak overflows");
+    }
+    p->nkeys = 0;
+    p->keys[p->nkeys++] = score;
+    for (int i = 0; i < in->nties && !is_random(&in->ties[i]); i++) {
+        if (!tie_value(v, &in->ties[i], p, &p->keys[p->nkeys], at))
+            return false;
+        p->nkeys++;
+    }
+    return true;
+}
+
+/* Random keys are rolled among the tied only, and again while they tie. */
+static bool settle(vm *v, part *p, int n, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    int fixed = 1;
+    while (fixed - 1 < in->nties && !is_random(&in->ties[fixed - 1]))
+        fixed++;
+    if (fixed - 1 >= in->nties)
+        return true; /* no random key: creation order settles what is left */
+    const tie_key *k = &in->ties[fixed - 1];
+    for (int round = 0; round < TIE_ROUNDS_MAX; round++) {
+        bool tied = false;
+        for (int i = 0; i + 1 < n;) {
+            int j = i + 1;
+            while (j < n && compare_parts(&p[i], &p[j], in->lowest_first) == 0)
+                j++;
+            if (j - i > 1) {
+                tied = true;
+                for (int m = i; m < j; m++) {
+                    if (p[m].nkeys >= 10)
+                        p[m].nkeys = 9;
+                    if (!tie_value(v, k, &p[m], &p[m].keys[p[m].nkeys], at))
+                        return false;
+                    p[m].nkeys++;
+                }
+                sort_parts(p + i, j - i, in->lowest_first);
+            }
+            i = j;
+        }
+        if (!tied)
+            return true;
+    }
+    return true; /* still tied after a hundred rolls: creation order */
+}
+
+bool initiative_roll(vm *v, const value *given, int ngiven, span at)
+{
+    combat *cb = &v->cb;
+    const r_initiative *in = &v->r->initiative;
+    if (!in->present)
+        return vm_error(v, at, "these rules declare no initiative");
+    if (!cb->active)
+        return vm_error(v, at, "no encounter: 'begin encounter' first");
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
+    int n = 0;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        n += v->creatures[c].in_play;
+    if (n == 0)
+        return vm_error(v, at, "no creatures in the encounter to order");
+    part *parts = MEM_NEW_ARRAY(part, (size_t)n);
+    if (!parts)
+        return vm_error(v, at, "out of memory");
+    int np = 0;
+    bool ok = true;
+    for (size_t c = 0; c < v->ncreatures && ok; c++) {
+        creature *cr = &v->creatures[c];
+        if (!cr->in_play)
+            continue;
+        bool shared = in->mode == INIT_SIDES || (in->group_side >= 0 && cr->side == in->group_side);
+        if (shared && in->mode == INIT_SIDES) {
+            /* one entry per side */
+            bool seen = false;
+            for (int k = 0; k < np; k++)
+                seen |= parts[k].is_side && parts[k].side == cr->side;
+            if (seen)
+                continue;
+        }
+        part *p = &parts[np];
+        memset(p, 0, sizeof *p);
+        p->creature = (int)c;
+        p->side = cr->side;
+        p->is_side = in->mode == INIT_SIDES;
+        p->order = np;
+        if (rexpr_present(&in->below)) {
+            value b;
+            ok = eval_for(v, &in->below, (int)c, value_nil(), &b);
+            p->below = ok && value_truthy(b);
+        }
+        /* a group rolls once: its later members take the first's roll */
+        const part *first = NULL;
+        if (shared && in->mode != INIT_SIDES)
+            for (int k = 0; k < np && !first; k++)
+                if (parts[k].side == cr->side && !parts[k].is_side)
+                    first = &parts[k];
+        if (ok && first) {
+            p->check = first->check;
+            memcpy(p->keys, first->keys, sizeof p->keys);
+            p->nkeys = first->nkeys;
+            p->below = first->below;
+            np++;
+            continue;
+        }
+        int64_t forced = 0;
+        for (int g = 0; g + 1 < ngiven; g += 2)
+            if (given[g].type == V_CREATURE && given[g].num == (int64_t)c)
+                forced = given[g + 1].type == V_ROLL || given[g + 1].type == V_INT ? given[g + 1].num : 0;
+        if (ok && in->mode != INIT_STATIC)
+            ok = roll_check(v, (int)c, forced, &p->check, at);
+        if (ok && in->mode == INIT_STATIC)
+            p->check = value_nil();
+        if (ok)
+            ok = score_part(v, p, at);
+        np++;
+    }
+    if (ok) {
+        combat_flush_roll(v);
+        sort_parts(parts, np, in->lowest_first);
+        ok = settle(v, parts, np, at);
+    }
+    if (ok) {
+        size_t cap = (size_t)cb->order_cap;
+        entry *g = mem_grow(cb->order, sizeof(entry), &cap, (size_t)np);
+        if (!g) {
+            ok = vm_error(v, at, "out of memory");
+        } else {
+            cb->order = g;
+            cb->order_cap = (int)cap;
+            cb->norder = np;
+            for (int i = 0; i < np; i++) {
+                cb->order[i] = (entry){.creature = parts[i].is_side ? -1 : parts[i].creature,
+                                       .side = parts[i].side,
+                                       .key = (int64_t)i * KEY_GAP,
+                                       .score = parts[i].keys[0],
+                                       .check = parts[i].check};
+            }
+            cb->ordered = true;
+        }
+    }
+    mem_free(parts, (size_t)n * sizeof(part));
+    if (!ok)
+        return false;
+    initiative_show(v);
+    return events_emit(v, EV_INITIATIVE_ROLLED, NULL, 0, at);
+}
+
+static const char *entry_name(vm *v, const entry *e)
+{
+    return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
+}
+
+void initiative_show(vm *v)
+{
+    combat *cb = &v->cb;
+    char line[2048];
+    size_t len = (size_t)snprintf(line, sizeof line, "order:");
+    for (int i = 0; i < cb->norder && len < sizeof line; i++) {
+        char score[64] = "";
+        if (cb->order[i].score.type != V_NIL)
+            vm_format(v, cb->order[i].score, score, sizeof score);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s%s", i ? "," : "", entry_name(v, &cb->order[i]),
+                                score[0] ? " (" : "", score, score[0] ? ")" : "");
+    }
+    combat_say(v, "%s", line);
+}

@@ -1,0 +1,142 @@
+/* log: the transcript of play and what `explain` adds to it. Every line a
+ * command prints is kept with the command's number; details (each die, each
+ * modifier and the rule it comes from) are kept but only shown by explain.
+ * The log is a ring, so a long session uses bounded memory. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+#define LOG_MAX 8192
+
+static void keep(vm *v, bool detail, const char *text)
+{
+    combat *cb = &v->cb;
+    if (cb->quiet)
+        return;
+    if (cb->nlog >= LOG_MAX) {
+        /* drop the oldest quarter */
+        int drop = LOG_MAX / 4;
+        for (int i = 0; i < drop; i++)
+            mem_strfree(cb->log[i].text);
+        memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
+        cb->nlog -= drop;
+    }
+    size_t cap = (size_t)cb->log_cap;
+    log_line *g = mem_grow(cb->log, sizeof(log_line), &cap, (size_t)cb->nlog + 1);
+    char *copy = mem_strndup(text, strlen(text));
+    if (!g || !copy) {
+        if (copy)
+            mem_strfree(copy);
+        if (g) {
+            cb->log = g;
+            cb->log_cap = (int)cap;
+        }
+        return; /* the transcript still printed; only the record is lost */
+    }
+    cb->log = g;
+    cb->log_cap = (int)cap;
+    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, copy};
+    cb->explain_command = cb->command_no; /* explain describes the last command that did something */
+}
+
+static void print(vm *v, const char *line)
+{
+    if (v->print && !v->cb.quiet)
+        v->print(v->print_user, line);
+}
+
+void combat_flush_roll(vm *v)
+{
+    combat *cb = &v->cb;
+    if (!cb->pending_roll)
+        return;
+    cb->pending_roll = 0;
+    print(v, cb->pending_line);
+    keep(v, false, cb->pending_line);
+}
+
+void combat_say(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    print(v, line);
+    keep(v, false, line);
+}
+
+void combat_print(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    print(v, line);
+}
+
+void combat_note(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    keep(v, true, line);
+}
+
+const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *sys = v->p->system_name >= 0 ? program_string(v->p, v->p->system_name) : NULL;
+    if (o && o->cite >= 0)
+        snprintf(buf, cap, "%s%s\u00a7 \"%s\"", sys ? sys : "", sys ? " " : "", program_string(v->p, o->cite));
+    else if (o && o->decl >= 0 && (size_t)o->decl < v->p->ndecls) {
+        const decl *d = &v->p->decls[o->decl];
+        const source *src = d->where.source < v->p->nsources ? v->p->sources[d->where.source] : NULL;
+        if (src) {
+            int line, col;
+            source_line_col(src, d->where.start, &line, &col);
+            snprintf(buf, cap, "%s:%d", src->name, line);
+        }
+    }
+    return buf;
+}
+
+/* Everything the previous command left in the log, details included. */
+void combat_explain(vm *v)
+{
+    combat *cb = &v->cb;
+    uint32_t which = cb->explain_command;
+    bool any = false;
+    for (int i = 0; i < cb->nlog; i++) {
+        if (cb->log[i].command != which)
+            continue;
+        char line[1100];
+        snprintf(line, sizeof line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
+        print(v, line);
+        any = true;
+    }
+    if (!any)
+        print(v, "nothing to explain: the last command rolled and decided nothing");
+}
+
+void combat_show_log(vm *v)
+{
+    combat *cb = &v->cb;
+    for (int i = 0; i < cb->nlog; i++)
+        if (!cb->log[i].detail)
+            print(v, cb->log[i].text);
+}

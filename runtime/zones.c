@@ -1,0 +1,279 @@
+/* zones: a battlefield without a grid. Creatures are in zones (named,
+ * with neighbours); allies may group up and enemies engage. The range
+ * between two creatures follows from what they share: the rules' ordinal
+ * ranges say which bonds put creatures at which range (`range short {
+ * within engagement, group }`, `range long { apart 1 zone }`), tried in
+ * the order they were declared. Group defense protects a share of a
+ * group's members, some counting less than one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/mem.h"
+#include "runtime/vm.h"
+
+static int zone_index(const vm *v, int name)
+{
+    for (int i = 0; i < v->cb.nzones; i++)
+        if (v->cb.zones[i].name == name)
+            return i;
+    return -1;
+}
+
+bool zones_declare(vm *v, int name, int neighbour, span at)
+{
+    combat *cb = &v->cb;
+    int z = zone_index(v, name);
+    if (z < 0) {
+        size_t cap = (size_t)cb->zones_cap;
+        zone_info *g = mem_grow(cb->zones, sizeof(zone_info), &cap, (size_t)cb->nzones + 1);
+        if (!g)
+            return vm_error(v, at, "out of memory");
+        cb->zones = g;
+        cb->zones_cap = (int)cap;
+        z = cb->nzones++;
+        cb->zones[z] = (zone_info){name, -1};
+    }
+    if (neighbour >= 0) {
+        if (zone_index(v, neighbour) < 0)
+            return vm_error(v, at, "no zone '%s' yet", program_string(v->p, neighbour));
+        cb->zones[z].neighbour = neighbour;
+    }
+    return true;
+}
+
+bool zones_place(vm *v, int c, int zone, span at)
+{
+    if (zone_index(v, zone) < 0)
+        return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
+                        program_string(v->p, zone));
+    creature *cr = &v->creatures[c];
+    int old = cr->zone;
+    if (old == zone)
+        return true;
+    cr->zone = zone;
+    if (old >= 0) {
+        /* leaving a zone leaves its group and engagement */
+        cr->group = -1;
+        cr->engagement = -1;
+        cr->defended = false;
+    }
+    value args[3] = {value_ref(V_CREATURE, 0, c), old >= 0 ? value_ref(V_WORD, HOME_PROGRAM, old) : value_nil(),
+                     value_ref(V_WORD, HOME_PROGRAM, zone)};
+    if (old >= 0)
+        combat_say(v, "%s moves from %s to %s", cr->name, program_string(v->p, old), program_string(v->p, zone));
+    return events_emit(v, EV_ZONE_CHANGED, args, 3, at);
+}
+
+static int count_group(const vm *v, int group, int zone)
+{
+    int n = 0;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        n += v->creatures[c].in_play && v->creatures[c].group == group && v->creatures[c].zone == zone;
+    return n;
+}
+
+bool zones_join(vm *v, int c, int group, span at)
+{
+    creature *cr = &v->creatures[c];
+    if (cr->zone < 0)
+        return vm_error(v, at, "%s is in no zone (place %s in ZONE)", cr->name, cr->name);
+    int max = v->r->space.group_max;
+    if (max > 0 && cr->group != group && count_group(v, group, cr->zone) >= max) {
+        char cite[160];
+        combat_say(v, "%s cannot join %s: a group holds at most %d (%s)", cr->name, program_string(v->p, group), max,
+                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+        return true;
+    }
+    cr->group = group;
+    return true;
+}
+
+bool zones_separate(vm *v, int c, span at)
+{
+    (void)at;
+    v->creatures[c].group = -1;
+    v->creatures[c].defended = false;
+    return true;
+}
+
+bool zones_engage(vm *v, int a, int b, span at)
+{
+    combat *cb = &v->cb;
+    creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    if (ca->zone != cbr->zone)
+        return vm_error(v, at, "%s and %s are in different zones", ca->name, cbr->name);
+    int e = cbr->engagement >= 0 ? cbr->engagement : ca->engagement;
+    if (e < 0)
+        e = ++cb->next_engagement;
+    int old_a = ca->engagement, old_b = cbr->engagement;
+    int max = v->r->space.engagement_max, size = 0;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        int ce = v->creatures[c].engagement;
+        size += v->creatures[c].in_play && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
+    }
+    size += old_a < 0;
+    size += old_b < 0 && b != a;
+    if (max > 0 && size > max) {
+        char cite[160];
+        combat_say(v, "%s cannot engage %s: an engagement holds at most %d (%s)", ca->name, cbr->name, max,
+                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+        return true;
+    }
+    /* the two engagements merge */
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        int ce = v->creatures[c].engagement;
+        if (ce >= 0 && (ce == old_a || ce == old_b))
+            v->creatures[c].engagement = e;
+    }
+    ca->engagement = cbr->engagement = e;
+    return true;
+}
+
+bool zones_disengage(vm *v, int c, span at)
+{
+    (void)at;
+    v->creatures[c].engagement = -1;
+    return true;
+}
+
+/* Zones between two zones, through neighbours. */
+static int zones_apart(const vm *v, int za, int zb)
+{
+    if (za == zb)
+        return 0;
+    const combat *cb = &v->cb;
+    int dist[256];
+    int n = cb->nzones < 256 ? cb->nzones : 256;
+    for (int i = 0; i < n; i++)
+        dist[i] = -1;
+    int start = zone_index(v, za), goal = zone_index(v, zb);
+    if (start < 0 || goal < 0 || start >= n || goal >= n)
+        return 1;
+    dist[start] = 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            if (dist[i] < 0)
+                continue;
+            for (int j = 0; j < n; j++) {
+                bool next = cb->zones[i].neighbour == cb->zones[j].name || cb->zones[j].neighbour == cb->zones[i].name;
+                if (next && (dist[j] < 0 || dist[j] > dist[i] + 1)) {
+                    dist[j] = dist[i] + 1;
+                    changed = 1;
+                }
+            }
+        }
+    }
+    return dist[goal] < 0 ? 1000 : dist[goal];
+}
+
+bool zones_range_between(vm *v, int a, int b, int *range, span at)
+{
+    *range = -1;
+    const creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    const rules *r = v->r;
+    int shared = 0;
+    if (ca->engagement >= 0 && ca->engagement == cbr->engagement)
+        shared |= ZONE_ENGAGEMENT;
+    if (ca->group >= 0 && ca->group == cbr->group && ca->zone == cbr->zone)
+        shared |= ZONE_GROUP;
+    if (ca->zone >= 0 && ca->zone == cbr->zone)
+        shared |= ZONE_ZONE;
+    int apart = ca->zone >= 0 && cbr->zone >= 0 ? zones_apart(v, ca->zone, cbr->zone) : 0;
+    for (int i = 0; i < r->nranges; i++) {
+        const r_range *rg = &r->ranges[i];
+        if (!rg->ordinal)
+            continue;
+        if ((rg->within & shared) || (rg->apart > 0 && apart >= rg->apart)) {
+            *range = i;
+            return true;
+        }
+    }
+    (void)at;
+    return true;
+}
+
+/* Group defense: the members protected weigh at most share/(1 - share)
+   of those protecting them (a third of the group: one per two). */
+bool zones_defend(vm *v, int c, bool *ok, span at)
+{
+    creature *cr = &v->creatures[c];
+    *ok = false;
+    const r_space *sp = &v->r->space;
+    if (cr->group < 0) {
+        combat_say(v, "%s is in no group to defend it", cr->name);
+        return true;
+    }
+    if (cr->defended) {
+        *ok = true;
+        return true;
+    }
+    value protected_w = value_int(0);
+    int protecting = 0;
+    for (size_t k = 0; k < v->ncreatures; k++) {
+        const creature *m = &v->creatures[k];
+        if (!m->in_play || m->group != cr->group || m->zone != cr->zone)
+            continue;
+        bool counts_less = false;
+        if (rexpr_present(&sp->incapacitated)) {
+            value x;
+            if (sp->incapacitated.kind == REXPR_CONST)
+                x = sp->incapacitated.v;
+            else if (!vm_call(v, sp->incapacitated.chunk, (int)k, NULL, 0, &x))
+                return false;
+            counts_less = value_truthy(x);
+        }
+        value w = counts_less ? sp->incapacitated_weight : value_int(1);
+        if (m->defended || (int)k == c) {
+            if (rat_add(protected_w, value_as_frac(w), V_FRAC, &protected_w, 1) != ARITH_OK)
+                return vm_error(v, at, "group defense overflows");
+        } else {
+            protecting++;
+        }
+    }
+    /* protected <= share / (1 - share) * protecting */
+    value share = value_as_frac(sp->defense_share), rest, ratio, allowed;
+    if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
+        rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK || rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
+        return vm_error(v, at, "group defense: its share must be below 1");
+    if (rat_cmp(protected_w, allowed) > 0) {
+        char cite[160];
+        combat_say(v, "%s's group cannot protect %s too (%d protecting) (%s)", cr->name, cr->name, protecting,
+                   combat_cite(v, &sp->from, cite, sizeof cite));
+        return true;
+    }
+    cr->defended = true;
+    combat_say(v, "%s is protected by group defense", cr->name);
+    *ok = true;
+    return true;
+}
+
+void zones_show(vm *v)
+{
+    const combat *cb = &v->cb;
+    if (cb->nzones == 0) {
+        combat_print(v, "no zones yet (zone NAME)");
+        return;
+    }
+    for (int z = 0; z < cb->nzones; z++) {
+        const zone_info *zi = &cb->zones[z];
+        char line[1024];
+        size_t len = (size_t)snprintf(line, sizeof line, "%s%s%s:", program_string(v->p, zi->name),
+                                      zi->neighbour >= 0 ? " (next to " : "",
+                                      zi->neighbour >= 0 ? program_string(v->p, zi->neighbour) : "");
+        if (zi->neighbour >= 0 && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, ")");
+        for (size_t c = 0; c < v->ncreatures && len < sizeof line; c++) {
+            const creature *cr = &v->creatures[c];
+            if (!cr->in_play || cr->zone != zi->name)
+                continue;
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", cr->name);
+            if (cr->group >= 0 && len < sizeof line)
+                len += (size_t)snprintf(line + len, sizeof line - len, "[group %s%s]", program_string(v->p, cr->group),
+                                        cr->defended ? ", defended" : "");
+            if (cr->engagement >= 0 && len < sizeof line)
+                len += (size_t)snprintf(line + len, sizeof line - len, "[engagement %d]", cr->engagement);
+        }
+        combat_print(v, "%s", line);
+    }
+}
