@@ -29,6 +29,8 @@ static void bind_names(compiler *cc, const fctx *fx)
 
 int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type)
 {
+    if (type)
+        *type = TY_ANY;
     fn_state fs;
     fn_state *outer = cc->fn;
     fn_begin(cc, &fs, CHUNK_FORMULA, fx && fx->what ? fx->what : "formula", e->sp);
@@ -86,8 +88,8 @@ bool rexpr_of(compiler *cc, const fctx *fx, const node *e, sty want, const char 
     out->where = e->sp;
     sty t = TY_ANY;
     int id = formula_in(cc, fx, e, &t);
-    if (id < 0)
-        return false;
+    if (id < 0 || cc->oom)
+        return false; /* out of memory: reported once, at the end */
     if (!type_fits(want, t)) {
         comp_error(cc, e->sp, "%s must be %s, not %s", what, sty_name(want), sty_name(t));
         return false;
@@ -103,6 +105,17 @@ bool rexpr_of(compiler *cc, const fctx *fx, const node *e, sty want, const char 
         out->kind = REXPR_CONST;
         out->v = value_bool(e->num != 0);
         return true;
+    }
+    /* -2 is a literal too: CONST k, NEG, RETURN */
+    if (e->kind == AST_UNARY && e->op == '-' && is_literal(e->a) && c->len == 5 && c->code[0] == OP_CONST &&
+        c->code[3] == OP_NEG) {
+        value x = c->consts[c->code[1] | c->code[2] << 8];
+        if ((x.type == V_INT || x.type == V_FRAC || x.type == V_DIST) && x.num != INT64_MIN) {
+            x.num = -x.num;
+            out->kind = REXPR_CONST;
+            out->v = x;
+            return true;
+        }
     }
     out->kind = REXPR_CHUNK;
     out->chunk = id;

@@ -13,8 +13,19 @@
 /* --- arguments ------------------------------------------------------------------ */
 
 /* A command argument: an expression, or a bare word nothing declares. */
+/* `d4` lexes as dice; as a square it is column d, row 4. */
+static bool square_node(const node *a, int32_t *x, int32_t *y)
+{
+    return a && (a->kind == AST_NAME || a->kind == AST_DICE) && square_parse(a->text, x, y);
+}
+
 static void push_arg(compiler *cc, const node *a)
 {
+    int32_t sx, sy;
+    if (a->kind == AST_DICE && square_node(a, &sx, &sy)) {
+        emit_const(cc, value_square(sx, sy), a->sp);
+        return;
+    }
     if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
         int32_t x, y;
         if (square_parse(a->text, &x, &y))
@@ -63,7 +74,7 @@ static bool push_square(compiler *cc, ccur *k)
 {
     const node *a = k->at;
     int32_t x, y;
-    if (!a || a->kind != AST_NAME || !square_parse(a->text, &x, &y)) {
+    if (!square_node(a, &x, &y)) {
         ccur_error(k, "expected a square, as in c4");
         return false;
     }
@@ -333,6 +344,13 @@ static void clause_command(compiler *cc, const node *cmd)
                 best = command_words[i];
             }
         }
+        for (int k = 0; k < DK_COUNT; k++) { /* a misspelt declaration */
+            int d = diag_edit_distance(cmd->text, decl_kind_name((decl_kind)k), 2);
+            if (d < best_d) {
+                best_d = d;
+                best = decl_kind_name((decl_kind)k);
+            }
+        }
         const char *hint = best ? best : suggest_name(cc, cmd->text);
         comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "unknown declaration or command '%s'%s%s%s", cmd->text,
                    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
@@ -491,7 +509,7 @@ static void clause_command(compiler *cc, const node *cmd)
                 if (z < 0)
                     return;
                 push_word(cc, program_string(cc->p, z), cmd->sp);
-            } else if (k.at && k.at->kind == AST_NAME && !square_parse(k.at->text, &(int32_t){0}, &(int32_t){0})) {
+            } else if (k.at && k.at->kind == AST_NAME && !square_node(k.at, &(int32_t){0}, &(int32_t){0})) {
                 int z = ccur_name(&k, "a square or zone");
                 push_word(cc, program_string(cc->p, z), cmd->sp);
             } else if (!push_square(cc, &k)) {
@@ -576,14 +594,15 @@ static void clause_command(compiler *cc, const node *cmd)
     case CMD_FIGHT: {
         int64_t n = 0;
         if (!ccur_done(&k)) {
-            if (!ccur_int(&k, "how many rounds", &n))
-                return;
-            if (!ccur_accept(&k, "rounds") && !ccur_accept(&k, "round")) {
-                ccur_error(&k, "expected 'rounds'");
+            /* `2 rounds` is one quantity */
+            const node *q = ccur_take(&k);
+            if (!q || q->kind != AST_QTY || (strcmp(q->text, "round") && strcmp(q->text, "rounds")) || q->den != 1) {
+                comp_error(cc, q ? q->sp : cmd->sp, "say how many rounds, as in 'fight 2 rounds'");
                 return;
             }
+            n = q->num;
             if (n < 1) {
-                comp_error(cc, cmd->sp, "fight at least 1 round");
+                comp_error(cc, q->sp, "fight at least 1 round");
                 return;
             }
         }

@@ -207,7 +207,8 @@ bool name_resolves(compiler *cc, const char *name)
 {
     int id = program_find_string(cc->p, name);
     value v;
-    if (strcmp(name, "self") == 0 || strcmp(name, "nothing") == 0)
+    if (strcmp(name, "self") == 0 || strcmp(name, "nothing") == 0 || strcmp(name, "yes") == 0 ||
+        strcmp(name, "no") == 0)
         return true;
     if (id >= 0 && (find_local(cc, id) >= 0 || find_global(cc, id) >= 0 || find_stat(cc, id) ||
                     program_find_decl(cc->p, DK_RANGE, id) || program_find_decl(cc->p, DK_DURATION, id) ||
@@ -295,6 +296,11 @@ static sty compile_name(compiler *cc, const node *n)
         emit_op(cc, OP_NIL, n->sp);
         return TY_NIL;
     }
+    if (strcmp(n->text, "yes") == 0 || strcmp(n->text, "no") == 0) {
+        /* the GM's answers read as booleans */
+        emit_op(cc, n->text[0] == 'y' ? OP_TRUE : OP_FALSE, n->sp);
+        return TY_BOOL;
+    }
     const decl *d = find_stat(cc, id);
     if (d) {
         emit_op(cc, OP_SELF, n->sp);
@@ -340,6 +346,12 @@ static sty compile_name(compiler *cc, const node *n)
     if (creature_declared(cc, n->text)) {
         emit_op_u16(cc, OP_CREATURE, id, n->sp);
         return TY_CREATURE;
+    }
+    int32_t sx, sy;
+    if (n->text[0] >= 'A' && n->text[0] <= 'Z' && square_parse(n->text, &sx, &sy)) {
+        /* C4: a square of the grid (upper case, so no name is taken for one) */
+        emit_const(cc, value_square(sx, sy), n->sp);
+        return TY_SQUARE;
     }
     unknown_name(cc, n, "name");
     emit_op(cc, OP_NIL, n->sp);
@@ -410,6 +422,8 @@ static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
     case NE:
         if (a == b || (numeric(a) && numeric(b)) || a == TY_NIL || b == TY_NIL)
             return TY_BOOL;
+        if ((a == TY_WORD && b == TY_STR) || (a == TY_STR && b == TY_WORD))
+            return TY_BOOL; /* a word compares with its text */
         verb = "compare";
         break;
     default: /* ordering */
@@ -544,9 +558,11 @@ static sty compile_member(compiler *cc, const node *e)
         emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), e->sp);
         return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
     }
-    if (creature_member(e->text, &member_type) || (base == TY_ANY && is_prop)) {
+    if (creature_member(e->text, &member_type) || base == TY_ANY) {
+        /* a value of unknown type: its member is looked up when it runs
+           (a roll's natural, an item's property) */
         emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
-        return base == TY_LIST ? TY_LIST : is_prop && base == TY_ANY ? TY_ANY : member_type;
+        return base == TY_LIST ? TY_LIST : base == TY_ANY ? TY_ANY : member_type;
     }
     const char *s = suggest_name(cc, e->text);
     if (s)
@@ -665,7 +681,15 @@ static sty compile_call(compiler *cc, const node *e)
             char kind = n < (int)strlen(builtins[b].params) ? builtins[b].params[n] : '.';
             if (a->kind == AST_NAME && strchr("CASRG", kind))
                 check_named_arg(cc, e->text, kind, a);
-            sty t = compile_expr(cc, a);
+            sty t;
+            if (kind == 'G' && a->kind == AST_NAME && rules_range(cc->p->rules, comp_intern(cc, a->text)) >= 0 &&
+                find_local(cc, comp_intern(cc, a->text)) < 0) {
+                /* the range itself, not its distance for self */
+                emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
+                t = TY_WORD;
+            } else {
+                t = compile_expr(cc, a);
+            }
             if (kind == 'c' && t != TY_ANY && t != TY_CREATURE && t != TY_NIL)
                 comp_error(cc, a->sp, "%s() takes a creature here, not %s", e->text, sty_name(t));
             if (n == 0)

@@ -77,6 +77,7 @@ static void act_target(decl_state *ds, const node *clause, ccur *k)
         return;
     r_action *a = act_of(ds);
     a->target = (uint8_t)t;
+    a->has_target = true;
     a->target_range = -1;
     if (ccur_accept(k, "within")) {
         const node *at = k->at;

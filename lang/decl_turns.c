@@ -261,12 +261,12 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
                 return;
             in->reorder_from = (int)r;
         }
-    } else if (ccur_accept(k, "not")) {
+    } else if (ccur_accept(k, "never")) {
         if (!ccur_expect(k, "between") || !ccur_expect(k, "enemies"))
             return;
         in->reorder_not_between_enemies = true;
     } else {
-        ccur_error(k, "expected 'start', 'later' or 'not between enemies'");
+        ccur_error(k, "expected 'start', 'later' or 'never between enemies'");
         return;
     }
     in->reorder_from_origin = (origin){ds->decl_index, clause->sp, -1};
@@ -304,7 +304,7 @@ void decl_initiative(decl_state *ds)
         {"surprised", "surprised when EXPR", init_when_clause, false},
         {"below", "below when EXPR", init_when_clause, false},
         {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
-        {"reorder", "reorder start | reorder later [from round N] | reorder not between enemies", init_reorder,
+        {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder,
          false},
     };
     r_initiative *in = init_of(ds);
@@ -316,9 +316,12 @@ void decl_initiative(decl_state *ds)
     int check = initiative_check_name(ds);
     if (check >= 0)
         fctx_add(&ds->fx, program_string(ds->cc->p, check));
+    int errors = ds->cc->sink->errors;
     decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), NULL);
     in = init_of(ds);
     in->from.cite = ds->from.cite;
+    if (ds->cc->sink->errors > errors)
+        return; /* one mistake is enough to report */
     if (in->mode != INIT_STATIC && in->check < 0 && !rexpr_present(&in->score))
         comp_error(ds->cc, ds->dn->sp, "initiative needs 'roll CHECK' (or 'mode static' with a 'score')");
     if (in->mode == INIT_STATIC && !rexpr_present(&in->score))

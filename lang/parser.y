@@ -152,7 +152,7 @@ arg:
     ;
 
 /* Words that join clause arguments; they are not names. */
-connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE ;
+connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE | FOR ;
 
 decl:
     SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, $4); }

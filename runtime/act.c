@@ -42,7 +42,8 @@ static bool on_other_sides(const vm *v, int a, int b)
 }
 
 /* The checks before paying; *ok false with why filled when refused. */
-static bool allowed(vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *ok, span at)
+static bool allowed(vm *v, int actor, int action, const value *args, int nargs, bool held, refusal *why, bool *ok,
+                    span at)
 {
     const r_action *a = &v->r->actions[action];
     creature *c = &v->creatures[actor];
@@ -92,12 +93,12 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
             return true;
         }
     }
-    if (a->target != TARGET_ANY || a->target_range >= 0) {
-        value t = nargs > 0 ? args[0] : value_nil();
-        if (t.type != V_CREATURE) {
-            set_refusal(why, &a->from, "%s needs a target", action_name(v, action));
-            return true;
-        }
+    value t = nargs > 0 ? args[0] : value_nil();
+    if (a->has_target && t.type != V_CREATURE) {
+        set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
+        return true;
+    }
+    if (t.type == V_CREATURE) {
         int target = (int)t.num;
         const char *tn = v->creatures[target].name;
         switch ((target_kind)a->target) {
@@ -143,7 +144,10 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
         if (v->failed)
             return false;
     }
-    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime, a->borrows_next, false, why))
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why))
+        return !v->failed;
+    /* a held action also costs what the rules say holding costs */
+    if (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why))
         return !v->failed;
     *ok = true;
     return true;
@@ -152,7 +156,7 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
 bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at)
 {
     bool ok;
-    if (!allowed(v, actor, action, args, nargs, why, &ok, at))
+    if (!allowed(v, actor, action, args, nargs, false, why, &ok, at))
         return false;
     return ok;
 }
@@ -167,7 +171,7 @@ static void say_refusal(vm *v, int actor, int action, const value *args, int nar
                cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
 }
 
-bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *done, span at)
+bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool held, bool *done, span at)
 {
     *done = false;
     if (!combat_sync(v))
@@ -175,13 +179,14 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *
     const r_action *a = &v->r->actions[action];
     refusal why = {{0}, {-1, {0}, -1}};
     bool ok;
-    if (!allowed(v, actor, action, args, nargs, &why, &ok, at))
+    if (!allowed(v, actor, action, args, nargs, held, &why, &ok, at))
         return false;
     if (!ok) {
         say_refusal(v, actor, action, args, nargs, &why);
         return true;
     }
-    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime, a->borrows_next, true, &why)) {
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why) ||
+        (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why))) {
         if (v->failed)
             return false;
         say_refusal(v, actor, action, args, nargs, &why);
@@ -202,9 +207,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *
         vm_format(v, args[i], shown, sizeof shown);
         len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
     }
-    combat_say(v, "%s", line);
+    combat_say_action(v, line);
     char cite[160];
-    combat_note(v, "%s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
+    combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
     *done = true;
     if (rexpr_present(&a->cooldown)) {
         value lasts;
@@ -222,6 +227,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *
         provokes = value_truthy(w);
     }
     value ev[3] = {who, what, target};
+    int32_t outer_actor = v->cb.actor, outer_depth = v->cb.actor_depth;
+    v->cb.actor = actor;
+    v->cb.actor_depth = v->cb.trigger_depth; /* its own events are emitted from this depth */
     if (provokes && !events_emit(v, EV_PROVOKING, ev, 2, at))
         goto stopped;
     if (!events_emit(v, EV_ACTING, ev, 3, at))
@@ -236,13 +244,23 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool *
     }
     if (!events_emit(v, EV_ACTED, ev, 3, at))
         goto stopped;
+    v->cb.actor = outer_actor;
+    v->cb.actor_depth = outer_depth;
     return encounter_check_over(v, at);
 stopped:
+    v->cb.actor = outer_actor;
+    v->cb.actor_depth = outer_depth;
     /* cancel() ends the action where it stands; anything else is an error */
     if (v->cb.cancelled) {
         v->cb.cancelled = false;
         v->failed = false;
-        combat_say(v, "%s's %s has no further effect", c->name, action_name(v, action));
+        bool out = false;
+        if (!encounter_out(v, actor, &out, at))
+            return false;
+        if (out)
+            combat_say(v, "%s's %s ends: %s is out of the fight", c->name, action_name(v, action), c->name);
+        else
+            combat_say(v, "%s's %s has no further effect", c->name, action_name(v, action));
         return encounter_check_over(v, at);
     }
     return false;

@@ -6,10 +6,21 @@
  * `valeros -> goblin_1: attack d20 (14) + bab 5 + str 4 + flanking 1 = 24`,
  * completed by what it was compared with: `vs ac 15: hit`. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "runtime/vm.h"
+
+/* snprintf that may cut the text short, as the transcript allows. */
+static void line_into(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line_into(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+}
 
 bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, span at)
 {
@@ -71,7 +82,6 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
         return false;
     ck = &v->r->checks[check];
     /* the line: who, against whom, the breakdown */
-    combat *cb = &v->cb;
     char who[160] = "";
     if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
         snprintf(who, sizeof who, "%s -> %s: ", vm_name(v, (int)args[0].num), vm_name(v, (int)args[1].num));
@@ -79,15 +89,14 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
         snprintf(who, sizeof who, "%s: ", vm_name(v, (int)args[0].num));
     char breakdown[400];
     vm_format_roll(v, *out, breakdown, sizeof breakdown);
-    combat_flush_roll(v);
-    if (!ck->quiet && !cb->quiet) {
-        snprintf(cb->pending_line, sizeof cb->pending_line, "%s%s %s", who, name, breakdown);
-        cb->pending_roll = (int64_t)v->roll_seq;
-    } else {
-        combat_note(v, "%s%s %s", who, name, breakdown);
-    }
+    char line[1024];
+    line_into(line, sizeof line, "%s%s %s", who, name, breakdown);
+    if (!ck->quiet)
+        combat_pending_roll(v, (int64_t)v->roll_seq, line);
+    else
+        combat_note(v, "%s", line);
     char cite[160];
-    combat_note(v, "%s: %s", name, combat_cite(v, &ck->from, cite, sizeof cite));
+    combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, cite, sizeof cite));
     for (int i = 0; i < nmods; i++) {
         const r_condition *rc = &v->r->conditions[conds[i]];
         combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, program_string(v->p, rc->name),
@@ -126,9 +135,12 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     const r_check *ck = &v->r->checks[rec->check];
     char shown[64];
     vm_format(v, b, shown, sizeof shown);
-    const char *word = *result ? (ck->success >= 0 ? program_string(v->p, ck->success) : "yes")
-                               : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "no");
-    bool plain = cmp == 5 || cmp == 3; /* >= and <= read as "vs" */
+    /* the roll meets its target when `roll >= target` holds, or when
+       `roll < target` does not: the rule may be written either way */
+    bool meets = cmp == 2 || cmp == 3 ? !*result : *result;
+    const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
+                             : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
+    bool plain = cmp >= 2; /* an ordering reads as "vs" */
     char tail[160];
     snprintf(tail, sizeof tail, " %s%s%s %s: %s", plain ? "vs" : ops[cmp], label >= 0 ? " " : "",
              label >= 0 ? program_string(v->p, label) : "", shown, word);

@@ -13,6 +13,8 @@ void combat_init(combat *cb)
     cb->turn = -1;
     cb->free_effects = -1;
     cb->initiator = -1;
+    cb->actor = -1;
+    cb->pending_log = -1;
     cb->reactions_policy = 1;
     for (int i = 0; i <= Q_ARC; i++)
         cb->q_global[i] = -1;
@@ -26,8 +28,8 @@ void combat_free(combat *cb)
 {
     FREE_ARRAY(cb->order, cb->order_cap);
     FREE_ARRAY(cb->effects, cb->effects_cap);
-    FREE_ARRAY(cb->q_turn_start, cb->q_creatures_cap);
-    FREE_ARRAY(cb->q_turn_end, cb->q_creatures_cap);
+    FREE_ARRAY(cb->q_turn_start, cb->q_turn_start_cap);
+    FREE_ARRAY(cb->q_turn_end, cb->q_turn_end_cap);
     FREE_ARRAY(cb->q_phase, cb->q_phase_cap);
     FREE_ARRAY(cb->heap, cb->heap_cap);
     FREE_ARRAY(cb->holds, cb->holds_cap);
@@ -123,13 +125,9 @@ bool combat_sync(vm *v)
             if (!v->creatures[c].ledger)
                 return false;
         }
-    size_t cap = cb->q_creatures_cap;
-    if (!grow_heads(&cb->q_turn_start, &cap, v->ncreatures))
+    if (!grow_heads(&cb->q_turn_start, &cb->q_turn_start_cap, v->ncreatures) ||
+        !grow_heads(&cb->q_turn_end, &cb->q_turn_end_cap, v->ncreatures))
         return false;
-    cap = cb->q_creatures_cap;
-    if (!grow_heads(&cb->q_turn_end, &cap, v->ncreatures))
-        return false;
-    cb->q_creatures_cap = cap;
     size_t pcap = (size_t)cb->q_phase_cap;
     if (!grow_heads(&cb->q_phase, &pcap, (size_t)r->nphases))
         return false;

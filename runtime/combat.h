@@ -117,6 +117,7 @@ typedef struct zone_info {
 typedef struct log_line {
     uint32_t command; /* which top-level command wrote it */
     bool detail;      /* shown by explain only */
+    bool action;      /* a creature's action starts here (explain begins at the last) */
     char *text;
 } log_line;
 
@@ -140,9 +141,9 @@ typedef struct combat {
     bool awaiting_start; /* the order may still be changed before round 1 */
     int32_t initiator; /* who started the fight, or -1 */
     int32_t fighting;  /* `fight`: rounds left, or 0 */
-    bool fight_paused; /* `fight N rounds` stopped between rounds */
+    bool fight_paused; /* `fight N rounds` has played its rounds */
     bool checking_over;
-    int32_t turn_announced_round;
+    bool round_announced; /* the round's first turn has named it */
 
     /* effects and the queues that end them */
     effect *effects;
@@ -150,7 +151,7 @@ typedef struct combat {
     int32_t free_effects;
     uint32_t effect_seq;
     int32_t *q_turn_start, *q_turn_end; /* per creature: first effect, -1 */
-    size_t q_creatures_cap;
+    size_t q_turn_start_cap, q_turn_end_cap;
     int32_t q_global[Q_ARC + 1]; /* round start/end and the spans */
     int32_t *q_phase;            /* per phase */
     int q_phase_cap;
@@ -179,7 +180,9 @@ typedef struct combat {
     int32_t next_engagement;
 
     /* what the command under way is resolving */
-    bool cancelled; /* cancel() was called */
+    bool cancelled; /* cancel() was called, or the actor fell */
+    int32_t actor;  /* who takes the action being resolved, or -1 */
+    int32_t actor_depth; /* the trigger depth its own events are emitted at */
     int32_t trigger_depth;
     int32_t in_holds; /* evaluating a `holds when` */
 
@@ -190,7 +193,8 @@ typedef struct combat {
     uint32_t explain_command; /* the command `explain` describes */
     bool quiet;               /* sim: keep no log and print nothing */
     int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
-    char pending_line[512];
+    int pending_log;          /* its line in the log (completed when it is compared), or -1 */
+    char pending_line[1024];
 } combat;
 
 struct vm;
@@ -207,6 +211,10 @@ void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(print
 /* Output that is not play (show, explain): printed, not logged. */
 void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void combat_flush_roll(struct vm *v);
+/* A check's line, printed once its comparison (if any) completes it. */
+void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
+/* The line of an action: explain starts from the last one. */
+void combat_say_action(struct vm *v, const char *line);
 void combat_explain(struct vm *v);
 void combat_show_log(struct vm *v);
 /* `§ "Section"` of a declaration, or "" */
@@ -289,7 +297,8 @@ bool rulings_answer(struct vm *v, int ruling, value answer, int creature, span a
 void rulings_end_encounter(struct vm *v);
 
 /* Actions (act.c). */
-bool act_take(struct vm *v, int actor, int action, const value *args, int nargs, bool *allowed, span at);
+/* held: a held action, taken when its event comes, off the creature's turn. */
+bool act_take(struct vm *v, int actor, int action, const value *args, int nargs, bool held, bool *allowed, span at);
 bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at);
 
 /* Checks (checks.c). */

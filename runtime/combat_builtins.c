@@ -39,7 +39,7 @@ static bool in_fight(vm *v, int c, bool *yes, span at)
     bool out;
     if (!encounter_out(v, c, &out, at))
         return false;
-    *yes = v->creatures[c].in_play && !out;
+    *yes = vm_present(v, c) && !out;
     return true;
 }
 
@@ -220,11 +220,13 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
                 return false;
             if (!yes)
                 continue;
+            /* a creature with no side is a side of its own */
+            int side = v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - (int)c;
             bool dup = false;
             for (int i = 0; i < n; i++)
-                dup |= seen[i] == v->creatures[c].side;
+                dup |= seen[i] == side;
             if (!dup && n < 256)
-                seen[n++] = v->creatures[c].side;
+                seen[n++] = side;
         }
         *out = value_int(n);
         return true;
@@ -234,6 +236,16 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return vm_error(v, at, "cancel() has nothing to cancel here");
         cb->cancelled = true;
         return vm_error(v, at, "cancelled");
+    case BI_can: {
+        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
+            return false;
+        refusal why;
+        bool yes = act_can(v, a, k, args + 2, argc - 2, &why, at);
+        if (v->failed)
+            return false;
+        *out = value_bool(yes);
+        return true;
+    }
     case BI_relate:
     case BI_unrelate:
     case BI_related: {
@@ -391,7 +403,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         int e = v->creatures[a].engagement;
         for (size_t c = 0; c < v->ncreatures && n < 1024 && e >= 0; c++) {
             const creature *cr = &v->creatures[c];
-            if ((int)c == a || cr->engagement != e || !cr->in_play)
+            if ((int)c == a || cr->engagement != e || !vm_present(v, (int)c))
                 continue;
             int sa = v->creatures[a].side, sb = cr->side;
             bool fighting;

@@ -237,7 +237,10 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
     }
     if (e->queue == Q_POSITION) {
         int left = e->due_round - v->cb.round;
-        snprintf(buf, cap, "%d %s left", left, left == 1 ? "round" : "rounds");
+        if (left <= 0)
+            snprintf(buf, cap, "ends this round");
+        else
+            snprintf(buf, cap, "%d %s left", left, left == 1 ? "round" : "rounds");
     } else {
         snprintf(buf, cap, "%d %s left", e->remaining, time_kind_name((time_kind)t.home, e->remaining));
     }

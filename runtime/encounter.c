@@ -106,6 +106,8 @@ static bool takes_part(vm *v, int c, bool *yes, span at)
         return true;
     if ((v->cb.surprise || v->cb.free_round) && cr->surprised)
         return true; /* the surprised do not act in the surprise round */
+    if (cr->turn_round == v->cb.round_epoch && !cr->resumed && current_kind(v) == PHASE_TURNS)
+        return true; /* one turn a round, wherever it has moved to */
     const r_phase *ph = phase_of(v);
     if (ph && rexpr_present(&ph->only)) {
         value x;
@@ -161,6 +163,7 @@ static bool turn_events(vm *v, int c, bool start, span at)
 {
     value arg = value_ref(V_CREATURE, 0, c);
     if (start) {
+        v->creatures[c].turn_round = v->cb.round_epoch;
         if (v->creatures[c].resumed) {
             v->creatures[c].resumed = false; /* its turn started before it delayed */
             return true;
@@ -182,30 +185,28 @@ static bool start_turn(vm *v, int i, span at)
     cb->turn = i;
     cb->in_turn = true;
     const entry *e = &cb->order[i];
-    if (!effects_tick_position(v, cb->round, e->key, at))
-        return false;
-    if (!cb->active)
-        return true; /* an expiring effect ended the fight */
-    e = &cb->order[cb->turn];
     phase_kind kind = current_kind(v);
-    const char *round_note = "";
     char head[64] = "";
-    if (i == 0 || cb->turn_announced_round != cb->round) {
+    if (!cb->round_announced) {
         if (cb->free_round)
             snprintf(head, sizeof head, "free round: ");
         else if (cb->surprise)
             snprintf(head, sizeof head, "surprise round: ");
         else
             snprintf(head, sizeof head, "round %d: ", cb->round);
-        cb->turn_announced_round = cb->round;
+        cb->round_announced = true;
     }
-    (void)round_note;
+    /* the turn is named first, then what ends as it comes */
     if (kind == PHASE_STEPS) {
         combat_say(v, "%s%s's %s", head, entry_name(v, e), program_string(v->p, phase_of(v)->name));
-        return true;
+        return effects_tick_position(v, cb->round, e->key, at);
     }
     if (e->creature >= 0) {
         combat_say(v, "%s%s's turn", head, entry_name(v, e));
+        if (!effects_tick_position(v, cb->round, e->key, at))
+            return false;
+        if (!cb->active)
+            return true; /* an expiring effect ended the fight */
         return turn_events(v, e->creature, true, at);
     }
     /* a side's turn: each member's turn starts */
@@ -222,6 +223,10 @@ static bool start_turn(vm *v, int i, span at)
             len += (size_t)snprintf(members + len, sizeof members - len, "%s%s", len ? ", " : "", v->creatures[c].name);
     }
     combat_say(v, "%s%s's turn (%s)", head, entry_name(v, e), members);
+    if (!effects_tick_position(v, cb->round, e->key, at))
+        return false;
+    if (!cb->active)
+        return true;
     for (size_t c = 0; c < v->ncreatures; c++) {
         bool yes;
         if (v->creatures[c].side != e->side)
@@ -361,6 +366,7 @@ static bool start_round(vm *v, span at)
     if (!cb->surprise && !cb->free_round)
         cb->round++;
     cb->round_epoch++;
+    cb->round_announced = false;
     cb->turn = -1;
     if (!refresh(v, PER_ROUND, -1, at) || !effects_tick(v, Q_ROUND_START, 0, at))
         return false;
@@ -396,7 +402,7 @@ static bool end_round(vm *v, span at)
         return false;
     if (!cb->active)
         return true;
-    if (cb->fighting > 0 && --cb->fighting == 0 && !cb->surprise && !cb->free_round)
+    if (cb->fighting > 0 && !cb->surprise && !cb->free_round && --cb->fighting == 0)
         cb->fight_paused = true;
     if (cb->free_round) {
         /* the free round is over: now initiative is rolled */
@@ -414,8 +420,6 @@ static bool end_round(vm *v, span at)
     }
     if (v->r->initiative.reroll_each_round && !initiative_roll(v, NULL, 0, at))
         return false;
-    if (cb->fight_paused)
-        return true;
     return start_round(v, at);
 }
 
@@ -514,7 +518,8 @@ bool encounter_check_over(vm *v, span at)
         }
         over = value_truthy(x);
     } else if (rexpr_present(&e->out)) {
-        int standing = -1;
+        /* a creature with no side is a side of its own */
+        int standing = INT32_MIN;
         bool two = false;
         for (size_t c = 0; c < v->ncreatures && !two; c++) {
             bool out;
@@ -526,8 +531,8 @@ bool encounter_check_over(vm *v, span at)
             }
             if (out)
                 continue;
-            int side = v->creatures[c].side;
-            if (standing == -1)
+            int side = v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - (int)c;
+            if (standing == INT32_MIN)
                 standing = side;
             else if (side != standing)
                 two = true;
@@ -558,10 +563,8 @@ bool encounter_start_rounds(vm *v, span at)
             }
         whole_side = members > 0 && surprised == members;
     }
-    if (in->surprise == SURPRISE_ROUND && whole_side) {
+    if (in->surprise == SURPRISE_ROUND && whole_side)
         cb->surprise = true;
-        combat_say(v, "surprise round");
-    }
     return start_round(v, at);
 }
 
@@ -634,10 +637,6 @@ bool encounter_next(vm *v, span at)
         return vm_error(v, at, "no turns yet: 'roll initiative' first");
     if (cb->awaiting_start)
         return encounter_start_rounds(v, at);
-    if (cb->fight_paused) {
-        cb->fight_paused = false;
-        return start_round(v, at);
-    }
     if (cb->in_turn) {
         if (!end_turn(v, at))
             return false;
@@ -877,6 +876,10 @@ static bool apply_forfeits(vm *v, span at)
 bool encounter_fight(vm *v, int rounds, span at)
 {
     combat *cb = &v->cb;
+    if (!cb->active && cb->spans[0] > 0) {
+        combat_say(v, "the encounter is already over");
+        return true;
+    }
     if (!cb->active)
         return vm_error(v, at, "no encounter to fight; 'begin encounter' first");
     if (!cb->ordered && !encounter_roll_initiative(v, NULL, 0, at))

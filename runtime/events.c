@@ -159,7 +159,7 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
     count_use(v, t, who);
     combat_say(v, "%s takes %s%s%s%s%s", c->name, trigger_name(v, t), others, costs[0] ? " (" : "", costs,
                costs[0] ? ")" : "");
-    combat_note(v, "%s: %s", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
+    combat_note(v, "trigger %s: %s", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
     return run_trigger(v, t, params, who, at);
 }
 
@@ -246,7 +246,7 @@ static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, spa
         if (each >= 0)
             count_use(v, t, each);
         char cite[160];
-        combat_note(v, "%s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
+        combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
         if (!run_trigger(v, t, params, -1, at))
             return false;
     }
@@ -285,7 +285,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         memcpy(held_args, hd->args, sizeof held_args);
         int acting = encounter_acting(v);
         bool allowed;
-        if (!act_take(v, who, hd->action, held_args, hd->nargs, &allowed, at))
+        if (!act_take(v, who, hd->action, held_args, hd->nargs, true, &allowed, at))
             return false;
         if (allowed && v->r->initiative.hold_moves && acting >= 0 && acting != who)
             if (!encounter_reorder(v, who, true, acting, false, at))
@@ -358,6 +358,16 @@ bool events_emit(vm *v, int event, const value *args, int nargs, span at)
         }
     }
     cb->trigger_depth--;
+    /* an actor that falls to what it set off does not go on acting */
+    if (ok && cb->actor >= 0 && cb->trigger_depth == cb->actor_depth) {
+        bool out;
+        if (!encounter_out(v, cb->actor, &out, at))
+            return false;
+        if (out) {
+            cb->cancelled = true;
+            return vm_error(v, at, "cancelled");
+        }
+    }
     return ok;
 }
 

@@ -129,7 +129,7 @@ static int standing_in(vm *v, int32_t x, int32_t y, int except)
 {
     for (size_t c = 0; c < v->ncreatures; c++) {
         const creature *cr = &v->creatures[c];
-        if ((int)c == except || !cr->placed || !cr->in_play)
+        if ((int)c == except || !cr->placed || !vm_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
         if (x >= cr->x && x < cr->x + s && y >= cr->y && y < cr->y + s)
@@ -337,7 +337,7 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
     *ok = false;
     const r_space *sp = &v->r->space;
     const creature *ca = &v->creatures[a];
-    if (!ca->placed || !ca->in_play)
+    if (!ca->placed || !vm_present(v, a))
         return true;
     bool out;
     if (!encounter_out(v, a, &out, at))
@@ -374,9 +374,10 @@ bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
 
 /* --- sight and cover ---------------------------------------------------------------------- */
 
-/* Does the segment from (x0, y0) to (x1, y1), in half-square units, pass
-   through the inside of square (cx, cy)? Liang-Barsky, exact in integers:
-   the segment is inside where every t lies strictly between the bounds. */
+/* Does the segment from (x0, y0) to (x1, y1), in half-square units, touch
+   square (cx, cy) anywhere but at its own two ends? Walls are solid: a line
+   along a wall's edge, or through its corner, is blocked. Liang-Barsky,
+   exact in integers, on the closed square. */
 static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, int32_t cy)
 {
     int64_t lo_x = 2 * (int64_t)cx, hi_x = lo_x + 2, lo_y = 2 * (int64_t)cy, hi_y = lo_y + 2;
@@ -387,8 +388,8 @@ static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, 
     int64_t n0 = 0, d0 = 1, n1 = 1, d1 = 1;
     for (int i = 0; i < 4; i++) {
         if (p[i] == 0) {
-            if (q[i] <= 0)
-                return false; /* parallel, on or outside this side */
+            if (q[i] < 0)
+                return false; /* parallel and outside this side */
             continue;
         }
         int64_t n = q[i], d = p[i];
@@ -404,7 +405,12 @@ static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, 
                 n1 = n, d1 = d;
         }
     }
-    return n0 * d1 < n1 * d0; /* a stretch of positive length inside */
+    if (n0 * d1 > n1 * d0)
+        return false; /* misses the square */
+    /* touching only at one of its own ends does not block */
+    bool only_start = n1 == 0;          /* t1 == 0 */
+    bool only_end = n0 == d0;           /* t0 == 1 */
+    return !only_start && !only_end;
 }
 
 static bool segment_clear(const vm *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
@@ -694,6 +700,7 @@ oom:
 static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, span at, bool *go_on)
 {
     creature *cr = &v->creatures[c];
+    bool fighting = v->cb.active;
     *go_on = false;
     value from = value_square(cr->x, cr->y), to = value_square(nx, ny);
     value who = value_ref(V_CREATURE, 0, c);
@@ -702,7 +709,7 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
         return false;
     /* everyone whose threatened square this is */
     for (size_t x = 0; x < v->ncreatures; x++) {
-        if ((int)x == c || !v->creatures[x].in_play)
+        if ((int)x == c || !vm_present(v, (int)x))
             continue;
         bool t;
         if (!threatens_square(v, (int)x, cr->x, cr->y, &t, at))
@@ -721,8 +728,8 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     bool out;
     if (!encounter_out(v, c, &out, at))
         return false;
-    if (out || !v->cb.active)
-        return true; /* it fell where it stood */
+    if (out || (fighting && !v->cb.active))
+        return true; /* it fell where it stood, or the fight is over */
     cr->x = nx;
     cr->y = ny;
     /* what moves with it (a rider, someone carried) */
@@ -870,9 +877,9 @@ bool grid_push(vm *v, int c, int from, value dist, value *moved, span at)
     int dy = cr->y > fr->y ? 1 : cr->y < fr->y ? -1 : 0;
     if (!dx && !dy)
         dx = 1;
-    value side = square_side(v), squares;
-    rat_div(value_as_frac(dist), side, V_FRAC, &squares);
-    int64_t steps = value_floor(squares);
+    value side = square_side(v);
+    /* whole squares in the distance: feet over the square's side */
+    int64_t steps = (dist.num * (int64_t)side.aux) / ((int64_t)dist.aux * side.num);
     if (steps > 1000)
         steps = 1000;
     int32_t px[1000], py[1000];
@@ -911,7 +918,7 @@ void grid_show(vm *v)
     bool any = false;
     for (size_t c = 0; c < v->ncreatures; c++) {
         const creature *cr = &v->creatures[c];
-        if (!cr->placed || !cr->in_play)
+        if (!cr->placed || !vm_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
         lx = cr->x < lx ? cr->x : lx;
@@ -947,7 +954,7 @@ void grid_show(vm *v)
     int nl = 0;
     for (size_t c = 0; c < v->ncreatures && nl < 256; c++) {
         const creature *cr = &v->creatures[c];
-        if (!cr->placed || !cr->in_play)
+        if (!cr->placed || !vm_present(v, (int)c))
             continue;
         char lab[3] = {cr->name[0], cr->name[1] ? cr->name[1] : ' ', 0};
         const char *digits = strrchr(cr->name, '_');
@@ -967,6 +974,8 @@ void grid_show(vm *v)
         col[strcspn(col, "0123456789")] = '\0';
         len += (size_t)snprintf(line + len, sizeof line - len, "%-3s", col);
     }
+    while (len > 0 && line[len - 1] == ' ')
+        line[--len] = '\0';
     combat_print(v, "%s", line);
     for (int32_t y = ly; y <= hy; y++) {
         len = (size_t)snprintf(line, sizeof line, "%3d ", y + 1);

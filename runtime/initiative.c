@@ -30,13 +30,16 @@ typedef struct part {
     int order; /* creation order, the last word on ties */
 } part;
 
+/* A formula of the initiative: the roll is its one parameter, when the
+   initiative rolls a check. */
 static bool eval_for(vm *v, const rexpr *e, int self, value roll, value *out)
 {
     if (e->kind == REXPR_CONST) {
         *out = e->v;
         return true;
     }
-    return vm_call(v, e->chunk, self, &roll, 1, out);
+    int nargs = v->p->chunks[e->chunk]->nparams >= 1 ? 1 : 0;
+    return vm_call(v, e->chunk, self, &roll, nargs, out);
 }
 
 static int compare_parts(const part *a, const part *b, bool lowest_first)

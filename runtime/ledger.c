@@ -337,8 +337,10 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     bool off_turn = enforced(v) && !encounter_is_turn_of(v, c);
     if (off_turn && !anytime) {
         int acting = encounter_acting(v);
-        refuse(why, NULL, "it is %s's turn, not %s's", acting >= 0 ? v->creatures[acting].name : "nobody's",
-               v->creatures[c].name);
+        if (acting >= 0)
+            refuse(why, NULL, "it is %s's turn, not %s's", v->creatures[acting].name, v->creatures[c].name);
+        else
+            refuse(why, NULL, "it is nobody's turn");
         return false;
     }
     if (k->noptions == 0)

@@ -11,7 +11,7 @@
 
 #define LOG_MAX 8192
 
-static void keep(vm *v, bool detail, const char *text)
+static void keep_as(vm *v, bool detail, bool action, const char *text)
 {
     combat *cb = &v->cb;
     if (cb->quiet)
@@ -23,6 +23,7 @@ static void keep(vm *v, bool detail, const char *text)
             mem_strfree(cb->log[i].text);
         memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
         cb->nlog -= drop;
+        cb->pending_log = cb->pending_log >= drop ? cb->pending_log - drop : -1;
     }
     size_t cap = (size_t)cb->log_cap;
     log_line *g = mem_grow(cb->log, sizeof(log_line), &cap, (size_t)cb->nlog + 1);
@@ -38,8 +39,13 @@ static void keep(vm *v, bool detail, const char *text)
     }
     cb->log = g;
     cb->log_cap = (int)cap;
-    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, copy};
+    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, copy};
     cb->explain_command = cb->command_no; /* explain describes the last command that did something */
+}
+
+static void keep(vm *v, bool detail, const char *text)
+{
+    keep_as(v, detail, false, text);
 }
 
 static void print(vm *v, const char *line)
@@ -55,7 +61,36 @@ void combat_flush_roll(vm *v)
         return;
     cb->pending_roll = 0;
     print(v, cb->pending_line);
-    keep(v, false, cb->pending_line);
+    /* the log holds the line from when it was rolled: bring it up to date */
+    if (cb->pending_log >= 0 && cb->pending_log < cb->nlog) {
+        char *copy = mem_strndup(cb->pending_line, strlen(cb->pending_line));
+        if (copy) {
+            mem_strfree(cb->log[cb->pending_log].text);
+            cb->log[cb->pending_log].text = copy;
+        }
+    }
+    cb->pending_log = -1;
+}
+
+void combat_pending_roll(vm *v, int64_t seq, const char *line)
+{
+    combat *cb = &v->cb;
+    combat_flush_roll(v);
+    if (cb->quiet)
+        return;
+    snprintf(cb->pending_line, sizeof cb->pending_line, "%s", line);
+    cb->pending_roll = seq;
+    keep(v, false, line);
+    cb->pending_log = cb->nlog - 1;
+}
+
+void combat_say_action(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line);
+    keep_as(v, false, true, line);
 }
 
 void combat_say(vm *v, const char *fmt, ...)
@@ -115,13 +150,18 @@ const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
     return buf;
 }
 
-/* Everything the previous command left in the log, details included. */
+/* The last command that did something, from its last action on (all of
+   it if it took no action), every line with the rules behind it. */
 void combat_explain(vm *v)
 {
     combat *cb = &v->cb;
     uint32_t which = cb->explain_command;
     bool any = false;
-    for (int i = 0; i < cb->nlog; i++) {
+    int from = 0;
+    for (int i = 0; i < cb->nlog; i++)
+        if (cb->log[i].command == which && cb->log[i].action)
+            from = i;
+    for (int i = from; i < cb->nlog; i++) {
         if (cb->log[i].command != which)
             continue;
         char line[1100];

@@ -468,13 +468,16 @@ bool play_command(vm *v, int cmd, int operand, span at)
         if (v->failed)
             return false;
         const char *name = program_string(v->p, v->r->actions[action].name);
+        char target[128] = "";
+        if (argc > 2 && args[1].type == V_CREATURE)
+            snprintf(target, sizeof target, " %s", v->creatures[args[1].num].name);
         if (ok) {
-            combat_print(v, "yes: %s can %s now", v->creatures[c].name, name);
+            combat_print(v, "yes: %s can %s%s now", v->creatures[c].name, name, target);
         } else {
             char cite[160];
             combat_cite(v, &why.rule, cite, sizeof cite);
-            combat_print(v, "no: %s cannot %s: %s%s%s%s", v->creatures[c].name, name, why.why, cite[0] ? " (" : "",
-                         cite, cite[0] ? ")" : "");
+            combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->creatures[c].name, name, target, why.why,
+                         cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
         }
         return true;
     }

@@ -282,7 +282,8 @@ typedef struct r_action {
     rexpr provokes_when;
     rexpr *requires;
     int nrequires;
-    uint8_t target;
+    uint8_t target;   /* target_kind */
+    bool has_target;  /* a `target` clause */
     int target_range; /* range index, or -1 */
     bool anytime, borrows_next;
     rexpr cooldown;

@@ -214,10 +214,13 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
 {
     int64_t col = 0, row = 0;
     const char *p = text;
-    if (!(*p >= 'a' && *p <= 'z'))
+    /* a1 or A1: upper case keeps d4 from reading as dice */
+    bool upper = *p >= 'A' && *p <= 'Z';
+    char lo = upper ? 'A' : 'a', hi = upper ? 'Z' : 'z';
+    if (!(*p >= lo && *p <= hi))
         return false;
-    while (*p >= 'a' && *p <= 'z') {
-        col = col * 26 + (*p - 'a' + 1);
+    while (*p >= lo && *p <= hi) {
+        col = col * 26 + (*p - lo + 1);
         if (col > 100000)
             return false;
         p++;
@@ -244,7 +247,7 @@ int square_format(int32_t x, int32_t y, char *buf, size_t cap)
     int64_t c = (int64_t)x + 1;
     while (c > 0 && n < 15) {
         c--;
-        col[n++] = (char)('a' + c % 26);
+        col[n++] = (char)('A' + c % 26);
         c /= 26;
     }
     char rev[16];

@@ -110,8 +110,8 @@ static inline value value_square(int32_t x, int32_t y)
     return (value){.type = V_SQUARE, .aux = x, .num = y};
 }
 
-/* Squares are written as a column letter and a row number, as on a chess
- * board: a1 is (0, 0), b3 is (1, 2); after z come aa, ab, ... */
+/* Squares are written as a column letter and a row number, as on a battle
+ * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... */
 bool square_parse(const char *text, int32_t *x, int32_t *y);
 /* snprintf-style. */
 int square_format(int32_t x, int32_t y, char *buf, size_t cap);

@@ -59,7 +59,7 @@ void vm_free(vm *v)
     if (v->stat_slot)
         mem_free(v->stat_slot, v->stat_slot_cap * sizeof(int));
     if (v->decl_info)
-        mem_free(v->decl_info, v->stat_slot_cap * sizeof(decl_info));
+        mem_free(v->decl_info, v->decl_info_cap * sizeof(decl_info));
     for (size_t i = 0; i < v->ncreatures; i++) {
         mem_strfree(v->creatures[i].name);
         if (v->creatures[i].stats)
@@ -104,17 +104,14 @@ static bool sync_slots(vm *v)
     program *p = v->p;
     if (v->synced_decls >= p->ndecls && v->synced_stats == v->r->nstats && v->synced_resources == v->r->nresources)
         return true;
-    size_t cap = v->stat_slot_cap;
-    int *slots = mem_grow(v->stat_slot, sizeof(int), &cap, p->ndecls);
+    int *slots = mem_grow(v->stat_slot, sizeof(int), &v->stat_slot_cap, p->ndecls);
     if (!slots)
         return false;
     v->stat_slot = slots;
-    size_t cap2 = v->stat_slot_cap;
-    decl_info *info = mem_grow(v->decl_info, sizeof(decl_info), &cap2, p->ndecls);
+    decl_info *info = mem_grow(v->decl_info, sizeof(decl_info), &v->decl_info_cap, p->ndecls);
     if (!info)
         return false;
     v->decl_info = info;
-    v->stat_slot_cap = cap;
     int nslots = v->nslots;
     for (size_t i = v->synced_decls; i < p->ndecls; i++) {
         slots[i] = -1;
@@ -219,6 +216,8 @@ int vm_add_creature(vm *v, const char *name, int template_index, span at)
         mem_strfree(c->name);
         if (c->stats)
             mem_free(c->stats, (size_t)v->nslots * sizeof(value));
+        if (c->ledger)
+            mem_free(c->ledger, (size_t)v->ledger_len * sizeof(counter));
         return vm_error(v, at, "out of memory"), -1;
     }
     return (int)v->ncreatures - 1;
@@ -935,6 +934,9 @@ static bool values_equal(const vm *v, value a, value b)
 {
     if (is_num(a) && is_num(b))
         return rat_cmp(value_as_frac(a), value_as_frac(b)) == 0;
+    /* a word reads as its text: cover(a, b) == "half" */
+    if ((a.type == V_WORD && b.type == V_STR) || (a.type == V_STR && b.type == V_WORD))
+        return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
     if (a.type != b.type)
         return false;
     switch ((value_type)a.type) {
@@ -1497,8 +1499,7 @@ next:
                     at += vm_format(v, v->sp[i - n], line + at, sizeof line - at);
             }
             v->sp -= n;
-            if (v->print)
-                v->print(v->print_user, line);
+            combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
             NEXT;
         }
         CASE(EMIT)
@@ -1551,7 +1552,7 @@ next:
                 goto fail;
             }
             bool allowed;
-            FAIL_IF(!act_take(v, (int)a.num, action, args, argc, &allowed, HERE));
+            FAIL_IF(!act_take(v, (int)a.num, action, args, argc, false, &allowed, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(value_bool(allowed));
             NEXT;

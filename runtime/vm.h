@@ -43,6 +43,7 @@ typedef struct creature {
     int32_t forfeit_next_to; /* where it moves: a creature, -1 */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    uint32_t turn_round; /* the round (its epoch) of its last turn */
     int32_t effects;     /* first effect on it, -1 */
     counter *ledger;     /* spent actions: combat.h, ledger.c */
     /* space */
@@ -127,7 +128,7 @@ typedef struct vm {
 
     int *stat_slot; /* per decl index: slot in creature->stats, -1 if not a stat */
     decl_info *decl_info; /* per decl index */
-    size_t stat_slot_cap;
+    size_t stat_slot_cap, decl_info_cap;
     size_t synced_decls; /* declarations already given a slot (or none) */
     int synced_stats, synced_resources;
     int nslots;
@@ -228,6 +229,12 @@ const struct dist *vm_dist_lookup(const vm *v, value x);
 bool play_command(vm *v, int cmd, int operand, span at);
 /* The combat builtins (combat_builtins.c); id >= BI_has. */
 bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+/* Is c part of what is going on: in the encounter, or anyone when there
+   is no encounter. */
+static inline bool vm_present(const vm *v, int c)
+{
+    return !v->cb.active || v->creatures[c].in_play;
+}
 /* A creature's display: its name. */
 const char *vm_name(const vm *v, int c);
 /* Adds a creature from a template (play.c), taking it into play. */

@@ -68,7 +68,7 @@ static int count_group(const vm *v, int group, int zone)
 {
     int n = 0;
     for (size_t c = 0; c < v->ncreatures; c++)
-        n += v->creatures[c].in_play && v->creatures[c].group == group && v->creatures[c].zone == zone;
+        n += vm_present(v, (int)c) && v->creatures[c].group == group && v->creatures[c].zone == zone;
     return n;
 }
 
@@ -109,7 +109,7 @@ bool zones_engage(vm *v, int a, int b, span at)
     int max = v->r->space.engagement_max, size = 0;
     for (size_t c = 0; c < v->ncreatures; c++) {
         int ce = v->creatures[c].engagement;
-        size += v->creatures[c].in_play && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
+        size += vm_present(v, (int)c) && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
     }
     size += old_a < 0;
     size += old_b < 0 && b != a;
@@ -212,7 +212,7 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     int protecting = 0;
     for (size_t k = 0; k < v->ncreatures; k++) {
         const creature *m = &v->creatures[k];
-        if (!m->in_play || m->group != cr->group || m->zone != cr->zone)
+        if (!vm_present(v, (int)k) || m->group != cr->group || m->zone != cr->zone)
             continue;
         bool counts_less = false;
         if (rexpr_present(&sp->incapacitated)) {
@@ -265,7 +265,7 @@ void zones_show(vm *v)
             len += (size_t)snprintf(line + len, sizeof line - len, ")");
         for (size_t c = 0; c < v->ncreatures && len < sizeof line; c++) {
             const creature *cr = &v->creatures[c];
-            if (!cr->in_play || cr->zone != zi->name)
+            if (!vm_present(v, (int)c) || cr->zone != zi->name)
                 continue;
             len += (size_t)snprintf(line + len, sizeof line - len, " %s", cr->name);
             if (cr->group >= 0 && len < sizeof line)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lang/compile.h"
+#include "runtime/rules.h"
 #include "runtime/program.h"
 
 typedef struct msgs {
@@ -309,8 +310,14 @@ START_TEST(test_decls_recorded)
     ck_assert_int_eq(P->chunks[f->body]->nparams, 2);
     ck_assert_int_eq(P->chunks[f->body]->kind, CHUNK_PROCEDURE);
     const decl *pr = find(DK_CONDITION, "prone");
-    ck_assert_int_eq(pr->nclauses, 1);
-    ck_assert_str_eq(program_string(P, pr->clauses[0].word), "modify");
+    ck_assert_int_ge(pr->object, 0);
+    const r_condition *prone = &P->rules->conditions[pr->object];
+    ck_assert_int_eq(prone->nmods, 1);
+    ck_assert_int_eq(prone->mods[0].op, MOD_ADD);
+    ck_assert_int_eq(prone->mods[0].target, MODT_STAT);
+    ck_assert_int_eq(prone->mods[0].index, program_decl_index(P, dex));
+    ck_assert_int_eq(prone->mods[0].amount.kind, REXPR_CONST);
+    ck_assert_int_eq(prone->mods[0].amount.v.num, -2);
     const decl *r = find(DK_RANGE, "close");
     ck_assert_int_ge(r->value, 0);
     ck_assert_int_eq(P->chunks[r->value]->kind, CHUNK_FORMULA);
@@ -318,35 +325,24 @@ START_TEST(test_decls_recorded)
 }
 END_TEST
 
-START_TEST(test_clause_arg_kinds)
+START_TEST(test_initiative_compiles_to_a_plan)
 {
     ck_assert_int_eq(compile("stat dex = 0\n"
-                             "initiative {\n  score dex + 1\n  order highest first\n  ties dex, 3\n}\n"),
+                             "initiative {\n  mode static\n  score dex + 1\n  order lowest first\n  ties dex, 3, reroll\n}\n"),
                      0);
-    int id = program_find_string(P, "initiative");
-    (void)id;
-    const decl *init = NULL;
-    for (size_t i = 0; i < P->ndecls; i++)
-        if (P->decls[i].kind == DK_INITIATIVE)
-            init = &P->decls[i];
-    ck_assert_ptr_nonnull(init);
-    ck_assert_int_eq(init->nclauses, 3);
-    const clause *roll = &init->clauses[0], *order = &init->clauses[1], *ties = &init->clauses[2];
-    ck_assert_str_eq(program_string(P, roll->word), "score");
-    ck_assert_int_eq(roll->nargs, 1);
-    ck_assert_int_eq(roll->args[0].kind, ARG_FORMULA); /* an expression */
-    ck_assert_int_ge(roll->args[0].chunk, 0);
-    ck_assert_int_eq(order->nargs, 2);
-    ck_assert_int_eq(order->args[0].kind, ARG_WORD); /* a bare unknown word */
-    ck_assert_str_eq(program_string(P, order->args[0].word), "highest");
-    ck_assert_int_eq(order->args[1].kind, ARG_WORD);
-    ck_assert_int_eq(ties->nargs, 3);
-    ck_assert_int_eq(ties->args[0].kind, ARG_FORMULA); /* a known stat */
-    ck_assert_str_eq(program_string(P, ties->args[0].word), "dex");
-    ck_assert_int_eq(ties->args[1].kind, ARG_SEP);
-    ck_assert_int_eq(ties->args[2].kind, ARG_CONST); /* a literal */
-    ck_assert_int_eq(ties->args[2].v.type, V_INT);
-    ck_assert_int_eq(ties->args[2].v.num, 3);
+    const r_initiative *in = &P->rules->initiative;
+    ck_assert(in->present);
+    ck_assert_int_eq(in->mode, INIT_STATIC);
+    ck_assert(in->lowest_first);
+    ck_assert_int_eq(in->score.kind, REXPR_CHUNK); /* an expression: a formula */
+    ck_assert_int_eq(P->chunks[in->score.chunk]->kind, CHUNK_FORMULA);
+    ck_assert_int_eq(in->nties, 3);
+    ck_assert_int_eq(in->ties[0].kind, TIE_EXPR);
+    ck_assert_int_eq(in->ties[0].e.kind, REXPR_CHUNK); /* a stat of the creature */
+    ck_assert_int_eq(in->ties[1].kind, TIE_EXPR);
+    ck_assert_int_eq(in->ties[1].e.kind, REXPR_CONST); /* a literal */
+    ck_assert_int_eq(in->ties[1].e.v.num, 3);
+    ck_assert_int_eq(in->ties[2].kind, TIE_REROLL);
 }
 END_TEST
 
@@ -405,7 +401,7 @@ START_TEST(test_spans_and_opcodes_valid)
     ck_assert_int_eq(compile("stat dex = 0\nstat level = 1 in 1..20\nstat bonus = dex * 2\n"
                              "range reach = 5 ft * level\n"
                              "procedure f(n) { if n <= 0 { return 0 } else { return n + f(n - 1) } }\n"
-                             "initiative { check d20; score check + dex; order highest first }\n"
+                             "check init(self) = d20 + self.dex\ninitiative { roll init; score init + dex; order highest first }\n"
                              "let t = 0\nfor i in [1, 2, 3] { t += i }\nrepeat 2 { print roll 2d6 + 1 }\n"
                              "print t > 2 and true or false, f(3), 7 // 2, -t\n"
                              "creature a { dex 1 }\nprint a.dex\n"),
@@ -478,7 +474,7 @@ static Suite *make_suite(void)
     TCase *o = tcase_create("output");
     tcase_add_checked_fixture(o, setup, teardown);
     tcase_add_test(o, test_decls_recorded);
-    tcase_add_test(o, test_clause_arg_kinds);
+    tcase_add_test(o, test_initiative_compiles_to_a_plan);
     tcase_add_test(o, test_commands_become_chunks);
     tcase_add_test(o, test_compile_expression);
     tcase_add_test(o, test_spans_and_opcodes_valid);

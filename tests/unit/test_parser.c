@@ -58,7 +58,13 @@ START_TEST(test_decl_kinds)
     assert_decl("enum size { tiny, small, average }\n", DK_ENUM, "size");
     assert_decl("economy { slot standard 1 per turn role primary }\n", DK_ECONOMY, NULL);
     assert_decl("exchange main -> move\n", DK_EXCHANGE, NULL);
-    assert_decl("initiative { check d20; order highest first }\n", DK_INITIATIVE, NULL);
+    assert_decl("initiative { roll init; order highest first }\n", DK_INITIATIVE, NULL);
+    assert_decl("check attack(a, t) = d20 + a.bab { success \"hit\" }\n", DK_CHECK, "attack");
+    assert_decl("bonus dodge stacks\n", DK_BONUS, "dodge");
+    assert_decl("relation grapple(holder, held) { one per holder }\n", DK_RELATION, "grapple");
+    assert_decl("item sword: weapon \"Sword\" { damage d8 }\n", DK_ITEM, "sword");
+    assert_decl("encounter { out when self.hp <= 0 }\n", DK_ENCOUNTER, NULL);
+    assert_decl("tactic brute { self: attack nearest(self, enemies(self)) }\n", DK_TACTIC, "brute");
     assert_decl("round { phase movement; phase action }\n", DK_ROUND, NULL);
     assert_decl("duration screen until start of next turn\n", DK_DURATION, "screen");
     assert_decl("range close = 25 ft { beyond 1 by -4 }\n", DK_RANGE, "close");

@@ -327,7 +327,7 @@ START_TEST(test_trigger_chain_limit)
 END_TEST
 
 static const char *encounter = "stat dex = 0\n"
-                               "initiative {\n  score dex\n  order highest first\n}\n"
+                               "initiative {\n  mode static\n  score dex\n  order highest first\n}\n"
                                "creature valeros \"Valeros\" side party { dex 3 }\n"
                                "creature goblin x3 side enemies { dex 1 }\n";
 
@@ -340,7 +340,7 @@ START_TEST(test_creatures_created)
     ck_assert_int_eq(vm_find_creature(r->v, "goblin_1"), 1);
     ck_assert_int_eq(vm_find_creature(r->v, "goblin_3"), 3);
     ck_assert_int_lt(vm_find_creature(r->v, "goblin"), 0);
-    ck_assert_str_eq(program_string(r->p, r->v->creatures[0].side), "party");
+    ck_assert_str_eq(program_string(r->p, r->p->rules->sides[r->v->creatures[0].side]), "party");
     finish(r);
 }
 END_TEST
@@ -354,92 +354,6 @@ START_TEST(test_duplicate_creature_is_error)
     ck_assert_int_ge(compile_string(p, "t.rules", text, strlen(text), &sink, NULL), 1);
     ck_assert_ptr_nonnull(strstr(r.first_error, "already declared"));
     program_free(p);
-}
-END_TEST
-
-START_TEST(test_initiative_order_and_turns)
-{
-    char text[2048];
-    snprintf(text, sizeof text,
-             "%screature boss { dex 9 }\nbegin encounter\nroll initiative\n"
-             "end turn\nend turn\nend turn\nend turn\nend turn\n",
-             encounter);
-    run *r = start(text, 1, NULL);
-    ck_assert_msg(r->ok, "%s", r->v->error);
-    ck_assert_int_eq(r->v->norder, 5);
-    /* highest first; ties keep creation order */
-    int want[] = {4, 0, 1, 2, 3};
-    for (int i = 0; i < 5; i++)
-        ck_assert_int_eq(r->v->order[i], want[i]);
-    ck_assert_ptr_nonnull(strstr(r->out, "round 1: boss's turn\n"));
-    ck_assert_ptr_nonnull(strstr(r->out, "valeros's turn\ngoblin_1's turn\ngoblin_2's turn\ngoblin_3's turn\n"
-                                         "round 2: boss's turn\n"));
-    ck_assert_int_eq(r->v->round, 2);
-    ck_assert_int_eq(r->v->turn, 0);
-    finish(r);
-}
-END_TEST
-
-START_TEST(test_initiative_lowest_first)
-{
-    run *r = start("stat dex = 0\ninitiative { score dex; order lowest first }\n"
-                   "creature a { dex 5 }\ncreature b { dex 30 }\ncreature c { dex 1 }\n"
-                   "begin encounter\nroll initiative\n",
-                   1, NULL);
-    ck_assert_msg(r->ok, "%s", r->v->error);
-    ck_assert_int_eq(r->v->order[0], 2);
-    ck_assert_int_eq(r->v->order[1], 0);
-    ck_assert_int_eq(r->v->order[2], 1);
-    finish(r);
-}
-END_TEST
-
-START_TEST(test_initiative_with_check_roll)
-{
-    const char *text = "stat dex = 0\ninitiative { check d20; score check + dex; order highest first }\n"
-                       "creature a { dex 1 }\ncreature b { dex 100 }\nbegin encounter\nroll initiative\n";
-    run *r = start(text, 7, NULL);
-    ck_assert_msg(r->ok, "%s", r->v->error);
-    /* b's +100 always wins */
-    ck_assert_int_eq(r->v->order[0], 1);
-    ck_assert_int_ge(value_floor(r->v->creatures[1].initiative), 101);
-    ck_assert_int_le(value_floor(r->v->creatures[1].initiative), 120);
-    run *r2 = start(text, 7, NULL);
-    ck_assert_str_eq(r->out, r2->out);
-    finish(r);
-    finish(r2);
-}
-END_TEST
-
-START_TEST(test_show_order)
-{
-    char text[2048];
-    snprintf(text, sizeof text, "%sbegin encounter\nroll initiative\nend turn\nshow order\n", encounter);
-    run *r = start(text, 1, NULL);
-    ck_assert_msg(r->ok, "%s", r->v->error);
-    ck_assert_ptr_nonnull(strstr(r->out, "round 1\n       3  valeros\n>      1  goblin_1\n"));
-    finish(r);
-}
-END_TEST
-
-START_TEST(test_end_turn_without_order)
-{
-    run *r = expect_error("end turn\n", "roll initiative first", NULL);
-    finish(r);
-}
-END_TEST
-
-START_TEST(test_action_command)
-{
-    char text[2048];
-    snprintf(text, sizeof text,
-             "%saction poke(target) { print self, \"pokes\", target, target.dex }\n"
-             "begin encounter\nroll initiative\nvaleros: poke goblin_2\n",
-             encounter);
-    run *r = start(text, 1, NULL);
-    ck_assert_msg(r->ok, "%s", r->v->error);
-    ck_assert_ptr_nonnull(strstr(r->out, "valeros pokes goblin_2 1\n"));
-    finish(r);
 }
 END_TEST
 
@@ -540,12 +454,6 @@ static Suite *make_suite(void)
     TCase *pl = tcase_create("play");
     tcase_add_test(pl, test_creatures_created);
     tcase_add_test(pl, test_duplicate_creature_is_error);
-    tcase_add_test(pl, test_initiative_order_and_turns);
-    tcase_add_test(pl, test_initiative_lowest_first);
-    tcase_add_test(pl, test_initiative_with_check_roll);
-    tcase_add_test(pl, test_show_order);
-    tcase_add_test(pl, test_end_turn_without_order);
-    tcase_add_test(pl, test_action_command);
     suite_add_tcase(s, pl);
     return s;
 }

@@ -1,0 +1,942 @@
+/* Unit tests for the combat runtime: each mechanism played out on a small
+ * rule system, with its boundary cases: initiative and ties, surprise,
+ * turns and phases, delay and reordering, the economy (exchanges, combined
+ * costs, borrowing across turns, caps, exclusivity), durations expiring on
+ * the exact turn, conditions and modifiers, triggers and reactions,
+ * rulings, the grid and zones. */
+#include "tests/unit/check_main.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/compile.h"
+#include "runtime/vm.h"
+
+typedef struct run {
+    program *p;
+    vm *v;
+    char out[32768];
+    size_t len;
+    char first_error[512];
+    bool ok;
+} run;
+
+static void on_print(void *user, const char *text)
+{
+    run *r = user;
+    size_t n = strlen(text);
+    if (r->len + n + 2 < sizeof r->out) {
+        memcpy(r->out + r->len, text, n);
+        r->len += n;
+        r->out[r->len++] = '\n';
+        r->out[r->len] = '\0';
+    }
+}
+
+static void on_diag(void *user, const diag *d)
+{
+    run *r = user;
+    if (d->level == DIAG_ERROR && !r->first_error[0])
+        snprintf(r->first_error, sizeof r->first_error, "%s", d->message);
+}
+
+static run *play(uint64_t seed, const char *text)
+{
+    run *r = calloc(1, sizeof *r);
+    r->p = program_new();
+    diag_sink sink = {.fn = on_diag, .user = r};
+    int errors = compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL);
+    ck_assert_msg(errors == 0, "compile error: %s", r->first_error);
+    r->v = vm_new(r->p, seed, NULL);
+    vm_set_output(r->v, on_print, r);
+    r->ok = vm_run_commands(r->v, 0);
+    return r;
+}
+
+static void done(run *r)
+{
+    vm_free(r->v);
+    program_free(r->p);
+    free(r);
+}
+
+/* The output holds each line, in this order. */
+static void lines_in_order(run *r, ...)
+{
+    va_list ap;
+    va_start(ap, r);
+    const char *at = r->out;
+    for (const char *want = va_arg(ap, const char *); want; want = va_arg(ap, const char *)) {
+        const char *found = strstr(at, want);
+        ck_assert_msg(found, "missing (in order) \"%s\" in:\n%s", want, r->out);
+        at = found + strlen(want);
+    }
+    va_end(ap);
+}
+
+static void absent(run *r, const char *text)
+{
+    ck_assert_msg(!strstr(r->out, text), "unexpected \"%s\" in:\n%s", text, r->out);
+}
+
+static run *ok(uint64_t seed, const char *text)
+{
+    run *r = play(seed, text);
+    ck_assert_msg(r->ok, "runtime error: %s\noutput:\n%s", r->v->error, r->out);
+    return r;
+}
+
+static int index_in_order(run *r, const char *name)
+{
+    int c = vm_find_creature(r->v, name);
+    for (int i = 0; i < r->v->cb.norder; i++)
+        if (r->v->cb.order[i].creature == c)
+            return i;
+    return -1;
+}
+
+/* A static order by `speed`, so turns are known without dice. */
+#define BASE                                                                   \
+    "stat speed = 0\n"                                                         \
+    "encounter { out when self.hp <= 0 }\n"                                    \
+    "resource hp max 10\n"                                                     \
+    "initiative { mode static\n score speed\n order highest first\n allow delay }\n"
+
+/* --- initiative ---------------------------------------------------------------- */
+
+START_TEST(test_static_order_ties_keep_creation_order)
+{
+    run *r = ok(1, BASE "creature a { speed 1 }\ncreature b { speed 3 }\ncreature c { speed 3 }\n"
+                        "begin encounter\nroll initiative\n");
+    lines_in_order(r, "order: b (3), c (3), a (1)", "round 1: b's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_lowest_first)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order lowest first }\n"
+                   "creature a { speed 5 }\ncreature b { speed 30 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\n");
+    lines_in_order(r, "order: c (1), a (5), b (30)", NULL);
+    done(r);
+}
+END_TEST
+
+#define ROLLED                                                                  \
+    "stat dex = 0\nstat bonus = 0\n"                                            \
+    "check init(self) = d20 + self.dex + self.bonus\n"
+
+START_TEST(test_ties_by_modifier_then_stat)
+{
+    /* equal totals: the larger modifier first, then the larger dex */
+    run *r = ok(1, ROLLED "initiative { roll init\n order highest first\n ties modifier, dex, reroll }\n"
+                          "creature a { dex 1; bonus 1 }\ncreature b { dex 2; bonus 1 }\ncreature c { dex 0; bonus 0 }\n"
+                          "begin encounter\nroll initiative a 10, b 9, c 12\n");
+    /* a: 10+2 = 12 (modifier 2); b: 9+3 = 12 (modifier 3); c: 12 (modifier 0) */
+    lines_in_order(r, "a: init d20 (10) + dex 1 + bonus 1 = 12", "b: init d20 (9) + dex 2 + bonus 1 = 12",
+                   "c: init d20 (12) + dex 0 + bonus 0 = 12", "order: b (12), a (12), c (12)", NULL);
+    done(r);
+    /* same modifier: dex decides */
+    r = ok(1, ROLLED "initiative { roll init\n order highest first\n ties modifier, dex, reroll }\n"
+                     "creature a { dex 1; bonus 2 }\ncreature b { dex 3; bonus 0 }\n"
+                     "begin encounter\nroll initiative a 10, b 10\n");
+    lines_in_order(r, "order: b (13), a (13)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_ties_rerolled_until_settled)
+{
+    /* identical creatures: only the reroll can order them, and it does */
+    run *r = ok(3, ROLLED "initiative { roll init\n order highest first\n ties modifier, reroll }\n"
+                          "creature a { }\ncreature b { }\ncreature c { }\n"
+                          "begin encounter\nroll initiative a 7, b 7, c 7\n");
+    ck_assert_int_eq(r->v->cb.norder, 3);
+    /* each rolled again; the higher reroll goes first */
+    lines_in_order(r, "a: init d20 (7)", "c: init d20 (7)", "a: init d20 (11)", "b: init d20 (9)",
+                   "c: init d20 (8)", "order: a (7), b (7), c (7)", NULL);
+    run *again = ok(3, ROLLED "initiative { roll init\n order highest first\n ties modifier, reroll }\n"
+                              "creature a { }\ncreature b { }\ncreature c { }\n"
+                              "begin encounter\nroll initiative a 7, b 7, c 7\n");
+    ck_assert_str_eq(r->out, again->out); /* the same seed, the same settling */
+    done(r);
+    done(again);
+}
+END_TEST
+
+START_TEST(test_decimal_tiebreak)
+{
+    /* fortitude: "1d20+8 with a roll of 12 would be 20.08" */
+    run *r = ok(1, "stat initiative_bonus = 0\ncheck init(self) = d20 + self.initiative_bonus\n"
+                   "initiative { roll init\n tiebreak self.initiative_bonus / 100\n order highest first }\n"
+                   "creature a { initiative_bonus 8 }\ncreature b { initiative_bonus 7 }\n"
+                   "begin encounter\nroll initiative a 12, b 13\n");
+    lines_in_order(r, "order: a (20.08), b (20.07)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_given_roll_out_of_range)
+{
+    run *r = play(1, ROLLED "initiative { roll init\n order highest first }\ncreature a { }\n"
+                            "begin encounter\nroll initiative a 21\n");
+    ck_assert(!r->ok);
+    ck_assert_ptr_nonnull(strstr(r->v->error, "a d20 shows 1 to 20, not 21"));
+    done(r);
+}
+END_TEST
+
+START_TEST(test_sides_roll_once_and_party_wins_ties)
+{
+    /* shock: each side rolls d8, the party adds its best dex, the party wins ties */
+    run *r = ok(1, "stat dex = 0\ncheck side_roll(self) = d8\n"
+                   "initiative { mode sides\n roll side_roll\n"
+                   " score side_roll + (self.side == party ? max(members(party).dex) : 0)\n"
+                   " order highest first\n ties side party }\n"
+                   "creature orc x2 side horde { dex 3 }\ncreature ana side party { dex 2 }\n"
+                   "creature bo side party { dex 1 }\n"
+                   "begin encounter\nroll initiative orc_1 6, ana 4\n");
+    lines_in_order(r, "order: party (6), horde (6)", "round 1: party's turn (ana, bo)", NULL);
+    ck_assert_int_eq(r->v->cb.norder, 2);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_group_rolls_once_and_stays_together)
+{
+    run *r = ok(5, ROLLED "initiative { roll init\n order highest first\n group enemies }\n"
+                          "creature hero side party { dex 3 }\ncreature zombie x3 side enemies { dex 0 }\n"
+                          "creature shaman side enemies { dex 9 }\n"
+                          "begin encounter\nroll initiative\n");
+    int z1 = index_in_order(r, "zombie_1"), z2 = index_in_order(r, "zombie_2"), z3 = index_in_order(r, "zombie_3"),
+        sh = index_in_order(r, "shaman");
+    ck_assert_int_eq(z2, z1 + 1);
+    ck_assert_int_eq(z3, z2 + 1);
+    ck_assert_int_eq(sh, z3 + 1); /* the whole side shares the first member's roll */
+    absent(r, "zombie_2: init");
+    done(r);
+}
+END_TEST
+
+START_TEST(test_below_when)
+{
+    /* escalation: whoever starts the fight goes last */
+    run *r = ok(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
+                   "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
+                   "creature a { agility 5 }\ncreature b { agility 3 }\ncreature c { agility 1 }\n"
+                   "begin encounter\nanswer initiator a\nroll initiative\n");
+    lines_in_order(r, "order: b (3), c (1), a (5)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_missing_ruling_is_an_error)
+{
+    run *r = play(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
+                     "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
+                     "creature a { agility 5 }\nbegin encounter\nroll initiative\n");
+    ck_assert(!r->ok);
+    ck_assert_ptr_nonnull(strstr(r->v->error, "ruling initiator needs an answer"));
+    done(r);
+}
+END_TEST
+
+START_TEST(test_surprise_round_restricts_the_economy)
+{
+    run *r = ok(1, "stat speed = 0\nruling ambushed \"Is this creature unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+                   "economy { slot standard 1 per turn\n slot move 1 per turn\n slot swift 1 per turn }\n"
+                   "initiative { mode static\n score speed\n order highest first\n surprised when ambushed\n"
+                   " surprise round { only standard or move, swift } }\n"
+                   "action strike costs standard { }\naction step costs move { }\naction quick costs swift { }\n"
+                   "creature hero side party { speed 1 }\ncreature orc side horde { speed 5 }\n"
+                   "answer ambushed yes for orc\nbegin encounter\nroll initiative\n"
+                   "hero: strike\nhero: step\nhero: quick\nnext\n");
+    lines_in_order(r, "surprise round: hero's turn", "hero: strike",
+                   "hero cannot step: in the surprise round only one standard or move", "hero: quick",
+                   "round 1: orc's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_free_round_before_initiative)
+{
+    run *r = ok(1, "stat speed = 0\nruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+                   "check init(self) = d8\n"
+                   "initiative { mode sides\n roll init\n order highest first\n surprised when ambushed\n"
+                   " surprise free_round }\n"
+                   "creature hero side party { }\ncreature orc x2 side horde { }\n"
+                   "answer ambushed yes for orc_1\nanswer ambushed yes for orc_2\n"
+                   "begin encounter\nroll initiative\nnext\n");
+    lines_in_order(r, "free round before initiative", "free round: hero's turn", "order:", "round 1:", NULL);
+    absent(r, "free round: orc");
+    done(r);
+}
+END_TEST
+
+/* --- turns, rounds and phases --------------------------------------------------------- */
+
+START_TEST(test_next_and_rounds_skip_the_fallen)
+{
+    run *r = ok(1, BASE "creature a { speed 3 }\ncreature b { speed 2; hp 0 }\ncreature c { speed 1 }\n"
+                        "begin encounter\nroll initiative\nnext\nnext\n");
+    lines_in_order(r, "round 1: a's turn", "c's turn", "round 2: a's turn", NULL);
+    absent(r, "b's turn");
+    done(r);
+}
+END_TEST
+
+START_TEST(test_phases_skip_and_steps)
+{
+    /* lurasko: no movement phase in round 1 unless a whole side is surprised */
+    const char *text = "stat speed = 0\n"
+                       "initiative { mode static\n score speed\n order highest first }\n"
+                       "round { length 5 s\n phase movement steps { skip when round_number() == 1 }\n"
+                       " phase action }\n"
+                       "creature a { speed 2 }\ncreature b { speed 1 }\n"
+                       "begin encounter\nroll initiative\nnext\nnext\nnext\nnext\n";
+    run *r = ok(1, text);
+    lines_in_order(r, "round 1: a's turn", "b's turn", "round 2: a's movement", "b's movement", "a's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_delay_then_resume_keeps_new_place)
+{
+    run *r = ok(1, BASE "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                        "begin encounter\nroll initiative\ndelay\nresume a\nnext\nnext\nnext\nnext\n");
+    /* a waits, then acts after b; next round it keeps that place */
+    lines_in_order(r, "round 1: a's turn", "a delays", "b's turn", "a stops delaying", "a's turn", "c's turn",
+                   "round 2: b's turn", "a's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_delay_for_round_loses_the_turn)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow delay for round }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\n"
+                   "begin encounter\nroll initiative\ndelay\nnext\n");
+    lines_in_order(r, "a delays", "b's turn", "a waited all round and loses its turn", "round 2: a's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_reorder_start_downward_only_not_between_enemies)
+{
+    const char *text = "stat speed = 0\n"
+                       "initiative { mode static\n score speed\n order highest first\n reorder start\n"
+                       " reorder never between enemies }\n"
+                       "creature a side one { speed 4 }\ncreature b side two { speed 3 }\n"
+                       "creature c side two { speed 2 }\ncreature d side one { speed 1 }\n"
+                       "begin encounter\nroll initiative\n"
+                       "reorder c after a\nreorder a after b\nreorder a after d\nnext\n";
+    run *r = ok(1, text);
+    lines_in_order(r, "c can only move down the order now",
+                   "a cannot move between two enemies whose turns are adjacent", "a moves after d",
+                   "order: b (3), c (2), d (1), a (4)", "round 1: b's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_forfeit_moves_next_round)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 2 }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\nforfeit c before a\nnext\nnext\nnext\nforfeit c before a\nnext\n"
+                   "next\n");
+    lines_in_order(r, "c cannot change its place in round 1", "round 2: a's turn", "c will forfeit a turn",
+                   "c forfeits this turn", "c moves before a", "round 3: c's turn", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- the economy ------------------------------------------------------------------------ */
+
+#define ECONOMY                                                                            \
+    BASE "economy { § \"Actions\"\n slot standard 1 per turn role primary\n"               \
+         " slot move 1 per turn role movement\n slot swift 1 per turn role minor\n"        \
+         " slot bonus 2 per turn role minor\n"                                             \
+         " slot immediate 1 per round role reaction borrows swift from this or next turn\n" \
+         " limit swift + immediate <= 3 per round }\n"                                     \
+         "exchange standard -> move\n"                                                     \
+         "action hit costs standard { }\naction walk costs move { }\naction quick costs swift { }\n" \
+         "action extra costs move + 2 * bonus { }\naction rise costs standard or move or bonus { }\n" \
+         "action react costs immediate { anytime }\n"                                      \
+         "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+
+START_TEST(test_slot_refused_with_its_rule)
+{
+    run *r = ok(1, ECONOMY "a: hit\na: hit\n");
+    lines_in_order(r, "a: hit", "a cannot hit: no standard left this turn (1 of 1 spent) (§ \"Actions\")", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_exchange_standard_for_move)
+{
+    run *r = ok(1, ECONOMY "a: walk\na: walk\na: walk\na: hit\n");
+    lines_in_order(r, "a: walk", "a: walk", "a cannot walk: no move left this turn", "a cannot hit", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_combined_and_alternative_costs)
+{
+    run *r = ok(1, ECONOMY "a: extra\na: extra\na: rise\na: rise\na: rise\n");
+    /* move + 2 bonus: once; then rise takes the standard; then nothing */
+    lines_in_order(r, "a: extra", "a cannot extra", "a: rise", "a cannot rise", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_off_turn_needs_anytime)
+{
+    run *r = ok(1, ECONOMY "b: hit\n");
+    lines_in_order(r, "b cannot hit: it is a's turn, not b's", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_immediate_borrows_this_or_next_swift)
+{
+    /* on its own turn: the swift of this turn */
+    run *r = ok(1, ECONOMY "a: react\na: quick\n");
+    lines_in_order(r, "a: react", "a cannot quick: no swift left this turn", NULL);
+    done(r);
+    /* off its turn with this turn's swift unspent: that one */
+    r = ok(1, ECONOMY "next\na: react\nnext\na: quick\n");
+    lines_in_order(r, "a: react", "round 2: a's turn", "a: quick", NULL);
+    done(r);
+    /* off its turn with this turn's swift spent: the next turn's */
+    r = ok(1, ECONOMY "a: quick\nnext\na: react\nnext\na: quick\n");
+    lines_in_order(r, "a: quick", "b's turn", "a: react", "round 2: a's turn",
+                   "a cannot quick: no swift left this turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_cap_across_slots)
+{
+    /* swift + immediate <= 3 per round: the fourth is refused */
+    run *r = ok(1, BASE "economy { slot swift 2 per turn\n slot immediate 3 per round\n"
+                        " limit swift + immediate <= 3 per round }\n"
+                        "action quick costs swift { }\naction react costs immediate { anytime }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "a: quick\na: quick\na: react\na: react\n");
+    lines_in_order(r, "a: quick", "a: quick", "a: react",
+                   "a cannot react: at most 3 swift + immediate per round (3 taken)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_exclusive_by_kind_until_next_turn)
+{
+    /* fortitude: after an attack of opportunity, only attacks of opportunity */
+    run *r = ok(1, BASE "economy { slot immediate 2 per round\n exclusive immediate by kind until start of next turn }\n"
+                        "action aoo costs immediate { anytime\n kind opportunity }\n"
+                        "action counter costs immediate { anytime\n kind counterspell }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "next\na: aoo\na: counter\nnext\na: counter\n");
+    lines_in_order(r, "a: aoo",
+                   "a cannot counter: after opportunity, immediate is only for opportunity until a's next turn",
+                   "round 2: a's turn", "a: counter", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_action_borrows_next_turn)
+{
+    /* escalation: standing up off-turn takes the bonus action of the next turn */
+    run *r = ok(1, BASE "economy { slot bonus 1 per turn }\naction stand costs bonus { anytime\n borrows next turn }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "next\na: stand\na: stand\nnext\na: stand\n");
+    lines_in_order(r, "b's turn", "a: stand", "a cannot stand: no bonus left in a's next turn to borrow",
+                   "round 2: a's turn", "a cannot stand: no bonus left this turn (1 of 1 spent)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_slot_of_a_phase)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first }\n"
+                   "round { phase movement steps\n phase action }\n"
+                   "economy { slot movement 1 per round during movement\n slot major 1 per turn during action }\n"
+                   "action run costs movement { }\naction strike costs major { }\n"
+                   "creature a { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "a: strike\na: run\nnext\na: run\na: strike\n");
+    lines_in_order(r, "a's movement", "a cannot strike: major can only be spent in the action phase", "a: run",
+                   "a's turn", "a cannot run: movement can only be spent in the movement phase", "a: strike", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- durations ---------------------------------------------------------------------------- */
+
+#define TIMED                                                                         \
+    BASE "condition blessed { }\n"                                                    \
+         "action bless costs { apply(self, blessed, 1 round) }\n"                     \
+         "action bless2 costs { apply(self, blessed, 2 rounds) }\n"                   \
+         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"   \
+         "begin encounter\nroll initiative\n"
+
+START_TEST(test_rounds_end_at_the_same_position)
+{
+    /* begun on b's turn in round 1: still there through c and a in round 2,
+       gone just before b's turn in round 2 */
+    run *r = ok(1, BASE "condition blessed { }\n"
+                        "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                        "begin encounter\nroll initiative\nnext\n"
+                        "apply blessed to b for 1 round\nnext\nnext\nshow b\nnext\n");
+    lines_in_order(r, "b's turn", "b is blessed (1 round left)", "c's turn", "round 2: a's turn",
+                   "b: speed 2; blessed [ends this round]", "b's turn",
+                   "blessed on b ended (its initiative position came round)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_turns_counted_on_the_creature)
+{
+    /* lurasko: 3 turns: this turn, the next two, gone before the fourth */
+    run *r = ok(1, BASE "condition focused { }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "apply focused to a for 3 turns\n"
+                        "next\nnext\nnext\nnext\nnext\nshow a\nnext\n");
+    lines_in_order(r, "a is focused (3 turns left)", "round 2: a's turn", "round 3: a's turn", "a:",
+                   "focused [1 turn left]", "round 4: a's turn", "focused on a ended (start of a's turn)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_until_marks)
+{
+    run *r = ok(1, BASE "condition prone { lasts until start of next turn }\n"
+                        "condition charging { lasts until end of round }\ncondition braced { lasts until end of turn }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "apply prone to b by a\napply charging to a\napply braced to a\nnext\nnext\n");
+    lines_in_order(r, "b is prone (until start of a's next turn)", "a is charging (until end of round)",
+                   "a is braced (until end of a's turn)", "braced on a ended (end of a's turn)", "b's turn",
+                   "charging on a ended (end of round 1)", "round 2: a's turn", "prone on b ended (start of a's turn)",
+                   NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_reordering_does_not_move_a_duration)
+{
+    /* lurasko: moved in the order, an effect still ends at the position it began */
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 1 }\n"
+                   "condition warded { }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\napply warded to a for 1 round\n"
+                   "forfeit a after c\nnext\nnext\nshow a\nnext\nnext\n");
+    /* a began it at the top; in round 2 it acts last, but the ward ends
+       before b, where a's turn used to be */
+    lines_in_order(r, "a forfeits this turn", "a moves after c", "round 2: b's turn",
+                   "warded on a ended (its initiative position came round)", "c's turn", "a's turn", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_encounter_and_scene_durations)
+{
+    run *r = ok(1, BASE "condition inspired { }\ncondition warded { }\n"
+                        "creature a { speed 1 }\nbegin encounter\napply inspired to a for 1 encounter\n"
+                        "apply warded to a for 2 scenes\nend encounter\nend scene\nshow a\nend scene\n");
+    lines_in_order(r, "inspired on a ended (end of the encounter)", "the scene ends", "warded [1 scene left]",
+                   "warded on a ended (end of the scene)", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_phase_anchored_rounds)
+{
+    /* lurasko: begun in the movement phase, a round count ticks at each
+       movement phase's start */
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first }\n"
+                   "round { phase movement steps\n phase action }\nduration round { ticks at phase movement }\n"
+                   "condition rushing { }\n"
+                   "creature a { speed 1 }\nbegin encounter\nroll initiative\napply rushing to a for 1 round\n"
+                   "next\nnext\n");
+    lines_in_order(r, "round 1: a's movement", "a is rushing", "a's turn",
+                   "rushing on a ended (start of the movement phase)", "round 2: a's movement", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_cooldown)
+{
+    run *r = ok(1, BASE "action burst { cooldown 2 rounds\n print \"burst\" }\n"
+                        "creature a { speed 1 }\ncreature b { speed 0 }\nbegin encounter\nroll initiative\n"
+                        "a: burst\nnext\nnext\na: burst\nnext\nnext\na: burst\n");
+    lines_in_order(r, "a: burst", "burst", "round 2: a's turn", "a cannot burst: burst is cooling down",
+                   "round 3: a's turn", "a: burst", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- conditions and modifiers ------------------------------------------------------------ */
+
+START_TEST(test_modifiers_set_add_scale_and_typed_bonuses)
+{
+    run *r = ok(1, "stat ac = 10\nstat speed = 30\nbonus dodge stacks\nbonus circumstance\n"
+                   "condition flat { set ac to 5 }\ncondition guarded { modify ac by 4 as dodge }\n"
+                   "condition nimble { modify ac by 1 as dodge }\n"
+                   "condition cover { modify ac by 2 as circumstance }\ncondition shield { modify ac by 3 as circumstance }\n"
+                   "condition slowed { scale speed by 1/3 }\n"
+                   "creature a { }\n"
+                   "apply guarded to a\napply nimble to a\napply cover to a\napply shield to a\nprint a.ac\n"
+                   "apply flat to a\nprint a.ac\napply slowed to a\nprint a.speed\n");
+    /* 10 + 4 + 1 (dodge stacks) + 3 (the best circumstance) = 18; set to 5 then + 8 = 13; 30 / 3 = 10 */
+    lines_in_order(r, "\n18\n", "\n13\n", "\n10\n", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_excludes_implies_holds)
+{
+    run *r = ok(1, "stat hp = 5\n"
+                   "condition flying { excludes swimming, burrowing }\ncondition swimming { excludes flying }\n"
+                   "condition burrowing { }\n"
+                   "condition helpless { holds when self.hp <= 0 }\ncondition flat { modify hp by 0 }\n"
+                   "condition pinned { implies flat }\n"
+                   "creature a { }\n"
+                   "apply swimming to a\napply flying to a\nprint has(a, swimming), has(a, flying)\n"
+                   "print has(a, helpless)\na.hp = 0\nprint has(a, helpless)\n"
+                   "apply pinned to a\nprint has(a, flat)\n");
+    lines_in_order(r, "swimming on a ended", "false true", "false", "true", "true", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_forbid_and_protect)
+{
+    run *r = ok(1, BASE "condition stunned { forbid hit }\ncondition defended { protect from hit unless actor.speed > 5 }\n"
+                        "action hit(target) { target creature }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\ncreature c { speed 9 }\n"
+                        "begin encounter\nroll initiative\n"
+                        "apply defended to b\nc: hit b\nnext\na: hit b\napply stunned to a\na: hit c\n");
+    lines_in_order(r, "c: hit b", "a cannot hit b: b is defended", "a cannot hit c: a is stunned", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_check_modifiers_in_and_out)
+{
+    run *r = ok(2, "stat ac = 10\n"
+                   "check attack(attacker, target) = d20 { success \"hit\"; failure \"miss\" }\n"
+                   "let adjacent_ok = true\n"
+                   "condition prone { modify incoming attack by 2 when adjacent_ok\n modify attack by -4 }\n"
+                   "creature a { }\ncreature b { }\napply prone to b\n"
+                   "let r = attack(a, b)\nprint r >= b.ac\nlet s = attack(b, a)\nprint s\nexplain\n");
+    lines_in_order(r, "a -> b: attack d20 (", "+ prone 2 = ", "b -> a: attack d20 (", "- prone 4 = ",
+                   "-4 prone (t.rules:", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- events, triggers, reactions ------------------------------------------------------------- */
+
+#define REACTIONS                                                                             \
+    BASE "economy { slot standard 1 per turn\n slot reaction 1 per round }\n"                 \
+         "action poke(target) costs standard { target creature\n emit poked(self, target)\n"  \
+         " print \"the poke lands\" }\n"                                                      \
+         "trigger riposte { on poked(attacker, victim)\n reaction of victim costs reaction\n" \
+         " do { print victim, \"ripostes\", attacker } }\n"                                 \
+         "trigger tally { on poked(attacker, victim)\n automatic\n limit 1 per round each victim\n" \
+         " do { print \"tally\", victim } }\n"                                                \
+         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"           \
+         "begin encounter\nroll initiative\n"
+
+START_TEST(test_reaction_interrupts_and_is_paid)
+{
+    run *r = ok(1, REACTIONS "a: poke b\nnext\nb: poke c\n");
+    /* automatic first, then the reaction, both before the poke goes on */
+    lines_in_order(r, "a: poke b", "tally b", "b takes riposte on a (reaction)", "b ripostes a", "the poke lands",
+                   "b's turn", "b: poke c", "tally c", "c takes riposte on b", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_reaction_policy_and_slot_spent)
+{
+    run *r = ok(1, REACTIONS "policy riposte decline\na: poke b\npolicy riposte take\nnext\nnext\nnext\nb: poke c\n");
+    lines_in_order(r, "b declines riposte on a", "the poke lands", NULL);
+    done(r);
+    /* one reaction per round: the second poke finds none left */
+    r = ok(1, REACTIONS "a: poke b\nnext\nnext\nnext\na: poke b\nexplain\n");
+    ck_assert_ptr_nonnull(strstr(r->out, "b takes riposte"));
+    done(r);
+}
+END_TEST
+
+START_TEST(test_trigger_limit_each)
+{
+    /* a second poke at b in one round: no second tally for b */
+    run *r = ok(1, BASE "action poke(target) { target creature\n emit poked(self, target) }\n"
+                        "trigger tally { on poked(attacker, victim)\n automatic\n limit 1 per round each victim\n"
+                        " do { print \"tally\", victim } }\n"
+                        "creature a { speed 3 }\ncreature b { speed 2 }\nbegin encounter\nroll initiative\n"
+                        "a: poke b\na: poke b\nnext\nnext\na: poke b\n");
+    lines_in_order(r, "tally b", "a: poke b", "round 2: a's turn", "tally b", NULL);
+    const char *first = strstr(r->out, "tally b");
+    const char *second = strstr(first + 1, "tally b");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_ptr_nonnull(strstr(first, "round 2"));
+    ck_assert(strstr(first, "round 2") < second);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_cancel_stops_the_action)
+{
+    run *r = ok(1, BASE "action shoot(target) { target creature\n emit aimed(self, target)\n print \"it lands\" }\n"
+                        "trigger deflect { on aimed(a, t)\n automatic\n do { print \"deflected\"\n cancel() } }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "a: shoot b\nprint \"after\"\n");
+    lines_in_order(r, "a: shoot b", "deflected", "a's shoot has no further effect", "after", NULL);
+    absent(r, "it lands");
+    done(r);
+}
+END_TEST
+
+START_TEST(test_condition_ends_on_event)
+{
+    run *r = ok(1, BASE "condition hidden { ends on attacked(who) when who == self }\n"
+                        "action strike(target) { target creature\n emit attacked(self) }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "apply hidden to a\napply hidden to b\na: strike b\nprint has(a, hidden), has(b, hidden)\n");
+    lines_in_order(r, "hidden on a ended", "false true", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_hold_fires_on_the_event_and_moves)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow hold moves }\n"
+                   "action strike(target) { target creature\n print self, \"strikes\", target }\n"
+                   "action walk { emit walked(self) }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\nhold a strike b on walked(b)\nnext\nb: walk\n"
+                   "next\nnext\nnext\n");
+    lines_in_order(r, "a holds strike until walked", "b's turn", "a takes the held action", "a strikes b",
+                   "a moves after b", "c's turn", "round 2: b's turn", "a's turn", NULL);
+    absent(r, "a moves after b\na's turn"); /* no second turn in round 1 */
+    done(r);
+}
+END_TEST
+
+/* --- rulings -------------------------------------------------------------------------------- */
+
+START_TEST(test_rulings_answered_defaulted_and_per_creature)
+{
+    run *r = ok(1, "ruling cover_here \"Is there cover?\" { answer yes_no }\n"
+                   "ruling dc \"What is the DC?\" { answer number\n default 15 }\n"
+                   "ruling brave \"Is this creature brave?\" { answer yes_no\n asked per creature }\n"
+                   "creature a { }\ncreature b { }\n"
+                   "answer cover_here yes\nanswer brave no\nanswer brave yes for b\n"
+                   "procedure q(c) { return brave }\n"
+                   "print cover_here, dc\nprint a, b\nexplain\n");
+    lines_in_order(r, "true 15", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- the grid ------------------------------------------------------------------------------ */
+
+#define GRID(diag)                                                                      \
+    "space grid { square 5 ft\n diagonal " diag "\n reach melee\n cover from corners }\n" \
+    "range melee = 5 ft\n"
+
+START_TEST(test_grid_distance_rules)
+{
+    run *r = ok(1, GRID("1.5") "creature a { }\ncreature b { }\nplace a at a1\nplace b at c3\n"
+                               "print distance(a, b)\nprint distance(square_of(a), square_of(b)), adjacent(a, b)\n");
+    lines_in_order(r, "15 ft\n", "15 ft false", NULL); /* two diagonals at 1.5 squares */
+    done(r);
+    r = ok(1, GRID("alternate") "creature a { }\ncreature b { }\nplace a at a1\nplace b at d4\nprint distance(a, b)\n");
+    lines_in_order(r, "20 ft\n", NULL); /* 1, 2, 1 squares */
+    done(r);
+    r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b2\nprint distance(a, b), adjacent(a, b)\n");
+    lines_in_order(r, "5 ft true", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_line_of_sight_and_cover_from_corners)
+{
+    /* shock: some corners hidden is half cover; no line at all is no sight */
+    run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\ncreature c { }\n"
+                             "place a at A3\nplace b at D2\nplace c at F3\nwall C3\nwall E1 to E5\n"
+                             "print cover(a, b), sees(a, c), cover(a, c)\n");
+    lines_in_order(r, "half false unseen", NULL);
+    done(r);
+    r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at e1\nprint cover(a, b)\n");
+    lines_in_order(r, "none", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_walk_provokes_by_square)
+{
+    run *r = ok(1, BASE GRID("1.5") "economy { slot move 1 per turn\n slot reaction 1 per round }\n"
+                                    "action walk(dest) costs move { walk(self, dest, 30 ft) }\n"
+                                    "action step(dest) { walk(self, dest, 5 ft, step) }\n"
+                                    "trigger aoo { on leaves_threatened(mover, foe, how, n) unless how == step\n"
+                                    " reaction of foe costs reaction\n do { print foe, \"strikes\", mover } }\n"
+                                    "creature a side one { speed 2 }\ncreature b side two { speed 1 }\n"
+                                    "begin encounter\nroll initiative\nplace a at b2\nplace b at c2\n"
+                                    "a: step b1\na: walk f5\nshow map\n");
+    lines_in_order(r, "a moves B2 -> B1 (5 ft)", "b takes aoo on a", "b strikes a", "a moves B1 ->", NULL);
+    /* the step did not provoke */
+    const char *first = strstr(r->out, "b strikes a");
+    ck_assert(strstr(r->out, "a moves B2 -> B1") < first);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_walk_budget_and_difficult_terrain)
+{
+    run *r = ok(1, "space grid { square 5 ft\n difficult 2 }\ncreature a { }\nplace a at a1\n"
+                             "terrain difficult b1 to c1\nprint walk(a, E1, 20 ft)\n");
+    /* a1 -> b1 5, b1 -> c1 10 (leaving difficult), c1 -> d1 10: only 15 fits */
+    /* A1 -> B1 5 ft, B1 -> C1 10 ft (leaving difficult), C1 -> D1 10 ft: 20 ft
+       reaches B1 only by the straight line; the path may avoid the mud */
+    ck_assert_msg(strstr(r->out, "a moves A1 -> "), "%s", r->out);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_push_stops_at_walls)
+{
+    run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
+                             "print push(b, a, 20 ft)\n");
+    lines_in_order(r, "b moves B1 -> D1 (10 ft)", "10 ft", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_no_corners_of_reach)
+{
+    /* fortitude: a small creature with a reach weapon loses the corners */
+    run *r = ok(1, "stat small = false\nrange reach = 10 ft { corners no when self.small }\n"
+                   "space grid { square 5 ft\n reach reach }\n"
+                   "creature a { small true }\ncreature b { }\nplace a at a1\nplace b at c3\n"
+                   "print threatens(a, b)\nplace b at c2\nprint threatens(a, b)\n");
+    lines_in_order(r, "false\ntrue\n", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- zones ---------------------------------------------------------------------------------- */
+
+START_TEST(test_zone_ranges_groups_and_defense)
+{
+    run *r = ok(1, "space zones { group max 3\n defense protects 1/3\n defense counts self.down as 1/4 }\n"
+                   "stat down = false\n"
+                   "range short { within engagement, group }\nrange medium { within zone }\nrange long { apart 1 zone }\n"
+                   "zone yard\nzone keep next to yard\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { down true }\n"
+                   "creature e side q { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\nplace e in keep\n"
+                   "join a, b, c to band\njoin d to band\n"
+                   "print range_between(a, b), range_between(a, d), range_between(a, e)\n"
+                   "print defend(c)\nprint defend(b)\n");
+    lines_in_order(r, "d cannot join band: a group holds at most 3", "short medium long", "true", "false", NULL);
+    done(r);
+}
+END_TEST
+
+/* --- relations ------------------------------------------------------------------------------ */
+
+START_TEST(test_relations)
+{
+    run *r = ok(1, "relation grapple(holder, held) { one per holder }\n"
+                   "creature a { }\ncreature b { }\ncreature c { }\n"
+                   "print relate(grapple, a, b)\nprint relate(grapple, a, c)\n"
+                   "print related(grapple, a, b), partners(grapple, a), holders(grapple, b)\n"
+                   "print unrelate(grapple, a, b), related(grapple, a, b)\n");
+    lines_in_order(r, "grapple: a is holder, b is held", "true", "a cannot grapple c: already in a grapple as holder",
+                   "false", "true [b] [a]", "grapple of a and b ended", "true false", NULL);
+    done(r);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("combat");
+    TCase *i = tcase_create("initiative");
+    tcase_add_test(i, test_static_order_ties_keep_creation_order);
+    tcase_add_test(i, test_lowest_first);
+    tcase_add_test(i, test_ties_by_modifier_then_stat);
+    tcase_add_test(i, test_ties_rerolled_until_settled);
+    tcase_add_test(i, test_decimal_tiebreak);
+    tcase_add_test(i, test_given_roll_out_of_range);
+    tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
+    tcase_add_test(i, test_group_rolls_once_and_stays_together);
+    tcase_add_test(i, test_below_when);
+    tcase_add_test(i, test_missing_ruling_is_an_error);
+    tcase_add_test(i, test_surprise_round_restricts_the_economy);
+    tcase_add_test(i, test_free_round_before_initiative);
+    suite_add_tcase(s, i);
+    TCase *t = tcase_create("turns");
+    tcase_add_test(t, test_next_and_rounds_skip_the_fallen);
+    tcase_add_test(t, test_phases_skip_and_steps);
+    tcase_add_test(t, test_delay_then_resume_keeps_new_place);
+    tcase_add_test(t, test_delay_for_round_loses_the_turn);
+    tcase_add_test(t, test_reorder_start_downward_only_not_between_enemies);
+    tcase_add_test(t, test_forfeit_moves_next_round);
+    suite_add_tcase(s, t);
+    TCase *e = tcase_create("economy");
+    tcase_add_test(e, test_slot_refused_with_its_rule);
+    tcase_add_test(e, test_exchange_standard_for_move);
+    tcase_add_test(e, test_combined_and_alternative_costs);
+    tcase_add_test(e, test_off_turn_needs_anytime);
+    tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
+    tcase_add_test(e, test_cap_across_slots);
+    tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
+    tcase_add_test(e, test_action_borrows_next_turn);
+    tcase_add_test(e, test_slot_of_a_phase);
+    suite_add_tcase(s, e);
+    TCase *d = tcase_create("durations");
+    tcase_add_test(d, test_rounds_end_at_the_same_position);
+    tcase_add_test(d, test_turns_counted_on_the_creature);
+    tcase_add_test(d, test_until_marks);
+    tcase_add_test(d, test_reordering_does_not_move_a_duration);
+    tcase_add_test(d, test_encounter_and_scene_durations);
+    tcase_add_test(d, test_phase_anchored_rounds);
+    tcase_add_test(d, test_cooldown);
+    suite_add_tcase(s, d);
+    TCase *c = tcase_create("conditions");
+    tcase_add_test(c, test_modifiers_set_add_scale_and_typed_bonuses);
+    tcase_add_test(c, test_excludes_implies_holds);
+    tcase_add_test(c, test_forbid_and_protect);
+    tcase_add_test(c, test_check_modifiers_in_and_out);
+    suite_add_tcase(s, c);
+    TCase *ev = tcase_create("events");
+    tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
+    tcase_add_test(ev, test_reaction_policy_and_slot_spent);
+    tcase_add_test(ev, test_trigger_limit_each);
+    tcase_add_test(ev, test_cancel_stops_the_action);
+    tcase_add_test(ev, test_condition_ends_on_event);
+    tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
+    tcase_add_test(ev, test_rulings_answered_defaulted_and_per_creature);
+    suite_add_tcase(s, ev);
+    TCase *g = tcase_create("space");
+    tcase_add_test(g, test_grid_distance_rules);
+    tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
+    tcase_add_test(g, test_walk_provokes_by_square);
+    tcase_add_test(g, test_walk_budget_and_difficult_terrain);
+    tcase_add_test(g, test_push_stops_at_walls);
+    tcase_add_test(g, test_no_corners_of_reach);
+    tcase_add_test(g, test_zone_ranges_groups_and_defense);
+    tcase_add_test(g, test_relations);
+    suite_add_tcase(s, g);
+    return s;
+}
+
+int main(void)
+{
+    return check_main(make_suite());
+}
