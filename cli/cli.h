@@ -18,6 +18,7 @@ typedef struct cli_options {
     int color; /* -1 auto, 0 never, 1 always */
     bool syntax_only;
     bool keep_going;
+    bool quiet; /* --quiet: no transcript of play */
     const char *rules[64];
     int nrules;
     const char *with[64]; /* stat=expr */

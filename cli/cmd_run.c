@@ -14,6 +14,7 @@ static const char usage_run[] = "Usage: fray run [OPTION]... FILE...\n"
                                 "\n"
                                 "  --seed N        seed for the dice\n"
                                 "  --keep-going    run the remaining files after an error\n"
+                                "  --quiet         print no transcript of play (print statements still print)\n"
                                 "  -I DIR          search DIR for `use` modules\n"
                                 "  --max-steps N   instructions allowed per command\n";
 static const char usage_check[] = "Usage: fray check [OPTION]... FILE...\n"

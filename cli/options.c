@@ -17,6 +17,7 @@ enum {
     OPT_MAX_CREATURES,
     OPT_SYNTAX_ONLY,
     OPT_KEEP_GOING,
+    OPT_QUIET,
     OPT_WITH
 };
 
@@ -44,6 +45,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         {"max-creatures", required_argument, NULL, OPT_MAX_CREATURES},
         {"syntax-only", no_argument, NULL, OPT_SYNTAX_ONLY},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"rules", required_argument, NULL, 'r'},
         {"with", required_argument, NULL, OPT_WITH},
         {"include", required_argument, NULL, 'I'},
@@ -90,6 +92,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             break;
         case OPT_SYNTAX_ONLY: o->syntax_only = true; break;
         case OPT_KEEP_GOING: o->keep_going = true; break;
+        case OPT_QUIET: o->quiet = true; break;
         case 'r':
             if (o->nrules == 64)
                 goto too_many;
@@ -153,7 +156,8 @@ fray *cli_open(const cli_options *o)
                        .max_creatures = o->max_creatures,
                        .search_path = paths,
                        .search_path_len = n,
-                       .color = color};
+                       .color = color,
+                       .quiet = o->quiet};
     fray *f = fray_open(&fo);
     if (!f)
         fprintf(stderr, "fray: out of memory\n");

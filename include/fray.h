@@ -49,6 +49,7 @@ typedef struct fray_options {
     const char *const *search_path; /* directories for `use`, after the file's own */
     size_t search_path_len;
     bool color; /* color in diagnostic text */
+    bool quiet; /* no transcript of play and no log (for simulation and benchmarks) */
 } fray_options;
 
 /* Opens a context. NULL only when out of memory. */

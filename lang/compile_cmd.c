@@ -553,7 +553,6 @@ static void clause_command(compiler *cc, const node *cmd)
         if (z < 0)
             return;
         push_word(cc, program_string(cc->p, z), cmd->sp);
-        argc = 1;
         if (ccur_accept(&k, "next")) {
             if (!ccur_expect(&k, "to"))
                 return;
@@ -561,7 +560,21 @@ static void clause_command(compiler *cc, const node *cmd)
             if (other < 0)
                 return;
             push_word(cc, program_string(cc->p, other), cmd->sp);
-            argc = 2;
+        } else {
+            emit_op(cc, OP_NIL, cmd->sp);
+        }
+        argc = 2;
+        if (ccur_accept(&k, "with")) {
+            /* its traits and features, as words */
+            while (!ccur_done(&k)) {
+                ccur_skip_commas(&k);
+                int t = ccur_name(&k, "a trait or feature");
+                if (t < 0)
+                    return;
+                push_word(cc, program_string(cc->p, t), cmd->sp);
+                argc++;
+                ccur_skip_commas(&k);
+            }
         }
         ccur_end(&k);
         break;

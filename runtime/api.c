@@ -94,6 +94,7 @@ fray *fray_open(const fray_options *opts)
         mem_free(f, sizeof *f);
         return NULL;
     }
+    f->v->cb.quiet = o.quiet;
     f->copts.search_path = o.search_path;
     f->copts.npaths = o.search_path_len;
     f->color = o.color;

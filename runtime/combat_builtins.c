@@ -360,6 +360,13 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         *out = v->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].zone) : value_nil();
         return true;
+    case BI_zone_has:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        if (args[1].type != V_WORD && args[1].type != V_STR)
+            return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
+        *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, program_string(v->p, (int)args[1].num))));
+        return true;
     case BI_engaged:
     case BI_grouped: {
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))

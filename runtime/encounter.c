@@ -137,8 +137,9 @@ static bool refresh(vm *v, period per, int only, span at)
         const r_resource *res = &r->resources[k];
         if (res->refresh != per)
             continue;
-        for (size_t c = 0; c < v->ncreatures; c++) {
-            if (!v->creatures[c].in_play || (only >= 0 && (int)c != only))
+        size_t lo = only >= 0 ? (size_t)only : 0, hi = only >= 0 ? (size_t)only + 1 : v->ncreatures;
+        for (size_t c = lo; c < hi; c++) {
+            if (!v->creatures[c].in_play)
                 continue;
             value max;
             if (res->max.kind == REXPR_CONST)

@@ -444,7 +444,11 @@ bool play_command(vm *v, int cmd, int operand, span at)
         return grid_wall(v, a.aux, (int32_t)a.num, b.aux, (int32_t)b.num,
                          cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT, at);
     }
-    case CMD_ZONE: return zones_declare(v, (int)args[0].num, argc > 1 ? (int)args[1].num : -1, at);
+    case CMD_ZONE: {
+        /* name, neighbour (or nothing), traits... */
+        int neighbour = args[1].type == V_WORD ? (int)args[1].num : -1;
+        return zones_declare(v, (int)args[0].num, neighbour, args + 2, argc - 2, at);
+    }
     case CMD_JOIN:
         for (int i = 0; i + 1 < argc; i++) {
             int c = creature_arg(v, args[i], at);

@@ -70,6 +70,8 @@ void vm_free(vm *v)
     combat_free(&v->cb);
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));
+    if (v->name_index)
+        mem_free(v->name_index, v->name_index_cap * sizeof(int32_t));
     if (v->rolls)
         mem_free(v->rolls, VM_ROLL_RING * sizeof(roll_record));
     if (v->faces)
@@ -118,30 +120,42 @@ static bool sync_slots(vm *v)
         const decl *d = &p->decls[i];
         if (d->kind != DK_STAT && d->kind != DK_RESOURCE)
             continue;
-        /* the first declaration of this name owns the slot */
-        for (size_t j = 0; j < i; j++)
-            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
-                slots[i] = slots[j];
-                break;
-            }
-        if (slots[i] < 0)
-            slots[i] = nslots++;
+        /* the first declaration of this name owns the slot (slots of
+           earlier declarations are known; this one's first is found below) */
+        slots[i] = -2;
     }
+    /* the first and the latest declaration of each kind and name, through
+       one hash table: a program may hold very many declarations */
+    size_t cap = 16;
+    while (cap < p->ndecls * 2)
+        cap *= 2;
+    int32_t *first = mem_alloc(cap * sizeof(int32_t));
+    if (!first)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        first[i] = -1;
     for (size_t i = 0; i < p->ndecls; i++) {
-        info[i] = (decl_info){.latest = (int)i, .first = (int)i, .stat = -1, .resource = -1};
         const decl *d = &p->decls[i];
-        if (d->kind != DK_STAT && d->kind != DK_RESOURCE)
+        info[i] = (decl_info){.latest = (int)i, .first = (int)i, .stat = -1, .resource = -1};
+        if (d->name < 0)
             continue;
-        for (size_t j = p->ndecls; j-- > i;)
-            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
-                info[i].latest = (int)j;
-                break;
-            }
-        for (size_t j = 0; j < i; j++)
-            if (p->decls[j].kind == d->kind && p->decls[j].name == d->name) {
-                info[i].first = (int)j;
-                break;
-            }
+        uint32_t h = ((uint32_t)d->name * 2654435761u) ^ (uint32_t)d->kind;
+        size_t k = h & (cap - 1);
+        while (first[k] >= 0 && !(p->decls[first[k]].kind == d->kind && p->decls[first[k]].name == d->name))
+            k = (k + 1) & (cap - 1);
+        if (first[k] < 0)
+            first[k] = (int32_t)i;
+        info[i].first = first[k];
+        info[first[k]].latest = (int)i; /* later ones override */
+    }
+    for (size_t i = 0; i < p->ndecls; i++)
+        info[i].latest = info[info[i].first].latest;
+    mem_free(first, cap * sizeof(int32_t));
+    for (size_t i = v->synced_decls; i < p->ndecls; i++) {
+        if (slots[i] != -2)
+            continue;
+        int f = info[i].first;
+        slots[i] = f != (int)i && slots[f] >= 0 ? slots[f] : nslots++;
     }
     for (int k = 0; k < v->r->nstats; k++)
         info[v->r->stats[k].decl].stat = k;
@@ -165,6 +179,14 @@ static bool sync_slots(vm *v)
     return true;
 }
 
+/* The declaration that stands for d (its latest override). */
+static const decl *latest_decl(vm *v, int d)
+{
+    if (!sync_slots(v))
+        return &v->p->decls[d];
+    return &v->p->decls[v->decl_info[d].latest];
+}
+
 int vm_stat_slot(vm *v, int decl_index)
 {
     if (!sync_slots(v) || decl_index < 0 || (size_t)decl_index >= v->p->ndecls)
@@ -172,12 +194,54 @@ int vm_stat_slot(vm *v, int decl_index)
     return v->stat_slot[decl_index];
 }
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
 int vm_find_creature(const vm *v, const char *name)
 {
-    for (size_t i = 0; i < v->ncreatures; i++)
-        if (strcmp(v->creatures[i].name, name) == 0)
-            return (int)i;
-    return -1;
+    if (!v->name_index_cap)
+        return -1;
+    size_t mask = v->name_index_cap - 1;
+    for (size_t k = name_hash(name) & mask;; k = (k + 1) & mask) {
+        int32_t c = v->name_index[k];
+        if (c < 0)
+            return -1;
+        if (strcmp(v->creatures[c].name, name) == 0)
+            return c;
+    }
+}
+
+/* Room for one more name, rehashing at half full. */
+static bool index_name(vm *v, int32_t c)
+{
+    if ((size_t)(c + 1) * 2 > v->name_index_cap) {
+        size_t cap = v->name_index_cap ? v->name_index_cap * 2 : 64;
+        int32_t *idx = mem_alloc(cap * sizeof(int32_t));
+        if (!idx)
+            return false;
+        for (size_t i = 0; i < cap; i++)
+            idx[i] = -1;
+        for (size_t i = 0; i < (size_t)c; i++) {
+            size_t k = name_hash(v->creatures[i].name) & (cap - 1);
+            while (idx[k] >= 0)
+                k = (k + 1) & (cap - 1);
+            idx[k] = (int32_t)i;
+        }
+        if (v->name_index)
+            mem_free(v->name_index, v->name_index_cap * sizeof(int32_t));
+        v->name_index = idx;
+        v->name_index_cap = cap;
+    }
+    size_t k = name_hash(v->creatures[c].name) & (v->name_index_cap - 1);
+    while (v->name_index[k] >= 0)
+        k = (k + 1) & (v->name_index_cap - 1);
+    v->name_index[k] = c;
+    return true;
 }
 
 int vm_add_creature(vm *v, const char *name, int template_index, span at)
@@ -211,7 +275,7 @@ int vm_add_creature(vm *v, const char *name, int template_index, span at)
     c->effects = -1;
     c->zone = c->group = c->engagement = -1;
     v->ncreatures++;
-    if (!combat_sync(v)) {
+    if (!combat_sync(v) || !index_name(v, (int32_t)v->ncreatures - 1)) {
         v->ncreatures--;
         mem_strfree(c->name);
         if (c->stats)
@@ -1259,11 +1323,10 @@ next:
         }
         CASE(EVAL_DECL)
         {
-            const decl *d = &v->p->decls[READ_U16()];
-            const decl *latest = program_find_decl(v->p, d->kind, d->name);
+            const decl *latest = latest_decl(v, READ_U16());
             a = POP();
             FAIL_IF(a.type != V_CREATURE && a.type != V_NIL &&
-                    !vm_error(v, HERE, "%s has no %s", value_type_name(a.type), program_string(v->p, d->name)));
+                    !vm_error(v, HERE, "%s has no %s", value_type_name(a.type), program_string(v->p, latest->name)));
             FAIL_IF(!vm_call(v, latest->value, a.type == V_CREATURE ? (int)a.num : -1, NULL, 0, &r));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
@@ -1457,11 +1520,10 @@ next:
         }
         CASE(CALL)
         {
-            const decl *d = &v->p->decls[READ_U16()];
+            const decl *latest = latest_decl(v, READ_U16());
             int argc = READ_U8();
-            const decl *latest = program_find_decl(v->p, d->kind, d->name);
             if (latest->body < 0) {
-                vm_error(v, HERE, "procedure %s has no body", program_string(v->p, d->name));
+                vm_error(v, HERE, "procedure %s has no body", program_string(v->p, latest->name));
                 goto fail;
             }
             FAIL_IF(!push_frame(v, v->p->chunks[latest->body], f->self, argc, HERE));
@@ -1499,7 +1561,12 @@ next:
                     at += vm_format(v, v->sp[i - n], line + at, sizeof line - at);
             }
             v->sp -= n;
-            combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
+            if (v->cb.quiet) {
+                if (v->print)
+                    v->print(v->print_user, line); /* quiet keeps what the rules print */
+            } else {
+                combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
+            }
             NEXT;
         }
         CASE(EMIT)

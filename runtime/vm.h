@@ -135,6 +135,8 @@ typedef struct vm {
 
     creature *creatures;
     size_t ncreatures, creatures_cap;
+    int32_t *name_index; /* open addressing over creature names, -1 empty */
+    size_t name_index_cap;
 
     roll_record *rolls; /* VM_ROLL_RING records, by seq % ring */
     dice_face *faces;   /* VM_FACE_RING faces */

@@ -19,7 +19,7 @@ static int zone_index(const vm *v, int name)
     return -1;
 }
 
-bool zones_declare(vm *v, int name, int neighbour, span at)
+bool zones_declare(vm *v, int name, int neighbour, const value *traits, int ntraits, span at)
 {
     combat *cb = &v->cb;
     int z = zone_index(v, name);
@@ -31,7 +31,13 @@ bool zones_declare(vm *v, int name, int neighbour, span at)
         cb->zones = g;
         cb->zones_cap = (int)cap;
         z = cb->nzones++;
-        cb->zones[z] = (zone_info){name, -1};
+        cb->zones[z] = (zone_info){.name = name, .neighbour = -1};
+    }
+    for (int i = 0; i < ntraits; i++) {
+        zone_info *zi = &cb->zones[z];
+        if (zi->ntraits >= ZONE_MAX_TRAITS)
+            return vm_error(v, at, "a zone has at most %d traits and features", ZONE_MAX_TRAITS);
+        zi->traits[zi->ntraits++] = (int32_t)traits[i].num;
     }
     if (neighbour >= 0) {
         if (zone_index(v, neighbour) < 0)
@@ -248,6 +254,17 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     return true;
 }
 
+bool zones_has_trait(vm *v, int c, int trait)
+{
+    int z = zone_index(v, v->creatures[c].zone);
+    if (z < 0)
+        return false;
+    for (int i = 0; i < v->cb.zones[z].ntraits; i++)
+        if (v->cb.zones[z].traits[i] == trait)
+            return true;
+    return false;
+}
+
 void zones_show(vm *v)
 {
     const combat *cb = &v->cb;
@@ -263,6 +280,10 @@ void zones_show(vm *v)
                                       zi->neighbour >= 0 ? program_string(v->p, zi->neighbour) : "");
         if (zi->neighbour >= 0 && len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, ")");
+        for (int t = 0; t < zi->ntraits && len < sizeof line; t++)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
+        if (zi->ntraits && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "]");
         for (size_t c = 0; c < v->ncreatures && len < sizeof line; c++) {
             const creature *cr = &v->creatures[c];
             if (!vm_present(v, (int)c) || cr->zone != zi->name)

@@ -629,9 +629,9 @@ START_TEST(test_check_modifiers_in_and_out)
                    "let adjacent_ok = true\n"
                    "condition prone { modify incoming attack by 2 when adjacent_ok\n modify attack by -4 }\n"
                    "creature a { }\ncreature b { }\napply prone to b\n"
-                   "let r = attack(a, b)\nprint r >= b.ac\nlet s = attack(b, a)\nprint s\nexplain\n");
+                   "let r = attack(a, b)\nprint r >= b.ac\nlet s = attack(b, a)\nexplain\n");
     lines_in_order(r, "a -> b: attack d20 (", "+ prone 2 = ", "b -> a: attack d20 (", "- prone 4 = ",
-                   "-4 prone (t.rules:", NULL);
+                   "b -> a: attack d20 (", "    -4 prone (t.rules:", NULL);
     done(r);
 }
 END_TEST
