@@ -142,8 +142,8 @@ static int creature_count(compiler *cc, const node *dn)
             char *end;
             long k = strtol(a->text + 1, &end, 10);
             if (*end == '\0') {
-                if (k > 1000) {
-                    comp_error(cc, a->sp, "too many creatures in one declaration (limit is 1000)");
+                if (k > 1000000) {
+                    comp_error(cc, a->sp, "too many creatures in one declaration (limit is 1000000)");
                     return 1;
                 }
                 return (int)k;
@@ -568,6 +568,7 @@ void compile_decl(compiler *cc, const node *item)
     ds.fx.what = ds.label;
     if (ds.object >= 0 && is_override)
         rules_reset(cc->p->rules, k, ds.object);
+    cc->p->rules->generation++;
     switch (k) {
     case DK_SYSTEM: decl_system(&ds); break;
     case DK_STAT: decl_stat(&ds); break;

@@ -41,6 +41,7 @@ void combat_free(combat *cb)
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);
     FREE_ARRAY(cb->log, cb->log_cap);
+    effect_index_free(cb);
     combat_init(cb);
 }
 
@@ -113,18 +114,51 @@ static bool sync_ledgers(vm *v)
     return true;
 }
 
+/* Each creature counts its applied effects of each condition; when the
+   rules gain conditions, the counts of the creatures so far grow (each
+   knows its own length, so running out of memory halfway leaves no harm). */
+static bool grow_held(creature *cr, int want)
+{
+    if (cr->held_len >= want)
+        return true;
+    int32_t *g = mem_realloc(cr->held, (size_t)cr->held_len * sizeof(int32_t), (size_t)want * sizeof(int32_t));
+    if (!g)
+        return false;
+    memset(g + cr->held_len, 0, (size_t)(want - cr->held_len) * sizeof(int32_t));
+    cr->held = g;
+    cr->held_len = want;
+    return true;
+}
+
+static bool sync_held(vm *v)
+{
+    int want = v->r->nconditions;
+    if (want <= v->held_len)
+        return true;
+    for (size_t c = 0; c < v->ledgers_made; c++)
+        if (!grow_held(&v->creatures[c], want))
+            return false;
+    v->held_len = want;
+    return true;
+}
+
 bool combat_sync(vm *v)
 {
     combat *cb = &v->cb;
     const rules *r = v->r;
     if (!sync_ledgers(v))
         return false;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        if (!v->creatures[c].ledger && v->ledger_len) {
-            v->creatures[c].ledger = MEM_NEW_ARRAY(counter, (size_t)v->ledger_len);
-            if (!v->creatures[c].ledger)
-                return false;
-        }
+    if (!sync_held(v))
+        return false;
+    /* only creatures new since the last sync: a turn must not cost O(creatures) */
+    for (size_t c = v->ledgers_made; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        if (!cr->ledger && v->ledger_len && !(cr->ledger = MEM_NEW_ARRAY(counter, (size_t)v->ledger_len)))
+            return false;
+        if (!grow_held(cr, v->held_len))
+            return false;
+    }
+    v->ledgers_made = v->ncreatures;
     if (!grow_heads(&cb->q_turn_start, &cb->q_turn_start_cap, v->ncreatures) ||
         !grow_heads(&cb->q_turn_end, &cb->q_turn_end_cap, v->ncreatures))
         return false;

@@ -160,6 +160,9 @@ typedef struct combat {
     int q_phase_cap;
     int32_t *heap; /* Q_POSITION effects, soonest first */
     int nheap, heap_cap;
+    /* which conditions can change a stat, a check or what may be done
+       (effect_index.c) */
+    struct effect_index *index;
 
     hold *holds;
     int nholds, holds_cap;
@@ -274,6 +277,15 @@ bool effects_tick_position(struct vm *v, int round, int64_t key, span at);
 bool effects_end_encounter(struct vm *v, span at);
 /* A stat with every modifier of c's conditions. */
 bool effects_stat(struct vm *v, int c, int stat_decl, value base, value *out, span at);
+/* effect_index.c: the conditions that may bear on a stat, a check, or on
+   what a creature may do or be targeted by, with those implying them.
+   *none is set when no such condition is on c (applied, or holding by its
+   own formula): then nothing needs to look at c's effects. */
+typedef enum { BEARS_STAT, BEARS_CHECK, BEARS_FORBIDS } bears_kind;
+bool effects_none_bear(struct vm *v, int c, bears_kind kind, int index, bool *none, span at);
+void effect_index_free(combat *cb);
+/* Whether condition cond holds on c by its own `holds when` formula. */
+bool effects_holds_by_itself(struct vm *v, int c, int cond, bool *yes, span at);
 /* The modifier terms a check gets for its participants (checks.c). */
 bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels,
                         int *cites, int *n, int max, span at);

@@ -57,6 +57,8 @@ static void link_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
     creature *c = &v->creatures[e->bearer];
+    if (e->kind == EFF_CONDITION && e->what < c->held_len)
+        c->held[e->what]++;
     e->prev = -1;
     e->next = c->effects;
     if (c->effects >= 0)
@@ -67,6 +69,9 @@ static void link_bearer(vm *v, int32_t i)
 static void unlink_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
+    creature *c = &v->creatures[e->bearer];
+    if (e->kind == EFF_CONDITION && e->what < c->held_len && c->held[e->what] > 0)
+        c->held[e->what]--;
     if (e->prev >= 0)
         eff(v, e->prev)->next = e->next;
     else
@@ -236,7 +241,8 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
     default: break;
     }
     if (e->queue == Q_POSITION) {
-        int left = e->due_round - v->cb.round;
+        /* before round 1, the count starts with round 1 */
+        int left = e->due_round - (v->cb.round > 0 ? v->cb.round : 1);
         if (left <= 0)
             snprintf(buf, cap, "ends this round");
         else
@@ -497,7 +503,7 @@ typedef struct held {
 
 #define HELD_MAX 64
 
-static bool holds_now(vm *v, int c, int cond, bool *yes, span at)
+bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
 {
     const r_condition *rc = &v->r->conditions[cond];
     *yes = false;
@@ -515,13 +521,15 @@ static bool holds_now(vm *v, int c, int cond, bool *yes, span at)
     return true;
 }
 
-static bool add_held(held *out, int *n, int cond, int by, int32_t index)
+/* Adds cond unless it is there already; false (with the error) when a
+   creature is in more distinct conditions than a check can weigh. */
+static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t index, span at)
 {
     for (int i = 0; i < *n; i++)
         if (out[i].cond == cond)
-            return false;
+            return true;
     if (*n >= HELD_MAX)
-        return false;
+        return vm_error(v, at, "%s is in too many conditions at once (limit is %d)", v->creatures[c].name, HELD_MAX);
     out[(*n)++] = (held){cond, by, index};
     return true;
 }
@@ -533,16 +541,16 @@ static bool conditions_of(vm *v, int c, held *out, int *n, span at)
     *n = 0;
     for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next) {
         const effect *e = eff(v, i);
-        if (e->kind == EFF_CONDITION)
-            add_held(out, n, e->what, e->source, i);
+        if (e->kind == EFF_CONDITION && !add_held(v, c, out, n, e->what, e->source, i, at))
+            return false;
     }
     const rules *r = v->r;
     for (int k = 0; k < r->nholds_conditions; k++) {
         bool yes;
-        if (!holds_now(v, c, r->holds_conditions[k], &yes, at))
+        if (!effects_holds_by_itself(v, c, r->holds_conditions[k], &yes, at))
             return false;
-        if (yes)
-            add_held(out, n, r->holds_conditions[k], -1, -1);
+        if (yes && !add_held(v, c, out, n, r->holds_conditions[k], -1, -1, at))
+            return false;
     }
     for (int k = 0; k < *n; k++) {
         const r_condition *rc = &r->conditions[out[k].cond];
@@ -557,7 +565,8 @@ static bool conditions_of(vm *v, int c, held *out, int *n, span at)
                 if (value_truthy(x) == im->negate)
                     continue;
             }
-            add_held(out, n, im->condition, out[k].source, -1);
+            if (!add_held(v, c, out, n, im->condition, out[k].source, -1, at))
+                return false;
         }
     }
     return true;
@@ -569,11 +578,11 @@ bool effects_has(vm *v, int c, int cond, bool *has, span at)
     int n;
     *has = false;
     /* fast path: an applied effect */
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
-        if (eff(v, i)->kind == EFF_CONDITION && eff(v, i)->what == cond) {
-            *has = true;
-            return true;
-        }
+    const creature *cr = &v->creatures[c];
+    if (cond < cr->held_len && cr->held[cond] > 0) {
+        *has = true;
+        return true;
+    }
     if (!conditions_of(v, c, h, &n, at))
         return false;
     for (int i = 0; i < n; i++)
@@ -718,6 +727,11 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
     *out = base;
     if (v->creatures[c].effects < 0 && v->r->nholds_conditions == 0)
         return true;
+    bool none;
+    if (!effects_none_bear(v, c, BEARS_STAT, stat_decl, &none, at))
+        return false;
+    if (none)
+        return true;
     held h[HELD_MAX];
     int n;
     if (!conditions_of(v, c, h, &n, at))
@@ -835,6 +849,11 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
         if (args[side].type != V_CREATURE)
             continue;
         int c = (int)args[side].num;
+        bool none;
+        if (!effects_none_bear(v, c, BEARS_CHECK, check, &none, at))
+            return false;
+        if (none)
+            continue;
         held h[HELD_MAX];
         int nh;
         if (!conditions_of(v, c, h, &nh, at))
@@ -895,6 +914,11 @@ static bool forbid_matches(vm *v, const r_forbid *f, int action)
 static bool check_forbids(vm *v, int c, int action, int actor, bool protects, refusal *why, span at, bool *no)
 {
     *no = false;
+    bool none;
+    if (!effects_none_bear(v, c, BEARS_FORBIDS, 0, &none, at))
+        return false;
+    if (none)
+        return true;
     held h[HELD_MAX];
     int n;
     if (!conditions_of(v, c, h, &n, at))
@@ -935,6 +959,11 @@ bool effects_forbids(vm *v, int c, int action, refusal *why, span at)
 bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, span at)
 {
     if (kind < 0)
+        return false;
+    bool none;
+    if (!effects_none_bear(v, c, BEARS_FORBIDS, 0, &none, at))
+        return false;
+    if (none)
         return false;
     held h[HELD_MAX];
     int n;

@@ -369,6 +369,11 @@ static bool start_round(vm *v, span at)
     cb->round_epoch++;
     cb->round_announced = false;
     cb->turn = -1;
+    /* `ends when round_number() > 3` ends it here, before round 4 starts */
+    if (!encounter_check_over(v, at))
+        return false;
+    if (!cb->active)
+        return true;
     if (!refresh(v, PER_ROUND, -1, at) || !effects_tick(v, Q_ROUND_START, 0, at))
         return false;
     value n = value_int(cb->round);
@@ -461,7 +466,8 @@ bool encounter_end(vm *v, span at)
     combat *cb = &v->cb;
     if (!cb->active)
         return vm_error(v, at, "no encounter to end");
-    int rounds = cb->round;
+    /* a round that ends the encounter as it starts was never played */
+    int rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
     if (!events_emit(v, EV_ENCOUNTER_END, NULL, 0, at))
         return false;
     cb->active = false;
@@ -890,6 +896,9 @@ bool encounter_fight(vm *v, int rounds, span at)
     cb->fighting = rounds;
     cb->fight_paused = false;
     int guard = 0;
+    /* each turn gets the step budget of a command, and its scratch values
+       are dropped when it ends, so a long fight runs in bounded memory */
+    vm_mark mark = vm_scratch_mark(v);
     while (cb->active && !cb->fight_paused) {
         if (cb->round > FIGHT_ROUNDS_MAX && rounds == 0)
             return vm_error(v, at, "the fight has gone on for %d rounds without ending (the limit); does anything "
@@ -899,34 +908,33 @@ bool encounter_fight(vm *v, int rounds, span at)
             return vm_error(v, at, "the fight takes too many steps");
         if (cb->in_turn && current_kind(v) == PHASE_TURNS) {
             const entry *e = current(v);
-            int who[256];
-            int n = 0;
-            if (e->creature >= 0)
-                who[n++] = e->creature;
-            else
-                for (size_t c = 0; c < v->ncreatures && n < 256; c++)
-                    if (v->creatures[c].in_play && v->creatures[c].side == e->side)
-                        who[n++] = (int)c;
-            for (int k = 0; k < n && cb->active; k++) {
+            int one = e->creature, side = e->side;
+            /* a side's turn: each of its members, as they stood when it began */
+            size_t first = one >= 0 ? (size_t)one : 0, last = one >= 0 ? (size_t)one + 1 : v->ncreatures;
+            for (size_t c = first; c < last && cb->active; c++) {
+                if (one < 0 && (!v->creatures[c].in_play || v->creatures[c].side != side))
+                    continue;
                 bool out;
-                if (!encounter_out(v, who[k], &out, at))
+                if (!encounter_out(v, (int)c, &out, at))
                     return false;
                 if (out)
                     continue;
-                int t = v->creatures[who[k]].tactic;
+                int t = v->creatures[c].tactic;
                 if (t < 0)
                     return vm_error(v, at, "%s has no tactic, so 'fight' cannot play its turn (give it one: creature "
                                            "... tactic NAME)",
-                                    vm_name(v, who[k]));
+                                    vm_name(v, (int)c));
                 value r;
-                if (!vm_call(v, v->r->tactics[t].body, who[k], NULL, 0, &r))
+                if (!vm_call(v, v->r->tactics[t].body, (int)c, NULL, 0, &r))
                     return false;
+                vm_scratch_release(v, mark);
             }
             if (!cb->active)
                 break;
         }
         if (!encounter_next(v, at))
             return false;
+        vm_scratch_release(v, mark);
     }
     cb->fighting = 0;
     cb->fight_paused = false;

@@ -59,17 +59,42 @@ static int compare_parts(const part *a, const part *b, bool lowest_first)
     return 0;
 }
 
+static void merge_runs(part *p, part *tmp, int lo, int mid, int hi, bool lowest_first)
+{
+    int i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        tmp[k++] = compare_parts(&p[j], &p[i], lowest_first) < 0 ? p[j++] : p[i++];
+    while (i < mid)
+        tmp[k++] = p[i++];
+    while (j < hi)
+        tmp[k++] = p[j++];
+    memcpy(p + lo, tmp + lo, (size_t)(hi - lo) * sizeof(part));
+}
+
+/* Stable: equal parts keep their creation order. A bottom-up merge sort, so
+   that ten thousand creatures sort in a blink; without memory for it, an
+   insertion sort does the same more slowly. */
 static void sort_parts(part *p, int n, bool lowest_first)
 {
-    for (int i = 1; i < n; i++) { /* insertion sort: stable */
-        part key = p[i];
-        int j = i;
-        while (j > 0 && compare_parts(&key, &p[j - 1], lowest_first) < 0) {
-            p[j] = p[j - 1];
-            j--;
+    part *tmp = n > 16 ? MEM_NEW_ARRAY(part, (size_t)n) : NULL;
+    if (!tmp) {
+        for (int i = 1; i < n; i++) {
+            part key = p[i];
+            int j = i;
+            while (j > 0 && compare_parts(&key, &p[j - 1], lowest_first) < 0) {
+                p[j] = p[j - 1];
+                j--;
+            }
+            p[j] = key;
         }
-        p[j] = key;
+        return;
     }
+    for (int width = 1; width < n; width *= 2)
+        for (int lo = 0; lo < n - width; lo += 2 * width) {
+            int hi = lo + 2 * width < n ? lo + 2 * width : n;
+            merge_runs(p, tmp, lo, lo + width, hi, lowest_first);
+        }
+    mem_free(tmp, (size_t)n * sizeof(part));
 }
 
 static bool roll_check(vm *v, int self, int64_t given, value *out, span at)

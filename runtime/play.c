@@ -314,7 +314,8 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     h->event = event;
     h->npattern = np;
     for (int i = 0; i < np; i++)
-        h->pattern[i] = pattern[i];
+        if (!vm_keep(v, pattern[i], at, &h->pattern[i]))
+            return false;
     h->live = true;
     int index = cb->nholds++;
     /* it waits until the creature's next turn, unless the rules say */

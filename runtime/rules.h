@@ -507,6 +507,7 @@ typedef struct rules {
     int *holds_conditions; /* conditions with `holds when` */
     int nholds_conditions, holds_conditions_cap;
     bool has_economy, has_initiative, has_round, has_space, has_encounter;
+    uint32_t generation; /* counts declarations compiled: indexes built from the tables compare it */
 } rules;
 
 rules *rules_new(void);

@@ -16,7 +16,7 @@
 const vm_limits vm_default_limits = {
     .steps = 10000000,
     .call_depth = 200,
-    .creatures = 10000,
+    .creatures = 100000,
     .list_values = 1u << 22,
     .dice_exprs = 1u << 16,
 };
@@ -66,6 +66,8 @@ void vm_free(vm *v)
             mem_free(v->creatures[i].stats, (size_t)v->nslots * sizeof(value));
         if (v->creatures[i].ledger)
             mem_free(v->creatures[i].ledger, (size_t)v->ledger_len * sizeof(counter));
+        if (v->creatures[i].held)
+            mem_free(v->creatures[i].held, (size_t)v->creatures[i].held_len * sizeof(int32_t));
     }
     combat_free(&v->cb);
     if (v->creatures)
@@ -277,11 +279,15 @@ int vm_add_creature(vm *v, const char *name, int template_index, span at)
     v->ncreatures++;
     if (!combat_sync(v) || !index_name(v, (int32_t)v->ncreatures - 1)) {
         v->ncreatures--;
+        if (v->ledgers_made > v->ncreatures)
+            v->ledgers_made = v->ncreatures;
         mem_strfree(c->name);
         if (c->stats)
             mem_free(c->stats, (size_t)v->nslots * sizeof(value));
         if (c->ledger)
             mem_free(c->ledger, (size_t)v->ledger_len * sizeof(counter));
+        if (c->held)
+            mem_free(c->held, (size_t)c->held_len * sizeof(int32_t));
         return vm_error(v, at, "out of memory"), -1;
     }
     return (int)v->ncreatures - 1;
@@ -716,6 +722,24 @@ void vm_begin_command(vm *v)
     vm_dist_free_store(&v->scratch);
     v->steps_left = v->limits.steps;
     v->failed = false;
+}
+
+vm_mark vm_scratch_mark(const vm *v)
+{
+    const vm_store *st = &v->scratch;
+    return (vm_mark){st->ndice, st->nitems, st->nlists, st->ndists};
+}
+
+void vm_scratch_release(vm *v, vm_mark m)
+{
+    vm_store *st = &v->scratch;
+    for (size_t i = m.ndists; i < st->ndists; i++)
+        dist_free(st->dists[i]);
+    st->ndice = m.ndice;
+    st->nitems = m.nitems;
+    st->nlists = m.nlists;
+    st->ndists = m.ndists;
+    v->steps_left = v->limits.steps;
 }
 
 /* --- formatting ------------------------------------------------------------------- */

@@ -46,6 +46,8 @@ typedef struct creature {
     uint32_t turn_round; /* the round (its epoch) of its last turn */
     int32_t effects;     /* first effect on it, -1 */
     counter *ledger;     /* spent actions: combat.h, ledger.c */
+    int32_t *held;       /* applied effects of each condition (effect_index.c) */
+    int32_t held_len;
     /* space */
     bool placed;
     int32_t x, y;
@@ -152,6 +154,8 @@ typedef struct vm {
     /* the state of play */
     rules *r;
     combat cb;
+    size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
+    int held_len;        /* and their held counts for this many conditions */
     int ledger_len;      /* counters per creature, and where each part starts */
     int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action,
         ledger_trigger;
@@ -211,6 +215,14 @@ const value *vm_list_items(const vm *v, value list, size_t *n);
 bool vm_keep(vm *v, value x, span at, value *out);
 /* Starts a new top-level command: scratch dice and lists are dropped. */
 void vm_begin_command(vm *v);
+/* A long command (a fight) gives each turn a fresh step budget and drops
+   the scratch values made since the mark: what a turn keeps was copied by
+   vm_keep, and the values made before the mark stay valid. */
+typedef struct vm_mark {
+    size_t ndice, nitems, nlists, ndists;
+} vm_mark;
+vm_mark vm_scratch_mark(const vm *v);
+void vm_scratch_release(vm *v, vm_mark m);
 
 /* Distributions (vm_dist.c): exact probability of dice expressions. */
 #define VM_DIST_EPSILON 1e-12

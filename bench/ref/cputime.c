@@ -1,10 +1,12 @@
 /* bench/ref/cputime.c: runs a command under a CPU-time limit and reports
  * the CPU time it used, to the microsecond (getrusage of the child through
  * wait4). bench/run uses it for dicelab, whose expressions it runs side by
- * side: CPU time, unlike wall time, does not grow when they share the cores.
+ * side: CPU time, unlike wall time, does not grow when they share the cores;
+ * bench/mass uses it for fray's own CPU time and peak memory.
  *
  * Usage: cputime REPORT CPU_SECONDS WALL_SECONDS CMD [ARG]...
- * Writes "STATUS CPU_US WALL_US" on one line to the file REPORT, where
+ * Writes "STATUS CPU_US WALL_US MAXRSS_KB" on one line to the file REPORT
+ * (MAXRSS_KB: the command's peak resident memory), where
  * STATUS is the command's exit status, or "cpu-limit" when it was stopped
  * for using CPU_SECONDS of CPU time, "wall-limit" when it was stopped after
  * WALL_SECONDS of wall time (when the machine is busy), or "signal-N".
@@ -97,7 +99,7 @@ int main(int argc, char **argv)
         fprintf(report, "cpu-limit");
     else
         fprintf(report, "signal-%d", WTERMSIG(status));
-    fprintf(report, " %.0f %.0f\n", cpu, wall);
+    fprintf(report, " %.0f %.0f %ld\n", cpu, wall, ru.ru_maxrss);
     fclose(report);
     return 0;
 }

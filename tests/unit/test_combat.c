@@ -610,6 +610,58 @@ START_TEST(test_excludes_implies_holds)
 }
 END_TEST
 
+/* A stat read skips the creature's effects only when none of them can
+   change it: a modifier reached through an implied condition, or through a
+   condition that holds by itself, still counts, and conditions that touch
+   other stats change nothing. */
+START_TEST(test_modifier_index_follows_implies_and_holds)
+{
+    run *r = ok(1, "stat ac = 10\nstat speed = 30\nstat hp = 5\n"
+                   "condition flat { modify ac by -2 }\ncondition pinned { implies flat }\n"
+                   "condition bound { implies pinned }\n"
+                   "condition helpless { holds when self.hp <= 0\n implies flat }\n"
+                   "condition slow1 { modify speed by -1 }\ncondition slow2 { modify speed by -1 }\n"
+                   "creature a { }\ncreature b { }\n"
+                   "apply slow1 to a\napply slow2 to a\nprint a.ac, a.speed\n"
+                   "apply bound to a\nprint \"bound\", a.ac\nremove bound from a\nprint \"free\", a.ac\n"
+                   "b.hp = 0\nprint \"helpless\", b.ac\nb.hp = 1\nprint \"up\", b.ac\n");
+    lines_in_order(r, "\n10 28\n", "bound 8", "free 10", "helpless 8", "up 10", NULL);
+    done(r);
+}
+END_TEST
+
+/* Rules declared after creatures exist (as at the REPL) are seen: the
+   index is rebuilt and each creature's counts grow. */
+START_TEST(test_modifier_index_sees_later_rules)
+{
+    run *r = ok(1, "stat ac = 10\ncondition a1 { modify ac by 1 }\ncreature a { }\napply a1 to a\nprint a.ac\n");
+    size_t first = r->p->ncommands;
+    const char *more = "condition a2 { modify ac by 2 }\ncondition a3 { implies a2 }\napply a3 to a\nprint a.ac\n";
+    diag_sink sink = {.fn = on_diag, .user = r};
+    ck_assert_int_eq(compile_string(r->p, "more.rules", more, strlen(more), &sink, NULL), 0);
+    ck_assert(vm_run_commands(r->v, first));
+    lines_in_order(r, "\n11\n", "\n13\n", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_too_many_conditions_is_an_error)
+{
+    char text[8192] = "stat ac = 10\n";
+    size_t n = strlen(text);
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "condition c%d { modify ac by 1 }\n", i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "creature a { }\n");
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "apply c%d to a\n", i);
+    snprintf(text + n, sizeof text - n, "print a.ac\n");
+    run *r = play(1, text);
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "a is in too many conditions at once (limit is 64)"), "%s", r->v->error);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_forbid_and_protect)
 {
     run *r = ok(1, BASE "condition stunned { forbid hit }\ncondition defended { protect from hit unless actor.speed > 5 }\n"
@@ -911,6 +963,9 @@ static Suite *make_suite(void)
     TCase *c = tcase_create("conditions");
     tcase_add_test(c, test_modifiers_set_add_scale_and_typed_bonuses);
     tcase_add_test(c, test_excludes_implies_holds);
+    tcase_add_test(c, test_modifier_index_follows_implies_and_holds);
+    tcase_add_test(c, test_modifier_index_sees_later_rules);
+    tcase_add_test(c, test_too_many_conditions_is_an_error);
     tcase_add_test(c, test_forbid_and_protect);
     tcase_add_test(c, test_check_modifiers_in_and_out);
     suite_add_tcase(s, c);
