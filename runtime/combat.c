@@ -16,6 +16,7 @@ void combat_init(combat *cb)
     cb->actor = -1;
     cb->pending_log = -1;
     cb->reactions_policy = 1;
+    cb->standing[0] = cb->standing[1] = -1;
     for (int i = 0; i <= Q_ARC; i++)
         cb->q_global[i] = -1;
 }

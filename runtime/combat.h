@@ -146,6 +146,7 @@ typedef struct combat {
     int32_t fighting;  /* `fight`: rounds left, or 0 */
     bool fight_paused; /* `fight N rounds` has played its rounds */
     bool checking_over;
+    int32_t standing[2]; /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */
 
     /* effects and the queues that end them */

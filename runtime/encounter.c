@@ -506,6 +506,11 @@ bool encounter_end_span(vm *v, int kind, span at)
     return true;
 }
 
+static int side_key(const vm *v, int c)
+{
+    return v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - c;
+}
+
 /* The encounter is over when its `ends when` holds; without one, when
    creatures can be out of the fight and at most one side still stands. */
 bool encounter_check_over(vm *v, span at)
@@ -525,9 +530,22 @@ bool encounter_check_over(vm *v, span at)
         }
         over = value_truthy(x);
     } else if (rexpr_present(&e->out)) {
-        /* a creature with no side is a side of its own */
-        int standing = INT32_MIN;
+        /* a creature with no side is a side of its own. Two creatures of
+           different sides found standing last time are asked first: while
+           they stand, the fight goes on, and no one else need be asked. */
         bool two = false;
+        int w0 = cb->standing[0], w1 = cb->standing[1];
+        if (w0 >= 0 && w1 >= 0 && (size_t)w0 < v->ncreatures && (size_t)w1 < v->ncreatures &&
+            v->creatures[w0].in_play && v->creatures[w1].in_play &&
+            side_key(v, w0) != side_key(v, w1)) {
+            bool out0, out1;
+            if (!encounter_out(v, w0, &out0, at) || !encounter_out(v, w1, &out1, at)) {
+                cb->checking_over = false;
+                return false;
+            }
+            two = !out0 && !out1;
+        }
+        int standing = INT32_MIN;
         for (size_t c = 0; c < v->ncreatures && !two; c++) {
             bool out;
             if (!v->creatures[c].in_play)
@@ -538,11 +556,14 @@ bool encounter_check_over(vm *v, span at)
             }
             if (out)
                 continue;
-            int side = v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - (int)c;
-            if (standing == INT32_MIN)
+            int side = side_key(v, (int)c);
+            if (standing == INT32_MIN) {
                 standing = side;
-            else if (side != standing)
+                cb->standing[0] = (int32_t)c;
+            } else if (side != standing) {
                 two = true;
+                cb->standing[1] = (int32_t)c;
+            }
         }
         over = !two;
     }
