@@ -41,5 +41,6 @@ int cmd_check(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_prob(int argc, char **argv);
+int cmd_help(int argc, char **argv);
 
 #endif

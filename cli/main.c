@@ -13,6 +13,7 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
                             "  prob EXPR...         exact probability distributions of dice expressions\n"
                             "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
+                            "  help [TOPIC|WORD]    the language's declarations, clauses, commands, functions\n"
                             "\n"
                             "Options for every command:\n"
                             "  --seed N             seed for the dice (default 0); same seed, same rolls\n"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc > 2)
+        return cmd_help(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return EXIT_OK;

@@ -104,6 +104,28 @@ void fray_disasm(fray *f, FILE *out);
 
 const char *fray_version(void);
 
+/* The words of the language, for help and documentation: declarations
+ * (each followed by its clauses), play commands, built-in functions and
+ * built-in events, in that order. */
+typedef enum {
+    FRAY_WORD_DECLARATION,
+    FRAY_WORD_CLAUSE,
+    FRAY_WORD_COMMAND,
+    FRAY_WORD_FUNCTION,
+    FRAY_WORD_EVENT
+} fray_word_kind;
+
+typedef struct fray_word {
+    fray_word_kind kind;
+    const char *word;    /* "initiative", "ties", "show", "has", "turn_start" */
+    const char *form;    /* how it is written: "ties KEY, KEY, ..." */
+    const char *meaning; /* a line of explanation, or "" */
+    const char *parent;  /* a clause's declaration ("space grid"), else NULL */
+} fray_word;
+
+typedef void (*fray_word_fn)(void *user, const fray_word *w);
+void fray_vocabulary(fray_word_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -410,12 +410,14 @@ static void sys_title(decl_state *ds, const node *clause, ccur *k)
     }
 }
 
+const clause_rule system_clauses[] = {
+    {"source", "source \"TITLE OF THE DOCUMENT\"", sys_source, false},
+    {"extends", "extends SYSTEM", sys_extends, false},
+};
+const int system_nclauses = (int)(sizeof system_clauses / sizeof system_clauses[0]);
+
 static void decl_system(decl_state *ds)
 {
-    static const clause_rule table[] = {
-        {"source", "source \"TITLE OF THE DOCUMENT\"", sys_source, false},
-        {"extends", "extends SYSTEM", sys_extends, false},
-    };
     compiler *cc = ds->cc;
     cc->system = ds->decl_index;
     cc->p->system_name = ds->d->name;
@@ -424,7 +426,7 @@ static void decl_system(decl_state *ds)
     ccur_init(&k, cc, ds->dn, ds->dn->list, NULL, "system NAME [\"Title\"] [extends SYSTEM] { ... }");
     sys_title(ds, ds->dn, &k);
     ds->skip_header = true;
-    decl_clauses(ds, table, (int)(sizeof table / sizeof table[0]), NULL);
+    decl_clauses(ds, system_clauses, system_nclauses, NULL);
 }
 
 /* --- stat ------------------------------------------------------------------------- */
@@ -451,12 +453,14 @@ static void stat_derived(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule stat_clauses[] = {
+    {"in", "in LOW..HIGH (the values it may take)", stat_in, false},
+    {"derived", "derived (always its formula: it cannot be set)", stat_derived, false},
+};
+const int stat_nclauses = (int)(sizeof stat_clauses / sizeof stat_clauses[0]);
+
 void decl_stat(decl_state *ds)
 {
-    static const clause_rule table[] = {
-        {"in", "stat NAME = DEFAULT in LOW..HIGH", stat_in, false},
-        {"derived", "derived", stat_derived, false},
-    };
     compiler *cc = ds->cc;
     rules *r = cc->p->rules;
     int si = rules_stat(r, ds->decl_index);
@@ -487,7 +491,7 @@ void decl_stat(decl_state *ds)
             comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text,
                        sty_name((sty)d->type), sty_name(t));
     }
-    decl_clauses(ds, table, 2, NULL);
+    decl_clauses(ds, stat_clauses, stat_nclauses, NULL);
     if (r->stats[si].derived && !dn->a)
         comp_error(cc, dn->sp, "a derived stat needs a formula: stat %s = ... { derived }", dn->text);
 }

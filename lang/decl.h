@@ -94,6 +94,47 @@ struct decl_state {
  * ds->from.cite. */
 void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *stmts_seen);
 
+/* The clauses each declaration accepts, by kind (space: two kinds); the
+   vocabulary (vocabulary.c) lists them for `fray help`. */
+extern const clause_rule system_clauses[];
+extern const int system_nclauses;
+extern const clause_rule stat_clauses[];
+extern const int stat_nclauses;
+extern const clause_rule action_clauses[];
+extern const int action_nclauses;
+extern const clause_rule check_clauses[];
+extern const int check_nclauses;
+extern const clause_rule trigger_clauses[];
+extern const int trigger_nclauses;
+extern const clause_rule ruling_clauses[];
+extern const int ruling_nclauses;
+extern const clause_rule resource_clauses[];
+extern const int resource_nclauses;
+extern const clause_rule economy_clauses[];
+extern const int economy_nclauses;
+extern const clause_rule exchange_clauses[];
+extern const int exchange_nclauses;
+extern const clause_rule condition_clauses[];
+extern const int condition_nclauses;
+extern const clause_rule bonus_clauses[];
+extern const int bonus_nclauses;
+extern const clause_rule relation_clauses[];
+extern const int relation_nclauses;
+extern const clause_rule grid_clauses[];
+extern const int grid_nclauses;
+extern const clause_rule zones_clauses[];
+extern const int zones_nclauses;
+extern const clause_rule range_clauses[];
+extern const int range_nclauses;
+extern const clause_rule initiative_clauses[];
+extern const int initiative_nclauses;
+extern const clause_rule round_clauses[];
+extern const int round_nclauses;
+extern const clause_rule encounter_clauses[];
+extern const int encounter_nclauses;
+extern const clause_rule duration_clauses[];
+extern const int duration_nclauses;
+
 /* Each kind's compiler (decl_*.c). */
 void decl_economy(decl_state *ds);
 void decl_exchange(decl_state *ds);

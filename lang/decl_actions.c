@@ -136,19 +136,21 @@ static void act_limit(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule action_clauses[] = {
+    {"costs", "costs SLOT [+ SLOT] [or SLOT ...] (as in 'costs move + 2 * bonus')", act_costs, false},
+    {"provokes", "provokes yes|no|when EXPR", act_provokes, false},
+    {"requires", "requires EXPR", act_requires, false},
+    {"target", "target creature|enemy|ally|self|other [within RANGE]", act_target, false},
+    {"kind", "kind NAME", act_kind, false},
+    {"anytime", "anytime (may be taken outside one's turn)", act_flag, false},
+    {"borrows", "borrows next turn (outside one's turn, the cost comes from the next)", act_flag, false},
+    {"cooldown", "cooldown DURATION", act_cooldown, false},
+    {"limit", "limit N per turn|round|encounter|scene", act_limit, false},
+};
+const int action_nclauses = (int)(sizeof action_clauses / sizeof action_clauses[0]);
+
 void decl_action(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"costs", "costs SLOT [+ SLOT] [or SLOT ...] (as in 'costs move + 2 * bonus')", act_costs, false},
-        {"provokes", "provokes yes|no|when EXPR", act_provokes, false},
-        {"requires", "requires EXPR", act_requires, false},
-        {"target", "target creature|enemy|ally|self|other [within RANGE]", act_target, false},
-        {"kind", "kind NAME", act_kind, false},
-        {"anytime", "anytime (may be taken outside one's turn)", act_flag, false},
-        {"borrows", "borrows next turn (outside one's turn, the cost comes from the next)", act_flag, false},
-        {"cooldown", "cooldown DURATION", act_cooldown, false},
-        {"limit", "limit N per turn|round|encounter|scene", act_limit, false},
-    };
     compiler *cc = ds->cc;
     r_action *a = act_of(ds);
     a->from = ds->from;
@@ -163,7 +165,7 @@ void decl_action(decl_state *ds)
     }
     act_of(ds)->nparams = ds->fx.n;
     bool stmts = false;
-    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), &stmts);
+    decl_clauses(ds, action_clauses, action_nclauses, &stmts);
     int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b) : -1;
     a = act_of(ds);
     a->body = body;
@@ -216,13 +218,15 @@ static int flatten(const node *e, const node **terms, bool *neg, int n, int max,
     return n + 1;
 }
 
+const clause_rule check_clauses[] = {
+    {"success", "success \"WORD\" (shown when the roll meets its target)", check_word, false},
+    {"failure", "failure \"WORD\"", check_word, false},
+    {"quiet", "quiet (the roll is not shown)", check_quiet, false},
+};
+const int check_nclauses = (int)(sizeof check_clauses / sizeof check_clauses[0]);
+
 void decl_check(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"success", "success \"WORD\" (shown when the roll meets its target)", check_word, false},
-        {"failure", "failure \"WORD\"", check_word, false},
-        {"quiet", "quiet (the roll is not shown)", check_quiet, false},
-    };
     compiler *cc = ds->cc;
     r_check *c = check_of(ds);
     c->from = ds->from;
@@ -274,7 +278,7 @@ void decl_check(decl_state *ds)
     c->formula = formula;
     c->labels = copy;
     c->nterms = n;
-    decl_clauses(ds, rules_, 3, NULL);
+    decl_clauses(ds, check_clauses, check_nclauses, NULL);
     check_of(ds)->from.cite = ds->from.cite;
 }
 
@@ -463,17 +467,19 @@ static void trigger_names(decl_state *ds)
                 fctx_add(&ds->fx, it->list->next->text);
 }
 
+const clause_rule trigger_clauses[] = {
+    {"on", "on EVENT(NAME, ...) [when EXPR] [unless EXPR]", trig_on, false},
+    {"automatic", "automatic", trig_automatic, false},
+    {"reaction", "reaction of NAME [costs SLOT] [limit N per turn|round [each NAME]]", trig_reaction, false},
+    {"costs", "costs SLOT [+ SLOT]", trig_costs_clause, false},
+    {"limit", "limit N per turn|round [each NAME]", trig_limit_clause, false},
+    {"kind", "kind NAME", trig_kind, false},
+    {"do", "do { statements }", trig_do, true},
+};
+const int trigger_nclauses = (int)(sizeof trigger_clauses / sizeof trigger_clauses[0]);
+
 void decl_trigger(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"on", "on EVENT(NAME, ...) [when EXPR] [unless EXPR]", trig_on, false},
-        {"automatic", "automatic", trig_automatic, false},
-        {"reaction", "reaction of NAME [costs SLOT] [limit N per turn|round [each NAME]]", trig_reaction, false},
-        {"costs", "costs SLOT [+ SLOT]", trig_costs_clause, false},
-        {"limit", "limit N per turn|round [each NAME]", trig_limit_clause, false},
-        {"kind", "kind NAME", trig_kind, false},
-        {"do", "do { statements }", trig_do, true},
-    };
     compiler *cc = ds->cc;
     r_trigger *t = trig_of(ds);
     t->from = ds->from;
@@ -484,7 +490,7 @@ void decl_trigger(decl_state *ds)
     trigger_names(ds);
     t->nparams = ds->fx.n;
     bool stmts = false;
-    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), &stmts);
+    decl_clauses(ds, trigger_clauses, trigger_nclauses, &stmts);
     t = trig_of(ds);
     if (stmts) {
         if (t->body >= 0)
@@ -558,13 +564,15 @@ static void ruling_default(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule ruling_clauses[] = {
+    {"answer", "answer yes_no|number|creature|word", ruling_answer, false},
+    {"asked", "asked per use|creature|encounter|game", ruling_asked, false},
+    {"default", "default EXPR", ruling_default, false},
+};
+const int ruling_nclauses = (int)(sizeof ruling_clauses / sizeof ruling_clauses[0]);
+
 void decl_ruling(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"answer", "answer yes_no|number|creature|word", ruling_answer, false},
-        {"asked", "asked per use|creature|encounter|game", ruling_asked, false},
-        {"default", "default EXPR", ruling_default, false},
-    };
     compiler *cc = ds->cc;
     r_ruling *rl = ruling_of(ds);
     rl->from = ds->from;
@@ -576,7 +584,7 @@ void decl_ruling(decl_state *ds)
     } else {
         comp_error(cc, ds->dn->sp, "a ruling asks a question: ruling %s \"...?\"", ds->dn->text);
     }
-    decl_clauses(ds, rules_, 3, NULL);
+    decl_clauses(ds, ruling_clauses, ruling_nclauses, NULL);
     ruling_of(ds)->from.cite = ds->from.cite;
 }
 
@@ -628,14 +636,16 @@ static void res_refresh(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule resource_clauses[] = {
+    {"max", "max EXPR", res_value, false},
+    {"start", "start EXPR", res_value, false},
+    {"min", "min EXPR", res_value, false},
+    {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
+};
+const int resource_nclauses = (int)(sizeof resource_clauses / sizeof resource_clauses[0]);
+
 void decl_resource(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"max", "max EXPR", res_value, false},
-        {"start", "start EXPR", res_value, false},
-        {"min", "min EXPR", res_value, false},
-        {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
-    };
     compiler *cc = ds->cc;
     rules *r = cc->p->rules;
     int i = -1;
@@ -657,7 +667,7 @@ void decl_resource(decl_state *ds)
     r->resources[i].stat = ds->decl_index;
     r->resources[i].from = ds->from;
     ds->object = i;
-    decl_clauses(ds, rules_, 4, NULL);
+    decl_clauses(ds, resource_clauses, resource_nclauses, NULL);
     res_of(ds)->from.cite = ds->from.cite;
     if (!rexpr_present(&res_of(ds)->max) && !rexpr_present(&res_of(ds)->start))
         comp_error(cc, ds->dn->sp, "resource %s needs a 'max' (or a 'start')", ds->dn->text);

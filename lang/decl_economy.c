@@ -204,15 +204,17 @@ static void econ_exclusive_clause(decl_state *ds, const node *clause, ccur *k)
     r->exclusives[r->nexclusives++] = (econ_exclusive){.slot = s, .from = {ds->decl_index, clause->sp, ds->from.cite}};
 }
 
+const clause_rule economy_clauses[] = {
+    {"slot", "slot NAME COUNT per turn|round [role primary|movement|minor|free|reaction] [during PHASE] "
+             "[borrows SLOT from this or next turn]",
+     econ_slot_clause, false},
+    {"limit", "limit SLOT + SLOT <= N per turn|round", econ_limit_clause, false},
+    {"exclusive", "exclusive SLOT by kind until start of next turn", econ_exclusive_clause, false},
+};
+const int economy_nclauses = (int)(sizeof economy_clauses / sizeof economy_clauses[0]);
+
 void decl_economy(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"slot", "slot NAME COUNT per turn|round [role primary|movement|minor|free|reaction] [during PHASE] "
-                 "[borrows SLOT from this or next turn]",
-         econ_slot_clause, false},
-        {"limit", "limit SLOT + SLOT <= N per turn|round", econ_limit_clause, false},
-        {"exclusive", "exclusive SLOT by kind until start of next turn", econ_exclusive_clause, false},
-    };
     rules *r = ds->cc->p->rules;
     if (ds->overrides) {
         /* a new economy replaces the old one's limits; slots keep their
@@ -223,7 +225,7 @@ void decl_economy(decl_state *ds)
             r->slots[i].from.decl = -1;
     }
     int before = r->nlimits;
-    decl_clauses(ds, rules_, 3, NULL);
+    decl_clauses(ds, economy_clauses, economy_nclauses, NULL);
     /* the citation may come after the clauses: give it to all of them */
     for (int i = 0; i < r->nslots; i++)
         if (r->slots[i].from.decl == ds->decl_index)
@@ -257,11 +259,13 @@ static void exch_limit(decl_state *ds, const node *clause, ccur *k)
     x->per = per;
 }
 
+const clause_rule exchange_clauses[] = {
+    {"limit", "limit N per turn|round", exch_limit, false},
+};
+const int exchange_nclauses = (int)(sizeof exchange_clauses / sizeof exchange_clauses[0]);
+
 void decl_exchange(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"limit", "limit N per turn|round", exch_limit, false},
-    };
     compiler *cc = ds->cc;
     ccur k;
     ccur_init(&k, cc, ds->dn, ds->dn->list, NULL, "exchange SLOT -> SLOT");
@@ -290,6 +294,6 @@ void decl_exchange(decl_state *ds)
     ds->object = r->nexchanges++;
     r->exchanges[ds->object] = (econ_exchange){.from_slot = from, .to_slot = to, .from = ds->from};
     ds->skip_header = true;
-    decl_clauses(ds, rules_, 1, NULL);
+    decl_clauses(ds, exchange_clauses, exchange_nclauses, NULL);
     r->exchanges[ds->object].from.cite = ds->from.cite;
 }

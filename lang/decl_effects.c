@@ -295,25 +295,27 @@ static void cond_ends(decl_state *ds, const node *clause, ccur *k)
         *slot = e;
 }
 
+const clause_rule condition_clauses[] = {
+    {"modify", "modify [incoming] STAT|CHECK by EXPR [as BONUS] [when|unless EXPR]", cond_modify, false},
+    {"set", "set STAT to EXPR [when|unless EXPR]", cond_modify, false},
+    {"scale", "scale STAT by EXPR [when|unless EXPR]", cond_modify, false},
+    {"forbid", "forbid ACTION|SLOT|KIND, ... [when|unless EXPR]", cond_forbid, false},
+    {"protect", "protect from ACTION|KIND, ... [when|unless EXPR] (actor: who acts)", cond_forbid, false},
+    {"implies", "implies CONDITION [when|unless EXPR]", cond_implies, false},
+    {"excludes", "excludes CONDITION, CONDITION, ...", cond_excludes, false},
+    {"requires", "requires EXPR", cond_requires, false},
+    {"lasts", "lasts DURATION | lasts until start|end of [next] turn|round", cond_lasts, false},
+    {"ends", "ends on EVENT(NAMES) [when|unless EXPR]", cond_ends, false},
+    {"stacks", "stacks", cond_stacks, false},
+    {"holds", "holds when EXPR", cond_holds, false},
+};
+const int condition_nclauses = (int)(sizeof condition_clauses / sizeof condition_clauses[0]);
+
 void decl_condition(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"modify", "modify [incoming] STAT|CHECK by EXPR [as BONUS] [when|unless EXPR]", cond_modify, false},
-        {"set", "set STAT to EXPR [when|unless EXPR]", cond_modify, false},
-        {"scale", "scale STAT by EXPR [when|unless EXPR]", cond_modify, false},
-        {"forbid", "forbid ACTION|SLOT|KIND, ... [when|unless EXPR]", cond_forbid, false},
-        {"protect", "protect from ACTION|KIND, ... [when|unless EXPR] (actor: who acts)", cond_forbid, false},
-        {"implies", "implies CONDITION [when|unless EXPR]", cond_implies, false},
-        {"excludes", "excludes CONDITION, CONDITION, ...", cond_excludes, false},
-        {"requires", "requires EXPR", cond_requires, false},
-        {"lasts", "lasts DURATION | lasts until start|end of [next] turn|round", cond_lasts, false},
-        {"ends", "ends on EVENT(NAMES) [when|unless EXPR]", cond_ends, false},
-        {"stacks", "stacks", cond_stacks, false},
-        {"holds", "holds when EXPR", cond_holds, false},
-    };
     r_condition *c = cond_of(ds);
     c->from = ds->from;
-    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), NULL);
+    decl_clauses(ds, condition_clauses, condition_nclauses, NULL);
     rules *r = ds->cc->p->rules;
     c = cond_of(ds);
     c->from.cite = ds->from.cite;
@@ -362,15 +364,17 @@ static void bonus_stacks(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule bonus_clauses[] = {
+    {"stacks", "bonus NAME [stacks]", bonus_stacks, false},
+};
+const int bonus_nclauses = (int)(sizeof bonus_clauses / sizeof bonus_clauses[0]);
+
 void decl_bonus(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"stacks", "bonus NAME [stacks]", bonus_stacks, false},
-    };
     r_bonus *b = &ds->cc->p->rules->bonuses[ds->object];
     b->from = ds->from;
     b->stacks = false;
-    decl_clauses(ds, rules_, 1, NULL);
+    decl_clauses(ds, bonus_clauses, bonus_nclauses, NULL);
     ds->cc->p->rules->bonuses[ds->object].from.cite = ds->from.cite;
 }
 
@@ -420,13 +424,15 @@ static void rel_lasts(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule relation_clauses[] = {
+    {"one", "one per ROLE (a creature holds at most one such relation in that role)", rel_one, false},
+    {"moves", "moves together (the second moves with the first)", rel_moves, false},
+    {"lasts", "lasts DURATION", rel_lasts, false},
+};
+const int relation_nclauses = (int)(sizeof relation_clauses / sizeof relation_clauses[0]);
+
 void decl_relation(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"one", "one per ROLE (a creature holds at most one such relation in that role)", rel_one, false},
-        {"moves", "moves together (the second moves with the first)", rel_moves, false},
-        {"lasts", "lasts DURATION", rel_lasts, false},
-    };
     compiler *cc = ds->cc;
     r_relation *rel = rel_of(ds);
     rel->from = ds->from;
@@ -437,6 +443,6 @@ void decl_relation(decl_state *ds)
     }
     rel->a_name = comp_intern(cc, ds->dn->c->list->text);
     rel->b_name = comp_intern(cc, ds->dn->c->list->next->text);
-    decl_clauses(ds, rules_, 3, NULL);
+    decl_clauses(ds, relation_clauses, relation_nclauses, NULL);
     rel_of(ds)->from.cite = ds->from.cite;
 }

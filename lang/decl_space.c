@@ -167,21 +167,25 @@ static void sp_defense(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule grid_clauses[] = {
+    {"square", "square DISTANCE", sp_square, false},
+    {"diagonal", "diagonal N | diagonal alternate", sp_diagonal, false},
+    {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
+    {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
+    {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
+    {"cover", "cover from corners | cover half|full by EXPR", sp_cover, false},
+};
+const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);
+
+const clause_rule zones_clauses[] = {
+    {"group", "group max N", sp_max, false},
+    {"engagement", "engagement max N", sp_max, false},
+    {"defense", "defense protects FRACTION | defense counts EXPR as FRACTION", sp_defense, false},
+};
+const int zones_nclauses = (int)(sizeof zones_clauses / sizeof zones_clauses[0]);
+
 void decl_space(decl_state *ds)
 {
-    static const clause_rule grid_rules[] = {
-        {"square", "square DISTANCE", sp_square, false},
-        {"diagonal", "diagonal N | diagonal alternate", sp_diagonal, false},
-        {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
-        {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
-        {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
-        {"cover", "cover from corners | cover half|full by EXPR", sp_cover, false},
-    };
-    static const clause_rule zone_rules[] = {
-        {"group", "group max N", sp_max, false},
-        {"engagement", "engagement max N", sp_max, false},
-        {"defense", "defense protects FRACTION | defense counts EXPR as FRACTION", sp_defense, false},
-    };
     compiler *cc = ds->cc;
     r_space *s = space_of(ds);
     memset(s, 0, sizeof *s);
@@ -201,9 +205,9 @@ void decl_space(decl_state *ds)
     s->kind = kind == 0 ? SPACE_GRID : SPACE_ZONES;
     ds->header = k.at;
     if (kind == 0)
-        decl_clauses(ds, grid_rules, (int)(sizeof grid_rules / sizeof grid_rules[0]), NULL);
+        decl_clauses(ds, grid_clauses, grid_nclauses, NULL);
     else
-        decl_clauses(ds, zone_rules, (int)(sizeof zone_rules / sizeof zone_rules[0]), NULL);
+        decl_clauses(ds, zones_clauses, zones_nclauses, NULL);
     space_of(ds)->from.cite = ds->from.cite;
 }
 
@@ -281,15 +285,17 @@ static void rg_corners(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule range_clauses[] = {
+    {"beyond", "beyond N by EXPR (N categories further, with EXPR on the attack)", rg_beyond, false},
+    {"travel", "travel DURATION (the effect lands that much later)", rg_travel, false},
+    {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
+    {"apart", "apart N zone(s)", rg_apart, false},
+    {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},
+};
+const int range_nclauses = (int)(sizeof range_clauses / sizeof range_clauses[0]);
+
 void decl_range(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"beyond", "beyond N by EXPR (N categories further, with EXPR on the attack)", rg_beyond, false},
-        {"travel", "travel DURATION (the effect lands that much later)", rg_travel, false},
-        {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
-        {"apart", "apart N zone(s)", rg_apart, false},
-        {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},
-    };
     compiler *cc = ds->cc;
     r_range *r = range_of(ds);
     r->from = ds->from;
@@ -305,6 +311,6 @@ void decl_range(decl_state *ds)
         cc->p->decls[ds->decl_index].value = -1;
         range_of(ds)->ordinal = true;
     }
-    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), NULL);
+    decl_clauses(ds, range_clauses, range_nclauses, NULL);
     range_of(ds)->from.cite = ds->from.cite;
 }

@@ -289,24 +289,26 @@ static int initiative_check_name(decl_state *ds)
     return -1;
 }
 
+const clause_rule initiative_clauses[] = {
+    {"mode", "mode individual|sides|static", init_mode_clause, false},
+    {"roll", "roll CHECK", init_roll, false},
+    {"score", "score EXPR", init_score, false},
+    {"tiebreak", "tiebreak EXPR", init_score, false},
+    {"order", "order highest|lowest first", init_order, false},
+    {"ties", "ties KEY, KEY, ... (a formula, modifier, reroll, roll DICE, roll_off, side NAME)", init_ties, false},
+    {"reroll", "reroll never|each round", init_reroll, false},
+    {"group", "group SIDE", init_group, false},
+    {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
+    {"surprised", "surprised when EXPR", init_when_clause, false},
+    {"below", "below when EXPR", init_when_clause, false},
+    {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
+    {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder,
+     false},
+};
+const int initiative_nclauses = (int)(sizeof initiative_clauses / sizeof initiative_clauses[0]);
+
 void decl_initiative(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"mode", "mode individual|sides|static", init_mode_clause, false},
-        {"roll", "roll CHECK", init_roll, false},
-        {"score", "score EXPR", init_score, false},
-        {"tiebreak", "tiebreak EXPR", init_score, false},
-        {"order", "order highest|lowest first", init_order, false},
-        {"ties", "ties KEY, KEY, ... (a formula, modifier, reroll, roll DICE, roll_off, side NAME)", init_ties, false},
-        {"reroll", "reroll never|each round", init_reroll, false},
-        {"group", "group SIDE", init_group, false},
-        {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
-        {"surprised", "surprised when EXPR", init_when_clause, false},
-        {"below", "below when EXPR", init_when_clause, false},
-        {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
-        {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder,
-         false},
-    };
     r_initiative *in = init_of(ds);
     memset(in, 0, sizeof *in);
     in->present = true;
@@ -317,7 +319,7 @@ void decl_initiative(decl_state *ds)
     if (check >= 0)
         fctx_add(&ds->fx, program_string(ds->cc->p, check));
     int errors = ds->cc->sink->errors;
-    decl_clauses(ds, rules_, (int)(sizeof rules_ / sizeof rules_[0]), NULL);
+    decl_clauses(ds, initiative_clauses, initiative_nclauses, NULL);
     in = init_of(ds);
     in->from.cite = ds->from.cite;
     if (ds->cc->sink->errors > errors)
@@ -402,12 +404,14 @@ static void round_phase(decl_state *ds, const node *clause, ccur *k)
     r->nphases = r->nphases > pi + 1 ? r->nphases : pi + 1;
 }
 
+const clause_rule round_clauses[] = {
+    {"length", "length DURATION (as in 6 s)", round_length, false},
+    {"phase", "phase NAME [turns|steps|open] [{ skip when EXPR; only EXPR }]", round_phase, true},
+};
+const int round_nclauses = (int)(sizeof round_clauses / sizeof round_clauses[0]);
+
 void decl_round(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"length", "length DURATION (as in 6 s)", round_length, false},
-        {"phase", "phase NAME [turns|steps|open] [{ skip when EXPR; only EXPR }]", round_phase, true},
-    };
     compiler *cc = ds->cc;
     rules *r = cc->p->rules;
     r->round_from = ds->from;
@@ -419,7 +423,7 @@ void decl_round(decl_state *ds)
             r->round_length = e;
         ds->header = h->next;
     }
-    decl_clauses(ds, rules_, 2, NULL);
+    decl_clauses(ds, round_clauses, round_nclauses, NULL);
     r->round_from.cite = ds->from.cite;
     if (r->round_length.kind == REXPR_CONST && r->round_length.v.home != TIME_SECONDS)
         comp_error(cc, r->round_length.where, "a round's length is a time in seconds or minutes, as in 6 s");
@@ -467,17 +471,19 @@ static void enc_track(decl_state *ds, const node *clause, ccur *k)
     }
 }
 
+const clause_rule encounter_clauses[] = {
+    {"out", "out when EXPR (self: this creature cannot act and does not count)", enc_when, false},
+    {"ends", "ends when EXPR", enc_when, false},
+    {"track", "track STAT, STAT, ... (the columns of the tracker)", enc_track, false},
+};
+const int encounter_nclauses = (int)(sizeof encounter_clauses / sizeof encounter_clauses[0]);
+
 void decl_encounter(decl_state *ds)
 {
-    static const clause_rule rules_[] = {
-        {"out", "out when EXPR (self: this creature cannot act and does not count)", enc_when, false},
-        {"ends", "ends when EXPR", enc_when, false},
-        {"track", "track STAT, STAT, ... (the columns of the tracker)", enc_track, false},
-    };
     rules *r = ds->cc->p->rules;
     memset(&r->encounter, 0, sizeof r->encounter);
     r->encounter.from = ds->from;
-    decl_clauses(ds, rules_, 3, NULL);
+    decl_clauses(ds, encounter_clauses, encounter_nclauses, NULL);
     r->encounter.from.cite = ds->from.cite;
 }
 
@@ -525,24 +531,26 @@ static void dur_lasts(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+const clause_rule duration_clauses[] = {
+    {"anchor", "anchor position|creature", dur_anchor, false},
+    {"ticks", "ticks at phase NAME (begun in that phase: counts its starts)", dur_ticks, false},
+    {"lasts", "lasts DURATION (as in 6 s)", dur_lasts, false},
+};
+const int duration_nclauses = (int)(sizeof duration_clauses / sizeof duration_clauses[0]);
+
 void decl_duration(decl_state *ds)
 {
     compiler *cc = ds->cc;
     const char *name = ds->dn->text;
     decl *d = &cc->p->decls[ds->decl_index];
     if (strcmp(name, "round") == 0 || strcmp(name, "turn") == 0) {
-        static const clause_rule rules_[] = {
-            {"anchor", "anchor position|creature", dur_anchor, false},
-            {"ticks", "ticks at phase NAME (begun in that phase: counts its starts)", dur_ticks, false},
-            {"lasts", "lasts DURATION (as in 6 s)", dur_lasts, false},
-        };
         time_config *tc = time_cfg(ds);
         memset(tc, 0, sizeof *tc);
         tc->tick_phase = -1;
         tc->from = ds->from;
         if (ds->dn->a)
             comp_error(cc, ds->dn->a->sp, "'duration %s' says how %ss are counted; it has no value", name, name);
-        decl_clauses(ds, rules_, 3, NULL);
+        decl_clauses(ds, duration_clauses, duration_nclauses, NULL);
         time_cfg(ds)->from.cite = ds->from.cite;
         d = &cc->p->decls[ds->decl_index];
         d->value = -1;

@@ -21,7 +21,7 @@ program *program_new(void)
         const char *name;
         int nargs;
     } events[] = {
-#define EVENT_ENTRY(id, word, n) {word, n},
+#define EVENT_ENTRY(id, word, n, form, meaning) {word, n},
         BUILTIN_EVENTS(EVENT_ENTRY)
 #undef EVENT_ENTRY
     };

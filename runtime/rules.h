@@ -427,34 +427,38 @@ typedef struct r_creature {
 
 /* --- the whole ---------------------------------------------------------------- */
 
-/* Built-in events the runtime emits; rules add their own with `emit`. */
-#define BUILTIN_EVENTS(X)                                                     \
-    X(ENCOUNTER_START, "encounter_start", 0)                                  \
-    X(ENCOUNTER_END, "encounter_end", 0)                                      \
-    X(INITIATIVE_ROLLED, "initiative_rolled", 0)                              \
-    X(ROUND_START, "round_start", 1)                                          \
-    X(ROUND_END, "round_end", 1)                                              \
-    X(PHASE_START, "phase_start", 1)                                          \
-    X(PHASE_END, "phase_end", 1)                                              \
-    X(TURN_START, "turn_start", 1)                                            \
-    X(TURN_END, "turn_end", 1)                                                \
-    X(ACTING, "acting", 3)       /* creature, action, first target */         \
-    X(ACTED, "acted", 3)                                                      \
-    X(PROVOKING, "provoking", 2) /* creature, action */                       \
-    X(LEAVES_SQUARE, "leaves_square", 3)        /* mover, from, to */         \
-    X(ENTERS_SQUARE, "enters_square", 3)                                      \
-    X(LEAVES_THREATENED, "leaves_threatened", 4) /* mover, threatener, how, steps */ \
-    X(MOVED, "moved", 4)                        /* mover, from, to, how */    \
-    X(CONDITION_APPLIED, "condition_applied", 3) /* creature, name, source */ \
-    X(CONDITION_ENDED, "condition_ended", 2)                                  \
-    X(RESOURCE_CHANGED, "changed", 4)           /* creature, name, old, new */\
-    X(RELATED, "related", 3)                    /* relation, a, b */          \
-    X(UNRELATED, "unrelated", 3)                                              \
-    X(ZONE_CHANGED, "zone_changed", 3)          /* creature, from, to */      \
-    X(CHECK_ROLLED, "rolled", 3)                /* check, creature, roll */
+/* Built-in events the runtime emits; rules add their own with `emit`.
+   X(id, word, arguments, form, meaning) */
+#define BUILTIN_EVENTS(X)                                                                                    \
+    X(ENCOUNTER_START, "encounter_start", 0, "encounter_start()", "an encounter begins")                     \
+    X(ENCOUNTER_END, "encounter_end", 0, "encounter_end()", "the encounter ends")                            \
+    X(INITIATIVE_ROLLED, "initiative_rolled", 0, "initiative_rolled()", "the order of turns is settled")      \
+    X(ROUND_START, "round_start", 1, "round_start(n)", "round n begins")                                     \
+    X(ROUND_END, "round_end", 1, "round_end(n)", "round n ends")                                             \
+    X(PHASE_START, "phase_start", 1, "phase_start(phase)", "a phase of the round begins")                    \
+    X(PHASE_END, "phase_end", 1, "phase_end(phase)", "a phase of the round ends")                            \
+    X(TURN_START, "turn_start", 1, "turn_start(c)", "c's turn begins")                                       \
+    X(TURN_END, "turn_end", 1, "turn_end(c)", "c's turn ends")                                               \
+    X(ACTING, "acting", 3, "acting(c, action, target)",                                                      \
+      "c starts an action (its first argument, or nothing); reactions here interrupt it")                    \
+    X(ACTED, "acted", 3, "acted(c, action, target)", "c's action is done")                                   \
+    X(PROVOKING, "provoking", 2, "provoking(c, action)", "c starts an action that provokes")                  \
+    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, from, to)", "c steps out of a square")            \
+    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, from, to)", "c steps into a square")              \
+    X(LEAVES_THREATENED, "leaves_threatened", 4, "leaves_threatened(mover, foe, how, steps)",                 \
+      "mover leaves a square foe threatens; how is the move's kind, steps the squares moved within reach")   \
+    X(MOVED, "moved", 4, "moved(c, from, to, how)", "c's move is over")                                      \
+    X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                  \
+      "c enters a condition (source: who caused it, or nothing)")                                            \
+    X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")        \
+    X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")           \
+    X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                          \
+    X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")             \
+    X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, from, to)", "c moves to another zone")               \
+    X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")
 
 typedef enum {
-#define EVENT_ENUM(name, word, n) EV_##name,
+#define EVENT_ENUM(name, word, n, form, meaning) EV_##name,
     BUILTIN_EVENTS(EVENT_ENUM)
 #undef EVENT_ENUM
         EV_BUILTIN_COUNT

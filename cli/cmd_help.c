@@ -1,0 +1,143 @@
+/* fray help: the language's vocabulary, from the library's own tables, so
+ * what help says is what the compiler accepts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage[] = "Usage: fray help [TOPIC | WORD]\n"
+                            "Explain the words of the Fray language.\n"
+                            "\n"
+                            "Topics:\n"
+                            "  declarations   every declaration (stat, economy, initiative, condition, ...)\n"
+                            "  commands       every play command (begin, roll initiative, show, ...)\n"
+                            "  functions      every built-in function (has, distance, prob, ...)\n"
+                            "  events         every event the runtime emits, for triggers\n"
+                            "\n"
+                            "A WORD is one of them: a declaration is shown with all its clauses\n"
+                            "(fray help initiative), a clause with its declaration (fray help ties).\n"
+                            "  --forms        every form, one per line (for scripts)\n";
+
+typedef struct lookup {
+    const char *want;   /* a topic or word */
+    fray_word_kind kind; /* topic listing: this kind */
+    bool listing;
+    bool forms;
+    const char *in_decl; /* printing a declaration's clauses */
+    bool clauses_titled;
+    int found;
+} lookup;
+
+static const char *kind_title(fray_word_kind k)
+{
+    switch (k) {
+    case FRAY_WORD_DECLARATION: return "declaration";
+    case FRAY_WORD_CLAUSE: return "clause";
+    case FRAY_WORD_COMMAND: return "command";
+    case FRAY_WORD_FUNCTION: return "function";
+    case FRAY_WORD_EVENT: return "event";
+    }
+    return "";
+}
+
+static void print_entry(const fray_word *w, bool brief, int indent)
+{
+    if (brief) {
+        printf("%*s%-20s %s\n", indent, "", w->word, w->meaning);
+        return;
+    }
+    printf("%*s%s\n", indent, "", w->form);
+    if (w->meaning[0])
+        printf("%*s    %s\n", indent, "", w->meaning);
+}
+
+static void on_word(void *user, const fray_word *w)
+{
+    lookup *l = user;
+    if (l->forms) {
+        printf("%s\n", w->form);
+        return;
+    }
+    if (l->listing) {
+        if (w->kind == l->kind) {
+            print_entry(w, true, 2);
+            l->found++;
+        }
+        return;
+    }
+    /* the clauses of the declaration just printed */
+    if (l->in_decl) {
+        if (w->kind == FRAY_WORD_CLAUSE && w->parent && !strcmp(w->parent, l->in_decl)) {
+            if (!l->clauses_titled)
+                printf("  clauses:\n");
+            l->clauses_titled = true;
+            print_entry(w, false, 4);
+            return;
+        }
+        l->in_decl = NULL;
+    }
+    /* "space" names both kinds of space */
+    bool named = !strcmp(w->word, l->want) ||
+                 (w->kind == FRAY_WORD_DECLARATION && !strncmp(w->word, l->want, strlen(l->want)) &&
+                  w->word[strlen(l->want)] == ' ');
+    if (!named)
+        return;
+    if (l->found++)
+        printf("\n");
+    if (w->kind == FRAY_WORD_CLAUSE)
+        printf("%s: a clause of %s\n", w->word, w->parent);
+    else
+        printf("%s: %s\n", w->word, kind_title(w->kind));
+    print_entry(w, false, 2);
+    if (w->kind == FRAY_WORD_DECLARATION) {
+        l->in_decl = w->word;
+        l->clauses_titled = false;
+    }
+}
+
+int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "fray help: one topic or word at a time\n");
+        return EXIT_USAGE;
+    }
+    const char *what = argv[1];
+    if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    lookup l = {.want = what};
+    static const struct {
+        const char *topic;
+        fray_word_kind kind;
+        const char *title;
+    } topics[] = {
+        {"declarations", FRAY_WORD_DECLARATION, "Declarations (fray help NAME for the clauses of one):"},
+        {"commands", FRAY_WORD_COMMAND, "Play commands (fray help NAME for the form of one):"},
+        {"functions", FRAY_WORD_FUNCTION, "Built-in functions (fray help NAME for the form of one):"},
+        {"events", FRAY_WORD_EVENT, "Built-in events (fray help NAME for its arguments):"},
+    };
+    if (!strcmp(what, "--forms")) {
+        l.forms = true;
+        fray_vocabulary(on_word, &l);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
+        if (!strcmp(what, topics[i].topic)) {
+            l.listing = true;
+            l.kind = topics[i].kind;
+            printf("%s\n", topics[i].title);
+            fray_vocabulary(on_word, &l);
+            return EXIT_OK;
+        }
+    fray_vocabulary(on_word, &l);
+    if (!l.found) {
+        fprintf(stderr, "fray help: no word '%s' (try: fray help declarations, commands, functions, events)\n", what);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,140 @@
+#include "lang/vocabulary.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fray.h"
+#include "runtime/rules.h"
+
+#define CLAUSES(name) name##_clauses, &name##_nclauses
+
+const decl_vocabulary vocabulary_decls[] = {
+    {"system", "system NAME [\"TITLE\"] [extends SYSTEM] { CLAUSES and DECLARATIONS }",
+     "names the rule system; its block may hold the system's declarations", CLAUSES(system)},
+    {"use", "use MODULE, ... | import \"FILE\"", "loads modules of rules (stdlib/, -I DIR, FRAY_PATH) or a file", NULL, NULL},
+    {"stat", "stat NAME[: TYPE] = EXPR [in LOW..HIGH] [{ derived }]",
+     "a number (or word, dice, item) every creature has; a formula makes it derived", CLAUSES(stat)},
+    {"resource", "resource NAME [max EXPR] [start EXPR] [min EXPR] [refresh per PERIOD]",
+     "a stat that is spent and regained, kept between its min and max", CLAUSES(resource)},
+    {"enum", "enum NAME { MEMBER, MEMBER, ... }", "ordered words: sizes, range bands", NULL, NULL},
+    {"economy", "economy { slot ...; limit ...; exclusive ... }", "the action economy: what a creature may spend",
+     CLAUSES(economy)},
+    {"exchange", "exchange SLOT -> SLOT [{ limit N per turn|round }]",
+     "one use of a slot may be spent as another", CLAUSES(exchange)},
+    {"initiative", "initiative { CLAUSES }", "how the order of turns is found", CLAUSES(initiative)},
+    {"round", "round [LENGTH] { length ...; phase ... }", "what a round is made of", CLAUSES(round)},
+    {"encounter", "encounter { out when ...; ends when ...; track ... }",
+     "who is out of the fight, and when the fight is over", CLAUSES(encounter)},
+    {"duration", "duration round|turn { CLAUSES } | duration NAME = EXPR | duration NAME until ...",
+     "how rounds and turns are counted, or a named span of time", CLAUSES(duration)},
+    {"range", "range NAME = EXPR [{ CLAUSES }] | range NAME { CLAUSES }",
+     "a distance formula, or (zones) a range band and how it is reached", CLAUSES(range)},
+    {"space grid", "space grid { CLAUSES }", "the battlefield is a grid of squares", CLAUSES(grid)},
+    {"space zones", "space zones { CLAUSES }", "the battlefield is a set of named zones", CLAUSES(zones)},
+    {"condition", "condition NAME { CLAUSES }", "a state a creature is in, with what it changes and how long it lasts",
+     CLAUSES(condition)},
+    {"bonus", "bonus NAME [stacks]", "a type of modifier; without 'stacks', only the best of a type counts",
+     CLAUSES(bonus)},
+    {"relation", "relation NAME(ROLE, ROLE) { CLAUSES }",
+     "a bond between two creatures: grappling, carrying, screening", CLAUSES(relation)},
+    {"check", "check NAME(PARAMS) = DICE EXPR [{ CLAUSES }]",
+     "a roll with its terms labelled; conditions may modify it", CLAUSES(check)},
+    {"action", "action NAME[(PARAMS)] [CLAUSES] { CLAUSES and STATEMENTS }",
+     "something a creature does, what it costs, and what happens", CLAUSES(action)},
+    {"procedure", "procedure NAME(PARAMS) { STATEMENTS }", "a function the rules call", NULL, NULL},
+    {"trigger", "trigger NAME { on ...; automatic | reaction of ...; do { ... } }",
+     "what happens when an event does: automatically, or as a creature's reaction", CLAUSES(trigger)},
+    {"ruling", "ruling NAME \"QUESTION\" { CLAUSES }", "a judgment the rules leave to the GM", CLAUSES(ruling)},
+    {"tactic", "tactic NAME { STATEMENTS }", "how a creature plays its turn in 'fight'", NULL, NULL},
+    {"item", "item NAME[: BASE] [\"TITLE\"] { PROPERTY VALUE; ... }",
+     "equipment with properties (reach, threat range, damage)", NULL, NULL},
+    {"creature", "creature NAME [\"TITLE\"] [xN] [side SIDE] [tactic TACTIC] { STAT VALUE; ... }",
+     "brings creatures into play (also a command)", NULL, NULL},
+    {"override", "override DECLARATION", "replaces an earlier declaration of the same name (a variant)", NULL, NULL},
+};
+const int vocabulary_ndecls = (int)(sizeof vocabulary_decls / sizeof vocabulary_decls[0]);
+
+const word_vocabulary vocabulary_commands[] = {
+#define COMMAND(id, word, usage, meaning) {word, usage, meaning},
+#include "runtime/commands.def"
+#undef COMMAND
+};
+const int vocabulary_ncommands = (int)(sizeof vocabulary_commands / sizeof vocabulary_commands[0]);
+
+/* builtins.def starts each meaning with the call's form: "has(c, condition): ..." */
+const word_vocabulary vocabulary_builtins[] = {
+#define BUILTIN(name, lo, hi, result, params, meaning) {#name, NULL, meaning},
+#include "runtime/builtins.def"
+#undef BUILTIN
+};
+const int vocabulary_nbuiltins = (int)(sizeof vocabulary_builtins / sizeof vocabulary_builtins[0]);
+
+const word_vocabulary vocabulary_events[] = {
+#define EVENT_WORD(id, word, n, form, meaning) {word, form, meaning},
+    BUILTIN_EVENTS(EVENT_WORD)
+#undef EVENT_WORD
+};
+const int vocabulary_nevents = (int)(sizeof vocabulary_events / sizeof vocabulary_events[0]);
+
+/* "has(c, condition): c is in ..." -> form "has(c, condition)", meaning
+   the rest; a clause's "ties KEY, ... (a formula, ...)" -> the form and
+   the words in parentheses at its end. */
+static void split_meaning(const char *text, char *form, size_t form_cap, const char **meaning)
+{
+    const char *colon = strstr(text, "): ");
+    if (colon) {
+        size_t n = (size_t)(colon + 1 - text);
+        snprintf(form, form_cap, "%.*s", (int)n, text);
+        *meaning = colon + 3;
+        return;
+    }
+    snprintf(form, form_cap, "%s", text);
+    *meaning = "";
+}
+
+static void split_usage(const char *usage, char *form, size_t form_cap, char *meaning, size_t meaning_cap)
+{
+    size_t n = strlen(usage);
+    const char *open = NULL;
+    if (n > 0 && usage[n - 1] == ')') {
+        int depth = 0;
+        for (const char *p = usage + n - 1; p >= usage; p--) {
+            depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+            if (depth == 0) {
+                open = p;
+                break;
+            }
+        }
+    }
+    if (open && open > usage && open[-1] == ' ') {
+        snprintf(form, form_cap, "%.*s", (int)(open - 1 - usage), usage);
+        snprintf(meaning, meaning_cap, "%.*s", (int)(usage + n - 1 - (open + 1)), open + 1);
+    } else {
+        snprintf(form, form_cap, "%s", usage);
+        meaning[0] = '\0';
+    }
+}
+
+void fray_vocabulary(fray_word_fn fn, void *user)
+{
+    char form[256], meaning[256];
+    for (int d = 0; d < vocabulary_ndecls; d++) {
+        const decl_vocabulary *dv = &vocabulary_decls[d];
+        fn(user, &(fray_word){FRAY_WORD_DECLARATION, dv->word, dv->form, dv->meaning, NULL});
+        for (int c = 0; dv->clauses && c < *dv->nclauses; c++) {
+            split_usage(dv->clauses[c].usage, form, sizeof form, meaning, sizeof meaning);
+            fn(user, &(fray_word){FRAY_WORD_CLAUSE, dv->clauses[c].word, form, meaning, dv->word});
+        }
+    }
+    for (int i = 0; i < vocabulary_ncommands; i++)
+        fn(user, &(fray_word){FRAY_WORD_COMMAND, vocabulary_commands[i].word, vocabulary_commands[i].form,
+                              vocabulary_commands[i].meaning, NULL});
+    for (int i = 0; i < vocabulary_nbuiltins; i++) {
+        const char *m;
+        split_meaning(vocabulary_builtins[i].meaning, form, sizeof form, &m);
+        fn(user, &(fray_word){FRAY_WORD_FUNCTION, vocabulary_builtins[i].word, form, m, NULL});
+    }
+    for (int i = 0; i < vocabulary_nevents; i++)
+        fn(user, &(fray_word){FRAY_WORD_EVENT, vocabulary_events[i].word, vocabulary_events[i].form,
+                              vocabulary_events[i].meaning, NULL});
+}
