@@ -22,6 +22,7 @@
     X(SEP, "','")   /* a comma inside clause arguments */                   \
     /* expressions */                                                       \
     X(MEMBER, "member") /* a.text */                                        \
+    X(INDEX, "index")   /* a[b] */                                          \
     X(CALL, "call")     /* text(list) */                                    \
     X(LIST, "list")                                                         \
     X(UNARY, "unary")      /* op a */                                       \

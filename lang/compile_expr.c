@@ -519,6 +519,19 @@ static sty item_property_type(compiler *cc, int name, bool *exists)
     return t == TY_NIL ? TY_ANY : t;
 }
 
+/* xs[i]: an element of a list, counted from 0 (negative: from the end). */
+static sty compile_index(compiler *cc, const node *e)
+{
+    sty base = compile_expr(cc, e->a);
+    if (base != TY_LIST && base != TY_ANY)
+        comp_error(cc, e->a->sp, "only a list can be indexed, not %s", sty_name(base));
+    sty at = compile_expr(cc, e->b);
+    if (at != TY_NUM && at != TY_ANY)
+        comp_error(cc, e->b->sp, "a list's index is a whole number, not %s", sty_name(at));
+    emit_op(cc, OP_INDEX, e->sp);
+    return TY_ANY;
+}
+
 static sty compile_member(compiler *cc, const node *e)
 {
     sty base = compile_expr(cc, e->a);
@@ -802,6 +815,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     case AST_NAME:
     case AST_WORD: return compile_name(cc, e);
     case AST_MEMBER: return compile_member(cc, e);
+    case AST_INDEX: return compile_index(cc, e);
     case AST_CALL: return compile_call(cc, e);
     case AST_LIST: {
         int n = compile_args(cc, e);

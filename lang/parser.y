@@ -74,6 +74,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 %token <n> BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic"
 %token <n> CITE_SIGN "§"
 %token START_EXPR "start of expression"
+%token INDEX "[ (an index)"
 %token ARROW "->" DOTDOT ".." IDIV "//" EQ "==" NE "!=" LE "<=" GE ">=" PLUS_EQ "+=" MINUS_EQ "-="
 
 %type <n> program items opt_item item block block_opt cite clause args arg connective
@@ -279,6 +280,7 @@ expr:
 postfix:
     primary
   | postfix '.' name            { $$ = mk(lx, AST_MEMBER, @$); $$->a = $1; $$->text = $3->text; }
+  | postfix INDEX expr ']'      { $$ = mk(lx, AST_INDEX, @$); $$->a = $1; $$->b = $3; }
     ;
 
 primary:
@@ -300,7 +302,7 @@ name:
 keyword_name:
     ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
   | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
-  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC
+  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC | USE
     ;
 
 exprs:
