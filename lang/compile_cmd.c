@@ -251,8 +251,17 @@ static int cmd_begin_end(compiler *cc, const node *cmd, bool end)
     ccur k;
     ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[end ? CMD_END : CMD_BEGIN]);
     bool ok = end ? push_choice(cc, &k, "what ends", ends, 5) : push_choice(cc, &k, "what begins", begins, 4);
+    if (!ok)
+        return 0;
+    /* `begin encounter by NAME`: who started the fight (initiator()) */
+    if (!end && ccur_accept(&k, "by")) {
+        if (!push_creature(cc, &k, "the creature that starts the fight"))
+            return 0;
+        ccur_end(&k);
+        return 2;
+    }
     ccur_end(&k);
-    return ok ? 1 : 0;
+    return 1;
 }
 
 static int cmd_roll_initiative(compiler *cc, const node *cmd)
@@ -396,8 +405,9 @@ static void clause_command(compiler *cc, const node *cmd)
         }
         int np = 0;
         for (const node *p = pat->list; p; p = p->next, np++) {
-            /* `_` or an unknown name matches anything */
-            if (p->kind == AST_NAME && !name_resolves(cc, p->text))
+            /* `_` matches anything; any other name must be known, so that
+               a misspelt creature is an error, not a wildcard */
+            if (p->kind == AST_NAME && strcmp(p->text, "_") == 0)
                 emit_op(cc, OP_NIL, p->sp);
             else
                 compile_expr(cc, p);

@@ -101,6 +101,17 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
     if (t.type == V_CREATURE) {
         int target = (int)t.num;
         const char *tn = v->creatures[target].name;
+        /* an enemy or an ally is one still in the fight; `target creature`
+           reaches the fallen too (to finish or to heal them) */
+        if (a->target == TARGET_ENEMY || a->target == TARGET_ALLY) {
+            bool fallen;
+            if (v->cb.active && !encounter_out(v, target, &fallen, at))
+                return false;
+            if (v->cb.active && fallen) {
+                set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
+                return true;
+            }
+        }
         switch ((target_kind)a->target) {
         case TARGET_ENEMY:
             if (!on_other_sides(v, actor, target)) {

@@ -83,7 +83,9 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     ck = &v->r->checks[check];
     /* the line: who, against whom, the breakdown */
     char who[160] = "";
-    if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
+    if (v->cb.roll_as)
+        snprintf(who, sizeof who, "%s: ", v->cb.roll_as);
+    else if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
         snprintf(who, sizeof who, "%s -> %s: ", vm_name(v, (int)args[0].num), vm_name(v, (int)args[1].num));
     else if (nargs >= 1 && args[0].type == V_CREATURE)
         snprintf(who, sizeof who, "%s: ", vm_name(v, (int)args[0].num));

@@ -192,6 +192,7 @@ typedef struct combat {
     int32_t actor_depth; /* the trigger depth its own events are emitted at */
     int32_t trigger_depth;
     int32_t in_holds; /* evaluating a `holds when` */
+    const char *roll_as; /* who a roll is shown for, instead of its creature (a side), or NULL */
 
     /* the log */
     log_line *log;
@@ -246,6 +247,8 @@ bool encounter_check_over(struct vm *v, span at);
 int64_t encounter_now_key(const struct vm *v);
 bool encounter_reorder(struct vm *v, int c, bool after, int other, bool forfeit, span at);
 bool encounter_roll_initiative(struct vm *v, const value *given, int ngiven, span at);
+/* Has c an entry of its own in the order (not only its side's)? */
+bool encounter_has_place(const struct vm *v, int c);
 bool encounter_start_rounds(struct vm *v, span at);
 
 /* Initiative (initiative.c). */
@@ -298,6 +301,8 @@ bool effects_cooldown(struct vm *v, int c, int action, value lasts, span at);
 bool effects_on_cooldown(struct vm *v, int c, int action);
 /* A held action waits as an effect, so it lapses like one. */
 bool effects_hold(struct vm *v, int c, int hold_index, value lasts, span at);
+/* The held action was taken: its timer goes, silently. */
+void effects_drop_hold(struct vm *v, int c, int hold_index);
 bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, bool *done);
 bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
 bool effects_related(struct vm *v, int rel, int a, int b);

@@ -96,6 +96,15 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
     return vm_make_list(v, items, n, at, out);
 }
 
+/* A word or a string of the program as its string id (zones, groups and
+   traits are named by words), or -1. */
+static int word_of(const vm *v, value x)
+{
+    if ((x.type != V_WORD && x.type != V_STR) || x.home != HOME_PROGRAM)
+        return -1;
+    return (int)x.num;
+}
+
 bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
 {
     if (!combat_sync(v))
@@ -187,6 +196,14 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         *out = c >= 0 ? value_ref(V_CREATURE, 0, c) : value_nil();
         return true;
     }
+    case BI_surprised:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = value_bool(cb->active && v->creatures[a].surprised);
+        return true;
+    case BI_initiator:
+        *out = cb->active && cb->initiator >= 0 ? value_ref(V_CREATURE, 0, cb->initiator) : value_nil();
+        return true;
     case BI_round_number: *out = value_int(cb->active ? cb->round : 0); return true;
     case BI_phase:
         *out = cb->phase >= 0 && cb->phase < v->r->nphases ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[cb->phase].name)
@@ -360,6 +377,15 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         *out = v->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].zone) : value_nil();
         return true;
+    case BI_enter: {
+        int zone = word_of(v, args[1]);
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        if (zone < 0)
+            return vm_error(v, at, "enter() takes a zone (a word or string), not %s", value_type_name(args[1].type));
+        *out = value_bool(v->creatures[a].zone != zone);
+        return zones_place(v, a, zone, at);
+    }
     case BI_zone_has:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
@@ -388,15 +414,17 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         *out = value_bool(true);
         return true;
-    case BI_join:
+    case BI_join: {
+        int group = word_of(v, args[1]);
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        if (args[1].type != V_WORD)
-            return vm_error(v, at, "join(): a group is named by a word, not %s", value_type_name(args[1].type));
-        if (!zones_join(v, a, (int)args[1].num, at))
+        if (group < 0)
+            return vm_error(v, at, "join(): a group is named by a word or string, not %s", value_type_name(args[1].type));
+        if (!zones_join(v, a, group, at))
             return false;
-        *out = value_bool(v->creatures[a].group == (int)args[1].num);
+        *out = value_bool(v->creatures[a].group == group);
         return true;
+    }
     case BI_separate:
         if (!creature_at(v, id, args, 0, &a, at) || !zones_separate(v, a, at))
             return false;

@@ -472,6 +472,15 @@ bool effects_tick_position(vm *v, int round, int64_t key, span at)
     return true;
 }
 
+void effects_drop_hold(vm *v, int c, int hold_index)
+{
+    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+        if (eff(v, i)->kind == EFF_HOLD && eff(v, i)->what == hold_index) {
+            free_effect(v, i);
+            return;
+        }
+}
+
 bool effects_end_encounter(vm *v, span at)
 {
     combat *cb = &v->cb;
@@ -543,6 +552,13 @@ static bool conditions_of(vm *v, int c, held *out, int *n, span at)
         const effect *e = eff(v, i);
         if (e->kind == EFF_CONDITION && !add_held(v, c, out, n, e->what, e->source, i, at))
             return false;
+    }
+    /* the list is newest first: in the order they were applied, they read
+       as they happened */
+    for (int lo = 0, hi = *n - 1; lo < hi; lo++, hi--) {
+        held t = out[lo];
+        out[lo] = out[hi];
+        out[hi] = t;
     }
     const rules *r = v->r;
     for (int k = 0; k < r->nholds_conditions; k++) {
@@ -845,6 +861,9 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
 {
     *n = 0;
     const rules *r = v->r;
+    int types[ROLL_MAX_EXTRA]; /* each modifier's bonus type if it does not stack, else -1 */
+    if (max > ROLL_MAX_EXTRA)
+        max = ROLL_MAX_EXTRA;
     for (int side = 0; side < 2 && side < nargs; side++) {
         if (args[side].type != V_CREATURE)
             continue;
@@ -881,10 +900,43 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
                 amounts[*n] = amount;
                 labels[*n] = rc->name;
                 cites[*n] = h[k].cond;
+                types[*n] = mod->bonus >= 0 && !r->bonuses[mod->bonus].stacks ? mod->bonus : -1;
                 (*n)++;
             }
         }
     }
+    /* bonuses of a type that does not stack: only the best of the type
+       counts, and the worst penalty */
+    int kept = 0;
+    for (int i = 0; i < *n; i++) {
+        bool drop = false;
+        if (types[i] >= 0) {
+            bool negative = rat_cmp(value_as_frac(amounts[i]), value_int(0)) < 0;
+            for (int j = 0; j < *n && !drop; j++) {
+                if (j == i || types[j] != types[i])
+                    continue;
+                bool neg_j = rat_cmp(value_as_frac(amounts[j]), value_int(0)) < 0;
+                if (neg_j != negative)
+                    continue;
+                int c = rat_cmp(value_as_frac(amounts[j]), value_as_frac(amounts[i]));
+                /* j is better (or as good and earlier): i does not count */
+                drop = negative ? (c < 0 || (c == 0 && j < i)) : (c > 0 || (c == 0 && j < i));
+            }
+        }
+        if (drop) {
+            char shown[32];
+            vm_format(v, amounts[i], shown, sizeof shown);
+            combat_note(v, "%s %s does not count: %s bonuses do not stack", program_string(v->p, labels[i]), shown,
+                        program_string(v->p, r->bonuses[types[i]].name));
+            continue;
+        }
+        amounts[kept] = amounts[i];
+        labels[kept] = labels[i];
+        cites[kept] = cites[i];
+        types[kept] = types[i];
+        kept++;
+    }
+    *n = kept;
     return true;
 }
 

@@ -81,6 +81,15 @@ static const char *entry_name(vm *v, const entry *e)
     return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
+/* "tol's", "valeros's"; a side's name is a plural: "bandits'" */
+static const char *possessive(vm *v, const entry *e, char *buf, size_t cap)
+{
+    const char *name = entry_name(v, e);
+    size_t n = strlen(name);
+    snprintf(buf, cap, "%s%s", name, e->creature < 0 && n > 0 && name[n - 1] == 's' ? "'" : "'s");
+    return buf;
+}
+
 static const r_phase *phase_of(vm *v)
 {
     return v->cb.phase >= 0 && v->cb.phase < v->r->nphases ? &v->r->phases[v->cb.phase] : NULL;
@@ -199,11 +208,13 @@ static bool start_turn(vm *v, int i, span at)
     }
     /* the turn is named first, then what ends as it comes */
     if (kind == PHASE_STEPS) {
-        combat_say(v, "%s%s's %s", head, entry_name(v, e), program_string(v->p, phase_of(v)->name));
+        char whose[96];
+        combat_say(v, "%s%s %s", head, possessive(v, e, whose, sizeof whose), program_string(v->p, phase_of(v)->name));
         return effects_tick_position(v, cb->round, e->key, at);
     }
     if (e->creature >= 0) {
-        combat_say(v, "%s%s's turn", head, entry_name(v, e));
+        char whose[96];
+        combat_say(v, "%s%s turn", head, possessive(v, e, whose, sizeof whose));
         if (!effects_tick_position(v, cb->round, e->key, at))
             return false;
         if (!cb->active)
@@ -223,7 +234,8 @@ static bool start_turn(vm *v, int i, span at)
         if (yes && len < sizeof members)
             len += (size_t)snprintf(members + len, sizeof members - len, "%s%s", len ? ", " : "", v->creatures[c].name);
     }
-    combat_say(v, "%s%s's turn (%s)", head, entry_name(v, e), members);
+    char whose[96];
+    combat_say(v, "%s%s turn (%s)", head, possessive(v, e, whose, sizeof whose), members);
     if (!effects_tick_position(v, cb->round, e->key, at))
         return false;
     if (!cb->active)
@@ -419,10 +431,8 @@ static bool end_round(vm *v, span at)
         return start_round(v, at);
     }
     if (cb->surprise) {
-        cb->surprise = false;
+        cb->surprise = false; /* who was surprised stays known: surprised(c) */
         cb->round = 0;
-        for (size_t c = 0; c < v->ncreatures; c++)
-            v->creatures[c].surprised = false;
     }
     if (v->r->initiative.reroll_each_round && !initiative_roll(v, NULL, 0, at))
         return false;
@@ -574,24 +584,26 @@ bool encounter_check_over(vm *v, span at)
     return encounter_end(v, at);
 }
 
+/* Surprise happens when some creatures are caught unaware and others are
+   not: the aware act first (a surprise round or a free round). */
+static bool some_surprised(const vm *v)
+{
+    bool aware = false, unaware = false;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        if (v->creatures[c].in_play) {
+            unaware |= v->creatures[c].surprised;
+            aware |= !v->creatures[c].surprised;
+        }
+    return aware && unaware;
+}
+
 /* Round 1 (or the surprise round) starts once the order is settled. */
 bool encounter_start_rounds(vm *v, span at)
 {
     combat *cb = &v->cb;
     cb->awaiting_start = false;
     const r_initiative *in = &v->r->initiative;
-    /* surprise: a side all of whose creatures are surprised */
-    bool whole_side = false;
-    for (int s = 0; s < v->r->nsides && !whole_side; s++) {
-        int members = 0, surprised = 0;
-        for (size_t c = 0; c < v->ncreatures; c++)
-            if (v->creatures[c].in_play && v->creatures[c].side == s) {
-                members++;
-                surprised += v->creatures[c].surprised;
-            }
-        whole_side = members > 0 && surprised == members;
-    }
-    if (in->surprise == SURPRISE_ROUND && whole_side)
+    if (in->surprise == SURPRISE_ROUND && some_surprised(v))
         cb->surprise = true;
     return start_round(v, at);
 }
@@ -617,17 +629,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
             return false;
         cr->surprised = value_truthy(x);
     }
-    bool whole_side = false;
-    for (int s = 0; s < v->r->nsides && !whole_side; s++) {
-        int members = 0, surprised = 0;
-        for (size_t c = 0; c < v->ncreatures; c++)
-            if (v->creatures[c].in_play && v->creatures[c].side == s) {
-                members++;
-                surprised += v->creatures[c].surprised;
-            }
-        whole_side = members > 0 && surprised == members;
-    }
-    if (in->surprise == SURPRISE_FREE_ROUND && whole_side) {
+    if (in->surprise == SURPRISE_FREE_ROUND && some_surprised(v)) {
         /* the free round comes before initiative: the aware act in the
            order they were brought into play */
         size_t cap = (size_t)cb->order_cap;
@@ -637,10 +639,21 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         cb->order = g;
         cb->order_cap = (int)cap;
         cb->norder = 0;
-        for (size_t c = 0; c < v->ncreatures; c++)
-            if (v->creatures[c].in_play && !v->creatures[c].surprised)
-                cb->order[cb->norder++] =
-                    (entry){(int32_t)c, v->creatures[c].side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil()};
+        bool by_sides = in->mode == INIT_SIDES;
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            const creature *cr = &v->creatures[c];
+            if (!cr->in_play || cr->surprised)
+                continue;
+            /* by sides, a side acts as one, as it will once initiative is rolled */
+            bool seen = false;
+            for (int k = 0; by_sides && k < cb->norder; k++)
+                seen |= cb->order[k].side == cr->side;
+            if (seen)
+                continue;
+            int32_t who = by_sides && cr->side >= 0 ? -1 : (int32_t)c;
+            cb->order[cb->norder] = (entry){who, cr->side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil()};
+            cb->norder++;
+        }
         cb->ordered = true;
         cb->free_round = true;
         combat_say(v, "free round before initiative: the surprised side cannot act");
@@ -802,6 +815,11 @@ static int index_of(const vm *v, int c)
     return -1;
 }
 
+bool encounter_has_place(const vm *v, int c)
+{
+    return index_of(v, c) >= 0;
+}
+
 static bool enemies(const vm *v, int a, int b)
 {
     int sa = v->creatures[a].side, sb = v->creatures[b].side;
@@ -901,6 +919,16 @@ static bool apply_forfeits(vm *v, span at)
 
 /* --- fight ----------------------------------------------------------------------------------- */
 
+static bool play_tactic(vm *v, int c, span at)
+{
+    int t = v->creatures[c].tactic;
+    if (t < 0)
+        return vm_error(v, at, "%s has no tactic, so 'fight' cannot play its turn (give it one: creature ... tactic NAME)",
+                        vm_name(v, c));
+    value r;
+    return vm_call(v, v->r->tactics[t].body, c, NULL, 0, &r);
+}
+
 bool encounter_fight(vm *v, int rounds, span at)
 {
     combat *cb = &v->cb;
@@ -927,28 +955,34 @@ bool encounter_fight(vm *v, int rounds, span at)
                             FIGHT_ROUNDS_MAX);
         if (++guard > 10000000)
             return vm_error(v, at, "the fight takes too many steps");
-        if (cb->in_turn && current_kind(v) == PHASE_TURNS) {
-            const entry *e = current(v);
-            int one = e->creature, side = e->side;
-            /* a side's turn: each of its members, as they stood when it began */
-            size_t first = one >= 0 ? (size_t)one : 0, last = one >= 0 ? (size_t)one + 1 : v->ncreatures;
-            for (size_t c = first; c < last && cb->active; c++) {
-                if (one < 0 && (!v->creatures[c].in_play || v->creatures[c].side != side))
-                    continue;
-                bool out;
-                if (!encounter_out(v, (int)c, &out, at))
-                    return false;
-                if (out)
-                    continue;
-                int t = v->creatures[c].tactic;
-                if (t < 0)
-                    return vm_error(v, at, "%s has no tactic, so 'fight' cannot play its turn (give it one: creature "
-                                           "... tactic NAME)",
-                                    vm_name(v, (int)c));
-                value r;
-                if (!vm_call(v, v->r->tactics[t].body, (int)c, NULL, 0, &r))
-                    return false;
-                vm_scratch_release(v, mark);
+        phase_kind kind = current_kind(v);
+        if ((cb->in_turn && (kind == PHASE_TURNS || kind == PHASE_STEPS)) || (!cb->in_turn && kind == PHASE_OPEN)) {
+            /* a turn or a step: its creature, or a side's members; an open
+               phase: everyone, in the order of turns */
+            int from = cb->in_turn ? cb->turn : 0, to = cb->in_turn ? cb->turn + 1 : cb->norder;
+            for (int i = from; i < to && cb->active; i++) {
+                const entry e = cb->order[i];
+                size_t first = e.creature >= 0 ? (size_t)e.creature : 0;
+                size_t last = e.creature >= 0 ? (size_t)e.creature + 1 : v->ncreatures;
+                for (size_t c = first; c < last && cb->active; c++) {
+                    if (e.creature < 0 && v->creatures[c].side != e.side)
+                        continue;
+                    /* in its own turn, only whether it can still act; in an
+                       open phase, whether it takes part at all */
+                    bool yes = v->creatures[c].in_play, out = false;
+                    if (cb->in_turn) {
+                        if (yes && !encounter_out(v, (int)c, &out, at))
+                            return false;
+                        yes = yes && !out;
+                    } else if (!takes_part(v, (int)c, &yes, at)) {
+                        return false;
+                    }
+                    if (!yes)
+                        continue;
+                    if (!play_tactic(v, (int)c, at))
+                        return false;
+                    vm_scratch_release(v, mark);
+                }
             }
             if (!cb->active)
                 break;

@@ -274,12 +274,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         if (v->offer && !v->offer(v->ask_user, question))
             continue;
         hd->live = false;
-        /* the effect that timed it out goes too */
-        for (int32_t i = v->creatures[who].effects; i >= 0; i = cb->effects[i].next)
-            if (cb->effects[i].kind == EFF_HOLD && cb->effects[i].what == h) {
-                cb->effects[i].what = -1;
-                break;
-            }
+        effects_drop_hold(v, who, h); /* the effect that would time it out goes too */
         combat_say(v, "%s takes the held action", v->creatures[who].name);
         value held_args[8];
         memcpy(held_args, hd->args, sizeof held_args);
@@ -287,9 +282,14 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         bool allowed;
         if (!act_take(v, who, hd->action, held_args, hd->nargs, true, &allowed, at))
             return false;
-        if (allowed && v->r->initiative.hold_moves && acting >= 0 && acting != who)
-            if (!encounter_reorder(v, who, true, acting, false, at))
+        /* its place moves to just after the one whose event it was; in an
+           order by sides, it keeps its side's place */
+        if (allowed && v->r->initiative.hold_moves && acting >= 0 && acting != who) {
+            if (!encounter_has_place(v, who) || !encounter_has_place(v, acting))
+                combat_say(v, "%s keeps its side's place in the order", v->creatures[who].name);
+            else if (!encounter_reorder(v, who, true, acting, false, at))
                 return false;
+        }
     }
     return true;
 }
@@ -434,6 +434,15 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
     return true;
 }
 
+/* An answer as the GM gave it: yes or no for a yes-no question. */
+static void format_answer(vm *v, const r_ruling *rl, value a, char *buf, size_t cap)
+{
+    if (rl->answer == ANSWER_YES_NO && a.type == V_BOOL)
+        snprintf(buf, cap, "%s", a.num ? "yes" : "no");
+    else
+        vm_format(v, a, buf, cap);
+}
+
 bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
 {
     const r_ruling *rl = &v->r->rulings[ruling];
@@ -444,8 +453,16 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     answer *a = find_answer(v, ruling, key);
     if (!a && key >= 0)
         a = find_answer(v, ruling, -2);
+    char cite[160], shown[64];
+    combat_cite(v, &rl->from, cite, sizeof cite);
     if (a) {
         *out = a->v;
+        format_answer(v, rl, *out, shown, sizeof shown);
+        combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, key >= 0 ? " for " : "",
+                    key >= 0 ? v->creatures[key].name : "", shown, cite);
+        /* an answer for one use is spent by it */
+        if (rl->per == ASKED_PER_USE)
+            *a = v->cb.answers[--v->cb.nanswers];
         return true;
     }
     char question[512];
@@ -463,14 +480,15 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, key, at))
             return false;
         *out = got;
+        format_answer(v, rl, *out, shown, sizeof shown);
+        combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, shown, cite);
         return true;
     }
     if (rexpr_present(&rl->def)) {
         if (!eval(v, &rl->def, self, NULL, 0, out))
             return false;
-        char shown[64];
-        vm_format(v, *out, shown, sizeof shown);
-        combat_note(v, "ruling %s: %s (its default; no one was asked)", name, shown);
+        format_answer(v, rl, *out, shown, sizeof shown);
+        combat_note(v, "ruling %s: %s, its default; no one was asked (%s)", name, shown, cite);
         return answer_fits(v, rl, *out, at);
     }
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,

@@ -106,7 +106,11 @@ static bool roll_check(vm *v, int self, int64_t given, value *out, span at)
     }
     value arg = value_ref(V_CREATURE, 0, self);
     v->force_face = given; /* a player's own roll, if given */
+    /* a side rolls as the side, though its first member stands in for it */
+    int side = v->creatures[self].side;
+    v->cb.roll_as = in->mode == INIT_SIDES && side >= 0 ? program_string(v->p, v->r->sides[side]) : NULL;
     bool ok = checks_roll(v, in->check, &arg, 1, out, at);
+    v->cb.roll_as = NULL;
     v->force_face = 0;
     return ok;
 }
@@ -204,6 +208,16 @@ static bool score_part(vm *v, part *p, span at)
 }
 
 /* Random keys are rolled among the tied only, and again while they tie. */
+static const char *tie_word(const tie_key *k)
+{
+    switch (k->kind) {
+    case TIE_REROLL: return "they roll again";
+    case TIE_ROLL_OFF: return "a roll-off";
+    case TIE_ROLL: return "each rolls";
+    default: return "the next tie-breaker";
+    }
+}
+
 static bool settle(vm *v, part *p, int n, span at)
 {
     const r_initiative *in = &v->r->initiative;
@@ -221,6 +235,16 @@ static bool settle(vm *v, part *p, int n, span at)
                 j++;
             if (j - i > 1) {
                 tied = true;
+                /* say who is tied, so the rolls that follow read as a tie-break */
+                char names[512];
+                size_t len = 0;
+                names[0] = '\0';
+                for (int m = i; m < j && len < sizeof names; m++)
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", m == i ? "" : m + 1 == j ? " and " : ", ",
+                                            p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
+                                                         : vm_name(v, p[m].creature));
+                combat_flush_roll(v);
+                combat_say(v, "%s are tied: %s", names, tie_word(k));
                 for (int m = i; m < j; m++) {
                     if (p[m].nkeys >= 10)
                         p[m].nkeys = 9;

@@ -287,6 +287,18 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     int c = creature_arg(v, args[0], at);
     if (c < 0)
         return false;
+    /* a creature readies an action in its own turn, while it can act */
+    bool out = false;
+    if (cb->active && !encounter_out(v, c, &out, at))
+        return false;
+    if (out) {
+        combat_say(v, "%s cannot hold an action: %s is out of the fight", v->creatures[c].name, v->creatures[c].name);
+        return true;
+    }
+    if (cb->active && cb->ordered && !encounter_is_turn_of(v, c)) {
+        combat_say(v, "%s cannot hold an action: a creature readies one in its own turn", v->creatures[c].name);
+        return true;
+    }
     /* pushed as: creature, the action's arguments, action, their count,
        the event's pattern, event, the pattern's length */
     int np = (int)args[argc - 1].num;
@@ -328,8 +340,26 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     }
     if (!effects_hold(v, c, index, lasts, at))
         return false;
-    combat_say(v, "%s holds %s until %s", v->creatures[c].name, program_string(v->p, v->r->actions[action].name),
-               program_string(v->p, v->r->events[event].name));
+    /* "a holds strike b until walked(b)": the action as it will be taken,
+       and the event as it must match (_ for any argument) */
+    char what[256], shown[64];
+    size_t len = (size_t)snprintf(what, sizeof what, "%s", program_string(v->p, v->r->actions[action].name));
+    for (int i = 0; i < n && len < sizeof what; i++) {
+        vm_format(v, h->args[i], shown, sizeof shown);
+        len += (size_t)snprintf(what + len, sizeof what - len, " %s", shown);
+    }
+    char when[256];
+    len = (size_t)snprintf(when, sizeof when, "%s(", program_string(v->p, v->r->events[event].name));
+    for (int i = 0; i < np && len < sizeof when; i++) {
+        if (h->pattern[i].type == V_NIL)
+            snprintf(shown, sizeof shown, "_");
+        else
+            vm_format(v, h->pattern[i], shown, sizeof shown);
+        len += (size_t)snprintf(when + len, sizeof when - len, "%s%s", i ? ", " : "", shown);
+    }
+    if (len < sizeof when)
+        snprintf(when + len, sizeof when - len, ")");
+    combat_say(v, "%s holds %s until %s", v->creatures[c].name, what, when);
     return true;
 }
 
@@ -348,8 +378,17 @@ bool play_command(vm *v, int cmd, int operand, span at)
     combat *cb = &v->cb;
     switch ((command_id)cmd) {
     case CMD_BEGIN:
-        if (is_word(v, args[0], "encounter"))
-            return encounter_begin(v, at);
+        if (is_word(v, args[0], "encounter")) {
+            int by = -1;
+            if (argc > 1 && (by = creature_arg(v, args[1], at)) < 0)
+                return false;
+            if (!encounter_begin(v, at))
+                return false;
+            cb->initiator = by;
+            return true;
+        }
+        if (argc > 1)
+            return vm_error(v, at, "only an encounter is begun by a creature");
         combat_say(v, "the %s begins", program_string(v->p, (int)args[0].num));
         return true;
     case CMD_END:

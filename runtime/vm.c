@@ -831,6 +831,8 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     for (int i = 0; i < rec->nextra; i++) {
         const roll_extra *e = &rec->extra[i];
         int64_t a = e->amount;
+        if (a == 0)
+            continue; /* "+ str 0" says nothing */
         bool neg = a < 0;
         at = put(buf, cap, at, " %s ", neg ? "-" : "+");
         if (e->label >= 0)
@@ -1263,6 +1265,29 @@ next:
             }
             FAIL_IF(!vm_set_stat(v, (int)a.num, d, b, HERE));
             f = &v->frames[v->nframes - 1];
+            NEXT;
+        }
+        CASE(INDEX)
+        {
+            b = POP();
+            a = POP();
+            if (a.type != V_LIST) {
+                vm_error(v, HERE, "only a list can be indexed, not %s", value_type_name(a.type));
+                goto fail;
+            }
+            if (b.type != V_INT) {
+                vm_error(v, HERE, "a list's index is a whole number, not %s", value_type_name(b.type));
+                goto fail;
+            }
+            size_t n;
+            const value *items = vm_list_items(v, a, &n);
+            int64_t i = b.num < 0 ? (int64_t)n + b.num : b.num;
+            if (i < 0 || (uint64_t)i >= n) {
+                vm_error(v, HERE, "index %" PRId64 " is outside the list (it has %zu element%s)", b.num, n,
+                         n == 1 ? "" : "s");
+                goto fail;
+            }
+            PUSH(items[i]);
             NEXT;
         }
         CASE(GET_MEMBER)

@@ -243,8 +243,15 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
         rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK || rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
         return vm_error(v, at, "group defense: its share must be below 1");
     if (rat_cmp(protected_w, allowed) > 0) {
-        char cite[160];
-        combat_say(v, "%s's group cannot protect %s too (%d protecting) (%s)", cr->name, cr->name, protecting,
+        char cite[160], shown_share[32], shown_protected[32], shown_all[32];
+        value all;
+        if (rat_add(protected_w, value_int(protecting), V_FRAC, &all, 1) != ARITH_OK)
+            return vm_error(v, at, "group defense overflows");
+        vm_format(v, share, shown_share, sizeof shown_share);
+        vm_format(v, protected_w, shown_protected, sizeof shown_protected);
+        vm_format(v, all, shown_all, sizeof shown_all);
+        combat_say(v, "group %s cannot protect %s too: at most %s of a group may be protected, and that would be %s of %s (%s)",
+                   program_string(v->p, cr->group), cr->name, shown_share, shown_protected, shown_all,
                    combat_cite(v, &sp->from, cite, sizeof cite));
         return true;
     }
@@ -275,25 +282,35 @@ void zones_show(vm *v)
     for (int z = 0; z < cb->nzones; z++) {
         const zone_info *zi = &cb->zones[z];
         char line[1024];
-        size_t len = (size_t)snprintf(line, sizeof line, "%s%s%s:", program_string(v->p, zi->name),
-                                      zi->neighbour >= 0 ? " (next to " : "",
-                                      zi->neighbour >= 0 ? program_string(v->p, zi->neighbour) : "");
+        size_t len = (size_t)snprintf(line, sizeof line, "%s", program_string(v->p, zi->name));
         if (zi->neighbour >= 0 && len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, ")");
+            len += (size_t)snprintf(line + len, sizeof line - len, " (next to %s)", program_string(v->p, zi->neighbour));
         for (int t = 0; t < zi->ntraits && len < sizeof line; t++)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
         if (zi->ntraits && len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, "]");
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, ":");
+        bool first = true;
         for (size_t c = 0; c < v->ncreatures && len < sizeof line; c++) {
             const creature *cr = &v->creatures[c];
             if (!vm_present(v, (int)c) || cr->zone != zi->name)
                 continue;
-            len += (size_t)snprintf(line + len, sizeof line - len, " %s", cr->name);
-            if (cr->group >= 0 && len < sizeof line)
-                len += (size_t)snprintf(line + len, sizeof line - len, "[group %s%s]", program_string(v->p, cr->group),
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", first ? "" : ",", cr->name);
+            first = false;
+            /* its group, whether the group defends it, its engagement */
+            const char *sep = " [";
+            if (cr->group >= 0 && len < sizeof line) {
+                len += (size_t)snprintf(line + len, sizeof line - len, "%sgroup %s%s", sep, program_string(v->p, cr->group),
                                         cr->defended ? ", defended" : "");
-            if (cr->engagement >= 0 && len < sizeof line)
-                len += (size_t)snprintf(line + len, sizeof line - len, "[engagement %d]", cr->engagement);
+                sep = ", ";
+            }
+            if (cr->engagement >= 0 && len < sizeof line) {
+                len += (size_t)snprintf(line + len, sizeof line - len, "%sengagement %d", sep, cr->engagement);
+                sep = ", ";
+            }
+            if (sep[0] == ',' && len < sizeof line)
+                len += (size_t)snprintf(line + len, sizeof line - len, "]");
         }
         combat_print(v, "%s", line);
     }

@@ -136,7 +136,7 @@ START_TEST(test_ties_by_modifier_then_stat)
                           "begin encounter\nroll initiative a 10, b 9, c 12\n");
     /* a: 10+2 = 12 (modifier 2); b: 9+3 = 12 (modifier 3); c: 12 (modifier 0) */
     lines_in_order(r, "a: init d20 (10) + dex 1 + bonus 1 = 12", "b: init d20 (9) + dex 2 + bonus 1 = 12",
-                   "c: init d20 (12) + dex 0 + bonus 0 = 12", "order: b (12), a (12), c (12)", NULL);
+                   "c: init d20 (12) = 12", "order: b (12), a (12), c (12)", NULL);
     done(r);
     /* same modifier: dex decides */
     r = ok(1, ROLLED "initiative { roll init\n order highest first\n ties modifier, dex, reroll }\n"
@@ -232,6 +232,23 @@ START_TEST(test_below_when)
 }
 END_TEST
 
+/* the same, with the one who starts the fight named as it begins */
+START_TEST(test_begin_encounter_by_names_the_initiator)
+{
+    run *r = ok(1, "stat agility = 0\n"
+                   "initiative { mode static\n score agility\n order highest first\n below when self == initiator() }\n"
+                   "creature a { agility 5 }\ncreature b { agility 3 }\ncreature c { agility 1 }\n"
+                   "begin encounter by b\nroll initiative\nprint \"by\", initiator()\nend encounter\n"
+                   "begin encounter\nroll initiative\nprint \"by\", initiator()\n");
+    lines_in_order(r, "order: a (5), c (1), b (3)", "by b", "order: a (5), b (3), c (1)", "by nothing", NULL);
+    done(r);
+    r = play(1, "creature a { }\nbegin scene by a\n");
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->v->error, "only an encounter is begun by a creature");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_missing_ruling_is_an_error)
 {
     run *r = play(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
@@ -269,7 +286,7 @@ START_TEST(test_free_round_before_initiative)
                    "creature hero side party { }\ncreature orc x2 side horde { }\n"
                    "answer ambushed yes for orc_1\nanswer ambushed yes for orc_2\n"
                    "begin encounter\nroll initiative\nnext\n");
-    lines_in_order(r, "free round before initiative", "free round: hero's turn", "order:", "round 1:", NULL);
+    lines_in_order(r, "free round before initiative", "free round: party's turn (hero)", "order:", "round 1:", NULL);
     absent(r, "free round: orc");
     done(r);
 }
@@ -688,6 +705,33 @@ START_TEST(test_check_modifiers_in_and_out)
 }
 END_TEST
 
+/* A roll's modifiers of a type that does not stack: the best bonus and
+   the worst penalty of the type count; untyped and stacking ones all do. */
+START_TEST(test_check_modifiers_typed_bonuses_do_not_stack)
+{
+    run *r = ok(2, "bonus morale\nbonus dodge stacks\n"
+                   "check attack(attacker, target) = d20\n"
+                   "condition heartened { modify attack by 2 as morale }\ncondition inspired { modify attack by 1 as morale }\n"
+                   "condition shaken { modify attack by -1 as morale }\ncondition cowed { modify attack by -3 as morale }\n"
+                   "condition nimble { modify attack by 1 as dodge }\ncondition quick { modify attack by 1 as dodge }\n"
+                   "condition sure { modify attack by 1 }\n"
+                   "creature a { }\ncreature b { }\n"
+                   "apply heartened to a\napply inspired to a\napply shaken to a\napply cowed to a\n"
+                   "apply nimble to a\napply quick to a\napply sure to a\n"
+                   "let x = attack(a, b)\nexplain\n");
+    /* +2 (best morale) - 3 (worst morale) + 1 + 1 (dodge stacks) + 1 */
+    lines_in_order(r, "a -> b: attack d20 (", "+ heartened 2 - cowed 3 + nimble 1 + quick 1 + sure 1 = ",
+                   "inspired 1 does not count: morale bonuses do not stack",
+                   "shaken -1 does not count: morale bonuses do not stack", NULL);
+    ck_assert_msg(strstr(r->out, "+ sure 1"), "%s", r->out);
+    ck_assert_msg(strstr(r->out, "+ heartened 2") && strstr(r->out, "- cowed 3") && strstr(r->out, "+ nimble 1") &&
+                      strstr(r->out, "+ quick 1"),
+                  "%s", r->out);
+    ck_assert_msg(!strstr(r->out, "+ inspired 1 ") && !strstr(r->out, "- shaken 1 "), "%s", r->out);
+    done(r);
+}
+END_TEST
+
 /* --- events, triggers, reactions ------------------------------------------------------------- */
 
 #define REACTIONS                                                                             \
@@ -772,7 +816,7 @@ START_TEST(test_hold_fires_on_the_event_and_moves)
                    "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
                    "begin encounter\nroll initiative\nhold a strike b on walked(b)\nnext\nb: walk\n"
                    "next\nnext\nnext\n");
-    lines_in_order(r, "a holds strike until walked", "b's turn", "a takes the held action", "a strikes b",
+    lines_in_order(r, "a holds strike b until walked(b)", "b's turn", "a takes the held action", "a strikes b",
                    "a moves after b", "c's turn", "round 2: b's turn", "a's turn", NULL);
     absent(r, "a moves after b\na's turn"); /* no second turn in round 1 */
     done(r);
@@ -928,6 +972,7 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
     tcase_add_test(i, test_group_rolls_once_and_stays_together);
     tcase_add_test(i, test_below_when);
+    tcase_add_test(i, test_begin_encounter_by_names_the_initiator);
     tcase_add_test(i, test_missing_ruling_is_an_error);
     tcase_add_test(i, test_surprise_round_restricts_the_economy);
     tcase_add_test(i, test_free_round_before_initiative);
@@ -967,6 +1012,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_modifier_index_sees_later_rules);
     tcase_add_test(c, test_too_many_conditions_is_an_error);
     tcase_add_test(c, test_forbid_and_protect);
+    tcase_add_test(c, test_check_modifiers_typed_bonuses_do_not_stack);
     tcase_add_test(c, test_check_modifiers_in_and_out);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
