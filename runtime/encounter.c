@@ -16,6 +16,7 @@
 
 #define KEY_GAP ((int64_t)1 << 32)
 #define FIGHT_ROUNDS_MAX 1000
+#define FIGHT_STEPS_FACTOR 100
 
 static bool start_round(vm *v, span at);
 static bool next_participant(vm *v, span at);
@@ -919,6 +920,18 @@ static bool apply_forfeits(vm *v, span at)
 
 /* --- fight ----------------------------------------------------------------------------------- */
 
+/* A turn of a fight is over: its steps count toward the fight's, and
+   its scratch values go. */
+static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, span at)
+{
+    *used += v->limits.steps - v->steps_left;
+    if (*used > allowed)
+        return vm_error(v, at, "step limit reached: the fight took more than %" PRIu64 " steps in all (%d times --max-steps)",
+                        allowed, FIGHT_STEPS_FACTOR);
+    vm_scratch_release(v, mark);
+    return true;
+}
+
 static bool play_tactic(vm *v, int c, span at)
 {
     int t = v->creatures[c].tactic;
@@ -948,6 +961,9 @@ bool encounter_fight(vm *v, int rounds, span at)
     /* each turn gets the step budget of a command, and its scratch values
        are dropped when it ends, so a long fight runs in bounded memory */
     vm_mark mark = vm_scratch_mark(v);
+    /* all the turns of one fight may take FIGHT_STEPS_FACTOR budgets */
+    uint64_t used = 0, allowed = v->limits.steps > UINT64_MAX / FIGHT_STEPS_FACTOR ? UINT64_MAX
+                                                                                  : v->limits.steps * FIGHT_STEPS_FACTOR;
     while (cb->active && !cb->fight_paused) {
         if (cb->round > FIGHT_ROUNDS_MAX && rounds == 0)
             return vm_error(v, at, "the fight has gone on for %d rounds without ending (the limit); does anything "
@@ -981,15 +997,15 @@ bool encounter_fight(vm *v, int rounds, span at)
                         continue;
                     if (!play_tactic(v, (int)c, at))
                         return false;
-                    vm_scratch_release(v, mark);
+                    if (!turn_done(v, mark, &used, allowed, at))
+                        return false;
                 }
             }
             if (!cb->active)
                 break;
         }
-        if (!encounter_next(v, at))
+        if (!encounter_next(v, at) || !turn_done(v, mark, &used, allowed, at))
             return false;
-        vm_scratch_release(v, mark);
     }
     cb->fighting = 0;
     cb->fight_paused = false;
