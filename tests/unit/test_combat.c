@@ -12,53 +12,16 @@
 
 #include "lang/compile.h"
 #include "runtime/vm.h"
-
-typedef struct run {
-    program *p;
-    vm *v;
-    char out[32768];
-    size_t len;
-    char first_error[512];
-    bool ok;
-} run;
-
-static void on_print(void *user, const char *text)
-{
-    run *r = user;
-    size_t n = strlen(text);
-    if (r->len + n + 2 < sizeof r->out) {
-        memcpy(r->out + r->len, text, n);
-        r->len += n;
-        r->out[r->len++] = '\n';
-        r->out[r->len] = '\0';
-    }
-}
-
-static void on_diag(void *user, const diag *d)
-{
-    run *r = user;
-    if (d->level == DIAG_ERROR && !r->first_error[0])
-        snprintf(r->first_error, sizeof r->first_error, "%s", d->message);
-}
+#include "tests/unit/script_util.h"
 
 static run *play(uint64_t seed, const char *text)
 {
-    run *r = calloc(1, sizeof *r);
-    r->p = program_new();
-    diag_sink sink = {.fn = on_diag, .user = r};
-    int errors = compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL);
-    ck_assert_msg(errors == 0, "compile error: %s", r->first_error);
-    r->v = vm_new(r->p, seed, NULL);
-    vm_set_output(r->v, on_print, r);
-    r->ok = vm_run_commands(r->v, 0);
-    return r;
+    return run_script(text, seed, NULL);
 }
 
 static void done(run *r)
 {
-    vm_free(r->v);
-    program_free(r->p);
-    free(r);
+    run_free(r);
 }
 
 /* The output holds each line, in this order. */

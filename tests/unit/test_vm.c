@@ -8,55 +8,16 @@
 
 #include "lang/compile.h"
 #include "runtime/vm.h"
-
-typedef struct run {
-    program *p;
-    vm *v;
-    char out[8192];
-    size_t len;
-    int compile_errors;
-    char first_error[300];
-    bool ok;
-} run;
-
-static void on_print(void *user, const char *text)
-{
-    run *r = user;
-    size_t n = strlen(text);
-    if (r->len + n + 2 < sizeof r->out) {
-        memcpy(r->out + r->len, text, n);
-        r->len += n;
-        r->out[r->len++] = '\n';
-        r->out[r->len] = '\0';
-    }
-}
-
-static void on_diag(void *user, const diag *d)
-{
-    run *r = user;
-    if (d->level == DIAG_ERROR && !r->first_error[0])
-        snprintf(r->first_error, sizeof r->first_error, "%s", d->message);
-}
+#include "tests/unit/script_util.h"
 
 static run *start(const char *text, uint64_t seed, const vm_limits *limits)
 {
-    run *r = calloc(1, sizeof *r);
-    r->p = program_new();
-    diag_sink sink = {.fn = on_diag, .user = r};
-    r->compile_errors = compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL);
-    ck_assert_msg(r->compile_errors == 0, "compile error: %s", r->first_error);
-    r->v = vm_new(r->p, seed, limits);
-    ck_assert_ptr_nonnull(r->v);
-    vm_set_output(r->v, on_print, r);
-    r->ok = vm_run_commands(r->v, 0);
-    return r;
+    return run_script(text, seed, limits);
 }
 
 static void finish(run *r)
 {
-    vm_free(r->v);
-    program_free(r->p);
-    free(r);
+    run_free(r);
 }
 
 /* Runs text, expects success and exactly `want` as output. */
