@@ -769,6 +769,13 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     } else {
         return vm_error(v, at, "move to a square or a creature, not %s", value_type_name(to.type));
     }
+    int there = to_creature ? -1 : standing_in(v, gx, gy, c);
+    if (there >= 0) {
+        char sq[32];
+        square_format(gx, gy, sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[there].name);
+        return true;
+    }
     const r_space *sp = &v->r->space;
     int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
     int32_t px[4096], py[4096];
@@ -792,6 +799,13 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
                 char sq[32];
                 square_format(x, y, sq, sizeof sq);
                 return vm_error(v, at, "the path runs into %s, which is blocked", sq);
+            }
+            int other = standing_in(v, x, y, c);
+            if (other >= 0 && enemies_of(v, c, other)) {
+                char sq[32];
+                square_format(x, y, sq, sizeof sq);
+                return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy",
+                                sq, v->creatures[other].name);
             }
             total += step_cost(v, lx, ly, dx, dy, par, unit);
             if (dx && dy)
@@ -830,8 +844,18 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
             }
         }
     }
-    while (allowed > 0 && standing_in(v, px[allowed - 1], py[allowed - 1], c) >= 0)
+    /* a move may pass through a friend's square but not end in it */
+    int blocker = -1;
+    while (allowed > 0 && standing_in(v, px[allowed - 1], py[allowed - 1], c) >= 0) {
+        if (blocker < 0)
+            blocker = standing_in(v, px[allowed - 1], py[allowed - 1], c);
         allowed--;
+    }
+    if (blocker >= 0) {
+        char sq[32];
+        square_format(px[allowed], py[allowed], sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
+    }
     int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
     if (!within)
         return vm_error(v, at, "out of memory");

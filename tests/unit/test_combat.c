@@ -867,6 +867,21 @@ START_TEST(test_walk_budget_and_difficult_terrain)
 }
 END_TEST
 
+/* a friend's square may be passed through but not ended in; an enemy's
+   may not be entered at all */
+START_TEST(test_walk_through_friends_not_enemies)
+{
+    run *r = play(1, "space grid { square 5 ft\n diagonal 1 }\n"
+                     "creature a side x { }\ncreature b side x { }\ncreature c side y { }\n"
+                     "place a at A1\nplace b at B1\nplace c at B2\n"
+                     "move a to C1\nmove a to B1\nprint square_of(a)\nmove a to B3 via B2\n");
+    ck_assert(!r->ok);
+    lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a cannot end its move in B1, where b stands", "C1", NULL);
+    ck_assert_str_eq(r->v->error, "the path runs through B2, where c stands: no one passes through an enemy");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_push_stops_at_walls)
 {
     run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
@@ -992,6 +1007,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
+    tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
