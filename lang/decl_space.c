@@ -188,14 +188,8 @@ void decl_space(decl_state *ds)
 {
     compiler *cc = ds->cc;
     r_space *s = space_of(ds);
-    memset(s, 0, sizeof *s);
+    rules_space_defaults(s);
     s->from = ds->from;
-    s->reach_range = -1;
-    s->diag_num = s->diag_den = 1;
-    s->difficult = 2;
-    rat_make(5, 1, V_DIST, &s->square);
-    rat_make(1, 3, V_FRAC, &s->defense_share);
-    rat_make(1, 1, V_FRAC, &s->incapacitated_weight);
     ccur k;
     ccur_init(&k, cc, ds->dn, ds->dn->list, NULL, "space grid|zones { ... }");
     static const char *const kinds[] = {"grid", "zones"};

@@ -36,6 +36,7 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->holds, cb->holds_cap);
     FREE_ARRAY(cb->answers, cb->answers_cap);
     FREE_ARRAY(cb->trigger_policy, cb->trigger_policy_cap);
+    FREE_ARRAY(cb->trigger_counts, cb->trigger_counts_cap);
     FREE_ARRAY(cb->cells, cb->cells_cap);
     FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
     FREE_ARRAY(cb->zones, cb->zones_cap);
@@ -176,6 +177,16 @@ bool combat_sync(vm *v)
         memset(g + old, -1, (size_t)(want - old));
         cb->trigger_policy = g;
         cb->trigger_policy_cap = want;
+    }
+    if (r->ntriggers > cb->trigger_counts_cap) {
+        int old = cb->trigger_counts_cap;
+        int want = r->ntriggers + 8;
+        counter *g = mem_realloc(cb->trigger_counts, (size_t)old * sizeof(counter), (size_t)want * sizeof(counter));
+        if (!g)
+            return false;
+        memset(g + old, 0, (size_t)(want - old) * sizeof(counter));
+        cb->trigger_counts = g;
+        cb->trigger_counts_cap = want;
     }
     return true;
 }

@@ -175,6 +175,9 @@ typedef struct combat {
     int8_t reactions_policy; /* 1 take (default), 0 decline */
     int8_t *trigger_policy;  /* per trigger: -1 as reactions_policy */
     int trigger_policy_cap;
+    counter *trigger_counts; /* per trigger: firings toward a `limit` not kept per creature */
+    int trigger_counts_cap;
+    uint32_t turn_serial;    /* turns started: the epoch of per-turn counts kept for no one */
 
     /* the grid */
     cell_flags *cells;

@@ -195,6 +195,7 @@ static bool start_turn(vm *v, int i, span at)
     combat *cb = &v->cb;
     cb->turn = i;
     cb->in_turn = true;
+    cb->turn_serial++;
     const entry *e = &cb->order[i];
     phase_kind kind = current_kind(v);
     char head[64] = "";

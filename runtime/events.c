@@ -41,9 +41,13 @@ static bool values_match(value a, value b)
 
 /* --- trigger limits --------------------------------------------------------------- */
 
+/* A limit counts per creature (a reaction's reactor, or `each NAME`), or
+   else for the trigger as a whole. */
 static counter *trigger_counter(vm *v, int t, int who)
 {
-    if (who < 0 || !v->creatures[who].ledger)
+    if (who < 0)
+        return t < v->cb.trigger_counts_cap ? &v->cb.trigger_counts[t] : NULL;
+    if (!v->creatures[who].ledger)
         return NULL;
     return &v->creatures[who].ledger[v->ledger_trigger + t];
 }
@@ -169,24 +173,29 @@ static int candidates(vm *v, int *out, int max)
     int n = 0;
     combat *cb = &v->cb;
     int start = cb->turn >= 0 ? cb->turn + 1 : 0;
+    /* one does not react to one's own action */
+    int actor = cb->actor;
     for (int k = 0; k < cb->norder && n < max; k++) {
         const entry *e = &cb->order[(start + k) % cb->norder];
         if (e->creature >= 0) {
-            out[n++] = e->creature;
+            if (e->creature != actor)
+                out[n++] = e->creature;
         } else {
             for (size_t c = 0; c < v->ncreatures && n < max; c++)
-                if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+                if (v->creatures[c].in_play && v->creatures[c].side == e->side && (int)c != actor)
                     out[n++] = (int)c;
         }
     }
     if (!cb->ordered)
         for (size_t c = 0; c < v->ncreatures && n < max; c++)
-            if (v->creatures[c].in_play)
+            if (v->creatures[c].in_play && (int)c != actor)
                 out[n++] = (int)c;
     return n;
 }
 
 /* --- one trigger, one event ---------------------------------------------------------- */
+
+static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *cands, int ncands, span at);
 
 static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, span at)
 {
@@ -197,8 +206,11 @@ static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, spa
     for (int i = 0; i < on->nparams && i < nargs; i++)
         if (on->param_slot[i] >= 0)
             params[on->param_slot[i]] = args[i];
-    /* who the trigger is for, when it is a reaction */
-    int cands[1024];
+    /* who the trigger is for, when it is a reaction: its reactor, or any
+       creature, in the order of turns from the one after the turn under way */
+    int one = -1;
+    int *cands = &one;
+    size_t cands_len = 0;
     int ncands = 0;
     if (tr->reaction) {
         value who = tr->reactor >= 0 ? params[tr->reactor] : value_nil();
@@ -208,13 +220,27 @@ static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, spa
         if (bound) {
             if (who.type != V_CREATURE)
                 return true;
-            cands[ncands++] = (int)who.num;
+            one = (int)who.num;
+            ncands = 1;
         } else {
-            ncands = candidates(v, cands, 1024);
+            cands_len = v->ncreatures ? v->ncreatures : 1;
+            cands = MEM_NEW_ARRAY(int, cands_len);
+            if (!cands)
+                return vm_error(v, at, "out of memory");
+            ncands = candidates(v, cands, (int)cands_len);
         }
     } else {
-        cands[ncands++] = -1;
+        ncands = 1;
     }
+    bool ok = fire_for(v, t, on, params, cands, ncands, at);
+    if (cands_len)
+        mem_free(cands, cands_len * sizeof(int));
+    return ok;
+}
+
+static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *cands, int ncands, span at)
+{
+    const r_trigger *tr = &v->r->triggers[t];
     for (int k = 0; k < ncands; k++) {
         if (tr->reaction)
             params[tr->reactor] = value_ref(V_CREATURE, 0, cands[k]);
@@ -238,13 +264,12 @@ static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, spa
         }
         int each = tr->limit_each >= 0 && params[tr->limit_each].type == V_CREATURE ? (int)params[tr->limit_each].num
                                                                                       : -1;
-        if (tr->limit && each >= 0 && !within_limit(v, t, each)) {
+        if (tr->limit && !within_limit(v, t, each)) {
             combat_note(v, "%s does not fire: its limit of %d per %s is reached", trigger_name(v, t), tr->limit,
                         period_name(tr->limit_per));
             continue;
         }
-        if (each >= 0)
-            count_use(v, t, each);
+        count_use(v, t, each);
         char cite[160];
         combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
         if (!run_trigger(v, t, params, -1, at))

@@ -17,7 +17,7 @@
 uint32_t ledger_epoch(const vm *v, int c, period per)
 {
     switch (per) {
-    case PER_TURN: return v->creatures[c].turn_epoch;
+    case PER_TURN: return c >= 0 ? v->creatures[c].turn_epoch : v->cb.turn_serial;
     case PER_ROUND: return v->cb.round_epoch;
     case PER_ENCOUNTER: return v->cb.spans[0];
     case PER_SCENE: return v->cb.spans[1];

@@ -26,6 +26,18 @@ const char *slot_role_name(slot_role r)
     return (unsigned)r < ROLE_COUNT ? role_names[r] : "?";
 }
 
+void rules_space_defaults(r_space *s)
+{
+    memset(s, 0, sizeof *s);
+    s->from = (origin){-1, {0}, -1};
+    s->reach_range = -1;
+    s->diag_num = s->diag_den = 1;
+    s->difficult = 2;
+    rat_make(5, 1, V_DIST, &s->square);
+    rat_make(1, 3, V_FRAC, &s->defense_share);
+    rat_make(1, 1, V_FRAC, &s->incapacitated_weight);
+}
+
 rules *rules_new(void)
 {
     rules *r = MEM_NEW(rules);
@@ -34,8 +46,8 @@ rules *rules_new(void)
     time_config none = {.tick_phase = -1, .from = {-1, {0}, -1}};
     r->rounds_cfg = r->turns_cfg = none;
     r->initiative.check = r->initiative.group_side = -1;
-    r->initiative.from = r->encounter.from = r->space.from = r->round_from = (origin){-1, {0}, -1};
-    r->space.reach_range = -1;
+    r->initiative.from = r->encounter.from = r->round_from = (origin){-1, {0}, -1};
+    rules_space_defaults(&r->space); /* a grid of 5 ft squares until a `space` says otherwise */
     return r;
 }
 

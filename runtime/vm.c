@@ -685,11 +685,8 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
 bool vm_keep(vm *v, value x, span at, value *out)
 {
     *out = x;
-    if (x.type == V_ROLL) {
-        out->home = 0; /* the breakdown is scratch */
-        out->pad = 0;
-        return true;
-    }
+    if (x.type == V_ROLL)
+        return true; /* its breakdown lives in the ring of rolls while it lasts (roll_of checks) */
     if (x.home != HOME_VM)
         return true;
     if (x.type == V_DISTRIB)
@@ -1948,8 +1945,11 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         if (args[0].type != V_LIST)
             return vm_error(v, at, "sum() needs a list, not %s", value_type_name(args[0].type));
         items = vm_list_items(v, args[0], &n);
-        value acc = value_int(0);
-        for (size_t i = 0; i < n; i++)
+        /* from the first element, so distances and times sum as themselves */
+        value acc = n ? items[0] : value_int(0);
+        if (acc.type == V_ROLL)
+            acc = value_int(acc.num);
+        for (size_t i = 1; i < n; i++)
             if (!do_add(v, acc, items[i], 1, at, &acc))
                 return false;
         *out = acc;
