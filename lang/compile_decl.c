@@ -382,12 +382,24 @@ static void sys_source(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `extends NAME`: the system must be known already (loaded by `use`). */
+static void extends_system(decl_state *ds, ccur *k)
+{
+    const node *at = k->at;
+    int base = ccur_name(k, "the system it extends");
+    if (base < 0)
+        return;
+    if (!program_find_decl(ds->cc->p, DK_SYSTEM, base) || (ds->dn->text && strcmp(at->text, ds->dn->text) == 0)) {
+        comp_error(ds->cc, at->sp, "no system '%s' to extend; load it first (use %s)", at->text, at->text);
+        return;
+    }
+    ds->cc->p->system_base = base;
+}
+
 static void sys_extends(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
-    int base = ccur_name(k, "the system it extends");
-    if (base >= 0)
-        ds->cc->p->system_base = base;
+    extends_system(ds, k);
     ccur_end(k);
 }
 
@@ -401,9 +413,7 @@ static void sys_title(decl_state *ds, const node *clause, ccur *k)
             ds->cc->p->system_title = comp_intern(ds->cc, n->text);
             ccur_take(k);
         } else if (ccur_accept(k, "extends")) {
-            int base = ccur_name(k, "the system it extends");
-            if (base >= 0)
-                ds->cc->p->system_base = base;
+            extends_system(ds, k);
         } else {
             ccur_end(k);
         }
@@ -477,6 +487,7 @@ void decl_stat(decl_state *ds)
     }
     memset(&r->stats[si], 0, sizeof(r_stat));
     r->stats[si].decl = ds->decl_index;
+    r->stats[si].whole = ds->dn->c && strcmp(ds->dn->c->text, "int") == 0;
     ds->object = si;
     const node *dn = ds->dn;
     if (dn->a) {

@@ -802,6 +802,18 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     case AST_QTY: {
         v = value_nil();
         sty t = quantity(cc, e, &v);
+        if (t == TY_DIST && e->text[0] == 's') {
+            /* squares: so many times the grid's square, known when it runs */
+            value n = {.type = V_FRAC, .aux = (int32_t)e->den, .num = e->num};
+            if (n.aux == 1)
+                n.type = V_INT;
+            emit_const(cc, n, e->sp);
+            emit_op(cc, OP_CALL_BUILTIN, e->sp);
+            emit_byte(cc, (uint8_t)BI_square_side, e->sp);
+            emit_byte(cc, 0, e->sp);
+            emit_op(cc, OP_MUL, e->sp);
+            return TY_DIST;
+        }
         emit_const(cc, v, e->sp);
         return t;
     }

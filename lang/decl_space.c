@@ -90,22 +90,9 @@ static void sp_occupies(decl_state *ds, const node *clause, ccur *k)
 static void sp_cover(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
-    r_space *s = space_of(ds);
-    if (ccur_accept(k, "from")) {
-        if (!ccur_expect(k, "corners"))
-            return;
-        s->cover_corners = true;
-    } else {
-        static const char *const kinds[] = {"half", "full"};
-        int which = ccur_choice(k, "'from corners', 'half' or 'full'", kinds, 2);
-        if (which < 0 || !ccur_expect(k, "by"))
-            return;
-        rexpr e;
-        if (!ccur_expr(k, &ds->fx, TY_NUM, "the attack modifier", &e))
-            return;
-        s = space_of(ds);
-        *(which == 0 ? &s->cover_half : &s->cover_full) = e;
-    }
+    if (!ccur_expect(k, "from") || !ccur_expect(k, "corners"))
+        return;
+    space_of(ds)->cover_corners = true;
     ccur_end(k);
 }
 
@@ -173,7 +160,7 @@ const clause_rule grid_clauses[] = {
     {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
     {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
     {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
-    {"cover", "cover from corners | cover half|full by EXPR", sp_cover, false},
+    {"cover", "cover from corners (cover() counts the target's corners the attacker cannot see)", sp_cover, false},
 };
 const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);
 
@@ -210,30 +197,6 @@ void decl_space(decl_state *ds)
 static r_range *range_of(decl_state *ds)
 {
     return &ds->cc->p->rules->ranges[ds->object];
-}
-
-static void rg_beyond(decl_state *ds, const node *clause, ccur *k)
-{
-    (void)clause;
-    int64_t n;
-    if (!ccur_int(k, "how many categories further", &n) || !ccur_expect(k, "by"))
-        return;
-    rexpr e;
-    if (!ccur_expr(k, &ds->fx, TY_NUM, "the attack modifier", &e))
-        return;
-    r_range *r = range_of(ds);
-    r->beyond = (int)n;
-    r->beyond_by = e;
-    ccur_end(k);
-}
-
-static void rg_travel(decl_state *ds, const node *clause, ccur *k)
-{
-    (void)clause;
-    rexpr e;
-    if (ccur_duration(k, &ds->fx, &e))
-        range_of(ds)->travel = e;
-    ccur_end(k);
 }
 
 static void rg_within(decl_state *ds, const node *clause, ccur *k)
@@ -280,8 +243,6 @@ static void rg_corners(decl_state *ds, const node *clause, ccur *k)
 }
 
 const clause_rule range_clauses[] = {
-    {"beyond", "beyond N by EXPR (N categories further, with EXPR on the attack)", rg_beyond, false},
-    {"travel", "travel DURATION (the effect lands that much later)", rg_travel, false},
     {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
     {"apart", "apart N zone(s)", rg_apart, false},
     {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},

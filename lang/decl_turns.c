@@ -508,7 +508,10 @@ static void dur_anchor(decl_state *ds, const node *clause, ccur *k)
 
 static void dur_ticks(decl_state *ds, const node *clause, ccur *k)
 {
-    (void)clause;
+    if (strcmp(ds->dn->text, "round") != 0) {
+        comp_error(ds->cc, clause->sp, "only rounds tick at a phase ('duration round { ticks at phase NAME }')");
+        return;
+    }
     if (!ccur_expect(k, "at") || !ccur_expect(k, "phase"))
         return;
     const node *at = k->at;
@@ -522,19 +525,9 @@ static void dur_ticks(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
-static void dur_lasts(decl_state *ds, const node *clause, ccur *k)
-{
-    (void)clause;
-    rexpr e;
-    if (ccur_expr(k, &ds->fx, TY_TIME, "how long one lasts (as in 6 s)", &e))
-        time_cfg(ds)->seconds = e;
-    ccur_end(k);
-}
-
 const clause_rule duration_clauses[] = {
     {"anchor", "anchor position|creature", dur_anchor, false},
     {"ticks", "ticks at phase NAME (begun in that phase: counts its starts)", dur_ticks, false},
-    {"lasts", "lasts DURATION (as in 6 s)", dur_lasts, false},
 };
 const int duration_nclauses = (int)(sizeof duration_clauses / sizeof duration_clauses[0]);
 

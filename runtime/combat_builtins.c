@@ -308,6 +308,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     }
     case BI_cover: {
         int level;
+        if (!v->r->space.cover_corners)
+            return vm_error(v, at, "these rules do not say how cover is found; declare it: space grid { cover from corners }");
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
             !grid_cover(v, a, b, &level, at))
             return false;

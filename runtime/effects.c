@@ -248,7 +248,15 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
         else
             snprintf(buf, cap, "%d %s left", left, left == 1 ? "round" : "rounds");
     } else {
-        snprintf(buf, cap, "%d %s left", e->remaining, time_kind_name((time_kind)t.home, e->remaining));
+        /* turns counted by their starts: outside the anchor's turn, the
+           next start only begins the first of them */
+        int left = e->remaining;
+        if ((time_kind)t.home == TIME_TURNS && e->queue == Q_TURN_START && !encounter_is_turn_of(v, e->anchor))
+            left--;
+        if (left <= 0 && e->queue == Q_TURN_START)
+            snprintf(buf, cap, "ends as %s's next turn starts", who);
+        else
+            snprintf(buf, cap, "%d %s left", left, time_kind_name((time_kind)t.home, left));
     }
 }
 
@@ -334,16 +342,19 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         e->remaining = (int32_t)n;
         break;
     case TIME_UNTIL_TURN_END:
+        /* `until end of next turn`: the next end but one in the anchor's
+           own turn, the next end outside it */
         e->queue = Q_TURN_END;
-        e->remaining = (int32_t)n;
+        e->remaining = (int32_t)(n >= 2 && !own_turn ? n - 1 : n);
         break;
     case TIME_UNTIL_ROUND_START:
         e->queue = Q_ROUND_START;
         e->remaining = (int32_t)n;
         break;
     case TIME_UNTIL_ROUND_END:
+        /* `until end of next round` before round 1: the end of round 1 */
         e->queue = Q_ROUND_END;
-        e->remaining = (int32_t)n;
+        e->remaining = (int32_t)(n >= 2 && (!cb->active || cb->round == 0) && !cb->surprise ? n - 1 : n);
         break;
     case TIME_ENCOUNTERS: e->queue = Q_ENCOUNTER, e->remaining = (int32_t)n; break;
     case TIME_SCENES: e->queue = Q_SCENE, e->remaining = (int32_t)n; break;
@@ -436,7 +447,11 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
     int n = 0, cap = 0;
     for (int32_t i = *head; i >= 0; i = eff(v, i)->qnext)
         cap++;
-    int32_t *due = mem_alloc((size_t)cap * sizeof(int32_t));
+    /* each with its creation number: a slot freed meanwhile may hold a new effect */
+    struct due_effect {
+        int32_t index;
+        uint32_t seq;
+    } *due = mem_alloc((size_t)cap * sizeof *due);
     if (!due)
         return vm_error(v, at, "out of memory");
     for (int32_t i = *head; i >= 0; i = eff(v, i)->qnext) {
@@ -444,17 +459,19 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
         if (e->remaining > 0)
             e->remaining--;
         if (e->remaining <= 0)
-            due[n++] = i;
+            due[n++] = (struct due_effect){i, e->seq};
     }
+    /* the queue is newest first: end them in the order they began */
     bool ok = true;
-    for (int k = 0; k < n && ok; k++) {
-        if (!eff(v, due[k])->live)
+    for (int k = n - 1; k >= 0 && ok; k--) {
+        const effect *e = eff(v, due[k].index);
+        if (!e->live || e->seq != due[k].seq)
             continue;
         char why[96];
-        queue_reason(v, eff(v, due[k]), why, sizeof why);
-        ok = end_effect(v, due[k], why, at);
+        queue_reason(v, e, why, sizeof why);
+        ok = end_effect(v, due[k].index, why, at);
     }
-    mem_free(due, (size_t)cap * sizeof(int32_t));
+    mem_free(due, (size_t)cap * sizeof *due);
     return ok;
 }
 

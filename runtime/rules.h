@@ -127,7 +127,6 @@ typedef struct cost {
 typedef struct time_config {
     bool anchor_creature; /* counts the owner's turns, not an initiative position */
     int tick_phase;       /* begun in this phase: ticks at its start instead (or -1) */
-    rexpr seconds;        /* how long one unit is (a V_TIME in seconds) */
     origin from;
 } time_config;
 
@@ -367,8 +366,7 @@ typedef struct r_space {
     int difficult;              /* cost multiplier leaving difficult terrain */
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
-    bool cover_corners;
-    rexpr cover_half, cover_full;
+    bool cover_corners; /* `cover from corners`: cover() and sees() may be asked */
     int group_max, engagement_max;
     value defense_share;     /* fraction of a group that group defense protects */
     value incapacitated_weight;
@@ -383,9 +381,6 @@ typedef struct r_range {
     bool ordinal;   /* no formula: zones decide */
     int within;     /* zone_bond mask */
     int apart;      /* at least this many zones apart */
-    int beyond;     /* categories further reachable */
-    rexpr beyond_by;
-    rexpr travel;
     rexpr no_corners; /* grid: the corners of the outer ring do not count */
 } r_range;
 
@@ -395,6 +390,7 @@ typedef struct r_stat {
     int decl;  /* the stat's declaration (its default formula: decl->value) */
     rexpr lo, hi; /* `in LO..HI`: assignments clamp */
     bool derived;
+    bool whole; /* `: int`: only whole numbers may be stored */
 } r_stat;
 
 typedef struct r_prop {

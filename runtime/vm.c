@@ -377,6 +377,13 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
                             program_string(v->p, v->p->decls[decl_index].name));
         if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
+        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && x.aux == 1))) {
+            char shown[64];
+            vm_format(v, x, shown, sizeof shown);
+            const char *name = program_string(v->p, v->p->decls[decl_index].name);
+            return vm_error(v, at, "%s is a whole number (stat %s: int), not %s; round it with floor(), ceil() or round()",
+                            name, name, shown);
+        }
     }
     value old = value_nil();
     const r_resource *res = li->resource >= 0 ? &v->r->resources[li->resource] : NULL;
@@ -1994,11 +2001,17 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "%s() needs a distance, not %s", name, value_type_name(args[0].type));
         value ft = {.type = V_FRAC, .aux = args[0].aux, .num = args[0].num};
         if (id == BI_squares) {
-            arith_status st = rat_div(ft, value_int(5), V_INT, out);
-            return st == ARITH_OK || arith_fail(v, st, at, "divide", ft, ft);
+            const value side = v->r->space.square;
+            value per = {.type = V_FRAC, .aux = side.aux, .num = side.num}, q;
+            arith_status st = rat_div(ft, per, V_FRAC, &q);
+            if (st != ARITH_OK)
+                return arith_fail(v, st, at, "divide", ft, per);
+            *out = value_int(value_floor(q));
+            return true;
         }
         return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
     }
+    case BI_square_side: *out = v->r->space.square; return true;
     case BI_prob:
     case BI_mean: {
         const struct dist *d;

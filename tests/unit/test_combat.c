@@ -484,7 +484,8 @@ START_TEST(test_turns_counted_on_the_creature)
                         "apply focused to a for 3 turns\n"
                         "next\nnext\nnext\nnext\nnext\nshow a\nnext\n");
     lines_in_order(r, "a is focused (3 turns left)", "round 2: a's turn", "round 3: a's turn", "a:",
-                   "focused [1 turn left]", "round 4: a's turn", "focused on a ended (start of a's turn)", NULL);
+                   "focused [ends as a's next turn starts]", "round 4: a's turn", "focused on a ended (start of a's turn)",
+                   NULL);
     done(r);
 }
 END_TEST
@@ -499,6 +500,25 @@ START_TEST(test_until_marks)
                    "a is braced (until end of a's turn)", "braced on a ended (end of a's turn)", "b's turn",
                    "charging on a ended (end of round 1)", "round 2: a's turn", "prone on b ended (start of a's turn)",
                    NULL);
+    done(r);
+}
+END_TEST
+
+/* `until end of next turn` and `N turns`, begun in the anchor's turn and
+   outside it */
+START_TEST(test_next_turn_in_and_out_of_the_own_turn)
+{
+    run *r = ok(1, BASE "condition steady { lasts until end of next turn }\ncondition keen { }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "apply steady to a\nnext\napply steady to b by a\napply keen to a for 2 turns\nnext\nnext\n"
+                        "next\nnext\nnext\n");
+    /* on a's turn: to the end of a's next turn (round 2); begun in b's
+       turn for a: to the end of a's next turn (round 2 as well); keen: a's
+       turns in rounds 2 and 3 */
+    lines_in_order(r, "a is steady (until end of a's turn)", "b's turn", "b is steady (until end of a's turn)",
+                   "a is keen (2 turns left)", "round 2: a's turn", "steady on a ended (end of a's turn)",
+                   "steady on b ended (end of a's turn)", "b's turn", "round 3: a's turn", "b's turn",
+                   "round 4: a's turn", "keen on a ended (start of a's turn)", NULL);
     done(r);
 }
 END_TEST
@@ -978,6 +998,7 @@ static Suite *make_suite(void)
     tcase_add_test(d, test_rounds_end_at_the_same_position);
     tcase_add_test(d, test_turns_counted_on_the_creature);
     tcase_add_test(d, test_until_marks);
+    tcase_add_test(d, test_next_turn_in_and_out_of_the_own_turn);
     tcase_add_test(d, test_reordering_does_not_move_a_duration);
     tcase_add_test(d, test_encounter_and_scene_durations);
     tcase_add_test(d, test_phase_anchored_rounds);
