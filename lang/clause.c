@@ -340,12 +340,12 @@ bool ccur_duration(ccur *k, const fctx *fx, rexpr *out)
         span start = k->at->sp;
         ccur_take(k);
         static const char *const edges[] = {"start", "end"};
-        int edge = ccur_choice(k, "'start' or 'end'", edges, 2);
+        int edge = ccur_choice(k, "when it ends", edges, 2);
         if (edge < 0 || !ccur_expect(k, "of"))
             return false;
         bool next = ccur_accept(k, "next");
         static const char *const units[] = {"turn", "round"};
-        int unit = ccur_choice(k, "'turn' or 'round'", units, 2);
+        int unit = ccur_choice(k, "what it counts", units, 2);
         if (unit < 0)
             return false;
         time_kind tk = unit == 0 ? (edge == 0 ? TIME_UNTIL_TURN_START : TIME_UNTIL_TURN_END)

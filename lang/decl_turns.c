@@ -50,7 +50,7 @@ static void init_order(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
     static const char *const ways[] = {"highest", "lowest"};
-    int w = ccur_choice(k, "'highest' or 'lowest'", ways, 2);
+    int w = ccur_choice(k, "the order", ways, 2);
     if (w < 0 || !ccur_expect(k, "first"))
         return;
     init_of(ds)->lowest_first = w == 1;
@@ -71,6 +71,13 @@ static void init_ties(decl_state *ds, const node *clause, ccur *k)
             return;
         }
         tie_key key = {.where = k->at->sp};
+        if (in->nties > 0) {
+            tie_kind last = (tie_kind)in->ties[in->nties - 1].kind;
+            if (last == TIE_REROLL || last == TIE_ROLL_OFF || last == TIE_ROLL) {
+                ccur_error(k, "a tie-breaker that rolls settles every tie by itself; it must be the last one");
+                return;
+            }
+        }
         if (ccur_accept(k, "modifier")) {
             key.kind = TIE_MODIFIER;
         } else if (ccur_accept(k, "reroll")) {
@@ -213,7 +220,7 @@ static void init_allow(decl_state *ds, const node *clause, ccur *k)
     (void)clause;
     r_initiative *in = init_of(ds);
     static const char *const what[] = {"delay", "hold"};
-    int w = ccur_choice(k, "'delay' or 'hold'", what, 2);
+    int w = ccur_choice(k, "what is allowed", what, 2);
     if (w == 0) {
         in->allow_delay = true;
         if (ccur_accept(k, "for")) {
@@ -500,7 +507,7 @@ static void dur_anchor(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
     static const char *const what[] = {"position", "creature"};
-    int w = ccur_choice(k, "'position' (the initiative count) or 'creature' (the creature's own turns)", what, 2);
+    int w = ccur_choice(k, "what a duration is anchored to (the initiative count, or the creature's own turns)", what, 2);
     if (w >= 0)
         time_cfg(ds)->anchor_creature = w == 1;
     ccur_end(k);

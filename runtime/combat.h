@@ -63,6 +63,7 @@ typedef struct effect {
     int32_t anchor;  /* whose turns or which phase count it down, or -1 */
     int32_t remaining;
     int32_t due_round; /* Q_POSITION: the round it ends in */
+    int32_t due_phase; /* Q_POSITION: the phase it began in (-1: the start of the round) */
     int64_t due_key;   /* Q_POSITION: the position it ends at */
     value lasts;       /* as given, for show and explain (nil: until removed) */
     uint32_t seq;      /* creation order: ties break by it */
@@ -280,7 +281,9 @@ bool effects_apply(struct vm *v, int c, int cond, value lasts, int source, span 
 bool effects_remove(struct vm *v, int c, int cond, span at, bool *removed);
 bool effects_has(struct vm *v, int c, int cond, bool *has, span at);
 bool effects_tick(struct vm *v, queue_kind q, int anchor, span at);
-bool effects_tick_position(struct vm *v, int round, int64_t key, span at);
+/* Ends what is due at or before this moment: round, phase (INT32_MAX: the
+   end of the round) and initiative position. */
+bool effects_tick_position(struct vm *v, int round, int phase, int64_t key, span at);
 bool effects_end_encounter(struct vm *v, span at);
 /* A stat with every modifier of c's conditions. */
 bool effects_stat(struct vm *v, int c, int stat_decl, value base, value *out, span at);

@@ -360,7 +360,10 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_walk: {
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        int how = argc > 3 && args[3].type == V_WORD ? (int)args[3].num : program_intern(v->p, "walk", 4);
+        int how = argc > 3 ? word_of(v, args[3]) : program_intern(v->p, "walk", 4);
+        if (how < 0)
+            return vm_error(v, at, "walk(): how it moves is a word or a string (\"step\"), not %s",
+                            value_type_name(args[3].type));
         return grid_walk(v, a, args[1], args[2], how, NULL, 0, out, at);
     }
     case BI_push:

@@ -106,6 +106,8 @@ static bool heap_less(vm *v, int32_t a, int32_t b)
     const effect *x = eff(v, a), *y = eff(v, b);
     if (x->due_round != y->due_round)
         return x->due_round < y->due_round;
+    if (x->due_phase != y->due_phase)
+        return x->due_phase < y->due_phase;
     if (x->due_key != y->due_key)
         return x->due_key < y->due_key;
     return x->seq < y->seq;
@@ -317,12 +319,16 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         if (by_position || (tk == TIME_ROUNDS && e->anchor < 0)) {
             e->queue = Q_POSITION;
             int64_t now = encounter_now_key(v);
-            int round = cb->round;
+            int round = cb->round, phase = cb->phase;
             if (!cb->active || !cb->ordered || (round == 0 && !cb->surprise)) {
                 round = 1; /* counted from the first round */
                 now = INT64_MIN;
+                phase = -1;
             }
+            /* the same position in the same phase: a step of an earlier
+               phase at that position does not end it */
             e->due_round = (int32_t)(round + n);
+            e->due_phase = phase;
             e->due_key = now;
             return heap_push(v, i, at);
         }
@@ -335,6 +341,7 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         if (by_position && e->anchor >= 0 && own_turn) {
             e->queue = Q_POSITION;
             e->due_round = cb->round + (int32_t)n;
+            e->due_phase = cb->phase;
             e->due_key = encounter_now_key(v);
             return heap_push(v, i, at);
         }
@@ -475,13 +482,14 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
     return ok;
 }
 
-bool effects_tick_position(vm *v, int round, int64_t key, span at)
+bool effects_tick_position(vm *v, int round, int phase, int64_t key, span at)
 {
     combat *cb = &v->cb;
     while (cb->nheap > 0) {
         int32_t top = cb->heap[0];
         effect *e = eff(v, top);
-        if (e->due_round > round || (e->due_round == round && e->due_key > key))
+        if (e->due_round != round ? e->due_round > round
+                                  : e->due_phase != phase ? e->due_phase > phase : e->due_key > key)
             break;
         if (!end_effect(v, top, "its initiative position came round", at))
             return false;
@@ -551,7 +559,9 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
    creature is in more distinct conditions than a check can weigh. */
 static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t index, span at)
 {
-    for (int i = 0; i < *n; i++)
+    /* a condition that stacks counts once for each time it was applied */
+    bool each = index >= 0 && v->r->conditions[cond].stacks;
+    for (int i = 0; i < *n && !each; i++)
         if (out[i].cond == cond)
             return true;
     if (*n >= HELD_MAX)

@@ -212,12 +212,12 @@ static bool start_turn(vm *v, int i, span at)
     if (kind == PHASE_STEPS) {
         char whose[96];
         combat_say(v, "%s%s %s", head, possessive(v, e, whose, sizeof whose), program_string(v->p, phase_of(v)->name));
-        return effects_tick_position(v, cb->round, e->key, at);
+        return effects_tick_position(v, cb->round, cb->phase, e->key, at);
     }
     if (e->creature >= 0) {
         char whose[96];
         combat_say(v, "%s%s turn", head, possessive(v, e, whose, sizeof whose));
-        if (!effects_tick_position(v, cb->round, e->key, at))
+        if (!effects_tick_position(v, cb->round, cb->phase, e->key, at))
             return false;
         if (!cb->active)
             return true; /* an expiring effect ended the fight */
@@ -238,7 +238,7 @@ static bool start_turn(vm *v, int i, span at)
     }
     char whose[96];
     combat_say(v, "%s%s turn (%s)", head, possessive(v, e, whose, sizeof whose), members);
-    if (!effects_tick_position(v, cb->round, e->key, at))
+    if (!effects_tick_position(v, cb->round, cb->phase, e->key, at))
         return false;
     if (!cb->active)
         return true;
@@ -326,6 +326,9 @@ static bool start_phase(vm *v, int p, span at)
         }
         if (ph->kind == PHASE_TURNS && !apply_forfeits(v, at))
             return false;
+        /* what was due in an earlier phase, or as this one begins */
+        if (!effects_tick_position(v, cb->round, p, INT64_MIN, at))
+            return false;
         value name = value_ref(V_WORD, HOME_PROGRAM, ph->name);
         if (!events_emit(v, EV_PHASE_START, &name, 1, at) || !effects_tick(v, Q_PHASE, p, at))
             return false;
@@ -405,7 +408,7 @@ static bool end_round(vm *v, span at)
     cb->in_turn = false;
     value n = value_int(cb->round);
     if (!events_emit(v, EV_ROUND_END, &n, 1, at) || !effects_tick(v, Q_ROUND_END, 0, at) ||
-        !effects_tick_position(v, cb->round, INT64_MAX, at))
+        !effects_tick_position(v, cb->round, INT32_MAX, INT64_MAX, at))
         return false;
     if (!cb->active)
         return true;

@@ -137,8 +137,8 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
             return vm_error(v, k->where, "initiative modifier overflows");
         return true;
     }
-    case TIE_REROLL:
-    case TIE_ROLL_OFF: {
+    case TIE_REROLL: {
+        /* the whole initiative again, modifiers and all */
         value r;
         if (!roll_check(v, p->creature, 0, &r, at))
             return false;
@@ -146,6 +146,14 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
         if (rexpr_present(&in->score) && !eval_for(v, &in->score, p->creature, r, &score))
             return false;
         return as_number(v, score, "a tie-breaker", k->where, out);
+    }
+    case TIE_ROLL_OFF: {
+        /* the die alone: the natural roll of the check */
+        value r;
+        if (!roll_check(v, p->creature, 0, &r, at))
+            return false;
+        *out = value_int(r.type == V_ROLL ? r.aux : r.num);
+        return true;
     }
     case TIE_ROLL: {
         value d, r;
@@ -218,6 +226,13 @@ static const char *tie_word(const tie_key *k)
     }
 }
 
+/* Members of the side that rolls as one group (`group SIDE`). */
+static bool same_group(const r_initiative *in, const part *a, const part *b)
+{
+    return in->mode != INIT_SIDES && in->group_side >= 0 && !a->is_side && !b->is_side && a->side == in->group_side &&
+           b->side == in->group_side;
+}
+
 static bool settle(vm *v, part *p, int n, span at)
 {
     const r_initiative *in = &v->r->initiative;
@@ -233,22 +248,45 @@ static bool settle(vm *v, part *p, int n, span at)
             int j = i + 1;
             while (j < n && compare_parts(&p[i], &p[j], in->lowest_first) == 0)
                 j++;
-            if (j - i > 1) {
+            /* a group that rolls once is one in a tie, not several */
+            int units = 0;
+            for (int m = i; m < j; m++) {
+                bool seen = false;
+                for (int q = i; q < m && !seen; q++)
+                    seen = same_group(in, &p[q], &p[m]);
+                units += !seen;
+            }
+            if (units > 1) {
                 tied = true;
                 /* say who is tied, so the rolls that follow read as a tie-break */
                 char names[512];
                 size_t len = 0;
                 names[0] = '\0';
-                for (int m = i; m < j && len < sizeof names; m++)
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", m == i ? "" : m + 1 == j ? " and " : ", ",
-                                            p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
-                                                         : vm_name(v, p[m].creature));
+                int said = 0;
+                for (int m = i; m < j && len < sizeof names; m++) {
+                    bool seen = false;
+                    for (int q = i; q < m && !seen; q++)
+                        seen = same_group(in, &p[q], &p[m]);
+                    if (seen)
+                        continue;
+                    said++;
+                    bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", said == 1 ? "" : said == units ? " and " : ", ",
+                                            p[m].is_side || group ? program_string(v->p, v->r->sides[p[m].side])
+                                                                  : vm_name(v, p[m].creature));
+                }
                 combat_flush_roll(v);
                 combat_say(v, "%s are tied: %s", names, tie_word(k));
                 for (int m = i; m < j; m++) {
                     if (p[m].nkeys >= 10)
                         p[m].nkeys = 9;
-                    if (!tie_value(v, k, &p[m], &p[m].keys[p[m].nkeys], at))
+                    const part *first = NULL;
+                    for (int q = i; q < m && !first; q++)
+                        if (same_group(in, &p[q], &p[m]))
+                            first = &p[q];
+                    if (first)
+                        p[m].keys[p[m].nkeys] = first->keys[first->nkeys - 1];
+                    else if (!tie_value(v, k, &p[m], &p[m].keys[p[m].nkeys], at))
                         return false;
                     p[m].nkeys++;
                 }

@@ -565,6 +565,21 @@ START_TEST(test_phase_anchored_rounds)
 }
 END_TEST
 
+/* begun in a's turn of the action phase, a round ends right before a's
+   turn of the next action phase, not at a's step of the movement phase */
+START_TEST(test_rounds_end_in_the_phase_they_began)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first }\n"
+                   "round { phase movement steps\n phase action }\ncondition braced { }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "next\nnext\napply braced to a for 1 round\nnext\nnext\nnext\nnext\nnext\n");
+    lines_in_order(r, "round 1: a's movement", "b's movement", "a's turn", "a is braced (1 round left)", "b's turn",
+                   "round 2: a's movement", "b's movement", "a's turn",
+                   "braced on a ended (its initiative position came round)", "b's turn", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_cooldown)
 {
     run *r = ok(1, BASE "action burst { cooldown 2 rounds\n print \"burst\" }\n"
@@ -590,6 +605,17 @@ START_TEST(test_modifiers_set_add_scale_and_typed_bonuses)
                    "apply flat to a\nprint a.ac\napply slowed to a\nprint a.speed\n");
     /* 10 + 4 + 1 (dodge stacks) + 3 (the best circumstance) = 18; set to 5 then + 8 = 13; 30 / 3 = 10 */
     lines_in_order(r, "\n18\n", "\n13\n", "\n10\n", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_stacking_condition_counts_each_time)
+{
+    run *r = ok(1, "stat ac = 10\ncondition shaken { modify ac by -1\n stacks }\ncondition dazed { modify ac by -1 }\n"
+                   "creature a { }\napply shaken to a\napply shaken to a\napply dazed to a\napply dazed to a\n"
+                   "print \"ac\", a.ac\nremove shaken from a\nprint \"after\", a.ac\n");
+    /* two shaken count twice; dazed does not stack: applied again, it is one */
+    lines_in_order(r, "ac 7", "after 9", NULL);
     done(r);
 }
 END_TEST
@@ -1002,10 +1028,12 @@ static Suite *make_suite(void)
     tcase_add_test(d, test_reordering_does_not_move_a_duration);
     tcase_add_test(d, test_encounter_and_scene_durations);
     tcase_add_test(d, test_phase_anchored_rounds);
+    tcase_add_test(d, test_rounds_end_in_the_phase_they_began);
     tcase_add_test(d, test_cooldown);
     suite_add_tcase(s, d);
     TCase *c = tcase_create("conditions");
     tcase_add_test(c, test_modifiers_set_add_scale_and_typed_bonuses);
+    tcase_add_test(c, test_stacking_condition_counts_each_time);
     tcase_add_test(c, test_excludes_implies_holds);
     tcase_add_test(c, test_modifier_index_follows_implies_and_holds);
     tcase_add_test(c, test_modifier_index_sees_later_rules);
