@@ -7,6 +7,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
+#include "runtime/combat.h"
 #include "runtime/commands.h"
 #include "runtime/mem.h"
 
@@ -200,7 +201,18 @@ static void compile_creature(compiler *cc, const node *cmd)
     }
     /* the block: one stat or resource per line */
     fctx fx = {.what = "creature"};
-    for (const node *it = cmd->b ? cmd->b->list : NULL; it; it = it->next) {
+    for (const node *item = cmd->b ? cmd->b->list : NULL; item; item = item->next) {
+        /* `item sword` reads as a declaration; here it sets a stat named item */
+        const node *it = item;
+        node as_setting, value_node;
+        if (item->kind == AST_DECL && item->text && !item->b && !item->list && !item->a &&
+            (item->op == DK_ITEM || item->op == DK_CHECK || item->op == DK_BONUS || item->op == DK_RELATION ||
+             item->op == DK_TACTIC || item->op == DK_ENCOUNTER)) {
+            value_node = (node){.kind = AST_NAME, .text = item->text, .sp = item->sp};
+            as_setting = (node){.kind = AST_CLAUSE, .text = decl_kind_name((decl_kind)item->op), .list = &value_node,
+                                .sp = item->sp};
+            it = &as_setting;
+        }
         if (it->kind != AST_CLAUSE) {
             comp_error(cc, it->sp, "a creature's block sets stats, one per line: STAT VALUE");
             continue;
@@ -563,17 +575,33 @@ static void clause_command(compiler *cc, const node *cmd)
         if (z < 0)
             return;
         push_word(cc, program_string(cc->p, z), cmd->sp);
+        /* pushed: the name, how many neighbours, each neighbour, the traits */
+        int nnext = 0;
+        const node *names[ZONE_MAX_NEIGHBOURS];
         if (ccur_accept(&k, "next")) {
             if (!ccur_expect(&k, "to"))
                 return;
-            int other = ccur_name(&k, "a zone next to it");
-            if (other < 0)
+            while (!ccur_done(&k) && !ccur_is(&k, "with")) {
+                ccur_skip_commas(&k);
+                const node *at = k.at;
+                if (ccur_name(&k, "a zone next to it") < 0)
+                    return;
+                if (nnext >= ZONE_MAX_NEIGHBOURS) {
+                    comp_error(cc, at->sp, "a zone has at most %d neighbours", ZONE_MAX_NEIGHBOURS);
+                    return;
+                }
+                names[nnext++] = at;
+                ccur_skip_commas(&k);
+            }
+            if (nnext == 0) {
+                ccur_error(&k, "expected a zone next to it");
                 return;
-            push_word(cc, program_string(cc->p, other), cmd->sp);
-        } else {
-            emit_op(cc, OP_NIL, cmd->sp);
+            }
         }
-        argc = 2;
+        emit_const(cc, value_int(nnext), cmd->sp);
+        for (int i = 0; i < nnext; i++)
+            push_word(cc, names[i]->text, names[i]->sp);
+        argc = 2 + nnext;
         if (ccur_accept(&k, "with")) {
             /* its traits and features, as words */
             while (!ccur_done(&k)) {

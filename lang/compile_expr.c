@@ -870,11 +870,13 @@ static sty compile_expr_inner(compiler *cc, const node *e)
         sty b = compile_expr(cc, e->b);
         sty r = binary_type(cc, e->op, a, b, e);
         opcode op = binary_opcode(e->op);
-        if (a == TY_ROLL && op >= OP_EQ && op <= OP_GE && !cc->dist_mode) {
-            /* a roll compared with its target: the breakdown shows it */
+        if ((a == TY_ROLL || b == TY_ROLL) && op >= OP_EQ && op <= OP_GE && !cc->dist_mode) {
+            /* a roll compared with its target: the breakdown shows it; the
+               roll may stand on either side (CMP_ROLL_RIGHT) */
+            bool right = a != TY_ROLL;
             emit_op(cc, OP_CMP_ROLL, e->sp);
-            emit_byte(cc, (uint8_t)(op - OP_EQ), e->sp);
-            int label = expr_label(cc, e->b);
+            emit_byte(cc, (uint8_t)((op - OP_EQ) | (right ? CMP_ROLL_RIGHT : 0)), e->sp);
+            int label = expr_label(cc, right ? e->a : e->b);
             emit_byte(cc, (uint8_t)(label & 0xff), e->sp);
             emit_byte(cc, (uint8_t)((label >> 8) & 0xff), e->sp);
             return r;

@@ -204,6 +204,16 @@ static void check_quiet(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+static void check_succeeds(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    static const char *const ways[] = {"high", "low"};
+    int w = ccur_choice(k, "which rolls succeed", ways, 2);
+    if (w >= 0)
+        check_of(ds)->low = w == 1;
+    ccur_end(k);
+}
+
 /* The top-level sum, flattened: `d20 + a.bab - 2` is d20, a.bab, -2. */
 static int flatten(const node *e, const node **terms, bool *neg, int n, int max, bool negate)
 {
@@ -222,6 +232,8 @@ const clause_rule check_clauses[] = {
     {"success", "success \"WORD\" (shown when the roll meets its target)", check_word, false},
     {"failure", "failure \"WORD\"", check_word, false},
     {"quiet", "quiet (the roll is not shown)", check_quiet, false},
+    {"succeeds", "succeeds high|low (high: at or over its target, the default; low: at or under it)", check_succeeds,
+     false},
 };
 const int check_nclauses = (int)(sizeof check_clauses / sizeof check_clauses[0]);
 

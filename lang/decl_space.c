@@ -244,7 +244,7 @@ static void rg_corners(decl_state *ds, const node *clause, ccur *k)
 
 const clause_rule range_clauses[] = {
     {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
-    {"apart", "apart N zone(s)", rg_apart, false},
+    {"apart", "apart N zone(s) (creatures at most N zones apart, through neighbours)", rg_apart, false},
     {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},
 };
 const int range_nclauses = (int)(sizeof range_clauses / sizeof range_clauses[0]);

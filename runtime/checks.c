@@ -137,9 +137,10 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     const r_check *ck = &v->r->checks[rec->check];
     char shown[64];
     vm_format(v, b, shown, sizeof shown);
-    /* the roll meets its target when `roll >= target` holds, or when
-       `roll < target` does not: the rule may be written either way */
-    bool meets = cmp == 2 || cmp == 3 ? !*result : *result;
+    /* whether the roll meets its target is the check's to say (high or
+       low); a comparison written the other way round is its negation */
+    bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
+    bool meets = against ? !*result : *result;
     const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
                              : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
     bool plain = cmp >= 2; /* an ordering reads as "vs" */

@@ -16,6 +16,10 @@ typedef enum {
     OP_COUNT
 } opcode;
 
+/* CMP_ROLL's comparison byte: the comparison (EQ..GE less OP_EQ), and this
+   bit when the roll is the right-hand operand. */
+#define CMP_ROLL_RIGHT 0x80
+
 extern const char *const opcode_names[OP_COUNT];
 extern const uint8_t opcode_operands[OP_COUNT];
 extern const char *const opcode_meanings[OP_COUNT];

@@ -109,9 +109,11 @@ typedef struct cell_flags {
 enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
 
 #define ZONE_MAX_TRAITS 8
+#define ZONE_MAX_NEIGHBOURS 16
 typedef struct zone_info {
     int32_t name;      /* string id */
-    int32_t neighbour; /* a zone next to it, or -1 */
+    int32_t neighbours[ZONE_MAX_NEIGHBOURS]; /* the zones next to it (both ways) */
+    int nneighbours;
     int32_t traits[ZONE_MAX_TRAITS]; /* its traits and features, as words */
     int ntraits;
 } zone_info;
@@ -347,7 +349,9 @@ void grid_show(struct vm *v);
 bool grid_adjacent(struct vm *v, int a, int b);
 
 /* Zones (zones.c). */
-bool zones_declare(struct vm *v, int name, int neighbour, const value *traits, int ntraits, span at);
+/* A zone, or more about one: neighbours and traits add to what it has. */
+bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits,
+                   span at);
 /* Does c's zone have this trait or feature? */
 bool zones_has_trait(struct vm *v, int c, int trait);
 bool zones_place(struct vm *v, int c, int zone, span at);

@@ -249,8 +249,9 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         return true;
     }
     case BI_cancel:
-        if (cb->trigger_depth == 0 && v->nframes <= 1)
-            return vm_error(v, at, "cancel() has nothing to cancel here");
+        /* it unwinds to the action being taken, which then stops */
+        if (cb->actor < 0)
+            return vm_error(v, at, "cancel() stops an action as it is taken, and no action is being taken here");
         cb->cancelled = true;
         return vm_error(v, at, "cancelled");
     case BI_can: {

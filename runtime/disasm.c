@@ -82,7 +82,8 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     case OP_CMP_ROLL: {
         static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
         unsigned label = (unsigned)(arg[1] | arg[2] << 8);
-        fprintf(out, "%5u %u  ; %s %s", u8, label, u8 < 6 ? ops[u8] : "?",
+        unsigned cmp = u8 & 0x7fu;
+        fprintf(out, "%5u %u  ; %s%s %s", u8, label, (u8 & CMP_ROLL_RIGHT) ? "target " : "", cmp < 6 ? ops[cmp] : "?",
                 label != 0xffff ? program_string(p, (int)label) : "");
         break;
     }

@@ -234,6 +234,9 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         if (via < 0) {
             if (next_turn)
                 refuse(why, &sl->from, "no %s left in %s's next turn to borrow", slot_name(v, s), cr->name);
+            else if (have > cap) /* the extra ones came by exchange */
+                refuse(why, &sl->from, "no %s left this %s (%d of %d spent, and %d more by exchange)", slot_name(v, s),
+                       period_name(sl->per), cap, cap, have - cap);
             else
                 refuse(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s), period_name(sl->per),
                        have, cap);

@@ -485,9 +485,9 @@ bool play_command(vm *v, int cmd, int operand, span at)
                          cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT, at);
     }
     case CMD_ZONE: {
-        /* name, neighbour (or nothing), traits... */
-        int neighbour = args[1].type == V_WORD ? (int)args[1].num : -1;
-        return zones_declare(v, (int)args[0].num, neighbour, args + 2, argc - 2, at);
+        /* name, how many neighbours, the neighbours, traits... */
+        int k = (int)args[1].num;
+        return zones_declare(v, (int)args[0].num, args + 2, k, args + 2 + k, argc - 2 - k, at);
     }
     case CMD_JOIN:
         for (int i = 0; i + 1 < argc; i++) {

@@ -268,6 +268,7 @@ typedef struct r_check {
     int nterms;
     int success, failure; /* words shown after a comparison, or -1 */
     bool quiet;
+    bool low; /* `succeeds low`: a roll at or under its target succeeds */
 } r_check;
 
 typedef enum { TARGET_ANY, TARGET_ENEMY, TARGET_ALLY, TARGET_SELF, TARGET_OTHER } target_kind;
@@ -380,7 +381,7 @@ typedef struct r_range {
     int decl;       /* its declaration, for the formula (decl->value) */
     bool ordinal;   /* no formula: zones decide */
     int within;     /* zone_bond mask */
-    int apart;      /* at least this many zones apart */
+    int apart;      /* at most this many zones apart */
     rexpr no_corners; /* grid: the corners of the outer ring do not count */
 } r_range;
 
@@ -439,18 +440,18 @@ typedef struct r_creature {
       "c starts an action (its first argument, or nothing); reactions here interrupt it")                    \
     X(ACTED, "acted", 3, "acted(c, action, target)", "c's action is done")                                   \
     X(PROVOKING, "provoking", 2, "provoking(c, action)", "c starts an action that provokes")                  \
-    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, from, to)", "c steps out of a square")            \
-    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, from, to)", "c steps into a square")              \
+    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, square, next)", "c steps out of a square, toward the next")            \
+    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, previous, square)", "c steps into a square")              \
     X(LEAVES_THREATENED, "leaves_threatened", 4, "leaves_threatened(mover, foe, how, steps)",                 \
       "mover leaves a square foe threatens; how is the move's kind, steps the squares moved within reach")   \
-    X(MOVED, "moved", 4, "moved(c, from, to, how)", "c's move is over")                                      \
+    X(MOVED, "moved", 4, "moved(c, origin, destination, how)", "c's move is over")                                      \
     X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                  \
       "c enters a condition (source: who caused it, or nothing)")                                            \
     X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")        \
     X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")           \
     X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                          \
     X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")             \
-    X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, from, to)", "c moves to another zone")               \
+    X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \
     X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")
 
 typedef enum {

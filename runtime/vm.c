@@ -798,13 +798,15 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
     uint32_t face = rec ? rec->face_start : 0;
     for (int t = 0; t < d->nterms; t++) {
         const dterm *term = &d->terms[t];
-        int64_t sign = term->sign;
+        /* a negative multiple reads as a subtraction: "- d12", not "+ -1*d12" */
+        int64_t sign = term->times < 0 ? -term->sign : term->sign;
+        int times = term->times < 0 ? -term->times : term->times;
         if (t > 0)
             at = put(buf, cap, at, sign < 0 ? " - " : " + ");
         else if (sign < 0)
             at = put(buf, cap, at, "-");
-        if (term->times != 1)
-            at = put(buf, cap, at, "%d*", term->times);
+        if (times != 1)
+            at = put(buf, cap, at, "%d*", times);
         if (term->is_constant) {
             at = put(buf, cap, at, "%" PRId64, term->constant);
             continue;
@@ -1698,6 +1700,14 @@ next:
             int label = READ_U16();
             b = POP();
             a = POP();
+            if (cmp_op & CMP_ROLL_RIGHT) {
+                /* `target <= roll` is `roll >= target` */
+                static const uint8_t mirror[] = {0, 1, 4, 5, 2, 3};
+                cmp_op = mirror[(cmp_op & 0x7f) % 6];
+                value t = a;
+                a = b;
+                b = t;
+            }
             bool result;
             FAIL_IF(!checks_compare(v, a, cmp_op, b, label == 0xffff ? -1 : label, &result, HERE));
             f = &v->frames[v->nframes - 1];

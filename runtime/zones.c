@@ -19,30 +19,62 @@ static int zone_index(const vm *v, int name)
     return -1;
 }
 
-bool zones_declare(vm *v, int name, int neighbour, const value *traits, int ntraits, span at)
+static int add_zone(vm *v, int name, span at)
 {
     combat *cb = &v->cb;
     int z = zone_index(v, name);
-    if (z < 0) {
-        size_t cap = (size_t)cb->zones_cap;
-        zone_info *g = mem_grow(cb->zones, sizeof(zone_info), &cap, (size_t)cb->nzones + 1);
-        if (!g)
-            return vm_error(v, at, "out of memory");
-        cb->zones = g;
-        cb->zones_cap = (int)cap;
-        z = cb->nzones++;
-        cb->zones[z] = (zone_info){.name = name, .neighbour = -1};
-    }
+    if (z >= 0)
+        return z;
+    size_t cap = (size_t)cb->zones_cap;
+    zone_info *g = mem_grow(cb->zones, sizeof(zone_info), &cap, (size_t)cb->nzones + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory"), -1;
+    cb->zones = g;
+    cb->zones_cap = (int)cap;
+    cb->zones[cb->nzones] = (zone_info){.name = name};
+    return cb->nzones++;
+}
+
+static bool link_zone(vm *v, int z, int other, span at)
+{
+    zone_info *zi = &v->cb.zones[z];
+    for (int i = 0; i < zi->nneighbours; i++)
+        if (zi->neighbours[i] == v->cb.zones[other].name)
+            return true;
+    if (zi->nneighbours >= ZONE_MAX_NEIGHBOURS)
+        return vm_error(v, at, "zone %s has %d neighbours already (the most)", program_string(v->p, zi->name),
+                        ZONE_MAX_NEIGHBOURS);
+    zi->neighbours[zi->nneighbours++] = v->cb.zones[other].name;
+    return true;
+}
+
+bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits, span at)
+{
+    combat *cb = &v->cb;
+    for (int i = 0; i < nneighbours; i++)
+        if (zone_index(v, (int)neighbours[i].num) < 0)
+            return vm_error(v, at, "no zone '%s' yet", program_string(v->p, (int)neighbours[i].num));
+    int z = add_zone(v, name, at);
+    if (z < 0)
+        return false;
     for (int i = 0; i < ntraits; i++) {
         zone_info *zi = &cb->zones[z];
+        bool known = false;
+        for (int t = 0; t < zi->ntraits; t++)
+            known |= zi->traits[t] == (int32_t)traits[i].num;
+        if (known)
+            continue;
         if (zi->ntraits >= ZONE_MAX_TRAITS)
             return vm_error(v, at, "a zone has at most %d traits and features", ZONE_MAX_TRAITS);
         zi->traits[zi->ntraits++] = (int32_t)traits[i].num;
     }
-    if (neighbour >= 0) {
-        if (zone_index(v, neighbour) < 0)
-            return vm_error(v, at, "no zone '%s' yet", program_string(v->p, neighbour));
-        cb->zones[z].neighbour = neighbour;
+    /* next to each other, both ways */
+    for (int i = 0; i < nneighbours; i++) {
+        int other = zone_index(v, (int)neighbours[i].num);
+        if (other == z)
+            return vm_error(v, at, "a zone is not next to itself");
+        if (!link_zone(v, z, other, at) || !link_zone(v, other, z, at))
+            return false;
     }
     return true;
 }
@@ -148,29 +180,37 @@ static int zones_apart(const vm *v, int za, int zb)
     if (za == zb)
         return 0;
     const combat *cb = &v->cb;
-    int dist[256];
-    int n = cb->nzones < 256 ? cb->nzones : 256;
-    for (int i = 0; i < n; i++)
-        dist[i] = -1;
     int start = zone_index(v, za), goal = zone_index(v, zb);
-    if (start < 0 || goal < 0 || start >= n || goal >= n)
-        return 1;
-    dist[start] = 0;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = 0; i < n; i++) {
-            if (dist[i] < 0)
-                continue;
-            for (int j = 0; j < n; j++) {
-                bool next = cb->zones[i].neighbour == cb->zones[j].name || cb->zones[j].neighbour == cb->zones[i].name;
-                if (next && (dist[j] < 0 || dist[j] > dist[i] + 1)) {
-                    dist[j] = dist[i] + 1;
-                    changed = 1;
+    if (start < 0 || goal < 0)
+        return 1000;
+    /* breadth first through neighbours */
+    int *dist = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
+    int *queue = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
+    int apart = 1000;
+    if (dist && queue) {
+        for (int i = 0; i < cb->nzones; i++)
+            dist[i] = -1;
+        int head = 0, tail = 0;
+        dist[start] = 0;
+        queue[tail++] = start;
+        while (head < tail && dist[goal] < 0) {
+            int z = queue[head++];
+            for (int k = 0; k < cb->zones[z].nneighbours; k++) {
+                int n = zone_index(v, cb->zones[z].neighbours[k]);
+                if (n >= 0 && dist[n] < 0) {
+                    dist[n] = dist[z] + 1;
+                    queue[tail++] = n;
                 }
             }
         }
+        if (dist[goal] >= 0)
+            apart = dist[goal];
     }
-    return dist[goal] < 0 ? 1000 : dist[goal];
+    if (dist)
+        mem_free(dist, (size_t)cb->nzones * sizeof(int));
+    if (queue)
+        mem_free(queue, (size_t)cb->nzones * sizeof(int));
+    return apart;
 }
 
 bool zones_range_between(vm *v, int a, int b, int *range, span at)
@@ -190,7 +230,7 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
         const r_range *rg = &r->ranges[i];
         if (!rg->ordinal)
             continue;
-        if ((rg->within & shared) || (rg->apart > 0 && apart >= rg->apart)) {
+        if ((rg->within & shared) || (rg->apart > 0 && apart <= rg->apart)) {
             *range = i;
             return true;
         }
@@ -283,8 +323,11 @@ void zones_show(vm *v)
         const zone_info *zi = &cb->zones[z];
         char line[1024];
         size_t len = (size_t)snprintf(line, sizeof line, "%s", program_string(v->p, zi->name));
-        if (zi->neighbour >= 0 && len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, " (next to %s)", program_string(v->p, zi->neighbour));
+        for (int k = 0; k < zi->nneighbours && len < sizeof line; k++)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", k ? ", " : " (next to ",
+                                    program_string(v->p, zi->neighbours[k]));
+        if (zi->nneighbours && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, ")");
         for (int t = 0; t < zi->ntraits && len < sizeof line; t++)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
         if (zi->ntraits && len < sizeof line)
