@@ -19,7 +19,7 @@ static const char usage[] = "Usage: fray help [TOPIC | WORD]\n"
                             "  --forms        every form, one per line (for scripts)\n";
 
 typedef struct lookup {
-    const char *want;   /* a topic or word */
+    const char *want;    /* a topic or word */
     fray_word_kind kind; /* topic listing: this kind */
     bool listing;
     bool forms;
@@ -77,9 +77,9 @@ static void on_word(void *user, const fray_word *w)
         l->in_decl = NULL;
     }
     /* "space" names both kinds of space */
-    bool named = !strcmp(w->word, l->want) ||
-                 (w->kind == FRAY_WORD_DECLARATION && !strncmp(w->word, l->want, strlen(l->want)) &&
-                  w->word[strlen(l->want)] == ' ');
+    bool named =
+        !strcmp(w->word, l->want) || (w->kind == FRAY_WORD_DECLARATION && !strncmp(w->word, l->want, strlen(l->want)) &&
+                                      w->word[strlen(l->want)] == ' ');
     if (!named)
         return;
     if (l->found++)

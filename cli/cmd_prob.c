@@ -9,25 +9,24 @@
 
 #include "cli/cli.h"
 
-static const char usage[] =
-    "Usage: fray prob [OPTION]... EXPR...\n"
-    "Print the exact probability distribution of each expression: every outcome\n"
-    "with its probability, the chance of at least and at most that much, a bar,\n"
-    "and the mean, standard deviation, extremes, median and percentiles. Dice\n"
-    "are not rolled but computed; comparisons give the chance they hold.\n"
-    "Several expressions are shown side by side.\n"
-    "\n"
-    "  --exact            probabilities as exact fractions where they fit\n"
-    "  --format FORMAT    table (default), json or csv\n"
-    "  --sample N         also roll each expression N times and show what came up\n"
-    "  -r, --rules FILE   load rules first (their stats, ranges, procedures)\n"
-    "  --with STAT=EXPR   give the evaluating creature a stat value\n"
-    "  --seed N           seed for --sample\n"
-    "\n"
-    "Examples:\n"
-    "  fray prob 4d6kh3\n"
-    "  fray prob 'd20+5>=15' 'max(d20,d20)+5>=15'\n"
-    "  fray prob --sample 100000 '5d10!kh3'\n";
+static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
+                            "Print the exact probability distribution of each expression: every outcome\n"
+                            "with its probability, the chance of at least and at most that much, a bar,\n"
+                            "and the mean, standard deviation, extremes, median and percentiles. Dice\n"
+                            "are not rolled but computed; comparisons give the chance they hold.\n"
+                            "Several expressions are shown side by side.\n"
+                            "\n"
+                            "  --exact            probabilities as exact fractions where they fit\n"
+                            "  --format FORMAT    table (default), json or csv\n"
+                            "  --sample N         also roll each expression N times and show what came up\n"
+                            "  -r, --rules FILE   load rules first (their stats, ranges, procedures)\n"
+                            "  --with STAT=EXPR   give the evaluating creature a stat value\n"
+                            "  --seed N           seed for --sample\n"
+                            "\n"
+                            "Examples:\n"
+                            "  fray prob 4d6kh3\n"
+                            "  fray prob 'd20+5>=15' 'max(d20,d20)+5>=15'\n"
+                            "  fray prob --sample 100000 '5d10!kh3'\n";
 
 static const double percentiles[] = {0.05, 0.25, 0.75, 0.95};
 
@@ -80,13 +79,13 @@ static void summary(const column *c)
            fray_distribution_stddev(d), (long long)fray_distribution_lowest(d), (long long)fray_distribution_highest(d),
            (long long)fray_distribution_quantile(d, 0.5));
     for (size_t i = 0; i < sizeof percentiles / sizeof percentiles[0]; i++)
-        printf(", p%d %lld", (int)(percentiles[i] * 100 + 0.5), (long long)fray_distribution_quantile(d, percentiles[i]));
+        printf(", p%d %lld", (int)(percentiles[i] * 100 + 0.5),
+               (long long)fray_distribution_quantile(d, percentiles[i]));
     putchar('\n');
     if (fray_distribution_lowest(d) >= 0 && fray_distribution_highest(d) <= 1)
         printf("  P(true) = %.6g\n", fray_distribution_p(d, 1));
     if (fray_distribution_remainder(d) > 0)
-        printf("  (explosions cut where less than %.3g of the probability remained)\n",
-               fray_distribution_remainder(d));
+        printf("  (explosions cut where less than %.3g of the probability remained)\n", fray_distribution_remainder(d));
     if (c->sampled) {
         double m = 0;
         for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++)
@@ -147,7 +146,8 @@ static void print_table(column *cols, int n, bool exact)
                 printf("%*s", bar_width - cells + 1, "");
             }
             if (cols[i].sampled) {
-                double seen = inside ? (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled : 0;
+                double seen =
+                    inside ? (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled : 0;
                 printf("  %8.4f%%", 100.0 * seen);
             }
         }
@@ -182,11 +182,12 @@ static void print_json(column *cols, int n)
         printf("%s\n  {\"expression\": ", i ? "," : "");
         json_string(cols[i].expr);
         bool exact = fray_distribution_exact(d, fray_distribution_lowest(d), (char[8]){0}, 0);
-        printf(", \"exact\": %s, \"remainder\": %.17g, \"min\": %lld, \"max\": %lld, \"mean\": %.17g, \"stddev\": %.17g, "
-               "\"median\": %lld, \"percentiles\": {",
-               exact ? "true" : "false", fray_distribution_remainder(d), (long long)fray_distribution_lowest(d),
-               (long long)fray_distribution_highest(d), fray_distribution_mean(d), fray_distribution_stddev(d),
-               (long long)fray_distribution_quantile(d, 0.5));
+        printf(
+            ", \"exact\": %s, \"remainder\": %.17g, \"min\": %lld, \"max\": %lld, \"mean\": %.17g, \"stddev\": %.17g, "
+            "\"median\": %lld, \"percentiles\": {",
+            exact ? "true" : "false", fray_distribution_remainder(d), (long long)fray_distribution_lowest(d),
+            (long long)fray_distribution_highest(d), fray_distribution_mean(d), fray_distribution_stddev(d),
+            (long long)fray_distribution_quantile(d, 0.5));
         for (size_t k = 0; k < sizeof percentiles / sizeof percentiles[0]; k++)
             printf("%s\"%d\": %lld", k ? ", " : "", (int)(percentiles[k] * 100 + 0.5),
                    (long long)fray_distribution_quantile(d, percentiles[k]));

@@ -51,11 +51,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", cmd_run},
-        {"check", cmd_check},
-        {"eval", cmd_eval},
-        {"prob", cmd_prob},
-        {"disasm", cmd_disasm},
+        {"run", cmd_run}, {"check", cmd_check}, {"eval", cmd_eval}, {"prob", cmd_prob}, {"disasm", cmd_disasm},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))

@@ -265,7 +265,10 @@ int ccur_choice(ccur *k, const char *what, const char *const *words, int n)
     char list[256];
     size_t len = 0;
     for (int i = 0; i < n && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
+                                i == 0       ? ""
+                                : i == n - 1 ? " or "
+                                             : ", ",
                                 words[i]);
     char buf[64];
     const char *best = NULL;

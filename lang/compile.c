@@ -522,8 +522,7 @@ int compile_sample(program *p, const char *name, const char *text, size_t len, d
     return compile_one(p, name, text, len, sink, chunk_out, EXPR_SAMPLE);
 }
 
-int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                         int *chunk_out)
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
 {
     return compile_one(p, name, text, len, sink, chunk_out, EXPR_DISTRIBUTION);
 }

@@ -26,8 +26,7 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
 int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
 /* The same, but the chunk computes the exact distribution of the
  * expression (as prob() and dist() do) instead of rolling its dice. */
-int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                         int *chunk_out);
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
 /* The same, but every die is rolled where it appears: one sample of the
  * distribution compile_distribution computes. */
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);

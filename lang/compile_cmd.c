@@ -209,8 +209,8 @@ static void compile_creature(compiler *cc, const node *cmd)
             (item->op == DK_ITEM || item->op == DK_CHECK || item->op == DK_BONUS || item->op == DK_RELATION ||
              item->op == DK_TACTIC || item->op == DK_ENCOUNTER)) {
             value_node = (node){.kind = AST_NAME, .text = item->text, .sp = item->sp};
-            as_setting = (node){.kind = AST_CLAUSE, .text = decl_kind_name((decl_kind)item->op), .list = &value_node,
-                                .sp = item->sp};
+            as_setting = (node){
+                .kind = AST_CLAUSE, .text = decl_kind_name((decl_kind)item->op), .list = &value_node, .sp = item->sp};
             it = &as_setting;
         }
         if (it->kind != AST_CLAUSE) {
@@ -328,8 +328,8 @@ static int compile_act(compiler *cc, const node *cmd, bool as_command)
         compile_expr(cc, &actor);
     } else {
         const char *s = suggest_name(cc, cmd->text);
-        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "no creature '%s'%s%s%s", cmd->text,
-                   s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "no creature '%s'%s%s%s", cmd->text, s ? "; did you mean '" : "",
+                   s ? s : "", s ? "'?" : "");
         emit_op_u16(cc, OP_CREATURE, id, cmd->sp);
     }
     int action;
@@ -354,8 +354,8 @@ static void clause_command(compiler *cc, const node *cmd)
     for (int i = 0; i < CMD_COUNT; i++)
         if (strcmp(command_words[i], cmd->text) == 0)
             id = (command_id)i;
-    if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END ||
-        id == CMD_SHOW || id == CMD_ROLL_INITIATIVE) {
+    if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END || id == CMD_SHOW ||
+        id == CMD_ROLL_INITIATIVE) {
         const char *best = NULL;
         int best_d = 3;
         for (int i = 0; i < CMD_COUNT; i++) {
@@ -434,7 +434,8 @@ static void clause_command(compiler *cc, const node *cmd)
     case CMD_FORFEIT:
     case CMD_REORDER: {
         static const char *const where[] = {"after", "before"};
-        if (!push_creature(cc, &k, "the creature that moves") || !push_choice(cc, &k, "'after' or 'before'", where, 2) ||
+        if (!push_creature(cc, &k, "the creature that moves") ||
+            !push_choice(cc, &k, "'after' or 'before'", where, 2) ||
             !push_creature(cc, &k, "the creature it moves next to"))
             return;
         argc = 3;

@@ -38,8 +38,8 @@ static bool has_object(decl_kind k)
 
 static bool is_named(decl_kind k)
 {
-    return has_object(k) || k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_DURATION ||
-           k == DK_ENUM || k == DK_SYSTEM;
+    return has_object(k) || k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_DURATION || k == DK_ENUM ||
+           k == DK_SYSTEM;
 }
 
 /* --- pass 1 ------------------------------------------------------------------ */
@@ -54,18 +54,18 @@ static sty type_from_name(compiler *cc, const node *t)
         const char *word;
         sty type;
     } types[] = {
-        {"number", TY_NUM},   {"int", TY_NUM},        {"distance", TY_DIST}, {"duration", TY_TIME},
-        {"time", TY_TIME},    {"dice", TY_DICE},      {"creature", TY_CREATURE}, {"bool", TY_BOOL},
-        {"boolean", TY_BOOL}, {"text", TY_STR},       {"string", TY_STR},    {"item", TY_ITEM},
-        {"list", TY_LIST},
+        {"number", TY_NUM}, {"int", TY_NUM},           {"distance", TY_DIST}, {"duration", TY_TIME}, {"time", TY_TIME},
+        {"dice", TY_DICE},  {"creature", TY_CREATURE}, {"bool", TY_BOOL},     {"boolean", TY_BOOL},  {"text", TY_STR},
+        {"string", TY_STR}, {"item", TY_ITEM},         {"list", TY_LIST},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strcmp(t->text, types[i].word) == 0)
             return types[i].type;
     if (id >= 0 && rules_item(cc->p->rules, id) >= 0)
         return TY_ITEM; /* `stat weapon: sword` would be odd, but an item kind works */
-    comp_error(cc, t->sp, "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature, item, "
-                          "list or text)",
+    comp_error(cc, t->sp,
+               "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature, item, "
+               "list or text)",
                t->text);
     return TY_ANY;
 }
@@ -295,8 +295,7 @@ static void unknown_clause(decl_state *ds, const clause_rule *table, int n, cons
     comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", article(kind), kind, word, list);
 }
 
-static void run_clause(decl_state *ds, const clause_rule *rule, const node *clause, const node *first,
-                       const node *stop)
+static void run_clause(decl_state *ds, const clause_rule *rule, const node *clause, const node *first, const node *stop)
 {
     if (clause->kind == AST_CLAUSE && clause->b && !rule->takes_block) {
         comp_error(ds->cc, clause->b->sp, "'%s' takes no block", rule->word);
@@ -499,8 +498,8 @@ void decl_stat(decl_state *ds)
             d->type = (int)t;
         else if (dn->c && t != TY_ANY && (sty)d->type != t && !(d->type == TY_NUM && t == TY_ROLL) &&
                  !(d->type == TY_ITEM && t == TY_ITEM))
-            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text,
-                       sty_name((sty)d->type), sty_name(t));
+            comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text, sty_name((sty)d->type),
+                       sty_name(t));
     }
     decl_clauses(ds, stat_clauses, stat_nclauses, NULL);
     if (r->stats[si].derived && !dn->a)

@@ -11,9 +11,8 @@
 #include "runtime/rules.h"
 
 static const char *const sty_names[] = {
-    "anything", "nothing",  "a boolean",      "a number",   "a distance", "a duration", "dice",
-    "a roll",   "a string", "an enum member", "a creature", "a list",     "a word",
-    "a distribution", "an item", "a square",
+    "anything", "nothing",        "a boolean",  "a number", "a distance", "a duration",     "dice",    "a roll",
+    "a string", "an enum member", "a creature", "a list",   "a word",     "a distribution", "an item", "a square",
 };
 
 const char *sty_name(sty t)
@@ -565,9 +564,8 @@ static sty compile_member(compiler *cc, const node *e)
         emit_op_u16(cc, OP_GET_STAT, program_decl_index(cc->p, d), e->sp);
         return stat_type(d);
     }
-    if (base != TY_LIST &&
-        (((d = program_find_decl(cc->p, DK_RANGE, id)) && d->value != -1) ||
-         ((d = program_find_decl(cc->p, DK_DURATION, id)) && d->value != -1))) {
+    if (base != TY_LIST && (((d = program_find_decl(cc->p, DK_RANGE, id)) && d->value != -1) ||
+                            ((d = program_find_decl(cc->p, DK_DURATION, id)) && d->value != -1))) {
         emit_op_u16(cc, OP_EVAL_DECL, program_decl_index(cc->p, d), e->sp);
         return d->kind == DK_RANGE ? TY_DIST : TY_TIME;
     }
@@ -635,14 +633,14 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
         return;
     const char *best = NULL;
     int best_d = 3;
-#define NEAR(cand)                                             \
-    do {                                                       \
-        const char *c_ = program_string(cc->p, (cand));        \
-        int d_ = diag_edit_distance(a->text, c_, 2);           \
-        if (d_ < best_d) {                                     \
-            best_d = d_;                                       \
-            best = c_;                                         \
-        }                                                      \
+#define NEAR(cand)                                      \
+    do {                                                \
+        const char *c_ = program_string(cc->p, (cand)); \
+        int d_ = diag_edit_distance(a->text, c_, 2);    \
+        if (d_ < best_d) {                              \
+            best_d = d_;                                \
+            best = c_;                                  \
+        }                                               \
     } while (0)
     if (kind == 'C')
         for (int i = 0; i < r->nconditions; i++)
@@ -781,11 +779,8 @@ sty compile_expr(compiler *cc, const node *e)
     case AST_NAME:
     case AST_WORD:
     case AST_MEMBER:
-    case AST_CALL:
-        emit_op(cc, OP_DISTRIB, e->sp);
-        return t == TY_DICE ? TY_DISTRIB : TY_ANY;
-    default:
-        return t;
+    case AST_CALL: emit_op(cc, OP_DISTRIB, e->sp); return t == TY_DICE ? TY_DISTRIB : TY_ANY;
+    default: return t;
     }
 }
 

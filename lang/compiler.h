@@ -57,8 +57,8 @@ typedef struct compiler {
     const char *importing[MAX_IMPORT_DEPTH];
     int nimporting;
     bool oom;
-    int dist_mode; /* inside prob(), mean(), dist(): dice become distributions */
-    bool roll_mode; /* sampling: every die is rolled where it appears */
+    int dist_mode;     /* inside prob(), mean(), dist(): dice become distributions */
+    bool roll_mode;    /* sampling: every die is rolled where it appears */
     int system;        /* index of the current system declaration or -1 */
     sty *global_types; /* parallel to p->globals */
     size_t global_types_cap;

@@ -58,7 +58,8 @@ static void act_requires(decl_state *ds, const node *clause, ccur *k)
     if (!ccur_expr(k, &ds->fx, TY_BOOL, "what must hold", &e))
         return;
     r_action *a = act_of(ds);
-    rexpr *g = mem_realloc(a->requires, (size_t)a->nrequires * sizeof(rexpr), (size_t)(a->nrequires + 1) * sizeof(rexpr));
+    rexpr *g =
+        mem_realloc(a->requires, (size_t)a->nrequires * sizeof(rexpr), (size_t)(a->nrequires + 1) * sizeof(rexpr));
     if (!g) {
         ds->cc->oom = true;
         return;

@@ -205,8 +205,9 @@ static void econ_exclusive_clause(decl_state *ds, const node *clause, ccur *k)
 }
 
 const clause_rule economy_clauses[] = {
-    {"slot", "slot NAME COUNT per turn|round [role primary|movement|minor|free|reaction] [during PHASE] "
-             "[borrows SLOT from this or next turn]",
+    {"slot",
+     "slot NAME COUNT per turn|round [role primary|movement|minor|free|reaction] [during PHASE] "
+     "[borrows SLOT from this or next turn]",
      econ_slot_clause, false},
     {"limit", "limit SLOT + SLOT <= N per turn|round", econ_limit_clause, false},
     {"exclusive", "exclusive SLOT by kind until start of next turn", econ_exclusive_clause, false},

@@ -56,8 +56,9 @@ static void cond_modify(decl_state *ds, const node *clause, ccur *k)
     const decl *stat = program_find_decl(cc->p, DK_STAT, name);
     if (incoming || (check >= 0 && !stat)) {
         if (check < 0) {
-            comp_error(cc, at->sp, "'%s' is not a check; 'modify incoming' names a check, as in 'modify incoming "
-                                   "attack by 2'",
+            comp_error(cc, at->sp,
+                       "'%s' is not a check; 'modify incoming' names a check, as in 'modify incoming "
+                       "attack by 2'",
                        at->text);
             return;
         }
@@ -226,7 +227,7 @@ static void cond_requires(decl_state *ds, const node *clause, ccur *k)
     fctx fx = {.what = ds->label};
     rexpr e;
     if (ccur_expr(k, &fx, TY_BOOL, "what must hold to apply it", &e))
-        cond_of(ds)->requires = e;
+    cond_of(ds)->requires = e;
     ccur_end(k);
 }
 
@@ -269,8 +270,9 @@ static void cond_ends(decl_state *ds, const node *clause, ccur *k)
         return;
     const node *pat = ccur_take(k);
     if (!pat || pat->kind != AST_CALL) {
-        comp_error(cc, pat ? pat->sp : k->end, "'ends on' takes an event with names for its arguments, as in "
-                                               "'ends on turn_start(c) when c == self'");
+        comp_error(cc, pat ? pat->sp : k->end,
+                   "'ends on' takes an event with names for its arguments, as in "
+                   "'ends on turn_start(c) when c == self'");
         return;
     }
     r_ends_on e = {.where = clause->sp};

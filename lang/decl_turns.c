@@ -309,8 +309,7 @@ const clause_rule initiative_clauses[] = {
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
     {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
-    {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder,
-     false},
+    {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder, false},
 };
 const int initiative_nclauses = (int)(sizeof initiative_clauses / sizeof initiative_clauses[0]);
 
@@ -446,8 +445,7 @@ static void enc_when(decl_state *ds, const node *clause, ccur *k)
         return;
     fctx fx = {.what = ds->label};
     rexpr cond;
-    if (!ccur_expr(k, &fx, TY_BOOL, out ? "when a creature is out of the fight" : "when the encounter is over",
-                   &cond))
+    if (!ccur_expr(k, &fx, TY_BOOL, out ? "when a creature is out of the fight" : "when the encounter is over", &cond))
         return;
     e = &ds->cc->p->rules->encounter;
     *(out ? &e->out : &e->ends) = cond;
@@ -507,7 +505,8 @@ static void dur_anchor(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
     static const char *const what[] = {"position", "creature"};
-    int w = ccur_choice(k, "what a duration is anchored to (the initiative count, or the creature's own turns)", what, 2);
+    int w =
+        ccur_choice(k, "what a duration is anchored to (the initiative count, or the creature's own turns)", what, 2);
     if (w >= 0)
         time_cfg(ds)->anchor_creature = w == 1;
     ccur_end(k);

@@ -23,7 +23,7 @@ typedef struct lexer {
     bool oom;
     int start_token; /* injected before the first token (expression mode) */
     node *root;
-    jmp_buf fatal; /* flex's fatal errors (out of memory) come back here, never exit() */
+    jmp_buf fatal;         /* flex's fatal errors (out of memory) come back here, never exit() */
     void *flex_blocks[16]; /* what flex holds, so a fatal unwind frees it all */
     int nflex_blocks;
 } lexer;

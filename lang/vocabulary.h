@@ -11,8 +11,8 @@
 #include "lang/decl.h"
 
 typedef struct decl_vocabulary {
-    const char *word;    /* the keyword, or "space grid" for a variant */
-    const char *form;    /* how it is written */
+    const char *word; /* the keyword, or "space grid" for a variant */
+    const char *form; /* how it is written */
     const char *meaning;
     const clause_rule *clauses; /* NULL: none (a body of statements, or a value) */
     const int *nclauses;

@@ -264,15 +264,42 @@ void fray_distribution_free(fray_distribution *d)
     mem_free(d, sizeof *d);
 }
 
-int64_t fray_distribution_lowest(const fray_distribution *d) { return dist_lowest(d->d); }
-int64_t fray_distribution_highest(const fray_distribution *d) { return dist_highest(d->d); }
-double fray_distribution_p(const fray_distribution *d, int64_t outcome) { return dist_p(d->d, outcome); }
-double fray_distribution_at_least(const fray_distribution *d, int64_t x) { return dist_p_at_least(d->d, x); }
-double fray_distribution_at_most(const fray_distribution *d, int64_t x) { return dist_p_at_most(d->d, x); }
-double fray_distribution_mean(const fray_distribution *d) { return dist_mean(d->d); }
-double fray_distribution_stddev(const fray_distribution *d) { return dist_stddev(d->d); }
-int64_t fray_distribution_quantile(const fray_distribution *d, double q) { return dist_quantile(d->d, q); }
-double fray_distribution_remainder(const fray_distribution *d) { return dist_remainder(d->d); }
+int64_t fray_distribution_lowest(const fray_distribution *d)
+{
+    return dist_lowest(d->d);
+}
+int64_t fray_distribution_highest(const fray_distribution *d)
+{
+    return dist_highest(d->d);
+}
+double fray_distribution_p(const fray_distribution *d, int64_t outcome)
+{
+    return dist_p(d->d, outcome);
+}
+double fray_distribution_at_least(const fray_distribution *d, int64_t x)
+{
+    return dist_p_at_least(d->d, x);
+}
+double fray_distribution_at_most(const fray_distribution *d, int64_t x)
+{
+    return dist_p_at_most(d->d, x);
+}
+double fray_distribution_mean(const fray_distribution *d)
+{
+    return dist_mean(d->d);
+}
+double fray_distribution_stddev(const fray_distribution *d)
+{
+    return dist_stddev(d->d);
+}
+int64_t fray_distribution_quantile(const fray_distribution *d, double q)
+{
+    return dist_quantile(d->d, q);
+}
+double fray_distribution_remainder(const fray_distribution *d)
+{
+    return dist_remainder(d->d);
+}
 
 bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *buf, size_t cap)
 {

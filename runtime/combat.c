@@ -78,9 +78,9 @@ static bool sync_ledgers(vm *v)
         r->ntriggers == v->ledger_ntriggers)
         return true;
     int old_len = v->ledger_len;
-    int old_at[7] = {v->ledger_slot_turn, v->ledger_slot_round, v->ledger_debt,  v->ledger_lock,
+    int old_at[7] = {v->ledger_slot_turn, v->ledger_slot_round, v->ledger_debt,   v->ledger_lock,
                      v->ledger_exchange,  v->ledger_action,     v->ledger_trigger};
-    int old_n[7] = {v->ledger_nslots,     v->ledger_nslots,   v->ledger_nslots,  v->ledger_nexclusives,
+    int old_n[7] = {v->ledger_nslots,     v->ledger_nslots,   v->ledger_nslots,   v->ledger_nexclusives,
                     v->ledger_nexchanges, v->ledger_nactions, v->ledger_ntriggers};
     int new_n[7] = {r->nslots, r->nslots, r->nslots, r->nexclusives, r->nexchanges, r->nactions, r->ntriggers};
     int new_at[7];

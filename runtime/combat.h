@@ -39,14 +39,14 @@ typedef enum { EFF_CONDITION, EFF_COOLDOWN, EFF_RELATION, EFF_HOLD } effect_kind
 
 /* The queue that ticks an effect down. */
 typedef enum {
-    Q_NONE,        /* lasts until removed */
-    Q_TURN_START,  /* the anchor creature's turn starts */
-    Q_TURN_END,    /* the anchor creature's turn ends */
+    Q_NONE,       /* lasts until removed */
+    Q_TURN_START, /* the anchor creature's turn starts */
+    Q_TURN_END,   /* the anchor creature's turn ends */
     Q_ROUND_START,
     Q_ROUND_END,
-    Q_PHASE,       /* a phase of the round starts */
-    Q_POSITION,    /* the turn at an initiative position comes round */
-    Q_ENCOUNTER,   /* `end encounter` */
+    Q_PHASE,     /* a phase of the round starts */
+    Q_POSITION,  /* the turn at an initiative position comes round */
+    Q_ENCOUNTER, /* `end encounter` */
     Q_SCENE,
     Q_QUEST,
     Q_ARC,
@@ -62,11 +62,11 @@ typedef struct effect {
     int32_t source;  /* who caused it, or -1 */
     int32_t anchor;  /* whose turns or which phase count it down, or -1 */
     int32_t remaining;
-    int32_t due_round; /* Q_POSITION: the round it ends in */
-    int32_t due_phase; /* Q_POSITION: the phase it began in (-1: the start of the round) */
-    int64_t due_key;   /* Q_POSITION: the position it ends at */
-    value lasts;       /* as given, for show and explain (nil: until removed) */
-    uint32_t seq;      /* creation order: ties break by it */
+    int32_t due_round;    /* Q_POSITION: the round it ends in */
+    int32_t due_phase;    /* Q_POSITION: the phase it began in (-1: the start of the round) */
+    int64_t due_key;      /* Q_POSITION: the position it ends at */
+    value lasts;          /* as given, for show and explain (nil: until removed) */
+    uint32_t seq;         /* creation order: ties break by it */
     int32_t next, prev;   /* the bearer's list */
     int32_t qnext, qprev; /* its queue's list (not Q_POSITION) */
     int32_t heap_at;      /* Q_POSITION: index in the heap */
@@ -111,7 +111,7 @@ enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
 #define ZONE_MAX_TRAITS 8
 #define ZONE_MAX_NEIGHBOURS 16
 typedef struct zone_info {
-    int32_t name;      /* string id */
+    int32_t name;                            /* string id */
     int32_t neighbours[ZONE_MAX_NEIGHBOURS]; /* the zones next to it (both ways) */
     int nneighbours;
     int32_t traits[ZONE_MAX_TRAITS]; /* its traits and features, as words */
@@ -143,13 +143,13 @@ typedef struct combat {
     uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
     entry *order;
     int norder, order_cap;
-    bool ordered;   /* initiative has been rolled */
+    bool ordered;        /* initiative has been rolled */
     bool awaiting_start; /* the order may still be changed before round 1 */
-    int32_t initiator; /* who started the fight, or -1 */
-    int32_t fighting;  /* `fight`: rounds left, or 0 */
-    bool fight_paused; /* `fight N rounds` has played its rounds */
+    int32_t initiator;   /* who started the fight, or -1 */
+    int32_t fighting;    /* `fight`: rounds left, or 0 */
+    bool fight_paused;   /* `fight N rounds` has played its rounds */
     bool checking_over;
-    int32_t standing[2]; /* two creatures of different sides last seen standing, or -1 */
+    int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */
 
     /* effects and the queues that end them */
@@ -180,7 +180,7 @@ typedef struct combat {
     int trigger_policy_cap;
     counter *trigger_counts; /* per trigger: firings toward a `limit` not kept per creature */
     int trigger_counts_cap;
-    uint32_t turn_serial;    /* turns started: the epoch of per-turn counts kept for no one */
+    uint32_t turn_serial; /* turns started: the epoch of per-turn counts kept for no one */
 
     /* the grid */
     cell_flags *cells;
@@ -193,11 +193,11 @@ typedef struct combat {
     int32_t next_engagement;
 
     /* what the command under way is resolving */
-    bool cancelled; /* cancel() was called, or the actor fell */
-    int32_t actor;  /* who takes the action being resolved, or -1 */
+    bool cancelled;      /* cancel() was called, or the actor fell */
+    int32_t actor;       /* who takes the action being resolved, or -1 */
     int32_t actor_depth; /* the trigger depth its own events are emitted at */
     int32_t trigger_depth;
-    int32_t in_holds; /* evaluating a `holds when` */
+    int32_t in_holds;    /* evaluating a `holds when` */
     const char *roll_as; /* who a roll is shown for, instead of its creature (a side), or NULL */
 
     /* the log */
@@ -268,8 +268,7 @@ typedef struct refusal {
 } refusal;
 /* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
    With pay, pays it. Fills *why when it cannot. */
-bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay,
-                refusal *why);
+bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why);
 int ledger_spent(struct vm *v, int c, int slot);
 int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
 bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
@@ -299,8 +298,8 @@ void effect_index_free(combat *cb);
 /* Whether condition cond holds on c by its own `holds when` formula. */
 bool effects_holds_by_itself(struct vm *v, int c, int cond, bool *yes, span at);
 /* The modifier terms a check gets for its participants (checks.c). */
-bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels,
-                        int *cites, int *n, int max, span at);
+bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites,
+                        int *n, int max, span at);
 bool effects_forbids(struct vm *v, int c, int action, refusal *why, span at);
 bool effects_protects(struct vm *v, int target, int action, int actor, refusal *why, span at);
 /* Does a condition of c forbid it reactions of this kind (a word id)? */
@@ -342,8 +341,7 @@ bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
 bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
 bool grid_cover(struct vm *v, int a, int b, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b);
-bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved,
-               span at);
+bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
 bool grid_push(struct vm *v, int c, int from, value dist, value *moved, span at);
 void grid_show(struct vm *v);
 bool grid_adjacent(struct vm *v, int a, int b);

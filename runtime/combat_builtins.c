@@ -206,8 +206,9 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         return true;
     case BI_round_number: *out = value_int(cb->active ? cb->round : 0); return true;
     case BI_phase:
-        *out = cb->phase >= 0 && cb->phase < v->r->nphases ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[cb->phase].name)
-                                                            : value_nil();
+        *out = cb->phase >= 0 && cb->phase < v->r->nphases
+                   ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[cb->phase].name)
+                   : value_nil();
         return true;
     case BI_creatures: return creature_list(v, id, -1, at, out);
     case BI_enemies:
@@ -310,7 +311,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_cover: {
         int level;
         if (!v->r->space.cover_corners)
-            return vm_error(v, at, "these rules do not say how cover is found; declare it: space grid { cover from corners }");
+            return vm_error(v, at,
+                            "these rules do not say how cover is found; declare it: space grid { cover from corners }");
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
             !grid_cover(v, a, b, &level, at))
             return false;
@@ -410,8 +412,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         return true;
     }
     case BI_engage:
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
-            !zones_engage(v, a, b, at))
+        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) || !zones_engage(v, a, b, at))
             return false;
         *out = value_bool(v->creatures[a].engagement >= 0 && v->creatures[a].engagement == v->creatures[b].engagement);
         return true;
@@ -425,7 +426,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
         if (group < 0)
-            return vm_error(v, at, "join(): a group is named by a word or string, not %s", value_type_name(args[1].type));
+            return vm_error(v, at, "join(): a group is named by a word or string, not %s",
+                            value_type_name(args[1].type));
         if (!zones_join(v, a, group, at))
             return false;
         *out = value_bool(v->creatures[a].group == group);

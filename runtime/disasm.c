@@ -77,7 +77,8 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
                 (int)u16 < p->rules->nactions ? program_string(p, p->rules->actions[u16].name) : "?");
         break;
     case OP_ASK:
-        fprintf(out, "%5u    ; %s", u16, (int)u16 < p->rules->nrulings ? program_string(p, p->rules->rulings[u16].name) : "?");
+        fprintf(out, "%5u    ; %s", u16,
+                (int)u16 < p->rules->nrulings ? program_string(p, p->rules->rulings[u16].name) : "?");
         break;
     case OP_CMP_ROLL: {
         static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};

@@ -45,7 +45,10 @@ static void *fail(dist_error *err, const char *fmt, ...)
     return NULL;
 }
 
-static void *oom(dist_error *err) { return fail(err, "out of memory computing a distribution"); }
+static void *oom(dist_error *err)
+{
+    return fail(err, "out of memory computing a distribution");
+}
 
 /* ---------------------------------------------------------------- basics */
 
@@ -85,9 +88,15 @@ void dist_free(dist *d)
     mem_free(d, sizeof *d);
 }
 
-static int64_t hi_of(const dist *d) { return d->lo + (int64_t)d->n - 1; }
+static int64_t hi_of(const dist *d)
+{
+    return d->lo + (int64_t)d->n - 1;
+}
 
-static bool nonzero(const dist *d, size_t i) { return d->exact ? d->w[i] != 0 : d->p[i] != 0.0; }
+static bool nonzero(const dist *d, size_t i)
+{
+    return d->exact ? d->w[i] != 0 : d->p[i] != 0.0;
+}
 
 static dist_count gcd128(dist_count a, dist_count b)
 {
@@ -297,9 +306,18 @@ static dist *pairwise(const dist *a, const dist *b, int op, dist_error *err)
     return r;
 }
 
-dist *dist_add(const dist *a, const dist *b, dist_error *err) { return pairwise(a, b, OP_ADD, err); }
-dist *dist_sub(const dist *a, const dist *b, dist_error *err) { return pairwise(a, b, OP_SUB, err); }
-dist *dist_mul(const dist *a, const dist *b, dist_error *err) { return pairwise(a, b, OP_MUL, err); }
+dist *dist_add(const dist *a, const dist *b, dist_error *err)
+{
+    return pairwise(a, b, OP_ADD, err);
+}
+dist *dist_sub(const dist *a, const dist *b, dist_error *err)
+{
+    return pairwise(a, b, OP_SUB, err);
+}
+dist *dist_mul(const dist *a, const dist *b, dist_error *err)
+{
+    return pairwise(a, b, OP_MUL, err);
+}
 
 /* ---------------------------------------------------------------- unary */
 
@@ -324,7 +342,10 @@ static dist *map_unary(const dist *a, map_fn fn, const void *ctx, int64_t lo, in
     return finish(r);
 }
 
-static int64_t scale_fn(int64_t x, const void *ctx) { return x * *(const int64_t *)ctx; }
+static int64_t scale_fn(int64_t x, const void *ctx)
+{
+    return x * *(const int64_t *)ctx;
+}
 
 dist *dist_scale(const dist *a, int64_t k, dist_error *err)
 {
@@ -342,7 +363,10 @@ static int64_t floor_div(int64_t x, int64_t k)
     return q;
 }
 
-static int64_t floor_div_fn(int64_t x, const void *ctx) { return floor_div(x, *(const int64_t *)ctx); }
+static int64_t floor_div_fn(int64_t x, const void *ctx)
+{
+    return floor_div(x, *(const int64_t *)ctx);
+}
 
 dist *dist_floor_div(const dist *a, int64_t k, dist_error *err)
 {
@@ -421,8 +445,14 @@ static dist *extreme(const dist *a, const dist *b, bool want_max, dist_error *er
     return finish(r);
 }
 
-dist *dist_maximum(const dist *a, const dist *b, dist_error *err) { return extreme(a, b, true, err); }
-dist *dist_minimum(const dist *a, const dist *b, dist_error *err) { return extreme(a, b, false, err); }
+dist *dist_maximum(const dist *a, const dist *b, dist_error *err)
+{
+    return extreme(a, b, true, err);
+}
+dist *dist_minimum(const dist *a, const dist *b, dist_error *err)
+{
+    return extreme(a, b, false, err);
+}
 
 /* -------------------------------------------------------------- compare */
 
@@ -577,7 +607,10 @@ static int64_t face_score(const dice *d, int64_t v)
     return (int64_t)cmp_holds(d->success_cmp, v, d->success_at) - (int64_t)cmp_holds(d->failure_cmp, v, d->failure_at);
 }
 
-static int64_t score_fn(int64_t x, const void *ctx) { return face_score(ctx, x); }
+static int64_t score_fn(int64_t x, const void *ctx)
+{
+    return face_score(ctx, x);
+}
 
 /* One roll with the reroll rule applied. "r" repeats while the condition
  * holds, so the die is uniform over the faces that don't meet it; "ro" is a
@@ -621,7 +654,10 @@ typedef struct explode_plan {
     bool face_scores; /* contributions are success scores of each face */
 } explode_plan;
 
-static bool explodes(const dice *d, int64_t v) { return cmp_holds(d->explode_cmp, v, d->explode_at); }
+static bool explodes(const dice *d, int64_t v)
+{
+    return cmp_holds(d->explode_cmp, v, d->explode_at);
+}
 
 /* What a roll of raw value v at chain level `level` adds. */
 static int64_t contribution(const explode_plan *pl, int64_t v, int level)
@@ -672,7 +708,8 @@ static dist *chain_level(const explode_plan *pl, int level, const dist *next, bo
             if (!raw->w[i])
                 continue;
             if (!explodes(d, v) || (!next && stand)) {
-                ok = !__builtin_mul_overflow(raw->w[i], nt, &x) && !__builtin_add_overflow(r->w[c - lo], x, &r->w[c - lo]);
+                ok = !__builtin_mul_overflow(raw->w[i], nt, &x) &&
+                     !__builtin_add_overflow(r->w[c - lo], x, &r->w[c - lo]);
             } else if (next) {
                 for (size_t j = 0; j < next->n && ok; j++) {
                     dist_count *slot = &r->w[c + next->lo + (int64_t)j - lo];
@@ -867,11 +904,11 @@ static dist *sum_iid(const dist *unit, int32_t n, dist_error *err)
 typedef struct keep_job {
     const dist *unit;
     int32_t n, keep;
-    size_t m;        /* values with nonzero weight, best first */
-    int64_t *val;    /* [m] */
-    int64_t *score;  /* [m] */
+    size_t m;       /* values with nonzero weight, best first */
+    int64_t *val;   /* [m] */
+    int64_t *score; /* [m] */
     int64_t smin, smax;
-    size_t width;    /* row width: k * (smax - smin) + 1 */
+    size_t width; /* row width: k * (smax - smin) + 1 */
 } keep_job;
 
 static dist *keep_exact(const keep_job *kj, dist_error *err, bool *overflow)
@@ -898,7 +935,8 @@ static dist *keep_exact(const keep_job *kj, dist_error *err, bool *overflow)
     for (size_t a = 0; ok && a < rows; a++) {
         binom[a * rows] = 1;
         for (size_t b = 1; b <= a && ok; b++)
-            ok = !__builtin_add_overflow(binom[(a - 1) * rows + b - 1], binom[(a - 1) * rows + b], &binom[a * rows + b]);
+            ok =
+                !__builtin_add_overflow(binom[(a - 1) * rows + b - 1], binom[(a - 1) * rows + b], &binom[a * rows + b]);
     }
     for (size_t j = 0; ok && j < m; j++)
         wt[j] = u->w[kj->val[j] - u->lo];
@@ -930,7 +968,8 @@ static dist *keep_exact(const keep_job *kj, dist_error *err, bool *overflow)
                     if (!ok)
                         break;
                     if (i + c < k) {
-                        dist_count *slot = &f[(size_t)(i + c) * w + (size_t)(sum + c * sc - (int64_t)(i + c) * kj->smin)];
+                        dist_count *slot =
+                            &f[(size_t)(i + c) * w + (size_t)(sum + c * sc - (int64_t)(i + c) * kj->smin)];
                         ok = !__builtin_add_overflow(*slot, x, slot);
                     } else {
                         int64_t kept = sum + (int64_t)(k - i) * sc;
@@ -962,7 +1001,10 @@ static dist *keep_exact(const keep_job *kj, dist_error *err, bool *overflow)
 }
 
 /* log C(a, b) for the binomial pmf of big pools. */
-static double log_choose(int32_t a, int32_t b) { return lgamma(a + 1.0) - lgamma(b + 1.0) - lgamma(a - b + 1.0); }
+static double log_choose(int32_t a, int32_t b)
+{
+    return lgamma(a + 1.0) - lgamma(b + 1.0) - lgamma(a - b + 1.0);
+}
 
 /* The same DP in probabilities, kept as conditional probabilities so that
  * nothing overflows or underflows for big pools: given `left` dice all at
@@ -973,10 +1015,10 @@ static dist *keep_double(const keep_job *kj, dist_error *err)
     const dist *u = kj->unit;
     int32_t n = kj->n, k = kj->keep;
     size_t w = kj->width, m = kj->m;
-    double *f = MEM_NEW_ARRAY(double, (size_t)k * w);
+    double *f = MEM_NEW_ARRAY(double, (size_t)k *w);
     double *pmf = MEM_NEW_ARRAY(double, (size_t)n + 1);
     double *pj = MEM_NEW_ARRAY(double, m);
-    double *tail = MEM_NEW_ARRAY(double, m + 1); /* mass of values j.. */
+    double *tail = MEM_NEW_ARRAY(double, m + 1);         /* mass of values j.. */
     size_t *span = MEM_NEW_ARRAY(size_t, 2 * (size_t)k); /* live cells of row i: [span[2i], span[2i+1]) */
     dist *r = new_dist((int64_t)k * kj->smin, (int64_t)k * kj->smax, false, err);
     bool ok = f && pmf && pj && tail && span && r;
@@ -1038,8 +1080,7 @@ static dist *keep_double(const keep_job *kj, dist_error *err)
                         size_t *sp = &span[2 * (i + c)];
                         sp[0] = cell < sp[0] ? cell : sp[0];
                         sp[1] = cell + 1 > sp[1] ? cell + 1 : sp[1];
-                    }
-                    else
+                    } else
                         r->p[sum + (int64_t)(k - i) * sc - r->lo] += x;
                 }
                 f[(size_t)i * w + s] = cur * pmf[0];
@@ -1143,7 +1184,7 @@ static dist *keep_exploding(const dice *d, const dist *raw, int32_t n, int32_t k
     size_t w = (size_t)width128, ks = (size_t)k;
     /* f[(a * k + b) * w + s - (a + b) * smin] */
     size_t npow = ks + (size_t)n + 1;
-    long double *f = MEM_NEW_ARRAY(long double, ks * ks * w);
+    long double *f = MEM_NEW_ARRAY(long double, ks *ks *w);
     long double *qpow = MEM_NEW_ARRAY(long double, npow), *rinv = MEM_NEW_ARRAY(long double, npow);
     long double *stay = MEM_NEW_ARRAY(long double, ks + 1);
     dist *r = new_dist((int64_t)k * smin, (int64_t)k * smax, false, err);
@@ -1303,8 +1344,7 @@ dist *dist_dice(const dice *d, double epsilon, dist_error *err)
     dist *raw = raw_roll(d, err);
     if (!raw)
         return NULL;
-    bool has_keep = d->keep != DICE_KEEP_ALL &&
-                    (d->keep <= DICE_KEEP_LOW ? d->keep_n < d->count : d->keep_n > 0);
+    bool has_keep = d->keep != DICE_KEEP_ALL && (d->keep <= DICE_KEEP_LOW ? d->keep_n < d->count : d->keep_n > 0);
     dist *unit = raw, *r = NULL;
     if (d->explode == DICE_EXPLODE || d->explode == DICE_PENETRATE) {
         /* Every extra die is a face of its own, so with keep/drop the pool
@@ -1455,8 +1495,14 @@ dist *dist_chain(const dice *const *dies, int n, bool count_steps, dist_error *e
 
 /* -------------------------------------------------------------- reading */
 
-int64_t dist_lowest(const dist *d) { return d->lo; }
-int64_t dist_highest(const dist *d) { return hi_of(d); }
+int64_t dist_lowest(const dist *d)
+{
+    return d->lo;
+}
+int64_t dist_highest(const dist *d)
+{
+    return hi_of(d);
+}
 
 double dist_p(const dist *d, int64_t outcome)
 {
@@ -1537,9 +1583,15 @@ bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *d
     return true;
 }
 
-bool dist_is_exact(const dist *d) { return d->exact; }
+bool dist_is_exact(const dist *d)
+{
+    return d->exact;
+}
 
-double dist_remainder(const dist *d) { return remainder_of(d); }
+double dist_remainder(const dist *d)
+{
+    return remainder_of(d);
+}
 
 size_t dist_count_format(dist_count c, char *buf, size_t cap)
 {

@@ -71,7 +71,7 @@ dist *dist_copy(const dist *d, dist_error *err);
 /* Reading. Outcomes run from lowest to highest; some may have weight 0. */
 int64_t dist_lowest(const dist *d);
 int64_t dist_highest(const dist *d);
-double dist_p(const dist *d, int64_t outcome);       /* P(X = outcome) */
+double dist_p(const dist *d, int64_t outcome); /* P(X = outcome) */
 double dist_p_at_least(const dist *d, int64_t outcome);
 double dist_p_at_most(const dist *d, int64_t outcome);
 double dist_mean(const dist *d);

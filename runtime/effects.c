@@ -299,9 +299,8 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
     }
     int acting = encounter_acting(v);
     bool own_turn = e->anchor >= 0 && acting == e->anchor && cb->in_turn;
-    const time_config *cfg = tk == TIME_TURNS || tk == TIME_UNTIL_TURN_START || tk == TIME_UNTIL_TURN_END
-                                 ? &r->turns_cfg
-                                 : &r->rounds_cfg;
+    const time_config *cfg =
+        tk == TIME_TURNS || tk == TIME_UNTIL_TURN_START || tk == TIME_UNTIL_TURN_END ? &r->turns_cfg : &r->rounds_cfg;
     bool by_position = tk == TIME_ROUNDS ? !r->rounds_cfg.anchor_creature
                        : tk == TIME_TURNS || tk == TIME_UNTIL_TURN_START
                            ? r->turns_cfg.from.decl >= 0 && !r->turns_cfg.anchor_creature
@@ -401,7 +400,8 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     switch ((effect_kind)copy.kind) {
     case EFF_CONDITION: {
         combat_say(v, "%s on %s ended%s%s%s", name, bearer, why ? " (" : "", why ? why : "", why ? ")" : "");
-        value args[2] = {value_ref(V_CREATURE, 0, copy.bearer), value_ref(V_WORD, HOME_PROGRAM, v->r->conditions[copy.what].name)};
+        value args[2] = {value_ref(V_CREATURE, 0, copy.bearer),
+                         value_ref(V_WORD, HOME_PROGRAM, v->r->conditions[copy.what].name)};
         return events_emit(v, EV_CONDITION_ENDED, args, 2, at);
     }
     case EFF_COOLDOWN: combat_note(v, "%s can use %s again", bearer, name); return true;
@@ -424,15 +424,16 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
 
 static const char *queue_reason(vm *v, const effect *e, char *buf, size_t cap)
 {
-    const char *who = e->anchor >= 0 && e->queue != Q_PHASE && (size_t)e->anchor < v->ncreatures
-                          ? v->creatures[e->anchor].name
-                          : "";
+    const char *who =
+        e->anchor >= 0 && e->queue != Q_PHASE && (size_t)e->anchor < v->ncreatures ? v->creatures[e->anchor].name : "";
     switch ((queue_kind)e->queue) {
     case Q_TURN_START: snprintf(buf, cap, "start of %s's turn", who); break;
     case Q_TURN_END: snprintf(buf, cap, "end of %s's turn", who); break;
     case Q_ROUND_START: snprintf(buf, cap, "start of round %d", v->cb.round); break;
     case Q_ROUND_END: snprintf(buf, cap, "end of round %d", v->cb.round); break;
-    case Q_PHASE: snprintf(buf, cap, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name)); break;
+    case Q_PHASE:
+        snprintf(buf, cap, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name));
+        break;
     case Q_POSITION: snprintf(buf, cap, "its initiative position came round"); break;
     case Q_ENCOUNTER: snprintf(buf, cap, "end of the encounter"); break;
     case Q_SCENE: snprintf(buf, cap, "end of the scene"); break;
@@ -488,8 +489,9 @@ bool effects_tick_position(vm *v, int round, int phase, int64_t key, span at)
     while (cb->nheap > 0) {
         int32_t top = cb->heap[0];
         effect *e = eff(v, top);
-        if (e->due_round != round ? e->due_round > round
-                                  : e->due_phase != phase ? e->due_phase > phase : e->due_key > key)
+        if (e->due_round != round   ? e->due_round > round
+            : e->due_phase != phase ? e->due_phase > phase
+                                    : e->due_key > key)
             break;
         if (!end_effect(v, top, "its initiative position came round", at))
             return false;
@@ -531,8 +533,8 @@ bool effects_end_encounter(vm *v, span at)
 
 typedef struct held {
     int cond;
-    int source;       /* creature that caused it, or -1 */
-    int32_t effect;   /* the effect, or -1 when it holds by itself or is implied */
+    int source;     /* creature that caused it, or -1 */
+    int32_t effect; /* the effect, or -1 when it holds by itself or is implied */
 } held;
 
 #define HELD_MAX 64
@@ -646,9 +648,8 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     if (rexpr_present(&rc->requires)) {
         value ok;
         if (rc->requires.kind == REXPR_CONST)
-            ok = rc->requires.v;
-        else if (!vm_call(v, rc->requires.chunk, c, NULL, 0, &ok))
-            return false;
+        ok = rc->requires.v;
+        else if (!vm_call(v, rc->requires.chunk, c, NULL, 0, &ok)) return false;
         if (!value_truthy(ok)) {
             char cite[160];
             combat_say(v, "%s cannot be %s: its requirement does not hold (%s)", v->creatures[c].name, name,
@@ -844,8 +845,8 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                 if (!add_numbers(v, add, amount, &add, mod->where))
                     return false;
                 any_add = true;
-                combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->creatures[c].name,
-                            shown[0] == '-' ? "" : "+", shown, cname, cite);
+                combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->creatures[c].name, shown[0] == '-' ? "" : "+", shown,
+                            cname, cite);
             }
         }
     }
@@ -883,8 +884,8 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
     return true;
 }
 
-bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites,
-                        int *n, int max, span at)
+bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites, int *n,
+                        int max, span at)
 {
     *n = 0;
     const rules *r = v->r;
@@ -1154,8 +1155,8 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
         return true;
     }
     if (rr->one_per_a && find_relation(v, rel, a, -1) >= 0) {
-        combat_say(v, "%s cannot %s %s: already in a %s as %s", v->creatures[a].name, name, v->creatures[b].name,
-                   name, program_string(v->p, rr->a_name));
+        combat_say(v, "%s cannot %s %s: already in a %s as %s", v->creatures[a].name, name, v->creatures[b].name, name,
+                   program_string(v->p, rr->a_name));
         return true;
     }
     if (rr->one_per_b) {
@@ -1187,7 +1188,8 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
     combat_say(v, "%s: %s is %s, %s is %s", name, v->creatures[a].name, program_string(v->p, rr->a_name),
                v->creatures[b].name, program_string(v->p, rr->b_name));
     *done = true;
-    value args[3] = {value_ref(V_WORD, HOME_PROGRAM, rr->name), value_ref(V_CREATURE, 0, a), value_ref(V_CREATURE, 0, b)};
+    value args[3] = {value_ref(V_WORD, HOME_PROGRAM, rr->name), value_ref(V_CREATURE, 0, a),
+                     value_ref(V_CREATURE, 0, b)};
     return events_emit(v, EV_RELATED, args, 3, at);
 }
 
@@ -1240,9 +1242,7 @@ void effects_show(vm *v, int c, char *buf, size_t cap)
             len += (size_t)snprintf(buf + len, cap - len, "%s%s %s [%s]", sep, what_name(v, e),
                                     v->creatures[e->partner].name, how);
             break;
-        case EFF_HOLD:
-            len += (size_t)snprintf(buf + len, cap - len, "%sholding an action [%s]", sep, how);
-            break;
+        case EFF_HOLD: len += (size_t)snprintf(buf + len, cap - len, "%sholding an action [%s]", sep, how); break;
         }
     }
 }

@@ -551,8 +551,7 @@ bool encounter_check_over(vm *v, span at)
         bool two = false;
         int w0 = cb->standing[0], w1 = cb->standing[1];
         if (w0 >= 0 && w1 >= 0 && (size_t)w0 < v->ncreatures && (size_t)w1 < v->ncreatures &&
-            v->creatures[w0].in_play && v->creatures[w1].in_play &&
-            side_key(v, w0) != side_key(v, w1)) {
+            v->creatures[w0].in_play && v->creatures[w1].in_play && side_key(v, w0) != side_key(v, w1)) {
             bool out0, out1;
             if (!encounter_out(v, w0, &out0, at) || !encounter_out(v, w1, &out1, at)) {
                 cb->checking_over = false;
@@ -930,7 +929,8 @@ static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, spa
 {
     *used += v->limits.steps - v->steps_left;
     if (*used > allowed)
-        return vm_error(v, at, "step limit reached: the fight took more than %" PRIu64 " steps in all (%d times --max-steps)",
+        return vm_error(v, at,
+                        "step limit reached: the fight took more than %" PRIu64 " steps in all (%d times --max-steps)",
                         allowed, FIGHT_STEPS_FACTOR);
     vm_scratch_release(v, mark);
     return true;
@@ -940,7 +940,8 @@ static bool play_tactic(vm *v, int c, span at)
 {
     int t = v->creatures[c].tactic;
     if (t < 0)
-        return vm_error(v, at, "%s has no tactic, so 'fight' cannot play its turn (give it one: creature ... tactic NAME)",
+        return vm_error(v, at,
+                        "%s has no tactic, so 'fight' cannot play its turn (give it one: creature ... tactic NAME)",
                         vm_name(v, c));
     value r;
     return vm_call(v, v->r->tactics[t].body, c, NULL, 0, &r);
@@ -966,12 +967,14 @@ bool encounter_fight(vm *v, int rounds, span at)
        are dropped when it ends, so a long fight runs in bounded memory */
     vm_mark mark = vm_scratch_mark(v);
     /* all the turns of one fight may take FIGHT_STEPS_FACTOR budgets */
-    uint64_t used = 0, allowed = v->limits.steps > UINT64_MAX / FIGHT_STEPS_FACTOR ? UINT64_MAX
-                                                                                  : v->limits.steps * FIGHT_STEPS_FACTOR;
+    uint64_t used = 0, allowed = v->limits.steps > UINT64_MAX / FIGHT_STEPS_FACTOR
+                                     ? UINT64_MAX
+                                     : v->limits.steps * FIGHT_STEPS_FACTOR;
     while (cb->active && !cb->fight_paused) {
         if (cb->round > FIGHT_ROUNDS_MAX && rounds == 0)
-            return vm_error(v, at, "the fight has gone on for %d rounds without ending (the limit); does anything "
-                                   "end it ('encounter { ends when ... }')?",
+            return vm_error(v, at,
+                            "the fight has gone on for %d rounds without ending (the limit); does anything "
+                            "end it ('encounter { ends when ... }')?",
                             FIGHT_ROUNDS_MAX);
         if (++guard > 10000000)
             return vm_error(v, at, "the fight takes too many steps");

@@ -107,7 +107,10 @@ static void describe_cost(vm *v, const cost *k, char *buf, size_t cap)
             const cost_part *p = &opt->parts[i];
             const char *name = p->kind == COST_SLOT ? program_string(v->p, v->r->slots[p->index].name)
                                                     : program_string(v->p, v->p->decls[p->index].name);
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s%s", i ? " + " : o ? " or " : "",
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s%s",
+                                    i   ? " + "
+                                    : o ? " or "
+                                        : "",
                                     p->n > 1 ? "" : "", name);
             if (p->n > 1 && len < cap)
                 len += (size_t)snprintf(buf + len, cap - len, " x%d", p->n);
@@ -262,8 +265,8 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
                 return false;
             continue;
         }
-        int each = tr->limit_each >= 0 && params[tr->limit_each].type == V_CREATURE ? (int)params[tr->limit_each].num
-                                                                                      : -1;
+        int each =
+            tr->limit_each >= 0 && params[tr->limit_each].type == V_CREATURE ? (int)params[tr->limit_each].num : -1;
         if (tr->limit && !within_limit(v, t, each)) {
             combat_note(v, "%s does not fire: its limit of %d per %s is reached", trigger_name(v, t), tr->limit,
                         period_name(tr->limit_per));

@@ -83,7 +83,8 @@ static bool set_flag(vm *v, int32_t x, int32_t y, uint8_t flag, span at)
     cb->cells = g;
     cb->cells_cap = (int)cap;
     cb->cells[cb->ncells++] = (cell_flags){x, y, flag};
-    if ((cb->ncells + 1) * 2 > cb->cell_index_cap && !rehash_cells(cb, cb->cell_index_cap ? cb->cell_index_cap * 2 : 64))
+    if ((cb->ncells + 1) * 2 > cb->cell_index_cap &&
+        !rehash_cells(cb, cb->cell_index_cap ? cb->cell_index_cap * 2 : 64))
         return vm_error(v, at, "out of memory");
     uint32_t mask = (uint32_t)cb->cell_index_cap - 1;
     uint32_t i = hash_xy(x, y) & mask;
@@ -408,8 +409,8 @@ static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, 
     if (n0 * d1 > n1 * d0)
         return false; /* misses the square */
     /* touching only at one of its own ends does not block */
-    bool only_start = n1 == 0;          /* t1 == 0 */
-    bool only_end = n0 == d0;           /* t0 == 1 */
+    bool only_start = n1 == 0; /* t1 == 0 */
+    bool only_end = n0 == d0;  /* t0 == 1 */
     return !only_start && !only_end;
 }
 
@@ -554,7 +555,7 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         best[i] = INT64_MAX;
         prev[i] = -1;
     }
-#define STATE(x, y, par) ((int)(((y) - ly) * w + ((x) - lx)) * 2 + (par))
+#define STATE(x, y, par) ((int)(((y)-ly) * w + ((x)-lx)) * 2 + (par))
     int start = STATE(sx, sy, 0);
     best[start] = 0;
     int goal = -1;
@@ -574,21 +575,21 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         vm_error(v, at, "out of memory");
         return -1;
     }
-#define OPEN_PUSH(c_, s_)                                                                  \
-    do {                                                                                   \
-        if (nopen == open_cap) {                                                           \
+#define OPEN_PUSH(c_, s_)                                                                             \
+    do {                                                                                              \
+        if (nopen == open_cap) {                                                                      \
             open_t *g_ = mem_realloc(open, open_cap * sizeof(open_t), 2 * open_cap * sizeof(open_t)); \
-            if (!g_)                                                                       \
-                goto oom;                                                                  \
-            open = g_;                                                                     \
-            open_cap *= 2;                                                                 \
-        }                                                                                  \
-        size_t i_ = nopen++;                                                               \
-        while (i_ > 0 && open[(i_ - 1) / 2].cost > (c_)) {                                 \
-            open[i_] = open[(i_ - 1) / 2];                                                 \
-            i_ = (i_ - 1) / 2;                                                             \
-        }                                                                                  \
-        open[i_] = (open_t){(c_), (s_)};                                                   \
+            if (!g_)                                                                                  \
+                goto oom;                                                                             \
+            open = g_;                                                                                \
+            open_cap *= 2;                                                                            \
+        }                                                                                             \
+        size_t i_ = nopen++;                                                                          \
+        while (i_ > 0 && open[(i_ - 1) / 2].cost > (c_)) {                                            \
+            open[i_] = open[(i_ - 1) / 2];                                                            \
+            i_ = (i_ - 1) / 2;                                                                        \
+        }                                                                                             \
+        open[i_] = (open_t){(c_), (s_)};                                                              \
     } while (0)
     OPEN_PUSH(0, start);
     for (;;) {
@@ -804,8 +805,8 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
             if (other >= 0 && enemies_of(v, c, other)) {
                 char sq[32];
                 square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy",
-                                sq, v->creatures[other].name);
+                return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
+                                v->creatures[other].name);
             }
             total += step_cost(v, lx, ly, dx, dy, par, unit);
             if (dx && dy)

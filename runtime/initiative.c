@@ -24,7 +24,7 @@ typedef struct part {
     int side;     /* for a side's entry, else -1 */
     bool is_side;
     bool below;
-    value check;  /* the roll */
+    value check; /* the roll */
     value keys[10];
     int nkeys;
     int order; /* creation order, the last word on ties */
@@ -161,14 +161,12 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
             return false;
         char shown[128];
         vm_format(v, r, shown, sizeof shown);
-        combat_say(v, "%s breaks a tie: %s", p->is_side ? program_string(v->p, v->r->sides[p->side]) : vm_name(v, p->creature),
-                   shown);
+        combat_say(v, "%s breaks a tie: %s",
+                   p->is_side ? program_string(v->p, v->r->sides[p->side]) : vm_name(v, p->creature), shown);
         *out = value_int(r.num);
         return true;
     }
-    case TIE_SIDE:
-        *out = value_int(v->creatures[p->creature].side == k->side);
-        return true;
+    case TIE_SIDE: *out = value_int(v->creatures[p->creature].side == k->side); return true;
     case TIE_EXPR: {
         value x;
         if (!eval_for(v, &k->e, p->creature, p->check, &x))
@@ -271,7 +269,10 @@ static bool settle(vm *v, part *p, int n, span at)
                         continue;
                     said++;
                     bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", said == 1 ? "" : said == units ? " and " : ", ",
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                            said == 1       ? ""
+                                            : said == units ? " and "
+                                                            : ", ",
                                             p[m].is_side || group ? program_string(v->p, v->r->sides[p[m].side])
                                                                   : vm_name(v, p[m].creature));
                 }
@@ -415,8 +416,8 @@ void initiative_show(vm *v)
         char score[64] = "";
         if (cb->order[i].score.type != V_NIL)
             vm_format(v, cb->order[i].score, score, sizeof score);
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s%s", i ? "," : "", entry_name(v, &cb->order[i]),
-                                score[0] ? " (" : "", score, score[0] ? ")" : "");
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s%s", i ? "," : "",
+                                entry_name(v, &cb->order[i]), score[0] ? " (" : "", score, score[0] ? ")" : "");
     }
     combat_say(v, "%s", line);
 }

@@ -201,8 +201,8 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         if (held && held != kind + 2) {
             const char *mine = kind >= 0 ? program_string(v->p, kind) : "another kind";
             const char *theirs = held >= 2 ? program_string(v->p, held - 2) : "another kind";
-            refuse(why, &ex->from, "after %s, %s is only for %s until %s's next turn (not %s)", theirs,
-                   slot_name(v, s), theirs, cr->name, mine);
+            refuse(why, &ex->from, "after %s, %s is only for %s until %s's next turn (not %s)", theirs, slot_name(v, s),
+                   theirs, cr->name, mine);
             return false;
         }
     }

@@ -89,7 +89,8 @@ static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
     const r_resource *res = rules_resource_of(v->r, v->decl_info[decl_index].latest);
     if (res && rexpr_present(&res->max)) {
         value max;
-        bool ok = res->max.kind == REXPR_CONST ? (max = res->max.v, true) : vm_call(v, res->max.chunk, c, NULL, 0, &max);
+        bool ok =
+            res->max.kind == REXPR_CONST ? (max = res->max.v, true) : vm_call(v, res->max.chunk, c, NULL, 0, &max);
         if (ok && len < cap) {
             len += (size_t)snprintf(buf + len, cap - len, "/");
             len += vm_format(v, max, buf + len, cap - len < cap ? cap - len : 0);
@@ -165,7 +166,8 @@ static bool show_tracker(vm *v)
     char head[256];
     size_t len = (size_t)snprintf(head, sizeof head, "  init  %-12s", "name");
     for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
-        len += (size_t)snprintf(head + len, sizeof head - len, " %-9s", program_string(v->p, v->p->decls[enc->track[k]].name));
+        len += (size_t)snprintf(head + len, sizeof head - len, " %-9s",
+                                program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
     combat_print(v, "%s", head);
     for (int i = 0; i < cb->norder; i++) {

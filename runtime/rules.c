@@ -81,13 +81,13 @@ static void free_condition(r_condition *c)
  * fills it again. */
 void rules_reset(rules *r, decl_kind kind, int i)
 {
-#define RESET(table)                       \
-    do {                                   \
-        int name_ = r->table[i].name;      \
+#define RESET(table)                                 \
+    do {                                             \
+        int name_ = r->table[i].name;                \
         memset(&r->table[i], 0, sizeof r->table[i]); \
-        r->table[i].name = name_;          \
-        r->table[i].from.decl = -1;        \
-        r->table[i].from.cite = -1;        \
+        r->table[i].name = name_;                    \
+        r->table[i].from.decl = -1;                  \
+        r->table[i].from.cite = -1;                  \
     } while (0)
     switch (kind) {
     case DK_CONDITION:
@@ -174,13 +174,13 @@ void rules_free(rules *r)
 
 /* Every named table starts with `int name; origin from;` except events,
  * stats and sides, which have their own lookups. */
-#define FIND_BY_NAME(fn, table)                      \
-    int fn(const rules *r, int name)                 \
-    {                                                \
-        for (int i = 0; i < r->n##table; i++)        \
-            if (r->table[i].name == name)            \
-                return i;                            \
-        return -1;                                   \
+#define FIND_BY_NAME(fn, table)               \
+    int fn(const rules *r, int name)          \
+    {                                         \
+        for (int i = 0; i < r->n##table; i++) \
+            if (r->table[i].name == name)     \
+                return i;                     \
+        return -1;                            \
     }
 FIND_BY_NAME(rules_slot, slots)
 FIND_BY_NAME(rules_phase, phases)
@@ -271,18 +271,18 @@ const value *rules_item_prop(const rules *r, int item, int name)
 }
 
 /* Creating entries by name, as the compiler's first pass meets them. */
-#define ADD_NAMED(table, lookup)            \
-    do {                                    \
-        int i_ = lookup(r, name);           \
-        if (i_ >= 0)                        \
-            return i_;                      \
-        i_ = GROW(r, table);                \
-        if (i_ >= 0) {                      \
-            r->table[i_].name = name;       \
-            r->table[i_].from.decl = -1;    \
-            r->table[i_].from.cite = -1;    \
-        }                                   \
-        return i_;                          \
+#define ADD_NAMED(table, lookup)         \
+    do {                                 \
+        int i_ = lookup(r, name);        \
+        if (i_ >= 0)                     \
+            return i_;                   \
+        i_ = GROW(r, table);             \
+        if (i_ >= 0) {                   \
+            r->table[i_].name = name;    \
+            r->table[i_].from.decl = -1; \
+            r->table[i_].from.cite = -1; \
+        }                                \
+        return i_;                       \
     } while (0)
 
 int rules_add_slot(rules *r, int name)

@@ -39,12 +39,12 @@ typedef enum { PER_NONE, PER_TURN, PER_ROUND, PER_ENCOUNTER, PER_SCENE, PER_QUES
 const char *period_name(period p);
 
 /* What a slot is for, so tools can line up different systems' economies. */
-#define SLOT_ROLES(X)             \
-    X(NONE, "none")               \
-    X(PRIMARY, "primary")         \
-    X(MOVEMENT, "movement")       \
-    X(MINOR, "minor")             \
-    X(FREE, "free")               \
+#define SLOT_ROLES(X)       \
+    X(NONE, "none")         \
+    X(PRIMARY, "primary")   \
+    X(MOVEMENT, "movement") \
+    X(MINOR, "minor")       \
+    X(FREE, "free")         \
     X(REACTION, "reaction")
 
 typedef enum {
@@ -71,8 +71,8 @@ typedef struct econ_slot {
     bool unlimited;
     period per; /* PER_TURN or PER_ROUND */
     slot_role role;
-    int phase;   /* only spendable in this phase (index), or -1 */
-    int borrows; /* spending this also takes one of that slot ... */
+    int phase;                     /* only spendable in this phase (index), or -1 */
+    int borrows;                   /* spending this also takes one of that slot ... */
     bool borrow_this, borrow_next; /* ... from this turn and/or the next */
 } econ_slot;
 
@@ -147,7 +147,7 @@ typedef struct r_initiative {
     bool present;
     origin from;
     init_mode mode;
-    int check;            /* the check each participant rolls, or -1 */
+    int check;             /* the check each participant rolls, or -1 */
     rexpr score, tiebreak; /* formulas with the roll bound to the check's name */
     bool lowest_first;
     tie_key ties[8];
@@ -162,12 +162,12 @@ typedef struct r_initiative {
     int nonly_groups;
     rexpr below; /* self: placed below everyone else (surprised, or who started the fight) */
     bool allow_delay, delay_round_only, allow_hold;
-    bool hold_moves;   /* a held action taken moves its creature after the one who set it off */
-    cost hold_cost;    /* what taking a held action costs besides the action */
-    rexpr hold_lasts;  /* how long a held action waits (default: until the creature's next turn) */
+    bool hold_moves;  /* a held action taken moves its creature after the one who set it off */
+    cost hold_cost;   /* what taking a held action costs besides the action */
+    rexpr hold_lasts; /* how long a held action waits (default: until the creature's next turn) */
     /* voluntary changes of position */
-    bool reorder_start;          /* right after the roll, downward only, bottom-up */
-    bool reorder_later;          /* later, by forfeiting a turn, from round `reorder_from` */
+    bool reorder_start; /* right after the roll, downward only, bottom-up */
+    bool reorder_later; /* later, by forfeiting a turn, from round `reorder_from` */
     int reorder_from;
     bool reorder_not_between_enemies;
     origin reorder_from_origin;
@@ -183,9 +183,9 @@ typedef struct r_phase {
 } r_phase;
 
 typedef struct r_encounter {
-    rexpr out;       /* self: cannot act, skipped, does not count for its side */
-    rexpr ends;      /* the encounter is over */
-    int track[8];    /* stat decl indices shown in the tracker */
+    rexpr out;    /* self: cannot act, skipped, does not count for its side */
+    rexpr ends;   /* the encounter is over */
+    int track[8]; /* stat decl indices shown in the tracker */
     int ntrack;
     origin from;
 } r_encounter;
@@ -200,8 +200,8 @@ typedef struct r_modifier {
     int index;      /* stat decl index or check index */
     int bonus;      /* bonus type index, or -1 (untyped: always stacks) */
     rexpr amount;
-    rexpr when;     /* may be NONE */
-    bool negate;    /* `unless` */
+    rexpr when;  /* may be NONE */
+    bool negate; /* `unless` */
     span where;
 } r_modifier;
 
@@ -261,10 +261,10 @@ typedef struct r_bonus {
 typedef struct r_check {
     int name;
     origin from;
-    int formula;  /* chunk returning the list of terms */
+    int formula; /* chunk returning the list of terms */
     int nparams;
     int params[CHECK_MAX_PARAMS]; /* names: the first is who rolls, the second whom it is against */
-    int *labels;  /* string id per term of the top-level sum */
+    int *labels;                  /* string id per term of the top-level sum */
     int nterms;
     int success, failure; /* words shown after a comparison, or -1 */
     bool quiet;
@@ -277,7 +277,7 @@ typedef struct r_action {
     int name;
     origin from;
     cost cost;
-    int kind; /* word, or -1 */
+    int kind;         /* word, or -1 */
     uint8_t provokes; /* 0 no, 1 yes, 2 when `provokes_when` */
     rexpr provokes_when;
     rexpr *requires;
@@ -309,9 +309,9 @@ typedef struct r_trigger {
     origin from;
     r_on on[TRIGGER_MAX_ON];
     int non;
-    int nparams;  /* union of the `on` patterns' names */
+    int nparams; /* union of the `on` patterns' names */
     bool reaction;
-    int reactor;  /* parameter slot of the reacting creature */
+    int reactor;       /* parameter slot of the reacting creature */
     bool reactor_free; /* not an event argument: every creature may react */
     cost cost;
     int limit;
@@ -361,34 +361,34 @@ typedef enum { DIAG_EUCLID_STEP, DIAG_ALTERNATE } diag_rule;
 typedef struct r_space {
     space_kind kind;
     origin from;
-    value square;       /* a distance: the side of a square */
+    value square;               /* a distance: the side of a square */
     int64_t diag_num, diag_den; /* a diagonal step counts num/den squares */
     bool diag_alternate;        /* 1, 2, 1, 2 ... */
     int difficult;              /* cost multiplier leaving difficult terrain */
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
-    bool cover_corners; /* `cover from corners`: cover() and sees() may be asked */
+    bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
     int group_max, engagement_max;
-    value defense_share;     /* fraction of a group that group defense protects */
+    value defense_share; /* fraction of a group that group defense protects */
     value incapacitated_weight;
-    rexpr incapacitated;     /* self: counts at incapacitated_weight */
+    rexpr incapacitated; /* self: counts at incapacitated_weight */
 } r_space;
 
 typedef enum { ZONE_ENGAGEMENT = 1, ZONE_GROUP = 2, ZONE_ZONE = 4 } zone_bond;
 typedef struct r_range {
     int name;
     origin from;
-    int decl;       /* its declaration, for the formula (decl->value) */
-    bool ordinal;   /* no formula: zones decide */
-    int within;     /* zone_bond mask */
-    int apart;      /* at most this many zones apart */
+    int decl;         /* its declaration, for the formula (decl->value) */
+    bool ordinal;     /* no formula: zones decide */
+    int within;       /* zone_bond mask */
+    int apart;        /* at most this many zones apart */
     rexpr no_corners; /* grid: the corners of the outer ring do not count */
 } r_range;
 
 /* --- stats, items, creatures --------------------------------------------------- */
 
 typedef struct r_stat {
-    int decl;  /* the stat's declaration (its default formula: decl->value) */
+    int decl;     /* the stat's declaration (its default formula: decl->value) */
     rexpr lo, hi; /* `in LO..HI`: assignments clamp */
     bool derived;
     bool whole; /* `: int`: only whole numbers may be stored */
@@ -401,7 +401,7 @@ typedef struct r_prop {
 typedef struct r_item {
     int name;
     origin from;
-    int base; /* item index it extends, or -1 */
+    int base;    /* item index it extends, or -1 */
     int display; /* string id or -1 */
     r_prop *props;
     int nprops;
@@ -426,31 +426,31 @@ typedef struct r_creature {
 
 /* Built-in events the runtime emits; rules add their own with `emit`.
    X(id, word, arguments, form, meaning) */
-#define BUILTIN_EVENTS(X)                                                                                    \
-    X(ENCOUNTER_START, "encounter_start", 0, "encounter_start()", "an encounter begins")                     \
-    X(ENCOUNTER_END, "encounter_end", 0, "encounter_end()", "the encounter ends")                            \
-    X(INITIATIVE_ROLLED, "initiative_rolled", 0, "initiative_rolled()", "the order of turns is settled")      \
-    X(ROUND_START, "round_start", 1, "round_start(n)", "round n begins")                                     \
-    X(ROUND_END, "round_end", 1, "round_end(n)", "round n ends")                                             \
-    X(PHASE_START, "phase_start", 1, "phase_start(phase)", "a phase of the round begins")                    \
-    X(PHASE_END, "phase_end", 1, "phase_end(phase)", "a phase of the round ends")                            \
-    X(TURN_START, "turn_start", 1, "turn_start(c)", "c's turn begins")                                       \
-    X(TURN_END, "turn_end", 1, "turn_end(c)", "c's turn ends")                                               \
-    X(ACTING, "acting", 3, "acting(c, action, target)",                                                      \
-      "c starts an action (its first argument, or nothing); reactions here interrupt it")                    \
-    X(ACTED, "acted", 3, "acted(c, action, target)", "c's action is done")                                   \
-    X(PROVOKING, "provoking", 2, "provoking(c, action)", "c starts an action that provokes")                  \
-    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, square, next)", "c steps out of a square, toward the next")            \
-    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, previous, square)", "c steps into a square")              \
-    X(LEAVES_THREATENED, "leaves_threatened", 4, "leaves_threatened(mover, foe, how, steps)",                 \
-      "mover leaves a square foe threatens; how is the move's kind, steps the squares moved within reach")   \
-    X(MOVED, "moved", 4, "moved(c, origin, destination, how)", "c's move is over")                                      \
-    X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                  \
-      "c enters a condition (source: who caused it, or nothing)")                                            \
-    X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")        \
-    X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")           \
-    X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                          \
-    X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")             \
+#define BUILTIN_EVENTS(X)                                                                                              \
+    X(ENCOUNTER_START, "encounter_start", 0, "encounter_start()", "an encounter begins")                               \
+    X(ENCOUNTER_END, "encounter_end", 0, "encounter_end()", "the encounter ends")                                      \
+    X(INITIATIVE_ROLLED, "initiative_rolled", 0, "initiative_rolled()", "the order of turns is settled")               \
+    X(ROUND_START, "round_start", 1, "round_start(n)", "round n begins")                                               \
+    X(ROUND_END, "round_end", 1, "round_end(n)", "round n ends")                                                       \
+    X(PHASE_START, "phase_start", 1, "phase_start(phase)", "a phase of the round begins")                              \
+    X(PHASE_END, "phase_end", 1, "phase_end(phase)", "a phase of the round ends")                                      \
+    X(TURN_START, "turn_start", 1, "turn_start(c)", "c's turn begins")                                                 \
+    X(TURN_END, "turn_end", 1, "turn_end(c)", "c's turn ends")                                                         \
+    X(ACTING, "acting", 3, "acting(c, action, target)",                                                                \
+      "c starts an action (its first argument, or nothing); reactions here interrupt it")                              \
+    X(ACTED, "acted", 3, "acted(c, action, target)", "c's action is done")                                             \
+    X(PROVOKING, "provoking", 2, "provoking(c, action)", "c starts an action that provokes")                           \
+    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, square, next)", "c steps out of a square, toward the next") \
+    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, previous, square)", "c steps into a square")                \
+    X(LEAVES_THREATENED, "leaves_threatened", 4, "leaves_threatened(mover, foe, how, steps)",                          \
+      "mover leaves a square foe threatens; how is the move's kind, steps the squares moved within reach")             \
+    X(MOVED, "moved", 4, "moved(c, origin, destination, how)", "c's move is over")                                     \
+    X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                            \
+      "c enters a condition (source: who caused it, or nothing)")                                                      \
+    X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")                 \
+    X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")                     \
+    X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                                    \
+    X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")                       \
     X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \
     X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")
 
@@ -462,11 +462,11 @@ typedef enum {
 } builtin_event;
 
 typedef struct r_event {
-    int name;     /* string id */
-    int nargs;    /* -1: as emitted (rules events) */
+    int name;      /* string id */
+    int nargs;     /* -1: as emitted (rules events) */
     int *triggers; /* trigger indices listening, in declaration order */
     int ntriggers, triggers_cap;
-    int *ending;  /* conditions with `ends on` this event */
+    int *ending; /* conditions with `ends on` this event */
     int nending, ending_cap;
     bool emitted; /* some chunk emits it (or built in) */
 } r_event;

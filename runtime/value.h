@@ -9,22 +9,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VALUE_TYPES(X)      \
-    X(NIL, "nothing")       \
-    X(BOOL, "boolean")      \
-    X(INT, "integer")       \
-    X(FRAC, "fraction")     \
-    X(DIST, "distance")     \
-    X(TIME, "duration")     \
-    X(DICE, "dice")         \
-    X(ROLL, "roll")         \
-    X(STR, "string")        \
-    X(ENUM, "enum member")  \
-    X(CREATURE, "creature") \
-    X(LIST, "list")         \
-    X(WORD, "word")         \
+#define VALUE_TYPES(X)         \
+    X(NIL, "nothing")          \
+    X(BOOL, "boolean")         \
+    X(INT, "integer")          \
+    X(FRAC, "fraction")        \
+    X(DIST, "distance")        \
+    X(TIME, "duration")        \
+    X(DICE, "dice")            \
+    X(ROLL, "roll")            \
+    X(STR, "string")           \
+    X(ENUM, "enum member")     \
+    X(CREATURE, "creature")    \
+    X(LIST, "list")            \
+    X(WORD, "word")            \
     X(DISTRIB, "distribution") \
-    X(ITEM, "item")         \
+    X(ITEM, "item")            \
     X(SQUARE, "square")
 
 typedef enum {
@@ -39,17 +39,17 @@ const char *value_type_name(value_type t);
 /* Kinds of time. Seconds, minutes and hours share one kind (seconds); the
  * rest count their own units because a round's length is the system's
  * business and encounters and scenes end when the GM says so. */
-#define TIME_KINDS(X)                        \
-    X(SECONDS, "s", "s")                     \
-    X(ROUNDS, "round", "rounds")             \
-    X(TURNS, "turn", "turns")                \
-    X(ENCOUNTERS, "encounter", "encounters") \
-    X(SCENES, "scene", "scenes")             \
-    X(QUESTS, "quest", "quests")             \
-    X(ARCS, "arc", "arcs")                   \
-    /* end points: count 1 is the first one to come */ \
-    X(UNTIL_TURN_START, "start of turn", "start of turn") \
-    X(UNTIL_TURN_END, "end of turn", "end of turn")       \
+#define TIME_KINDS(X)                                        \
+    X(SECONDS, "s", "s")                                     \
+    X(ROUNDS, "round", "rounds")                             \
+    X(TURNS, "turn", "turns")                                \
+    X(ENCOUNTERS, "encounter", "encounters")                 \
+    X(SCENES, "scene", "scenes")                             \
+    X(QUESTS, "quest", "quests")                             \
+    X(ARCS, "arc", "arcs")                                   \
+    /* end points: count 1 is the first one to come */       \
+    X(UNTIL_TURN_START, "start of turn", "start of turn")    \
+    X(UNTIL_TURN_END, "end of turn", "end of turn")          \
     X(UNTIL_ROUND_START, "start of round", "start of round") \
     X(UNTIL_ROUND_END, "end of round", "end of round")
 

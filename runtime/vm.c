@@ -381,7 +381,8 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
             char shown[64];
             vm_format(v, x, shown, sizeof shown);
             const char *name = program_string(v->p, v->p->decls[decl_index].name);
-            return vm_error(v, at, "%s is a whole number (stat %s: int), not %s; round it with floor(), ceil() or round()",
+            return vm_error(v, at,
+                            "%s is a whole number (stat %s: int), not %s; round it with floor(), ceil() or round()",
                             name, name, shown);
         }
     }
@@ -529,8 +530,7 @@ static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span a
     return roll_dexpr(v, &d, at, out);
 }
 
-static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at,
-                          value *out);
+static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at, value *out);
 
 static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out)
 {
@@ -544,8 +544,7 @@ bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, 
     return roll_dexpr_ex(v, dx, extra, nextra, check, at, out);
 }
 
-static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at,
-                          value *out)
+static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at, value *out)
 {
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
@@ -592,8 +591,7 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
                 int64_t f = v->force_face;
                 v->force_face = 0;
                 if (term->d.count != 1 || term->d.fudge || n != 1)
-                    return vm_error(v, at, "a rolled value can be entered for a single die, not %s",
-                                    "several dice");
+                    return vm_error(v, at, "a rolled value can be entered for a single die, not %s", "several dice");
                 if (f < 1 || f > term->d.sides)
                     return vm_error(v, at, "a d%d shows 1 to %d, not %" PRId64, term->d.sides, term->d.sides, f);
                 faces[0].value = (int32_t)f;
@@ -1145,17 +1143,17 @@ static bool run(vm *v, int stop)
 #define HERE op_span(f, op_ip)
 /* a binary instruction: pop b then a, run the body, go on */
 /* a binary instruction: pop b then a; distributions take their own path */
-#define BINARY(op, body)                                                                                               \
-    {                                                                                                                  \
-        b = POP();                                                                                                     \
-        a = POP();                                                                                                     \
-        if (a.type == V_DISTRIB || b.type == V_DISTRIB) {                                                              \
-            FAIL_IF(!vm_dist_binary(v, op, a, b, HERE, &r));                                                           \
-            PUSH(r);                                                                                                   \
-            NEXT;                                                                                                      \
-        }                                                                                                              \
-        body;                                                                                                          \
-        NEXT;                                                                                                          \
+#define BINARY(op, body)                                     \
+    {                                                        \
+        b = POP();                                           \
+        a = POP();                                           \
+        if (a.type == V_DISTRIB || b.type == V_DISTRIB) {    \
+            FAIL_IF(!vm_dist_binary(v, op, a, b, HERE, &r)); \
+            PUSH(r);                                         \
+            NEXT;                                            \
+        }                                                    \
+        body;                                                \
+        NEXT;                                                \
     }
 #define FAIL_IF(cond)  \
     do {               \
@@ -1726,8 +1724,7 @@ next:
             NEXT;
         }
 #ifndef FRAY_COMPUTED_GOTO
-    default:
-        break; /* a byte that is no opcode: reported below */
+    default: break; /* a byte that is no opcode: reported below */
 #endif
     }
 #ifndef FRAY_COMPUTED_GOTO

@@ -15,7 +15,6 @@
 #define VM_STACK_MAX 4096
 #define VM_FRAMES_MAX 256
 
-
 typedef struct vm_limits {
     uint64_t steps;     /* instructions per top-level command */
     int call_depth;     /* nested procedure, formula and trigger calls */
@@ -39,7 +38,7 @@ typedef struct creature {
     bool delaying; /* waits to take its turn later */
     bool forfeit;  /* gives up its next turn to move in the order */
     bool surprised;
-    bool resumed;  /* its delayed turn, already started, goes on */
+    bool resumed;            /* its delayed turn, already started, goes on */
     int32_t forfeit_next_to; /* where it moves: a creature, -1 */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
@@ -128,7 +127,7 @@ typedef struct vm {
     value *globals;
     size_t globals_cap;
 
-    int *stat_slot; /* per decl index: slot in creature->stats, -1 if not a stat */
+    int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
     decl_info *decl_info; /* per decl index */
     size_t stat_slot_cap, decl_info_cap;
     size_t synced_decls; /* declarations already given a slot (or none) */
@@ -157,8 +156,7 @@ typedef struct vm {
     size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
     int held_len;        /* and their held counts for this many conditions */
     int ledger_len;      /* counters per creature, and where each part starts */
-    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action,
-        ledger_trigger;
+    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
 
     /* rulings the REPL answers; NULL in scripts */

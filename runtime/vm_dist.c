@@ -34,7 +34,10 @@ static bool store_dist(vm *v, vm_store *st, uint8_t home, dist *d, span at, valu
     return true;
 }
 
-bool vm_dist_value(vm *v, dist *d, span at, value *out) { return store_dist(v, &v->scratch, HOME_VM, d, at, out); }
+bool vm_dist_value(vm *v, dist *d, span at, value *out)
+{
+    return store_dist(v, &v->scratch, HOME_VM, d, at, out);
+}
 
 void vm_dist_free_store(vm_store *st)
 {
@@ -58,7 +61,8 @@ static dist *of_dexpr(vm *v, const dexpr *dx, span at)
     dist *sum = dist_constant(0, &err);
     for (int t = 0; sum && t < dx->nterms; t++) {
         const dterm *term = &dx->terms[t];
-        dist *part = term->is_constant ? dist_constant(term->constant, &err) : dist_dice(&term->d, VM_DIST_EPSILON, &err);
+        dist *part =
+            term->is_constant ? dist_constant(term->constant, &err) : dist_dice(&term->d, VM_DIST_EPSILON, &err);
         if (part && (int64_t)term->times * term->sign != 1) {
             dist *scaled = dist_scale(part, (int64_t)term->times * term->sign, &err);
             dist_free(part);
@@ -79,9 +83,7 @@ bool vm_distrib(vm *v, value x, span at, value *out)
     dist_error err = {{0}};
     dist *made;
     switch ((value_type)x.type) {
-    case V_DISTRIB:
-        *out = x;
-        return vm_dist_lookup(v, x) || vm_error(v, at, "invalid distribution");
+    case V_DISTRIB: *out = x; return vm_dist_lookup(v, x) || vm_error(v, at, "invalid distribution");
     case V_DICE: {
         const dexpr *dx = vm_dexpr(v, x);
         made = dx ? of_dexpr(v, dx, at) : NULL;
@@ -134,8 +136,7 @@ bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out)
     case OP_LE: r = dist_compare(da, db, DIST_LE, &err); break;
     case OP_GT: r = dist_compare(da, db, DIST_GT, &err); break;
     case OP_GE: r = dist_compare(da, db, DIST_GE, &err); break;
-    default:
-        return vm_error(v, at, "this operation has no exact distribution (use // for division)");
+    default: return vm_error(v, at, "this operation has no exact distribution (use // for division)");
     }
     if (!r)
         return failed(v, at, &err);

@@ -280,7 +280,8 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     /* protected <= share / (1 - share) * protecting */
     value share = value_as_frac(sp->defense_share), rest, ratio, allowed;
     if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
-        rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK || rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
+        rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK ||
+        rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
         return vm_error(v, at, "group defense: its share must be below 1");
     if (rat_cmp(protected_w, allowed) > 0) {
         char cite[160], shown_share[32], shown_protected[32], shown_all[32];
@@ -290,9 +291,11 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
         vm_format(v, share, shown_share, sizeof shown_share);
         vm_format(v, protected_w, shown_protected, sizeof shown_protected);
         vm_format(v, all, shown_all, sizeof shown_all);
-        combat_say(v, "group %s cannot protect %s too: at most %s of a group may be protected, and that would be %s of %s (%s)",
-                   program_string(v->p, cr->group), cr->name, shown_share, shown_protected, shown_all,
-                   combat_cite(v, &sp->from, cite, sizeof cite));
+        combat_say(
+            v,
+            "group %s cannot protect %s too: at most %s of a group may be protected, and that would be %s of %s (%s)",
+            program_string(v->p, cr->group), cr->name, shown_share, shown_protected, shown_all,
+            combat_cite(v, &sp->from, cite, sizeof cite));
         return true;
     }
     cr->defended = true;
@@ -329,7 +332,8 @@ void zones_show(vm *v)
         if (zi->nneighbours && len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, ")");
         for (int t = 0; t < zi->ntraits && len < sizeof line; t++)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [",
+                                    program_string(v->p, zi->traits[t]));
         if (zi->ntraits && len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, "]");
         if (len < sizeof line)
@@ -344,8 +348,8 @@ void zones_show(vm *v)
             /* its group, whether the group defends it, its engagement */
             const char *sep = " [";
             if (cr->group >= 0 && len < sizeof line) {
-                len += (size_t)snprintf(line + len, sizeof line - len, "%sgroup %s%s", sep, program_string(v->p, cr->group),
-                                        cr->defended ? ", defended" : "");
+                len += (size_t)snprintf(line + len, sizeof line - len, "%sgroup %s%s", sep,
+                                        program_string(v->p, cr->group), cr->defended ? ", defended" : "");
                 sep = ", ";
             }
             if (cr->engagement >= 0 && len < sizeof line) {

@@ -89,8 +89,8 @@ int main(int argc, char **argv)
         return 2;
     }
     double wall = now_us() - t0;
-    double cpu = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
-                 (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+    double cpu = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec * 1e6 +
+                 (double)ru.ru_stime.tv_usec;
     if (wall_expired && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         fprintf(report, "wall-limit");
     else if (WIFEXITED(status))

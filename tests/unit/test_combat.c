@@ -60,10 +60,10 @@ static int index_in_order(run *r, const char *name)
 }
 
 /* A static order by `speed`, so turns are known without dice. */
-#define BASE                                                                   \
-    "stat speed = 0\n"                                                         \
-    "encounter { out when self.hp <= 0 }\n"                                    \
-    "resource hp max 10\n"                                                     \
+#define BASE                                \
+    "stat speed = 0\n"                      \
+    "encounter { out when self.hp <= 0 }\n" \
+    "resource hp max 10\n"                  \
     "initiative { mode static\n score speed\n order highest first\n allow delay }\n"
 
 /* --- initiative ---------------------------------------------------------------- */
@@ -87,16 +87,17 @@ START_TEST(test_lowest_first)
 }
 END_TEST
 
-#define ROLLED                                                                  \
-    "stat dex = 0\nstat bonus = 0\n"                                            \
+#define ROLLED                       \
+    "stat dex = 0\nstat bonus = 0\n" \
     "check init(self) = d20 + self.dex + self.bonus\n"
 
 START_TEST(test_ties_by_modifier_then_stat)
 {
     /* equal totals: the larger modifier first, then the larger dex */
-    run *r = ok(1, ROLLED "initiative { roll init\n order highest first\n ties modifier, dex, reroll }\n"
-                          "creature a { dex 1; bonus 1 }\ncreature b { dex 2; bonus 1 }\ncreature c { dex 0; bonus 0 }\n"
-                          "begin encounter\nroll initiative a 10, b 9, c 12\n");
+    run *r =
+        ok(1, ROLLED "initiative { roll init\n order highest first\n ties modifier, dex, reroll }\n"
+                     "creature a { dex 1; bonus 1 }\ncreature b { dex 2; bonus 1 }\ncreature c { dex 0; bonus 0 }\n"
+                     "begin encounter\nroll initiative a 10, b 9, c 12\n");
     /* a: 10+2 = 12 (modifier 2); b: 9+3 = 12 (modifier 3); c: 12 (modifier 0) */
     lines_in_order(r, "a: init d20 (10) + dex 1 + bonus 1 = 12", "b: init d20 (9) + dex 2 + bonus 1 = 12",
                    "c: init d20 (12) = 12", "order: b (12), a (12), c (12)", NULL);
@@ -118,8 +119,8 @@ START_TEST(test_ties_rerolled_until_settled)
                           "begin encounter\nroll initiative a 7, b 7, c 7\n");
     ck_assert_int_eq(r->v->cb.norder, 3);
     /* each rolled again; the higher reroll goes first */
-    lines_in_order(r, "a: init d20 (7)", "c: init d20 (7)", "a: init d20 (11)", "b: init d20 (9)",
-                   "c: init d20 (8)", "order: a (7), b (7), c (7)", NULL);
+    lines_in_order(r, "a: init d20 (7)", "c: init d20 (7)", "a: init d20 (11)", "b: init d20 (9)", "c: init d20 (8)",
+                   "order: a (7), b (7), c (7)", NULL);
     run *again = ok(3, ROLLED "initiative { roll init\n order highest first\n ties modifier, reroll }\n"
                               "creature a { }\ncreature b { }\ncreature c { }\n"
                               "begin encounter\nroll initiative a 7, b 7, c 7\n");
@@ -186,10 +187,11 @@ END_TEST
 START_TEST(test_below_when)
 {
     /* escalation: whoever starts the fight goes last */
-    run *r = ok(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
-                   "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
-                   "creature a { agility 5 }\ncreature b { agility 3 }\ncreature c { agility 1 }\n"
-                   "begin encounter\nanswer initiator a\nroll initiative\n");
+    run *r =
+        ok(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
+              "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
+              "creature a { agility 5 }\ncreature b { agility 3 }\ncreature c { agility 1 }\n"
+              "begin encounter\nanswer initiator a\nroll initiative\n");
     lines_in_order(r, "order: b (3), c (1), a (5)", NULL);
     done(r);
 }
@@ -214,9 +216,10 @@ END_TEST
 
 START_TEST(test_missing_ruling_is_an_error)
 {
-    run *r = play(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
-                     "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
-                     "creature a { agility 5 }\nbegin encounter\nroll initiative\n");
+    run *r =
+        play(1, "stat agility = 0\nruling initiator \"Who attacked first?\" { answer creature\n asked per encounter }\n"
+                "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
+                "creature a { agility 5 }\nbegin encounter\nroll initiative\n");
     ck_assert(!r->ok);
     ck_assert_ptr_nonnull(strstr(r->v->error, "ruling initiator needs an answer"));
     done(r);
@@ -225,7 +228,8 @@ END_TEST
 
 START_TEST(test_surprise_round_restricts_the_economy)
 {
-    run *r = ok(1, "stat speed = 0\nruling ambushed \"Is this creature unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+    run *r = ok(1, "stat speed = 0\nruling ambushed \"Is this creature unaware?\" { answer yes_no\n asked per "
+                   "creature\n default no }\n"
                    "economy { slot standard 1 per turn\n slot move 1 per turn\n slot swift 1 per turn }\n"
                    "initiative { mode static\n score speed\n order highest first\n surprised when ambushed\n"
                    " surprise round { only standard or move, swift } }\n"
@@ -295,9 +299,10 @@ END_TEST
 
 START_TEST(test_delay_for_round_loses_the_turn)
 {
-    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow delay for round }\n"
-                   "creature a { speed 3 }\ncreature b { speed 2 }\n"
-                   "begin encounter\nroll initiative\ndelay\nnext\n");
+    run *r =
+        ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow delay for round }\n"
+              "creature a { speed 3 }\ncreature b { speed 2 }\n"
+              "begin encounter\nroll initiative\ndelay\nnext\n");
     lines_in_order(r, "a delays", "b's turn", "a waited all round and loses its turn", "round 2: a's turn", NULL);
     done(r);
 }
@@ -322,10 +327,12 @@ END_TEST
 
 START_TEST(test_forfeit_moves_next_round)
 {
-    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 2 }\n"
-                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
-                   "begin encounter\nroll initiative\nforfeit c before a\nnext\nnext\nnext\nforfeit c before a\nnext\n"
-                   "next\n");
+    run *r = ok(
+        1,
+        "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 2 }\n"
+        "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+        "begin encounter\nroll initiative\nforfeit c before a\nnext\nnext\nnext\nforfeit c before a\nnext\n"
+        "next\n");
     lines_in_order(r, "c cannot change its place in round 1", "round 2: a's turn", "c will forfeit a turn",
                    "c forfeits this turn", "c moves before a", "round 3: c's turn", NULL);
     done(r);
@@ -334,16 +341,16 @@ END_TEST
 
 /* --- the economy ------------------------------------------------------------------------ */
 
-#define ECONOMY                                                                            \
-    BASE "economy { § \"Actions\"\n slot standard 1 per turn role primary\n"               \
-         " slot move 1 per turn role movement\n slot swift 1 per turn role minor\n"        \
-         " slot bonus 2 per turn role minor\n"                                             \
-         " slot immediate 1 per round role reaction borrows swift from this or next turn\n" \
-         " limit swift + immediate <= 3 per round }\n"                                     \
-         "exchange standard -> move\n"                                                     \
-         "action hit costs standard { }\naction walk costs move { }\naction quick costs swift { }\n" \
+#define ECONOMY                                                                                       \
+    BASE "economy { § \"Actions\"\n slot standard 1 per turn role primary\n"                         \
+         " slot move 1 per turn role movement\n slot swift 1 per turn role minor\n"                   \
+         " slot bonus 2 per turn role minor\n"                                                        \
+         " slot immediate 1 per round role reaction borrows swift from this or next turn\n"           \
+         " limit swift + immediate <= 3 per round }\n"                                                \
+         "exchange standard -> move\n"                                                                \
+         "action hit costs standard { }\naction walk costs move { }\naction quick costs swift { }\n"  \
          "action extra costs move + 2 * bonus { }\naction rise costs standard or move or bonus { }\n" \
-         "action react costs immediate { anytime }\n"                                      \
+         "action react costs immediate { anytime }\n"                                                 \
          "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
 
 START_TEST(test_slot_refused_with_its_rule)
@@ -414,11 +421,12 @@ END_TEST
 START_TEST(test_exclusive_by_kind_until_next_turn)
 {
     /* fortitude: after an attack of opportunity, only attacks of opportunity */
-    run *r = ok(1, BASE "economy { slot immediate 2 per round\n exclusive immediate by kind until start of next turn }\n"
-                        "action aoo costs immediate { anytime\n kind opportunity }\n"
-                        "action counter costs immediate { anytime\n kind counterspell }\n"
-                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
-                        "next\na: aoo\na: counter\nnext\na: counter\n");
+    run *r =
+        ok(1, BASE "economy { slot immediate 2 per round\n exclusive immediate by kind until start of next turn }\n"
+                   "action aoo costs immediate { anytime\n kind opportunity }\n"
+                   "action counter costs immediate { anytime\n kind counterspell }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "next\na: aoo\na: counter\nnext\na: counter\n");
     lines_in_order(r, "a: aoo",
                    "a cannot counter: after opportunity, immediate is only for opportunity until a's next turn",
                    "round 2: a's turn", "a: counter", NULL);
@@ -454,11 +462,11 @@ END_TEST
 
 /* --- durations ---------------------------------------------------------------------------- */
 
-#define TIMED                                                                         \
-    BASE "condition blessed { }\n"                                                    \
-         "action bless costs { apply(self, blessed, 1 round) }\n"                     \
-         "action bless2 costs { apply(self, blessed, 2 rounds) }\n"                   \
-         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"   \
+#define TIMED                                                                       \
+    BASE "condition blessed { }\n"                                                  \
+         "action bless costs { apply(self, blessed, 1 round) }\n"                   \
+         "action bless2 costs { apply(self, blessed, 2 rounds) }\n"                 \
+         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n" \
          "begin encounter\nroll initiative\n"
 
 START_TEST(test_rounds_end_at_the_same_position)
@@ -483,19 +491,20 @@ START_TEST(test_turns_counted_on_the_creature)
                         "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
                         "apply focused to a for 3 turns\n"
                         "next\nnext\nnext\nnext\nnext\nshow a\nnext\n");
-    lines_in_order(r, "a is focused (3 turns left)", "round 2: a's turn", "round 3: a's turn", "a:",
-                   "focused [ends as a's next turn starts]", "round 4: a's turn", "focused on a ended (start of a's turn)",
-                   NULL);
+    lines_in_order(r, "a is focused (3 turns left)", "round 2: a's turn", "round 3: a's turn",
+                   "a:", "focused [ends as a's next turn starts]", "round 4: a's turn",
+                   "focused on a ended (start of a's turn)", NULL);
     done(r);
 }
 END_TEST
 
 START_TEST(test_until_marks)
 {
-    run *r = ok(1, BASE "condition prone { lasts until start of next turn }\n"
-                        "condition charging { lasts until end of round }\ncondition braced { lasts until end of turn }\n"
-                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
-                        "apply prone to b by a\napply charging to a\napply braced to a\nnext\nnext\n");
+    run *r =
+        ok(1, BASE "condition prone { lasts until start of next turn }\n"
+                   "condition charging { lasts until end of round }\ncondition braced { lasts until end of turn }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "apply prone to b by a\napply charging to a\napply braced to a\nnext\nnext\n");
     lines_in_order(r, "b is prone (until start of a's next turn)", "a is charging (until end of round)",
                    "a is braced (until end of a's turn)", "braced on a ended (end of a's turn)", "b's turn",
                    "charging on a ended (end of round 1)", "round 2: a's turn", "prone on b ended (start of a's turn)",
@@ -526,11 +535,13 @@ END_TEST
 START_TEST(test_reordering_does_not_move_a_duration)
 {
     /* lurasko: moved in the order, an effect still ends at the position it began */
-    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 1 }\n"
-                   "condition warded { }\n"
-                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
-                   "begin encounter\nroll initiative\napply warded to a for 1 round\n"
-                   "forfeit a after c\nnext\nnext\nshow a\nnext\nnext\n");
+    run *r = ok(
+        1,
+        "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 1 }\n"
+        "condition warded { }\n"
+        "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+        "begin encounter\nroll initiative\napply warded to a for 1 round\n"
+        "forfeit a after c\nnext\nnext\nshow a\nnext\nnext\n");
     /* a began it at the top; in round 2 it acts last, but the ward ends
        before b, where a's turn used to be */
     lines_in_order(r, "a forfeits this turn", "a moves after c", "round 2: b's turn",
@@ -595,14 +606,15 @@ END_TEST
 
 START_TEST(test_modifiers_set_add_scale_and_typed_bonuses)
 {
-    run *r = ok(1, "stat ac = 10\nstat speed = 30\nbonus dodge stacks\nbonus circumstance\n"
-                   "condition flat { set ac to 5 }\ncondition guarded { modify ac by 4 as dodge }\n"
-                   "condition nimble { modify ac by 1 as dodge }\n"
-                   "condition cover { modify ac by 2 as circumstance }\ncondition shield { modify ac by 3 as circumstance }\n"
-                   "condition slowed { scale speed by 1/3 }\n"
-                   "creature a { }\n"
-                   "apply guarded to a\napply nimble to a\napply cover to a\napply shield to a\nprint a.ac\n"
-                   "apply flat to a\nprint a.ac\napply slowed to a\nprint a.speed\n");
+    run *r = ok(
+        1, "stat ac = 10\nstat speed = 30\nbonus dodge stacks\nbonus circumstance\n"
+           "condition flat { set ac to 5 }\ncondition guarded { modify ac by 4 as dodge }\n"
+           "condition nimble { modify ac by 1 as dodge }\n"
+           "condition cover { modify ac by 2 as circumstance }\ncondition shield { modify ac by 3 as circumstance }\n"
+           "condition slowed { scale speed by 1/3 }\n"
+           "creature a { }\n"
+           "apply guarded to a\napply nimble to a\napply cover to a\napply shield to a\nprint a.ac\n"
+           "apply flat to a\nprint a.ac\napply slowed to a\nprint a.speed\n");
     /* 10 + 4 + 1 (dodge stacks) + 3 (the best circumstance) = 18; set to 5 then + 8 = 13; 30 / 3 = 10 */
     lines_in_order(r, "\n18\n", "\n13\n", "\n10\n", NULL);
     done(r);
@@ -690,11 +702,12 @@ END_TEST
 
 START_TEST(test_forbid_and_protect)
 {
-    run *r = ok(1, BASE "condition stunned { forbid hit }\ncondition defended { protect from hit unless actor.speed > 5 }\n"
-                        "action hit(target) { target creature }\n"
-                        "creature a { speed 2 }\ncreature b { speed 1 }\ncreature c { speed 9 }\n"
-                        "begin encounter\nroll initiative\n"
-                        "apply defended to b\nc: hit b\nnext\na: hit b\napply stunned to a\na: hit c\n");
+    run *r =
+        ok(1, BASE "condition stunned { forbid hit }\ncondition defended { protect from hit unless actor.speed > 5 }\n"
+                   "action hit(target) { target creature }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\ncreature c { speed 9 }\n"
+                   "begin encounter\nroll initiative\n"
+                   "apply defended to b\nc: hit b\nnext\na: hit b\napply stunned to a\na: hit c\n");
     lines_in_order(r, "c: hit b", "a cannot hit b: b is defended", "a cannot hit c: a is stunned", NULL);
     done(r);
 }
@@ -708,8 +721,8 @@ START_TEST(test_check_modifiers_in_and_out)
                    "condition prone { modify incoming attack by 2 when adjacent_ok\n modify attack by -4 }\n"
                    "creature a { }\ncreature b { }\napply prone to b\n"
                    "let r = attack(a, b)\nprint r >= b.ac\nlet s = attack(b, a)\nexplain\n");
-    lines_in_order(r, "a -> b: attack d20 (", "+ prone 2 = ", "b -> a: attack d20 (", "- prone 4 = ",
-                   "b -> a: attack d20 (", "    -4 prone (t.rules:", NULL);
+    lines_in_order(r, "a -> b: attack d20 (", "+ prone 2 = ", "b -> a: attack d20 (",
+                   "- prone 4 = ", "b -> a: attack d20 (", "    -4 prone (t.rules:", NULL);
     done(r);
 }
 END_TEST
@@ -718,16 +731,17 @@ END_TEST
    the worst penalty of the type count; untyped and stacking ones all do. */
 START_TEST(test_check_modifiers_typed_bonuses_do_not_stack)
 {
-    run *r = ok(2, "bonus morale\nbonus dodge stacks\n"
-                   "check attack(attacker, target) = d20\n"
-                   "condition heartened { modify attack by 2 as morale }\ncondition inspired { modify attack by 1 as morale }\n"
-                   "condition shaken { modify attack by -1 as morale }\ncondition cowed { modify attack by -3 as morale }\n"
-                   "condition nimble { modify attack by 1 as dodge }\ncondition quick { modify attack by 1 as dodge }\n"
-                   "condition sure { modify attack by 1 }\n"
-                   "creature a { }\ncreature b { }\n"
-                   "apply heartened to a\napply inspired to a\napply shaken to a\napply cowed to a\n"
-                   "apply nimble to a\napply quick to a\napply sure to a\n"
-                   "let x = attack(a, b)\nexplain\n");
+    run *r = ok(
+        2, "bonus morale\nbonus dodge stacks\n"
+           "check attack(attacker, target) = d20\n"
+           "condition heartened { modify attack by 2 as morale }\ncondition inspired { modify attack by 1 as morale }\n"
+           "condition shaken { modify attack by -1 as morale }\ncondition cowed { modify attack by -3 as morale }\n"
+           "condition nimble { modify attack by 1 as dodge }\ncondition quick { modify attack by 1 as dodge }\n"
+           "condition sure { modify attack by 1 }\n"
+           "creature a { }\ncreature b { }\n"
+           "apply heartened to a\napply inspired to a\napply shaken to a\napply cowed to a\n"
+           "apply nimble to a\napply quick to a\napply sure to a\n"
+           "let x = attack(a, b)\nexplain\n");
     /* +2 (best morale) - 3 (worst morale) + 1 + 1 (dodge stacks) + 1 */
     lines_in_order(r, "a -> b: attack d20 (", "+ heartened 2 - cowed 3 + nimble 1 + quick 1 + sure 1 = ",
                    "inspired 1 does not count: morale bonuses do not stack",
@@ -743,15 +757,15 @@ END_TEST
 
 /* --- events, triggers, reactions ------------------------------------------------------------- */
 
-#define REACTIONS                                                                             \
-    BASE "economy { slot standard 1 per turn\n slot reaction 1 per round }\n"                 \
-         "action poke(target) costs standard { target creature\n emit poked(self, target)\n"  \
-         " print \"the poke lands\" }\n"                                                      \
-         "trigger riposte { on poked(attacker, victim)\n reaction of victim costs reaction\n" \
-         " do { print victim, \"ripostes\", attacker } }\n"                                 \
+#define REACTIONS                                                                                   \
+    BASE "economy { slot standard 1 per turn\n slot reaction 1 per round }\n"                       \
+         "action poke(target) costs standard { target creature\n emit poked(self, target)\n"        \
+         " print \"the poke lands\" }\n"                                                            \
+         "trigger riposte { on poked(attacker, victim)\n reaction of victim costs reaction\n"       \
+         " do { print victim, \"ripostes\", attacker } }\n"                                         \
          "trigger tally { on poked(attacker, victim)\n automatic\n limit 1 per round each victim\n" \
-         " do { print \"tally\", victim } }\n"                                                \
-         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"           \
+         " do { print \"tally\", victim } }\n"                                                      \
+         "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"                 \
          "begin encounter\nroll initiative\n"
 
 START_TEST(test_reaction_interrupts_and_is_paid)
@@ -850,7 +864,7 @@ END_TEST
 
 /* --- the grid ------------------------------------------------------------------------------ */
 
-#define GRID(diag)                                                                      \
+#define GRID(diag)                                                                        \
     "space grid { square 5 ft\n diagonal " diag "\n reach melee\n cover from corners }\n" \
     "range melee = 5 ft\n"
 
@@ -863,7 +877,8 @@ START_TEST(test_grid_distance_rules)
     r = ok(1, GRID("alternate") "creature a { }\ncreature b { }\nplace a at a1\nplace b at d4\nprint distance(a, b)\n");
     lines_in_order(r, "20 ft\n", NULL); /* 1, 2, 1 squares */
     done(r);
-    r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b2\nprint distance(a, b), adjacent(a, b)\n");
+    r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b2\nprint distance(a, b), "
+                        "adjacent(a, b)\n");
     lines_in_order(r, "5 ft true", NULL);
     done(r);
 }
@@ -904,7 +919,7 @@ END_TEST
 START_TEST(test_walk_budget_and_difficult_terrain)
 {
     run *r = ok(1, "space grid { square 5 ft\n difficult 2 }\ncreature a { }\nplace a at a1\n"
-                             "terrain difficult b1 to c1\nprint walk(a, E1, 20 ft)\n");
+                   "terrain difficult b1 to c1\nprint walk(a, E1, 20 ft)\n");
     /* a1 -> b1 5, b1 -> c1 10 (leaving difficult), c1 -> d1 10: only 15 fits */
     /* A1 -> B1 5 ft, B1 -> C1 10 ft (leaving difficult), C1 -> D1 10 ft: 20 ft
        reaches B1 only by the straight line; the path may avoid the mud */
@@ -953,16 +968,17 @@ END_TEST
 
 START_TEST(test_zone_ranges_groups_and_defense)
 {
-    run *r = ok(1, "space zones { group max 3\n defense protects 1/3\n defense counts self.down as 1/4 }\n"
-                   "stat down = false\n"
-                   "range short { within engagement, group }\nrange medium { within zone }\nrange long { apart 1 zone }\n"
-                   "zone yard\nzone keep next to yard\n"
-                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { down true }\n"
-                   "creature e side q { }\n"
-                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\nplace e in keep\n"
-                   "join a, b, c to band\njoin d to band\n"
-                   "print range_between(a, b), range_between(a, d), range_between(a, e)\n"
-                   "print defend(c)\nprint defend(b)\n");
+    run *r =
+        ok(1, "space zones { group max 3\n defense protects 1/3\n defense counts self.down as 1/4 }\n"
+              "stat down = false\n"
+              "range short { within engagement, group }\nrange medium { within zone }\nrange long { apart 1 zone }\n"
+              "zone yard\nzone keep next to yard\n"
+              "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { down true }\n"
+              "creature e side q { }\n"
+              "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\nplace e in keep\n"
+              "join a, b, c to band\njoin d to band\n"
+              "print range_between(a, b), range_between(a, d), range_between(a, e)\n"
+              "print defend(c)\nprint defend(b)\n");
     lines_in_order(r, "d cannot join band: a group holds at most 3", "short medium long", "true", "false", NULL);
     done(r);
 }

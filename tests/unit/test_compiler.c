@@ -327,9 +327,10 @@ END_TEST
 
 START_TEST(test_initiative_compiles_to_a_plan)
 {
-    ck_assert_int_eq(compile("stat dex = 0\n"
-                             "initiative {\n  mode static\n  score dex + 1\n  order lowest first\n  ties dex, 3, reroll\n}\n"),
-                     0);
+    ck_assert_int_eq(
+        compile("stat dex = 0\n"
+                "initiative {\n  mode static\n  score dex + 1\n  order lowest first\n  ties dex, 3, reroll\n}\n"),
+        0);
     const r_initiative *in = &P->rules->initiative;
     ck_assert(in->present);
     ck_assert_int_eq(in->mode, INIT_STATIC);
@@ -398,14 +399,15 @@ static void check_chunks_well_formed(void)
 
 START_TEST(test_spans_and_opcodes_valid)
 {
-    ck_assert_int_eq(compile("stat dex = 0\nstat level = 1 in 1..20\nstat bonus = dex * 2\n"
-                             "range reach = 5 ft * level\n"
-                             "procedure f(n) { if n <= 0 { return 0 } else { return n + f(n - 1) } }\n"
-                             "check init(self) = d20 + self.dex\ninitiative { roll init; score init + dex; order highest first }\n"
-                             "let t = 0\nfor i in [1, 2, 3] { t += i }\nrepeat 2 { print roll 2d6 + 1 }\n"
-                             "print t > 2 and true or false, f(3), 7 // 2, -t\n"
-                             "creature a { dex 1 }\nprint a.dex\n"),
-                     0);
+    ck_assert_int_eq(
+        compile("stat dex = 0\nstat level = 1 in 1..20\nstat bonus = dex * 2\n"
+                "range reach = 5 ft * level\n"
+                "procedure f(n) { if n <= 0 { return 0 } else { return n + f(n - 1) } }\n"
+                "check init(self) = d20 + self.dex\ninitiative { roll init; score init + dex; order highest first }\n"
+                "let t = 0\nfor i in [1, 2, 3] { t += i }\nrepeat 2 { print roll 2d6 + 1 }\n"
+                "print t > 2 and true or false, f(3), 7 // 2, -t\n"
+                "creature a { dex 1 }\nprint a.dex\n"),
+        0);
     check_chunks_well_formed();
 }
 END_TEST

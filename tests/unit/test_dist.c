@@ -14,7 +14,10 @@
 /* Live bytes when the running test started (one test per process). */
 static size_t live_at_start;
 
-static void leak_setup(void) { live_at_start = mem_live_bytes(); }
+static void leak_setup(void)
+{
+    live_at_start = mem_live_bytes();
+}
 
 static void leak_teardown(void)
 {
@@ -52,8 +55,7 @@ static void assert_exact(const dist *d, int64_t outcome, unsigned long long num,
 {
     dist_count n, m;
     ck_assert_msg(dist_exact_p(d, outcome, &n, &m), "not exact");
-    ck_assert_msg(n * (dist_count)den == (dist_count)num * m, "P(%lld) is not %llu/%llu", (long long)outcome, num,
-                  den);
+    ck_assert_msg(n * (dist_count)den == (dist_count)num * m, "P(%lld) is not %llu/%llu", (long long)outcome, num, den);
 }
 
 #define ck_assert_near(x, y, tol) \
@@ -394,9 +396,8 @@ START_TEST(out_of_memory)
     for (long countdown = 0; countdown < 8; countdown++) {
         dist_error err = {""};
         mem_fail_after(countdown);
-        dist *r[6] = {dist_add(a, b, &err),          dist_maximum(a, b, &err),
-                      dist_compare(a, b, DIST_LT, &err), dist_choose(a, a, b, &err),
-                      dist_scale(a, 3, &err),         dist_copy(b, &err)};
+        dist *r[6] = {dist_add(a, b, &err),       dist_maximum(a, b, &err), dist_compare(a, b, DIST_LT, &err),
+                      dist_choose(a, a, b, &err), dist_scale(a, 3, &err),   dist_copy(b, &err)};
         mem_fail_after(-1);
         for (int i = 0; i < 6; i++)
             dist_free(r[i]);
@@ -456,9 +457,9 @@ static void agree_with_roller(const char *text, uint64_t seed)
 }
 
 static const char *const roller_cases[] = {
-    "3d6",       "4d6kh3",    "2d20kl1",    "5d8dh2",        "d20ro1",    "3d6r<3",   "d6!",      "2d6!!",
-    "3d6!p",     "4dF",       "10d10>=8f1", "6d6>=5",        "d10!>=9",   "5d10!!kh3", "4d6ro1dl1", "3d8!!>=7kh2",
-    "2d6!>=5",   "4dF!",      "6d6kl2>=3",  "3d10!>=9>=8f1", "5d10!kh3", "4d6!kl2", "3d6!>=5kh2>=5", "6d4!kh3",
+    "3d6",     "4d6kh3", "2d20kl1",    "5d8dh2",        "d20ro1",   "3d6r<3",    "d6!",           "2d6!!",
+    "3d6!p",   "4dF",    "10d10>=8f1", "6d6>=5",        "d10!>=9",  "5d10!!kh3", "4d6ro1dl1",     "3d8!!>=7kh2",
+    "2d6!>=5", "4dF!",   "6d6kl2>=3",  "3d10!>=9>=8f1", "5d10!kh3", "4d6!kl2",   "3d6!>=5kh2>=5", "6d4!kh3",
 };
 
 START_TEST(roller_agreement)
@@ -498,4 +499,7 @@ static Suite *make_suite(void)
     return s;
 }
 
-int main(void) { return check_main(make_suite()); }
+int main(void)
+{
+    return check_main(make_suite());
+}

@@ -10,7 +10,6 @@
 #include "lang/parse.h"
 #include "tests/unit/parse_util.h"
 
-
 static node *item(const parsed *p, int i)
 {
     node *n = p->root->list;

@@ -9,7 +9,6 @@
 #include "lang/parse.h"
 #include "tests/unit/parse_util.h"
 
-
 static node *nth(const node *list, int i)
 {
     ck_assert_ptr_nonnull(list);
