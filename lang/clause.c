@@ -96,7 +96,7 @@ bool rexpr_of(compiler *cc, const fctx *fx, const node *e, sty want, const char 
     }
     /* A literal needs no call at run time: keep its value. */
     const chunk *c = cc->p->chunks[id];
-    if (is_literal(e) && c->nconsts == 1 && c->code[0] == OP_CONST) {
+    if (is_literal(e) && c->nconsts == 1 && c->code[0] == OP_CONST && c->len == 4) { /* CONST k, RETURN */
         out->kind = REXPR_CONST;
         out->v = c->consts[0];
         return true;

@@ -237,9 +237,11 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
     case TIME_UNTIL_TURN_START:
         snprintf(buf, cap, "until start of %s's %s turn", who, t.num <= 1 ? "next" : "later");
         return;
-    case TIME_UNTIL_TURN_END: snprintf(buf, cap, "until end of %s's turn", who); return;
+    case TIME_UNTIL_TURN_END: /* by the ends still to come */
+        snprintf(buf, cap, "until end of %s's %sturn", who, e->remaining >= 2 ? "next " : "");
+        return;
     case TIME_UNTIL_ROUND_START: snprintf(buf, cap, "until start of next round"); return;
-    case TIME_UNTIL_ROUND_END: snprintf(buf, cap, "until end of round"); return;
+    case TIME_UNTIL_ROUND_END: snprintf(buf, cap, "until end of %sround", e->remaining >= 2 ? "next " : ""); return;
     default: break;
     }
     if (e->queue == Q_POSITION) {

@@ -107,6 +107,7 @@ static bool show_creature(vm *v, int c)
     if (cr->side >= 0)
         len += (size_t)snprintf(line + len, sizeof line - len, " (%s)", program_string(v->p, v->r->sides[cr->side]));
     len += (size_t)snprintf(line + len, sizeof line - len, ":");
+    size_t bare = len; /* nothing said after the name yet */
     for (size_t i = 0; i < v->p->ndecls && len < sizeof line; i++) {
         const decl *d = &v->p->decls[i];
         if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
@@ -133,7 +134,7 @@ static bool show_creature(vm *v, int c)
     char effects[1024];
     effects_show(v, c, effects, sizeof effects);
     if (effects[0] && len < sizeof line)
-        len += (size_t)snprintf(line + len, sizeof line - len, "; %s", effects);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", len == bare ? "" : ";", effects);
     combat_print(v, "%s", line);
     return true;
 }

@@ -318,8 +318,19 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
         *out = cur;
         return true;
     }
-    if (latest->value >= 0)
-        return vm_call(v, latest->value, c, NULL, 0, out);
+    if (latest->value >= 0) {
+        if (!vm_call(v, latest->value, c, NULL, 0, out))
+            return false;
+        /* a whole-number stat's formula must give one too */
+        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && out->aux != 1) {
+            char shown[64];
+            vm_format(v, *out, shown, sizeof shown);
+            const char *name = program_string(v->p, latest->name);
+            return vm_error(v, latest->where, "%s is a whole number (stat %s: int), but its formula gives %s; round it",
+                            name, name, shown);
+        }
+        return true;
+    }
     if (li->resource >= 0) {
         const r_resource *res = &v->r->resources[li->resource];
         return eval_rexpr(v, rexpr_present(&res->start) ? &res->start : &res->max, c, out);

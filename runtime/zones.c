@@ -225,7 +225,8 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
         shared |= ZONE_GROUP;
     if (ca->zone >= 0 && ca->zone == cbr->zone)
         shared |= ZONE_ZONE;
-    int apart = ca->zone >= 0 && cbr->zone >= 0 ? zones_apart(v, ca->zone, cbr->zone) : 0;
+    /* one not in a zone is at no distance in zones at all */
+    int apart = ca->zone >= 0 && cbr->zone >= 0 ? zones_apart(v, ca->zone, cbr->zone) : 1000;
     for (int i = 0; i < r->nranges; i++) {
         const r_range *rg = &r->ranges[i];
         if (!rg->ordinal)

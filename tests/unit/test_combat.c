@@ -524,7 +524,7 @@ START_TEST(test_next_turn_in_and_out_of_the_own_turn)
     /* on a's turn: to the end of a's next turn (round 2); begun in b's
        turn for a: to the end of a's next turn (round 2 as well); keen: a's
        turns in rounds 2 and 3 */
-    lines_in_order(r, "a is steady (until end of a's turn)", "b's turn", "b is steady (until end of a's turn)",
+    lines_in_order(r, "a is steady (until end of a's next turn)", "b's turn", "b is steady (until end of a's turn)",
                    "a is keen (2 turns left)", "round 2: a's turn", "steady on a ended (end of a's turn)",
                    "steady on b ended (end of a's turn)", "b's turn", "round 3: a's turn", "b's turn",
                    "round 4: a's turn", "keen on a ended (start of a's turn)", NULL);
