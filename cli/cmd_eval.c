@@ -15,7 +15,7 @@ static const char usage[] = "Usage: fray eval [OPTION]... EXPR...\n"
                             "\n"
                             "Examples:\n"
                             "  fray eval 'roll 4d6kh3'\n"
-                            "  fray eval -r rules/legend.rules --with level=10 melee\n";
+                            "  fray eval -r examples/skirmish.rules --with level=10 melee\n";
 
 static void discard(void *user, const char *line)
 {

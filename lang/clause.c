@@ -322,6 +322,16 @@ period ccur_period(ccur *k, bool allow_long)
     return i < 0 ? PER_NONE : (period)(PER_TURN + i);
 }
 
+bool ccur_times_per(ccur *k, const char *what, bool allow_long, int *n, period *per)
+{
+    int64_t count;
+    if (!ccur_int(k, what, &count) || !ccur_expect(k, "per"))
+        return false;
+    *per = ccur_period(k, allow_long);
+    *n = (int)count;
+    return *per != PER_NONE;
+}
+
 void ccur_when(ccur *k, const fctx *fx, rexpr *e, bool *negate)
 {
     memset(e, 0, sizeof *e);

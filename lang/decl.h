@@ -159,6 +159,8 @@ void decl_stat(decl_state *ds);
 /* Shared clause pieces. */
 /* `per turn|round|encounter|...` after the word `per` has been read. */
 period ccur_period(ccur *k, bool allow_long);
+/* `N per PERIOD` (a limit): false after reporting a mistake. */
+bool ccur_times_per(ccur *k, const char *what, bool allow_long, int *n, period *per);
 /* `costs a + 2 * b or c`: one node (an expression of names) to a cost. */
 void compile_cost(compiler *cc, const node *e, cost *out);
 /* A duration: a time value (`2 rounds`, a named duration) or the words

@@ -127,14 +127,9 @@ static void act_cooldown(decl_state *ds, const node *clause, ccur *k)
 static void act_limit(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
-    int64_t n;
-    if (!ccur_int(k, "how many times", &n) || !ccur_expect(k, "per"))
-        return;
-    period per = ccur_period(k, true);
     r_action *a = act_of(ds);
-    a->limit = (int)n;
-    a->limit_per = per;
-    ccur_end(k);
+    if (ccur_times_per(k, "how many times", true, &a->limit, &a->limit_per))
+        ccur_end(k);
 }
 
 const clause_rule action_clauses[] = {
@@ -407,14 +402,10 @@ static void trig_costs(decl_state *ds, const node *clause, ccur *k)
 static void trig_limit(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
-    int64_t n;
-    if (!ccur_int(k, "how many times", &n) || !ccur_expect(k, "per"))
-        return;
-    period per = ccur_period(k, true);
     r_trigger *t = trig_of(ds);
-    t->limit = (int)n;
-    t->limit_per = per;
     t->limit_each = -1;
+    if (!ccur_times_per(k, "how many times", true, &t->limit, &t->limit_per))
+        return;
     if (ccur_accept(k, "each")) {
         const node *at = k->at;
         int who = ccur_name(k, "whom the limit counts for");

@@ -248,16 +248,9 @@ static econ_exchange *current_exchange(decl_state *ds)
 static void exch_limit(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
-    int64_t n;
-    if (!ccur_int(k, "how many exchanges", &n))
-        return;
-    if (!ccur_expect(k, "per"))
-        return;
-    period per = ccur_period(k, false);
-    ccur_end(k);
     econ_exchange *x = current_exchange(ds);
-    x->limit = (int)n;
-    x->per = per;
+    if (ccur_times_per(k, "how many exchanges", false, &x->limit, &x->per))
+        ccur_end(k);
 }
 
 const clause_rule exchange_clauses[] = {

@@ -18,7 +18,7 @@ static void face_range(const dice *d, int32_t *lo, int32_t *hi)
     }
 }
 
-static bool cmp_holds(uint8_t cmp, int64_t value, int32_t at)
+bool dice_cmp_holds(uint8_t cmp, int64_t value, int32_t at)
 {
     switch (cmp) {
     case DICE_CMP_EQ: return value == at;
@@ -353,7 +353,7 @@ static int32_t roll_with_rerolls(roller *ro)
     int32_t value = roll_face(ro);
     if (d->reroll_cmp == DICE_CMP_NONE)
         return value;
-    for (int times = 0; cmp_holds(d->reroll_cmp, value, d->reroll_at) && ro->extra_left > 0; times++) {
+    for (int times = 0; dice_cmp_holds(d->reroll_cmp, value, d->reroll_at) && ro->extra_left > 0; times++) {
         if (d->reroll_once && times == 1)
             break;
         record(ro, value, DICE_FACE_REROLLED);
@@ -365,7 +365,7 @@ static int32_t roll_with_rerolls(roller *ro)
 
 static bool explodes(roller *ro, int32_t raw)
 {
-    return ro->extra_left > 0 && cmp_holds(ro->d->explode_cmp, raw, ro->d->explode_at);
+    return ro->extra_left > 0 && dice_cmp_holds(ro->d->explode_cmp, raw, ro->d->explode_at);
 }
 
 static void roll_one_die(roller *ro)
@@ -496,11 +496,11 @@ int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nface
             sum += f->value;
             continue;
         }
-        if (cmp_holds(d->success_cmp, f->value, d->success_at)) {
+        if (dice_cmp_holds(d->success_cmp, f->value, d->success_at)) {
             f->flags |= DICE_FACE_SUCCESS;
             sum++;
         }
-        if (cmp_holds(d->failure_cmp, f->value, d->failure_at)) {
+        if (dice_cmp_holds(d->failure_cmp, f->value, d->failure_at)) {
             f->flags |= DICE_FACE_FAILURE;
             sum--;
         }

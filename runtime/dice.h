@@ -13,6 +13,8 @@
 enum dice_keep { DICE_KEEP_ALL, DICE_KEEP_HIGH, DICE_KEEP_LOW, DICE_DROP_HIGH, DICE_DROP_LOW };
 enum dice_explode { DICE_NO_EXPLODE, DICE_EXPLODE, DICE_COMPOUND, DICE_PENETRATE };
 enum dice_cmp { DICE_CMP_NONE, DICE_CMP_EQ, DICE_CMP_GE, DICE_CMP_LE, DICE_CMP_GT, DICE_CMP_LT };
+/* Whether `value CMP at` holds (DICE_CMP_NONE never does). */
+bool dice_cmp_holds(uint8_t cmp, int64_t value, int32_t at);
 
 typedef struct dice {
     int32_t count; /* number of dice, >= 1 */

@@ -587,24 +587,13 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err)
 
 /* ----------------------------------------------------- one die, rerolls */
 
-static bool cmp_holds(uint8_t cmp, int64_t value, int32_t at)
-{
-    switch (cmp) {
-    case DICE_CMP_EQ: return value == at;
-    case DICE_CMP_GE: return value >= at;
-    case DICE_CMP_LE: return value <= at;
-    case DICE_CMP_GT: return value > at;
-    case DICE_CMP_LT: return value < at;
-    default: return false;
-    }
-}
-
 /* What one kept face adds to the total. */
 static int64_t face_score(const dice *d, int64_t v)
 {
     if (d->success_cmp == DICE_CMP_NONE)
         return v;
-    return (int64_t)cmp_holds(d->success_cmp, v, d->success_at) - (int64_t)cmp_holds(d->failure_cmp, v, d->failure_at);
+    return (int64_t)dice_cmp_holds(d->success_cmp, v, d->success_at) -
+           (int64_t)dice_cmp_holds(d->failure_cmp, v, d->failure_at);
 }
 
 static int64_t score_fn(int64_t x, const void *ctx)
@@ -625,7 +614,7 @@ static dist *raw_roll(const dice *d, dist_error *err)
     if (!r)
         return NULL;
     for (int64_t v = lo; v <= hi; v++)
-        meet += cmp_holds(d->reroll_cmp, v, d->reroll_at);
+        meet += dice_cmp_holds(d->reroll_cmp, v, d->reroll_at);
     if (d->reroll_cmp == DICE_CMP_NONE || meet == 0) {
         r->total = s;
         for (size_t i = 0; i < r->n; i++)
@@ -637,11 +626,11 @@ static dist *raw_roll(const dice *d, dist_error *err)
         }
         r->total = s - meet;
         for (int64_t v = lo; v <= hi; v++)
-            r->w[v - lo] = !cmp_holds(d->reroll_cmp, v, d->reroll_at);
+            r->w[v - lo] = !dice_cmp_holds(d->reroll_cmp, v, d->reroll_at);
     } else {
         r->total = s * s;
         for (int64_t v = lo; v <= hi; v++)
-            r->w[v - lo] = (cmp_holds(d->reroll_cmp, v, d->reroll_at) ? 0 : s) + meet;
+            r->w[v - lo] = (dice_cmp_holds(d->reroll_cmp, v, d->reroll_at) ? 0 : s) + meet;
     }
     return finish(r);
 }
@@ -656,7 +645,7 @@ typedef struct explode_plan {
 
 static bool explodes(const dice *d, int64_t v)
 {
-    return cmp_holds(d->explode_cmp, v, d->explode_at);
+    return dice_cmp_holds(d->explode_cmp, v, d->explode_at);
 }
 
 /* What a roll of raw value v at chain level `level` adds. */
@@ -1293,7 +1282,7 @@ static dist *keep_exploding(const dice *d, const dist *raw, int32_t n, int32_t k
 static bool covers_all(uint8_t cmp, int32_t at, int64_t lo, int64_t hi)
 {
     for (int64_t v = lo; v <= hi; v++)
-        if (!cmp_holds(cmp, v, at))
+        if (!dice_cmp_holds(cmp, v, at))
             return false;
     return true;
 }
@@ -1466,7 +1455,7 @@ static dist *splice_at_max(const dist *d, int64_t top, const dist *rest, bool co
 dist *dist_chain(const dice *const *dies, int n, bool count_steps, dist_error *err)
 {
     if (!dies || n < 1)
-        return fail(err, "an escalation chain needs at least one die");
+        return fail(err, "chain() needs at least one die");
     dist *acc = NULL;
     for (int i = n - 1; i >= 0; i--) {
         dist *die = dist_dice(dies[i], DIST_DEFAULT_EPSILON, err);

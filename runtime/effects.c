@@ -380,6 +380,26 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
     return true;
 }
 
+/* A new effect of a kind on its bearer, counted down from now; -1 (with
+   the error) when it cannot be. */
+static int32_t add_effect(vm *v, effect_kind kind, int what, int bearer, int anchor, value lasts, span at)
+{
+    int32_t i = new_effect(v, at);
+    if (i < 0)
+        return -1;
+    effect *e = eff(v, i);
+    e->kind = (uint8_t)kind;
+    e->what = what;
+    e->bearer = bearer;
+    e->anchor = anchor;
+    link_bearer(v, i);
+    if (!schedule(v, i, lasts, at)) {
+        free_effect(v, i);
+        return -1;
+    }
+    return i;
+}
+
 /* --- ending ------------------------------------------------------------------------- */
 
 static const char *what_name(vm *v, const effect *e)
@@ -680,20 +700,11 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
             return false;
         rc = &v->r->conditions[cond];
     }
-    int32_t i = new_effect(v, at);
+    /* counted on whoever caused it, else on its bearer */
+    int32_t i = add_effect(v, EFF_CONDITION, cond, c, by >= 0 ? by : c, lasts, at);
     if (i < 0)
         return false;
-    effect *e = eff(v, i);
-    e->kind = EFF_CONDITION;
-    e->what = cond;
-    e->bearer = c;
-    e->source = by;
-    e->anchor = by >= 0 ? by : c;
-    link_bearer(v, i);
-    if (!schedule(v, i, lasts, at)) {
-        free_effect(v, i);
-        return false;
-    }
+    eff(v, i)->source = by;
     char how[96];
     describe_lasts(v, eff(v, i), how, sizeof how);
     combat_say(v, "%s is %s (%s)", v->creatures[c].name, name, how);
@@ -1086,38 +1097,12 @@ bool effects_protects(vm *v, int target, int action, int actor, refusal *why, sp
 
 bool effects_cooldown(vm *v, int c, int action, value lasts, span at)
 {
-    int32_t i = new_effect(v, at);
-    if (i < 0)
-        return false;
-    effect *e = eff(v, i);
-    e->kind = EFF_COOLDOWN;
-    e->what = action;
-    e->bearer = c;
-    e->anchor = c;
-    link_bearer(v, i);
-    if (!schedule(v, i, lasts, at)) {
-        free_effect(v, i);
-        return false;
-    }
-    return true;
+    return add_effect(v, EFF_COOLDOWN, action, c, c, lasts, at) >= 0;
 }
 
 bool effects_hold(vm *v, int c, int hold_index, value lasts, span at)
 {
-    int32_t i = new_effect(v, at);
-    if (i < 0)
-        return false;
-    effect *e = eff(v, i);
-    e->kind = EFF_HOLD;
-    e->what = hold_index;
-    e->bearer = c;
-    e->anchor = c;
-    link_bearer(v, i);
-    if (!schedule(v, i, lasts, at)) {
-        free_effect(v, i);
-        return false;
-    }
-    return true;
+    return add_effect(v, EFF_HOLD, hold_index, c, c, lasts, at) >= 0;
 }
 
 bool effects_on_cooldown(vm *v, int c, int action)
@@ -1173,20 +1158,10 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
         if (!eval_rexpr(v, &rr->lasts, a, NULL, 0, &lasts))
             return false;
     }
-    int32_t i = new_effect(v, at);
+    int32_t i = add_effect(v, EFF_RELATION, rel, a, a, lasts, at);
     if (i < 0)
         return false;
-    effect *e = eff(v, i);
-    e->kind = EFF_RELATION;
-    e->what = rel;
-    e->bearer = a;
-    e->partner = b;
-    e->anchor = a;
-    link_bearer(v, i);
-    if (!schedule(v, i, lasts, at)) {
-        free_effect(v, i);
-        return false;
-    }
+    eff(v, i)->partner = b;
     combat_say(v, "%s: %s is %s, %s is %s", name, v->creatures[a].name, program_string(v->p, rr->a_name),
                v->creatures[b].name, program_string(v->p, rr->b_name));
     *done = true;

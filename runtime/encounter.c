@@ -933,6 +933,7 @@ static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, spa
                         "step limit reached: the fight took more than %" PRIu64 " steps in all (%d times --max-steps)",
                         allowed, FIGHT_STEPS_FACTOR);
     vm_scratch_release(v, mark);
+    v->steps_left = v->limits.steps; /* the next turn gets a budget of its own */
     return true;
 }
 

@@ -752,7 +752,6 @@ void vm_scratch_release(vm *v, vm_mark m)
     st->nitems = m.nitems;
     st->nlists = m.nlists;
     st->ndists = m.ndists;
-    v->steps_left = v->limits.steps;
 }
 
 /* --- formatting ------------------------------------------------------------------- */

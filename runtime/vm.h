@@ -213,9 +213,9 @@ const value *vm_list_items(const vm *v, value list, size_t *n);
 bool vm_keep(vm *v, value x, span at, value *out);
 /* Starts a new top-level command: scratch dice and lists are dropped. */
 void vm_begin_command(vm *v);
-/* A long command (a fight) gives each turn a fresh step budget and drops
-   the scratch values made since the mark: what a turn keeps was copied by
-   vm_keep, and the values made before the mark stay valid. */
+/* A long command (a fight) drops, turn by turn, the scratch values made
+   since the mark: what a turn keeps was copied by vm_keep, and the values
+   made before the mark stay valid. */
 typedef struct vm_mark {
     size_t ndice, nitems, nlists, ndists;
 } vm_mark;
