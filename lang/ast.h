@@ -87,6 +87,7 @@ const char *ast_kind_name(ast_kind k);
     X(ITEM, "item")                       \
     X(ENCOUNTER, "encounter")             \
     X(TACTIC, "tactic")                   \
+    X(SIDE, "side")                       \
     X(BEGIN, "begin")                     \
     X(END, "end")                         \
     X(SHOW, "show")                       \

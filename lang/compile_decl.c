@@ -39,7 +39,7 @@ static bool has_object(decl_kind k)
 static bool is_named(decl_kind k)
 {
     return has_object(k) || k == DK_STAT || k == DK_RESOURCE || k == DK_PROCEDURE || k == DK_DURATION || k == DK_ENUM ||
-           k == DK_SYSTEM;
+           k == DK_SYSTEM || k == DK_SIDE;
 }
 
 /* --- pass 1 ------------------------------------------------------------------ */
@@ -191,6 +191,8 @@ void declare_names(compiler *cc, const node *prog)
             register_inner_names(cc, dn);
         if (k == DK_CREATURE)
             register_side(cc, dn);
+        if (k == DK_SIDE && dn->text && rules_add_side(cc->p->rules, comp_intern(cc, dn->text)) < 0)
+            cc->oom = true;
         if (!is_named(k) || k == DK_SYSTEM || !dn->text)
             continue;
         int name = comp_intern(cc, dn->text);
@@ -438,6 +440,16 @@ static void decl_system(decl_state *ds)
     decl_clauses(ds, system_clauses, system_nclauses, NULL);
 }
 
+/* A side declared by the rules ("the party", "the enemies"), so clauses
+ * such as `ties side party` can name it before any creature takes it. */
+static void decl_side(decl_state *ds)
+{
+    const node *h = ds->dn->list;
+    if (h && h->kind == AST_STRING)
+        ds->header = h->next;
+    decl_clauses(ds, NULL, 0, NULL);
+}
+
 /* --- stat ------------------------------------------------------------------------- */
 
 static void stat_in(decl_state *ds, const node *clause, ccur *k)
@@ -608,6 +620,7 @@ void compile_decl(compiler *cc, const node *item)
     case DK_TRIGGER: decl_trigger(&ds); break;
     case DK_RULING: decl_ruling(&ds); break;
     case DK_TACTIC: decl_tactic(&ds); break;
+    case DK_SIDE: decl_side(&ds); break;
     case DK_ITEM: decl_item(&ds); break;
     default: comp_error(cc, dn->sp, "%s is not a declaration", decl_kind_name(k)); break;
     }

@@ -46,6 +46,8 @@ const decl_vocabulary vocabulary_decls[] = {
     {"trigger", "trigger NAME { on ...; automatic | reaction of ...; do { ... } }",
      "what happens when an event does: automatically, or as a creature's reaction", CLAUSES(trigger)},
     {"ruling", "ruling NAME \"QUESTION\" { CLAUSES }", "a judgment the rules leave to the GM", CLAUSES(ruling)},
+    {"side", "side NAME [\"TITLE\"] [{ § CITATION }]",
+     "a side creatures fight on, named so rules can refer to it before anyone takes it", NULL, NULL},
     {"tactic", "tactic NAME { STATEMENTS }", "how a creature plays its turn in 'fight'", NULL, NULL},
     {"item", "item NAME[: BASE] [\"TITLE\"] { PROPERTY VALUE; ... }",
      "equipment with properties (reach, threat range, damage)", NULL, NULL},
