@@ -530,6 +530,11 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     int32_t margin = 12;
     int32_t lx = (sx < gx ? sx : gx) - margin, hx = (sx > gx ? sx : gx) + margin;
     int32_t ly = (sy < gy ? sy : gy) - margin, hy = (sy > gy ? sy : gy) + margin;
+    /* Squares are named from A1: there is nothing to the left or above. */
+    if (lx < 0)
+        lx = 0;
+    if (ly < 0)
+        ly = 0;
     int64_t w = hx - lx + 1, h = hy - ly + 1;
     if (w * h > 250000) {
         vm_error(v, at, "too far to find a path (more than 250000 squares to search)");

@@ -928,6 +928,18 @@ START_TEST(test_walk_budget_and_difficult_terrain)
 }
 END_TEST
 
+/* walking up to a creature on the board's edge never ends off the board
+   (there is no row 0 and no column before A) */
+START_TEST(test_walk_stays_on_the_board)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at a1\nplace b at f1\n"
+                   "print walk(a, b, 20 ft)\n");
+    lines_in_order(r, "a moves A1 -> E", NULL);
+    ck_assert_msg(!strstr(r->out, "E0"), "%s", r->out);
+    done(r);
+}
+END_TEST
+
 /* a friend's square may be passed through but not ended in; an enemy's
    may not be entered at all */
 START_TEST(test_walk_through_friends_not_enemies)
@@ -1072,6 +1084,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
+    tcase_add_test(g, test_walk_stays_on_the_board);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
