@@ -519,6 +519,16 @@ static bool enemies_of(const vm *v, int a, int b)
     return sa < 0 || sb < 0 || sa != sb;
 }
 
+/* The squared straight-line distance from a search state's square to the
+   goal, capped, to order squares of equal cost. */
+static int64_t straightness(int32_t lx, int32_t ly, int64_t w, int32_t gx, int32_t gy, int state)
+{
+    int cell = state / 2;
+    int64_t dx = lx + cell % w - gx, dy = ly + cell / w - gy;
+    int64_t d = dx * dx + dy * dy;
+    return d < (1 << 24) ? d : (1 << 24) - 1;
+}
+
 /* Dijkstra over squares in a box around both ends; the path (from the
    start, excluding it) to the goal or, failing that, the square nearest
    the goal that can be reached. Returns the number of squares, or -1. */
@@ -566,9 +576,12 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     int goal = -1;
     int64_t nearest_d = INT64_MAX;
     int nearest = start;
-    /* a binary heap of (cost, state); stale entries are skipped */
+    /* a binary heap of (cost, state) ordered by key: the cost, then, among
+       squares of equal cost, the straight-line distance to the goal, so
+       that of equally short paths the most direct is taken; stale entries
+       are skipped */
     typedef struct {
-        int64_t cost;
+        int64_t cost, key;
         int state;
     } open_t;
     size_t open_cap = 1024, nopen = 0;
@@ -590,11 +603,12 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             open_cap *= 2;                                                                            \
         }                                                                                             \
         size_t i_ = nopen++;                                                                          \
-        while (i_ > 0 && open[(i_ - 1) / 2].cost > (c_)) {                                            \
+        int64_t k_ = (c_) * ((int64_t)1 << 24) + straightness(lx, ly, w, gx, gy, (s_));               \
+        while (i_ > 0 && open[(i_ - 1) / 2].key > k_) {                                               \
             open[i_] = open[(i_ - 1) / 2];                                                            \
             i_ = (i_ - 1) / 2;                                                                        \
         }                                                                                             \
-        open[i_] = (open_t){(c_), (s_)};                                                              \
+        open[i_] = (open_t){(c_), k_, (s_)};                                                          \
     } while (0)
     OPEN_PUSH(0, start);
     for (;;) {
@@ -605,10 +619,10 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             size_t i = 0;
             for (;;) {
                 size_t l = 2 * i + 1, r = l + 1, m = i;
-                int64_t mc = last.cost;
-                if (l < nopen && open[l].cost < mc)
-                    m = l, mc = open[l].cost;
-                if (r < nopen && open[r].cost < mc)
+                int64_t mk = last.key;
+                if (l < nopen && open[l].key < mk)
+                    m = l, mk = open[l].key;
+                if (r < nopen && open[r].key < mk)
                     m = r;
                 if (m == i)
                     break;
@@ -633,7 +647,9 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
         bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
         if (free_here) {
-            int64_t d = (dgx > dgy ? dgx : dgy) * 1000000 + bu;
+            /* the nearest by squares, then the cheapest, then the most direct */
+            int64_t d = (dgx > dgy ? dgx : dgy) * ((int64_t)1 << 44) + bu * ((int64_t)1 << 20) +
+                        (dgx * dgx + dgy * dgy < (1 << 20) ? dgx * dgx + dgy * dgy : (1 << 20) - 1);
             if (d < nearest_d) {
                 nearest_d = d;
                 nearest = u;
