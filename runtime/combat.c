@@ -28,6 +28,7 @@ void combat_init(combat *cb)
 void combat_free(combat *cb)
 {
     FREE_ARRAY(cb->order, cb->order_cap);
+    FREE_ARRAY(cb->given, cb->ngiven);
     FREE_ARRAY(cb->effects, cb->effects_cap);
     FREE_ARRAY(cb->q_turn_start, cb->q_turn_start_cap);
     FREE_ARRAY(cb->q_turn_end, cb->q_turn_end_cap);

@@ -136,9 +136,11 @@ typedef struct combat {
     int32_t round;   /* 0 before round 1 and in a surprise round */
     bool surprise;   /* the surprise round is under way */
     bool free_round; /* the free round before initiative is under way */
-    int32_t phase;   /* index into the round's phases, -1: the one implicit phase */
-    int32_t turn;    /* index into order, -1 between turns */
-    bool in_turn;    /* a turn (or step) has started and not ended */
+    value *given;    /* rolls entered with `roll initiative` for after the free round */
+    int ngiven;
+    int32_t phase; /* index into the round's phases, -1: the one implicit phase */
+    int32_t turn;  /* index into order, -1 between turns */
+    bool in_turn;  /* a turn (or step) has started and not ended */
     uint32_t round_epoch;
     uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
     entry *order;

@@ -19,6 +19,16 @@
 #define FIGHT_STEPS_FACTOR 100
 
 static bool start_round(vm *v, span at);
+
+/* The rolls entered for after a free round, once used or replaced. */
+static void forget_given(combat *cb)
+{
+    if (cb->given)
+        mem_free(cb->given, (size_t)cb->ngiven * sizeof(value));
+    cb->given = NULL;
+    cb->ngiven = 0;
+}
+
 static bool next_participant(vm *v, span at);
 
 /* --- who --------------------------------------------------------------------- */
@@ -428,10 +438,13 @@ static bool end_round(vm *v, span at)
     if (cb->fighting > 0 && !cb->surprise && !cb->free_round && --cb->fighting == 0)
         cb->fight_paused = true;
     if (cb->free_round) {
-        /* the free round is over: now initiative is rolled */
+        /* the free round is over: now initiative is rolled, with the rolls
+           entered when it was asked for */
         cb->free_round = false;
         cb->round = 0;
-        if (!initiative_roll(v, NULL, 0, at))
+        bool rolled = initiative_roll(v, cb->given, cb->ngiven, at);
+        forget_given(cb);
+        if (!rolled)
             return false;
         return start_round(v, at);
     }
@@ -657,6 +670,14 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
             int32_t who = by_sides && cr->side >= 0 ? -1 : (int32_t)c;
             cb->order[cb->norder] = (entry){who, cr->side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil()};
             cb->norder++;
+        }
+        forget_given(cb);
+        if (ngiven > 0) {
+            cb->given = MEM_NEW_ARRAY(value, (size_t)ngiven);
+            if (!cb->given)
+                return vm_error(v, at, "out of memory");
+            memcpy(cb->given, given, (size_t)ngiven * sizeof(value));
+            cb->ngiven = ngiven;
         }
         cb->ordered = true;
         cb->free_round = true;

@@ -256,6 +256,17 @@ START_TEST(test_free_round_before_initiative)
     lines_in_order(r, "free round before initiative", "free round: party's turn (hero)", "order:", "round 1:", NULL);
     absent(r, "free round: orc");
     done(r);
+    /* rolls entered with `roll initiative` are the ones used once the free round ends */
+    r = ok(1, "stat speed = 0\nruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+              "check init(self) = d8\n"
+              "initiative { mode sides\n roll init\n order highest first\n surprised when ambushed\n"
+              " surprise free_round }\n"
+              "creature hero side party { }\ncreature orc x2 side horde { }\n"
+              "answer ambushed yes for orc_1\nanswer ambushed yes for orc_2\n"
+              "begin encounter\nroll initiative hero 2, orc_1 7\nnext\n");
+    lines_in_order(r, "free round: party's turn (hero)", "party: init d8 (2) = 2", "horde: init d8 (7) = 7",
+                   "order: horde (7), party (2)", NULL);
+    done(r);
 }
 END_TEST
 
