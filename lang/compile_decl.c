@@ -179,6 +179,27 @@ static void register_side(compiler *cc, const node *dn)
                 cc->oom = true;
 }
 
+/* The kind of answer of a ruling (its `answer` clause, in the header or the
+ * block), read in pass 1: a formula compiled before the ruling's own
+ * declaration reads its answer with the right type. Pass 2 checks the
+ * clause and reports what is wrong with it. */
+static void preset_ruling_answer(compiler *cc, const node *dn, int obj)
+{
+    static const char *const kinds[] = {"yes_no", "number", "creature", "word"};
+    const node *arg = NULL;
+    for (const node *h = dn->list; h && !arg; h = h->next)
+        if (h->kind == AST_NAME && strcmp(h->text, "answer") == 0)
+            arg = h->next;
+    for (const node *it = dn->b ? dn->b->list : NULL; it && !arg; it = it->next)
+        if (it->kind == AST_CLAUSE && it->text && strcmp(it->text, "answer") == 0)
+            arg = it->list;
+    if (!arg || (arg->kind != AST_NAME && arg->kind != AST_WORD) || !arg->text)
+        return;
+    for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
+        if (strcmp(arg->text, kinds[i]) == 0)
+            cc->p->rules->rulings[obj].answer = (answer_kind)i;
+}
+
 void declare_names(compiler *cc, const node *prog)
 {
     for (const node *it = prog->list; it; it = it->next) {
@@ -244,6 +265,8 @@ void declare_names(compiler *cc, const node *prog)
                 if (ast_list_len(dn->c) > CHECK_MAX_PARAMS)
                     comp_error(cc, dn->sp, "a check takes at most %d parameters", CHECK_MAX_PARAMS);
             }
+            if (k == DK_RULING)
+                preset_ruling_answer(cc, dn, obj);
         }
     }
 }

@@ -79,7 +79,8 @@ static bool slot_capacity(vm *v, int c, int s, int *cap, bool *unlimited, span a
 typedef struct view {
     vm *v;
     int c;
-    counter *k; /* the counters being tried */
+    counter *k;  /* the counters being tried */
+    int pending; /* uses of the slot being taken that this cost took already */
 } view;
 
 static counter *slot_turn(view *w, int s)
@@ -237,6 +238,9 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
             else if (have > cap) /* the extra ones came by exchange */
                 refuse(why, &sl->from, "no %s left this %s (%d of %d spent, and %d more by exchange)", slot_name(v, s),
                        period_name(sl->per), cap, cap, have - cap);
+            else if (w->pending > 0) /* the cost takes several: say what was spent before it */
+                refuse(why, &sl->from, "no %s left this %s (%d of %d spent, and this takes %d)", slot_name(v, s),
+                       period_name(sl->per), have - w->pending, cap, w->pending + 1);
             else
                 refuse(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s), period_name(sl->per),
                        have, cap);
@@ -290,10 +294,20 @@ static counter *scratch(vm *v, int c)
     return buf;
 }
 
+/* Uses of slot s that the parts of opt before part i take. */
+static int uses_before(const cost_option *opt, int i, int s)
+{
+    int n = 0;
+    for (int j = 0; j < i; j++)
+        if (opt->parts[j].kind != COST_RESOURCE && opt->parts[j].index == s)
+            n += opt->parts[j].n;
+    return n;
+}
+
 static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
                        bool slots_free, bool pay, refusal *why, span at)
 {
-    view w = {v, c, scratch(v, c)};
+    view w = {v, c, scratch(v, c), 0};
     if (!w.k)
         return vm_error(v, at, "too many slots, actions and triggers to keep a ledger (limit is 2048)");
     for (int i = 0; i < opt->nparts; i++) {
@@ -311,9 +325,11 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
             }
             continue;
         }
-        for (int n = 0; n < part->n && !slots_free; n++)
+        for (int n = 0; n < part->n && !slots_free; n++) {
+            w.pending = uses_before(opt, i, part->index) + n;
             if (!take_slot(&w, part->index, kind, off_turn, borrows_next, why, at))
                 return false;
+        }
     }
     if (!pay)
         return true;
@@ -369,7 +385,7 @@ int ledger_spent(vm *v, int c, int s)
 {
     if (!combat_sync(v))
         return 0;
-    view w = {v, c, v->creatures[c].ledger};
+    view w = {v, c, v->creatures[c].ledger, 0};
     return w.k ? used(&w, s) : 0;
 }
 
