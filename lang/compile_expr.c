@@ -679,9 +679,10 @@ static sty compile_call(compiler *cc, const node *e)
         }
         sty first = TY_ANY;
         int n = 0;
-        /* prob(), mean() and dist() look at their argument's distribution;
+        /* prob(), mean(), dist(), maximum() and minimum() look at their
+           argument's distribution;
            a chain's dice are passed whole, in either mode */
-        bool exact = b == BI_prob || b == BI_mean || b == BI_dist;
+        bool exact = b == BI_prob || b == BI_mean || b == BI_dist || b == BI_maximum || b == BI_minimum;
         bool chained = b == BI_chain || b == BI_chain_steps;
         int saved_mode = cc->dist_mode;
         if (exact)

@@ -2037,6 +2037,22 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         return id == BI_mean ? exact_mean(v, d, at, out) : exact_prob_true(v, d, at, out);
     }
     case BI_dist: return vm_distrib(v, args[0], at, out);
+    case BI_maximum:
+    case BI_minimum: {
+        const struct dist *d;
+        if (!vm_dist_of(v, args[0], at, &d))
+            return false;
+        /* the outermost outcome with any probability */
+        int64_t lo = dist_lowest(d), hi = dist_highest(d);
+        if (id == BI_maximum)
+            while (hi > lo && dist_p(d, hi) == 0.0)
+                hi--;
+        else
+            while (lo < hi && dist_p(d, lo) == 0.0)
+                lo++;
+        *out = value_int(id == BI_maximum ? hi : lo);
+        return true;
+    }
     case BI_chain:
     case BI_chain_steps:
     case BI_chain_distribution:
