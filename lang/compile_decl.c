@@ -218,8 +218,7 @@ void declare_names(compiler *cc, const node *prog)
             continue;
         if (k == DK_PROCEDURE && builtin_find(dn->text) >= 0) {
             /* a call by this name would reach the built-in, never the procedure */
-            comp_error(cc, dn->sp, "procedure '%s' has the name of a built-in function; choose another name",
-                       dn->text);
+            comp_error(cc, dn->sp, "procedure '%s' has the name of a built-in function; choose another name", dn->text);
             continue;
         }
         int name = comp_intern(cc, dn->text);
