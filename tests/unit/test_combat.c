@@ -727,6 +727,22 @@ START_TEST(test_check_modifiers_in_and_out)
 }
 END_TEST
 
+/* A check without dice shows its terms from the first one, with no
+   leading 0; a first term that is negative reads as "-NAME N"; a check
+   whose terms are all 0 shows 0. */
+START_TEST(test_check_without_dice_shows_its_terms)
+{
+    run *r = ok(1, "stat spd = 0\nstat tn = 0\n"
+                   "check margin(self, face) = self.spd - face\n"
+                   "check low(self) = self.tn\n"
+                   "creature a { spd 7 }\ncreature b { }\n"
+                   "print margin(a, 5)\nprint margin(b, 3)\nprint low(b)\n");
+    lines_in_order(r, "a: margin spd 7 - face 5 = 2", "b: margin -face 3 = -3", "b: low 0 = 0", NULL);
+    absent(r, "margin 0 ");
+    done(r);
+}
+END_TEST
+
 /* A roll's modifiers of a type that does not stack: the best bonus and
    the worst penalty of the type count; untyped and stacking ones all do. */
 START_TEST(test_check_modifiers_typed_bonuses_do_not_stack)
@@ -1057,6 +1073,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_forbid_and_protect);
     tcase_add_test(c, test_check_modifiers_typed_bonuses_do_not_stack);
     tcase_add_test(c, test_check_modifiers_in_and_out);
+    tcase_add_test(c, test_check_without_dice_shows_its_terms);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
