@@ -1000,6 +1000,25 @@ START_TEST(test_zone_ranges_groups_and_defense)
 }
 END_TEST
 
+/* undefend() ends a member's protection and leaves it in its group, so
+   its place can go to another; group_of() names the group, or nothing. */
+START_TEST(test_zone_undefend_and_group_of)
+{
+    run *r = ok(1, "space zones { defense protects 1/3 }\n"
+                   "zone yard\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\n"
+                   "join a, b, c to band\n"
+                   "print group_of(a), defend(c), defend(b)\n"
+                   "print undefend(c), defended(c), grouped(a, c), group_of(c)\n"
+                   "print undefend(c), defend(b)\n"
+                   "separate(b)\nprint group_of(b), defended(b)\n");
+    lines_in_order(r, "c is protected by group defense", "band true false", "c is no longer protected by group defense",
+                   "true false true band", "b is protected by group defense", "false true", "nothing false", NULL);
+    done(r);
+}
+END_TEST
+
 /* --- relations ------------------------------------------------------------------------------ */
 
 START_TEST(test_relations)
@@ -1074,6 +1093,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_check_modifiers_typed_bonuses_do_not_stack);
     tcase_add_test(c, test_check_modifiers_in_and_out);
     tcase_add_test(c, test_check_without_dice_shows_its_terms);
+    tcase_add_test(c, test_zone_undefend_and_group_of);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
