@@ -246,6 +246,8 @@ bool encounter_fight(struct vm *v, int rounds, span at);
 bool encounter_out(struct vm *v, int c, bool *out, span at);
 /* The creature whose turn it is (or any member of the acting side), -1. */
 int encounter_acting(const struct vm *v);
+/* The phase under way is one of turns (not of steps, not open). */
+bool encounter_in_turns_phase(struct vm *v);
 bool encounter_is_turn_of(const struct vm *v, int c);
 /* Checks `ends when`; ends the encounter if it holds. */
 bool encounter_check_over(struct vm *v, span at);

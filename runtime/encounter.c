@@ -102,6 +102,11 @@ static phase_kind current_kind(vm *v)
     return ph ? ph->kind : PHASE_TURNS;
 }
 
+bool encounter_in_turns_phase(vm *v)
+{
+    return current_kind(v) == PHASE_TURNS;
+}
+
 /* May c take part in the current phase's turn or step? */
 static bool takes_part(vm *v, int c, bool *yes, span at)
 {
@@ -324,7 +329,7 @@ static bool start_phase(vm *v, int p, span at)
             combat_note(v, "no %s phase this round", program_string(v->p, ph->name));
             continue;
         }
-        if (ph->kind == PHASE_TURNS && !apply_forfeits(v, at))
+        if (ph->kind == PHASE_TURNS && !r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
             return false;
         /* what was due in an earlier phase, or as this one begins */
         if (!effects_tick_position(v, cb->round, p, INT64_MIN, at))
@@ -398,6 +403,8 @@ static bool start_round(vm *v, span at)
         return false;
     if (!cb->active)
         return true;
+    if (v->r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
+        return false;
     return start_phase(v, 0, at);
 }
 

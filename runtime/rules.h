@@ -169,6 +169,7 @@ typedef struct r_initiative {
     bool reorder_start; /* right after the roll, downward only, bottom-up */
     bool reorder_later; /* later, by forfeiting a turn, from round `reorder_from` */
     int reorder_from;
+    bool reorder_at_round_start; /* the new place is taken as the next round starts, before any phase */
     bool reorder_not_between_enemies;
     origin reorder_from_origin;
 } r_initiative;

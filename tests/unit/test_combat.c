@@ -339,6 +339,38 @@ START_TEST(test_forfeit_moves_next_round)
 }
 END_TEST
 
+/* With 'at round start' the new place is taken as the next round starts,
+   so a phase of steps before the turns already goes in the new order;
+   without it, the steps keep the old order. Forfeiting in one's own step
+   gives up the turn of the action phase, not the step. A refusal cites the
+   last citation written before the reorder clause. */
+START_TEST(test_forfeit_at_round_start_and_clause_citation)
+{
+    const char *head = "stat speed = 0\nround { phase movement steps\n phase action }\n";
+    const char *play = "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                       "begin encounter\nroll initiative\nforfeit a after c\nnext\nnext\nnext\nnext\nnext\nnext\n"
+                       "forfeit a after c\nnext\nnext\nnext\nnext\nnext\nnext\nnext\nnext\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n § \"Changing Places\"\n"
+             " reorder later from round 2 at round start }\n%s",
+             head, play);
+    run *r = ok(1, text);
+    lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Changing Places\")",
+                   "round 2: a's movement", "a will forfeit a turn", "b's movement", "c's movement",
+                   "a forfeits this turn", "b's turn", "c's turn", "a moves after c", "round 3: b's movement",
+                   "c's movement", "a's movement", "b's turn", NULL);
+    done(r);
+    snprintf(text, sizeof text,
+             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n reorder later from round 2 }\n%s", head,
+             play);
+    r = ok(1, text);
+    lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Initiative\")",
+                   "round 3: a's movement", "b's movement", "c's movement", "a moves after c", "b's turn", NULL);
+    done(r);
+}
+END_TEST
+
 /* --- the economy ------------------------------------------------------------------------ */
 
 #define ECONOMY                                                                                       \
@@ -1040,6 +1072,7 @@ static Suite *make_suite(void)
     TCase *i = tcase_create("initiative");
     tcase_add_test(i, test_static_order_ties_keep_creation_order);
     tcase_add_test(i, test_lowest_first);
+    tcase_add_test(i, test_forfeit_at_round_start_and_clause_citation);
     tcase_add_test(i, test_ties_by_modifier_then_stat);
     tcase_add_test(i, test_ties_rerolled_until_settled);
     tcase_add_test(i, test_decimal_tiebreak);
