@@ -259,6 +259,11 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
     r_initiative *in = init_of(ds);
     if (ccur_accept(k, "start")) {
         in->reorder_start = true;
+        if (ccur_accept(k, "bottom")) {
+            if (!ccur_expect(k, "up"))
+                return;
+            in->reorder_start_bottom_up = true;
+        }
     } else if (ccur_accept(k, "later")) {
         in->reorder_later = true;
         in->reorder_from = 2;
@@ -316,7 +321,8 @@ const clause_rule initiative_clauses[] = {
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
     {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
-    {"reorder", "reorder start | reorder later [from round N] [at round start] | reorder never between enemies",
+    {"reorder",
+     "reorder start [bottom up] | reorder later [from round N] [at round start] | reorder never between enemies",
      init_reorder, false},
 };
 const int initiative_nclauses = (int)(sizeof initiative_clauses / sizeof initiative_clauses[0]);

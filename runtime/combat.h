@@ -143,11 +143,12 @@ typedef struct combat {
     uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
     entry *order;
     int norder, order_cap;
-    bool ordered;        /* initiative has been rolled */
-    bool awaiting_start; /* the order may still be changed before round 1 */
-    int32_t initiator;   /* who started the fight, or -1 */
-    int32_t fighting;    /* `fight`: rounds left, or 0 */
-    bool fight_paused;   /* `fight N rounds` has played its rounds */
+    bool ordered;          /* initiative has been rolled */
+    bool awaiting_start;   /* the order may still be changed before round 1 */
+    int32_t start_decided; /* reorder start bottom up: the highest place that has moved */
+    int32_t initiator;     /* who started the fight, or -1 */
+    int32_t fighting;      /* `fight`: rounds left, or 0 */
+    bool fight_paused;     /* `fight N rounds` has played its rounds */
     bool checking_over;
     int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */

@@ -674,6 +674,10 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         return false;
     if (in->reorder_start) {
         cb->awaiting_start = true;
+        cb->start_decided = cb->norder;
+        for (int i = 0; i < cb->norder; i++)
+            if (cb->order[i].creature >= 0)
+                v->creatures[cb->order[i].creature].start_rank = i;
         combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
         return true;
     }
@@ -852,6 +856,22 @@ static bool between_enemies(const vm *v, int c, int to)
     return a >= 0 && b >= 0 && enemies(v, c, a) && enemies(v, c, b);
 }
 
+/* reorder start bottom up: the decisions go up the order as it was
+   rolled, so once a creature has moved, those that were below it have had
+   their chance. */
+static bool decides_in_turn(vm *v, int c, const char *cite)
+{
+    combat *cb = &v->cb;
+    int rank = v->creatures[c].start_rank;
+    if (rank >= cb->start_decided) {
+        combat_say(v, "%s has had its chance to move: the decisions go from the bottom of the order up (%s)",
+                   vm_name(v, c), cite);
+        return false;
+    }
+    cb->start_decided = rank;
+    return true;
+}
+
 bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
 {
     combat *cb = &v->cb;
@@ -894,6 +914,8 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
             combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
             return true;
         }
+        if (in->reorder_start_bottom_up && !decides_in_turn(v, c, cite))
+            return true;
     }
     if (!move_entry(v, from, to, at))
         return false;

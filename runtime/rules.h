@@ -166,8 +166,9 @@ typedef struct r_initiative {
     cost hold_cost;   /* what taking a held action costs besides the action */
     rexpr hold_lasts; /* how long a held action waits (default: until the creature's next turn) */
     /* voluntary changes of position */
-    bool reorder_start; /* right after the roll, downward only, bottom-up */
-    bool reorder_later; /* later, by forfeiting a turn, from round `reorder_from` */
+    bool reorder_start;           /* right after the roll, downward only */
+    bool reorder_start_bottom_up; /* ... deciding from the bottom of the order up */
+    bool reorder_later;           /* later, by forfeiting a turn, from round `reorder_from` */
     int reorder_from;
     bool reorder_at_round_start; /* the new place is taken as the next round starts, before any phase */
     bool reorder_not_between_enemies;

@@ -325,6 +325,29 @@ START_TEST(test_reorder_start_downward_only_not_between_enemies)
 }
 END_TEST
 
+/* reorder start bottom up: once a creature has moved, those that were
+   below it in the rolled order have had their chance; a refused move is
+   not a decision. */
+START_TEST(test_reorder_start_bottom_up)
+{
+    const char *text = "stat speed = 0\n"
+                       "initiative { mode static\n score speed\n reorder start bottom up\n"
+                       " reorder never between enemies }\n"
+                       "creature a side one { speed 5 }\ncreature b side one { speed 4 }\n"
+                       "creature c side two { speed 3 }\ncreature d side two { speed 2 }\n"
+                       "creature e side one { speed 1 }\n"
+                       "begin encounter\nroll initiative\n"
+                       "reorder a after c\nreorder c after e\nreorder d after e\nreorder a after d\n"
+                       "reorder b after a\nnext\n";
+    run *r = ok(1, text);
+    lines_in_order(r, "a cannot move between two enemies whose turns are adjacent", "c moves after e",
+                   "d has had its chance to move: the decisions go from the bottom of the order up", "a moves after d",
+                   "order: b (4), d (2), a (5), e (1), c (3)", "b has had its chance to move", "round 1: b's turn",
+                   NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_forfeit_moves_next_round)
 {
     run *r = ok(
@@ -1072,6 +1095,7 @@ static Suite *make_suite(void)
     TCase *i = tcase_create("initiative");
     tcase_add_test(i, test_static_order_ties_keep_creation_order);
     tcase_add_test(i, test_lowest_first);
+    tcase_add_test(i, test_reorder_start_bottom_up);
     tcase_add_test(i, test_forfeit_at_round_start_and_clause_citation);
     tcase_add_test(i, test_ties_by_modifier_then_stat);
     tcase_add_test(i, test_ties_rerolled_until_settled);
