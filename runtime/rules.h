@@ -371,7 +371,8 @@ typedef struct r_space {
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
     int group_max, engagement_max;
-    value defense_share; /* fraction of a group that group defense protects */
+    value defense_share;      /* fraction of a group that group defense protects */
+    rexpr defense_share_rule; /* ... or a formula for it (self: the member to protect) */
     value incapacitated_weight;
     rexpr incapacitated; /* self: counts at incapacitated_weight */
 } r_space;

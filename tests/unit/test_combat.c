@@ -1055,6 +1055,31 @@ START_TEST(test_zone_ranges_groups_and_defense)
 }
 END_TEST
 
+/* `defense protects EXPR`: the share is found for the member to protect,
+   so it may follow the member's zone (or a ruling); a share of 1 or more
+   is an error. */
+START_TEST(test_zone_defense_share_by_formula)
+{
+    run *r = ok(1, "space zones { defense protects zone_has(self, \"open\") ? 1/2 : 1/3 }\n"
+                   "zone yard with open\nzone hall\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { }\n"
+                   "creature e side p { }\ncreature f side p { }\ncreature g side p { }\ncreature h side p { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\n"
+                   "place e in hall\nplace f in hall\nplace g in hall\nplace h in hall\n"
+                   "join a, b, c, d to band\njoin e, f, g, h to crew\n"
+                   "print defend(a), defend(b), defend(c)\nprint defend(e), defend(f)\n");
+    lines_in_order(r, "group band cannot protect c too: at most 0.5 of a group", "true true false",
+                   "group crew cannot protect f too: at most 1/3 of a group", "true false", NULL);
+    done(r);
+    r = play(1, "space zones { defense protects self.share }\nstat share = 1\nzone yard\n"
+                "creature a side p { }\ncreature b side p { }\nplace a in yard\nplace b in yard\n"
+                "join a, b to band\nprint defend(a)\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "share must be below 1"), "%s", r->v->error);
+    done(r);
+}
+END_TEST
+
 /* undefend() ends a member's protection and leaves it in its group, so
    its place can go to another; group_of() names the group, or nothing. */
 START_TEST(test_zone_undefend_and_group_of)
@@ -1151,6 +1176,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_check_modifiers_in_and_out);
     tcase_add_test(c, test_check_without_dice_shows_its_terms);
     tcase_add_test(c, test_zone_undefend_and_group_of);
+    tcase_add_test(c, test_zone_defense_share_by_formula);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
