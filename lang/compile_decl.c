@@ -379,8 +379,9 @@ void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *st
             else
                 unknown_clause(ds, table, nrules, it->text, it->a ? it->a->sp : it->sp);
         } else if (it->kind == AST_CITE) {
+            ds->clause_cite = comp_intern(ds->cc, it->text);
             if (ds->from.cite < 0)
-                ds->from.cite = comp_intern(ds->cc, it->text);
+                ds->from.cite = ds->clause_cite;
         } else if (is_statement(it)) {
             if (stmts_seen)
                 *stmts_seen = true;
@@ -614,7 +615,8 @@ void compile_decl(compiler *cc, const node *item)
         d->overrides = is_override;
         d->system = cc->system;
     }
-    decl_state ds = {.cc = cc, .dn = dn, .d = d, .kind = k, .overrides = is_override, .object = d->object};
+    decl_state ds = {
+        .cc = cc, .dn = dn, .d = d, .kind = k, .overrides = is_override, .object = d->object, .clause_cite = -1};
     ds.decl_index = program_decl_index(cc->p, d);
     ds.header = dn->list;
     ds.from = (origin){.decl = ds.decl_index, .where = dn->sp, .cite = -1};

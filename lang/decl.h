@@ -83,6 +83,7 @@ struct decl_state {
     bool overrides;
     fctx fx; /* names the declaration's formulas see */
     origin from;
+    int clause_cite;    /* the last citation seen in the block, or -1: it cites the clauses after it */
     int object;         /* index of the rules object being filled, or -1 */
     bool skip_header;   /* the header is not clauses (system) */
     const node *header; /* first header argument that is a clause */

@@ -133,8 +133,24 @@ static void sp_defense(decl_state *ds, const node *clause, ccur *k)
     r_space *s = space_of(ds);
     if (ccur_accept(k, "protects")) {
         const node *e = ccur_take(k);
-        if (!e || !fraction(ds->cc, e, &s->defense_share))
+        if (!e)
             return;
+        if (e->kind == AST_INT || e->kind == AST_FRAC ||
+            (e->kind == AST_BINARY && e->op == '/' && e->a->kind == AST_INT && e->b->kind == AST_INT)) {
+            if (!fraction(ds->cc, e, &s->defense_share))
+                return;
+        } else {
+            /* a formula, found for the member to protect (a zone's trait, a ruling) */
+            fctx fx = {.what = ds->label};
+            rexpr share;
+            if (!rexpr_of(ds->cc, &fx, e, TY_NUM, "the share group defense protects", &share))
+                return;
+            s = space_of(ds);
+            if (share.kind == REXPR_CONST)
+                s->defense_share = share.v;
+            else
+                s->defense_share_rule = share;
+        }
     } else if (ccur_accept(k, "counts")) {
         fctx fx = {.what = ds->label};
         rexpr who;
@@ -167,7 +183,7 @@ const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);
 const clause_rule zones_clauses[] = {
     {"group", "group max N", sp_max, false},
     {"engagement", "engagement max N", sp_max, false},
-    {"defense", "defense protects FRACTION | defense counts EXPR as FRACTION", sp_defense, false},
+    {"defense", "defense protects FRACTION|EXPR | defense counts EXPR as FRACTION", sp_defense, false},
 };
 const int zones_nclauses = (int)(sizeof zones_clauses / sizeof zones_clauses[0]);
 

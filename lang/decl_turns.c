@@ -259,6 +259,11 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
     r_initiative *in = init_of(ds);
     if (ccur_accept(k, "start")) {
         in->reorder_start = true;
+        if (ccur_accept(k, "bottom")) {
+            if (!ccur_expect(k, "up"))
+                return;
+            in->reorder_start_bottom_up = true;
+        }
     } else if (ccur_accept(k, "later")) {
         in->reorder_later = true;
         in->reorder_from = 2;
@@ -268,6 +273,11 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
                 return;
             in->reorder_from = (int)r;
         }
+        if (ccur_accept(k, "at")) {
+            if (!ccur_expect(k, "round") || !ccur_expect(k, "start"))
+                return;
+            in->reorder_at_round_start = true;
+        }
     } else if (ccur_accept(k, "never")) {
         if (!ccur_expect(k, "between") || !ccur_expect(k, "enemies"))
             return;
@@ -276,7 +286,9 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
         ccur_error(k, "expected 'start', 'later' or 'never between enemies'");
         return;
     }
-    in->reorder_from_origin = (origin){ds->decl_index, clause->sp, -1};
+    /* a refusal cites the last citation before the clause, else the declaration's */
+    in->reorder_from_origin =
+        (origin){ds->decl_index, clause->sp, ds->clause_cite >= 0 ? ds->clause_cite : ds->from.cite};
     ccur_end(k);
 }
 
@@ -309,7 +321,9 @@ const clause_rule initiative_clauses[] = {
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
     {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
-    {"reorder", "reorder start | reorder later [from round N] | reorder never between enemies", init_reorder, false},
+    {"reorder",
+     "reorder start [bottom up] | reorder later [from round N] [at round start] | reorder never between enemies",
+     init_reorder, false},
 };
 const int initiative_nclauses = (int)(sizeof initiative_clauses / sizeof initiative_clauses[0]);
 

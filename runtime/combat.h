@@ -145,11 +145,12 @@ typedef struct combat {
     uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
     entry *order;
     int norder, order_cap;
-    bool ordered;        /* initiative has been rolled */
-    bool awaiting_start; /* the order may still be changed before round 1 */
-    int32_t initiator;   /* who started the fight, or -1 */
-    int32_t fighting;    /* `fight`: rounds left, or 0 */
-    bool fight_paused;   /* `fight N rounds` has played its rounds */
+    bool ordered;          /* initiative has been rolled */
+    bool awaiting_start;   /* the order may still be changed before round 1 */
+    int32_t start_decided; /* reorder start bottom up: the highest place that has moved */
+    int32_t initiator;     /* who started the fight, or -1 */
+    int32_t fighting;      /* `fight`: rounds left, or 0 */
+    bool fight_paused;     /* `fight N rounds` has played its rounds */
     bool checking_over;
     int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */
@@ -248,6 +249,8 @@ bool encounter_fight(struct vm *v, int rounds, span at);
 bool encounter_out(struct vm *v, int c, bool *out, span at);
 /* The creature whose turn it is (or any member of the acting side), -1. */
 int encounter_acting(const struct vm *v);
+/* The phase under way is one of turns (not of steps, not open). */
+bool encounter_in_turns_phase(struct vm *v);
 bool encounter_is_turn_of(const struct vm *v, int c);
 /* Checks `ends when`; ends the encounter if it holds. */
 bool encounter_check_over(struct vm *v, span at);

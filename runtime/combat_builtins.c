@@ -469,6 +469,21 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         *out = value_bool(ok);
         return true;
     }
+    case BI_undefend: {
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        creature *cr = &v->creatures[a];
+        *out = value_bool(cr->defended);
+        if (cr->defended)
+            combat_say(v, "%s is no longer protected by group defense", cr->name);
+        cr->defended = false;
+        return true;
+    }
+    case BI_group_of:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = v->creatures[a].group >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].group) : value_nil();
+        return true;
     default: break;
     }
     return vm_error(v, at, "internal: unknown builtin %d", id);

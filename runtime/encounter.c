@@ -112,6 +112,11 @@ static phase_kind current_kind(vm *v)
     return ph ? ph->kind : PHASE_TURNS;
 }
 
+bool encounter_in_turns_phase(vm *v)
+{
+    return current_kind(v) == PHASE_TURNS;
+}
+
 /* May c take part in the current phase's turn or step? */
 static bool takes_part(vm *v, int c, bool *yes, span at)
 {
@@ -334,7 +339,7 @@ static bool start_phase(vm *v, int p, span at)
             combat_note(v, "no %s phase this round", program_string(v->p, ph->name));
             continue;
         }
-        if (ph->kind == PHASE_TURNS && !apply_forfeits(v, at))
+        if (ph->kind == PHASE_TURNS && !r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
             return false;
         /* what was due in an earlier phase, or as this one begins */
         if (!effects_tick_position(v, cb->round, p, INT64_MIN, at))
@@ -408,6 +413,8 @@ static bool start_round(vm *v, span at)
         return false;
     if (!cb->active)
         return true;
+    if (v->r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
+        return false;
     return start_phase(v, 0, at);
 }
 
@@ -688,6 +695,10 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         return false;
     if (in->reorder_start) {
         cb->awaiting_start = true;
+        cb->start_decided = cb->norder;
+        for (int i = 0; i < cb->norder; i++)
+            if (cb->order[i].creature >= 0)
+                v->creatures[cb->order[i].creature].start_rank = i;
         combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
         return true;
     }
@@ -866,6 +877,22 @@ static bool between_enemies(const vm *v, int c, int to)
     return a >= 0 && b >= 0 && enemies(v, c, a) && enemies(v, c, b);
 }
 
+/* reorder start bottom up: the decisions go up the order as it was
+   rolled, so once a creature has moved, those that were below it have had
+   their chance. */
+static bool decides_in_turn(vm *v, int c, const char *cite)
+{
+    combat *cb = &v->cb;
+    int rank = v->creatures[c].start_rank;
+    if (rank >= cb->start_decided) {
+        combat_say(v, "%s has had its chance to move: the decisions go from the bottom of the order up (%s)",
+                   vm_name(v, c), cite);
+        return false;
+    }
+    cb->start_decided = rank;
+    return true;
+}
+
 bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
 {
     combat *cb = &v->cb;
@@ -908,6 +935,8 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
             combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
             return true;
         }
+        if (in->reorder_start_bottom_up && !decides_in_turn(v, c, cite))
+            return true;
     }
     if (!move_entry(v, from, to, at))
         return false;

@@ -420,8 +420,8 @@ bool play_command(vm *v, int cmd, int operand, span at)
         bool forfeit = cmd == CMD_FORFEIT;
         if (!encounter_reorder(v, c, is_word(v, args[1], "after"), other, forfeit, at))
             return false;
-        /* forfeiting the turn under way ends it */
-        if (forfeit && v->creatures[c].forfeit && encounter_is_turn_of(v, c)) {
+        /* forfeiting the turn under way ends it (a step is not a turn) */
+        if (forfeit && v->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
             v->creatures[c].forfeit = false;
             combat_say(v, "%s forfeits this turn", v->creatures[c].name);
             return encounter_next(v, at);

@@ -166,9 +166,11 @@ typedef struct r_initiative {
     cost hold_cost;   /* what taking a held action costs besides the action */
     rexpr hold_lasts; /* how long a held action waits (default: until the creature's next turn) */
     /* voluntary changes of position */
-    bool reorder_start; /* right after the roll, downward only, bottom-up */
-    bool reorder_later; /* later, by forfeiting a turn, from round `reorder_from` */
+    bool reorder_start;           /* right after the roll, downward only */
+    bool reorder_start_bottom_up; /* ... deciding from the bottom of the order up */
+    bool reorder_later;           /* later, by forfeiting a turn, from round `reorder_from` */
     int reorder_from;
+    bool reorder_at_round_start; /* the new place is taken as the next round starts, before any phase */
     bool reorder_not_between_enemies;
     origin reorder_from_origin;
 } r_initiative;
@@ -369,7 +371,8 @@ typedef struct r_space {
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
     int group_max, engagement_max;
-    value defense_share; /* fraction of a group that group defense protects */
+    value defense_share;      /* fraction of a group that group defense protects */
+    rexpr defense_share_rule; /* ... or a formula for it (self: the member to protect) */
     value incapacitated_weight;
     rexpr incapacitated; /* self: counts at incapacitated_weight */
 } r_space;

@@ -841,18 +841,26 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     const roll_record *rec = roll_of(v, x);
     if (!rec)
         return put(buf, cap, 0, "%" PRId64, x.num);
-    size_t at = rec->expr.nterms ? format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces) : put(buf, cap, 0, "0");
+    /* a roll of numbers only (no dice) starts with its first term */
+    bool first = rec->expr.nterms == 0;
+    size_t at = first ? 0 : format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces);
     for (int i = 0; i < rec->nextra; i++) {
         const roll_extra *e = &rec->extra[i];
         int64_t a = e->amount;
         if (a == 0)
             continue; /* "+ str 0" says nothing */
         bool neg = a < 0;
-        at = put(buf, cap, at, " %s ", neg ? "-" : "+");
+        if (first)
+            at = put(buf, cap, at, "%s", neg ? "-" : "");
+        else
+            at = put(buf, cap, at, " %s ", neg ? "-" : "+");
+        first = false;
         if (e->label >= 0)
             at = put(buf, cap, at, "%s ", program_string(v->p, e->label));
         at = put(buf, cap, at, "%" PRIu64, neg ? (uint64_t)0 - (uint64_t)a : (uint64_t)a);
     }
+    if (first)
+        at = put(buf, cap, at, "0");
     return put(buf, cap, at, " = %" PRId64, x.num);
 }
 

@@ -40,6 +40,7 @@ typedef struct creature {
     bool surprised;
     bool resumed;            /* its delayed turn, already started, goes on */
     int32_t forfeit_next_to; /* where it moves: a creature, -1 */
+    int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
     uint32_t turn_round; /* the round (its epoch) of its last turn */

@@ -280,6 +280,15 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     }
     /* protected <= share / (1 - share) * protecting */
     value share = value_as_frac(sp->defense_share), rest, ratio, allowed;
+    if (rexpr_present(&sp->defense_share_rule)) {
+        if (!vm_call(v, sp->defense_share_rule.chunk, c, NULL, 0, &share))
+            return false;
+        if (share.type != V_INT && share.type != V_FRAC)
+            return vm_error(v, at, "group defense: its share is %s, not a number", value_type_name(share.type));
+        share = value_as_frac(share);
+        sp = &v->r->space;
+        cr = &v->creatures[c];
+    }
     if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
         rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK ||
         rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)

@@ -336,6 +336,29 @@ START_TEST(test_reorder_start_downward_only_not_between_enemies)
 }
 END_TEST
 
+/* reorder start bottom up: once a creature has moved, those that were
+   below it in the rolled order have had their chance; a refused move is
+   not a decision. */
+START_TEST(test_reorder_start_bottom_up)
+{
+    const char *text = "stat speed = 0\n"
+                       "initiative { mode static\n score speed\n reorder start bottom up\n"
+                       " reorder never between enemies }\n"
+                       "creature a side one { speed 5 }\ncreature b side one { speed 4 }\n"
+                       "creature c side two { speed 3 }\ncreature d side two { speed 2 }\n"
+                       "creature e side one { speed 1 }\n"
+                       "begin encounter\nroll initiative\n"
+                       "reorder a after c\nreorder c after e\nreorder d after e\nreorder a after d\n"
+                       "reorder b after a\nnext\n";
+    run *r = ok(1, text);
+    lines_in_order(r, "a cannot move between two enemies whose turns are adjacent", "c moves after e",
+                   "d has had its chance to move: the decisions go from the bottom of the order up", "a moves after d",
+                   "order: b (4), d (2), a (5), e (1), c (3)", "b has had its chance to move", "round 1: b's turn",
+                   NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_forfeit_moves_next_round)
 {
     run *r = ok(
@@ -346,6 +369,38 @@ START_TEST(test_forfeit_moves_next_round)
         "next\n");
     lines_in_order(r, "c cannot change its place in round 1", "round 2: a's turn", "c will forfeit a turn",
                    "c forfeits this turn", "c moves before a", "round 3: c's turn", NULL);
+    done(r);
+}
+END_TEST
+
+/* With 'at round start' the new place is taken as the next round starts,
+   so a phase of steps before the turns already goes in the new order;
+   without it, the steps keep the old order. Forfeiting in one's own step
+   gives up the turn of the action phase, not the step. A refusal cites the
+   last citation written before the reorder clause. */
+START_TEST(test_forfeit_at_round_start_and_clause_citation)
+{
+    const char *head = "stat speed = 0\nround { phase movement steps\n phase action }\n";
+    const char *play = "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                       "begin encounter\nroll initiative\nforfeit a after c\nnext\nnext\nnext\nnext\nnext\nnext\n"
+                       "forfeit a after c\nnext\nnext\nnext\nnext\nnext\nnext\nnext\nnext\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n § \"Changing Places\"\n"
+             " reorder later from round 2 at round start }\n%s",
+             head, play);
+    run *r = ok(1, text);
+    lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Changing Places\")",
+                   "round 2: a's movement", "a will forfeit a turn", "b's movement", "c's movement",
+                   "a forfeits this turn", "b's turn", "c's turn", "a moves after c", "round 3: b's movement",
+                   "c's movement", "a's movement", "b's turn", NULL);
+    done(r);
+    snprintf(text, sizeof text,
+             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n reorder later from round 2 }\n%s", head,
+             play);
+    r = ok(1, text);
+    lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Initiative\")",
+                   "round 3: a's movement", "b's movement", "c's movement", "a moves after c", "b's turn", NULL);
     done(r);
 }
 END_TEST
@@ -738,6 +793,22 @@ START_TEST(test_check_modifiers_in_and_out)
 }
 END_TEST
 
+/* A check without dice shows its terms from the first one, with no
+   leading 0; a first term that is negative reads as "-NAME N"; a check
+   whose terms are all 0 shows 0. */
+START_TEST(test_check_without_dice_shows_its_terms)
+{
+    run *r = ok(1, "stat spd = 0\nstat tn = 0\n"
+                   "check margin(self, face) = self.spd - face\n"
+                   "check low(self) = self.tn\n"
+                   "creature a { spd 7 }\ncreature b { }\n"
+                   "print margin(a, 5)\nprint margin(b, 3)\nprint low(b)\n");
+    lines_in_order(r, "a: margin spd 7 - face 5 = 2", "b: margin -face 3 = -3", "b: low 0 = 0", NULL);
+    absent(r, "margin 0 ");
+    done(r);
+}
+END_TEST
+
 /* A roll's modifiers of a type that does not stack: the best bonus and
    the worst penalty of the type count; untyped and stacking ones all do. */
 START_TEST(test_check_modifiers_typed_bonuses_do_not_stack)
@@ -1007,6 +1078,50 @@ START_TEST(test_zone_ranges_groups_and_defense)
 }
 END_TEST
 
+/* `defense protects EXPR`: the share is found for the member to protect,
+   so it may follow the member's zone (or a ruling); a share of 1 or more
+   is an error. */
+START_TEST(test_zone_defense_share_by_formula)
+{
+    run *r = ok(1, "space zones { defense protects zone_has(self, \"open\") ? 1/2 : 1/3 }\n"
+                   "zone yard with open\nzone hall\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { }\n"
+                   "creature e side p { }\ncreature f side p { }\ncreature g side p { }\ncreature h side p { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\n"
+                   "place e in hall\nplace f in hall\nplace g in hall\nplace h in hall\n"
+                   "join a, b, c, d to band\njoin e, f, g, h to crew\n"
+                   "print defend(a), defend(b), defend(c)\nprint defend(e), defend(f)\n");
+    lines_in_order(r, "group band cannot protect c too: at most 0.5 of a group", "true true false",
+                   "group crew cannot protect f too: at most 1/3 of a group", "true false", NULL);
+    done(r);
+    r = play(1, "space zones { defense protects self.share }\nstat share = 1\nzone yard\n"
+                "creature a side p { }\ncreature b side p { }\nplace a in yard\nplace b in yard\n"
+                "join a, b to band\nprint defend(a)\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "share must be below 1"), "%s", r->v->error);
+    done(r);
+}
+END_TEST
+
+/* undefend() ends a member's protection and leaves it in its group, so
+   its place can go to another; group_of() names the group, or nothing. */
+START_TEST(test_zone_undefend_and_group_of)
+{
+    run *r = ok(1, "space zones { defense protects 1/3 }\n"
+                   "zone yard\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\n"
+                   "join a, b, c to band\n"
+                   "print group_of(a), defend(c), defend(b)\n"
+                   "print undefend(c), defended(c), grouped(a, c), group_of(c)\n"
+                   "print undefend(c), defend(b)\n"
+                   "separate(b)\nprint group_of(b), defended(b)\n");
+    lines_in_order(r, "c is protected by group defense", "band true false", "c is no longer protected by group defense",
+                   "true false true band", "b is protected by group defense", "false true", "nothing false", NULL);
+    done(r);
+}
+END_TEST
+
 /* --- relations ------------------------------------------------------------------------------ */
 
 START_TEST(test_relations)
@@ -1028,6 +1143,8 @@ static Suite *make_suite(void)
     TCase *i = tcase_create("initiative");
     tcase_add_test(i, test_static_order_ties_keep_creation_order);
     tcase_add_test(i, test_lowest_first);
+    tcase_add_test(i, test_reorder_start_bottom_up);
+    tcase_add_test(i, test_forfeit_at_round_start_and_clause_citation);
     tcase_add_test(i, test_ties_by_modifier_then_stat);
     tcase_add_test(i, test_ties_rerolled_until_settled);
     tcase_add_test(i, test_decimal_tiebreak);
@@ -1080,6 +1197,9 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_forbid_and_protect);
     tcase_add_test(c, test_check_modifiers_typed_bonuses_do_not_stack);
     tcase_add_test(c, test_check_modifiers_in_and_out);
+    tcase_add_test(c, test_check_without_dice_shows_its_terms);
+    tcase_add_test(c, test_zone_undefend_and_group_of);
+    tcase_add_test(c, test_zone_defense_share_by_formula);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
