@@ -135,6 +135,14 @@ static void init_group(decl_state *ds, const node *clause, ccur *k)
     if (s < 0)
         comp_error(ds->cc, at->sp, "no creature is on a side '%s'", at->text);
     init_of(ds)->group_side = s;
+    if (ccur_accept(k, "by")) {
+        /* who: self, a member of the side */
+        fctx fx = {.what = ds->label};
+        rexpr e;
+        if (!ccur_expr(k, &fx, TY_ANY, "what tells the side's groups apart", &e))
+            return;
+        init_of(ds)->group_by = e;
+    }
     ccur_end(k);
 }
 
@@ -304,7 +312,7 @@ const clause_rule initiative_clauses[] = {
     {"order", "order highest|lowest first", init_order, false},
     {"ties", "ties KEY, KEY, ... (a formula, modifier, reroll, roll DICE, roll_off, side NAME)", init_ties, false},
     {"reroll", "reroll never|each round", init_reroll, false},
-    {"group", "group SIDE", init_group, false},
+    {"group", "group SIDE [by EXPR]", init_group, false},
     {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},

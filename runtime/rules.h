@@ -154,6 +154,7 @@ typedef struct r_initiative {
     int nties;
     bool reroll_each_round;
     int group_side; /* creatures of this side roll once (individual mode), -1 */
+    rexpr group_by; /* self: members of group_side roll once per value of this (`group SIDE by EXPR`) */
     surprise_kind surprise;
     rexpr surprised; /* is this creature surprised (self) */
     /* surprise round: spend at most one slot of each group */

@@ -184,6 +184,46 @@ START_TEST(test_group_rolls_once_and_stays_together)
 }
 END_TEST
 
+/* `group SIDE by EXPR`: one roll per group of the side; a group is one in a
+   tie; members outside the side, and a side without `by`, as before. */
+START_TEST(test_group_by_splits_the_side)
+{
+    run *r = ok(5, ROLLED "stat band = 0\n"
+                          "initiative { roll init\n order highest first\n group enemies by self.band\n ties reroll }\n"
+                          "creature hero side party { dex 3 }\ncreature zombie x3 side enemies { dex 0 }\n"
+                          "creature shaman side enemies { dex 9; band 1 }\ncreature ghoul side enemies { band 1 }\n"
+                          "begin encounter\nroll initiative hero 10, zombie_1 15, shaman 3\n");
+    lines_in_order(r, "hero: init d20 (10) + dex 3 = 13", "zombie_1: init d20 (15) = 15",
+                   "shaman: init d20 (3) + dex 9 = 12",
+                   "order: zombie_1 (15), zombie_2 (15), zombie_3 (15), hero (13), shaman (12), ghoul (12)", NULL);
+    absent(r, "zombie_2: init");
+    absent(r, "ghoul: init"); /* the ghoul takes the shaman's roll, not the zombies' */
+    done(r);
+    /* two groups tied: each rolls once as one unit, named by its first member */
+    r = ok(5, ROLLED "stat band = 0\n"
+                     "initiative { roll init\n group enemies by self.band\n ties reroll }\n"
+                     "creature zombie x2 side enemies { }\ncreature shaman side enemies { band 1 }\n"
+                     "creature ghoul side enemies { band 1 }\n"
+                     "begin encounter\nroll initiative zombie_1 4, shaman 4\n");
+    lines_in_order(r, "zombie_1's group and shaman's group are tied: they roll again", NULL);
+    int z1 = index_in_order(r, "zombie_1"), z2 = index_in_order(r, "zombie_2"), sh = index_in_order(r, "shaman"),
+        gh = index_in_order(r, "ghoul");
+    ck_assert_int_eq(z2, z1 + 1);
+    ck_assert_int_eq(gh, sh + 1);
+    ck_assert(z1 == 0 || sh == 0);
+    absent(r, "zombie_2: init");
+    absent(r, "ghoul: init");
+    done(r);
+    /* the formula is the GM's: a ruling asked per creature */
+    r = ok(5, ROLLED "ruling pack \"Which pack?\" { answer number\n asked per creature\n default 0 }\n"
+                     "initiative { roll init\n group enemies by pack }\n"
+                     "creature wolf x2 side enemies { }\ncreature rat side enemies { }\n"
+                     "answer pack 1 for rat\nbegin encounter\nroll initiative wolf_1 9, rat 2\n");
+    lines_in_order(r, "order: wolf_1 (9), wolf_2 (9), rat (2)", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_below_when)
 {
     /* escalation: whoever starts the fight goes last */
@@ -1011,6 +1051,7 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_given_roll_out_of_range);
     tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
     tcase_add_test(i, test_group_rolls_once_and_stays_together);
+    tcase_add_test(i, test_group_by_splits_the_side);
     tcase_add_test(i, test_below_when);
     tcase_add_test(i, test_begin_encounter_by_names_the_initiator);
     tcase_add_test(i, test_missing_ruling_is_an_error);
