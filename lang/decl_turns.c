@@ -198,10 +198,17 @@ static void init_surprise(decl_state *ds, const node *clause, ccur *k)
     if (clause->kind != AST_CLAUSE || !clause->b)
         return;
     for (const node *it = clause->b->list; it; it = it->next) {
-        if (it->kind == AST_CLAUSE && strcmp(it->text, "only") == 0)
+        if (it->kind == AST_CLAUSE && strcmp(it->text, "only") == 0) {
             surprise_only(ds, it);
-        else if (it->kind != AST_CITE)
+        } else if (it->kind == AST_CITE) {
+            /* the surprise round's own passage, cited by its refusals */
+            int cite = comp_intern(ds->cc, it->text);
+            in = init_of(ds);
+            if (in->surprise_from.cite < 0)
+                in->surprise_from = (origin){.decl = ds->from.decl, .where = it->sp, .cite = cite};
+        } else {
             comp_error(ds->cc, it->sp, "a surprise block holds 'only SLOT or SLOT, SLOT or SLOT'");
+        }
     }
 }
 
@@ -327,6 +334,7 @@ void decl_initiative(decl_state *ds)
     memset(in, 0, sizeof *in);
     in->present = true;
     in->from = ds->from;
+    in->surprise_from = (origin){-1, {0}, -1};
     in->check = -1;
     in->group_side = -1;
     int check = initiative_check_name(ds);

@@ -170,7 +170,8 @@ static bool limits_allow(view *w, int s, refusal *why)
                 for (int j = 0; j < in->only_group_len[g] && len < sizeof names; j++)
                     len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? " or " : "",
                                             slot_name(w->v, in->only_groups[g][j]));
-                refuse(why, &in->from, "in the surprise round only one %s", names);
+                refuse(why, in->surprise_from.cite >= 0 ? &in->surprise_from : &in->from,
+                       "in the surprise round only one %s", names);
                 return false;
             }
         }

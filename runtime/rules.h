@@ -156,7 +156,8 @@ typedef struct r_initiative {
     int group_side; /* creatures of this side roll once (individual mode), -1 */
     rexpr group_by; /* self: members of group_side roll once per value of this (`group SIDE by EXPR`) */
     surprise_kind surprise;
-    rexpr surprised; /* is this creature surprised (self) */
+    rexpr surprised;      /* is this creature surprised (self) */
+    origin surprise_from; /* a § in the surprise block cites its refusals; cite -1: the initiative's */
     /* surprise round: spend at most one slot of each group */
     int only_groups[SURPRISE_MAX_GROUPS][LIMIT_MAX_SLOTS];
     int only_group_len[SURPRISE_MAX_GROUPS];

@@ -284,6 +284,31 @@ START_TEST(test_surprise_round_restricts_the_economy)
 }
 END_TEST
 
+/* A § in the surprise block cites the surprise round's refusals; without
+   one they cite the initiative. */
+START_TEST(test_surprise_round_cites_its_own_passage)
+{
+    const char *form = "system demo \"Demo\" { }\nstat speed = 0\n"
+                       "ruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+                       "economy { slot standard 1 per turn\n slot move 1 per turn }\n"
+                       "initiative { § \"Initiative\"\n mode static\n score speed\n surprised when ambushed\n"
+                       " surprise round { %s only standard or move } }\n"
+                       "action strike costs standard { }\naction step costs move { }\n"
+                       "creature hero side party { speed 1 }\ncreature orc side horde { speed 5 }\n"
+                       "answer ambushed yes for orc\nbegin encounter\nroll initiative\nhero: strike\nhero: step\n";
+    char text[1024];
+    snprintf(text, sizeof text, form, "§ \"Surprise\"\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "hero cannot step: in the surprise round only one standard or move (demo § \"Surprise\")", NULL);
+    done(r);
+    snprintf(text, sizeof text, form, "");
+    r = ok(1, text);
+    lines_in_order(r, "hero cannot step: in the surprise round only one standard or move (demo § \"Initiative\")",
+                   NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_free_round_before_initiative)
 {
     run *r = ok(1, "stat speed = 0\nruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
@@ -1056,6 +1081,7 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_begin_encounter_by_names_the_initiator);
     tcase_add_test(i, test_missing_ruling_is_an_error);
     tcase_add_test(i, test_surprise_round_restricts_the_economy);
+    tcase_add_test(i, test_surprise_round_cites_its_own_passage);
     tcase_add_test(i, test_free_round_before_initiative);
     suite_add_tcase(s, i);
     TCase *t = tcase_create("turns");
