@@ -370,6 +370,7 @@ typedef struct r_space {
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
+    rexpr share;                /* self: others may enter and end a move in its square */
     int group_max, engagement_max;
     value defense_share; /* fraction of a group that group defense protects */
     value incapacitated_weight;

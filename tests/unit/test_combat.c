@@ -1008,6 +1008,42 @@ START_TEST(test_walk_through_friends_not_enemies)
 }
 END_TEST
 
+/* `share when`: a creature for whom it holds does not keep others out of
+   its square, friend or enemy; everyone else still does. */
+START_TEST(test_share_when_lets_others_in)
+{
+    const char *head = "stat mount = false\nspace grid { square 5 ft\n diagonal 1\n share when self.mount }\n"
+                       "creature a side x { }\ncreature steed side y { mount true }\ncreature c side y { }\n"
+                       "creature d side x { }\n";
+    char text[1024];
+    /* through and into an enemy's riderless steed; not into a friend's square, nor through an enemy */
+    snprintf(text, sizeof text, "%s%s", head,
+             "place a at A1\nplace steed at B1\nplace c at B2\nplace d at D1\n"
+             "move a to C1 via B1\nmove a to B1\nprint square_of(a), square_of(steed)\nmove a to D1\n"
+             "print square_of(a)\nmove a to B3 via B2\n");
+    run *r = play(1, text);
+    ck_assert(!r->ok);
+    lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a moves C1 -> B1 (5 ft)", "B1 B1",
+                   "a cannot end its move in D1, where d stands", "B1", NULL);
+    ck_assert_str_eq(r->v->error, "the path runs through B2, where c stands: no one passes through an enemy");
+    done(r);
+    /* placing and pushing into the steed's square; the steed may not be placed on another */
+    snprintf(text, sizeof text, "%s%s", head,
+             "place steed at C1\nplace a at C1\nplace c at A1\nplace d at B1\nmove a to E1\n"
+             "print push(d, c, 10 ft)\nplace steed at D1\n");
+    r = play(1, text);
+    ck_assert(!r->ok);
+    lines_in_order(r, "a moves C1 -> E1 (10 ft)", "d moves B1 -> D1 (10 ft)", "10 ft", NULL);
+    ck_assert_str_eq(r->v->error, "d already stands in D1");
+    done(r);
+    /* without the clause, nothing changes */
+    r = play(1, "stat mount = false\ncreature a side x { }\ncreature steed side y { mount true }\n"
+                "place a at A1\nplace steed at B1\nmove a to B1\nprint square_of(a)\n");
+    lines_in_order(r, "a cannot end its move in B1, where steed stands", "A1", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_push_stops_at_walls)
 {
     run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
@@ -1140,6 +1176,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
+    tcase_add_test(g, test_share_when_lets_others_in);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
