@@ -1044,6 +1044,17 @@ START_TEST(test_share_when_lets_others_in)
 }
 END_TEST
 
+/* placed(): on the grid or not; square_of() of one off the map is an error */
+START_TEST(test_placed_tells_who_is_on_the_map)
+{
+    run *r = play(1, "creature a { }\ncreature b { }\nplace a at B2\nprint placed(a), placed(b)\nprint square_of(b)\n");
+    ck_assert(!r->ok);
+    lines_in_order(r, "true false", NULL);
+    ck_assert_str_eq(r->v->error, "b is not on the map");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_push_stops_at_walls)
 {
     run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
@@ -1177,6 +1188,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
+    tcase_add_test(g, test_placed_tells_who_is_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
