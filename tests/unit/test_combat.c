@@ -483,6 +483,34 @@ START_TEST(test_cap_across_slots)
 }
 END_TEST
 
+/* A use given up to a borrowing slot is no action taken: per-round limits
+   do not count it, whether it comes from this turn or is owed by the next. */
+START_TEST(test_borrowed_use_not_counted_by_limits)
+{
+    const char *econ = BASE "economy { slot swift %d per turn\n"
+                            " slot immediate 1 per round borrows swift from this or next turn\n"
+                            " slot bonus 2 per round\n limit swift + immediate + bonus <= 3 per round }\n"
+                            "action quick costs swift { }\naction react costs immediate { anytime }\n"
+                            "action spare costs bonus { anytime }\n"
+                            "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n%s";
+    char text[2048];
+    /* this turn's swift given up: one swift, one immediate, one bonus make three */
+    snprintf(text, sizeof text, econ, 3, "a: quick\nnext\na: react\na: spare\na: spare\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "a: quick", "a: react", "a: spare",
+                   "a cannot spare: at most 3 swift + immediate + bonus per round (3 taken)", NULL);
+    done(r);
+    /* the next turn's swift owed: round 2 still allows three, the owed one aside */
+    snprintf(text, sizeof text, econ, 2,
+             "a: quick\na: quick\nnext\na: react\nnext\na: quick\na: quick\na: spare\na: spare\n");
+    r = ok(1, text);
+    lines_in_order(r, "a: react", "round 2: a's turn", "a: quick", "a cannot quick: no swift left this turn",
+                   "a: spare", "a: spare", NULL);
+    absent(r, "a cannot spare");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_exclusive_by_kind_until_next_turn)
 {
     /* fortitude: after an attack of opportunity, only attacks of opportunity */
@@ -1146,6 +1174,7 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_off_turn_needs_anytime);
     tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
     tcase_add_test(e, test_cap_across_slots);
+    tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
     tcase_add_test(e, test_action_borrows_next_turn);
     tcase_add_test(e, test_slot_of_a_phase);
