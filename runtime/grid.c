@@ -942,8 +942,8 @@ bool grid_push(vm *v, int c, int from, value dist, value *moved, span at)
     for (int64_t i = 0; i < steps; i++) {
         x += dx;
         y += dy;
-        if ((flags_at(v, x, y) & CELL_BLOCKED) || blocking_in(v, x, y, c) >= 0)
-            break; /* it stops at the obstacle */
+        if (x < 0 || y < 0 || (flags_at(v, x, y) & CELL_BLOCKED) || blocking_in(v, x, y, c) >= 0)
+            break; /* it stops at the obstacle, or at the edge of the map */
         px[n] = x;
         py[n] = y;
         pc[n] = n + 1;

@@ -1083,6 +1083,16 @@ START_TEST(test_placed_tells_who_is_on_the_map)
 }
 END_TEST
 
+/* Squares start at A1: a push stops at the edge of the map. */
+START_TEST(test_pushes_stay_on_the_map)
+{
+    run *r = ok(1, "creature b { }\ncreature c { }\n"
+                   "place b at B3\nplace c at C4\nprint push(b, c, 20 ft), square_of(b)\n");
+    lines_in_order(r, "b moves B3 -> A2 (5 ft)", "5 ft A2", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_push_stops_at_walls)
 {
     run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
@@ -1218,6 +1228,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
     tcase_add_test(g, test_placed_tells_who_is_on_the_map);
+    tcase_add_test(g, test_pushes_stay_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
