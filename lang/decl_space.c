@@ -87,6 +87,18 @@ static void sp_occupies(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+static void sp_share(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    if (!ccur_expect(k, "when"))
+        return;
+    fctx fx = {.what = ds->label};
+    rexpr e;
+    if (ccur_expr(k, &fx, TY_BOOL, "a condition (self: the creature whose square may be shared)", &e))
+        space_of(ds)->share = e;
+    ccur_end(k);
+}
+
 static void sp_cover(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
@@ -176,6 +188,7 @@ const clause_rule grid_clauses[] = {
     {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
     {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
     {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
+    {"share", "share when EXPR (self: a creature whose square others may enter and end a move in)", sp_share, false},
     {"cover", "cover from corners (cover() counts the target's corners the attacker cannot see)", sp_cover, false},
 };
 const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);

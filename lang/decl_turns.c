@@ -135,6 +135,14 @@ static void init_group(decl_state *ds, const node *clause, ccur *k)
     if (s < 0)
         comp_error(ds->cc, at->sp, "no creature is on a side '%s'", at->text);
     init_of(ds)->group_side = s;
+    if (ccur_accept(k, "by")) {
+        /* who: self, a member of the side */
+        fctx fx = {.what = ds->label};
+        rexpr e;
+        if (!ccur_expr(k, &fx, TY_ANY, "what tells the side's groups apart", &e))
+            return;
+        init_of(ds)->group_by = e;
+    }
     ccur_end(k);
 }
 
@@ -190,10 +198,17 @@ static void init_surprise(decl_state *ds, const node *clause, ccur *k)
     if (clause->kind != AST_CLAUSE || !clause->b)
         return;
     for (const node *it = clause->b->list; it; it = it->next) {
-        if (it->kind == AST_CLAUSE && strcmp(it->text, "only") == 0)
+        if (it->kind == AST_CLAUSE && strcmp(it->text, "only") == 0) {
             surprise_only(ds, it);
-        else if (it->kind != AST_CITE)
+        } else if (it->kind == AST_CITE) {
+            /* the surprise round's own passage, cited by its refusals */
+            int cite = comp_intern(ds->cc, it->text);
+            in = init_of(ds);
+            if (in->surprise_from.cite < 0)
+                in->surprise_from = (origin){.decl = ds->from.decl, .where = it->sp, .cite = cite};
+        } else {
             comp_error(ds->cc, it->sp, "a surprise block holds 'only SLOT or SLOT, SLOT or SLOT'");
+        }
     }
 }
 
@@ -316,7 +331,7 @@ const clause_rule initiative_clauses[] = {
     {"order", "order highest|lowest first", init_order, false},
     {"ties", "ties KEY, KEY, ... (a formula, modifier, reroll, roll DICE, roll_off, side NAME)", init_ties, false},
     {"reroll", "reroll never|each round", init_reroll, false},
-    {"group", "group SIDE", init_group, false},
+    {"group", "group SIDE [by EXPR]", init_group, false},
     {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
@@ -333,6 +348,7 @@ void decl_initiative(decl_state *ds)
     memset(in, 0, sizeof *in);
     in->present = true;
     in->from = ds->from;
+    in->surprise_from = (origin){-1, {0}, -1};
     in->check = -1;
     in->group_side = -1;
     int check = initiative_check_name(ds);

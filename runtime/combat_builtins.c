@@ -353,6 +353,11 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         }
         return true;
     }
+    case BI_placed:
+        if (!creature_at(v, id, args, 0, &a, at))
+            return false;
+        *out = value_bool(v->creatures[a].placed);
+        return true;
     case BI_square_of:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;

@@ -125,18 +125,46 @@ static int32_t size_of(vm *v, int c)
     return k < 1 ? 1 : k > 16 ? 16 : (int32_t)k;
 }
 
-/* The creature standing in (x, y), other than `except`, or -1. */
-static int standing_in(vm *v, int32_t x, int32_t y, int except)
+/* Whether others may enter and end a move in c's square (`share when`). */
+static bool shares_square(vm *v, int c)
+{
+    const rexpr *e = &v->r->space.share;
+    if (!rexpr_present(e))
+        return false;
+    value b;
+    if (e->kind == REXPR_CONST)
+        b = e->v;
+    else if (!vm_call(v, e->chunk, c, NULL, 0, &b))
+        return false;
+    return value_truthy(b);
+}
+
+/* The creature standing in (x, y), other than `except`, or -1; with
+   `sharing`, only one whose square others may not share. */
+static int occupant_in(vm *v, int32_t x, int32_t y, int except, bool sharing)
 {
     for (size_t c = 0; c < v->ncreatures; c++) {
         const creature *cr = &v->creatures[c];
         if ((int)c == except || !cr->placed || !vm_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
-        if (x >= cr->x && x < cr->x + s && y >= cr->y && y < cr->y + s)
+        if (x >= cr->x && x < cr->x + s && y >= cr->y && y < cr->y + s && !(sharing && shares_square(v, (int)c)))
             return (int)c;
     }
     return -1;
+}
+
+/* The creature standing in (x, y), other than `except`, or -1. */
+static int standing_in(vm *v, int32_t x, int32_t y, int except)
+{
+    return occupant_in(v, x, y, except, false);
+}
+
+/* The creature in (x, y), other than `except`, that keeps others out of its
+   square, or -1. */
+static int blocking_in(vm *v, int32_t x, int32_t y, int except)
+{
+    return occupant_in(v, x, y, except, true);
 }
 
 bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
@@ -148,7 +176,7 @@ bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
         square_format(x, y, sq, sizeof sq);
         return vm_error(v, at, "%s is blocked", sq);
     }
-    int other = standing_in(v, x, y, c);
+    int other = blocking_in(v, x, y, c);
     if (other >= 0) {
         char sq[32];
         square_format(x, y, sq, sizeof sq);
@@ -643,7 +671,7 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         int cell = u / 2;
         int32_t ux = lx + (int32_t)(cell % w), uy = ly + (int32_t)(cell / w);
         uint8_t par = (uint8_t)(u % 2);
-        bool free_here = u == start || standing_in(v, ux, uy, c) < 0;
+        bool free_here = u == start || blocking_in(v, ux, uy, c) < 0;
         int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
         bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
         if (free_here) {
@@ -668,10 +696,10 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
                     continue;
                 if (flags_at(v, nx, ny) & CELL_BLOCKED)
                     continue;
-                int other = standing_in(v, nx, ny, c);
+                int other = blocking_in(v, nx, ny, c);
                 if (other >= 0 && other != goal_c && enemies_of(v, c, other))
                     continue; /* no passing through an enemy's square */
-                if (other >= 0 && other == goal_c)
+                if (goal_c >= 0 && standing_in(v, nx, ny, c) == goal_c)
                     continue;
                 uint8_t np = dx && dy ? (uint8_t)(par ^ 1) : par;
                 int s = STATE(nx, ny, np);
@@ -791,7 +819,7 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     } else {
         return vm_error(v, at, "move to a square or a creature, not %s", value_type_name(to.type));
     }
-    int there = to_creature ? -1 : standing_in(v, gx, gy, c);
+    int there = to_creature ? -1 : blocking_in(v, gx, gy, c);
     if (there >= 0) {
         char sq[32];
         square_format(gx, gy, sq, sizeof sq);
@@ -822,7 +850,7 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
                 square_format(x, y, sq, sizeof sq);
                 return vm_error(v, at, "the path runs into %s, which is blocked", sq);
             }
-            int other = standing_in(v, x, y, c);
+            int other = blocking_in(v, x, y, c);
             if (other >= 0 && enemies_of(v, c, other)) {
                 char sq[32];
                 square_format(x, y, sq, sizeof sq);
@@ -868,9 +896,9 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     }
     /* a move may pass through a friend's square but not end in it */
     int blocker = -1;
-    while (allowed > 0 && standing_in(v, px[allowed - 1], py[allowed - 1], c) >= 0) {
+    while (allowed > 0 && blocking_in(v, px[allowed - 1], py[allowed - 1], c) >= 0) {
         if (blocker < 0)
-            blocker = standing_in(v, px[allowed - 1], py[allowed - 1], c);
+            blocker = blocking_in(v, px[allowed - 1], py[allowed - 1], c);
         allowed--;
     }
     if (blocker >= 0) {
@@ -935,8 +963,8 @@ bool grid_push(vm *v, int c, int from, value dist, value *moved, span at)
     for (int64_t i = 0; i < steps; i++) {
         x += dx;
         y += dy;
-        if ((flags_at(v, x, y) & CELL_BLOCKED) || standing_in(v, x, y, c) >= 0)
-            break; /* it stops at the obstacle */
+        if (x < 0 || y < 0 || (flags_at(v, x, y) & CELL_BLOCKED) || blocking_in(v, x, y, c) >= 0)
+            break; /* it stops at the obstacle, or at the edge of the map */
         px[n] = x;
         py[n] = y;
         pc[n] = n + 1;

@@ -25,6 +25,7 @@ typedef struct part {
     bool is_side;
     bool below;
     value check; /* the roll */
+    value group; /* with `group SIDE by EXPR`: which group of the side */
     value keys[10];
     int nkeys;
     int order; /* creation order, the last word on ties */
@@ -224,11 +225,21 @@ static const char *tie_word(const tie_key *k)
     }
 }
 
-/* Members of the side that rolls as one group (`group SIDE`). */
-static bool same_group(const r_initiative *in, const part *a, const part *b)
+/* Members of the side that rolls as one group (`group SIDE`), and of one
+   group of it (`group SIDE by EXPR`). */
+static bool same_group(vm *v, const r_initiative *in, const part *a, const part *b)
 {
     return in->mode != INIT_SIDES && in->group_side >= 0 && !a->is_side && !b->is_side && a->side == in->group_side &&
-           b->side == in->group_side;
+           b->side == in->group_side && (!rexpr_present(&in->group_by) || vm_values_equal(v, a->group, b->group));
+}
+
+/* How a tie names a group: its side, or with `by`, its first member's group. */
+static const char *group_name(vm *v, const r_initiative *in, const part *p, char *buf, size_t cap)
+{
+    if (!rexpr_present(&in->group_by))
+        return program_string(v->p, v->r->sides[p->side]);
+    snprintf(buf, cap, "%s's group", vm_name(v, p->creature));
+    return buf;
 }
 
 static bool settle(vm *v, part *p, int n, span at)
@@ -251,7 +262,7 @@ static bool settle(vm *v, part *p, int n, span at)
             for (int m = i; m < j; m++) {
                 bool seen = false;
                 for (int q = i; q < m && !seen; q++)
-                    seen = same_group(in, &p[q], &p[m]);
+                    seen = same_group(v, in, &p[q], &p[m]);
                 units += !seen;
             }
             if (units > 1) {
@@ -264,17 +275,19 @@ static bool settle(vm *v, part *p, int n, span at)
                 for (int m = i; m < j && len < sizeof names; m++) {
                     bool seen = false;
                     for (int q = i; q < m && !seen; q++)
-                        seen = same_group(in, &p[q], &p[m]);
+                        seen = same_group(v, in, &p[q], &p[m]);
                     if (seen)
                         continue;
                     said++;
                     bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
+                    char gname[128];
                     len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
                                             said == 1       ? ""
                                             : said == units ? " and "
                                                             : ", ",
-                                            p[m].is_side || group ? program_string(v->p, v->r->sides[p[m].side])
-                                                                  : vm_name(v, p[m].creature));
+                                            p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
+                                            : group      ? group_name(v, in, &p[m], gname, sizeof gname)
+                                                         : vm_name(v, p[m].creature));
                 }
                 combat_flush_roll(v);
                 combat_say(v, "%s are tied: %s", names, tie_word(k));
@@ -283,7 +296,7 @@ static bool settle(vm *v, part *p, int n, span at)
                         p[m].nkeys = 9;
                     const part *first = NULL;
                     for (int q = i; q < m && !first; q++)
-                        if (same_group(in, &p[q], &p[m]))
+                        if (same_group(v, in, &p[q], &p[m]))
                             first = &p[q];
                     if (first)
                         p[m].keys[p[m].nkeys] = first->keys[first->nkeys - 1];
@@ -347,9 +360,12 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         }
         /* a group rolls once: its later members take the first's roll */
         const part *first = NULL;
+        if (ok && shared && in->mode != INIT_SIDES && rexpr_present(&in->group_by))
+            ok = eval_for(v, &in->group_by, (int)c, value_nil(), &p->group);
         if (shared && in->mode != INIT_SIDES)
             for (int k = 0; k < np && !first; k++)
-                if (parts[k].side == cr->side && !parts[k].is_side)
+                if (parts[k].side == cr->side && !parts[k].is_side &&
+                    (!rexpr_present(&in->group_by) || vm_values_equal(v, parts[k].group, p->group)))
                     first = &parts[k];
         if (ok && first) {
             p->check = first->check;

@@ -127,6 +127,18 @@ static void spend_one(view *w, int s, bool next_turn)
     add(slot_round(w, s), w->v->cb.round_epoch, 1);
 }
 
+/* A use of slot s given up for a slot that borrows it: spent, but no action
+   taken, so a per-turn slot counts it in its turn only, not in the round's
+   count that per-round limits add up. */
+static void forgo_one(view *w, int s)
+{
+    if (w->v->r->slots[s].per != PER_TURN) {
+        spend_one(w, s, false);
+        return;
+    }
+    add(slot_turn(w, s), w->v->creatures[w->c].turn_epoch, 1);
+}
+
 static bool limits_allow(view *w, int s, refusal *why)
 {
     const rules *r = w->v->r;
@@ -171,7 +183,8 @@ static bool limits_allow(view *w, int s, refusal *why)
                 for (int j = 0; j < in->only_group_len[g] && len < sizeof names; j++)
                     len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? " or " : "",
                                             slot_name(w->v, in->only_groups[g][j]));
-                refuse(why, &in->from, "in the surprise round only one %s", names);
+                refuse(why, in->surprise_from.cite >= 0 ? &in->surprise_from : &in->from,
+                       "in the surprise round only one %s", names);
                 return false;
             }
         }
@@ -272,7 +285,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         bool this_free = bunl || used(w, b) < bcap;
         bool on_turn = !off_turn;
         if (on_turn ? this_free : (sl->borrow_this && this_free)) {
-            spend_one(w, b, false);
+            forgo_one(w, b);
         } else if (!on_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
             spend_one(w, b, true);
         } else {
@@ -417,10 +430,11 @@ void ledger_turn_start(vm *v, int c)
         counter *d = &cr->ledger[v->ledger_debt + s];
         counter *t = &cr->ledger[v->ledger_slot_turn + s];
         if (d->epoch == owed && d->n > 0) {
-            /* what was borrowed is spent already */
+            /* what was borrowed is spent already (given up, not taken: a
+               per-turn slot's round count, which limits add up, leaves it out) */
             *t = (counter){d->n, cr->turn_epoch};
-            counter *rd = &cr->ledger[v->ledger_slot_round + s];
-            add(rd, v->cb.round_epoch, d->n);
+            if (v->r->slots[s].per != PER_TURN)
+                add(&cr->ledger[v->ledger_slot_round + s], v->cb.round_epoch, d->n);
         }
         d->n = 0;
     }

@@ -154,8 +154,10 @@ typedef struct r_initiative {
     int nties;
     bool reroll_each_round;
     int group_side; /* creatures of this side roll once (individual mode), -1 */
+    rexpr group_by; /* self: members of group_side roll once per value of this (`group SIDE by EXPR`) */
     surprise_kind surprise;
-    rexpr surprised; /* is this creature surprised (self) */
+    rexpr surprised;      /* is this creature surprised (self) */
+    origin surprise_from; /* a § in the surprise block cites its refusals; cite -1: the initiative's */
     /* surprise round: spend at most one slot of each group */
     int only_groups[SURPRISE_MAX_GROUPS][LIMIT_MAX_SLOTS];
     int only_group_len[SURPRISE_MAX_GROUPS];
@@ -370,6 +372,7 @@ typedef struct r_space {
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
+    rexpr share;                /* self: others may enter and end a move in its square */
     int group_max, engagement_max;
     value defense_share;      /* fraction of a group that group defense protects */
     rexpr defense_share_rule; /* ... or a formula for it (self: the member to protect) */

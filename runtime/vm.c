@@ -1066,6 +1066,11 @@ static bool values_equal(const vm *v, value a, value b)
     }
 }
 
+bool vm_values_equal(const vm *v, value a, value b)
+{
+    return values_equal(v, a, b);
+}
+
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
 {
     if (a.type == V_BOOL && b.type == V_BOOL) { /* min/max of outcomes in prob() */

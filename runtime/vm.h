@@ -186,6 +186,9 @@ bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *re
 /* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"). */
 size_t vm_format(vm *v, value x, char *buf, size_t cap);
 
+/* Whether two values are equal, as `==` says. */
+bool vm_values_equal(const vm *v, value a, value b);
+
 /* Creature helpers shared with the play commands. */
 int vm_find_creature(const vm *v, const char *name);
 int vm_add_creature(vm *v, const char *name, int decl, span at);

@@ -184,6 +184,46 @@ START_TEST(test_group_rolls_once_and_stays_together)
 }
 END_TEST
 
+/* `group SIDE by EXPR`: one roll per group of the side; a group is one in a
+   tie; members outside the side, and a side without `by`, as before. */
+START_TEST(test_group_by_splits_the_side)
+{
+    run *r = ok(5, ROLLED "stat band = 0\n"
+                          "initiative { roll init\n order highest first\n group enemies by self.band\n ties reroll }\n"
+                          "creature hero side party { dex 3 }\ncreature zombie x3 side enemies { dex 0 }\n"
+                          "creature shaman side enemies { dex 9; band 1 }\ncreature ghoul side enemies { band 1 }\n"
+                          "begin encounter\nroll initiative hero 10, zombie_1 15, shaman 3\n");
+    lines_in_order(r, "hero: init d20 (10) + dex 3 = 13", "zombie_1: init d20 (15) = 15",
+                   "shaman: init d20 (3) + dex 9 = 12",
+                   "order: zombie_1 (15), zombie_2 (15), zombie_3 (15), hero (13), shaman (12), ghoul (12)", NULL);
+    absent(r, "zombie_2: init");
+    absent(r, "ghoul: init"); /* the ghoul takes the shaman's roll, not the zombies' */
+    done(r);
+    /* two groups tied: each rolls once as one unit, named by its first member */
+    r = ok(5, ROLLED "stat band = 0\n"
+                     "initiative { roll init\n group enemies by self.band\n ties reroll }\n"
+                     "creature zombie x2 side enemies { }\ncreature shaman side enemies { band 1 }\n"
+                     "creature ghoul side enemies { band 1 }\n"
+                     "begin encounter\nroll initiative zombie_1 4, shaman 4\n");
+    lines_in_order(r, "zombie_1's group and shaman's group are tied: they roll again", NULL);
+    int z1 = index_in_order(r, "zombie_1"), z2 = index_in_order(r, "zombie_2"), sh = index_in_order(r, "shaman"),
+        gh = index_in_order(r, "ghoul");
+    ck_assert_int_eq(z2, z1 + 1);
+    ck_assert_int_eq(gh, sh + 1);
+    ck_assert(z1 == 0 || sh == 0);
+    absent(r, "zombie_2: init");
+    absent(r, "ghoul: init");
+    done(r);
+    /* the formula is the GM's: a ruling asked per creature */
+    r = ok(5, ROLLED "ruling pack \"Which pack?\" { answer number\n asked per creature\n default 0 }\n"
+                     "initiative { roll init\n group enemies by pack }\n"
+                     "creature wolf x2 side enemies { }\ncreature rat side enemies { }\n"
+                     "answer pack 1 for rat\nbegin encounter\nroll initiative wolf_1 9, rat 2\n");
+    lines_in_order(r, "order: wolf_1 (9), wolf_2 (9), rat (2)", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_below_when)
 {
     /* escalation: whoever starts the fight goes last */
@@ -240,6 +280,31 @@ START_TEST(test_surprise_round_restricts_the_economy)
     lines_in_order(r, "surprise round: hero's turn", "hero: strike",
                    "hero cannot step: in the surprise round only one standard or move", "hero: quick",
                    "round 1: orc's turn", NULL);
+    done(r);
+}
+END_TEST
+
+/* A § in the surprise block cites the surprise round's refusals; without
+   one they cite the initiative. */
+START_TEST(test_surprise_round_cites_its_own_passage)
+{
+    const char *form = "system demo \"Demo\" { }\nstat speed = 0\n"
+                       "ruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+                       "economy { slot standard 1 per turn\n slot move 1 per turn }\n"
+                       "initiative { § \"Initiative\"\n mode static\n score speed\n surprised when ambushed\n"
+                       " surprise round { %s only standard or move } }\n"
+                       "action strike costs standard { }\naction step costs move { }\n"
+                       "creature hero side party { speed 1 }\ncreature orc side horde { speed 5 }\n"
+                       "answer ambushed yes for orc\nbegin encounter\nroll initiative\nhero: strike\nhero: step\n";
+    char text[1024];
+    snprintf(text, sizeof text, form, "§ \"Surprise\"\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "hero cannot step: in the surprise round only one standard or move (demo § \"Surprise\")", NULL);
+    done(r);
+    snprintf(text, sizeof text, form, "");
+    r = ok(1, text);
+    lines_in_order(r, "hero cannot step: in the surprise round only one standard or move (demo § \"Initiative\")",
+                   NULL);
     done(r);
 }
 END_TEST
@@ -480,6 +545,34 @@ START_TEST(test_cap_across_slots)
                         "a: quick\na: quick\na: react\na: react\n");
     lines_in_order(r, "a: quick", "a: quick", "a: react",
                    "a cannot react: at most 3 swift + immediate per round (3 taken)", NULL);
+    done(r);
+}
+END_TEST
+
+/* A use given up to a borrowing slot is no action taken: per-round limits
+   do not count it, whether it comes from this turn or is owed by the next. */
+START_TEST(test_borrowed_use_not_counted_by_limits)
+{
+    const char *econ = BASE "economy { slot swift %d per turn\n"
+                            " slot immediate 1 per round borrows swift from this or next turn\n"
+                            " slot bonus 2 per round\n limit swift + immediate + bonus <= 3 per round }\n"
+                            "action quick costs swift { }\naction react costs immediate { anytime }\n"
+                            "action spare costs bonus { anytime }\n"
+                            "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n%s";
+    char text[2048];
+    /* this turn's swift given up: one swift, one immediate, one bonus make three */
+    snprintf(text, sizeof text, econ, 3, "a: quick\nnext\na: react\na: spare\na: spare\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "a: quick", "a: react", "a: spare",
+                   "a cannot spare: at most 3 swift + immediate + bonus per round (3 taken)", NULL);
+    done(r);
+    /* the next turn's swift owed: round 2 still allows three, the owed one aside */
+    snprintf(text, sizeof text, econ, 2,
+             "a: quick\na: quick\nnext\na: react\nnext\na: quick\na: quick\na: spare\na: spare\n");
+    r = ok(1, text);
+    lines_in_order(r, "a: react", "round 2: a's turn", "a: quick", "a cannot quick: no swift left this turn",
+                   "a: spare", "a: spare", NULL);
+    absent(r, "a cannot spare");
     done(r);
 }
 END_TEST
@@ -1037,6 +1130,63 @@ START_TEST(test_walk_through_friends_not_enemies)
 }
 END_TEST
 
+/* `share when`: a creature for whom it holds does not keep others out of
+   its square, friend or enemy; everyone else still does. */
+START_TEST(test_share_when_lets_others_in)
+{
+    const char *head = "stat mount = false\nspace grid { square 5 ft\n diagonal 1\n share when self.mount }\n"
+                       "creature a side x { }\ncreature steed side y { mount true }\ncreature c side y { }\n"
+                       "creature d side x { }\n";
+    char text[1024];
+    /* through and into an enemy's riderless steed; not into a friend's square, nor through an enemy */
+    snprintf(text, sizeof text, "%s%s", head,
+             "place a at A1\nplace steed at B1\nplace c at B2\nplace d at D1\n"
+             "move a to C1 via B1\nmove a to B1\nprint square_of(a), square_of(steed)\nmove a to D1\n"
+             "print square_of(a)\nmove a to B3 via B2\n");
+    run *r = play(1, text);
+    ck_assert(!r->ok);
+    lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a moves C1 -> B1 (5 ft)", "B1 B1",
+                   "a cannot end its move in D1, where d stands", "B1", NULL);
+    ck_assert_str_eq(r->v->error, "the path runs through B2, where c stands: no one passes through an enemy");
+    done(r);
+    /* placing and pushing into the steed's square; the steed may not be placed on another */
+    snprintf(text, sizeof text, "%s%s", head,
+             "place steed at C1\nplace a at C1\nplace c at A1\nplace d at B1\nmove a to E1\n"
+             "print push(d, c, 10 ft)\nplace steed at D1\n");
+    r = play(1, text);
+    ck_assert(!r->ok);
+    lines_in_order(r, "a moves C1 -> E1 (10 ft)", "d moves B1 -> D1 (10 ft)", "10 ft", NULL);
+    ck_assert_str_eq(r->v->error, "d already stands in D1");
+    done(r);
+    /* without the clause, nothing changes */
+    r = play(1, "stat mount = false\ncreature a side x { }\ncreature steed side y { mount true }\n"
+                "place a at A1\nplace steed at B1\nmove a to B1\nprint square_of(a)\n");
+    lines_in_order(r, "a cannot end its move in B1, where steed stands", "A1", NULL);
+    done(r);
+}
+END_TEST
+
+/* placed(): on the grid or not; square_of() of one off the map is an error */
+START_TEST(test_placed_tells_who_is_on_the_map)
+{
+    run *r = play(1, "creature a { }\ncreature b { }\nplace a at B2\nprint placed(a), placed(b)\nprint square_of(b)\n");
+    ck_assert(!r->ok);
+    lines_in_order(r, "true false", NULL);
+    ck_assert_str_eq(r->v->error, "b is not on the map");
+    done(r);
+}
+END_TEST
+
+/* Squares start at A1: a push stops at the edge of the map. */
+START_TEST(test_pushes_stay_on_the_map)
+{
+    run *r = ok(1, "creature b { }\ncreature c { }\n"
+                   "place b at B3\nplace c at C4\nprint push(b, c, 20 ft), square_of(b)\n");
+    lines_in_order(r, "b moves B3 -> A2 (5 ft)", "5 ft A2", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_push_stops_at_walls)
 {
     run *r = ok(1, GRID("1") "creature a { }\ncreature b { }\nplace a at a1\nplace b at b1\nwall e1\n"
@@ -1151,10 +1301,12 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_given_roll_out_of_range);
     tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
     tcase_add_test(i, test_group_rolls_once_and_stays_together);
+    tcase_add_test(i, test_group_by_splits_the_side);
     tcase_add_test(i, test_below_when);
     tcase_add_test(i, test_begin_encounter_by_names_the_initiator);
     tcase_add_test(i, test_missing_ruling_is_an_error);
     tcase_add_test(i, test_surprise_round_restricts_the_economy);
+    tcase_add_test(i, test_surprise_round_cites_its_own_passage);
     tcase_add_test(i, test_free_round_before_initiative);
     suite_add_tcase(s, i);
     TCase *t = tcase_create("turns");
@@ -1172,6 +1324,7 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_off_turn_needs_anytime);
     tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
     tcase_add_test(e, test_cap_across_slots);
+    tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
     tcase_add_test(e, test_action_borrows_next_turn);
     tcase_add_test(e, test_slot_of_a_phase);
@@ -1217,6 +1370,9 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_walk_stays_on_the_board);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
+    tcase_add_test(g, test_share_when_lets_others_in);
+    tcase_add_test(g, test_placed_tells_who_is_on_the_map);
+    tcase_add_test(g, test_pushes_stay_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
