@@ -538,7 +538,8 @@ void decl_stat(decl_state *ds)
         if (!dn->c && d->type == TY_ANY)
             d->type = (int)t;
         else if (dn->c && t != TY_ANY && (sty)d->type != t && !(d->type == TY_NUM && t == TY_ROLL) &&
-                 !(d->type == TY_ITEM && t == TY_ITEM))
+                 !(d->type == TY_ITEM && t == TY_ITEM) &&
+                 !(t == TY_NIL && (d->type == TY_CREATURE || d->type == TY_ITEM)))
             comp_error(cc, dn->a->sp, "stat %s is declared as %s but its value is %s", dn->text, sty_name((sty)d->type),
                        sty_name(t));
     }
