@@ -217,6 +217,8 @@ static int flatten(const node *e, const node **terms, bool *neg, int n, int max,
         n = flatten(e->a, terms, neg, n, max, negate);
         return flatten(e->b, terms, neg, n, max, e->op == '-' ? !negate : negate);
     }
+    if (e->kind == AST_UNARY && e->op == '-' && e->a)
+        return flatten(e->a, terms, neg, n, max, !negate); /* `-pen(x) + d6`: pen, subtracted */
     if (n < max) {
         terms[n] = e;
         neg[n] = negate;
