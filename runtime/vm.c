@@ -695,6 +695,8 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
         return NULL;
     }
     *n = st->lists[list.num].len;
+    if (!st->items)
+        return NULL; /* only empty lists so far: nothing to point into */
     return st->items + st->lists[list.num].start;
 }
 
