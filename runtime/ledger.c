@@ -379,7 +379,10 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
         return true;
     /* before the order of turns exists slots are free; resources are not */
     bool slots_free = !enforced(v);
-    refusal first = {{0}, {-1, {0}, -1}};
+    /* every way to pay is refused: say why for each (once per reason), so
+       "no bonus action left" is not read as the only thing missing */
+    refusal all = {{0}, {-1, {0}, -1}};
+    size_t len = 0;
     for (int o = 0; o < k->noptions; o++) {
         refusal tmp = {{0}, {-1, {0}, -1}};
         if (try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &tmp, at))
@@ -387,10 +390,15 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
         if (v->failed)
             return false;
         if (o == 0)
-            first = tmp;
+            all.rule = tmp.rule;
+        if (strstr(all.why, tmp.why))
+            continue;
+        int w = snprintf(all.why + len, sizeof all.why - len, "%s%s", len ? "; " : "", tmp.why);
+        if (w > 0)
+            len = len + (size_t)w < sizeof all.why ? len + (size_t)w : sizeof all.why - 1;
     }
     if (why)
-        *why = first;
+        *why = all;
     return false;
 }
 
