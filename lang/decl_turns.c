@@ -242,6 +242,8 @@ static void init_allow(decl_state *ds, const node *clause, ccur *k)
             if (ccur_expect(k, "round"))
                 in->delay_round_only = true;
         }
+        if (ccur_accept(k, "returns"))
+            in->delay_returns = true;
     } else if (w == 1) {
         in->allow_hold = true;
         while (!ccur_done(k)) {
@@ -335,7 +337,7 @@ const clause_rule initiative_clauses[] = {
     {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
-    {"allow", "allow delay [for round] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
+    {"allow", "allow delay [for round] [returns] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
     {"reorder",
      "reorder start [bottom up] | reorder later [from round N] [at round start] | reorder never between enemies",
      init_reorder, false},

@@ -77,9 +77,11 @@ typedef struct effect {
 typedef struct entry {
     int32_t creature; /* -1: the turn of a whole side */
     int32_t side;
-    int64_t key; /* where in the round: entries are sorted by key, lowest first */
-    value score; /* as shown */
-    value check; /* the roll that placed it, or nil */
+    int64_t key;  /* where in the round: entries are sorted by key, lowest first */
+    value score;  /* as shown */
+    value check;  /* the roll that placed it, or nil */
+    bool away;    /* moved by a delay this round (allow delay ... returns) */
+    int64_t home; /* if away: the key it had before */
 } entry;
 
 /* A held action: taken when a matching event is emitted. */

@@ -418,6 +418,30 @@ static bool start_round(vm *v, span at)
     return start_phase(v, 0, at);
 }
 
+/* allow delay ... returns: each creature a delay moved this round takes
+   the place it had before again, as the round ends. Its old key is free
+   (or shared only by chance: then it goes first). */
+static void return_delayed(vm *v)
+{
+    combat *cb = &v->cb;
+    for (int i = 0; i < cb->norder; i++) {
+        if (!cb->order[i].away)
+            continue;
+        entry back = cb->order[i];
+        back.away = false;
+        back.key = back.home;
+        memmove(&cb->order[i], &cb->order[i + 1], (size_t)(cb->norder - i - 1) * sizeof(entry));
+        int to = 0;
+        while (to < cb->norder - 1 && cb->order[to].key < back.key)
+            to++;
+        memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - 1 - to) * sizeof(entry));
+        cb->order[to] = back;
+        if (back.creature >= 0)
+            combat_say(v, "%s takes its former place in the order again", v->creatures[back.creature].name);
+        i = -1; /* the order has changed: look again from the top */
+    }
+}
+
 static bool end_round(vm *v, span at)
 {
     combat *cb = &v->cb;
@@ -438,6 +462,7 @@ static bool end_round(vm *v, span at)
             combat_say(v, "%s waited all round and loses its turn", cr->name);
         }
     }
+    return_delayed(v);
     if (!encounter_check_over(v, at))
         return false;
     if (!cb->active)
@@ -675,7 +700,8 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
             if (seen)
                 continue;
             int32_t who = by_sides && cr->side >= 0 ? -1 : (int32_t)c;
-            cb->order[cb->norder] = (entry){who, cr->side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil()};
+            cb->order[cb->norder] =
+                (entry){who, cr->side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil(), false, 0};
             cb->norder++;
         }
         forget_given(cb);
@@ -765,6 +791,10 @@ bool encounter_resume(vm *v, int c, span at)
         return vm_error(v, at, "%s has no place in the order", cr->name);
     cr->delaying = false;
     combat_say(v, "%s stops delaying", cr->name);
+    if (v->r->initiative.delay_returns && !cb->order[at_index].away) {
+        cb->order[at_index].away = true;
+        cb->order[at_index].home = cb->order[at_index].key;
+    }
     /* it acts right after the turn under way (or now, between turns) */
     int target = cb->in_turn ? cb->turn + 1 : cb->turn + 1;
     if (target > cb->norder)
@@ -795,6 +825,16 @@ static bool renumber(vm *v, span at)
         old[i] = cb->order[i].key;
     for (int i = 0; i < cb->norder; i++)
         cb->order[i].key = (int64_t)i * KEY_GAP;
+    /* a former place kept for a creature that delayed stays between the
+       same two entries */
+    for (int i = 0; i < cb->norder; i++) {
+        if (!cb->order[i].away)
+            continue;
+        int k = 0;
+        while (k < cb->norder && old[k] < cb->order[i].home)
+            k++;
+        cb->order[i].home = (int64_t)k * KEY_GAP - KEY_GAP / 2;
+    }
     for (int h = 0; h < cb->nheap; h++) {
         effect *e = &cb->effects[cb->heap[h]];
         if (e->due_key == INT64_MIN || e->due_key == INT64_MAX)

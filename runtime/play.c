@@ -70,7 +70,7 @@ bool vm_spawn(vm *v, int t, span at)
                 cb->order = g;
                 cb->order_cap = (int)cap;
                 int64_t key = cb->norder ? cb->order[cb->norder - 1].key + ((int64_t)1 << 32) : 0;
-                cb->order[cb->norder++] = (entry){c, v->creatures[c].side, key, value_nil(), value_nil()};
+                cb->order[cb->norder++] = (entry){c, v->creatures[c].side, key, value_nil(), value_nil(), false, 0};
                 combat_say(v, "%s joins the fight, last in the order", name);
             }
         }

@@ -373,6 +373,18 @@ START_TEST(test_delay_then_resume_keeps_new_place)
 }
 END_TEST
 
+START_TEST(test_delay_returns_to_former_place)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n allow delay for round returns }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\ndelay\nresume a\nnext\nnext\nnext\nnext\nnext\n");
+    /* a acts after b in round 1 only; round 2 is played in the rolled order */
+    lines_in_order(r, "a delays", "b's turn", "a stops delaying", "a's turn", "c's turn",
+                   "a takes its former place in the order again", "round 2: a's turn", "b's turn", "c's turn", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_delay_for_round_loses_the_turn)
 {
     run *r =
@@ -1313,6 +1325,7 @@ static Suite *make_suite(void)
     tcase_add_test(t, test_next_and_rounds_skip_the_fallen);
     tcase_add_test(t, test_phases_skip_and_steps);
     tcase_add_test(t, test_delay_then_resume_keeps_new_place);
+    tcase_add_test(t, test_delay_returns_to_former_place);
     tcase_add_test(t, test_delay_for_round_loses_the_turn);
     tcase_add_test(t, test_reorder_start_downward_only_not_between_enemies);
     tcase_add_test(t, test_forfeit_moves_next_round);
