@@ -230,9 +230,27 @@ static void init_when_clause(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `only standard or move`: slots joined by 'or'. */
+static bool hold_only(decl_state *ds, const node *e)
+{
+    r_initiative *in = init_of(ds);
+    if (e->kind == AST_BINARY && e->op == OR)
+        return hold_only(ds, e->a) && hold_only(ds, e->b);
+    int s = e->kind == AST_NAME ? rules_slot(ds->cc->p->rules, comp_intern(ds->cc, e->text)) : -1;
+    if (s < 0) {
+        comp_error(ds->cc, e->sp, "expected slots of the economy joined by 'or', as in 'only standard or move'");
+        return false;
+    }
+    if (in->nhold_only >= LIMIT_MAX_SLOTS) {
+        comp_error(ds->cc, e->sp, "at most %d slots", LIMIT_MAX_SLOTS);
+        return false;
+    }
+    in->hold_only[in->nhold_only++] = s;
+    return true;
+}
+
 static void init_allow(decl_state *ds, const node *clause, ccur *k)
 {
-    (void)clause;
     r_initiative *in = init_of(ds);
     static const char *const what[] = {"delay", "hold"};
     int w = ccur_choice(k, "what is allowed", what, 2);
@@ -258,6 +276,14 @@ static void init_allow(decl_state *ds, const node *clause, ccur *k)
                 cost c;
                 compile_cost(ds->cc, e, &c);
                 init_of(ds)->hold_cost = c;
+            } else if (ccur_accept(k, "only")) {
+                /* `only standard or move`: the slots a held action must spend */
+                const node *e = ccur_take(k);
+                if (!e || !hold_only(ds, e))
+                    return;
+                /* a refused hold cites the last citation before the clause, else the declaration's */
+                in->hold_from =
+                    (origin){ds->decl_index, clause->sp, ds->clause_cite >= 0 ? ds->clause_cite : ds->from.cite};
             } else if (ccur_is(k, "until") || ccur_accept(k, "for")) {
                 rexpr d;
                 if (!ccur_duration(k, &ds->fx, &d))
@@ -337,7 +363,8 @@ const clause_rule initiative_clauses[] = {
     {"surprise", "surprise round|free_round [{ only SLOT or SLOT, ... }]", init_surprise, true},
     {"surprised", "surprised when EXPR", init_when_clause, false},
     {"below", "below when EXPR", init_when_clause, false},
-    {"allow", "allow delay [for round] [returns] | allow hold [moves] [costs SLOT] [until ...]", init_allow, false},
+    {"allow", "allow delay [for round] [returns] | allow hold [moves] [costs SLOT] [only SLOT or ...] [until ...]",
+     init_allow, false},
     {"reorder",
      "reorder start [bottom up] | reorder later [from round N] [at round start] | reorder never between enemies",
      init_reorder, false},
@@ -350,7 +377,7 @@ void decl_initiative(decl_state *ds)
     memset(in, 0, sizeof *in);
     in->present = true;
     in->from = ds->from;
-    in->surprise_from = (origin){-1, {0}, -1};
+    in->surprise_from = in->hold_from = (origin){-1, {0}, -1};
     in->check = -1;
     in->group_side = -1;
     int check = initiative_check_name(ds);

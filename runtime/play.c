@@ -281,6 +281,25 @@ static bool show(vm *v, const value *args, int argc, span at)
 
 /* --- the commands ---------------------------------------------------------------------- */
 
+/* May this action be held under `allow hold only ...`? Every way to pay it
+   must spend one of the slots named (a free action cannot be held). */
+static bool hold_allowed(vm *v, int action)
+{
+    const r_initiative *in = &v->r->initiative;
+    const cost *k = &v->r->actions[action].cost;
+    if (k->noptions == 0)
+        return false;
+    for (int o = 0; o < k->noptions; o++) {
+        bool uses = false;
+        for (int i = 0; i < k->options[o].nparts; i++)
+            for (int j = 0; j < in->nhold_only; j++)
+                uses |= k->options[o].parts[i].kind == COST_SLOT && k->options[o].parts[i].index == in->hold_only[j];
+        if (!uses)
+            return false;
+    }
+    return true;
+}
+
 static bool cmd_hold(vm *v, const value *args, int argc, span at)
 {
     combat *cb = &v->cb;
@@ -312,6 +331,19 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     const value *act_args = &args[1];
     if (n > 8 || np > 8)
         return vm_error(v, at, "a held action takes at most 8 arguments");
+    /* `allow hold only SLOT or ...`: every way to pay the action spends one of them */
+    if (in->nhold_only > 0 && !hold_allowed(v, action)) {
+        char names[128], cite[160];
+        size_t len = 0;
+        for (int i = 0; i < in->nhold_only && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "",
+                                    program_string(v->p, v->r->slots[in->hold_only[i]].name));
+        combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, cite, sizeof cite);
+        combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->creatures[c].name,
+                   program_string(v->p, v->r->actions[action].name), names, cite[0] ? " (" : "", cite,
+                   cite[0] ? ")" : "");
+        return true;
+    }
     size_t cap = (size_t)cb->holds_cap;
     hold *g = mem_grow(cb->holds, sizeof(hold), &cap, (size_t)cb->nholds + 1);
     if (!g)

@@ -47,7 +47,7 @@ rules *rules_new(void)
     r->rounds_cfg = r->turns_cfg = none;
     r->initiative.check = r->initiative.group_side = -1;
     r->initiative.from = r->encounter.from = r->round_from = (origin){-1, {0}, -1};
-    r->initiative.surprise_from = (origin){-1, {0}, -1};
+    r->initiative.surprise_from = r->initiative.hold_from = (origin){-1, {0}, -1};
     rules_space_defaults(&r->space); /* a grid of 5 ft squares until a `space` says otherwise */
     return r;
 }

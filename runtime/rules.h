@@ -164,10 +164,13 @@ typedef struct r_initiative {
     int nonly_groups;
     rexpr below; /* self: placed below everyone else (surprised, or who started the fight) */
     bool allow_delay, delay_round_only, allow_hold;
-    bool delay_returns; /* a creature that delayed takes its former place again next round */
-    bool hold_moves;    /* a held action taken moves its creature after the one who set it off */
-    cost hold_cost;     /* what taking a held action costs besides the action */
-    rexpr hold_lasts;   /* how long a held action waits (default: until the creature's next turn) */
+    bool delay_returns;             /* a creature that delayed takes its former place again next round */
+    bool hold_moves;                /* a held action taken moves its creature after the one who set it off */
+    cost hold_cost;                 /* what taking a held action costs besides the action */
+    rexpr hold_lasts;               /* how long a held action waits (default: until the creature's next turn) */
+    int hold_only[LIMIT_MAX_SLOTS]; /* an action may be held only if every way to pay it spends one of these */
+    int nhold_only;                 /* 0: any action may be held */
+    origin hold_from;               /* what a refused hold cites */
     /* voluntary changes of position */
     bool reorder_start;           /* right after the roll, downward only */
     bool reorder_start_bottom_up; /* ... deciding from the bottom of the order up */

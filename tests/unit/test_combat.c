@@ -1033,6 +1033,24 @@ START_TEST(test_hold_fires_on_the_event_and_moves)
 }
 END_TEST
 
+START_TEST(test_hold_only_some_slots)
+{
+    run *r = ok(1, "stat speed = 0\neconomy { slot standard 1 per turn\n slot free any per turn }\n"
+                   "initiative { mode static\n score speed\n order highest first\n"
+                   "§ \"Readying\"\n allow hold only standard }\n"
+                   "action strike(target) costs standard { target creature\n print self, \"strikes\", target }\n"
+                   "action shout costs free { print self, \"shouts\" }\n"
+                   "action walk { emit walked(self) }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\n"
+                   "begin encounter\nroll initiative\nhold a shout on walked(b)\nhold a strike b on walked(b)\n"
+                   "next\nb: walk\n");
+    lines_in_order(r, "a cannot hold shout: only an action that costs standard may be held (§ \"Readying\")",
+                   "a holds strike b until walked(b)", "b's turn", "a takes the held action", "a strikes b", NULL);
+    absent(r, "a shouts");
+    done(r);
+}
+END_TEST
+
 /* --- rulings -------------------------------------------------------------------------------- */
 
 START_TEST(test_rulings_answered_defaulted_and_per_creature)
@@ -1374,6 +1392,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_cancel_stops_the_action);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
+    tcase_add_test(ev, test_hold_only_some_slots);
     tcase_add_test(ev, test_rulings_answered_defaulted_and_per_creature);
     suite_add_tcase(s, ev);
     TCase *g = tcase_create("space");
