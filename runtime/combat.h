@@ -352,6 +352,8 @@ bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *v
 bool grid_push(struct vm *v, int c, int from, value dist, value *moved, span at);
 void grid_show(struct vm *v);
 bool grid_adjacent(struct vm *v, int a, int b);
+/* Is the square x (or a square of creature x's footprint) a wall? */
+bool grid_blocked(struct vm *v, value x, bool *out, span at);
 
 /* Zones (zones.c). */
 /* A zone, or more about one: neighbours and traits add to what it has. */

@@ -358,6 +358,13 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         *out = value_bool(v->creatures[a].placed);
         return true;
+    case BI_blocked: {
+        bool ok;
+        if (!grid_blocked(v, args[0], &ok, at))
+            return false;
+        *out = value_bool(ok);
+        return true;
+    }
     case BI_square_of:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;

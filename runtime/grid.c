@@ -280,6 +280,19 @@ bool grid_distance(vm *v, value a, value b, value *out, span at)
     return true;
 }
 
+bool grid_blocked(vm *v, value x, bool *out, span at)
+{
+    int32_t px, py, size;
+    if (!position(v, x, &px, &py, &size, at))
+        return false;
+    *out = false;
+    for (int32_t dx = 0; dx < size && !*out; dx++)
+        for (int32_t dy = 0; dy < size && !*out; dy++)
+            if (flags_at(v, px + dx, py + dy) & CELL_BLOCKED)
+                *out = true;
+    return true;
+}
+
 bool grid_adjacent(vm *v, int a, int b)
 {
     const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];

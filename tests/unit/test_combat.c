@@ -1089,6 +1089,17 @@ START_TEST(test_grid_distance_rules)
 }
 END_TEST
 
+START_TEST(test_blocked_squares)
+{
+    /* blocked(): a wall under a square, or under any square of a footprint */
+    run *r = ok(1, "stat size = 1\nspace grid { square 5 ft\n occupies size }\ncreature a { }\ncreature b { size 2 }\n"
+                   "place a at a1\nplace b at c1\nprint blocked(a), blocked(b), blocked(B2)\n"
+                   "wall d2\nwall b2\nprint blocked(a), blocked(b), blocked(B2), blocked(square_of(b))\n");
+    lines_in_order(r, "false false false", "false true true false", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_line_of_sight_and_cover_from_corners)
 {
     /* shock: some corners hidden is half cover; no line at all is no sight */
@@ -1408,6 +1419,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
+    tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_relations);
     suite_add_tcase(s, g);
     return s;
