@@ -6,6 +6,7 @@
  * Then the cost is paid, `provoking` and `acting` are emitted, the body
  * runs, and `acted` is emitted. */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -196,8 +197,46 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
         say_refusal(v, actor, action, args, nargs, &why);
         return true;
     }
-    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why) ||
-        (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why))) {
+    /* A held action pays its own cost and the hold's together, or neither:
+     * each was checked alone, so when the hold's cannot be paid after the
+     * action's, the action's payment is undone (its slots and resources). */
+    counter *saved = NULL;
+    value saved_res[COST_MAX_OPTIONS * COST_MAX_PARTS];
+    int res_decl[COST_MAX_OPTIONS * COST_MAX_PARTS], nres = 0;
+    if (held) {
+        if (v->creatures[actor].ledger) {
+            saved = malloc((size_t)v->ledger_len * sizeof(counter));
+            if (!saved)
+                return vm_error(v, at, "out of memory");
+            memcpy(saved, v->creatures[actor].ledger, (size_t)v->ledger_len * sizeof(counter));
+        }
+        for (int o = 0; o < a->cost.noptions; o++)
+            for (int i = 0; i < a->cost.options[o].nparts; i++) {
+                const cost_part *part = &a->cost.options[o].parts[i];
+                if (part->kind != COST_RESOURCE)
+                    continue;
+                res_decl[nres] = part->index;
+                if (!vm_get_stat(v, actor, part->index, &saved_res[nres])) {
+                    free(saved);
+                    return false;
+                }
+                nres++;
+            }
+    }
+    bool paid = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why);
+    bool hold_paid =
+        paid && (!held || ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why));
+    if (paid && !hold_paid && !v->failed) {
+        if (saved)
+            memcpy(v->creatures[actor].ledger, saved, (size_t)v->ledger_len * sizeof(counter));
+        for (int i = 0; i < nres; i++)
+            if (!vm_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
+                free(saved);
+                return false;
+            }
+    }
+    free(saved);
+    if (!hold_paid) {
         if (v->failed)
             return false;
         say_refusal(v, actor, action, args, nargs, &why);

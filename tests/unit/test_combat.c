@@ -1051,6 +1051,25 @@ START_TEST(test_hold_only_some_slots)
 }
 END_TEST
 
+/* A held action whose own cost can be paid but not the hold's on top of it
+   is refused as a whole: the slot its own cost took is given back. */
+START_TEST(test_refused_held_action_pays_nothing)
+{
+    run *r = ok(1, "stat speed = 0\neconomy { slot main 1 per round\n slot move 1 per round }\n"
+                   "exchange main -> move\n"
+                   "initiative { mode static\n score speed\n order highest first\n allow hold costs move }\n"
+                   "action strike(target) costs main { target creature\n print self, \"strikes\", target }\n"
+                   "action walk costs move { emit walked(self) }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\n"
+                   "begin encounter\nroll initiative\nhold a strike b on walked(b)\na: walk\nnext\nb: walk\n"
+                   "print left(a, main), left(a, move)\n");
+    lines_in_order(r, "a holds strike b until walked(b)", "a takes the held action", "a cannot strike b: no move left",
+                   "1 0", NULL);
+    absent(r, "a strikes b");
+    done(r);
+}
+END_TEST
+
 /* --- rulings -------------------------------------------------------------------------------- */
 
 START_TEST(test_rulings_answered_defaulted_and_per_creature)
@@ -1404,6 +1423,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
+    tcase_add_test(ev, test_refused_held_action_pays_nothing);
     tcase_add_test(ev, test_rulings_answered_defaulted_and_per_creature);
     suite_add_tcase(s, ev);
     TCase *g = tcase_create("space");
