@@ -359,6 +359,9 @@ bool grid_blocked(struct vm *v, value x, bool *out, span at);
 /* A zone, or more about one: neighbours and traits add to what it has. */
 bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits,
                    span at);
+/* Zones between two zones through neighbours: 0 for the same zone, 1000
+   when no chain joins them, -1 when either is not a zone. */
+int zones_between(const struct vm *v, int za, int zb);
 /* Does c's zone have this trait or feature? */
 bool zones_has_trait(struct vm *v, int c, int trait);
 bool zones_place(struct vm *v, int c, int zone, span at);

@@ -413,6 +413,18 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
         *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, program_string(v->p, (int)args[1].num))));
         return true;
+    case BI_zones_apart: {
+        int za = word_of(v, args[0]), zb = word_of(v, args[1]);
+        if (za < 0 || zb < 0)
+            return vm_error(v, at, "zones_apart() takes two zones (words or strings), not %s",
+                            value_type_name(args[za < 0 ? 0 : 1].type));
+        int n = zones_between(v, za, zb);
+        if (n < 0)
+            return vm_error(v, at, "zones_apart(): no zone '%s'",
+                            program_string(v->p, zones_between(v, za, za) < 0 ? za : zb));
+        *out = n >= 1000 ? value_nil() : value_int(n);
+        return true;
+    }
     case BI_engaged:
     case BI_grouped: {
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))

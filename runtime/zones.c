@@ -314,6 +314,13 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     return true;
 }
 
+int zones_between(const vm *v, int za, int zb)
+{
+    if (zone_index(v, za) < 0 || zone_index(v, zb) < 0)
+        return -1;
+    return zones_apart(v, za, zb);
+}
+
 bool zones_has_trait(vm *v, int c, int trait)
 {
     int z = zone_index(v, v->creatures[c].zone);

@@ -1288,6 +1288,23 @@ START_TEST(test_zone_ranges_groups_and_defense)
 }
 END_TEST
 
+/* zones_apart(): zones between two zones through neighbours, nothing when
+   no chain joins them, an error for a name that is no zone. */
+START_TEST(test_zones_apart)
+{
+    run *r = ok(1, "space zones { }\nzone yard\nzone keep next to yard\nzone tower next to keep\nzone moor\n"
+                   "creature a side p { }\nplace a in yard\n"
+                   "print zones_apart(\"yard\", \"yard\"), zones_apart(zone_of(a), \"keep\"), "
+                   "zones_apart(\"tower\", \"yard\"), zones_apart(\"yard\", \"moor\")\n");
+    lines_in_order(r, "0 1 2 nothing", NULL);
+    done(r);
+    r = play(1, "space zones { }\nzone yard\nprint zones_apart(\"yard\", \"nowhere\")\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "no zone 'nowhere'"), "%s", r->v->error);
+    done(r);
+}
+END_TEST
+
 /* `defense protects EXPR`: the share is found for the member to protect,
    so it may follow the member's zone (or a ruling); a share of 1 or more
    is an error. */
@@ -1440,6 +1457,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_no_corners_of_reach);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
     tcase_add_test(g, test_blocked_squares);
+    tcase_add_test(g, test_zones_apart);
     tcase_add_test(g, test_relations);
     suite_add_tcase(s, g);
     return s;
