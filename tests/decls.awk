@@ -9,6 +9,7 @@ function flush() {
         gsub(/§ *"[^"]*" *;?/, "", text)
         gsub(/[ \t]+/, " ", text)
         gsub(/ ?([{};]) ?/, "&", text)
+        gsub(/ *\{ *\}/, "", text)  # a block that held only the citation
         sub(/^ /, "", text); sub(/ $/, "", text)
         print file "\t" text
     }
