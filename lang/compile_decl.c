@@ -107,7 +107,7 @@ static void register_enum(compiler *cc, const node *dn, int name)
             const node *chain[2] = {it, it->kind == AST_CLAUSE ? it->list : NULL};
             for (int w = 0; w < 2; w++) {
                 for (const node *m = chain[w]; m; m = (w == 0 ? NULL : m->next)) {
-                    if (m->kind == AST_SEP)
+                    if (m->kind == AST_SEP || m->kind == AST_CITE)
                         continue;
                     if (m->kind != AST_NAME && m->kind != AST_CLAUSE) {
                         comp_error(cc, m->sp, "enum members are names, separated by commas");
