@@ -392,6 +392,8 @@ static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
             return TY_DICE;
         if (op == '-' && a == TY_ENUM && b == TY_ENUM)
             return TY_NUM; /* how many steps apart */
+        if (op == '+' && a == TY_LIST && b == TY_LIST)
+            return TY_LIST; /* one after the other */
         verb = op == '+' ? "add" : "subtract";
         break;
     case '*':

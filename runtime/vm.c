@@ -945,9 +945,30 @@ static bool is_num(value x)
     return x.type == V_INT || x.type == V_FRAC || x.type == V_ROLL;
 }
 
+/* [a, b] + [c] is [a, b, c]: a new list. */
+static bool list_concat(vm *v, value a, value b, span at, value *out)
+{
+    size_t na, nb;
+    vm_list_items(v, a, &na);
+    vm_list_items(v, b, &nb);
+    if (!vm_make_list(v, NULL, na + nb, at, out))
+        return false;
+    /* read the parts only now: making the list may have moved their items */
+    size_t n;
+    value *dst = list_slots(v, *out, &n);
+    const value *pa = vm_list_items(v, a, &na), *pb = vm_list_items(v, b, &nb);
+    for (size_t i = 0; i < na; i++)
+        dst[i] = pa[i];
+    for (size_t i = 0; i < nb; i++)
+        dst[na + i] = pb[i];
+    return true;
+}
+
 static bool do_add(vm *v, value a, value b, int sign, span at, value *out)
 {
     const char *what = sign > 0 ? "add" : "subtract";
+    if (a.type == V_LIST && b.type == V_LIST && sign > 0)
+        return list_concat(v, a, b, at, out);
     if (a.type == V_DICE || b.type == V_DICE) {
         if (a.type != V_DICE) { /* n + dice == dice + n; n - dice == -(dice) + n */
             value neg;
