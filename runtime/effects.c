@@ -594,6 +594,33 @@ static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t 
     return true;
 }
 
+static bool eval_rexpr(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
+{
+    if (e->kind == REXPR_CONST) {
+        *out = e->v;
+        return true;
+    }
+    if (e->kind == REXPR_NONE) {
+        *out = value_bool(true);
+        return true;
+    }
+    return vm_call(v, e->chunk, self, args, nargs, out);
+}
+
+/* A clause's `when EXPR` (or `unless EXPR`, negate): sets *holds when the
+   clause applies to c, as it does without a guard. */
+static bool guard_holds(vm *v, const rexpr *when, bool negate, int c, const value *args, int nargs, bool *holds)
+{
+    *holds = true;
+    if (!rexpr_present(when))
+        return true;
+    value w;
+    if (!eval_rexpr(v, when, c, args, nargs, &w))
+        return false;
+    *holds = value_truthy(w) != negate;
+    return true;
+}
+
 /* Every condition c is in now: applied, holding by itself, or implied by
    another (transitively). */
 static bool conditions_of(vm *v, int c, held *out, int *n, span at)
@@ -623,15 +650,11 @@ static bool conditions_of(vm *v, int c, held *out, int *n, span at)
         const r_condition *rc = &r->conditions[out[k].cond];
         for (int m = 0; m < rc->nimplies; m++) {
             const r_implies *im = &rc->implies[m];
-            if (rexpr_present(&im->when)) {
-                value x;
-                if (im->when.kind == REXPR_CONST)
-                    x = im->when.v;
-                else if (!vm_call(v, im->when.chunk, c, NULL, 0, &x))
-                    return false;
-                if (value_truthy(x) == im->negate)
-                    continue;
-            }
+            bool holds;
+            if (!guard_holds(v, &im->when, im->negate, c, NULL, 0, &holds))
+                return false;
+            if (!holds)
+                continue;
             if (!add_held(v, c, out, n, im->condition, out[k].source, -1, at))
                 return false;
         }
@@ -742,19 +765,6 @@ bool effects_clear(vm *v, int c, span at)
 
 /* --- modifiers ------------------------------------------------------------------------ */
 
-static bool eval_rexpr(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
-{
-    if (e->kind == REXPR_CONST) {
-        *out = e->v;
-        return true;
-    }
-    if (e->kind == REXPR_NONE) {
-        *out = value_bool(true);
-        return true;
-    }
-    return vm_call(v, e->chunk, self, args, nargs, out);
-}
-
 /* Typed bonuses that do not stack: the best bonus and the worst penalty of
    each type. Untyped ones all count. */
 typedef struct bonus_pick {
@@ -808,13 +818,11 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             const r_modifier *mod = &rc->mods[m];
             if (mod->target != MODT_STAT || mod->index != stat_decl)
                 continue;
-            if (rexpr_present(&mod->when)) {
-                value w;
-                if (!eval_rexpr(v, &mod->when, c, NULL, 0, &w))
-                    return false;
-                if (value_truthy(w) == mod->negate)
-                    continue;
-            }
+            bool holds;
+            if (!guard_holds(v, &mod->when, mod->negate, c, NULL, 0, &holds))
+                return false;
+            if (!holds)
+                continue;
             value amount;
             if (!eval_rexpr(v, &mod->amount, c, NULL, 0, &amount))
                 return false;
@@ -924,13 +932,11 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
                 const r_modifier *mod = &rc->mods[m];
                 if (mod->index != check || mod->target != (side == 0 ? MODT_CHECK : MODT_INCOMING))
                     continue;
-                if (rexpr_present(&mod->when)) {
-                    value w;
-                    if (!eval_rexpr(v, &mod->when, c, args, nargs, &w))
-                        return false;
-                    if (value_truthy(w) == mod->negate)
-                        continue;
-                }
+                bool holds;
+                if (!guard_holds(v, &mod->when, mod->negate, c, args, nargs, &holds))
+                    return false;
+                if (!holds)
+                    continue;
                 value amount;
                 if (!eval_rexpr(v, &mod->amount, c, args, nargs, &amount))
                     return false;
@@ -1023,14 +1029,12 @@ static bool check_forbids(vm *v, int c, int action, int actor, bool protects, re
         for (int f = 0; f < count && !*no; f++) {
             if (!forbid_matches(v, &list[f], action))
                 continue;
-            if (rexpr_present(&list[f].when)) {
-                value arg = value_ref(V_CREATURE, 0, actor);
-                value w;
-                if (!eval_rexpr(v, &list[f].when, c, protects ? &arg : NULL, protects ? 1 : 0, &w))
-                    return false;
-                if (value_truthy(w) == list[f].negate)
-                    continue;
-            }
+            value arg = value_ref(V_CREATURE, 0, actor);
+            bool holds;
+            if (!guard_holds(v, &list[f].when, list[f].negate, c, protects ? &arg : NULL, protects ? 1 : 0, &holds))
+                return false;
+            if (!holds)
+                continue;
             *no = true;
             if (why) {
                 snprintf(why->why, sizeof why->why, "%s is %s", v->creatures[c].name, program_string(v->p, rc->name));
@@ -1068,13 +1072,11 @@ bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, span at)
             const r_forbid *fb = &rc->forbids[f];
             if (fb->kind != FORBID_KIND || fb->index != kind)
                 continue;
-            if (rexpr_present(&fb->when)) {
-                value w;
-                if (!eval_rexpr(v, &fb->when, c, NULL, 0, &w))
-                    return false;
-                if (value_truthy(w) == fb->negate)
-                    continue;
-            }
+            bool holds;
+            if (!guard_holds(v, &fb->when, fb->negate, c, NULL, 0, &holds))
+                return false;
+            if (!holds)
+                continue;
             if (why) {
                 snprintf(why->why, sizeof why->why, "%s is %s", v->creatures[c].name, program_string(v->p, rc->name));
                 why->rule = rc->from;
