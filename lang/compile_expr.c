@@ -764,6 +764,41 @@ static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n
     return true;
 }
 
+/* A sum of dice and whole-number literals (`d20 + 5`, `2d6 - 1`) as one
+ * dice expression of the program: its index, or -1 when a term is not a
+ * literal (or too many, or past the u16 operand). */
+static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated, int n)
+{
+    if (n < 1 || n > DEXPR_MAX_TERMS || cc->p->ndice >= 0xffff)
+        return -1;
+    int dice_terms = 0;
+    for (int i = 0; i < n; i++) {
+        if (terms[i]->kind != AST_DICE && terms[i]->kind != AST_INT)
+            return -1;
+        dice_terms += terms[i]->kind == AST_DICE;
+    }
+    if (!dice_terms)
+        return -1; /* `roll 5` is the number itself, with no breakdown */
+    dexpr dx = {.nterms = (uint8_t)n};
+    for (int i = 0; i < n; i++) {
+        dterm *t = &dx.terms[i];
+        t->sign = negated[i] ? -1 : 1;
+        t->times = 1;
+        if (terms[i]->kind == AST_INT) {
+            t->is_constant = true;
+            t->constant = terms[i]->num;
+        } else {
+            dice_error err;
+            if (dice_parse(terms[i]->text, strlen(terms[i]->text), &t->d, &err) != 0)
+                return -1; /* compiled the usual way, which reports it */
+        }
+    }
+    int id = program_add_dice(cc->p, &dx);
+    if (id < 0)
+        cc->oom = true;
+    return id;
+}
+
 static sty compile_expr_inner(compiler *cc, const node *e);
 
 /* In a distribution context, every value that may be dice becomes its
@@ -911,11 +946,21 @@ static sty compile_expr_inner(compiler *cc, const node *e)
                 comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
             return t == TY_DICE ? TY_DISTRIB : t;
         }
-        /* A sum of terms rolls without building dice at run time. */
+        /* A sum of terms rolls without building dice at run time; a sum of
+           literals is one expression of the program, rolled by one
+           instruction. */
         const node *terms[8];
         bool negated[8];
         int n = 0;
-        if (flatten_sum(e->a, terms, negated, &n, false) && n > 1) {
+        bool flat = flatten_sum(e->a, terms, negated, &n, false);
+        int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
+        if (folded >= 0) {
+            emit_op(cc, OP_ROLL_CONST, e->sp);
+            emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
+            emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
+            return TY_ROLL;
+        }
+        if (flat && n > 1) {
             unsigned mask = 0;
             for (int i = 0; i < n; i++) {
                 sty t = compile_expr(cc, terms[i]);

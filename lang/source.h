@@ -9,7 +9,7 @@
 
 typedef struct span {
     uint32_t start, end; /* byte offsets, end exclusive */
-    uint16_t source;     /* index in the owner's source table */
+    uint32_t source;     /* index in the owner's source table (32 bits: copies of a span move whole words) */
 } span;
 
 typedef struct source {

@@ -314,16 +314,6 @@ static bool dice_in_range(const dice *d)
            d->keep <= DICE_DROP_LOW && d->keep_n >= 0 && d->explode <= DICE_PENETRATE;
 }
 
-size_t dice_max_faces(const dice *d)
-{
-    if (!dice_in_range(d))
-        return 0;
-    size_t n = (size_t)d->count;
-    if (d->explode != DICE_NO_EXPLODE || d->reroll_cmp != DICE_CMP_NONE)
-        n += DICE_MAX_EXPLOSIONS;
-    return n;
-}
-
 typedef struct roller {
     const dice *d;
     rng *r;
@@ -413,6 +403,26 @@ static void keep_extreme(dice_face *faces, size_t n, size_t pool, size_t keep, b
 {
     if (keep >= pool)
         return;
+    if (n <= 16) {
+        /* small pools: a face is dropped when `keep` faces beat it (better,
+           or as good and earlier); cheaper than the search below */
+        int64_t key[16];
+        bool live[16];
+        for (size_t i = 0; i < n; i++) {
+            live[i] = !(faces[i].flags & DICE_FACE_REROLLED);
+            key[i] = highest ? faces[i].value : -(int64_t)faces[i].value;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t beaten_by = 0;
+            for (size_t j = 0; j < i; j++)
+                beaten_by += live[j] && key[j] >= key[i];
+            for (size_t j = i + 1; j < n; j++)
+                beaten_by += live[j] && key[j] > key[i];
+            if (live[i] && beaten_by >= keep)
+                faces[i].flags |= DICE_FACE_DROPPED;
+        }
+        return;
+    }
     int64_t key_lo = INT64_MAX, key_hi = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         if (faces[i].flags & DICE_FACE_REROLLED)
@@ -483,9 +493,18 @@ int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nface
     if (!dice_in_range(d) || !r || !faces || !nfaces || !total || cap < dice_max_faces(d))
         return -1;
     roller ro = {.d = d, .r = r, .faces = faces, .n = 0, .extra_left = DICE_MAX_EXPLOSIONS};
-    for (int32_t i = 0; i < d->count; i++)
-        roll_one_die(&ro);
-    apply_keep(d, faces, ro.n);
+    if (d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE && !d->fudge) {
+        /* the common case, one face per die: no roller bookkeeping */
+        uint64_t sides = (uint64_t)d->sides;
+        for (int32_t i = 0; i < d->count; i++)
+            faces[i] = (dice_face){.value = (int32_t)(1 + rng_below(r, sides)), .flags = 0};
+        ro.n = (size_t)d->count;
+    } else {
+        for (int32_t i = 0; i < d->count; i++)
+            roll_one_die(&ro);
+    }
+    if (d->keep != DICE_KEEP_ALL)
+        apply_keep(d, faces, ro.n);
 
     int64_t sum = 0;
     for (size_t i = 0; i < ro.n; i++) {

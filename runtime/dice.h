@@ -63,8 +63,17 @@ typedef struct dice_face {
     uint8_t flags; /* DICE_FACE_* */
 } dice_face;
 
-/* Worst-case number of faces one roll of d can record. */
-size_t dice_max_faces(const dice *d);
+/* Worst-case number of faces one roll of d can record (0 for a count out
+ * of range). Inline: every roll sizes its faces with it. */
+static inline size_t dice_max_faces(const dice *d)
+{
+    if (d->count < 1 || d->count > DICE_MAX_COUNT)
+        return 0;
+    size_t n = (size_t)d->count;
+    if (d->explode != DICE_NO_EXPLODE || d->reroll_cmp != DICE_CMP_NONE)
+        n += DICE_MAX_EXPLOSIONS;
+    return n;
+}
 
 /* Roll d. Faces go to faces[0..cap) in roll order, including rerolled and
  * dropped ones; *nfaces gets their count. *total is the sum of kept faces, or

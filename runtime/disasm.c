@@ -11,6 +11,18 @@
 #include "runtime/rules.h"
 #include "runtime/vm.h"
 
+/* Constants only refer to program tables, so a scratch vm on this program
+ * formats them; "?" for an operand that is out of range. */
+static void format_program_value(const program *p, bool valid, value x, char *text, size_t cap)
+{
+    vm *f = valid ? vm_new((program *)p, 0, NULL) : NULL;
+    if (f)
+        vm_format(f, x, text, cap);
+    else
+        snprintf(text, cap, "?");
+    vm_free(f);
+}
+
 size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offset)
 {
     opcode op = (opcode)c->code[offset];
@@ -29,18 +41,14 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     fprintf(out, "%04zu  %-14s", offset, opcode_names[op]);
     char text[256];
     switch (op) {
-    case OP_CONST: {
-        /* constants only refer to program tables, so a scratch vm on
-           this program formats them */
-        vm *f = vm_new((program *)p, 0, NULL);
-        if (f && u16 < c->nconsts)
-            vm_format(f, c->consts[u16], text, sizeof text);
-        else
-            snprintf(text, sizeof text, "?");
-        vm_free(f);
+    case OP_CONST:
+        format_program_value(p, u16 < c->nconsts, u16 < c->nconsts ? c->consts[u16] : value_nil(), text, sizeof text);
         fprintf(out, "%5u    ; %s", u16, text);
         break;
-    }
+    case OP_ROLL_CONST:
+        format_program_value(p, u16 < p->ndice, value_ref(V_DICE, HOME_PROGRAM, u16), text, sizeof text);
+        fprintf(out, "%5u    ; %s", u16, text);
+        break;
     case OP_JUMP:
     case OP_JUMP_IF_FALSE:
     case OP_AND_JUMP:

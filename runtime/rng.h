@@ -12,12 +12,76 @@ typedef struct rng {
 
 /* Expand seed into the 256-bit state with splitmix64 (never all zero). */
 void rng_seed(rng *r, uint64_t seed);
+/* The draws are inline: a die roll is a handful of instructions, and a
+ * call per die would cost as much as the die itself. */
+
+static inline uint64_t rng_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
 /* Next raw 64-bit output of xoshiro256**. */
-uint64_t rng_next(rng *r);
+static inline uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s;
+    const uint64_t result = rng_rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rng_rotl(s[3], 45);
+    return result;
+}
+
+/* The high and low halves of a 64x64-bit product. */
+static inline uint64_t rng_mul_64x64(uint64_t a, uint64_t b, uint64_t *low)
+{
+#if defined(__SIZEOF_INT128__) && !defined(RNG_NO_INT128)
+    __extension__ typedef unsigned __int128 rng_u128;
+    rng_u128 product = (rng_u128)a * b;
+    *low = (uint64_t)product;
+    return (uint64_t)(product >> 64);
+#else
+    const uint64_t mask32 = 0xffffffffu;
+    uint64_t a_lo = a & mask32, a_hi = a >> 32;
+    uint64_t b_lo = b & mask32, b_hi = b >> 32;
+    uint64_t p0 = a_lo * b_lo;
+    uint64_t p1 = a_lo * b_hi;
+    uint64_t p2 = a_hi * b_lo;
+    uint64_t p3 = a_hi * b_hi;
+    /* Sum of three values below 2^32 each: cannot overflow 64 bits. */
+    uint64_t middle = (p0 >> 32) + (p1 & mask32) + (p2 & mask32);
+    *low = (middle << 32) | (p0 & mask32);
+    return p3 + (p1 >> 32) + (p2 >> 32) + (middle >> 32);
+#endif
+}
+
 /* Unbiased uniform integer in [0, n) by Lemire's multiply-shift with
  * rejection. n == 0 has no valid answer: returns 0 and leaves r untouched. */
-uint64_t rng_below(rng *r, uint64_t n);
+static inline uint64_t rng_below(rng *r, uint64_t n)
+{
+    if (n == 0)
+        return 0;
+    uint64_t low;
+    uint64_t high = rng_mul_64x64(rng_next(r), n, &low);
+    if (low < n) {
+        /* (2^64 - n) mod n: the count of low values that would bias the
+         * result; only reached with probability n / 2^64. */
+        uint64_t threshold = (0 - n) % n;
+        while (low < threshold)
+            high = rng_mul_64x64(rng_next(r), n, &low);
+    }
+    return high;
+}
+
 /* Uniform integer in [1, sides]. sides < 1 returns 0 and leaves r untouched. */
-int64_t rng_die(rng *r, int64_t sides);
+static inline int64_t rng_die(rng *r, int64_t sides)
+{
+    if (sides < 1)
+        return 0;
+    return 1 + (int64_t)rng_below(r, (uint64_t)sides);
+}
 
 #endif

@@ -516,7 +516,8 @@ bool vm_roll(vm *v, value x, span at, value *out)
  * the C stack and rolled, so the common roll builds nothing in the store. */
 static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span at, value *out)
 {
-    dexpr d = {0};
+    dexpr d;
+    d.nterms = 0; /* only the terms in use are ever read: no need to clear the rest */
     for (int i = 0; i < n; i++) {
         int sign = (negative >> i) & 1 ? -1 : 1;
         value x = parts[i];
@@ -555,7 +556,31 @@ bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, 
     return roll_dexpr_ex(v, dx, extra, nextra, check, at, out);
 }
 
+static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
+                      span at, value *out);
+
 static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int nextra, int check, span at, value *out)
+{
+    return roll_into(v, d, -1, extra, nextra, check, at, out);
+}
+
+/* `roll d20 + 5` with constant terms: the program's expression is rolled
+ * and referred to by its record, never copied. */
+static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
+{
+    if (index >= v->p->ndice)
+        return vm_error(v, at, "invalid dice");
+    return roll_into(v, &v->p->dice[index], index, NULL, 0, -1, at, out);
+}
+
+/* The expression a roll record rolled. */
+static const dexpr *record_expr(const vm *v, const roll_record *rec)
+{
+    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &rec->expr;
+}
+
+static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
+                      span at, value *out)
 {
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
@@ -565,9 +590,15 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
     }
     uint64_t seq = ++v->roll_seq;
     roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
-    memset(rec, 0, offsetof(roll_record, extra));
     rec->seq = seq;
-    rec->expr = *d;
+    /* the program's expressions are referred to; others are copied, the
+       terms in use only: a record is written on every roll */
+    rec->program_expr = program_expr;
+    if (program_expr < 0) {
+        rec->expr.nterms = d->nterms;
+        memcpy(rec->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
+    }
+    memset(rec->term_faces, 0, sizeof rec->term_faces);
     rec->check = check;
     rec->nextra = (uint8_t)nextra;
     if (nextra)
@@ -629,11 +660,14 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
             return vm_error(v, at, "roll total overflows");
     v->face_pos += written;
     rec->total = total;
-    *out = (value){.type = V_ROLL, .num = total, .aux = natural};
     /* 23 bits of the sequence number find the record; bit 7 of home says
-       there is one */
-    out->home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f));
-    out->pad = (uint16_t)(seq & 0xffff);
+       there is one. Built whole and stored once: patching bytes of *out
+       after a 16-byte store stalls the load that reads it back. */
+    *out = (value){.type = V_ROLL,
+                   .home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f)),
+                   .pad = (uint16_t)(seq & 0xffff),
+                   .aux = natural,
+                   .num = total};
     return true;
 }
 
@@ -844,8 +878,9 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     if (!rec)
         return put(buf, cap, 0, "%" PRId64, x.num);
     /* a roll of numbers only (no dice) starts with its first term */
-    bool first = rec->expr.nterms == 0;
-    size_t at = first ? 0 : format_dexpr(&rec->expr, buf, cap, 0, rec, v->faces);
+    const dexpr *rolled = record_expr(v, rec);
+    bool first = rolled->nterms == 0;
+    size_t at = first ? 0 : format_dexpr(rolled, buf, cap, 0, rec, v->faces);
     for (int i = 0; i < rec->nextra; i++) {
         const roll_extra *e = &rec->extra[i];
         int64_t a = e->amount;
@@ -1542,6 +1577,12 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(ROLL_CONST)
+        {
+            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE, &r));
+            PUSH(r);
+            NEXT;
+        }
         CASE(JUMP)
         {
             int16_t off = (int16_t)READ_U16();
@@ -1597,6 +1638,13 @@ next:
         {
             int16_t off = (int16_t)READ_U16();
             a = PEEK(0);
+            if (a.type == V_INT) { /* the usual count: no fractions to floor */
+                if (a.num < 1)
+                    f->ip += off;
+                else
+                    v->sp[-1].num--;
+                NEXT;
+            }
             if (!is_num(a)) {
                 vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
                 goto fail;

@@ -74,7 +74,8 @@ typedef struct roll_record {
     uint64_t face_pos; /* faces written before this roll's first face */
     uint32_t face_start;
     uint16_t term_faces[DEXPR_MAX_TERMS];
-    dexpr expr;
+    int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr] (not copied) */
+    dexpr expr;           /* otherwise its copy (the terms in use) */
     int64_t total;
     int32_t check; /* the check it was for, or -1 */
     uint8_t nextra;

@@ -419,6 +419,36 @@ START_TEST(test_spans_and_opcodes_valid_with_core)
 }
 END_TEST
 
+/* Whether the last chunk compiled holds opcode op. */
+static bool last_chunk_has(uint8_t op)
+{
+    const chunk *c = P->chunks[P->nchunks - 1];
+    for (size_t at = 0; at < c->len; at += 1 + opcode_operands[c->code[at]])
+        if (c->code[at] == op)
+            return true;
+    return false;
+}
+
+START_TEST(test_roll_of_literals_is_one_instruction)
+{
+    ck_assert_int_eq(compile("print roll d20 + 5 - 1d4\n"), 0);
+    ck_assert(last_chunk_has(OP_ROLL_CONST));
+    ck_assert(!last_chunk_has(OP_ROLL_SUM));
+    const dexpr *d = &P->dice[P->ndice - 1];
+    ck_assert_int_eq(d->nterms, 3);
+    ck_assert(d->terms[1].is_constant);
+    ck_assert_int_eq(d->terms[1].constant, 5);
+    ck_assert_int_eq(d->terms[2].sign, -1);
+    /* a name among the terms is read at run time */
+    ck_assert_int_eq(compile("let bonus = 2\nprint roll d20 + bonus\n"), 0);
+    ck_assert(last_chunk_has(OP_ROLL_SUM));
+    ck_assert(!last_chunk_has(OP_ROLL_CONST));
+    /* a number alone is no dice roll */
+    ck_assert_int_eq(compile("print roll 5\n"), 0);
+    ck_assert(!last_chunk_has(OP_ROLL_CONST));
+}
+END_TEST
+
 START_TEST(test_opcode_tables)
 {
     ck_assert_str_eq(opcode_names[OP_CONST], "CONST");
@@ -482,6 +512,7 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_spans_and_opcodes_valid);
     tcase_add_test(o, test_spans_and_opcodes_valid_with_core);
     tcase_add_test(o, test_opcode_tables);
+    tcase_add_test(o, test_roll_of_literals_is_one_instruction);
     suite_add_tcase(s, o);
     return s;
 }
