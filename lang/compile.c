@@ -409,7 +409,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
-    node *root = parse_program(src, (uint16_t)idx, ar, cc->sink);
+    node *root = parse_program(src, (uint32_t)idx, ar, cc->sink);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
     if (root && cc->sink->errors == before && !(cc->opts && cc->opts->syntax_only)) {
@@ -419,7 +419,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         const source *saved_src = cc->src;
         cc->dir = dir;
         cc->src = src;
-        cc->src_index = (uint16_t)idx;
+        cc->src_index = (uint32_t)idx;
         compile_items(cc, root);
         cc->dir = saved_dir;
         cc->src = saved_src;
@@ -493,10 +493,10 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         return 1;
     }
     ast_arena *ar = ast_arena_new();
-    node *expr = ar ? parse_expression(src, (uint16_t)idx, ar, sink) : NULL;
+    node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;
-        cc.src_index = (uint16_t)idx;
+        cc.src_index = (uint32_t)idx;
         fn_state fs;
         fn_begin(&cc, &fs, CHUNK_FORMULA, distribution ? "distribution" : "eval", expr->sp);
         compile_expr(&cc, expr);

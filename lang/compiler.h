@@ -51,7 +51,7 @@ typedef struct compiler {
     diag_sink *sink;
     const compile_options *opts;
     const source *src;
-    uint16_t src_index;
+    uint32_t src_index;
     fn_state *fn;
     const char *dir; /* directory of the file being compiled */
     const char *importing[MAX_IMPORT_DEPTH];

@@ -11,7 +11,7 @@
 
 typedef struct lexer {
     const source *src;
-    uint16_t src_index;
+    uint32_t src_index;
     ast_arena *ar;
     diag_sink *sink;
     uint32_t offset;      /* byte offset of the next unread character */

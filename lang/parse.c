@@ -47,7 +47,7 @@ static int run_parser(lexer *lx)
     return rc;
 }
 
-static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
+static node *parse(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
 {
     lexer lx = {
         .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
@@ -59,12 +59,12 @@ static node *parse(const source *src, uint16_t src_index, ast_arena *ar, diag_si
     return lx.root;
 }
 
-node *parse_program(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink)
+node *parse_program(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink)
 {
     return parse(src, src_index, ar, sink, 0);
 }
 
-node *parse_expression(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink)
+node *parse_expression(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink)
 {
     return parse(src, src_index, ar, sink, START_EXPR);
 }

@@ -9,10 +9,10 @@
  * the returned tree holds whatever parsed (NULL only when out of memory).
  * src_index is stored in every span. Safe to call from several threads or
  * nested: there is no global state. */
-node *parse_program(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink);
+node *parse_program(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink);
 
 /* Parses src as a single expression (for `fray eval` and the REPL). */
-node *parse_expression(const source *src, uint16_t src_index, ast_arena *ar, diag_sink *sink);
+node *parse_expression(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink);
 
 /* True if the parse of src failed only because input ended too early (an
  * open brace or parenthesis): the REPL then reads another line. */

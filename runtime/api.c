@@ -227,9 +227,22 @@ fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap)
 
 struct fray_distribution {
     dist *d;
+    size_t n;        /* outcomes from lowest to highest */
+    double *at_most; /* [n], computed once: a table reads every row */
+    double *at_least;
 };
 
+static fray_status prob_of(fray *f, const char *expr, fray_distribution **out);
+
 fray_status fray_prob(fray *f, const char *expr, fray_distribution **out)
+{
+    size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
+    fray_status st = prob_of(f, expr, out);
+    program_release(f->p, nsources, nchunks); /* *out holds a copy */
+    return st;
+}
+
+static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
 {
     *out = NULL;
     int formula;
@@ -244,16 +257,19 @@ fray_status fray_prob(fray *f, const char *expr, fray_distribution **out)
     const dist *d = vm_dist_lookup(f->v, x);
     dist_error err = {{0}};
     fray_distribution *fd = MEM_NEW(fray_distribution);
-    if (fd)
-        fd->d = d ? dist_copy(d, &err) : NULL;
-    if (!fd || !fd->d) {
-        if (fd)
-            mem_free(fd, sizeof *fd);
-        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", err.message[0] ? err.message : "out of memory");
-        return FRAY_ERR_RULES;
+    if (fd && (fd->d = d ? dist_copy(d, &err) : NULL) != NULL) {
+        fd->n = (size_t)(dist_highest(d) - dist_lowest(d) + 1);
+        fd->at_most = MEM_NEW_ARRAY(double, fd->n);
+        fd->at_least = MEM_NEW_ARRAY(double, fd->n);
+        if (fd->at_most && fd->at_least) {
+            dist_cumulative(fd->d, fd->at_most, fd->at_least);
+            *out = fd;
+            return FRAY_OK;
+        }
     }
-    *out = fd;
-    return FRAY_OK;
+    fray_distribution_free(fd);
+    diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", err.message[0] ? err.message : "out of memory");
+    return FRAY_ERR_RULES;
 }
 
 void fray_distribution_free(fray_distribution *d)
@@ -261,6 +277,10 @@ void fray_distribution_free(fray_distribution *d)
     if (!d)
         return;
     dist_free(d->d);
+    if (d->at_most)
+        mem_free(d->at_most, d->n * sizeof *d->at_most);
+    if (d->at_least)
+        mem_free(d->at_least, d->n * sizeof *d->at_least);
     mem_free(d, sizeof *d);
 }
 
@@ -278,11 +298,13 @@ double fray_distribution_p(const fray_distribution *d, int64_t outcome)
 }
 double fray_distribution_at_least(const fray_distribution *d, int64_t x)
 {
-    return dist_p_at_least(d->d, x);
+    int64_t lo = dist_lowest(d->d);
+    return x <= lo ? d->at_least[0] : x > dist_highest(d->d) ? 0.0 : d->at_least[x - lo];
 }
 double fray_distribution_at_most(const fray_distribution *d, int64_t x)
 {
-    return dist_p_at_most(d->d, x);
+    int64_t lo = dist_lowest(d->d);
+    return x < lo ? 0.0 : x >= dist_highest(d->d) ? d->at_most[d->n - 1] : d->at_most[x - lo];
 }
 double fray_distribution_mean(const fray_distribution *d)
 {
@@ -324,7 +346,17 @@ bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *
     return true;
 }
 
+static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *values);
+
 fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values)
+{
+    size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
+    fray_status st = sample_of(f, expr, n, values);
+    program_release(f->p, nsources, nchunks); /* only numbers come out */
+    return st;
+}
+
+static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *values)
 {
     int formula;
     if (compile_sample(f->p, "<sample>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)

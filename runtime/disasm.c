@@ -125,7 +125,7 @@ void chunk_disasm(FILE *out, const program *p, const chunk *c)
     fprintf(out, "== %s (%zu bytes, %zu constants, %u parameters, %u locals) ==\n", c->name, c->len, c->nconsts,
             c->nparams, c->nlocals);
     int last_line = -1;
-    uint16_t last_source = UINT16_MAX;
+    uint32_t last_source = UINT32_MAX;
     for (size_t off = 0; off < c->len;) {
         span sp = c->spans[off];
         if (sp.source < p->nsources) {

@@ -177,8 +177,9 @@ static bool pview_open(pview *v, const dist *d, dist_error *err)
         oom(err);
         return false;
     }
+    long double inv = 1.0L / (long double)d->total; /* one division, not one per outcome */
     for (size_t i = 0; i < d->n; i++)
-        v->owned[i] = prob(d, i);
+        v->owned[i] = (double)((long double)d->w[i] * inv);
     v->p = v->owned;
     return true;
 }
@@ -245,11 +246,125 @@ static bool op_range(const dist *a, const dist *b, int op, int64_t *lo, int64_t 
     return true;
 }
 
+/* x . y with four running sums, so that the additions overlap. */
+static double dot(const double *x, const double *y, size_t n)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += x[i] * y[i];
+        s1 += x[i + 1] * y[i + 1];
+        s2 += x[i + 2] * y[i + 2];
+        s3 += x[i + 3] * y[i + 3];
+    }
+    for (; i < n; i++)
+        s0 += x[i] * y[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* The terms of r[k] = sum over i of a[i] * b[k - i] for a of length na and
+ * b of length nb: i runs over [*i0, *i0 + *len). When a and b are the same
+ * (squaring, as in n copies of a die), the terms pair up, a[i] * a[k - i]
+ * with a[k - i] * a[i]: then only i < k - i is listed and *center says
+ * whether a[k / 2]^2 stands alone. */
+static void conv_terms(size_t k, size_t na, size_t nb, bool square, size_t *i0, size_t *len, bool *center)
+{
+    size_t first = k >= nb - 1 ? k - (nb - 1) : 0, last = k < na - 1 ? k : na - 1;
+    *i0 = first;
+    *center = false;
+    if (!square) {
+        *len = last - first + 1;
+        return;
+    }
+    size_t below = (k + 1) / 2; /* i < k - i */
+    *len = below > first ? below - first : 0;
+    *center = k % 2 == 0;
+}
+
+/* a + b by convolution, the heart of every sum of dice, as dot products of
+ * a with b reversed (independent sums, no store per term; squaring does
+ * half the work). Exact when the product of the totals fits, so the loop
+ * needs no checks; otherwise in doubles, where products of non-negative terms
+ * lose no precision to cancellation. */
+static dist *convolve(const dist *a, const dist *b, int64_t lo, int64_t hi, dist_error *err)
+{
+    bool square = a == b;
+    if (a->n > b->n) { /* the longer one reversed */
+        const dist *t = a;
+        a = b;
+        b = t;
+    }
+    size_t na = a->n, nb = b->n;
+    /* Every partial sum of r[k] is at most r[k], and the r[k] add up to at
+       most a's total times b's: when that product fits, nothing overflows. */
+    dist_count total;
+    bool exact = a->exact && b->exact && !__builtin_mul_overflow(a->total, b->total, &total);
+    dist *r = new_dist(lo, hi, exact, err);
+    if (!r)
+        return NULL;
+    if (exact) {
+        dist_count *rev = MEM_NEW_ARRAY(dist_count, nb);
+        if (!rev) {
+            dist_free(r);
+            return oom(err);
+        }
+        for (size_t j = 0; j < nb; j++)
+            rev[j] = b->w[nb - 1 - j];
+        for (size_t k = 0; k < r->n; k++) {
+            size_t i0, len;
+            bool center;
+            conv_terms(k, na, nb, square, &i0, &len, &center);
+            const dist_count *x = a->w + i0, *y = rev + (nb - 1 - k + i0);
+            dist_count s = 0;
+            for (size_t i = 0; i < len; i++)
+                s += x[i] * y[i];
+            r->w[k] = (square ? 2 * s : s) + (center ? a->w[k / 2] * a->w[k / 2] : 0);
+        }
+        r->total = total;
+        mem_free(rev, nb * sizeof *rev);
+        return finish(r);
+    }
+    pview pa, pb;
+    double *rev = MEM_NEW_ARRAY(double, nb);
+    if (!rev || !pview_open(&pa, a, err)) {
+        mem_free(rev, rev ? nb * sizeof *rev : 0);
+        dist_free(r);
+        return oom(err);
+    }
+    if (square) {
+        pb = pa; /* borrowed: closed once, as pa */
+        pb.owned = NULL;
+    } else if (!pview_open(&pb, b, err)) {
+        pview_close(&pa);
+        mem_free(rev, nb * sizeof *rev);
+        dist_free(r);
+        return oom(err);
+    }
+    for (size_t j = 0; j < nb; j++)
+        rev[j] = pb.p[nb - 1 - j];
+    for (size_t k = 0; k < r->n; k++) {
+        size_t i0, len;
+        bool center;
+        conv_terms(k, na, nb, square, &i0, &len, &center);
+        double s = dot(pa.p + i0, rev + (nb - 1 - k + i0), len);
+        r->p[k] = (square ? 2 * s : s) + (center ? pa.p[k / 2] * pa.p[k / 2] : 0.0);
+    }
+    double ra = remainder_of(a), rb = remainder_of(b);
+    r->rem = ra + rb - ra * rb;
+    finish(r);
+    pview_close(&pb);
+    pview_close(&pa);
+    mem_free(rev, nb * sizeof *rev);
+    return r;
+}
+
 static dist *pairwise(const dist *a, const dist *b, int op, dist_error *err)
 {
     int64_t lo, hi;
     if (!op_range(a, b, op, &lo, &hi))
         return fail(err, "outcome does not fit in 64 bits");
+    if (op == OP_ADD)
+        return convolve(a, b, lo, hi, err);
     dist_count total;
     if (a->exact && b->exact && !__builtin_mul_overflow(a->total, b->total, &total)) {
         dist *r = new_dist(lo, hi, true, err);
@@ -768,6 +883,8 @@ static dist *explode_die(const explode_plan *pl, double epsilon, int max_depth, 
 
 /* --------------------------------------------------------------- sums */
 
+static dist *sum_iid(const dist *unit, int32_t n, dist_error *err);
+
 /* n independent copies of a uniform die lo..hi, by a sliding window. */
 static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
 {
@@ -775,7 +892,6 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
     __int128 span = (__int128)n * (s - 1) + 1;
     if (span > DIST_MAX_OUTCOMES)
         return fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
-    size_t width = (size_t)span;
     dist *r = new_dist(lo * n, hi * n, true, err);
     if (!r)
         return NULL;
@@ -806,45 +922,23 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
     }
     if (k == n)
         return finish(r);
-    /* Counts overflowed after k dice: go on in doubles from there. */
-    double *p = MEM_NEW_ARRAY(double, width);
-    if (!p) {
-        dist_free(r);
-        return oom(err);
+    /* Counts overflowed after k dice: n = q*k + rest, so the sum is q
+     * copies of the exact k-dice sum (by squaring) plus rest more dice, in
+     * doubles from there on. Far fewer multiply-adds than going on die by
+     * die, and no subtraction anywhere to lose precision. */
+    r->lo = lo * k; /* so far it holds k dice, in its first len entries */
+    r->n = len;
+    finish(r);
+    dist *result = sum_iid(r, n / k, err);
+    dist_free(r);
+    if (result && n % k) {
+        dist *rest = sum_uniform(lo, hi, n % k, err);
+        dist *both = rest ? dist_add(result, rest, err) : NULL;
+        dist_free(rest);
+        dist_free(result);
+        result = both;
     }
-    for (size_t i = 0; i < len; i++)
-        p[i] = (double)((long double)r->w[i] / (long double)r->total);
-    mem_free(r->w, r->cap * sizeof *r->w);
-    r->w = NULL;
-    r->p = p;
-    r->exact = false;
-    r->rem = 0.0;
-    double inv = 1.0 / (double)s;
-    for (; k < n; k++) {
-        size_t nlen = len + (size_t)s - 1;
-        if (s <= 64) {
-            for (size_t x = nlen; x-- > 0;) {
-                double acc = 0.0;
-                for (size_t t = 0; t < (size_t)s && t <= x; t++)
-                    if (x - t < len)
-                        acc += p[x - t];
-                p[x] = acc * inv;
-            }
-        } else {
-            long double win = 0;
-            for (size_t t = nlen - (size_t)s; t < nlen; t++)
-                win += p[t];
-            for (size_t x = nlen; x-- > 0;) {
-                double old = p[x], v = (double)(win * inv);
-                p[x] = v > 0.0 ? v : 0.0; /* cancellation can leave -0.0-ish dust */
-                win -= old;
-                if (x >= (size_t)s)
-                    win += p[x - (size_t)s];
-            }
-        }
-        len = nlen;
-    }
-    return finish(r);
+    return result;
 }
 
 /* n independent copies of any distribution, by repeated squaring. */
@@ -1056,24 +1150,33 @@ static dist *keep_double(const keep_job *kj, dist_error *err)
                 for (int32_t c = 0; c <= left; c++)
                     pmf[c] = exp(log_choose(left, c) + c * log(q) + (left - c) * log(nq));
             }
-            for (size_t s = span[2 * i]; s < span[2 * i + 1]; s++) {
-                double cur = f[(size_t)i * w + s];
-                if (cur == 0.0)
-                    continue;
-                int64_t sum = (int64_t)s + (int64_t)i * kj->smin;
-                for (int32_t c = 1; c <= left; c++) {
-                    double x = cur * pmf[c];
-                    if (i + c < k) {
-                        size_t cell = (size_t)(sum + c * sc - (int64_t)(i + c) * kj->smin);
-                        f[(size_t)(i + c) * w + cell] += x;
-                        size_t *sp = &span[2 * (i + c)];
-                        sp[0] = cell < sp[0] ? cell : sp[0];
-                        sp[1] = cell + 1 > sp[1] ? cell + 1 : sp[1];
-                    } else
-                        r->p[sum + (int64_t)(k - i) * sc - r->lo] += x;
-                }
-                f[(size_t)i * w + s] = cur * pmf[0];
+            /* Row i, shifted, feeds rows i + c (c more dice on this value,
+               each adding its score) and, once k dice are placed, the
+               result, where every c >= k - i lands on the same sum. Whole
+               rows at a time: plain multiply-adds over arrays. */
+            size_t s0 = span[2 * i], s1 = span[2 * i + 1];
+            if (s0 >= s1)
+                continue;
+            double *row = f + (size_t)i * w;
+            double done = 0.0;
+            for (int32_t c = k - i; c <= left; c++)
+                done += pmf[c];
+            if (done > 0.0) {
+                double *out = r->p + ((int64_t)i * kj->smin + (int64_t)(k - i) * sc - r->lo);
+                for (size_t s = s0; s < s1; s++)
+                    out[s] += row[s] * done;
             }
+            for (int32_t c = 1; c <= left && i + c < k; c++) {
+                size_t shift = (size_t)c * (size_t)(sc - kj->smin);
+                double *dst = f + (size_t)(i + c) * w + shift, pc = pmf[c];
+                for (size_t s = s0; s < s1; s++)
+                    dst[s] += row[s] * pc;
+                size_t *sp = &span[2 * (i + c)];
+                sp[0] = s0 + shift < sp[0] ? s0 + shift : sp[0];
+                sp[1] = s1 + shift > sp[1] ? s1 + shift : sp[1];
+            }
+            for (size_t s = s0; s < s1; s++)
+                row[s] *= pmf[0];
         }
     }
     if (f)
@@ -1514,6 +1617,16 @@ double dist_p_at_most(const dist *d, int64_t outcome)
     for (size_t i = 0; i < d->n && d->lo + (int64_t)i <= outcome; i++)
         s += prob(d, i);
     return (double)s;
+}
+
+void dist_cumulative(const dist *d, double *at_most, double *at_least)
+{
+    long double s = 0;
+    for (size_t i = 0; i < d->n; i++)
+        at_most[i] = (double)(s += prob(d, i));
+    s = 0;
+    for (size_t i = d->n; i-- > 0;)
+        at_least[i] = (double)(s += prob(d, i));
 }
 
 /* Moments over the represented outcomes, renormalized: the cut-off mass

@@ -74,6 +74,9 @@ int64_t dist_highest(const dist *d);
 double dist_p(const dist *d, int64_t outcome); /* P(X = outcome) */
 double dist_p_at_least(const dist *d, int64_t outcome);
 double dist_p_at_most(const dist *d, int64_t outcome);
+/* P(X <= v) and P(X >= v) for every outcome v from lowest to highest, in
+ * one pass each: at_most and at_least have room for highest - lowest + 1. */
+void dist_cumulative(const dist *d, double *at_most, double *at_least);
 double dist_mean(const dist *d);
 double dist_stddev(const dist *d);
 /* The smallest outcome v with P(X <= v) >= q, for 0 < q <= 1. */

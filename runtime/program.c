@@ -75,9 +75,17 @@ void program_free(program *p)
     mem_free(p, sizeof *p);
 }
 
+void program_release(program *p, size_t nsources, size_t nchunks)
+{
+    while (p->nchunks > nchunks)
+        chunk_free(p->chunks[--p->nchunks]);
+    while (p->nsources > nsources)
+        source_free(p->sources[--p->nsources]);
+}
+
 int program_add_source(program *p, source *s)
 {
-    if (p->nsources >= UINT16_MAX)
+    if (p->nsources >= INT32_MAX)
         return -1;
     source **grown = mem_grow(p->sources, sizeof(source *), &p->sources_cap, p->nsources + 1);
     if (!grown)

@@ -93,6 +93,11 @@ int program_intern(program *p, const char *s, size_t len);
 int program_find_string(const program *p, const char *s);
 const char *program_string(const program *p, int id);
 int program_add_chunk(program *p, chunk *c);
+/* Frees the sources and chunks added since the program had `nsources` and
+ * `nchunks` of them: for one-off expressions that leave nothing behind
+ * (a distribution, a sample), so that a long session does not pile them
+ * up. The caller makes sure nothing refers to them any more. */
+void program_release(program *p, size_t nsources, size_t nchunks);
 int program_add_dice(program *p, const dexpr *d);
 decl *program_add_decl(program *p, decl_kind kind, int name, span where);
 /* Latest declaration of that kind and name (overrides win), or NULL. */
