@@ -793,6 +793,13 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
                 return -1; /* compiled the usual way, which reports it */
         }
     }
+    dx.plain = true;
+    for (int i = 0; i < n; i++) {
+        const dice *d = &dx.terms[i].d;
+        if (!dx.terms[i].is_constant)
+            dx.plain_faces += (uint32_t)d->count;
+        dx.plain &= dx.terms[i].is_constant || dice_is_plain(d);
+    }
     int id = program_add_dice(cc->p, &dx);
     if (id < 0)
         cc->oom = true;

@@ -488,6 +488,59 @@ static void apply_keep(const dice *d, dice_face *faces, size_t n)
     }
 }
 
+bool dice_is_plain(const dice *d)
+{
+    return dice_in_range(d) && !d->fudge && d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE &&
+           d->success_cmp == DICE_CMP_NONE;
+}
+
+int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
+{
+    uint64_t sides = (uint64_t)d->sides;
+    int64_t sum = 0;
+    for (int32_t i = 0; i < d->count; i++) {
+        int32_t v = (int32_t)(1 + rng_below(r, sides));
+        faces[i] = (dice_face){.value = v, .flags = 0};
+        sum += v;
+    }
+    if (d->keep == DICE_KEEP_ALL)
+        return sum;
+    int32_t n = d->count, k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
+    bool highest = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW;
+    if (k >= n)
+        return sum;
+    if (k < 0)
+        k = 0;
+    /* Take out whichever is fewer, the worst or the best, one at a time:
+       for 4d6kh3 that is one pass for the lowest die. Ties at the cut go
+       to the earliest faces, as in keep_extreme. */
+    int32_t sign = highest ? 1 : -1;
+    if (n - k <= k) {
+        for (int32_t out = 0; out < n - k; out++) {
+            int32_t worst = -1;
+            for (int32_t i = 0; i < n; i++)
+                if (!(faces[i].flags & DICE_FACE_DROPPED) &&
+                    (worst < 0 || sign * faces[i].value <= sign * faces[worst].value))
+                    worst = i; /* the latest of equals goes */
+            faces[worst].flags |= DICE_FACE_DROPPED;
+            sum -= faces[worst].value;
+        }
+        return sum;
+    }
+    for (int32_t i = 0; i < n; i++)
+        faces[i].flags = DICE_FACE_DROPPED;
+    sum = 0;
+    for (int32_t in = 0; in < k; in++) {
+        int32_t best = -1;
+        for (int32_t i = 0; i < n; i++)
+            if ((faces[i].flags & DICE_FACE_DROPPED) && (best < 0 || sign * faces[i].value > sign * faces[best].value))
+                best = i; /* the earliest of equals stays */
+        faces[best].flags = 0;
+        sum += faces[best].value;
+    }
+    return sum;
+}
+
 int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nfaces, int64_t *total)
 {
     if (!dice_in_range(d) || !r || !faces || !nfaces || !total || cap < dice_max_faces(d))

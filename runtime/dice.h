@@ -75,6 +75,12 @@ static inline size_t dice_max_faces(const dice *d)
     return n;
 }
 
+/* Whether d is a plain pool: NdS with at most keep/drop (no fudge,
+ * explosions, rerolls or success counting), every count and size in range.
+ * dice_roll_plain rolls such a pool; it needs d->count faces of room. */
+bool dice_is_plain(const dice *d);
+int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces);
+
 /* Roll d. Faces go to faces[0..cap) in roll order, including rerolled and
  * dropped ones; *nfaces gets their count. *total is the sum of kept faces, or
  * successes minus failures. Returns 0, or -1 (nothing rolled, r untouched)

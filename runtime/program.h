@@ -23,6 +23,11 @@ typedef struct dterm {
 } dterm;
 typedef struct dexpr {
     uint8_t nterms;
+    /* Set by the compiler on the program's literal sums whose dice are all
+     * plain (count, sides and keep/drop only, each term once): they roll by
+     * a short path, with plain_faces faces in all. False anywhere else. */
+    bool plain;
+    uint32_t plain_faces;
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 

@@ -76,6 +76,8 @@ void vm_free(vm *v)
         mem_free(v->name_index, v->name_index_cap * sizeof(int32_t));
     if (v->rolls)
         mem_free(v->rolls, VM_ROLL_RING * sizeof(roll_record));
+    if (v->roll_details)
+        mem_free(v->roll_details, VM_ROLL_RING * sizeof(roll_detail));
     if (v->faces)
         mem_free(v->faces, VM_FACE_RING * sizeof(dice_face));
     vm_store *stores[2] = {&v->scratch, &v->kept};
@@ -576,16 +578,61 @@ static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
 /* The expression a roll record rolled. */
 static const dexpr *record_expr(const vm *v, const roll_record *rec)
 {
-    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &rec->expr;
+    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % VM_ROLL_RING].expr;
+}
+
+/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): the same record
+ * as roll_into writes, without the general machinery. */
+static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, value *out)
+{
+    uint64_t seq = ++v->roll_seq;
+    roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
+    rec->seq = seq;
+    rec->program_expr = program_expr;
+    rec->check = -1;
+    rec->nextra = 0;
+    if (v->face_pos % VM_FACE_RING + d->plain_faces > VM_FACE_RING)
+        v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
+    rec->face_pos = v->face_pos;
+    rec->face_start = (uint32_t)(v->face_pos % VM_FACE_RING);
+    dice_face *faces = v->faces + rec->face_start;
+    int64_t total = 0;
+    int natural = 0;
+    for (int t = 0; t < d->nterms; t++) {
+        const dterm *term = &d->terms[t];
+        int64_t part = term->constant;
+        rec->term_faces[t] = 0;
+        if (!term->is_constant) {
+            part = dice_roll_plain(&term->d, &v->rng, faces);
+            if (!natural) /* the first die kept */
+                for (int32_t i = 0; i < term->d.count && !natural; i++)
+                    natural = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+            rec->term_faces[t] = (uint16_t)term->d.count;
+            faces += term->d.count;
+        }
+        if (__builtin_add_overflow(total, term->sign < 0 ? -part : part, &total))
+            return vm_error(v, at, "roll total overflows");
+    }
+    v->face_pos += d->plain_faces;
+    rec->total = total;
+    *out = (value){.type = V_ROLL,
+                   .home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f)),
+                   .pad = (uint16_t)(seq & 0xffff),
+                   .aux = natural,
+                   .num = total};
+    return true;
 }
 
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
                       span at, value *out)
 {
+    if (d->plain && program_expr >= 0 && !v->force_face && v->rolls && d->plain_faces <= VM_FACE_RING)
+        return roll_plain(v, d, program_expr, at, out);
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
+        v->roll_details = MEM_NEW_ARRAY(roll_detail, VM_ROLL_RING);
         v->faces = MEM_NEW_ARRAY(dice_face, VM_FACE_RING);
-        if (!v->rolls || !v->faces)
+        if (!v->rolls || !v->roll_details || !v->faces)
             return vm_error(v, at, "out of memory");
     }
     uint64_t seq = ++v->roll_seq;
@@ -594,15 +641,16 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
     /* the program's expressions are referred to; others are copied, the
        terms in use only: a record is written on every roll */
     rec->program_expr = program_expr;
+    roll_detail *detail = &v->roll_details[seq % VM_ROLL_RING];
     if (program_expr < 0) {
-        rec->expr.nterms = d->nterms;
-        memcpy(rec->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
+        detail->expr.nterms = d->nterms;
+        memcpy(detail->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
     }
     memset(rec->term_faces, 0, sizeof rec->term_faces);
     rec->check = check;
     rec->nextra = (uint8_t)nextra;
     if (nextra)
-        memcpy(rec->extra, extra, (size_t)nextra * sizeof(roll_extra));
+        memcpy(detail->extra, extra, (size_t)nextra * sizeof(roll_extra));
     /* this roll's faces are contiguous: wrap to the ring's start if needed */
     size_t need = 0;
     for (int t = 0; t < d->nterms; t++)
@@ -882,7 +930,7 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     bool first = rolled->nterms == 0;
     size_t at = first ? 0 : format_dexpr(rolled, buf, cap, 0, rec, v->faces);
     for (int i = 0; i < rec->nextra; i++) {
-        const roll_extra *e = &rec->extra[i];
+        const roll_extra *e = &v->roll_details[rec->seq % VM_ROLL_RING].extra[i];
         int64_t a = e->amount;
         if (a == 0)
             continue; /* "+ str 0" says nothing */
@@ -1579,8 +1627,10 @@ next:
         }
         CASE(ROLL_CONST)
         {
-            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE, &r));
-            PUSH(r);
+            /* straight into its stack slot: a copy through r would reload
+               the fresh 16 bytes before the stores that wrote them retire */
+            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE, v->sp));
+            v->sp++;
             NEXT;
         }
         CASE(JUMP)

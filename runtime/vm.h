@@ -69,18 +69,24 @@ typedef struct roll_extra {
     int64_t amount;
 } roll_extra;
 
+/* What every roll writes, kept small (one cache line) because a roll
+ * writes a fresh one each time; the bulky parts, which most rolls do not
+ * need, live in a roll_detail at the same place of a parallel ring. */
 typedef struct roll_record {
     uint64_t seq;      /* which roll this record holds */
     uint64_t face_pos; /* faces written before this roll's first face */
     uint32_t face_start;
     uint16_t term_faces[DEXPR_MAX_TERMS];
-    int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr] (not copied) */
-    dexpr expr;           /* otherwise its copy (the terms in use) */
+    int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr]; else in the detail */
     int64_t total;
     int32_t check; /* the check it was for, or -1 */
     uint8_t nextra;
-    roll_extra extra[ROLL_MAX_EXTRA];
 } roll_record;
+
+typedef struct roll_detail {
+    dexpr expr; /* a copy (the terms in use) of an expression not in the program */
+    roll_extra extra[ROLL_MAX_EXTRA];
+} roll_detail;
 
 typedef struct vm_list {
     uint32_t start, len;
@@ -141,11 +147,12 @@ typedef struct vm {
     int32_t *name_index; /* open addressing over creature names, -1 empty */
     size_t name_index_cap;
 
-    roll_record *rolls; /* VM_ROLL_RING records, by seq % ring */
-    dice_face *faces;   /* VM_FACE_RING faces */
-    uint64_t roll_seq;  /* rolls made so far */
-    int64_t force_face; /* the next roll's first die shows this (a player's roll), or 0 */
-    uint64_t face_pos;  /* faces written so far */
+    roll_record *rolls;        /* VM_ROLL_RING records, by seq % ring */
+    roll_detail *roll_details; /* and their details, likewise */
+    dice_face *faces;          /* VM_FACE_RING faces */
+    uint64_t roll_seq;         /* rolls made so far */
+    int64_t force_face;        /* the next roll's first die shows this (a player's roll), or 0 */
+    uint64_t face_pos;         /* faces written so far */
 
     /* Dice and lists built at run time. Scratch ones live for one top-level
        command; a value stored in a variable or a stat is copied to the

@@ -666,6 +666,38 @@ START_TEST(test_small_cap_refused)
 }
 END_TEST
 
+/* The short path for plain pools must roll exactly what dice_roll rolls:
+ * the same faces from the same seed, the same dropped ones (ties at the cut
+ * to the earliest), the same total. Small sides make ties common. */
+START_TEST(test_plain_path_agrees_with_dice_roll)
+{
+    static const char *const pools[] = {"4d6kh3", "4d6dl1", "5d4kl2", "6d3dh2", "3d2kh1", "8d4kh7", "10d3kl9",
+                                        "20d6kh10", "d20", "3d6", "2d20kh1", "2d20kl1", "7d2dl6", "16d4kh8"};
+    ck_assert(!dice_is_plain(&(dice){.count = 1, .sides = 6, .explode = DICE_EXPLODE}));
+    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
+        dice d = parse_ok(pools[p]);
+        ck_assert_msg(dice_is_plain(&d), "%s is plain", pools[p]);
+        rng a, b;
+        rng_seed(&a, 1000 + p);
+        rng_seed(&b, 1000 + p);
+        for (int round = 0; round < 500; round++) {
+            dice_face short_path[FACES_CAP];
+            size_t n;
+            int64_t total;
+            int64_t plain_total = dice_roll_plain(&d, &a, short_path);
+            ck_assert_int_eq(dice_roll(&d, &b, faces, FACES_CAP, &n, &total), 0);
+            ck_assert_uint_eq(n, (size_t)d.count);
+            ck_assert_int_eq(plain_total, total);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_int_eq(short_path[i].value, faces[i].value);
+                ck_assert_msg(short_path[i].flags == faces[i].flags, "%s round %d face %zu: flags %d, not %d",
+                              pools[p], round, i, short_path[i].flags, faces[i].flags);
+            }
+        }
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------- breakdown */
 
 START_TEST(test_breakdown_examples)
@@ -751,6 +783,7 @@ static Suite *dice_suite(void)
 
     TCase *breakdown = tcase_create("breakdown");
     tcase_add_test(breakdown, test_breakdown_examples);
+    tcase_add_test(breakdown, test_plain_path_agrees_with_dice_roll);
     tcase_add_test(breakdown, test_breakdown_fixed_seeds);
     suite_add_tcase(s, breakdown);
     return s;
