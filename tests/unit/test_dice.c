@@ -671,8 +671,8 @@ END_TEST
  * to the earliest), the same total. Small sides make ties common. */
 START_TEST(test_plain_path_agrees_with_dice_roll)
 {
-    static const char *const pools[] = {"4d6kh3", "4d6dl1", "5d4kl2", "6d3dh2", "3d2kh1", "8d4kh7", "10d3kl9",
-                                        "20d6kh10", "d20", "3d6", "2d20kh1", "2d20kl1", "7d2dl6", "16d4kh8"};
+    static const char *const pools[] = {"4d6kh3",   "4d6dl1", "5d4kl2", "6d3dh2",  "3d2kh1",  "8d4kh7", "10d3kl9",
+                                        "20d6kh10", "d20",    "3d6",    "2d20kh1", "2d20kl1", "7d2dl6", "16d4kh8"};
     ck_assert(!dice_is_plain(&(dice){.count = 1, .sides = 6, .explode = DICE_EXPLODE}));
     for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
         dice d = parse_ok(pools[p]);
@@ -690,8 +690,8 @@ START_TEST(test_plain_path_agrees_with_dice_roll)
             ck_assert_int_eq(plain_total, total);
             for (size_t i = 0; i < n; i++) {
                 ck_assert_int_eq(short_path[i].value, faces[i].value);
-                ck_assert_msg(short_path[i].flags == faces[i].flags, "%s round %d face %zu: flags %d, not %d",
-                              pools[p], round, i, short_path[i].flags, faces[i].flags);
+                ck_assert_msg(short_path[i].flags == faces[i].flags, "%s round %d face %zu: flags %d, not %d", pools[p],
+                              round, i, short_path[i].flags, faces[i].flags);
             }
         }
     }
