@@ -566,21 +566,6 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
     return roll_into(v, d, -1, extra, nextra, check, at, out);
 }
 
-/* `roll d20 + 5` with constant terms: the program's expression is rolled
- * and referred to by its record, never copied. */
-static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
-{
-    if (index >= v->p->ndice)
-        return vm_error(v, at, "invalid dice");
-    return roll_into(v, &v->p->dice[index], index, NULL, 0, -1, at, out);
-}
-
-/* The expression a roll record rolled. */
-static const dexpr *record_expr(const vm *v, const roll_record *rec)
-{
-    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % VM_ROLL_RING].expr;
-}
-
 /* The program's plain literal sums (`d20 + 5`, `4d6kh3`): the same record
  * as roll_into writes, without the general machinery. */
 static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, value *out)
@@ -602,7 +587,13 @@ static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, val
         const dterm *term = &d->terms[t];
         int64_t part = term->constant;
         rec->term_faces[t] = 0;
-        if (!term->is_constant) {
+        if (!term->is_constant && term->d.count == 1) { /* d20: one face, nothing to keep or drop */
+            part = 1 + (int64_t)rng_below(&v->rng, (uint64_t)term->d.sides);
+            faces[0] = (dice_face){.value = (int32_t)part, .flags = 0};
+            natural = natural ? natural : (int)part;
+            rec->term_faces[t] = 1;
+            faces++;
+        } else if (!term->is_constant) {
             part = dice_roll_plain(&term->d, &v->rng, faces);
             if (!natural) /* the first die kept */
                 for (int32_t i = 0; i < term->d.count && !natural; i++)
@@ -623,11 +614,27 @@ static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, val
     return true;
 }
 
+/* `roll d20 + 5` with constant terms: the program's expression is rolled
+ * and referred to by its record, never copied. */
+static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
+{
+    if (index >= v->p->ndice)
+        return vm_error(v, at, "invalid dice");
+    const dexpr *d = &v->p->dice[index];
+    if (d->plain && v->rolls && !v->force_face && d->plain_faces <= VM_FACE_RING)
+        return roll_plain(v, d, index, at, out);
+    return roll_into(v, d, index, NULL, 0, -1, at, out);
+}
+
+/* The expression a roll record rolled. */
+static const dexpr *record_expr(const vm *v, const roll_record *rec)
+{
+    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % VM_ROLL_RING].expr;
+}
+
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
                       span at, value *out)
 {
-    if (d->plain && program_expr >= 0 && !v->force_face && v->rolls && d->plain_faces <= VM_FACE_RING)
-        return roll_plain(v, d, program_expr, at, out);
     if (!v->rolls) {
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
         v->roll_details = MEM_NEW_ARRAY(roll_detail, VM_ROLL_RING);
