@@ -488,6 +488,9 @@ static void apply_keep(const dice *d, dice_face *faces, size_t n)
     }
 }
 
+/* Pools up to this size keep and drop by passes over a local array. */
+#define DICE_PLAIN_KEEP_MAX 64
+
 bool dice_is_plain(const dice *d)
 {
     return dice_in_range(d) && !d->fudge && d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE &&
@@ -498,11 +501,15 @@ int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
 {
     uint64_t sides = (uint64_t)d->sides;
     int64_t sum = 0;
+    /* the generator in registers: through r, every store to a face could
+       alias its state and force a reload per die */
+    rng local = *r;
     for (int32_t i = 0; i < d->count; i++) {
-        int32_t v = (int32_t)(1 + rng_below(r, sides));
+        int32_t v = (int32_t)(1 + rng_below(&local, sides));
         faces[i] = (dice_face){.value = v, .flags = 0};
         sum += v;
     }
+    *r = local;
     if (d->keep == DICE_KEEP_ALL)
         return sum;
     int32_t n = d->count, k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
@@ -513,28 +520,47 @@ int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
         k = 0;
     /* Take out whichever is fewer, the worst or the best, one at a time:
        for 4d6kh3 that is one pass for the lowest die. Ties at the cut go
-       to the earliest faces, as in keep_extreme. */
+       to the earliest faces, as in keep_extreme. Keys in a local array, a
+       face taken out marked by a key no pass will pick again: the passes
+       compare and move, without branching on the dice. */
     int32_t sign = highest ? 1 : -1;
+    int64_t key[DICE_PLAIN_KEEP_MAX];
+    if (n > DICE_PLAIN_KEEP_MAX) {
+        apply_keep(d, faces, (size_t)n);
+        sum = 0;
+        for (int32_t i = 0; i < n; i++)
+            sum += faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+        return sum;
+    }
+    for (int32_t i = 0; i < n; i++)
+        key[i] = (int64_t)sign * faces[i].value;
     if (n - k <= k) {
         for (int32_t out = 0; out < n - k; out++) {
-            int32_t worst = -1;
-            for (int32_t i = 0; i < n; i++)
-                if (!(faces[i].flags & DICE_FACE_DROPPED) &&
-                    (worst < 0 || sign * faces[i].value <= sign * faces[worst].value))
-                    worst = i; /* the latest of equals goes */
-            faces[worst].flags |= DICE_FACE_DROPPED;
+            int32_t worst = 0;
+            int64_t low = key[0];
+            for (int32_t i = 1; i < n; i++) {
+                bool lower = key[i] <= low; /* the latest of equals goes */
+                worst = lower ? i : worst;
+                low = lower ? key[i] : low;
+            }
+            key[worst] = INT64_MAX;
+            faces[worst].flags = DICE_FACE_DROPPED;
             sum -= faces[worst].value;
         }
         return sum;
     }
+    sum = 0;
     for (int32_t i = 0; i < n; i++)
         faces[i].flags = DICE_FACE_DROPPED;
-    sum = 0;
     for (int32_t in = 0; in < k; in++) {
-        int32_t best = -1;
-        for (int32_t i = 0; i < n; i++)
-            if ((faces[i].flags & DICE_FACE_DROPPED) && (best < 0 || sign * faces[i].value > sign * faces[best].value))
-                best = i; /* the earliest of equals stays */
+        int32_t best = 0;
+        int64_t high = key[0];
+        for (int32_t i = 1; i < n; i++) {
+            bool higher = key[i] > high; /* the earliest of equals stays */
+            best = higher ? i : best;
+            high = higher ? key[i] : high;
+        }
+        key[best] = INT64_MIN;
         faces[best].flags = 0;
         sum += faces[best].value;
     }
