@@ -8,6 +8,7 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "Fray runs tabletop RPG combat rules written in the Fray rules language.\n"
                             "\n"
                             "Commands:\n"
+                            "  repl [RULES...]      play at the table: commands, rulings, undo, save\n"
                             "  run FILE...          compile rules and scripts, then run their commands\n"
                             "  check FILE...        report diagnostics only (exit 1 on any error)\n"
                             "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
@@ -51,7 +52,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", cmd_run}, {"check", cmd_check}, {"eval", cmd_eval}, {"prob", cmd_prob}, {"disasm", cmd_disasm},
+        {"run", cmd_run},   {"check", cmd_check},   {"eval", cmd_eval},
+        {"prob", cmd_prob}, {"disasm", cmd_disasm}, {"repl", cmd_repl},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))

@@ -75,6 +75,51 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
  * its text to out (truncated to cap). */
 fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
 
+/* --- Play at the table (what `fray repl` is built on) ------------------- */
+
+/* A question the rules put to the GM while a command runs: a ruling with
+ * no answer yet, or a reaction (or held action) to take or let go. */
+typedef enum { FRAY_ANSWER_YES_NO, FRAY_ANSWER_NUMBER, FRAY_ANSWER_CREATURE, FRAY_ANSWER_WORD } fray_answer_kind;
+
+typedef struct fray_question {
+    bool reaction;         /* take it? (answered yes or no) */
+    fray_answer_kind kind; /* what answers it */
+    const char *ruling;    /* the ruling's name; NULL for a reaction */
+    const char *text;      /* the question: "valeros may ...: take it?" */
+    const char *retry;     /* NULL, or why the last answer did not do */
+    bool has_default;      /* no answer takes the ruling's default, or the
+                              reactions' policy (take them, unless a script said not) */
+} fray_question;
+
+/* Writes the GM's answer into answer as text: yes or no, a whole number, a
+ * creature's name (or "nothing"), a word. An empty answer, or false, is no
+ * answer: the ruling's default or the reactions' policy decides, and with
+ * no default the command stops with an error. An answer that does not fit
+ * is asked again (q->retry says why), three times at most. Without this
+ * callback nothing is asked: rulings take their defaults and reactions
+ * follow the script's policy, as in `fray run`. */
+typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, size_t cap);
+void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
+
+/* Restarts the dice from a seed, as --seed does at the start. */
+void fray_reseed(fray *f, uint64_t seed);
+
+/* Evaluates an expression for a creature (its `self`): `medium`, `ac`,
+ * `attack_bonus + 2`. Writes the value's text to out. */
+fray_status fray_eval_for(fray *f, const char *creature, const char *expr, char *out, size_t cap);
+
+/* Names in play, for completion and listings. */
+typedef void (*fray_name_fn)(void *user, const char *name);
+void fray_creatures(fray *f, fray_name_fn fn, void *user);
+/* The actions the creature could take now, their arguments aside (every
+ * action when creature is NULL or unknown). */
+void fray_actions(fray *f, const char *creature, fray_name_fn fn, void *user);
+/* The creature whose turn it is, or NULL. */
+const char *fray_current(fray *f);
+/* Where a declaration of the rules comes from: `legend § "Ranges"`, or its
+ * file and line; false when no declaration has that name. */
+bool fray_cite(fray *f, const char *name, char *out, size_t cap);
+
 /* The exact distribution of an expression (`4d6kh3`, `d20 + 5 >= 15`):
  * its dice are not rolled but computed. Free it with
  * fray_distribution_free. */

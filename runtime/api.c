@@ -10,20 +10,7 @@
 #include "runtime/dist.h"
 #include "runtime/mem.h"
 #include "runtime/vm.h"
-
-struct fray {
-    program *p;
-    vm *v;
-    compile_options copts;
-    diag_sink sink;
-    fray_diagnostic_fn on_diag;
-    void *diag_user;
-    fray_output_fn on_output;
-    void *output_user;
-    bool color;
-    size_t commands_done; /* commands already run */
-    int eval_self;        /* the creature `fray eval` evaluates for */
-};
+#include "runtime/api_internal.h"
 
 const char *fray_version(void)
 {
@@ -127,7 +114,7 @@ void fray_on_output(fray *f, fray_output_fn fn, void *user)
     f->output_user = user;
 }
 
-static fray_status runtime_failure(fray *f)
+fray_status api_runtime_failure(fray *f)
 {
     vm *v = f->v;
     const source *src = v->error_at.source < f->p->nsources ? f->p->sources[v->error_at.source] : NULL;
@@ -141,7 +128,7 @@ static fray_status run_pending(fray *f)
     size_t first = f->commands_done;
     f->commands_done = f->p->ncommands;
     if (!vm_run_commands(f->v, first))
-        return runtime_failure(f);
+        return api_runtime_failure(f);
     return FRAY_OK;
 }
 
@@ -183,17 +170,22 @@ static bool ensure_eval_self(fray *f)
     return f->eval_self >= 0;
 }
 
-static fray_status eval_chunk(fray *f, const char *expr, value *out)
+fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 {
     int formula;
     if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
-    if (!ensure_eval_self(f))
-        return runtime_failure(f);
     vm_begin_command(f->v);
-    if (!vm_call(f->v, formula, f->eval_self, NULL, 0, out))
-        return runtime_failure(f);
+    if (!vm_call(f->v, formula, self, NULL, 0, out))
+        return api_runtime_failure(f);
     return FRAY_OK;
+}
+
+static fray_status eval_chunk(fray *f, const char *expr, value *out)
+{
+    if (!ensure_eval_self(f))
+        return api_runtime_failure(f);
+    return api_eval_as(f, expr, f->eval_self, out);
 }
 
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
@@ -212,7 +204,7 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
     if (st != FRAY_OK)
         return st;
     if (!vm_set_stat(f->v, f->eval_self, index, x, (span){0}))
-        return runtime_failure(f);
+        return api_runtime_failure(f);
     return FRAY_OK;
 }
 
@@ -249,11 +241,11 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
     if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
-        return runtime_failure(f);
+        return api_runtime_failure(f);
     vm_begin_command(f->v);
     value x;
     if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
-        return runtime_failure(f);
+        return api_runtime_failure(f);
     const dist *d = vm_dist_lookup(f->v, x);
     dist_error err = {{0}};
     fray_distribution *fd = MEM_NEW(fray_distribution);
@@ -362,12 +354,12 @@ static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *value
     if (compile_sample(f->p, "<sample>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
-        return runtime_failure(f);
+        return api_runtime_failure(f);
     for (size_t i = 0; i < n; i++) {
         vm_begin_command(f->v);
         value x;
         if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
-            return runtime_failure(f);
+            return api_runtime_failure(f);
         if (x.type == V_BOOL || x.type == V_INT || x.type == V_ROLL)
             values[i] = x.num;
         else {

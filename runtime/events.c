@@ -499,24 +499,30 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         snprintf(question, sizeof question, "%s (%s)", q, v->creatures[key].name);
     else
         snprintf(question, sizeof question, "%s", q);
-    if (v->ask) {
+    bool asked = v->ask != NULL;
+    if (asked) {
         value got;
-        if (!v->ask(v->ask_user, question, &got))
+        if (v->ask(v->ask_user, ruling, question, &got)) {
+            if (!answer_fits(v, rl, got, at))
+                return false;
+            if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, key, at))
+                return false;
+            *out = got;
+            format_answer(v, rl, *out, shown, sizeof shown);
+            combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, shown, cite);
+            return true;
+        }
+        if (v->failed)
+            return false;
+        if (!rexpr_present(&rl->def))
             return vm_error(v, at, "ruling %s was not answered", name);
-        if (!answer_fits(v, rl, got, at))
-            return false;
-        if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, key, at))
-            return false;
-        *out = got;
-        format_answer(v, rl, *out, shown, sizeof shown);
-        combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, shown, cite);
-        return true;
     }
     if (rexpr_present(&rl->def)) {
         if (!eval(v, &rl->def, self, NULL, 0, out))
             return false;
         format_answer(v, rl, *out, shown, sizeof shown);
-        combat_note(v, "ruling %s: %s, its default; no one was asked (%s)", name, shown, cite);
+        combat_note(v, "ruling %s: %s, its default; %s (%s)", name, shown,
+                    asked ? "the GM gave no answer" : "no one was asked", cite);
         return answer_fits(v, rl, *out, at);
     }
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,

@@ -169,7 +169,7 @@ typedef struct vm {
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
 
     /* rulings the REPL answers; NULL in scripts */
-    bool (*ask)(void *user, const char *question, value *answer);
+    bool (*ask)(void *user, int ruling, const char *question, value *answer);
     bool (*offer)(void *user, const char *question); /* reactions: take it? */
     void *ask_user;
 

@@ -1,0 +1,437 @@
+/* cmd_repl: `fray repl`, where a GM plays at the table: reads commands with
+ * readline (or, from a file or pipe, line by line without prompts), runs
+ * them in a session that can undo, redo, save and recover, and asks the GM
+ * the questions the rules put. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "cli/repl.h"
+
+static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
+                            "Play at the table: load rules, bring in creatures, roll initiative, take\n"
+                            "actions, answer the rules' questions, and ask why. Lines are play commands\n"
+                            "and rules as in a .rules file; lines starting with ':' are the REPL's own\n"
+                            "(:help lists them). From a file or a pipe it reads without prompts, so\n"
+                            "  fray repl rules/legend.rules < session.txt\n"
+                            "runs session.txt as a script.\n"
+                            "\n"
+                            "  --ask              put the rules' questions (rulings, reactions) even when\n"
+                            "                     reading from a file or pipe: the next line answers\n"
+                            "  --recover          restore the last session that did not end with :quit\n"
+                            "                     (or Ctrl-D), up to its last completed command\n"
+                            "  --journal FILE     keep the crash journal in FILE (default:\n"
+                            "                     $XDG_STATE_HOME/fray/journal)\n"
+                            "  --seed N           seed for the dice\n"
+                            "  -I DIR             search DIR for `use` modules\n"
+                            "\n"
+                            "History is kept in $XDG_STATE_HOME/fray/history (~/.local/state/fray).\n";
+
+/* --- where state files live ---------------------------------------------------- */
+
+/* $XDG_STATE_HOME/fray (or ~/.local/state/fray), created if needed; NULL
+ * when there is no such place. */
+static char *state_dir(void)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    char base[4096];
+    if (xdg && *xdg == '/')
+        snprintf(base, sizeof base, "%s", xdg);
+    else if (home && *home)
+        snprintf(base, sizeof base, "%s/.local/state", home);
+    else
+        return NULL;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/fray", base);
+    /* mkdir -p, one level at a time */
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(dir, 0700);
+        *p = '/';
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return NULL;
+    return strdup(dir);
+}
+
+static char *joined(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* --- output ----------------------------------------------------------------------- */
+
+static void print_line(void *user, const char *line)
+{
+    (void)user;
+    fputs(line, stdout);
+    fputc('\n', stdout);
+}
+
+static void print_diagnostic(void *user, const fray_diagnostic *d)
+{
+    (void)user;
+    fflush(stdout);
+    fputs(d->text, stderr);
+}
+
+static const char *paint(const repl *r, const char *code)
+{
+    return r->color ? code : "";
+}
+
+/* --- Ctrl-C --------------------------------------------------------------------------- */
+
+/* At a prompt, Ctrl-C drops the line being typed; while a command runs it
+ * is let pass (the step limits stop a runaway command). */
+static sigjmp_buf at_prompt_jump;
+static volatile sig_atomic_t at_prompt;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    if (at_prompt)
+        siglongjmp(at_prompt_jump, 1);
+}
+
+/* --- reading ---------------------------------------------------------------------------- */
+
+/* How many braces the text leaves open (strings and comments aside). */
+static int open_braces(const char *text, int depth)
+{
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '#') {
+            while (p[1] && p[1] != '\n')
+                p++;
+        } else if (*p == '{') {
+            depth++;
+        } else if (*p == '}') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
+/* One line: with readline and a prompt on a terminal, else plain. NULL at
+ * the end of input. */
+static char *read_line(repl *r, const char *prompt)
+{
+    if (r->interactive)
+        return readline(prompt);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, stdin);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    return line;
+}
+
+static bool append(char **text, size_t *len, const char *line)
+{
+    size_t add = strlen(line);
+    char *grown = realloc(*text, *len + add + 2);
+    if (!grown)
+        return false;
+    *text = grown;
+    if (*len)
+        (*text)[(*len)++] = '\n';
+    memcpy(*text + *len, line, add + 1);
+    *len += add;
+    return true;
+}
+
+/* A whole command: more lines while braces are open. NULL at the end. */
+static char *read_command(repl *r)
+{
+    char prompt[64], more[64];
+    snprintf(prompt, sizeof prompt, "%sfray>%s ", r->color ? "\001\033[1;32m\002" : "",
+             r->color ? "\001\033[0m\002" : "");
+    snprintf(more, sizeof more, "%s ...>%s ", r->color ? "\001\033[32m\002" : "", r->color ? "\001\033[0m\002" : "");
+    char *text = NULL;
+    size_t len = 0;
+    int depth = 0;
+    for (;;) {
+        char *line = read_line(r, len ? more : prompt);
+        if (!line) {
+            if (r->interactive && !len)
+                putchar('\n'); /* Ctrl-D leaves the prompt's line */
+            return text;
+        }
+        bool ok = append(&text, &len, line);
+        depth = open_braces(line, depth);
+        free(line);
+        if (!ok) {
+            free(text);
+            return NULL;
+        }
+        if (depth <= 0)
+            return text;
+    }
+}
+
+/* --- the GM's answers --------------------------------------------------------------------- */
+
+static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
+{
+    repl *r = ui;
+    const char *hint = q->reaction                       ? "y/n"
+                       : q->kind == FRAY_ANSWER_YES_NO   ? "yes/no"
+                       : q->kind == FRAY_ANSWER_NUMBER   ? "a number"
+                       : q->kind == FRAY_ANSWER_CREATURE ? "a creature, or nothing"
+                                                         : "a word";
+    const char *on_enter = !q->has_default ? "" : q->reaction ? "; Enter: take it" : "; Enter: its default";
+    char question[1024];
+    snprintf(question, sizeof question, "%s%s%s%s%s [%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
+             q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter);
+    fflush(stdout);
+    char *line = NULL;
+    if (r->interactive) {
+        char colored[1200];
+        snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
+                 paint(r, "\001\033[0m\002"));
+        line = readline(colored);
+    } else {
+        /* a script: the answer is the next line; both go in the transcript */
+        fputs(question, stdout);
+        line = read_line(r, "");
+        printf("%s\n", line ? line : "");
+    }
+    if (!line)
+        return false;
+    snprintf(answer, cap, "%s", line);
+    free(line);
+    return true;
+}
+
+/* --- a formula for a creature: `range medium for valeros` --------------------------------- */
+
+static bool formula_query(repl *r, const char *line)
+{
+    static const char *const kinds[] = {"range", "stat", "resource", "duration"};
+    char kind[32], name[128], creature[128], extra;
+    if (sscanf(line, " %31s %127[A-Za-z0-9_] for %127[A-Za-z0-9_] %c", kind, name, creature, &extra) != 3)
+        return false;
+    bool known = false;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        known |= !strcmp(kind, kinds[i]);
+    if (!known)
+        return false;
+    char value[512], cite[256] = "";
+    if (fray_eval_for(r->s.f, creature, name, value, sizeof value) != FRAY_OK) {
+        r->worst = r->worst ? r->worst : EXIT_RULES;
+        return true;
+    }
+    fray_cite(r->s.f, name, cite, sizeof cite);
+    printf("%s %s for %s: %s%s%s%s\n", kind, name, creature, value, cite[0] ? "  (" : "", cite, cite[0] ? ")" : "");
+    return true;
+}
+
+/* --- the loop ---------------------------------------------------------------------------- */
+
+static bool blank(const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p == '#')
+            while (p[1] && p[1] != '\n')
+                p++;
+        else if (!isspace((unsigned char)*p))
+            return false;
+    }
+    return true;
+}
+
+static void remember(repl *r, const char *text)
+{
+    if (!r->interactive)
+        return;
+    add_history(text);
+    if (r->history_path)
+        append_history(1, r->history_path);
+}
+
+static void one_command(repl *r, const char *text)
+{
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == ':') {
+        repl_meta(r, p);
+    } else if (!formula_query(r, p)) {
+        int code = session_command(&r->s, text);
+        if (code != EXIT_OK && !r->worst)
+            r->worst = code;
+    }
+    fflush(stdout);
+}
+
+static void loop(repl *r)
+{
+    if (r->interactive)
+        printf("fray %s. :help for help, Ctrl-D to quit.\n", fray_version());
+    while (!r->quit) {
+        if (r->interactive && sigsetjmp(at_prompt_jump, 1)) {
+            /* Ctrl-C: the line is dropped, the session goes on */
+            at_prompt = 0;
+            rl_free_line_state();
+            rl_cleanup_after_signal();
+            putchar('\n');
+        }
+        at_prompt = 1;
+        char *text = read_command(r);
+        at_prompt = 0;
+        if (!text)
+            break;
+        if (!blank(text)) {
+            remember(r, text);
+            one_command(r, text);
+        }
+        free(text);
+    }
+}
+
+/* Options of our own (--recover, --journal); the rest are the shared ones. */
+static int parse(int argc, char **argv, cli_options *o, int *first, bool *recover, bool *ask, const char **journal)
+{
+    static char *rest[256];
+    int n = 0;
+    rest[n++] = argv[0];
+    for (int i = 1; i < argc && n < 255; i++) {
+        if (!strcmp(argv[i], "--recover"))
+            *recover = true;
+        else if (!strcmp(argv[i], "--ask"))
+            *ask = true;
+        else if (!strcmp(argv[i], "--journal") && i + 1 < argc)
+            *journal = argv[++i];
+        else if (!strncmp(argv[i], "--journal=", 10))
+            *journal = argv[i] + 10;
+        else
+            rest[n++] = argv[i];
+    }
+    rest[n] = NULL;
+    int rc = cli_parse("repl", n, rest, o, first, usage);
+    for (int i = 0; i < n; i++)
+        argv[i] = rest[i];
+    argv[n] = NULL;
+    return rc;
+}
+
+int cmd_repl(int argc, char **argv)
+{
+    cli_options o;
+    int first;
+    bool recover = false, ask = false;
+    const char *journal = NULL;
+    int rc = parse(argc, argv, &o, &first, &recover, &ask, &journal);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    int nargs = 0;
+    while (argv[nargs])
+        nargs++;
+
+    /* line by line, so that what is printed and what goes to stderr keep
+       their order in a transcript */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)};
+    const char *no_color = getenv("NO_COLOR");
+    r.color = o.color == 1 || (o.color == -1 && r.interactive && !(no_color && *no_color));
+    if (!session_init(&r.s, &o, ask_gm, &r, print_line, print_diagnostic)) {
+        fprintf(stderr, "fray repl: out of memory\n");
+        return EXIT_IO;
+    }
+    r.s.asking = r.interactive || ask;
+    char *dir = state_dir();
+    char *journal_path = journal ? strdup(journal) : dir ? joined(dir, "journal") : NULL;
+    if (recover) {
+        if (!journal_path || access(journal_path, R_OK) != 0) {
+            char *prev = journal_path ? malloc(strlen(journal_path) + 6) : NULL;
+            if (prev)
+                sprintf(prev, "%s.prev", journal_path);
+            if (!prev || access(prev, R_OK) != 0) {
+                fprintf(stderr, "fray repl: no session to recover (no journal in %s)\n",
+                        journal_path ? journal_path : "the state folder");
+                free(prev);
+                free(journal_path);
+                free(dir);
+                session_free(&r.s);
+                return EXIT_USAGE;
+            }
+            free(journal_path);
+            journal_path = prev;
+        }
+        rc = session_load(&r.s, journal_path);
+        if (rc != EXIT_OK) {
+            free(journal_path);
+            free(dir);
+            session_free(&r.s);
+            return rc;
+        }
+        printf("recovered %zu entr%s from %s\n", r.s.ndone, r.s.ndone == 1 ? "y" : "ies", journal_path);
+        if (strstr(journal_path, ".prev")) /* go on in the usual place */
+            journal_path[strlen(journal_path) - 5] = '\0';
+    } else if (journal_path && access(journal_path, F_OK) == 0) {
+        /* the last session did not end as it should: keep it aside */
+        char prev[4300];
+        snprintf(prev, sizeof prev, "%s.prev", journal_path);
+        if (rename(journal_path, prev) == 0)
+            fprintf(stderr, "fray repl: the last session did not end with :quit; 'fray repl --recover' restores it\n");
+    }
+    session_journal(&r.s, journal_path);
+    free(journal_path);
+
+    for (int i = first; i < nargs && rc == EXIT_OK; i++)
+        rc = session_load_rules(&r.s, argv[i]);
+    if (rc != EXIT_OK) {
+        session_close_journal(&r.s);
+        session_free(&r.s);
+        free(dir);
+        return rc;
+    }
+
+    if (r.interactive) {
+        r.history_path = dir ? joined(dir, "history") : NULL;
+        using_history();
+        if (r.history_path)
+            read_history(r.history_path);
+        repl_complete_init(&r);
+        struct sigaction sa = {.sa_handler = on_interrupt};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+    }
+    loop(&r);
+    if (r.history_path) {
+        history_truncate_file(r.history_path, 1000);
+        free(r.history_path);
+    }
+    session_close_journal(&r.s);
+    session_free(&r.s);
+    free(dir);
+    return r.interactive ? EXIT_OK : r.worst;
+}

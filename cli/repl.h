@@ -1,0 +1,27 @@
+/* repl: `fray repl`, the table-side loop over a session (session.h). */
+#ifndef FRAY_CLI_REPL_H
+#define FRAY_CLI_REPL_H
+
+#include <stdbool.h>
+
+#include "cli/session.h"
+
+typedef struct repl {
+    session s;
+    bool interactive; /* stdin is a terminal: readline, prompts, history */
+    bool color;       /* colour in prompts and notes */
+    int worst;        /* the worst exit code of a command (scripts exit with it) */
+    char *history_path;
+    bool quit;
+} repl;
+
+/* Tab completion over the session's names (repl_complete.c). */
+void repl_complete_init(repl *r);
+
+/* The meta commands (`:help`, `:undo`, ...): runs one line that starts with
+ * ':' (repl_meta.c). */
+void repl_meta(repl *r, const char *line);
+/* The names of the meta commands, NULL-terminated (for completion). */
+extern const char *const repl_meta_names[];
+
+#endif

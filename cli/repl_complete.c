@@ -1,0 +1,152 @@
+/* repl_complete: Tab completion. What is offered depends on where the
+ * cursor is: REPL commands after ':', file names after `:load` and
+ * `:save`, the actions a creature may take now after `NAME:`, creatures
+ * where a creature goes, and otherwise commands, keywords and creatures. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <readline/readline.h>
+
+#include "cli/repl.h"
+
+static repl *the_repl; /* readline's completion hooks take no user data */
+
+typedef struct words {
+    char **w;
+    size_t n, cap;
+} words;
+
+static words offered;    /* the candidates for the word being completed */
+static words vocabulary; /* the language's words, gathered once */
+
+static void add(words *ws, const char *w)
+{
+    for (size_t i = 0; i < ws->n; i++)
+        if (!strcmp(ws->w[i], w))
+            return;
+    if (ws->n == ws->cap) {
+        size_t cap = ws->cap ? 2 * ws->cap : 64;
+        char **grown = realloc(ws->w, cap * sizeof *grown);
+        if (!grown)
+            return;
+        ws->w = grown;
+        ws->cap = cap;
+    }
+    char *copy = strdup(w);
+    if (copy)
+        ws->w[ws->n++] = copy;
+}
+
+static void clear(words *ws)
+{
+    for (size_t i = 0; i < ws->n; i++)
+        free(ws->w[i]);
+    ws->n = 0;
+}
+
+static void add_name(void *user, const char *name)
+{
+    add(user, name);
+}
+
+/* The first word of a form: "roll initiative [...]" offers "roll". */
+static void add_word(void *user, const fray_word *w)
+{
+    if (w->kind == FRAY_WORD_CLAUSE || w->kind == FRAY_WORD_EVENT)
+        return;
+    char first[64];
+    size_t n = strcspn(w->word, " ");
+    snprintf(first, sizeof first, "%.*s", (int)(n < 63 ? n : 63), w->word);
+    add(user, first);
+}
+
+static char *next_candidate(const char *text, int state)
+{
+    static size_t at, len;
+    if (!state) {
+        at = 0;
+        len = strlen(text);
+    }
+    while (at < offered.n) {
+        const char *w = offered.w[at++];
+        if (!strncmp(w, text, len))
+            return strdup(w);
+    }
+    return NULL;
+}
+
+/* The words of the line before the one being completed. */
+static int split(const char *line, int end, char words_out[][64], int max)
+{
+    int n = 0;
+    const char *p = line, *stop = line + end;
+    while (p < stop && n < max) {
+        while (p < stop && (isspace((unsigned char)*p) || *p == ','))
+            p++;
+        const char *w = p;
+        while (p < stop && !isspace((unsigned char)*p) && *p != ',')
+            p++;
+        if (p > w) {
+            snprintf(words_out[n], 64, "%.*s", (int)(p - w), w);
+            n++;
+        }
+    }
+    return n;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+    (void)end;
+    fray *f = the_repl->s.f;
+    char before[8][64];
+    int n = split(rl_line_buffer, start, before, 8);
+    clear(&offered);
+    rl_attempted_completion_over = 1; /* no file names unless said below */
+    if (n == 0 && text[0] == ':') {
+        for (const char *const *m = repl_meta_names; *m; m++)
+            add(&offered, *m);
+    } else if (n >= 1 && before[0][0] == ':') {
+        if (!strncmp(before[0], ":load", strlen(before[0])) || !strncmp(before[0], ":save", strlen(before[0]))) {
+            rl_attempted_completion_over = 0;
+            return NULL; /* readline's own file names */
+        }
+        for (size_t i = 0; i < vocabulary.n; i++)
+            add(&offered, vocabulary.w[i]);
+        for (const char *const *m = repl_meta_names; *m; m++)
+            add(&offered, *m + 1);
+    } else if (n == 1 && before[0][strlen(before[0]) - 1] == ':') {
+        /* NAME: ACTION */
+        before[0][strlen(before[0]) - 1] = '\0';
+        fray_actions(f, before[0], add_name, &offered);
+    } else if (n == 2 && !strcmp(before[0], "can")) {
+        fray_actions(f, before[1], add_name, &offered);
+    } else if (n >= 1) {
+        /* arguments: creatures mostly */
+        fray_creatures(f, add_name, &offered);
+        for (size_t i = 0; i < vocabulary.n; i++)
+            add(&offered, vocabulary.w[i]);
+    } else {
+        /* the first word: a command, a keyword or a creature about to act */
+        for (size_t i = 0; i < vocabulary.n; i++)
+            add(&offered, vocabulary.w[i]);
+        fray_creatures(f, add_name, &offered);
+    }
+    return rl_completion_matches(text, next_candidate);
+}
+
+void repl_complete_init(repl *r)
+{
+    the_repl = r;
+    if (!vocabulary.n) {
+        fray_vocabulary(add_word, &vocabulary);
+        static const char *const statements[] = {"print", "let", "if", "for", "repeat", "use", "import", "override"};
+        for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
+            add(&vocabulary, statements[i]);
+    }
+    rl_readline_name = "fray";
+    rl_attempted_completion_function = complete;
+    rl_basic_word_break_characters = " \t\n\"(),;{}";
+}

@@ -1,0 +1,30 @@
+/* api_internal: what the files of the public interface share. */
+#ifndef FRAY_API_INTERNAL_H
+#define FRAY_API_INTERNAL_H
+
+#include "fray.h"
+#include "lang/compile.h"
+#include "runtime/vm.h"
+
+struct fray {
+    program *p;
+    vm *v;
+    compile_options copts;
+    diag_sink sink;
+    fray_diagnostic_fn on_diag;
+    void *diag_user;
+    fray_output_fn on_output;
+    void *output_user;
+    fray_ask_fn on_ask;
+    void *ask_user;
+    bool color;
+    size_t commands_done; /* commands already run */
+    int eval_self;        /* the creature `fray eval` evaluates for */
+};
+
+/* Reports the VM's pending error as a diagnostic and clears it. */
+fray_status api_runtime_failure(fray *f);
+/* Compiles and evaluates one expression with `self` the creature given. */
+fray_status api_eval_as(fray *f, const char *expr, int self, value *out);
+
+#endif

@@ -1,0 +1,213 @@
+/* api_play: the public interface for play at the table: questions put to
+ * the GM, reseeding, formulas for a creature, and the names completion
+ * offers. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runtime/api_internal.h"
+#include "runtime/combat.h"
+#include "runtime/rules.h"
+
+/* --- questions ------------------------------------------------------------ */
+
+static bool is_word(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return false;
+    return true;
+}
+
+static bool parse_yes_no(const char *s, bool *yes)
+{
+    static const char *const yeses[] = {"y", "yes", "true"}, *const noes[] = {"n", "no", "false"};
+    for (size_t i = 0; i < 3; i++) {
+        if (!strcasecmp(s, yeses[i]))
+            return *yes = true;
+        if (!strcasecmp(s, noes[i])) {
+            *yes = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The text of an answer as a value of the kind asked; NULL, or why not. */
+static const char *parse_answer(fray *f, fray_answer_kind kind, const char *s, value *out)
+{
+    switch (kind) {
+    case FRAY_ANSWER_YES_NO: {
+        bool yes;
+        if (!parse_yes_no(s, &yes))
+            return "answer yes or no";
+        *out = value_bool(yes);
+        return NULL;
+    }
+    case FRAY_ANSWER_NUMBER: {
+        char *end;
+        long long n = strtoll(s, &end, 10);
+        if (!*s || *end)
+            return "answer with a whole number";
+        *out = value_int(n);
+        return NULL;
+    }
+    case FRAY_ANSWER_CREATURE: {
+        if (!strcmp(s, "nothing") || !strcmp(s, "none")) {
+            *out = value_nil();
+            return NULL;
+        }
+        int c = vm_find_creature(f->v, s);
+        if (c < 0)
+            return "answer with a creature's name (or nothing)";
+        *out = value_ref(V_CREATURE, 0, c);
+        return NULL;
+    }
+    case FRAY_ANSWER_WORD: {
+        int id = is_word(s) ? program_intern(f->p, s, strlen(s)) : -1;
+        if (id < 0)
+            return "answer with a word";
+        *out = value_ref(V_WORD, HOME_PROGRAM, id);
+        return NULL;
+    }
+    }
+    return "no answer";
+}
+
+/* Strips the blanks around an answer in place. */
+static char *trimmed(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* True with *out for an answer that fits; false for no answer (an empty
+ * one, none at all, or three that do not fit). */
+static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
+{
+    for (int attempt = 0; attempt < 3; attempt++) {
+        char text[256] = "";
+        if (!f->on_ask(f->ask_user, q, text, sizeof text))
+            return false;
+        const char *given = trimmed(text);
+        if (!*given)
+            return false;
+        q->retry = parse_answer(f, q->kind, given, out);
+        if (!q->retry)
+            return true;
+    }
+    return false;
+}
+
+static bool vm_asks(void *user, int ruling, const char *question, value *out)
+{
+    fray *f = user;
+    const r_ruling *rl = &f->v->r->rulings[ruling];
+    static const fray_answer_kind kinds[] = {
+        [ANSWER_YES_NO] = FRAY_ANSWER_YES_NO,
+        [ANSWER_NUMBER] = FRAY_ANSWER_NUMBER,
+        [ANSWER_CREATURE] = FRAY_ANSWER_CREATURE,
+        [ANSWER_WORD] = FRAY_ANSWER_WORD,
+    };
+    fray_question q = {.kind = kinds[rl->answer],
+                       .ruling = program_string(f->p, rl->name),
+                       .text = question,
+                       .has_default = rexpr_present(&rl->def)};
+    return ask_until_it_fits(f, &q, out);
+}
+
+static bool vm_offers(void *user, const char *question)
+{
+    fray *f = user;
+    fray_question q = {.reaction = true, .kind = FRAY_ANSWER_YES_NO, .text = question, .has_default = true};
+    value yes;
+    if (ask_until_it_fits(f, &q, &yes))
+        return value_truthy(yes);
+    return f->v->cb.reactions_policy == 1; /* no answer: as a script would */
+}
+
+void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
+{
+    f->on_ask = fn;
+    f->ask_user = user;
+    f->v->ask = fn ? vm_asks : NULL;
+    f->v->offer = fn ? vm_offers : NULL;
+    f->v->ask_user = fn ? f : NULL;
+}
+
+/* --- the dice, formulas ------------------------------------------------------ */
+
+void fray_reseed(fray *f, uint64_t seed)
+{
+    rng_seed(&f->v->rng, seed);
+}
+
+fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)
+{
+    int self = vm_find_creature(f->v, who);
+    if (self < 0) {
+        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no creature named '%s' in play", who);
+        return FRAY_ERR_USAGE;
+    }
+    value x;
+    fray_status st = api_eval_as(f, expr, self, &x);
+    if (st == FRAY_OK && cap)
+        vm_format(f->v, x, out, cap);
+    return st;
+}
+
+/* --- names ------------------------------------------------------------------- */
+
+void fray_creatures(fray *f, fray_name_fn fn, void *user)
+{
+    for (size_t i = 0; i < f->v->ncreatures; i++)
+        if ((int)i != f->eval_self)
+            fn(user, f->v->creatures[i].name);
+}
+
+void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
+{
+    vm *v = f->v;
+    int c = who ? vm_find_creature(v, who) : -1;
+    for (int a = 0; a < v->r->nactions; a++) {
+        bool offer = true;
+        if (c >= 0) {
+            /* asked without arguments: a refusal for a missing target, or an
+               error from a requirement that reads one, still offers it */
+            refusal why = {{0}, {-1, {0}, -1}};
+            bool ok = act_can(v, c, a, NULL, 0, &why, (span){0});
+            offer = ok || v->failed || strstr(why.why, "needs a creature to target");
+            v->failed = false;
+        }
+        if (offer)
+            fn(user, program_string(f->p, v->r->actions[a].name));
+    }
+}
+
+const char *fray_current(fray *f)
+{
+    int c = f->v->cb.active ? encounter_acting(f->v) : -1;
+    return c >= 0 ? f->v->creatures[c].name : NULL;
+}
+
+bool fray_cite(fray *f, const char *name, char *out, size_t cap)
+{
+    int id = program_find_string(f->p, name);
+    for (size_t i = f->p->ndecls; id >= 0 && i-- > 0;) {
+        const decl *d = &f->p->decls[i];
+        if (d->name != id)
+            continue;
+        origin o = {.decl = (int)i, .where = d->where, .cite = d->cite};
+        combat_cite(f->v, &o, out, cap);
+        return true;
+    }
+    return false;
+}
