@@ -219,9 +219,14 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
                  paint(r, "\001\033[0m\002"));
         line = readline(colored);
     } else {
-        /* a script: the answer is the next line; both go in the transcript */
+        /* a script: the answer is the next line that is not a comment;
+           both go in the transcript */
         fputs(question, stdout);
         line = read_line(r, "");
+        while (line && line[strspn(line, " \t")] == '#') {
+            free(line);
+            line = read_line(r, "");
+        }
         printf("%s\n", line ? line : "");
     }
     if (!line)
@@ -245,11 +250,15 @@ static bool formula_query(repl *r, const char *line)
     if (!known)
         return false;
     char value[512], cite[256] = "";
+    if (!fray_cite(r->s.f, name, cite, sizeof cite)) {
+        fprintf(stderr, "fray repl: no %s '%s' in the rules loaded\n", kind, name);
+        r->worst = r->worst ? r->worst : EXIT_USAGE;
+        return true;
+    }
     if (fray_eval_for(r->s.f, creature, name, value, sizeof value) != FRAY_OK) {
         r->worst = r->worst ? r->worst : EXIT_RULES;
         return true;
     }
-    fray_cite(r->s.f, name, cite, sizeof cite);
     printf("%s %s for %s: %s%s%s%s\n", kind, name, creature, value, cite[0] ? "  (" : "", cite, cite[0] ? ")" : "");
     return true;
 }

@@ -242,8 +242,15 @@ static void meta_state(repl *r, const char *arg)
 static void meta_seed(repl *r, const char *arg)
 {
     if (!*arg) {
-        printf("seed %" PRIu64 " (the dice since then follow from it%s)\n", r->s.opts.seed,
-               r->s.ndone ? " and the commands" : "");
+        uint64_t seed = r->s.opts.seed;
+        size_t since = 0;
+        for (size_t i = 0; i < r->s.ndone; i++)
+            if (r->s.done[i].kind == ENTRY_SEED) {
+                seed = r->s.done[i].seed;
+                since = i + 1;
+            }
+        printf("seed %" PRIu64 " (the dice since %s follow from it%s)\n", seed, since ? "then" : "the start",
+               r->s.ndone > since ? " and the commands" : "");
         return;
     }
     char *end;
