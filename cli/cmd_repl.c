@@ -427,8 +427,9 @@ int cmd_repl(int argc, char **argv)
     if (r.interactive) {
         r.history_path = dir ? joined(dir, "history") : NULL;
         using_history();
-        if (r.history_path)
-            read_history(r.history_path);
+        /* append_history needs the file to be there */
+        if (r.history_path && read_history(r.history_path) != 0)
+            write_history(r.history_path);
         repl_complete_init(&r);
         struct sigaction sa = {.sa_handler = on_interrupt};
         sigemptyset(&sa.sa_mask);

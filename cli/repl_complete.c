@@ -121,6 +121,9 @@ static char **complete(const char *text, int start, int end)
         /* NAME: ACTION */
         before[0][strlen(before[0]) - 1] = '\0';
         fray_actions(f, before[0], add_name, &offered);
+    } else if (n == 2 && !strcmp(before[1], ":")) {
+        /* NAME : ACTION, after a completed name */
+        fray_actions(f, before[0], add_name, &offered);
     } else if (n == 2 && !strcmp(before[0], "can")) {
         fray_actions(f, before[1], add_name, &offered);
     } else if (n >= 1) {

@@ -177,19 +177,26 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
 {
     vm *v = f->v;
     int c = who ? vm_find_creature(v, who) : -1;
+    /* no questions while listing: rulings take their defaults */
+    bool (*ask)(void *, int, const char *, value *) = v->ask;
+    bool (*offer)(void *, const char *) = v->offer;
+    v->ask = NULL;
+    v->offer = NULL;
     for (int a = 0; a < v->r->nactions; a++) {
-        bool offer = true;
+        bool listed = true;
         if (c >= 0) {
             /* asked without arguments: a refusal for a missing target, or an
                error from a requirement that reads one, still offers it */
             refusal why = {{0}, {-1, {0}, -1}};
             bool ok = act_can(v, c, a, NULL, 0, &why, (span){0});
-            offer = ok || v->failed || strstr(why.why, "needs a creature to target");
+            listed = ok || v->failed || strstr(why.why, "needs a creature to target");
             v->failed = false;
         }
-        if (offer)
+        if (listed)
             fn(user, program_string(f->p, v->r->actions[a].name));
     }
+    v->ask = ask;
+    v->offer = offer;
 }
 
 const char *fray_current(fray *f)

@@ -522,8 +522,12 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
             return false;
         format_answer(v, rl, *out, shown, sizeof shown);
         combat_note(v, "ruling %s: %s, its default; %s (%s)", name, shown,
-                    asked ? "the GM gave no answer" : "no one was asked", cite);
-        return answer_fits(v, rl, *out, at);
+                    asked ? "the GM took it" : "no one was asked", cite);
+        if (!answer_fits(v, rl, *out, at))
+            return false;
+        /* taken at the prompt, the default is the GM's answer from now on,
+           as any other would be: not asked again for this creature */
+        return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, key, at);
     }
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,
                     question, name, key >= 0 ? " for NAME" : "");

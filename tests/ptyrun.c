@@ -1,0 +1,200 @@
+/* ptyrun: drives a program through a pseudo-terminal, for the tests of
+ * what only a terminal shows (completion, history, Ctrl-C, prompts).
+ *
+ * Usage: ptyrun SCRIPT PROGRAM [ARG]...
+ *
+ * SCRIPT holds one step per line (blank lines and lines starting with '#'
+ * are skipped):
+ *   send TEXT       type TEXT; C escapes: \r \n \t \e \\ \xHH (\x03 is Ctrl-C)
+ *   expect TEXT     wait until the output after the last match holds TEXT
+ *   reject TEXT     fail if the output after the last match holds TEXT
+ *   exit N          wait for the program to end with status N
+ * Each wait gives up after 10 seconds. On failure it says which step and
+ * shows the output it saw (escape sequences made visible), and exits 1. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char seen[1 << 16]; /* output since the last expect */
+static size_t nseen;
+
+static void show_seen(void)
+{
+    fprintf(stderr, "output since the last expect:\n    ");
+    for (size_t i = 0; i < nseen; i++) {
+        unsigned char c = (unsigned char)seen[i];
+        if (c == '\n')
+            fputs("\\n\n    ", stderr);
+        else if (c == '\r')
+            fputs("\\r", stderr);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(stderr, "\\x%02x", c);
+        else
+            fputc(c, stderr);
+    }
+    fputc('\n', stderr);
+}
+
+/* Reads what the program wrote, waiting up to ms; false at its end. */
+static bool pump(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, ms) <= 0)
+        return true;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0)
+        return false;                       /* EIO: the program is gone */
+    if (nseen + (size_t)n >= sizeof seen) { /* keep the latest half */
+        memmove(seen, seen + sizeof seen / 2, nseen - sizeof seen / 2);
+        nseen -= sizeof seen / 2;
+    }
+    memcpy(seen + nseen, buf, (size_t)n);
+    nseen += (size_t)n;
+    return true;
+}
+
+/* Where text ends in what was seen, or 0 when it is not there. */
+static size_t holds(const char *text)
+{
+    size_t n = strlen(text);
+    for (size_t i = 0; i + n <= nseen; i++)
+        if (!memcmp(seen + i, text, n))
+            return i + n;
+    return 0;
+}
+
+static size_t unescape(const char *in, char *out)
+{
+    size_t n = 0;
+    for (const char *p = in; *p; p++) {
+        if (*p != '\\' || !p[1]) {
+            out[n++] = *p;
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case 'r': out[n++] = '\r'; break;
+        case 'n': out[n++] = '\n'; break;
+        case 't': out[n++] = '\t'; break;
+        case 'e': out[n++] = 0x1b; break;
+        case 'x': {
+            char hex[3] = {p[1], p[1] ? p[2] : 0, 0};
+            out[n++] = (char)strtol(hex, NULL, 16);
+            p += 2;
+            break;
+        }
+        default: out[n++] = *p; break;
+        }
+    }
+    return n;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: ptyrun SCRIPT PROGRAM [ARG]...\n");
+        return 2;
+    }
+    FILE *script = fopen(argv[1], "r");
+    if (!script) {
+        perror(argv[1]);
+        return 2;
+    }
+    struct winsize ws = {.ws_row = 40, .ws_col = 200};
+    int fd;
+    pid_t pid = forkpty(&fd, NULL, NULL, &ws);
+    if (pid < 0) {
+        perror("forkpty");
+        return 2;
+    }
+    if (pid == 0) {
+        execvp(argv[2], argv + 2);
+        perror(argv[2]);
+        _exit(127);
+    }
+    char line[4096];
+    int step = 0, status = -1;
+    bool alive = true;
+    while (fgets(line, sizeof line, script)) {
+        step++;
+        line[strcspn(line, "\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *arg = strchr(line, ' ');
+        arg = arg ? arg + 1 : line + strlen(line);
+        if (!strncmp(line, "send ", 5)) {
+            char text[4096];
+            size_t n = unescape(arg, text);
+            /* one key at a time, as typed: readline reacts to each */
+            for (size_t i = 0; i < n; i++) {
+                if (write(fd, text + i, 1) != 1) {
+                    fprintf(stderr, "%s:%d: cannot type into the terminal\n", argv[1], step);
+                    return 1;
+                }
+                pump(fd, 5);
+            }
+        } else if (!strncmp(line, "expect ", 7)) {
+            double until = now() + 10;
+            while (!holds(arg) && alive && now() < until)
+                alive = pump(fd, 50);
+            if (!holds(arg)) {
+                fprintf(stderr, "%s:%d: never saw \"%s\"\n", argv[1], step, arg);
+                show_seen();
+                kill(pid, SIGKILL);
+                return 1;
+            }
+            /* what came after it is for the next expect */
+            size_t end = holds(arg);
+            memmove(seen, seen + end, nseen - end);
+            nseen -= end;
+        } else if (!strncmp(line, "reject ", 7)) {
+            pump(fd, 200);
+            if (holds(arg)) {
+                fprintf(stderr, "%s:%d: saw \"%s\"\n", argv[1], step, arg);
+                show_seen();
+                kill(pid, SIGKILL);
+                return 1;
+            }
+        } else if (!strncmp(line, "exit ", 5)) {
+            double until = now() + 10;
+            int got = 0;
+            while ((got = waitpid(pid, &status, WNOHANG)) == 0 && now() < until)
+                pump(fd, 50);
+            if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != atoi(arg)) {
+                fprintf(stderr, "%s:%d: the program did not exit with status %s (%s)\n", argv[1], step, arg,
+                        got != pid          ? "still running"
+                        : WIFEXITED(status) ? "another status"
+                                            : "killed");
+                show_seen();
+                if (got != pid)
+                    kill(pid, SIGKILL);
+                return 1;
+            }
+            return 0;
+        } else {
+            fprintf(stderr, "%s:%d: unknown step '%s'\n", argv[1], step, line);
+            kill(pid, SIGKILL);
+            return 2;
+        }
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return 0;
+}
