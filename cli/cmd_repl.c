@@ -175,7 +175,7 @@ static char *read_command(repl *r)
     snprintf(prompt, sizeof prompt, "%sfray>%s ", r->color ? "\001\033[1;32m\002" : "",
              r->color ? "\001\033[0m\002" : "");
     snprintf(more, sizeof more, "%s ...>%s ", r->color ? "\001\033[32m\002" : "", r->color ? "\001\033[0m\002" : "");
-    char *text = NULL;
+    /* the lines so far live in r->pending, where Ctrl-C finds them */
     size_t len = 0;
     int depth = 0;
     for (;;) {
@@ -183,18 +183,22 @@ static char *read_command(repl *r)
         if (!line) {
             if (r->interactive && !len)
                 putchar('\n'); /* Ctrl-D leaves the prompt's line */
-            return text;
+            break;
         }
-        bool ok = append(&text, &len, line);
+        bool ok = append(&r->pending, &len, line);
         depth = open_braces(line, depth);
         free(line);
         if (!ok) {
-            free(text);
-            return NULL;
+            free(r->pending);
+            r->pending = NULL;
+            break;
         }
         if (depth <= 0)
-            return text;
+            break;
     }
+    char *text = r->pending;
+    r->pending = NULL;
+    return text;
 }
 
 /* --- the GM's answers --------------------------------------------------------------------- */
@@ -309,6 +313,8 @@ static void loop(repl *r)
         if (r->interactive && sigsetjmp(at_prompt_jump, 1)) {
             /* Ctrl-C: the line is dropped, the session goes on */
             at_prompt = 0;
+            free(r->pending);
+            r->pending = NULL;
             rl_free_line_state();
             rl_cleanup_after_signal();
             putchar('\n');

@@ -12,6 +12,7 @@ typedef struct repl {
     bool color;       /* colour in prompts and notes */
     int worst;        /* the worst exit code of a command (scripts exit with it) */
     char *history_path;
+    char *pending; /* a command being read (its lines so far) */
     bool quit;
 } repl;
 

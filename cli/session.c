@@ -607,10 +607,10 @@ void session_journal(session *s, const char *path)
     s->journal_path = copy;
     if (!s->journal_path)
         return;
-    s->journal = fopen(path, "w");
+    s->journal = fopen(s->journal_path, "w");
     if (!s->journal) {
-        fprintf(stderr, "fray repl: warning: cannot keep a journal in %s (%s): a crash would lose the session\n", path,
-                strerror(errno));
+        fprintf(stderr, "fray repl: warning: cannot keep a journal in %s (%s): a crash would lose the session\n",
+                s->journal_path, strerror(errno));
         return;
     }
     write_session(s->journal, s);

@@ -142,6 +142,10 @@ int main(int argc, char **argv)
         if (!strncmp(line, "send ", 5)) {
             char text[4096];
             size_t n = unescape(arg, text);
+            /* a moment for the program to get back to reading, as a
+               person typing would give it (readline sets up the terminal
+               after it prints the prompt) */
+            pump(fd, 100);
             /* one key at a time, as typed: readline reacts to each */
             for (size_t i = 0; i < n; i++) {
                 if (write(fd, text + i, 1) != 1) {
