@@ -119,12 +119,14 @@ static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(co
     return true;
 }
 
-/* `ACTION ARGS...` after an actor: the action's index, then its arguments. */
-static int push_action_args(compiler *cc, const node *action, const node *stop, int *index_out)
+/* `ACTION ARGS...` after an actor: the action's index, then its arguments.
+ * A missing action is reported at the end of the command (`where`). */
+static int push_action_args(compiler *cc, const node *action, const node *stop, span where, int *index_out)
 {
     *index_out = -1;
     if (!action || action->kind != AST_NAME) {
-        comp_error(cc, action ? action->sp : (span){0}, "name the action, as in 'valeros: attack goblin_1'");
+        span at = action ? action->sp : (span){where.end, where.end, where.source};
+        comp_error(cc, at, "name the action, as in 'valeros: attack goblin_1'");
         return -1;
     }
     int id = comp_intern(cc, action->text);
@@ -333,7 +335,7 @@ static int compile_act(compiler *cc, const node *cmd, bool as_command)
         emit_op_u16(cc, OP_CREATURE, id, cmd->sp);
     }
     int action;
-    int argc = push_action_args(cc, cmd->list, NULL, &action);
+    int argc = push_action_args(cc, cmd->list, NULL, cmd->sp, &action);
     if (argc < 0)
         return -1;
     emit_op_u16(cc, OP_ACT, action, cmd->sp);
@@ -404,7 +406,7 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         }
         int action;
-        int n = push_action_args(cc, k.at, on, &action);
+        int n = push_action_args(cc, k.at, on, cmd->sp, &action);
         if (n < 0)
             return;
         emit_const(cc, value_int(action), cmd->sp);
@@ -667,7 +669,7 @@ static void clause_command(compiler *cc, const node *cmd)
         if (!push_creature(cc, &k, "the creature"))
             return;
         int action;
-        int n = push_action_args(cc, k.at, NULL, &action);
+        int n = push_action_args(cc, k.at, NULL, cmd->sp, &action);
         if (n < 0)
             return;
         emit_const(cc, value_int(action), cmd->sp);
