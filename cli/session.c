@@ -461,6 +461,8 @@ bool session_file(const char *path)
 /* Reads len bytes and the newline after them. */
 static char *read_block(FILE *in, size_t len)
 {
+    if (len > (1u << 30)) /* no command or rules file is a gigabyte: a damaged file */
+        return NULL;
     char *text = malloc(len + 1);
     if (!text)
         return NULL;
