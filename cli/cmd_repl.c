@@ -77,10 +77,39 @@ static char *joined(const char *dir, const char *name)
 
 /* --- output ----------------------------------------------------------------------- */
 
+static bool ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), k = strlen(end);
+    return n >= k && !strcmp(s + n - k, end);
+}
+
+/* On a terminal the transcript is coloured where the eye looks first: a
+ * check's outcome, a refusal, the start of a turn or round. */
 static void print_line(void *user, const char *line)
 {
-    (void)user;
-    fputs(line, stdout);
+    const session *s = user;
+    const repl *r = s->ui;
+    const char *color = NULL;
+    size_t plain = strlen(line); /* the part printed without colour */
+    if (r->color) {
+        const char *colon = strrchr(line, ':');
+        if (strstr(line, " vs ") && colon && (ends_with(line, ": hit") || ends_with(line, ": success"))) {
+            color = "\033[32m";
+            plain = (size_t)(colon - line) + 2;
+        } else if (strstr(line, " vs ") && colon && (ends_with(line, ": miss") || ends_with(line, ": failure"))) {
+            color = "\033[31m";
+            plain = (size_t)(colon - line) + 2;
+        } else if (strstr(line, " cannot ") || !strncmp(line, "no: ", 4)) {
+            color = "\033[33m";
+            plain = 0;
+        } else if (!strncmp(line, "round ", 6) || ends_with(line, "'s turn") || ends_with(line, "' turn")) {
+            color = "\033[1m";
+            plain = 0;
+        }
+    }
+    fwrite(line, 1, plain, stdout);
+    if (color)
+        printf("%s%s\033[0m", color, line + plain);
     fputc('\n', stdout);
 }
 

@@ -8,6 +8,7 @@
  *   send TEXT       type TEXT; C escapes: \r \n \t \e \\ \xHH (\x03 is Ctrl-C)
  *   expect TEXT     wait until the output after the last match holds TEXT
  *   reject TEXT     fail if the output after the last match holds TEXT
+ *                   (both with the escapes of send)
  *   exit N          wait for the program to end with status N
  * Each wait gives up after 10 seconds. On failure it says which step and
  * shows the output it saw (escape sequences made visible), and exits 1. */
@@ -154,12 +155,26 @@ int main(int argc, char **argv)
                 }
                 pump(fd, 5);
             }
-        } else if (!strncmp(line, "expect ", 7)) {
+        } else if (!strncmp(line, "expect ", 7) || !strncmp(line, "reject ", 7)) {
+            /* both take the escapes of send */
+            char text[4096];
+            text[unescape(arg, text)] = '\0';
+            arg = text;
+            if (line[0] == 'r') {
+                pump(fd, 200);
+                if (holds(arg)) {
+                    fprintf(stderr, "%s:%d: saw \"%s\"\n", argv[1], step, line + 7);
+                    show_seen();
+                    kill(pid, SIGKILL);
+                    return 1;
+                }
+                continue;
+            }
             double until = now() + 10;
             while (!holds(arg) && alive && now() < until)
                 alive = pump(fd, 50);
             if (!holds(arg)) {
-                fprintf(stderr, "%s:%d: never saw \"%s\"\n", argv[1], step, arg);
+                fprintf(stderr, "%s:%d: never saw \"%s\"\n", argv[1], step, line + 7);
                 show_seen();
                 kill(pid, SIGKILL);
                 return 1;
@@ -168,14 +183,6 @@ int main(int argc, char **argv)
             size_t end = holds(arg);
             memmove(seen, seen + end, nseen - end);
             nseen -= end;
-        } else if (!strncmp(line, "reject ", 7)) {
-            pump(fd, 200);
-            if (holds(arg)) {
-                fprintf(stderr, "%s:%d: saw \"%s\"\n", argv[1], step, arg);
-                show_seen();
-                kill(pid, SIGKILL);
-                return 1;
-            }
         } else if (!strncmp(line, "exit ", 5)) {
             double until = now() + 10;
             int got = 0;
