@@ -372,6 +372,8 @@ static int parse(int argc, char **argv, cli_options *o, int *first, bool *recove
             *recover = true;
         else if (!strcmp(argv[i], "--ask"))
             *ask = true;
+        else if (!strcmp(argv[i], "--no-journal"))
+            *journal = "";
         else if (!strcmp(argv[i], "--journal") && i + 1 < argc)
             *journal = argv[++i];
         else if (!strncmp(argv[i], "--journal=", 10))
@@ -412,7 +414,8 @@ int cmd_repl(int argc, char **argv)
     }
     r.s.asking = r.interactive || ask;
     char *dir = state_dir();
-    char *journal_path = journal ? strdup(journal) : dir ? joined(dir, "journal") : NULL;
+    /* --no-journal: none (an empty path) */
+    char *journal_path = journal ? (*journal ? strdup(journal) : NULL) : dir ? joined(dir, "journal") : NULL;
     if (recover) {
         if (!journal_path || access(journal_path, R_OK) != 0) {
             char *prev = journal_path ? malloc(strlen(journal_path) + 6) : NULL;
@@ -430,7 +433,7 @@ int cmd_repl(int argc, char **argv)
             free(journal_path);
             journal_path = prev;
         }
-        rc = session_load(&r.s, journal_path);
+        rc = session_load(&r.s, journal_path, true);
         if (rc != EXIT_OK) {
             free(journal_path);
             free(dir);

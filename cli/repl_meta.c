@@ -129,7 +129,7 @@ static void meta_load(repl *r, const char *arg)
     }
     int code;
     if (session_file(arg)) {
-        code = session_load(&r->s, arg);
+        code = session_load(&r->s, arg, false);
         if (code == EXIT_OK) {
             printf("loaded the session in %s (%zu entr%s)\n", arg, r->s.ndone, r->s.ndone == 1 ? "y" : "ies");
             session_journal(&r->s, r->s.journal_path); /* the journal starts over from it */

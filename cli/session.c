@@ -1,20 +1,22 @@
 /* session: the REPL's timeline of entries, replayed to make the state of
- * play (see session.h), and its file: saved sessions and the journal. */
+ * play (see session.h); saving it and keeping its journal. The format of
+ * the files is session_file.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/session.h"
 
+#include "cli/session_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char file_header[] = "fray session 1\n";
-
 /* --- entries ------------------------------------------------------------------ */
 
-static void entry_free(entry *e)
+void entry_free(entry *e)
 {
     free(e->text);
     free(e->path);
@@ -24,7 +26,7 @@ static void entry_free(entry *e)
     *e = (entry){0};
 }
 
-static bool entry_reply(entry *e, const char *text)
+bool entry_reply(entry *e, const char *text)
 {
     char **grown = realloc(e->replies, (e->nreplies + 1) * sizeof *grown);
     if (!grown)
@@ -34,7 +36,7 @@ static bool entry_reply(entry *e, const char *text)
     return e->replies[e->nreplies++] != NULL;
 }
 
-static bool push(entry **list, size_t *n, size_t *cap, entry e)
+bool entries_push(entry **list, size_t *n, size_t *cap, entry e)
 {
     if (*n == *cap) {
         size_t want = *cap ? 2 * *cap : 16;
@@ -48,7 +50,7 @@ static bool push(entry **list, size_t *n, size_t *cap, entry e)
     return true;
 }
 
-static void clear(entry *list, size_t *n)
+void entries_clear(entry *list, size_t *n)
 {
     for (size_t i = 0; i < *n; i++)
         entry_free(&list[i]);
@@ -56,38 +58,6 @@ static void clear(entry *list, size_t *n)
 }
 
 /* --- the journal's records ------------------------------------------------------ */
-
-static void write_options(FILE *out, const cli_options *o)
-{
-    fprintf(out, "option seed %" PRIu64 "\n", o->seed);
-    if (o->max_steps)
-        fprintf(out, "option max-steps %" PRIu64 "\n", o->max_steps);
-    if (o->max_depth)
-        fprintf(out, "option max-depth %d\n", o->max_depth);
-    if (o->max_creatures)
-        fprintf(out, "option max-creatures %d\n", o->max_creatures);
-}
-
-static void write_entry(FILE *out, const entry *e)
-{
-    switch (e->kind) {
-    case ENTRY_COMMAND:
-        if (e->reseed)
-            fprintf(out, "reroll %" PRIu64 "\n", e->seed);
-        fprintf(out, "command %zu%s\n", e->len, e->asked ? " asks" : "");
-        fwrite(e->text, 1, e->len, out);
-        fputc('\n', out);
-        for (size_t i = 0; i < e->nreplies; i++)
-            fprintf(out, "reply %s\n", e->replies[i]);
-        break;
-    case ENTRY_FILE:
-        fprintf(out, "file%s %zu %s\n", e->asked ? "-asks" : "", e->len, e->path);
-        fwrite(e->text, 1, e->len, out);
-        fputc('\n', out);
-        break;
-    case ENTRY_SEED: fprintf(out, "seed %" PRIu64 "\n", e->seed); break;
-    }
-}
 
 /* Flushes out to the disk: after a crash, what was written is there. */
 static bool sync_file(FILE *out)
@@ -99,10 +69,12 @@ static void journal_write(session *s, const entry *e, const char *op)
 {
     if (!s->journal)
         return;
+    file_writer w = {.out = s->journal, .hash = s->journal_hash};
     if (e)
-        write_entry(s->journal, e);
+        file_write_entry(&w, e);
     if (op)
-        fprintf(s->journal, "%s\n", op);
+        file_write_op(&w, op);
+    s->journal_hash = w.hash;
     if (!sync_file(s->journal)) {
         fprintf(stderr, "fray repl: cannot write the journal %s: %s; going on without one\n", s->journal_path,
                 strerror(errno));
@@ -216,8 +188,8 @@ bool session_init(session *s, const cli_options *o, session_ask_fn ask, void *ui
 
 void session_free(session *s)
 {
-    clear(s->done, &s->ndone);
-    clear(s->undone, &s->nundone);
+    entries_clear(s->done, &s->ndone);
+    entries_clear(s->undone, &s->nundone);
     free(s->done);
     free(s->undone);
     fray_close(s->f);
@@ -236,8 +208,8 @@ static int add_entry(session *s, entry e)
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
-    if (st == FRAY_OK && push(&s->done, &s->ndone, &s->done_cap, e)) {
-        clear(s->undone, &s->nundone);
+    if (st == FRAY_OK && entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
+        entries_clear(s->undone, &s->nundone);
         journal_write(s, &e, NULL);
         return EXIT_OK;
     }
@@ -254,44 +226,10 @@ int session_command(session *s, const char *text)
     return add_entry(s, e);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return NULL;
-    char *text = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *grown = realloc(text, cap);
-            if (!grown) {
-                free(text);
-                fclose(in);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + *len, 1, cap - *len - 1, in);
-        *len += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(in);
-    fclose(in);
-    if (bad) {
-        free(text);
-        return NULL;
-    }
-    text[*len] = '\0';
-    return text;
-}
-
 int session_load_rules(session *s, const char *path)
 {
     entry e = {.kind = ENTRY_FILE, .path = strdup(path), .asked = s->asking};
-    e.text = e.path ? read_all(path, &e.len) : NULL;
+    e.text = e.path ? file_slurp(path, &e.len) : NULL;
     if (!e.text) {
         fprintf(stderr, "fray repl: cannot read %s: %s\n", path, strerror(errno));
         entry_free(&e);
@@ -311,7 +249,7 @@ size_t session_undo(session *s, size_t n)
 {
     size_t k = 0;
     for (; k < n && s->ndone > 0; k++) {
-        if (!push(&s->undone, &s->nundone, &s->undone_cap, s->done[s->ndone - 1]))
+        if (!entries_push(&s->undone, &s->nundone, &s->undone_cap, s->done[s->ndone - 1]))
             break;
         s->ndone--;
         journal_write(s, NULL, "undo");
@@ -326,7 +264,7 @@ size_t session_redo(session *s, size_t n)
     size_t k = 0;
     for (; k < n && s->nundone > 0; k++) {
         entry e = s->undone[s->nundone - 1];
-        if (replay_entry(s, &e) != FRAY_OK || !push(&s->done, &s->ndone, &s->done_cap, e)) {
+        if (replay_entry(s, &e) != FRAY_OK || !entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
             rebuild(s, s->ndone); /* cannot happen with unchanged rules: the same entry, the same state */
             break;
         }
@@ -357,7 +295,7 @@ int session_reroll(session *s)
     entry e = {.kind = ENTRY_COMMAND, .text = strdup(old.text), .len = old.len, .reseed = true, .asked = s->asking};
     e.seed = reroll_seed(s, &old);
     if (!e.text) {
-        push(&s->done, &s->ndone, &s->done_cap, old);
+        entries_push(&s->done, &s->ndone, &s->done_cap, old);
         rebuild(s, s->ndone);
         return EXIT_IO;
     }
@@ -365,15 +303,15 @@ int session_reroll(session *s)
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
-    if (st == FRAY_OK && push(&s->done, &s->ndone, &s->done_cap, e)) {
+    if (st == FRAY_OK && entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         journal_write(s, NULL, "undo");
         journal_write(s, &e, NULL);
-        clear(s->undone, &s->nundone);
+        entries_clear(s->undone, &s->nundone);
         entry_free(&old);
         return EXIT_OK;
     }
     entry_free(&e);
-    push(&s->done, &s->ndone, &s->done_cap, old);
+    entries_push(&s->done, &s->ndone, &s->done_cap, old);
     rebuild(s, s->ndone);
     return cli_exit_code(st);
 }
@@ -391,19 +329,6 @@ int session_at(session *s, size_t n, const char *text)
 
 /* --- files ------------------------------------------------------------------------- */
 
-static void write_session(FILE *out, const session *s)
-{
-    fputs(file_header, out);
-    write_options(out, &s->opts);
-    for (size_t i = 0; i < s->ndone; i++)
-        write_entry(out, &s->done[i]);
-    /* what can be redone: written as done, then undone again */
-    for (size_t i = s->nundone; i-- > 0;)
-        write_entry(out, &s->undone[i]);
-    for (size_t i = 0; i < s->nundone; i++)
-        fputs("undo\n", out);
-}
-
 int session_save(const session *s, const char *path)
 {
     size_t n = strlen(path);
@@ -420,7 +345,9 @@ int session_save(const session *s, const char *path)
         free(tmp);
         return EXIT_IO;
     }
-    write_session(out, s);
+    file_writer w;
+    file_write_session(&w, out, s);
+    file_write_end(&w);
     bool ok = !ferror(out) && sync_file(out);
     ok &= fclose(out) == 0;
     if (ok && rename(tmp, path) != 0)
@@ -452,139 +379,22 @@ bool session_file(const char *path)
     FILE *in = fopen(path, "rb");
     if (!in)
         return false;
-    char head[sizeof file_header] = "";
-    size_t got = fread(head, 1, sizeof file_header - 1, in);
+    static const char word[] = "fray session ";
+    char head[sizeof word] = "";
+    size_t got = fread(head, 1, sizeof word - 1, in);
     fclose(in);
-    return got == sizeof file_header - 1 && !memcmp(head, file_header, got);
+    return got == sizeof word - 1 && !memcmp(head, word, got);
 }
 
-/* Reads len bytes and the newline after them. */
-static char *read_block(FILE *in, size_t len)
+int session_load(session *s, const char *path, bool journal)
 {
-    if (len > (1u << 30)) /* no command or rules file is a gigabyte: a damaged file */
-        return NULL;
-    char *text = malloc(len + 1);
-    if (!text)
-        return NULL;
-    if (fread(text, 1, len, in) != len || fgetc(in) != '\n') {
-        free(text);
-        return NULL;
-    }
-    text[len] = '\0';
-    return text;
-}
-
-typedef struct loaded {
-    cli_options opts;
-    entry *done, *undone;
-    size_t ndone, done_cap, nundone, undone_cap;
-} loaded;
-
-/* One record of a session file into l; false at the end or at a record
- * that is cut short or not understood (a journal's last record may be). */
-static bool read_record(FILE *in, loaded *l, char **line, size_t *cap, uint64_t *reroll, bool *rerolled)
-{
-    ssize_t n = getline(line, cap, in);
-    if (n <= 0 || (*line)[n - 1] != '\n')
-        return false;
-    (*line)[--n] = '\0';
-    char *arg = strchr(*line, ' ');
-    if (arg)
-        *arg++ = '\0';
-    const char *word = *line;
-    if (!strcmp(word, "command") && arg) {
-        char *end;
-        size_t len = strtoull(arg, &end, 10);
-        entry e = {
-            .kind = ENTRY_COMMAND, .len = len, .reseed = *rerolled, .seed = *reroll, .asked = !strcmp(end, " asks")};
-        *rerolled = false;
-        e.text = read_block(in, len);
-        if (!e.text || !push(&l->done, &l->ndone, &l->done_cap, e)) {
-            entry_free(&e);
-            return false;
-        }
-        clear(l->undone, &l->nundone);
-        return true;
-    }
-    if ((!strcmp(word, "file") || !strcmp(word, "file-asks")) && arg) {
-        char *name = strchr(arg, ' ');
-        if (!name)
-            return false;
-        *name++ = '\0';
-        entry e = {.kind = ENTRY_FILE, .len = strtoull(arg, NULL, 10), .path = strdup(name), .asked = word[4] == '-'};
-        e.text = e.path ? read_block(in, e.len) : NULL;
-        if (!e.text || !push(&l->done, &l->ndone, &l->done_cap, e)) {
-            entry_free(&e);
-            return false;
-        }
-        clear(l->undone, &l->nundone);
-        return true;
-    }
-    if (!strcmp(word, "reply") && l->ndone > 0)
-        return entry_reply(&l->done[l->ndone - 1], arg ? arg : "");
-    if (!strcmp(word, "reroll") && arg) {
-        *reroll = strtoull(arg, NULL, 10);
-        *rerolled = true;
-        return true;
-    }
-    if (!strcmp(word, "seed") && arg) {
-        entry e = {.kind = ENTRY_SEED, .seed = strtoull(arg, NULL, 10)};
-        if (!push(&l->done, &l->ndone, &l->done_cap, e))
-            return false;
-        clear(l->undone, &l->nundone);
-        return true;
-    }
-    if (!strcmp(word, "undo") && l->ndone > 0)
-        return push(&l->undone, &l->nundone, &l->undone_cap, l->done[--l->ndone]);
-    if (!strcmp(word, "redo") && l->nundone > 0)
-        return push(&l->done, &l->ndone, &l->done_cap, l->undone[--l->nundone]);
-    if (!strcmp(word, "option") && arg) {
-        char *value = strchr(arg, ' ');
-        if (!value)
-            return false;
-        *value++ = '\0';
-        if (!strcmp(arg, "seed"))
-            l->opts.seed = strtoull(value, NULL, 10);
-        else if (!strcmp(arg, "max-steps"))
-            l->opts.max_steps = strtoull(value, NULL, 10);
-        else if (!strcmp(arg, "max-depth"))
-            l->opts.max_depth = atoi(value);
-        else if (!strcmp(arg, "max-creatures"))
-            l->opts.max_creatures = atoi(value);
-        return true;
-    }
-    return false;
-}
-
-int session_load(session *s, const char *path)
-{
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        fprintf(stderr, "fray repl: cannot read %s: %s\n", path, strerror(errno));
-        return EXIT_IO;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, in);
-    if (n <= 0 || strcmp(line, file_header) != 0) {
-        fprintf(stderr, "fray repl: %s is not a saved fray session\n", path);
-        free(line);
-        fclose(in);
-        return EXIT_USAGE;
-    }
-    loaded l = {.opts = s->opts}; /* the search path stays this process's (-I) */
-    uint64_t reroll = 0;
-    bool rerolled = false;
-    while (read_record(in, &l, &line, &cap, &reroll, &rerolled))
-        ;
-    bool cut = !feof(in);
-    free(line);
-    fclose(in);
-    if (cut)
-        fprintf(stderr, "fray repl: %s: read up to the last complete entry; the rest is cut short\n", path);
+    loaded l;
+    int code = file_read(path, journal, &s->opts, &l); /* the search path stays this process's (-I) */
+    if (code != EXIT_OK)
+        return code;
     /* the loaded session replaces this one */
-    clear(s->done, &s->ndone);
-    clear(s->undone, &s->nundone);
+    entries_clear(s->done, &s->ndone);
+    entries_clear(s->undone, &s->nundone);
     free(s->done);
     free(s->undone);
     s->opts = l.opts;
@@ -615,7 +425,9 @@ void session_journal(session *s, const char *path)
                 s->journal_path, strerror(errno));
         return;
     }
-    write_session(s->journal, s);
+    file_writer w;
+    file_write_session(&w, s->journal, s);
+    s->journal_hash = w.hash;
     if (!sync_file(s->journal)) {
         fclose(s->journal);
         s->journal = NULL;
@@ -626,8 +438,12 @@ void session_close_journal(session *s)
 {
     if (!s->journal)
         return;
+    /* only a journal file of our own goes: never a device (--journal
+       /dev/null) or anything else that is not a plain file */
+    struct stat st;
+    bool plain = fstat(fileno(s->journal), &st) == 0 && S_ISREG(st.st_mode);
     fclose(s->journal);
     s->journal = NULL;
-    if (s->journal_path)
+    if (plain && s->journal_path)
         unlink(s->journal_path);
 }

@@ -54,6 +54,7 @@ typedef struct session {
     fray_output_fn print;
     fray_diagnostic_fn diagnose;
     FILE *journal;
+    uint64_t journal_hash; /* the checksum of what the journal holds so far */
     char *journal_path;
 } session;
 
@@ -84,9 +85,10 @@ int session_at(session *s, size_t n, const char *text);
 /* Saves the whole session to path atomically (a temporary file in the same
  * folder, flushed to disk, renamed over path). An exit code. */
 int session_save(const session *s, const char *path);
-/* Replaces the session with the one saved in path (or a journal). An exit
- * code; on failure the session is as it was. */
-int session_load(session *s, const char *path);
+/* Replaces the session with the one saved in path, which must be whole
+ * (checked), or with a journal, read up to its last complete entry. An
+ * exit code; on failure the session is as it was. */
+int session_load(session *s, const char *path, bool journal);
 /* Whether path holds a saved session (by its first line). */
 bool session_file(const char *path);
 

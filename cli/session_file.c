@@ -1,0 +1,399 @@
+/* session_file: writing and reading saved sessions and journals (the
+ * format is described in session_file.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/session_file.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char header_word[] = "fray session ";
+
+/* --- checksums ------------------------------------------------------------------ */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+static const uint64_t fnv_start = 0xcbf29ce484222325u;
+
+/* --- writing ---------------------------------------------------------------------- */
+
+static void put(file_writer *w, const void *data, size_t n)
+{
+    fwrite(data, 1, n, w->out);
+    w->hash = fnv1a(w->hash, data, n);
+}
+
+static void putf(file_writer *w, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf) { /* a long path: once more, allocated */
+        char *big = malloc((size_t)n + 1);
+        if (!big)
+            return;
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        put(w, big, (size_t)n);
+        free(big);
+        return;
+    }
+    put(w, buf, (size_t)n);
+}
+
+/* Closes a group: what came before holds together. */
+static void check(file_writer *w)
+{
+    fprintf(w->out, "check %016" PRIx64 "\n", w->hash);
+}
+
+static void write_records(file_writer *w, const entry *e)
+{
+    switch (e->kind) {
+    case ENTRY_COMMAND:
+        if (e->reseed)
+            putf(w, "reroll %" PRIu64 "\n", e->seed);
+        putf(w, "command %zu%s\n", e->len, e->asked ? " asks" : "");
+        put(w, e->text, e->len);
+        put(w, "\n", 1);
+        for (size_t i = 0; i < e->nreplies; i++)
+            putf(w, "reply %s\n", e->replies[i]);
+        break;
+    case ENTRY_FILE:
+        putf(w, "file%s %zu %s\n", e->asked ? "-asks" : "", e->len, e->path);
+        put(w, e->text, e->len);
+        put(w, "\n", 1);
+        break;
+    case ENTRY_SEED: putf(w, "seed %" PRIu64 "\n", e->seed); break;
+    }
+}
+
+void file_write_entry(file_writer *w, const entry *e)
+{
+    write_records(w, e);
+    check(w);
+}
+
+void file_write_op(file_writer *w, const char *op)
+{
+    putf(w, "%s\n", op);
+    check(w);
+}
+
+void file_write_end(file_writer *w)
+{
+    fputs("end\n", w->out);
+}
+
+void file_write_session(file_writer *w, FILE *out, const session *s)
+{
+    *w = (file_writer){.out = out, .hash = fnv_start};
+    putf(w, "%s%d\n", header_word, SESSION_FORMAT);
+    const cli_options *o = &s->opts;
+    putf(w, "option seed %" PRIu64 "\n", o->seed);
+    if (o->max_steps)
+        putf(w, "option max-steps %" PRIu64 "\n", o->max_steps);
+    if (o->max_depth)
+        putf(w, "option max-depth %d\n", o->max_depth);
+    if (o->max_creatures)
+        putf(w, "option max-creatures %d\n", o->max_creatures);
+    check(w);
+    for (size_t i = 0; i < s->ndone; i++)
+        file_write_entry(w, &s->done[i]);
+    /* what can be redone: written as done, then undone again */
+    for (size_t i = s->nundone; i-- > 0;)
+        file_write_entry(w, &s->undone[i]);
+    for (size_t i = 0; i < s->nundone; i++)
+        file_write_op(w, "undo");
+}
+
+/* --- reading ----------------------------------------------------------------------- */
+
+/* A cursor over the file's bytes. */
+typedef struct reader {
+    const char *text;
+    size_t len, at;
+    size_t line; /* of the record being read, for messages */
+} reader;
+
+/* The next line (without its newline) in *line, *n; false at the end or at
+ * a last line with no newline (cut short). */
+static bool next_line(reader *r, const char **line, size_t *n)
+{
+    if (r->at >= r->len)
+        return false;
+    const char *start = r->text + r->at, *nl = memchr(start, '\n', r->len - r->at);
+    if (!nl)
+        return false;
+    *line = start;
+    *n = (size_t)(nl - start);
+    r->at += *n + 1;
+    r->line++;
+    return true;
+}
+
+static bool starts(const char *line, size_t n, const char *word)
+{
+    size_t k = strlen(word);
+    return n >= k && !memcmp(line, word, k);
+}
+
+/* The bytes of an entry and the newline after them. */
+static char *read_block(reader *r, size_t len)
+{
+    if (len > r->len - r->at || r->len - r->at - len < 1 || r->text[r->at + len] != '\n')
+        return NULL;
+    char *text = malloc(len + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, r->text + r->at, len);
+    text[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        r->line += text[i] == '\n';
+    r->at += len + 1;
+    r->line++;
+    return text;
+}
+
+static bool number(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0 || n > 20)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+typedef struct pending {
+    bool rerolled;
+    uint64_t reroll;
+} pending;
+
+/* One record into l; false when it is not one this format knows. */
+static bool read_record(reader *r, const char *line, size_t n, loaded *l, pending *p)
+{
+    const char *sp = memchr(line, ' ', n);
+    size_t wlen = sp ? (size_t)(sp - line) : n;
+    const char *arg = sp ? sp + 1 : line + n;
+    size_t alen = n - (size_t)(arg - line);
+    uint64_t v;
+    if (wlen == 7 && starts(line, n, "command")) {
+        bool asks = alen > 5 && !memcmp(arg + alen - 5, " asks", 5);
+        if (!number(arg, asks ? alen - 5 : alen, &v))
+            return false;
+        entry e = {.kind = ENTRY_COMMAND, .len = (size_t)v, .reseed = p->rerolled, .seed = p->reroll, .asked = asks};
+        p->rerolled = false;
+        e.text = read_block(r, e.len);
+        if (!e.text || !entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
+            entry_free(&e);
+            return false;
+        }
+        entries_clear(l->undone, &l->nundone);
+        return true;
+    }
+    if ((wlen == 4 && starts(line, n, "file")) || (wlen == 9 && starts(line, n, "file-asks"))) {
+        const char *name = memchr(arg, ' ', alen);
+        if (!name || !number(arg, (size_t)(name - arg), &v))
+            return false;
+        name++;
+        entry e = {.kind = ENTRY_FILE, .len = (size_t)v, .asked = wlen == 9};
+        e.path = strndup(name, alen - (size_t)(name - arg));
+        e.text = e.path ? read_block(r, e.len) : NULL;
+        if (!e.text || !entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
+            entry_free(&e);
+            return false;
+        }
+        entries_clear(l->undone, &l->nundone);
+        return true;
+    }
+    if (wlen == 5 && starts(line, n, "reply") && l->ndone > 0) {
+        char *text = strndup(arg, alen);
+        bool ok = text && entry_reply(&l->done[l->ndone - 1], text);
+        free(text);
+        return ok;
+    }
+    if (wlen == 6 && starts(line, n, "reroll") && number(arg, alen, &p->reroll))
+        return p->rerolled = true;
+    if (wlen == 4 && starts(line, n, "seed") && number(arg, alen, &v)) {
+        entry e = {.kind = ENTRY_SEED, .seed = v};
+        if (!entries_push(&l->done, &l->ndone, &l->done_cap, e))
+            return false;
+        entries_clear(l->undone, &l->nundone);
+        return true;
+    }
+    if (n == 4 && starts(line, n, "undo") && l->ndone > 0)
+        return entries_push(&l->undone, &l->nundone, &l->undone_cap, l->done[--l->ndone]);
+    if (n == 4 && starts(line, n, "redo") && l->nundone > 0)
+        return entries_push(&l->done, &l->ndone, &l->done_cap, l->undone[--l->nundone]);
+    if (wlen == 6 && starts(line, n, "option")) {
+        const char *val = memchr(arg, ' ', alen);
+        if (!val)
+            return false;
+        size_t klen = (size_t)(val - arg), vlen = alen - klen - 1;
+        val++;
+        if (!number(val, vlen, &v))
+            return false;
+        if (klen == 4 && !memcmp(arg, "seed", 4))
+            l->opts.seed = v;
+        else if (klen == 9 && !memcmp(arg, "max-steps", 9))
+            l->opts.max_steps = v;
+        else if (klen == 9 && !memcmp(arg, "max-depth", 9) && v <= 1000000)
+            l->opts.max_depth = (int)v;
+        else if (klen == 13 && !memcmp(arg, "max-creatures", 13) && v <= 100000000)
+            l->opts.max_creatures = (int)v;
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
+void loaded_free(loaded *l)
+{
+    entries_clear(l->done, &l->ndone);
+    entries_clear(l->undone, &l->nundone);
+    free(l->done);
+    free(l->undone);
+    *l = (loaded){0};
+}
+
+char *file_slurp(const char *path, size_t *len)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return NULL;
+    char *text = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len + 1 >= cap) {
+            if (cap >= (1u << 30)) {
+                errno = EFBIG;
+                free(text);
+                fclose(in);
+                return NULL;
+            }
+            cap = cap ? 2 * cap : 65536;
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                free(text);
+                fclose(in);
+                return NULL;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + *len, 1, cap - *len - 1, in);
+        *len += got;
+        if (got == 0)
+            break;
+    }
+    bool bad = ferror(in);
+    fclose(in);
+    if (bad) {
+        free(text);
+        return NULL;
+    }
+    text[*len] = '\0';
+    return text;
+}
+
+int file_read(const char *path, bool journal, const cli_options *base, loaded *l)
+{
+    *l = (loaded){.opts = *base};
+    size_t len;
+    char *text = file_slurp(path, &len);
+    if (!text) {
+        fprintf(stderr, "fray repl: cannot read %s: %s\n", path, strerror(errno));
+        return EXIT_IO;
+    }
+    reader r = {.text = text, .len = len};
+    const char *line;
+    size_t n;
+    uint64_t version;
+    if (!next_line(&r, &line, &n) || !starts(line, n, header_word) ||
+        !number(line + strlen(header_word), n - strlen(header_word), &version)) {
+        fprintf(stderr, "fray repl: %s is not a saved fray session\n", path);
+        free(text);
+        return EXIT_USAGE;
+    }
+    if (version != SESSION_FORMAT) {
+        fprintf(stderr, "fray repl: %s is a session in format %" PRIu64 ", from %s fray; this one reads format %d\n",
+                path, version, version > SESSION_FORMAT ? "a newer" : "another", SESSION_FORMAT);
+        free(text);
+        return EXIT_USAGE;
+    }
+    /* Records are read into `l` group by group; a group whose check fails,
+       or one cut short, is where reading stops: `good` is l after the last
+       group that held. Groups are kept by re-reading up to there. */
+    size_t good_at = 0, good_line = 0, group_start = r.at;
+    bool ended = false, broken = false;
+    uint64_t hash = fnv1a(fnv_start, text, r.at);
+    pending p = {0};
+    loaded scratch = {.opts = *base};
+    while (!ended && next_line(&r, &line, &n)) {
+        if (starts(line, n, "check ")) {
+            char want[17];
+            snprintf(want, sizeof want, "%016" PRIx64, hash);
+            if (n != 22 || memcmp(line + 6, want, 16) != 0) {
+                broken = true;
+                break;
+            }
+            good_at = r.at;
+            good_line = r.line;
+            group_start = r.at;
+            continue;
+        }
+        if (n == 3 && starts(line, n, "end")) {
+            ended = r.at == good_at + 4 && group_start == good_at;
+            if (!ended)
+                broken = true;
+            break;
+        }
+        size_t before = r.at - n - 1;
+        if (!read_record(&r, line, n, &scratch, &p)) {
+            broken = true;
+            break;
+        }
+        hash = fnv1a(hash, text + before, r.at - before);
+    }
+    loaded_free(&scratch);
+    bool whole = ended && r.at == len;
+    if (!journal && !whole) {
+        fprintf(stderr, "fray repl: %s is %s: not loaded\n", path,
+                broken  ? "damaged (a check does not hold)"
+                : ended ? "followed by something else"
+                        : "cut short");
+        free(text);
+        return EXIT_USAGE;
+    }
+    /* read again, up to the last group that held */
+    reader again = {.text = text, .len = good_at};
+    next_line(&again, &line, &n);
+    p = (pending){0};
+    while (next_line(&again, &line, &n))
+        if (!starts(line, n, "check ") && !read_record(&again, line, n, l, &p))
+            break;
+    if (journal && good_at < len && !ended)
+        fprintf(stderr, "fray repl: %s: read up to line %zu, the last entry that was complete; the rest %s\n", path,
+                good_line, broken ? "is damaged" : "was cut short");
+    free(text);
+    return EXIT_OK;
+}
