@@ -33,6 +33,9 @@ struct dist {
 /* Bound on inner-loop steps of one keep/drop computation, so that a huge
  * pool is refused quickly instead of running for minutes. */
 #define DIST_MAX_WORK 2000000000.0
+/* The same for one convolution (a sum of two parts): multiply-adds. A few
+ * tenths of a second; 1000d6 needs a few million. */
+#define DIST_MAX_CONVOLUTION 1e9
 
 static void *fail(dist_error *err, const char *fmt, ...)
 {
@@ -295,6 +298,9 @@ static dist *convolve(const dist *a, const dist *b, int64_t lo, int64_t hi, dist
         b = t;
     }
     size_t na = a->n, nb = b->n;
+    if ((double)na * (double)nb / (square ? 2 : 1) > DIST_MAX_CONVOLUTION)
+        return fail(err, "this sum is too much work to compute exactly (%zu by %zu outcomes; the limit is %.0e steps)",
+                    na, nb, DIST_MAX_CONVOLUTION);
     /* Every partial sum of r[k] is at most r[k], and the r[k] add up to at
        most a's total times b's: when that product fits, nothing overflows. */
     dist_count total;

@@ -1,0 +1,52 @@
+/* libFuzzer harness: loading saved sessions and journals. The input is a
+ * session file; it is read as a save (which must be whole and hold
+ * together, or be refused) and as a journal (read up to its last complete
+ * entry), and what was read is replayed. Refusing is fine; a crash, a
+ * sanitizer report, a leak or a hang is a bug. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/session.h"
+
+static void quiet_output(void *user, const char *line)
+{
+    (void)user;
+    (void)line;
+}
+
+static void quiet_diagnostic(void *user, const fray_diagnostic *d)
+{
+    (void)user;
+    (void)d;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char path[64];
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/fray-fuzz-session.%d", (int)getpid());
+    FILE *out = fopen(path, "wb");
+    if (!out)
+        return 0;
+    fwrite(data, 1, size, out);
+    fclose(out);
+    cli_options o = {.max_steps = 20000, .max_creatures = 50, .color = 0};
+    for (int journal = 0; journal < 2; journal++) {
+        session s;
+        if (!session_init(&s, &o, NULL, NULL, quiet_output, quiet_diagnostic))
+            continue;
+        /* replays must stay small: a step budget, few creatures */
+        if (session_load(&s, path, journal) == EXIT_OK) {
+            session_undo(&s, 2);
+            session_redo(&s, 1);
+        }
+        session_free(&s);
+    }
+    unlink(path);
+    return 0;
+}
