@@ -33,9 +33,9 @@ struct dist {
 /* Bound on inner-loop steps of one keep/drop computation, so that a huge
  * pool is refused quickly instead of running for minutes. */
 #define DIST_MAX_WORK 2000000000.0
-/* The same for one convolution (a sum of two parts): multiply-adds. A few
- * tenths of a second; 1000d6 needs a few million. */
-#define DIST_MAX_CONVOLUTION 1e9
+/* The same for one convolution (a sum of two parts): multiply-adds. About
+ * a tenth of a second; 1000d6 needs a few million. */
+#define DIST_MAX_CONVOLUTION 2e8
 
 static void *fail(dist_error *err, const char *fmt, ...)
 {
