@@ -450,6 +450,9 @@ int cmd_repl(int argc, char **argv)
         if (rename(journal_path, prev) == 0)
             fprintf(stderr, "fray repl: the last session did not end with :quit; 'fray repl --recover' restores it\n");
     }
+    if (!journal_path && !journal && r.interactive)
+        fprintf(stderr, "fray repl: warning: no folder for a journal ($XDG_STATE_HOME or $HOME/.local/state): a "
+                        "crash would lose the session\n");
     session_journal(&r.s, journal_path);
     free(journal_path);
 
