@@ -25,6 +25,8 @@ typedef struct cli_options {
     int nwith;
     const char *path[64];
     int npath;
+    const char *limits[16]; /* --limit NAME=N, checked */
+    int nlimits;
 } cli_options;
 
 /* Parses the options of a subcommand; leaves operands in argv[*first..argc).

@@ -13,6 +13,7 @@ static const char usage[] = "Usage: fray help [TOPIC | WORD]\n"
                             "  commands       every play command (begin, roll initiative, show, ...)\n"
                             "  functions      every built-in function (has, distance, prob, ...)\n"
                             "  events         every event the runtime emits, for triggers\n"
+                            "  limits         every limit on what rules may do, and its default\n"
                             "\n"
                             "A WORD is one of them: a declaration is shown with all its clauses\n"
                             "(fray help initiative), a clause with its declaration (fray help ties).\n"
@@ -95,6 +96,12 @@ static void on_word(void *user, const fray_word *w)
     }
 }
 
+static void print_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+{
+    (void)user;
+    printf("  %-14s %-10llu %s\n", name, (unsigned long long)default_value, meaning);
+}
+
 int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
@@ -121,6 +128,14 @@ int cmd_help(int argc, char **argv)
         {"functions", FRAY_WORD_FUNCTION, "Built-in functions (fray help NAME for the form of one):"},
         {"events", FRAY_WORD_EVENT, "Built-in events (fray help NAME for its arguments):"},
     };
+    if (!strcmp(what, "limits")) {
+        printf("Limits (--limit NAME=N on every command; a rule that passes one stops with an error naming it):\n");
+        fray_limits(print_limit, NULL);
+        printf("Fixed: 8 terms in a dice expression, 10000 dice in a literal, 1000000 sides, 100 extra dice from\n"
+               "explosions and rerolls per roll, 1000000 outcomes in an exact distribution, 50 errors reported per\n"
+               "file, imports nested 32 deep.\n");
+        return EXIT_OK;
+    }
     if (!strcmp(what, "--forms")) {
         l.forms = true;
         fray_vocabulary(on_word, &l);

@@ -15,6 +15,7 @@ enum {
     OPT_MAX_STEPS,
     OPT_MAX_DEPTH,
     OPT_MAX_CREATURES,
+    OPT_LIMIT,
     OPT_SYNTAX_ONLY,
     OPT_KEEP_GOING,
     OPT_QUIET,
@@ -34,6 +35,20 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+typedef struct limit_check {
+    const char *name;
+    size_t len;
+    bool found;
+} limit_check;
+
+static void find_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+{
+    limit_check *lc = user;
+    (void)meaning;
+    (void)default_value;
+    lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
 {
     static const struct option longopts[] = {
@@ -43,6 +58,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
         {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
         {"max-creatures", required_argument, NULL, OPT_MAX_CREATURES},
+        {"limit", required_argument, NULL, OPT_LIMIT},
         {"syntax-only", no_argument, NULL, OPT_SYNTAX_ONLY},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"quiet", no_argument, NULL, OPT_QUIET},
@@ -90,6 +106,21 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             else
                 o->max_creatures = (int)n;
             break;
+        case OPT_LIMIT: {
+            /* NAME=N, checked now against the library's list */
+            const char *eq = strchr(optarg, '=');
+            limit_check lc = {.name = optarg, .len = eq ? (size_t)(eq - optarg) : 0};
+            fray_limits(find_limit, &lc);
+            if (!eq || !lc.found || !parse_u64(eq + 1, &n) || n == 0) {
+                fprintf(stderr, "fray %s: --limit takes NAME=N with a NAME of 'fray help limits', not '%s'\n", cmd,
+                        optarg);
+                return EXIT_USAGE;
+            }
+            if (o->nlimits >= 16)
+                goto too_many;
+            o->limits[o->nlimits++] = optarg;
+            break;
+        }
         case OPT_SYNTAX_ONLY: o->syntax_only = true; break;
         case OPT_KEEP_GOING: o->keep_going = true; break;
         case OPT_QUIET: o->quiet = true; break;
@@ -126,7 +157,7 @@ bad_number:
     fprintf(stderr, "fray %s: '%s' is not a valid number for %s\n", cmd, optarg, argv[optind - 1]);
     return EXIT_USAGE;
 too_many:
-    fprintf(stderr, "fray %s: too many -r/-I options (limit is 64)\n", cmd);
+    fprintf(stderr, "fray %s: too many -r, -I or --limit options (64, 64, 16)\n", cmd);
     return EXIT_USAGE;
 }
 
@@ -159,8 +190,19 @@ fray *cli_open(const cli_options *o)
                        .color = color,
                        .quiet = o->quiet};
     fray *f = fray_open(&fo);
-    if (!f)
+    if (!f) {
         fprintf(stderr, "fray: out of memory\n");
+        return NULL;
+    }
+    for (int i = 0; i < o->nlimits; i++) {
+        const char *eq = strchr(o->limits[i], '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o->limits[i]), o->limits[i]);
+        if (fray_set_limit(f, name, strtoull(eq + 1, NULL, 10)) != FRAY_OK) { /* out of its range */
+            fray_close(f);
+            return NULL;
+        }
+    }
     return f;
 }
 

@@ -101,6 +101,12 @@ typedef struct fray_question {
 typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, size_t cap);
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
 
+/* Limits by name (`memory` in MiB): each runaway rule stops at one, with an
+ * error that names it. fray_limits lists them with their defaults. */
+fray_status fray_set_limit(fray *f, const char *name, uint64_t value);
+typedef void (*fray_limit_fn)(void *user, const char *name, const char *meaning, uint64_t default_value);
+void fray_limits(fray_limit_fn fn, void *user);
+
 /* Restarts the dice from a seed, as --seed does at the start. */
 void fray_reseed(fray *f, uint64_t seed);
 

@@ -176,7 +176,9 @@ fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
     if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     vm_begin_command(f->v);
-    if (!vm_call(f->v, formula, self, NULL, 0, out))
+    bool ok = vm_call(f->v, formula, self, NULL, 0, out);
+    vm_end_command(f->v);
+    if (!ok)
         return api_runtime_failure(f);
     return FRAY_OK;
 }
@@ -244,7 +246,9 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
         return api_runtime_failure(f);
     vm_begin_command(f->v);
     value x;
-    if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
+    bool ok = vm_call(f->v, formula, f->eval_self, NULL, 0, &x);
+    vm_end_command(f->v);
+    if (!ok)
         return api_runtime_failure(f);
     const dist *d = vm_dist_lookup(f->v, x);
     dist_error err = {{0}};
@@ -358,7 +362,9 @@ static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *value
     for (size_t i = 0; i < n; i++) {
         vm_begin_command(f->v);
         value x;
-        if (!vm_call(f->v, formula, f->eval_self, NULL, 0, &x))
+        bool ok = vm_call(f->v, formula, f->eval_self, NULL, 0, &x);
+        vm_end_command(f->v);
+        if (!ok)
             return api_runtime_failure(f);
         if (x.type == V_BOOL || x.type == V_INT || x.type == V_ROLL)
             values[i] = x.num;

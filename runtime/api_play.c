@@ -164,6 +164,24 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
     return st;
 }
 
+/* --- limits ------------------------------------------------------------------ */
+
+fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
+{
+    if (!vm_limit_set(&f->v->limits, name, n)) {
+        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' takes %llu (fray help limits)", name,
+                    (unsigned long long)n);
+        return FRAY_ERR_USAGE;
+    }
+    return FRAY_OK;
+}
+
+void fray_limits(fray_limit_fn fn, void *user)
+{
+    for (const vm_limit_info *i = vm_limit_infos; i->name; i++)
+        fn(user, i->name, i->meaning, vm_limit_get(&vm_default_limits, i->name));
+}
+
 /* --- names ------------------------------------------------------------------- */
 
 void fray_creatures(fray *f, fray_name_fn fn, void *user)

@@ -15,7 +15,6 @@
 #include "runtime/vm.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
-#define FIGHT_ROUNDS_MAX 1000
 #define FIGHT_STEPS_FACTOR 100
 
 static bool start_round(vm *v, span at);
@@ -1062,11 +1061,11 @@ bool encounter_fight(vm *v, int rounds, span at)
                                      ? UINT64_MAX
                                      : v->limits.steps * FIGHT_STEPS_FACTOR;
     while (cb->active && !cb->fight_paused) {
-        if (cb->round > FIGHT_ROUNDS_MAX && rounds == 0)
+        if (cb->round > v->limits.fight_rounds && rounds == 0)
             return vm_error(v, at,
-                            "the fight has gone on for %d rounds without ending (the limit); does anything "
-                            "end it ('encounter { ends when ... }')?",
-                            FIGHT_ROUNDS_MAX);
+                            "the fight has gone on for %d rounds without ending (the limit; see --limit "
+                            "fight-rounds=N); does anything end it ('encounter { ends when ... }')?",
+                            v->limits.fight_rounds);
         if (++guard > 10000000)
             return vm_error(v, at, "the fight takes too many steps");
         phase_kind kind = current_kind(v);

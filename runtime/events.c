@@ -16,8 +16,6 @@
 #include "runtime/mem.h"
 #include "runtime/vm.h"
 
-#define TRIGGER_DEPTH_MAX 32
-
 static const char *trigger_name(vm *v, int t)
 {
     return program_string(v->p, v->r->triggers[t].name);
@@ -363,9 +361,11 @@ bool events_emit(vm *v, int event, const value *args, int nargs, span at)
     combat *cb = &v->cb;
     if (event < 0 || event >= v->r->nevents)
         return vm_error(v, at, "internal: no event %d", event);
-    if (cb->trigger_depth >= TRIGGER_DEPTH_MAX)
-        return vm_error(v, at, "triggers nested too deeply (limit is %d; a trigger that triggers itself?)",
-                        TRIGGER_DEPTH_MAX);
+    if (cb->trigger_depth >= v->limits.trigger_depth)
+        return vm_error(v, at,
+                        "triggers nested too deeply (limit is %d; a trigger that triggers itself? see --limit "
+                        "trigger-depth=N)",
+                        v->limits.trigger_depth);
     const r_event *ev = &v->r->events[event];
     if (ev->ntriggers == 0 && ev->nending == 0 && cb->nholds == 0)
         return true;

@@ -8,6 +8,20 @@
  * counters exist for tests. */
 static long fail_countdown = -1;
 static size_t live_bytes;
+static size_t ceiling = SIZE_MAX;
+static bool ceiling_hit;
+
+void mem_set_ceiling(size_t bytes)
+{
+    ceiling = bytes;
+}
+
+bool mem_ceiling_reached(void)
+{
+    bool hit = ceiling_hit;
+    ceiling_hit = false;
+    return hit;
+}
 
 void mem_fail_after(long countdown)
 {
@@ -27,6 +41,10 @@ void *mem_realloc(void *ptr, size_t old_size, size_t new_size)
     }
     if (fail_countdown == 0)
         return NULL;
+    if (new_size > old_size && new_size - old_size > ceiling - (live_bytes < ceiling ? live_bytes : ceiling)) {
+        ceiling_hit = true;
+        return NULL;
+    }
     if (fail_countdown > 0)
         fail_countdown--;
     void *p = realloc(ptr, new_size);

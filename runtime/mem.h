@@ -3,6 +3,7 @@
 #ifndef FRAY_MEM_H
 #define FRAY_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Resize a block. new_size == 0 frees it and returns NULL. Returns NULL on
@@ -22,6 +23,12 @@ void mem_strfree(char *s);
 
 /* Grow an array of elem_size elements to hold at least need; doubles. */
 void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need);
+
+/* A ceiling on live bytes: an allocation that would pass it fails (and is
+ * noted, so that the error can name the limit). SIZE_MAX: none. */
+void mem_set_ceiling(size_t bytes);
+/* Whether an allocation failed at the ceiling since the last call; clears. */
+bool mem_ceiling_reached(void);
 
 /* Test hooks: fail the allocation after `countdown` successful ones
  * (negative = never), and read the number of live bytes. */

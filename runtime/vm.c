@@ -19,7 +19,76 @@ const vm_limits vm_default_limits = {
     .creatures = 100000,
     .list_values = 1u << 22,
     .dice_exprs = 1u << 16,
+    .memory = (size_t)1 << 30,
+    .trigger_depth = 32,
+    .fight_rounds = 1000,
 };
+
+const vm_limit_info vm_limit_infos[] = {
+    {"steps", "instructions per command, or per turn of a fight (--max-steps)", UINT64_MAX / 200},
+    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", 100000},
+    {"creatures", "creatures in play at once (--max-creatures)", 100000000},
+    {"list-values", "values held in lists at once", (uint64_t)1 << 32},
+    {"dice-exprs", "dice expressions built by arithmetic in one command", (uint64_t)1 << 32},
+    {"memory", "MiB of memory one command may take", (uint64_t)1 << 20},
+    {"trigger-depth", "triggers setting off triggers", 100000},
+    {"fight-rounds", "rounds of a fight without an end", 100000000},
+    {NULL, NULL, 0},
+};
+
+/* Where each limit lives in the struct (memory is kept in bytes). */
+static void *limit_slot(vm_limits *l, const char *name, bool *wide)
+{
+    *wide = false;
+    if (!strcmp(name, "steps"))
+        return *wide = true, (void *)&l->steps;
+    if (!strcmp(name, "depth"))
+        return &l->call_depth;
+    if (!strcmp(name, "creatures"))
+        return &l->creatures;
+    if (!strcmp(name, "trigger-depth"))
+        return &l->trigger_depth;
+    if (!strcmp(name, "fight-rounds"))
+        return &l->fight_rounds;
+    return NULL;
+}
+
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+{
+    const vm_limit_info *info = vm_limit_infos;
+    while (info->name && strcmp(info->name, name))
+        info++;
+    if (!info->name || n < 1 || n > info->max)
+        return false;
+    bool wide;
+    void *slot = limit_slot(l, name, &wide);
+    if (slot && wide)
+        *(uint64_t *)slot = n;
+    else if (slot)
+        *(int *)slot = (int)n;
+    else if (!strcmp(name, "list-values"))
+        l->list_values = (size_t)n;
+    else if (!strcmp(name, "dice-exprs"))
+        l->dice_exprs = (size_t)n;
+    else if (!strcmp(name, "memory"))
+        l->memory = (size_t)n << 20;
+    return true;
+}
+
+uint64_t vm_limit_get(const vm_limits *l, const char *name)
+{
+    bool wide;
+    void *slot = limit_slot((vm_limits *)l, name, &wide);
+    if (slot)
+        return wide ? *(uint64_t *)slot : (uint64_t) * (int *)slot;
+    if (!strcmp(name, "list-values"))
+        return l->list_values;
+    if (!strcmp(name, "dice-exprs"))
+        return l->dice_exprs;
+    if (!strcmp(name, "memory"))
+        return l->memory >> 20;
+    return 0;
+}
 
 bool vm_error(vm *v, span at, const char *fmt, ...)
 {
@@ -28,6 +97,10 @@ bool vm_error(vm *v, span at, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->error, sizeof v->error, fmt, ap);
+    /* an allocation refused at the command's ceiling: say which limit */
+    if (mem_ceiling_reached())
+        snprintf(v->error, sizeof v->error, "memory limit reached (%zu MiB for one command; see --limit memory=N)",
+                 v->limits.memory >> 20);
     va_end(ap);
     v->failed = true;
     v->error_at = at;
@@ -255,7 +328,7 @@ int vm_add_creature(vm *v, const char *name, int template_index, span at)
         return -1;
     }
     if (v->ncreatures >= (size_t)v->limits.creatures) {
-        vm_error(v, at, "too many creatures (limit is %d; see --max-creatures)", v->limits.creatures);
+        vm_error(v, at, "too many creatures (limit is %d; see --limit creatures=N)", v->limits.creatures);
         return -1;
     }
     if (!sync_slots(v))
@@ -439,7 +512,9 @@ const dexpr *vm_dexpr(const vm *v, value d)
 static bool store_dexpr(vm *v, vm_store *st, uint8_t home, const dexpr *d, span at, value *out)
 {
     if (st->ndice >= v->limits.dice_exprs)
-        return vm_error(v, at, "too many dice expressions built in one command (limit is %zu)", v->limits.dice_exprs);
+        return vm_error(v, at,
+                        "too many dice expressions built in one command (limit is %zu; see --limit dice-exprs=N)",
+                        v->limits.dice_exprs);
     dexpr *grown = mem_grow(st->dice, sizeof(dexpr), &st->dice_cap, st->ndice + 1);
     if (!grown)
         return vm_error(v, at, "out of memory");
@@ -748,7 +823,8 @@ static const roll_record *roll_of(const vm *v, value r)
 static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
     if (st->nitems + n > v->limits.list_values)
-        return vm_error(v, at, "list memory limit reached (%zu values)", v->limits.list_values);
+        return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)",
+                        v->limits.list_values);
     value *grown = mem_grow(st->items, sizeof(value), &st->items_cap, st->nitems + n);
     if (!grown && n)
         return vm_error(v, at, "out of memory");
@@ -826,6 +902,16 @@ void vm_begin_command(vm *v)
     vm_dist_free_store(&v->scratch);
     v->steps_left = v->limits.steps;
     v->failed = false;
+    /* what the command may add to what is held now */
+    size_t live = mem_live_bytes();
+    mem_set_ceiling(live > SIZE_MAX - v->limits.memory ? SIZE_MAX : live + v->limits.memory);
+    mem_ceiling_reached();
+}
+
+void vm_end_command(vm *v)
+{
+    (void)v;
+    mem_set_ceiling(SIZE_MAX);
 }
 
 vm_mark vm_scratch_mark(const vm *v)
@@ -1231,8 +1317,9 @@ static span op_span(const frame *f, const uint8_t *ip)
 static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
 {
     if (v->nframes >= VM_FRAMES_MAX || v->nframes >= v->limits.call_depth)
-        return vm_error(v, at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself?)",
-                        v->limits.call_depth);
+        return vm_error(
+            v, at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
+            v->limits.call_depth);
     if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
         return vm_error(v, at, "stack limit reached (%d values)", VM_STACK_MAX);
     if (nargs != c->nparams) {
@@ -1919,6 +2006,7 @@ bool vm_run_commands(vm *v, size_t first)
         v->cb.command_no++;
         value r;
         bool ok = vm_call(v, v->p->commands[i], -1, NULL, 0, &r);
+        vm_end_command(v);
         combat_flush_roll(v);
         if (!ok)
             return false;

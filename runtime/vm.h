@@ -21,9 +21,23 @@ typedef struct vm_limits {
     int creatures;      /* creatures alive at once */
     size_t list_values; /* values held in lists */
     size_t dice_exprs;  /* dice expressions built at run time */
+    size_t memory;      /* bytes one command may add (MiB in --limit) */
+    int trigger_depth;  /* triggers setting off triggers */
+    int fight_rounds;   /* rounds of a `fight` without an end */
 } vm_limits;
 
 extern const vm_limits vm_default_limits;
+
+/* The limits by name, for --limit NAME=N and `fray help limits`. */
+typedef struct vm_limit_info {
+    const char *name;
+    const char *meaning;
+    uint64_t max; /* the largest value allowed */
+} vm_limit_info;
+extern const vm_limit_info vm_limit_infos[];
+/* Sets a limit by name; false for an unknown name or a value out of range. */
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
+uint64_t vm_limit_get(const vm_limits *l, const char *name);
 
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
@@ -224,7 +238,10 @@ const value *vm_list_items(const vm *v, value list, size_t *n);
  * without its breakdown). */
 bool vm_keep(vm *v, value x, span at, value *out);
 /* Starts a new top-level command: scratch dice and lists are dropped. */
+/* A command's bounds: its steps, and the memory it may add (a ceiling
+ * lifted again by vm_end_command). */
 void vm_begin_command(vm *v);
+void vm_end_command(vm *v);
 /* A long command (a fight) drops, turn by turn, the scratch values made
    since the mark: what a turn keeps was copied by vm_keep, and the values
    made before the mark stay valid. */
