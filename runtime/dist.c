@@ -32,7 +32,7 @@ struct dist {
 
 /* Bound on inner-loop steps of one keep/drop computation, so that a huge
  * pool is refused quickly instead of running for minutes. */
-#define DIST_MAX_WORK 2000000000.0
+#define DIST_MAX_WORK 2e8
 /* The same for one convolution (a sum of two parts): multiply-adds. About
  * a tenth of a second; 1000d6 needs a few million. */
 #define DIST_MAX_CONVOLUTION 2e8
@@ -1276,7 +1276,13 @@ static dist *keep_pool(const dice *d, const dist *unit, int32_t n, int32_t keep,
     }
     dist *r = NULL;
     __int128 width = (__int128)keep * ((__int128)kj.smax - kj.smin) + 1;
-    double work = (double)m * keep * (double)width * n;
+    /* the rows the DP fills, for each face value: row i spreads to the
+       next min(n - i, keep - i) rows, over the i * (smax - smin) + 1 sums
+       it can hold */
+    double work = 0;
+    for (int32_t i = 0; i < keep && work <= DIST_MAX_WORK; i++)
+        work += (double)m * (double)(n - i < keep - i ? n - i : keep - i) *
+                ((double)i * (double)(kj.smax - kj.smin) + 1);
     if (width > DIST_MAX_OUTCOMES) {
         fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
     } else if (work > DIST_MAX_WORK) {
