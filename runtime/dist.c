@@ -973,8 +973,15 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
      * hundred d1000), die by die with a running window instead: far less
      * work, the tails good only to about 1e-18 of the peak. */
     double half = (double)span / 2;
-    if (half * half / 2 > DIST_MAX_CONVOLUTION)
+    if (half * half / 2 > DIST_MAX_CONVOLUTION) {
+        if ((double)(n - k) * half > DIST_MAX_CONVOLUTION) {
+            dist_free(r);
+            return fail(err,
+                        "this sum is too much work to compute exactly (%d dice of %lld sides; the limit is %.0e steps)",
+                        n, (long long)s, DIST_MAX_CONVOLUTION);
+        }
         return window_rest(r, k, len, s, n, err);
+    }
     r->lo = lo * k; /* so far it holds k dice, in its first len entries */
     r->n = len;
     finish(r);
@@ -1281,8 +1288,8 @@ static dist *keep_pool(const dice *d, const dist *unit, int32_t n, int32_t keep,
        it can hold */
     double work = 0;
     for (int32_t i = 0; i < keep && work <= DIST_MAX_WORK; i++)
-        work += (double)m * (double)(n - i < keep - i ? n - i : keep - i) *
-                ((double)i * (double)(kj.smax - kj.smin) + 1);
+        work +=
+            (double)m * (double)(n - i < keep - i ? n - i : keep - i) * ((double)i * (double)(kj.smax - kj.smin) + 1);
     if (width > DIST_MAX_OUTCOMES) {
         fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
     } else if (work > DIST_MAX_WORK) {
