@@ -8,31 +8,18 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fray.h"
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/fray-fuzz-check.%d.rules", (int)getpid());
-    FILE *out = fopen(path, "wb");
-    if (!out)
+    char path[64];
+    if (!fuzz_input_file("check", data, size, path, sizeof path))
         return 0;
-    fwrite(data, 1, size, out);
-    fclose(out);
     for (int syntax_only = 0; syntax_only < 2; syntax_only++) {
         fray *f = fray_open(&(fray_options){.seed = 1});
         if (!f)
             break;
-        fray_on_diagnostic(f, quiet_diagnostic, NULL);
+        fray_on_diagnostic(f, fuzz_quiet_diagnostic, NULL);
         fray_check_file(f, path, syntax_only);
         fray_close(f);
     }

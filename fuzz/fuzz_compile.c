@@ -4,29 +4,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fray.h"
-
-static void quiet_output(void *user, const char *line)
-{
-    (void)user;
-    (void)line;
-}
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fray *f = fray_open(&(fray_options){.seed = 1, .max_steps = 20000, .max_creatures = 50});
     if (!f)
         return 0;
-    fray_on_output(f, quiet_output, NULL);
-    fray_on_diagnostic(f, quiet_diagnostic, NULL);
+    fray_on_output(f, fuzz_quiet_output, NULL);
+    fray_on_diagnostic(f, fuzz_quiet_diagnostic, NULL);
     fray_run_string(f, "fuzz.rules", (const char *)data, size);
     fray_close(f);
     return 0;

@@ -8,15 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fray.h"
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fray *f = fray_open(&(fray_options){.seed = 1, .max_steps = 20000});
     if (!f)
         return 0;
-    fray_on_diagnostic(f, quiet_diagnostic, NULL);
+    fray_on_diagnostic(f, fuzz_quiet_diagnostic, NULL);
     fray_distribution *d;
     if (fray_prob(f, expr, &d) == FRAY_OK) {
         /* read it all back, as fray prob prints it */

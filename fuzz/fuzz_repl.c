@@ -10,18 +10,7 @@
 #include <string.h>
 
 #include "cli/session.h"
-
-static void quiet_output(void *user, const char *line)
-{
-    (void)user;
-    (void)line;
-}
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
+#include "fuzz/fuzz.h"
 
 static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
 {
@@ -32,8 +21,6 @@ static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const systems[] = {"use legend", "use lurasko", "use escalation", "use shock", "use fortitude"};
@@ -42,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned turn = 0;
     cli_options o = {.max_steps = 20000, .max_creatures = 50, .color = 0};
     session s;
-    if (!session_init(&s, &o, answer, &turn, quiet_output, quiet_diagnostic))
+    if (!session_init(&s, &o, answer, &turn, fuzz_quiet_output, fuzz_quiet_diagnostic))
         return 0;
     s.asking = true;
     if (data[0] % 6 < 5)

@@ -10,35 +10,17 @@
 #include <unistd.h>
 
 #include "cli/session.h"
-
-static void quiet_output(void *user, const char *line)
-{
-    (void)user;
-    (void)line;
-}
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/fray-fuzz-session.%d", (int)getpid());
-    FILE *out = fopen(path, "wb");
-    if (!out)
+    char path[64];
+    if (!fuzz_input_file("session", data, size, path, sizeof path))
         return 0;
-    fwrite(data, 1, size, out);
-    fclose(out);
     cli_options o = {.max_steps = 20000, .max_creatures = 50, .color = 0};
     for (int journal = 0; journal < 2; journal++) {
         session s;
-        if (!session_init(&s, &o, NULL, NULL, quiet_output, quiet_diagnostic))
+        if (!session_init(&s, &o, NULL, NULL, fuzz_quiet_output, fuzz_quiet_diagnostic))
             continue;
         /* replays must stay small: a step budget, few creatures */
         if (session_load(&s, path, journal) == EXIT_OK) {
