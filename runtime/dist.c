@@ -35,7 +35,7 @@ struct dist {
 #define DIST_MAX_WORK 2e8
 /* The same for one convolution (a sum of two parts): multiply-adds. About
  * a tenth of a second; 1000d6 needs a few million. */
-#define DIST_MAX_CONVOLUTION 2e8
+#define DIST_MAX_CONVOLUTION 5e7
 
 static void *fail(dist_error *err, const char *fmt, ...)
 {
