@@ -32,8 +32,10 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "                     (or Ctrl-D), up to its last completed command\n"
                             "  --journal FILE     keep the crash journal in FILE (default:\n"
                             "                     $XDG_STATE_HOME/fray/journal)\n"
+                            "  --no-journal       keep none (a crash loses the session)\n"
                             "  --seed N           seed for the dice\n"
                             "  -I DIR             search DIR for `use` modules\n"
+                            "  --limit NAME=N     a limit (fray help limits), as for every command\n"
                             "\n"
                             "History is kept in $XDG_STATE_HOME/fray/history (~/.local/state/fray).\n";
 
