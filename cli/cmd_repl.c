@@ -131,14 +131,17 @@ static const char *paint(const repl *r, const char *code)
 
 /* At a prompt, Ctrl-C drops the line being typed; while a command runs it
  * is let pass (the step limits stop a runaway command). */
-static sigjmp_buf at_prompt_jump;
-static volatile sig_atomic_t at_prompt;
+static sigjmp_buf at_prompt_jump, at_question_jump;
+static volatile sig_atomic_t at_prompt, at_question;
 
+/* At a question of the rules, it gives no answer (the default, if any). */
 static void on_interrupt(int sig)
 {
     (void)sig;
     if (at_prompt)
         siglongjmp(at_prompt_jump, 1);
+    if (at_question)
+        siglongjmp(at_question_jump, 1);
 }
 
 /* --- reading ---------------------------------------------------------------------------- */
@@ -249,10 +252,19 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
     fflush(stdout);
     char *line = NULL;
     if (r->interactive) {
-        char colored[1200];
+        static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
         snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
                  paint(r, "\001\033[0m\002"));
+        if (sigsetjmp(at_question_jump, 1)) {
+            at_question = 0;
+            rl_free_line_state();
+            rl_cleanup_after_signal();
+            putchar('\n');
+            return false;
+        }
+        at_question = 1;
         line = readline(colored);
+        at_question = 0;
     } else {
         /* a script: the answer is the next line that is not a comment;
            both go in the transcript */
