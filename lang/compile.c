@@ -318,8 +318,14 @@ static void load_module(compiler *cc, const char *path, const char *text, size_t
     compile_text(cc, path, text, len);
     int errors = cc->sink->errors;
     bool oom = cc->oom;
+    /* the module may have grown the table of global types (and moved it):
+       that one is kept, not the one saved before */
+    sty *types = cc->global_types;
+    size_t types_cap = cc->global_types_cap;
     *cc = saved;
     cc->oom = oom;
+    cc->global_types = types;
+    cc->global_types_cap = types_cap;
     (void)errors;
     if (owned)
         mem_free(owned, owned_len + 1);

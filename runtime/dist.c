@@ -1289,7 +1289,10 @@ static dist *keep_pool(const dice *d, const dist *unit, int32_t n, int32_t keep,
     double work = 0;
     for (int32_t i = 0; i < keep && work <= DIST_MAX_WORK; i++)
         work +=
-            (double)m * (double)(n - i < keep - i ? n - i : keep - i) * ((double)i * (double)(kj.smax - kj.smin) + 1);
+            (double)m * (double)(n - i < keep - i ? n - i : keep - i) * ((double)i * (double)(kj.smax - kj.smin) + 1) +
+            /* and the binomial terms of the row, each a few logs and an
+               exp when more than 512 dice are left */
+            (double)m * (double)(n - i) * (n - i > 512 ? 16 : 1);
     if (width > DIST_MAX_OUTCOMES) {
         fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
     } else if (work > DIST_MAX_WORK) {
