@@ -371,6 +371,16 @@ static dist *pairwise(const dist *a, const dist *b, int op, dist_error *err)
         return fail(err, "outcome does not fit in 64 bits");
     if (op == OP_ADD)
         return convolve(a, b, lo, hi, err);
+    if (op == OP_SUB) { /* a - b is a + (-b): the same fast sum */
+        dist *neg = dist_scale(b, -1, err);
+        dist *r = neg ? convolve(a, neg, lo, hi, err) : NULL;
+        dist_free(neg);
+        return r;
+    }
+    if ((double)a->n * (double)b->n > DIST_MAX_CONVOLUTION)
+        return fail(err,
+                    "this product is too much work to compute exactly (%zu by %zu outcomes; the limit is %.0e steps)",
+                    a->n, b->n, DIST_MAX_CONVOLUTION);
     dist_count total;
     if (a->exact && b->exact && !__builtin_mul_overflow(a->total, b->total, &total)) {
         dist *r = new_dist(lo, hi, true, err);
