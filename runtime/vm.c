@@ -641,20 +641,42 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
     return roll_into(v, d, -1, extra, nextra, check, at, out);
 }
 
-/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): the same record
- * as roll_into writes, without the general machinery. */
-static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, value *out)
+/* The record of a new roll whose faces take up to `need` places: they are
+ * contiguous, so the ring of faces wraps to its start when they would not
+ * fit before its end. */
+static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
 {
     uint64_t seq = ++v->roll_seq;
     roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
     rec->seq = seq;
     rec->program_expr = program_expr;
-    rec->check = -1;
-    rec->nextra = 0;
-    if (v->face_pos % VM_FACE_RING + d->plain_faces > VM_FACE_RING)
+    rec->check = check;
+    rec->nextra = (uint8_t)nextra;
+    if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
         v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
     rec->face_pos = v->face_pos;
     rec->face_start = (uint32_t)(v->face_pos % VM_FACE_RING);
+    return rec;
+}
+
+/* A finished roll as a value: 23 bits of the sequence number find its
+ * record, bit 7 of home says there is one. Built whole and stored once:
+ * patching bytes of a value after a 16-byte store stalls the load that
+ * reads it back. */
+static value roll_value(const roll_record *rec, int natural)
+{
+    return (value){.type = V_ROLL,
+                   .home = (uint8_t)(0x80 | ((rec->seq >> 16) & 0x7f)),
+                   .pad = (uint16_t)(rec->seq & 0xffff),
+                   .aux = natural,
+                   .num = rec->total};
+}
+
+/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): the same record
+ * as roll_into writes, without the general machinery. */
+static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, value *out)
+{
+    roll_record *rec = new_record(v, program_expr, -1, 0, d->plain_faces);
     dice_face *faces = v->faces + rec->face_start;
     int64_t total = 0;
     int natural = 0;
@@ -681,11 +703,7 @@ static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, val
     }
     v->face_pos += d->plain_faces;
     rec->total = total;
-    *out = (value){.type = V_ROLL,
-                   .home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f)),
-                   .pad = (uint16_t)(seq & 0xffff),
-                   .aux = natural,
-                   .num = total};
+    *out = roll_value(rec, natural);
     return true;
 }
 
@@ -717,33 +735,23 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
         if (!v->rolls || !v->roll_details || !v->faces)
             return vm_error(v, at, "out of memory");
     }
-    uint64_t seq = ++v->roll_seq;
-    roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
-    rec->seq = seq;
-    /* the program's expressions are referred to; others are copied, the
-       terms in use only: a record is written on every roll */
-    rec->program_expr = program_expr;
-    roll_detail *detail = &v->roll_details[seq % VM_ROLL_RING];
-    if (program_expr < 0) {
-        detail->expr.nterms = d->nterms;
-        memcpy(detail->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
-    }
-    memset(rec->term_faces, 0, sizeof rec->term_faces);
-    rec->check = check;
-    rec->nextra = (uint8_t)nextra;
-    if (nextra)
-        memcpy(detail->extra, extra, (size_t)nextra * sizeof(roll_extra));
-    /* this roll's faces are contiguous: wrap to the ring's start if needed */
     size_t need = 0;
     for (int t = 0; t < d->nterms; t++)
         if (!d->terms[t].is_constant)
             need += dice_max_faces(&d->terms[t].d);
     if (need > VM_FACE_RING)
         return vm_error(v, at, "too many dice in one roll (limit is %d faces)", VM_FACE_RING);
-    if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
-        v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
-    rec->face_pos = v->face_pos;
-    rec->face_start = (uint32_t)(v->face_pos % VM_FACE_RING);
+    roll_record *rec = new_record(v, program_expr, check, nextra, need);
+    /* the program's expressions are referred to; others are copied, the
+       terms in use only: a record is written on every roll */
+    roll_detail *detail = &v->roll_details[rec->seq % VM_ROLL_RING];
+    if (program_expr < 0) {
+        detail->expr.nterms = d->nterms;
+        memcpy(detail->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
+    }
+    memset(rec->term_faces, 0, sizeof rec->term_faces);
+    if (nextra)
+        memcpy(detail->extra, extra, (size_t)nextra * sizeof(roll_extra));
     size_t written = 0;
     int64_t total = 0;
     int natural = 0;
@@ -790,14 +798,7 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
             return vm_error(v, at, "roll total overflows");
     v->face_pos += written;
     rec->total = total;
-    /* 23 bits of the sequence number find the record; bit 7 of home says
-       there is one. Built whole and stored once: patching bytes of *out
-       after a 16-byte store stalls the load that reads it back. */
-    *out = (value){.type = V_ROLL,
-                   .home = (uint8_t)(0x80 | ((seq >> 16) & 0x7f)),
-                   .pad = (uint16_t)(seq & 0xffff),
-                   .aux = natural,
-                   .num = total};
+    *out = roll_value(rec, natural);
     return true;
 }
 
