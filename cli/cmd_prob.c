@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
                             "Print the exact probability distribution of each expression: every outcome\n"
@@ -36,34 +37,6 @@ typedef struct column {
     int64_t *sample; /* counts per outcome from lowest..highest */
     size_t sampled;
 } column;
-
-static bool utf8_terminal(void)
-{
-    if (!isatty(STDOUT_FILENO))
-        return false;
-    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "utf-8");
-    }
-    return false;
-}
-
-/* A bar of width w (in eighths when unicode blocks are available). */
-static void bar(double fraction, int width, bool unicode)
-{
-    static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
-    int units = (int)(fraction * width * (unicode ? 8 : 1) + 0.5);
-    if (unicode) {
-        for (int i = 0; i < units / 8; i++)
-            fputs("█", stdout);
-        fputs(eighths[units % 8], stdout);
-    } else {
-        for (int i = 0; i < units; i++)
-            putchar('#');
-    }
-}
 
 static void probability_text(const column *c, int64_t x, bool exact, char *buf, size_t cap)
 {
@@ -96,7 +69,7 @@ static void summary(const column *c)
 
 static void print_table(column *cols, int n, bool exact)
 {
-    bool unicode = utf8_terminal();
+    bool unicode = cli_utf8_terminal();
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     double top = 0;
     for (int i = 0; i < n; i++) {
@@ -138,7 +111,7 @@ static void print_table(column *cols, int n, bool exact)
             else
                 printf("  %12s ", p);
             double share = top > 0 ? fray_distribution_p(d, x) / top : 0;
-            bar(inside ? share : 0, bar_width, unicode);
+            cli_bar(inside ? share : 0, bar_width, unicode);
             if (n > 1) { /* pad to the column's width (bars are multibyte) */
                 int cells = (int)(share * bar_width + (unicode ? 0.999 : 0.5));
                 if (!inside)
@@ -159,28 +132,13 @@ static void print_table(column *cols, int n, bool exact)
     }
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void print_json(column *cols, int n)
 {
     printf("{\"expressions\": [");
     for (int i = 0; i < n; i++) {
         const fray_distribution *d = cols[i].d;
         printf("%s\n  {\"expression\": ", i ? "," : "");
-        json_string(cols[i].expr);
+        cli_json_string(cols[i].expr);
         bool exact = fray_distribution_exact(d, fray_distribution_lowest(d), (char[8]){0}, 0);
         printf(
             ", \"exact\": %s, \"remainder\": %.17g, \"min\": %lld, \"max\": %lld, \"mean\": %.17g, \"stddev\": %.17g, "

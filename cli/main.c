@@ -13,6 +13,7 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "  check FILE...        report diagnostics only (exit 1 on any error)\n"
                             "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
                             "  prob EXPR...         exact probability distributions of dice expressions\n"
+                            "  sim SCENARIO         play a scenario many times: who wins, how often\n"
                             "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
                             "  help [TOPIC|WORD]    the language's declarations, clauses, commands, functions\n"
                             "\n"
@@ -54,8 +55,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", cmd_run},   {"check", cmd_check},   {"eval", cmd_eval},
-        {"prob", cmd_prob}, {"disasm", cmd_disasm}, {"repl", cmd_repl},
+        {"run", cmd_run},       {"check", cmd_check}, {"eval", cmd_eval}, {"prob", cmd_prob},
+        {"disasm", cmd_disasm}, {"repl", cmd_repl},   {"sim", cmd_sim},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))

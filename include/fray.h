@@ -150,6 +150,70 @@ bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *
  * the whole-number results (for comparing samples with fray_prob). */
 fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values);
 
+/* --- Simulation (what `fray sim` is built on) ----------------------------- */
+
+/* A scenario (rules, creatures, an encounter script such as `begin
+ * encounter`, `roll initiative`, `fight`) played many times over, each run
+ * from a fresh state with its own seed: run i is what `fray run --seed
+ * SEED+i SCENARIO` plays, quietly. Rulings take their defaults and
+ * reactions follow the script's policies, as in `fray run`. */
+typedef struct fray_sim_options {
+    uint64_t runs; /* 0 = 1000 */
+    int threads;   /* 0 = 1; the results do not depend on it */
+    uint64_t seed;
+    /* The stat whose losses count as damage; NULL: the first stat the
+       rules' encounter tracks (`track hp, ...`). */
+    const char *health;
+    /* Play the scenario under another rule system: its `use NAME` of
+       its own system loads this file instead (NULL: its own). */
+    const char *system_path;
+    /* Called now and then from the calling thread while the runs go on. */
+    void (*progress)(void *user, uint64_t done, uint64_t runs);
+    void *progress_user;
+} fray_sim_options;
+
+typedef struct fray_sim_side {
+    const char *name;
+    uint64_t wins; /* runs it ended as the one side standing */
+} fray_sim_side;
+
+typedef struct fray_sim_creature {
+    const char *name;
+    const char *side;              /* NULL when it has none */
+    uint64_t dealt, dealt_squares; /* damage it dealt, summed over runs (and squared per run) */
+    uint64_t taken, taken_squares; /* damage it took, likewise */
+    uint64_t down;                 /* runs it ended out of the fight */
+} fray_sim_creature;
+
+typedef struct fray_sim_trigger {
+    const char *name;
+    uint64_t fired; /* times it fired, over every run */
+    uint64_t runs;  /* runs in which it fired at least once */
+} fray_sim_trigger;
+
+typedef struct fray_sim_result {
+    uint64_t runs;
+    const char *system; /* the rule system played (its `system` name), or "" */
+    const char *health; /* the stat counted as damage */
+    fray_sim_side *sides;
+    size_t nsides;
+    uint64_t undecided; /* runs that ended with more than one side standing */
+    uint64_t nobody;    /* runs that ended with every side out */
+    uint64_t *rounds;   /* rounds[k]: runs whose encounter lasted k rounds */
+    size_t nrounds;
+    fray_sim_creature *creatures; /* in the order the scenario makes them */
+    size_t ncreatures;
+    fray_sim_trigger *triggers; /* those that fired, in declaration order */
+    size_t ntriggers;
+} fray_sim_result;
+
+/* Plays the scenario file o->runs times on o->threads threads, with the
+ * context's search path and limits. Compile and runtime errors go to the
+ * context's diagnostic callback (a runtime error names the run and its
+ * seed) and nothing is returned. Free the result with fray_sim_free. */
+fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *o, fray_sim_result **out);
+void fray_sim_free(fray_sim_result *r);
+
 /* Writes the bytecode of everything compiled so far, with source lines. */
 void fray_disasm(fray *f, FILE *out);
 

@@ -335,6 +335,11 @@ static void compile_use(compiler *cc, const node *use)
 {
     for (const node *n = use->list; n; n = n->next) {
         char path[4096];
+        const compile_options *o = cc->opts;
+        if (o && o->use_instead_name && cc->nimporting == 1 && strcmp(n->text, o->use_instead_name) == 0) {
+            load_module(cc, o->use_instead_path, NULL, 0, n->sp);
+            continue;
+        }
         if (compile_find_module(n->text, cc->dir, cc->opts, path, sizeof path)) {
             load_module(cc, path, NULL, 0, n->sp);
             continue;

@@ -13,6 +13,9 @@ typedef struct compile_options {
     const char *const *search_path; /* after the file's own directory */
     size_t npaths;
     bool syntax_only; /* parse and report syntax errors only */
+    /* `use NAME` in the file compiled (not in its modules) loads this file
+       instead: a scenario played under another rule system (`fray sim --vs`). */
+    const char *use_instead_name, *use_instead_path;
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On

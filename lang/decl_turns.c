@@ -499,15 +499,19 @@ void decl_round(decl_state *ds)
 static void enc_when(decl_state *ds, const node *clause, ccur *k)
 {
     r_encounter *e = &ds->cc->p->rules->encounter;
-    bool out = strcmp(clause->text, "out") == 0;
+    bool out = strcmp(clause->text, "out") == 0, stands = strcmp(clause->text, "stands") == 0;
     if (!ccur_expect(k, "when"))
         return;
     fctx fx = {.what = ds->label};
     rexpr cond;
-    if (!ccur_expr(k, &fx, TY_BOOL, out ? "when a creature is out of the fight" : "when the encounter is over", &cond))
+    if (!ccur_expr(k, &fx, TY_BOOL,
+                   out      ? "when a creature is out of the fight"
+                   : stands ? "when a creature still stands for its side"
+                            : "when the encounter is over",
+                   &cond))
         return;
     e = &ds->cc->p->rules->encounter;
-    *(out ? &e->out : &e->ends) = cond;
+    *(out ? &e->out : stands ? &e->stands : &e->ends) = cond;
     ccur_end(k);
 }
 
@@ -538,6 +542,8 @@ static void enc_track(decl_state *ds, const node *clause, ccur *k)
 const clause_rule encounter_clauses[] = {
     {"out", "out when EXPR (self: this creature cannot act and does not count)", enc_when, false},
     {"ends", "ends when EXPR", enc_when, false},
+    {"stands", "stands when EXPR (self: counts for its side when the winner is told; default: not out)", enc_when,
+     false},
     {"track", "track STAT, STAT, ... (the columns of the tracker)", enc_track, false},
 };
 const int encounter_nclauses = (int)(sizeof encounter_clauses / sizeof encounter_clauses[0]);

@@ -249,6 +249,8 @@ bool encounter_resume(struct vm *v, int c, span at);
 bool encounter_fight(struct vm *v, int rounds, span at);
 /* Is c out of the fight? */
 bool encounter_out(struct vm *v, int c, bool *out, span at);
+/* Does c still stand for its side (`stands when`, else not out)? */
+bool encounter_stands(struct vm *v, int c, bool *stands, span at);
 /* The creature whose turn it is (or any member of the acting side), -1. */
 int encounter_acting(const struct vm *v);
 /* The phase under way is one of turns (not of steps, not open). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "runtime/mem.h"
+#include "runtime/sim.h"
 #include "runtime/vm.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
@@ -45,6 +46,25 @@ bool encounter_out(vm *v, int c, bool *out, span at)
         return false;
     (void)at;
     *out = value_truthy(x);
+    return true;
+}
+
+bool encounter_stands(vm *v, int c, bool *stands, span at)
+{
+    const rexpr *e = &v->r->encounter.stands;
+    if (!rexpr_present(e)) {
+        bool out;
+        if (!encounter_out(v, c, &out, at))
+            return false;
+        *stands = !out;
+        return true;
+    }
+    value x;
+    if (e->kind == REXPR_CONST)
+        x = e->v;
+    else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
+        return false;
+    *stands = value_truthy(x);
     return true;
 }
 
@@ -528,6 +548,8 @@ bool encounter_end(vm *v, span at)
     /* a round that ends the encounter as it starts was never played */
     int rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
     if (!events_emit(v, EV_ENCOUNTER_END, NULL, 0, at))
+        return false;
+    if (v->sim && !sim_note_outcome(v, at))
         return false;
     cb->active = false;
     if (!effects_end_encounter(v, at))

@@ -4,16 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Not thread-safe by design: a fray context is single-threaded, and these
- * counters exist for tests. */
-static long fail_countdown = -1;
-static size_t live_bytes;
-static size_t ceiling = SIZE_MAX;
-static bool ceiling_hit;
+/* Per thread: a fray context lives in one thread (`fray sim` runs one per
+ * thread), and a command's memory budget counts that thread's bytes only.
+ * A block freed by another thread than the one that allocated it moves
+ * bytes between the two counts: they are kept modulo 2^N, so budgets,
+ * which are differences, stay right. */
+static _Thread_local long fail_countdown = -1;
+static _Thread_local size_t live_bytes;
+static _Thread_local bool budget_on;
+static _Thread_local size_t budget_end; /* live_bytes may not pass it */
+static _Thread_local bool ceiling_hit;
 
-void mem_set_ceiling(size_t bytes)
+void mem_set_budget(size_t bytes)
 {
-    ceiling = bytes;
+    budget_on = bytes != SIZE_MAX;
+    budget_end = live_bytes + bytes;
 }
 
 bool mem_ceiling_reached(void)
@@ -41,7 +46,7 @@ void *mem_realloc(void *ptr, size_t old_size, size_t new_size)
     }
     if (fail_countdown == 0)
         return NULL;
-    if (new_size > old_size && new_size - old_size > ceiling - (live_bytes < ceiling ? live_bytes : ceiling)) {
+    if (budget_on && new_size > old_size && new_size - old_size > budget_end - live_bytes) {
         ceiling_hit = true;
         return NULL;
     }

@@ -24,9 +24,10 @@ void mem_strfree(char *s);
 /* Grow an array of elem_size elements to hold at least need; doubles. */
 void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need);
 
-/* A ceiling on live bytes: an allocation that would pass it fails (and is
- * noted, so that the error can name the limit). SIZE_MAX: none. */
-void mem_set_ceiling(size_t bytes);
+/* A budget: from now on, this thread may hold at most `bytes` more than it
+ * does (SIZE_MAX: no budget); an allocation past it fails, and is noted so
+ * that the error can name the limit. */
+void mem_set_budget(size_t bytes);
 /* Whether an allocation failed at the ceiling since the last call; clears. */
 bool mem_ceiling_reached(void);
 

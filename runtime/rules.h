@@ -193,6 +193,7 @@ typedef struct r_phase {
 typedef struct r_encounter {
     rexpr out;    /* self: cannot act, skipped, does not count for its side */
     rexpr ends;   /* the encounter is over */
+    rexpr stands; /* self: counts for its side when the winner is told (default: not out) */
     int track[8]; /* stat decl indices shown in the tracker */
     int ntrack;
     origin from;

@@ -2,6 +2,7 @@
  * instruction body is written once; the loop dispatches with computed goto
  * where the compiler supports it and a switch otherwise. */
 #include "runtime/vm.h"
+#include "runtime/sim.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -445,6 +446,24 @@ static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
     return true;
 }
 
+static int sim_health(const vm *v)
+{
+    return v->sim->health;
+}
+
+/* A simulated run counts what the health stat loses as damage. */
+static bool note_damage(vm *v, int c, int decl_index, value now, const value *old)
+{
+    value before;
+    if (old)
+        before = *old;
+    else if (!base_stat(v, c, decl_index, &before))
+        return false;
+    if (value_is_number(before) && value_is_number(now) && rat_cmp(value_as_frac(before), value_as_frac(now)) > 0)
+        sim_note_damage(v, c, value_round(before) - value_round(now));
+    return true;
+}
+
 /* A stat declared `in LO..HI` keeps its value within those bounds; a
    resource within its min and max. Changing a resource is an event. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
@@ -484,6 +503,8 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     }
     value kept;
     if (!vm_keep(v, x, at, &kept))
+        return false;
+    if (v->sim && di->first == sim_health(v) && !note_damage(v, c, decl_index, kept, res ? &old : NULL))
         return false;
     v->creatures[c].stats[slot] = kept;
     if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
@@ -904,15 +925,14 @@ void vm_begin_command(vm *v)
     v->steps_left = v->limits.steps;
     v->failed = false;
     /* what the command may add to what is held now */
-    size_t live = mem_live_bytes();
-    mem_set_ceiling(live > SIZE_MAX - v->limits.memory ? SIZE_MAX : live + v->limits.memory);
+    mem_set_budget(v->limits.memory);
     mem_ceiling_reached();
 }
 
 void vm_end_command(vm *v)
 {
     (void)v;
-    mem_set_ceiling(SIZE_MAX);
+    mem_set_budget(SIZE_MAX);
 }
 
 vm_mark vm_scratch_mark(const vm *v)

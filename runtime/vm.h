@@ -182,6 +182,9 @@ typedef struct vm {
     int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
 
+    /* what a simulated run tallies (sim.h); NULL when not simulating */
+    struct sim_tally *sim;
+
     /* rulings the REPL answers; NULL in scripts */
     bool (*ask)(void *user, int ruling, const char *question, value *answer);
     bool (*offer)(void *user, const char *question); /* reactions: take it? */

@@ -1,0 +1,565 @@
+/* cmd_sim: `fray sim SCENARIO`, a scenario played many times, with win
+ * rates, rounds, damage and triggers; `--vs OTHER` plays it under a second
+ * rule system and prints the two side by side. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/output.h"
+
+static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO\n"
+                            "Play a scenario (rules, creatures and an encounter script such as `fight`)\n"
+                            "many times, each run with its own dice, and report who wins and how often,\n"
+                            "how many rounds fights last, the damage each creature deals and takes, and\n"
+                            "how often each trigger fires. Run i plays as 'fray run --seed SEED+i'.\n"
+                            "\n"
+                            "  -n, --runs N       runs (default 1000)\n"
+                            "  -j, --jobs N       threads (default: the machine's cores); the results\n"
+                            "                     are the same for every N\n"
+                            "  --seed N           seed of the first run (default 0)\n"
+                            "  --vs RULES         also play the scenario under RULES (a file or module):\n"
+                            "                     its `use` of its own system loads RULES instead\n"
+                            "  --health STAT      the stat whose losses count as damage (default: the\n"
+                            "                     first stat the rules' encounter tracks)\n"
+                            "  --format FORMAT    table (default) or json\n"
+                            "  -I, --include DIR  look for `use` modules in DIR\n"
+                            "  --limit NAME=N     a limit per command of each run ('fray help limits')\n"
+                            "\n"
+                            "Intervals are 95% (Wilson's for shares, normal for means). A progress bar\n"
+                            "shows on a terminal when the runs take more than a second.\n"
+                            "\n"
+                            "Examples:\n"
+                            "  fray sim examples/variants/keen-legend-duel.rules\n"
+                            "  fray sim -n 5000 --vs legend examples/variants/keen-legend-duel.rules\n";
+
+/* --- figures ------------------------------------------------------------------- */
+
+/* Wilson's score interval at 95% for k successes in n. */
+static void share_interval(uint64_t k, uint64_t n, double *lo, double *hi)
+{
+    const double z = 1.959963984540054;
+    if (!n) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    double p = (double)k / (double)n, nn = (double)n;
+    double centre = (p + z * z / (2 * nn)) / (1 + z * z / nn);
+    double half = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
+    *lo = fmax(0, centre - half);
+    *hi = fmin(1, centre + half);
+}
+
+/* Mean and the half-width of its 95% interval from a sum and a sum of squares. */
+static void mean_interval(uint64_t sum, uint64_t squares, uint64_t n, double *mean, double *half)
+{
+    *mean = n ? (double)sum / (double)n : 0;
+    double var = n > 1 ? ((double)squares - (double)n * *mean * *mean) / (double)(n - 1) : 0;
+    *half = n > 1 && var > 0 ? 1.959963984540054 * sqrt(var / (double)n) : 0;
+}
+
+typedef struct round_stats {
+    double mean;
+    size_t median, p90, shortest, longest;
+    uint64_t decided; /* runs with an encounter of at least one round */
+} round_stats;
+
+static size_t round_quantile(const fray_sim_result *r, double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (size_t k = 0; k < r->nrounds; k++)
+        total += r->rounds[k];
+    for (size_t k = 0; k < r->nrounds; k++) {
+        seen += r->rounds[k];
+        if ((double)seen >= q * (double)total && r->rounds[k])
+            return k;
+    }
+    return r->nrounds ? r->nrounds - 1 : 0;
+}
+
+static round_stats rounds_of(const fray_sim_result *r)
+{
+    round_stats s = {0};
+    uint64_t total = 0, sum = 0;
+    bool first = true;
+    for (size_t k = 0; k < r->nrounds; k++) {
+        total += r->rounds[k];
+        sum += k * r->rounds[k];
+        if (r->rounds[k]) {
+            if (first)
+                s.shortest = k;
+            first = false;
+            s.longest = k;
+        }
+    }
+    s.mean = total ? (double)sum / (double)total : 0;
+    s.median = round_quantile(r, 0.5);
+    s.p90 = round_quantile(r, 0.9);
+    s.decided = total;
+    return s;
+}
+
+static const fray_sim_side *find_side(const fray_sim_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nsides; i++)
+        if (!strcmp(r->sides[i].name, name))
+            return &r->sides[i];
+    return NULL;
+}
+
+static const fray_sim_creature *find_creature(const fray_sim_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->ncreatures; i++)
+        if (!strcmp(r->creatures[i].name, name))
+            return &r->creatures[i];
+    return NULL;
+}
+
+static const fray_sim_trigger *find_trigger(const fray_sim_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->ntriggers; i++)
+        if (!strcmp(r->triggers[i].name, name))
+            return &r->triggers[i];
+    return NULL;
+}
+
+/* Every name of a kind, from every result, in the order first seen. */
+typedef struct names {
+    const char *v[512];
+    int n;
+} names;
+
+static void add_name(names *ns, const char *name)
+{
+    for (int i = 0; i < ns->n; i++)
+        if (!strcmp(ns->v[i], name))
+            return;
+    if (ns->n < 512)
+        ns->v[ns->n++] = name;
+}
+
+/* --- the table ------------------------------------------------------------------- */
+
+#define LABEL 24
+#define CELL 24
+
+static void cell(const char *text)
+{
+    printf("  %-*s", CELL, text);
+}
+
+static void share_cell(uint64_t k, uint64_t n)
+{
+    double lo, hi;
+    share_interval(k, n, &lo, &hi);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%5.1f%% (%.1f-%.1f)", 100.0 * (double)k / (double)(n ? n : 1), 100 * lo, 100 * hi);
+    cell(buf);
+}
+
+static void mean_cell(uint64_t sum, uint64_t squares, uint64_t n)
+{
+    double mean, half;
+    mean_interval(sum, squares, n, &mean, &half);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.2f ± %.2f", mean, half);
+    cell(buf);
+}
+
+static void label(const char *text)
+{
+    printf("%-*.*s", LABEL, LABEL, text);
+}
+
+static void print_table(const fray_sim_result *const *rs, const char *const *titles, int n, const char *scenario,
+                        uint64_t seed, int threads)
+{
+    bool unicode = cli_utf8_terminal();
+    printf("%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)rs[0]->runs,
+           rs[0]->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + rs[0]->runs - 1), threads,
+           threads == 1 ? "" : "s");
+    label("");
+    for (int i = 0; i < n; i++)
+        cell(titles[i]);
+    printf("\n\n");
+
+    label("Winner (95% interval)");
+    putchar('\n');
+    names sides = {0};
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < rs[i]->nsides; k++)
+            add_name(&sides, rs[i]->sides[k].name);
+    for (int s = 0; s < sides.n; s++) {
+        char text[64];
+        snprintf(text, sizeof text, "  %s", sides.v[s]);
+        label(text);
+        for (int i = 0; i < n; i++) {
+            const fray_sim_side *side = find_side(rs[i], sides.v[s]);
+            share_cell(side ? side->wins : 0, rs[i]->runs);
+        }
+        putchar('\n');
+    }
+    bool undecided = false, nobody = false;
+    for (int i = 0; i < n; i++) {
+        undecided |= rs[i]->undecided > 0;
+        nobody |= rs[i]->nobody > 0;
+    }
+    if (undecided) {
+        label("  no winner yet");
+        for (int i = 0; i < n; i++)
+            share_cell(rs[i]->undecided, rs[i]->runs);
+        putchar('\n');
+    }
+    if (nobody) {
+        label("  every side down");
+        for (int i = 0; i < n; i++)
+            share_cell(rs[i]->nobody, rs[i]->runs);
+        putchar('\n');
+    }
+
+    putchar('\n');
+    label("Rounds");
+    putchar('\n');
+    round_stats st[2];
+    size_t longest = 0;
+    for (int i = 0; i < n; i++) {
+        st[i] = rounds_of(rs[i]);
+        longest = st[i].longest > longest ? st[i].longest : longest;
+    }
+    static const char *const what[] = {"  mean", "  median", "  90th percentile", "  shortest", "  longest"};
+    for (int row = 0; row < 5; row++) {
+        label(what[row]);
+        for (int i = 0; i < n; i++) {
+            char buf[32];
+            size_t v[] = {0, st[i].median, st[i].p90, st[i].shortest, st[i].longest};
+            if (row == 0)
+                snprintf(buf, sizeof buf, "%.2f", st[i].mean);
+            else
+                snprintf(buf, sizeof buf, "%zu", v[row]);
+            cell(buf);
+        }
+        putchar('\n');
+    }
+    uint64_t top = 0;
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < rs[i]->nrounds; k++)
+            top = rs[i]->rounds[k] > top ? rs[i]->rounds[k] : top;
+    for (size_t k = 0; k <= longest; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "  %zu round%s", k, k == 1 ? "" : "s");
+        label(text);
+        for (int i = 0; i < n; i++) {
+            uint64_t runs = k < rs[i]->nrounds ? rs[i]->rounds[k] : 0;
+            char buf[32];
+            snprintf(buf, sizeof buf, "%5.1f%% ", 100.0 * (double)runs / (double)rs[i]->runs);
+            printf("  %s", buf);
+            int cells = cli_bar(top ? (double)runs / (double)top : 0, CELL - 8, unicode);
+            if (i + 1 < n)
+                printf("%*s", CELL - (int)strlen(buf) - cells, "");
+        }
+        putchar('\n');
+    }
+
+    putchar('\n');
+    char heading[80];
+    snprintf(heading, sizeof heading, "Damage (%s lost)", rs[0]->health);
+    label(heading);
+    putchar('\n');
+    names cs = {0};
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < rs[i]->ncreatures; k++)
+            add_name(&cs, rs[i]->creatures[k].name);
+    for (int c = 0; c < cs.n; c++) {
+        char text[64];
+        const fray_sim_creature *any = NULL;
+        for (int i = 0; i < n && !any; i++)
+            any = find_creature(rs[i], cs.v[c]);
+        snprintf(text, sizeof text, "  %s%s%s%s", cs.v[c], any->side ? " (" : "", any->side ? any->side : "",
+                 any->side ? ")" : "");
+        label(text);
+        putchar('\n');
+        static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
+        for (int row = 0; row < 3; row++) {
+            label(rows[row]);
+            for (int i = 0; i < n; i++) {
+                const fray_sim_creature *cr = find_creature(rs[i], cs.v[c]);
+                if (!cr)
+                    cell("-");
+                else if (row == 0)
+                    mean_cell(cr->dealt, cr->dealt_squares, rs[i]->runs);
+                else if (row == 1)
+                    mean_cell(cr->taken, cr->taken_squares, rs[i]->runs);
+                else
+                    share_cell(cr->down, rs[i]->runs);
+            }
+            putchar('\n');
+        }
+    }
+
+    names ts = {0};
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < rs[i]->ntriggers; k++)
+            add_name(&ts, rs[i]->triggers[k].name);
+    if (ts.n) {
+        putchar('\n');
+        label("Triggers (per fight; in)");
+        putchar('\n');
+        for (int t = 0; t < ts.n; t++) {
+            char text[64];
+            snprintf(text, sizeof text, "  %s", ts.v[t]);
+            label(text);
+            for (int i = 0; i < n; i++) {
+                const fray_sim_trigger *tr = find_trigger(rs[i], ts.v[t]);
+                char buf[64];
+                if (tr)
+                    snprintf(buf, sizeof buf, "%.3f; %.1f%% of fights", (double)tr->fired / (double)rs[i]->runs,
+                             100.0 * (double)tr->runs / (double)rs[i]->runs);
+                else
+                    snprintf(buf, sizeof buf, "never");
+                cell(buf);
+            }
+            putchar('\n');
+        }
+    }
+}
+
+/* --- JSON -------------------------------------------------------------------------- */
+
+static void json_share(const char *key, uint64_t k, uint64_t n)
+{
+    double lo, hi;
+    share_interval(k, n, &lo, &hi);
+    printf("\"%s\": {\"runs\": %llu, \"share\": %.17g, \"low\": %.17g, \"high\": %.17g}", key, (unsigned long long)k,
+           n ? (double)k / (double)n : 0.0, lo, hi);
+}
+
+static void json_mean(const char *key, uint64_t sum, uint64_t squares, uint64_t n)
+{
+    double mean, half;
+    mean_interval(sum, squares, n, &mean, &half);
+    printf("\"%s\": {\"mean\": %.17g, \"low\": %.17g, \"high\": %.17g}", key, mean, mean - half, mean + half);
+}
+
+static void print_json(const fray_sim_result *const *rs, const char *const *titles, int n, const char *scenario,
+                       uint64_t seed, int threads)
+{
+    printf("{\"scenario\": ");
+    cli_json_string(scenario);
+    printf(", \"runs\": %llu, \"seed\": %llu, \"threads\": %d, \"results\": [", (unsigned long long)rs[0]->runs,
+           (unsigned long long)seed, threads);
+    for (int i = 0; i < n; i++) {
+        const fray_sim_result *r = rs[i];
+        printf("%s\n  {\"rules\": ", i ? "," : "");
+        cli_json_string(titles[i]);
+        printf(", \"system\": ");
+        cli_json_string(r->system);
+        printf(", \"health\": ");
+        cli_json_string(r->health);
+        printf(",\n   \"winners\": [");
+        for (size_t k = 0; k < r->nsides; k++) {
+            printf("%s{\"side\": ", k ? ", " : "");
+            cli_json_string(r->sides[k].name);
+            printf(", ");
+            json_share("wins", r->sides[k].wins, r->runs);
+            putchar('}');
+        }
+        printf("],\n   ");
+        json_share("undecided", r->undecided, r->runs);
+        printf(", ");
+        json_share("nobody", r->nobody, r->runs);
+        round_stats st = rounds_of(r);
+        printf(",\n   \"rounds\": {\"mean\": %.17g, \"median\": %zu, \"p90\": %zu, \"min\": %zu, \"max\": %zu, "
+               "\"histogram\": [",
+               st.mean, st.median, st.p90, st.shortest, st.longest);
+        bool first = true;
+        for (size_t k = 0; k < r->nrounds; k++) {
+            if (!r->rounds[k])
+                continue;
+            printf("%s{\"rounds\": %zu, \"runs\": %llu}", first ? "" : ", ", k, (unsigned long long)r->rounds[k]);
+            first = false;
+        }
+        printf("]},\n   \"creatures\": [");
+        for (size_t k = 0; k < r->ncreatures; k++) {
+            const fray_sim_creature *c = &r->creatures[k];
+            printf("%s\n    {\"name\": ", k ? "," : "");
+            cli_json_string(c->name);
+            printf(", \"side\": ");
+            if (c->side)
+                cli_json_string(c->side);
+            else
+                printf("null");
+            printf(", ");
+            json_mean("dealt", c->dealt, c->dealt_squares, r->runs);
+            printf(", ");
+            json_mean("taken", c->taken, c->taken_squares, r->runs);
+            printf(", ");
+            json_share("down", c->down, r->runs);
+            putchar('}');
+        }
+        printf("],\n   \"triggers\": [");
+        for (size_t k = 0; k < r->ntriggers; k++) {
+            const fray_sim_trigger *t = &r->triggers[k];
+            printf("%s\n    {\"name\": ", k ? "," : "");
+            cli_json_string(t->name);
+            printf(", \"fired\": %llu, \"per_run\": %.17g, ", (unsigned long long)t->fired,
+                   (double)t->fired / (double)r->runs);
+            json_share("in_runs", t->runs, r->runs);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+/* --- progress ------------------------------------------------------------------------ */
+
+typedef struct progress {
+    struct timespec start;
+    bool shown;
+} progress;
+
+static double elapsed(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* On a terminal, once the runs have taken a second: a bar on stderr,
+   wiped when they are done. */
+static void show_progress(void *user, uint64_t done, uint64_t runs)
+{
+    progress *pg = user;
+    if (done >= runs) {
+        if (pg->shown)
+            fprintf(stderr, "\r%*s\r", 60, "");
+        pg->shown = false;
+        return;
+    }
+    if (elapsed(&pg->start) < 1.0)
+        return;
+    int width = 30, filled = (int)((double)done / (double)runs * width);
+    fprintf(stderr, "\r[%.*s%*s] %3d%% %llu/%llu runs", filled, "##############################", width - filled, "",
+            (int)(100.0 * (double)done / (double)runs), (unsigned long long)done, (unsigned long long)runs);
+    fflush(stderr);
+    pg->shown = true;
+}
+
+/* --- the command ------------------------------------------------------------------------ */
+
+static bool parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long k = strtoull(s, &end, 10);
+    if (!*s || *end || k == 0 || k > max || s[0] == '-')
+        return false;
+    *out = k;
+    return true;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    uint64_t runs = 1000, jobs = 0;
+    const char *vs = NULL, *health = NULL, *format = "table";
+    char *rest[256];
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc && nrest < 255; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = true;
+        if (!strcmp(a, "-n") || !strcmp(a, "--runs")) {
+            if (!val || !parse_count(val, 100000000, &runs)) {
+                fprintf(stderr, "fray sim: %s takes a count of runs from 1 to 100000000\n", a);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (!val || !parse_count(val, 256, &jobs)) {
+                fprintf(stderr, "fray sim: %s takes a count of threads from 1 to 256\n", a);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--vs"))
+            vs = val;
+        else if (!strcmp(a, "--health"))
+            health = val;
+        else if (!strcmp(a, "--format"))
+            format = val;
+        else {
+            takes = false;
+            rest[nrest++] = argv[i];
+        }
+        if (takes) {
+            if (!val) {
+                fprintf(stderr, "fray sim: %s needs a value\nTry 'fray sim --help'.\n", a);
+                return EXIT_USAGE;
+            }
+            i++;
+        }
+    }
+    rest[nrest] = NULL;
+    if (strcmp(format, "table") && strcmp(format, "json")) {
+        fprintf(stderr, "fray sim: --format takes table or json\n");
+        return EXIT_USAGE;
+    }
+    cli_options o;
+    int first, rc = cli_parse("sim", nrest, rest, &o, &first, usage);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (nrest - first != 1) {
+        fprintf(stderr, "fray sim: %s\nTry 'fray sim --help'.\n",
+                first >= nrest ? "no scenario" : "one scenario at a time (a second system goes with --vs)");
+        return EXIT_USAGE;
+    }
+    const char *scenario = rest[first];
+    if (!jobs) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (uint64_t)cores : 1;
+        if (jobs > 256)
+            jobs = 256;
+    }
+    fray *f = cli_open(&o);
+    if (!f)
+        return EXIT_IO;
+    progress pg = {.shown = false};
+    clock_gettime(CLOCK_MONOTONIC, &pg.start);
+    bool tty = isatty(STDERR_FILENO);
+    fray_sim_options so = {.runs = runs,
+                           .threads = (int)jobs,
+                           .seed = o.seed,
+                           .health = health,
+                           .progress = tty ? show_progress : NULL,
+                           .progress_user = &pg};
+    fray_sim_result *rs[2] = {NULL, NULL};
+    const char *titles[2] = {"", vs};
+    int n = 1;
+    int code = cli_exit_code(fray_sim(f, scenario, &so, &rs[0]));
+    if (code == EXIT_OK && vs) {
+        so.system_path = vs;
+        clock_gettime(CLOCK_MONOTONIC, &pg.start);
+        code = cli_exit_code(fray_sim(f, scenario, &so, &rs[1]));
+        n = 2;
+    }
+    if (code == EXIT_OK) {
+        titles[0] = rs[0]->system[0] ? rs[0]->system : "this scenario";
+        if (vs)
+            titles[1] = rs[1]->system[0] ? rs[1]->system : vs;
+        if (n == 2 && !strcmp(titles[0], titles[1])) {
+            titles[0] = scenario;
+            titles[1] = vs;
+        }
+        const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
+        if (!strcmp(format, "json"))
+            print_json(view, titles, n, scenario, o.seed, (int)jobs);
+        else
+            print_table(view, titles, n, scenario, o.seed, (int)jobs);
+    }
+    fray_sim_free(rs[0]);
+    fray_sim_free(rs[1]);
+    fray_close(f);
+    return code;
+}

@@ -1,0 +1,66 @@
+/* output: bars, JSON strings and the terminal's width for the reports. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+bool cli_utf8_terminal(void)
+{
+    if (!isatty(STDOUT_FILENO))
+        return false;
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "utf-8");
+    }
+    return false;
+}
+
+int cli_bar(double fraction, int width, bool unicode)
+{
+    static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    if (fraction < 0)
+        fraction = 0;
+    if (fraction > 1)
+        fraction = 1;
+    int units = (int)(fraction * width * (unicode ? 8 : 1) + 0.5);
+    if (!unicode) {
+        for (int i = 0; i < units; i++)
+            putchar('#');
+        return units;
+    }
+    for (int i = 0; i < units / 8; i++)
+        fputs("█", stdout);
+    fputs(eighths[units % 8], stdout);
+    return units / 8 + (units % 8 != 0);
+}
+
+void cli_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+int cli_terminal_width(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        return ws.ws_col;
+    const char *columns = getenv("COLUMNS");
+    int n = columns ? atoi(columns) : 0;
+    return n >= 40 && n <= 1000 ? n : 80;
+}

@@ -1,0 +1,18 @@
+/* output: what the report-printing commands (prob, sim, diff) share: bars,
+ * JSON strings, the terminal's width. */
+#ifndef FRAY_CLI_OUTPUT_H
+#define FRAY_CLI_OUTPUT_H
+
+#include <stdbool.h>
+
+/* Standard output is a terminal that shows UTF-8 (for block bars). */
+bool cli_utf8_terminal(void);
+/* Prints a bar of fraction * width cells (in eighths with unicode blocks,
+ * '#' otherwise) and returns the cells it took. */
+int cli_bar(double fraction, int width, bool unicode);
+/* A quoted JSON string. */
+void cli_json_string(const char *s);
+/* Columns of the terminal on standard output (COLUMNS, else 80). */
+int cli_terminal_width(void);
+
+#endif

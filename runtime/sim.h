@@ -1,0 +1,34 @@
+/* sim: what one run of a simulated scenario tallies while it plays. The
+ * VM holds a pointer to a tally (NULL outside `fray sim`) and the runtime
+ * reports to it where damage is done, triggers fire and encounters end. */
+#ifndef FRAY_SIM_H
+#define FRAY_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lang/source.h"
+
+struct vm;
+
+typedef struct sim_tally {
+    int health;             /* first declaration of the stat whose losses are damage */
+    int64_t *dealt, *taken; /* per creature index */
+    bool *down;
+    size_t ncreatures, creatures_cap;
+    uint64_t *fired; /* per trigger */
+    size_t ntriggers;
+    /* the outcome of the last encounter (or of the one still under way) */
+    bool ended;
+    int winner; /* side index; -1: more than one side stands; -2: none does */
+    int rounds;
+    bool failed; /* out of memory while tallying */
+} sim_tally;
+
+/* Hooks, each a no-op when v->sim is NULL. */
+void sim_note_damage(struct vm *v, int c, int64_t amount);
+void sim_note_trigger(struct vm *v, int trigger);
+/* Records who stands as an encounter ends, or at the end of a run. */
+bool sim_note_outcome(struct vm *v, span at);
+
+#endif
