@@ -44,6 +44,7 @@ int cmd_disasm(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_prob(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_repl(int argc, char **argv);
 

@@ -167,6 +167,9 @@ typedef struct fray_sim_options {
     /* Play the scenario under another rule system: its `use NAME` of
        its own system loads this file instead (NULL: its own). */
     const char *system_path;
+    /* Commands played after the scenario's own, as if written at its end
+       (`fray diff` adds `begin encounter`, `roll initiative`, `fight`). */
+    const char *then;
     /* Called now and then from the calling thread while the runs go on. */
     void (*progress)(void *user, uint64_t done, uint64_t runs);
     void *progress_user;
@@ -213,6 +216,48 @@ typedef struct fray_sim_result {
  * seed) and nothing is returned. Free the result with fray_sim_free. */
 fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *o, fray_sim_result **out);
 void fray_sim_free(fray_sim_result *r);
+
+/* --- Comparing two rule systems (what `fray diff` is built on) ---------- */
+
+/* A report: sections of rows, each with what system A and system B say. */
+typedef struct fray_report_row {
+    const char *label;
+    const char *a, *b; /* NULL: that side has nothing here */
+    double pa, pb;     /* probabilities to draw as bars, or -1 */
+    bool differs;
+} fray_report_row;
+
+typedef struct fray_report_section {
+    const char *title;
+    const char *note; /* a line under the title, or NULL */
+    fray_report_row *rows;
+    size_t nrows;
+} fray_report_section;
+
+typedef struct fray_report {
+    const char *a, *b; /* the systems' names */
+    fray_report_section *sections;
+    size_t nsections;
+    size_t differences; /* rows that differ, in every section */
+} fray_report;
+
+typedef struct fray_diff_options {
+    /* Formulas both systems have are evaluated for a creature of default
+       stats with this stat set to each value (default: level 1, 5, 10, 20). */
+    const char *stat;
+    const int64_t *values;
+    size_t nvalues;
+    /* A directory of reference fights, one scenario per system named
+       after it (legend.rules, ...): see doc/diff.md. NULL: none. */
+    const char *profile;
+    int rounds;    /* the chance to drop the defender within this many rounds (default 3) */
+    uint64_t runs; /* runs of `fray sim` where a fight cannot be computed exactly (default 2000) */
+    int threads;
+} fray_diff_options;
+
+/* Compares the rule systems loaded into a and b. Free with fray_report_free. */
+fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out);
+void fray_report_free(fray_report *r);
 
 /* Writes the bytecode of everything compiled so far, with source lines. */
 void fray_disasm(fray *f, FILE *out);

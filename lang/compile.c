@@ -340,7 +340,13 @@ static void compile_use(compiler *cc, const node *use)
             load_module(cc, o->use_instead_path, NULL, 0, n->sp);
             continue;
         }
-        if (compile_find_module(n->text, cc->dir, cc->opts, path, sizeof path)) {
+        bool found_module = compile_find_module(n->text, cc->dir, cc->opts, path, sizeof path);
+        /* a file never means itself: legend.rules beside a profile named
+           legend.rules is the library's */
+        if (found_module && cc->nimporting > 0 &&
+            !strcmp(module_key(cc, path, false), cc->importing[cc->nimporting - 1]))
+            found_module = compile_find_module(n->text, NULL, cc->opts, path, sizeof path);
+        if (found_module) {
             load_module(cc, path, NULL, 0, n->sp);
             continue;
         }

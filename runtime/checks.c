@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/sim.h"
 #include "runtime/vm.h"
 
 /* snprintf that may cut the text short, as the transcript allows. */
@@ -141,6 +142,7 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
        low); a comparison written the other way round is its negation */
     bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
     bool meets = against ? !*result : *result;
+    sim_note_check(v, rec->check, meets);
     const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
                              : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
     bool plain = cmp >= 2; /* an ordering reads as "vs" */

@@ -247,6 +247,8 @@ bool encounter_end_span(struct vm *v, int kind, span at); /* scene, quest, arc: 
 bool encounter_delay(struct vm *v, span at);
 bool encounter_resume(struct vm *v, int c, span at);
 bool encounter_fight(struct vm *v, int rounds, span at);
+/* c plays its turn by its tactic. */
+bool encounter_play_tactic(struct vm *v, int c, span at);
 /* Is c out of the fight? */
 bool encounter_out(struct vm *v, int c, bool *out, span at);
 /* Does c still stand for its side (`stands when`, else not out)? */

@@ -1048,7 +1048,7 @@ static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, spa
     return true;
 }
 
-static bool play_tactic(vm *v, int c, span at)
+bool encounter_play_tactic(vm *v, int c, span at)
 {
     int t = v->creatures[c].tactic;
     if (t < 0)
@@ -1114,7 +1114,7 @@ bool encounter_fight(vm *v, int rounds, span at)
                     }
                     if (!yes)
                         continue;
-                    if (!play_tactic(v, (int)c, at))
+                    if (!encounter_play_tactic(v, (int)c, at))
                         return false;
                     if (!turn_done(v, mark, &used, allowed, at))
                         return false;

@@ -4,10 +4,34 @@
 #ifndef FRAY_RNG_H
 #define FRAY_RNG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* An oracle replaces the generator's draws with chosen ones, so that a
+ * procedure can be run once per combination of its dice (`fray diff`
+ * computes a turn's outcomes exactly that way). Each draw in [0, n) takes
+ * the next choice of the path; past the path's end, 0, and the draw is
+ * added to it. */
+#define RNG_ORACLE_DEPTH 64
+typedef struct rng_oracle {
+    uint32_t choice[RNG_ORACLE_DEPTH], sides[RNG_ORACLE_DEPTH];
+    int len, depth;
+    double weight;     /* the chance of the path's draws so far */
+    double min_weight; /* a path less likely than this is cut (0: none) */
+    bool too_deep;     /* this path was cut: too many draws, too unlikely, or too wide a draw */
+    bool diverged;     /* a draw of another width than the path had there */
+} rng_oracle;
+uint64_t rng_oracle_pick(rng_oracle *o, uint64_t n);
+/* Starts the path over from its first draw. */
+void rng_oracle_rewind(rng_oracle *o);
+/* The next path (the last draw that can go one higher does, and what
+   came after it is dropped); false when every path has been taken. */
+bool rng_oracle_advance(rng_oracle *o);
 
 typedef struct rng {
     uint64_t s[4];
+    rng_oracle *oracle; /* NULL: draws come from s */
 } rng;
 
 /* Expand seed into the 256-bit state with splitmix64 (never all zero). */
@@ -64,6 +88,8 @@ static inline uint64_t rng_below(rng *r, uint64_t n)
 {
     if (n == 0)
         return 0;
+    if (__builtin_expect(r->oracle != NULL, 0))
+        return rng_oracle_pick(r->oracle, n);
     uint64_t low;
     uint64_t high = rng_mul_64x64(rng_next(r), n, &low);
     if (low < n) {

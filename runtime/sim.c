@@ -77,6 +77,21 @@ void sim_note_trigger(vm *v, int trigger)
         t->fired[trigger]++;
 }
 
+void sim_note_check(vm *v, int check, bool met)
+{
+    sim_tally *t = v->sim;
+    if (t && t->first_check < 0) {
+        t->first_check = check;
+        t->first_met = met;
+    }
+}
+
+void sim_note_change(vm *v)
+{
+    if (v->sim)
+        v->sim->changed = true;
+}
+
 /* A creature without a side is a side of its own: -2 - its index. */
 static int side_of(const vm *v, int c)
 {
@@ -299,7 +314,8 @@ static bool play_one(worker *w, uint64_t run)
         return false;
     v->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
-    sim_tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired};
+    sim_tally t = {
+        .health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .first_check = -1, .watch = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->sim = &t;
     bool ok = vm_run_commands(v, 0);
@@ -345,6 +361,8 @@ static bool compile_scenario(worker *w)
         fray_on_diagnostic(w->f, capture_diag, w);
     w->f->color = w->parent->color;
     int errors = compile_file(w->f->p, sh->scenario, &w->f->sink, &sh->copts);
+    if (errors == 0 && sh->o->then)
+        errors = compile_string(w->f->p, sh->scenario, sh->o->then, strlen(sh->o->then), &w->f->sink, &sh->copts);
     if (errors != 0)
         return false;
     fray_on_diagnostic(w->f, capture_diag, w);

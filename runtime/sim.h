@@ -23,11 +23,18 @@ typedef struct sim_tally {
     int winner; /* side index; -1: more than one side stands; -2: none does */
     int rounds;
     bool failed; /* out of memory while tallying */
+    /* what a turn played for `fray diff` did besides damage */
+    int first_check; /* the check first compared, or -1 */
+    bool first_met;  /* ... and whether it met its target */
+    int watch;       /* a creature whose other stats must not change, or -1 */
+    bool changed;    /* a condition was applied, or a stat of `watch` other than health changed */
 } sim_tally;
 
 /* Hooks, each a no-op when v->sim is NULL. */
 void sim_note_damage(struct vm *v, int c, int64_t amount);
 void sim_note_trigger(struct vm *v, int trigger);
+void sim_note_check(struct vm *v, int check, bool met);
+void sim_note_change(struct vm *v);
 /* Records who stands as an encounter ends, or at the end of a run. */
 bool sim_note_outcome(struct vm *v, span at);
 

@@ -1,0 +1,377 @@
+/* cmd_diff: `fray diff A B`, two rule systems side by side: a table
+ * fitted to the terminal, Markdown, or JSON. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/output.h"
+
+static const char usage[] = "Usage: fray diff [OPTION]... A B\n"
+                            "Compare two rule systems (files, or modules by name such as legend) by\n"
+                            "meaning: the action economy slot by slot, lined up by role; initiative,\n"
+                            "rounds, death, space; formulas both have, evaluated at a few levels;\n"
+                            "reference fights computed exactly (with --profile); and every condition,\n"
+                            "action, trigger, stat ... that differs, or that only one side has.\n"
+                            "\n"
+                            "  --format FORMAT    table (default), markdown or json\n"
+                            "  --exit-code        exit 1 when the systems differ (0 when they do not)\n"
+                            "  --at STAT=V,V,...  evaluate formulas at these values of STAT\n"
+                            "                     (default level=1,5,10,20)\n"
+                            "  --profile DIR      reference fights: DIR/SYSTEM.rules for each system\n"
+                            "                     (see examples/profiles/)\n"
+                            "  --rounds N         the chance to drop the defender within N rounds (3)\n"
+                            "  --runs N           runs of a simulation where a fight cannot be computed\n"
+                            "                     exactly (default 2000)\n"
+                            "  -j, --jobs N       threads for those runs (default: the machine's cores)\n"
+                            "  -I, --include DIR  look for `use` modules in DIR\n"
+                            "\n"
+                            "Examples:\n"
+                            "  fray diff legend shock\n"
+                            "  fray diff rules/legend.rules examples/variants/keen_legend.rules\n"
+                            "  fray diff --profile examples/profiles/duel legend fortitude\n";
+
+/* --- loading ------------------------------------------------------------------- */
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int load(fray *f, const char *what)
+{
+    if (is_file(what))
+        return cli_exit_code(fray_run_file(f, what));
+    if (strchr(what, '/') || strstr(what, ".rules")) {
+        fprintf(stderr, "fray diff: %s: no such file\n", what);
+        return EXIT_IO;
+    }
+    char text[512];
+    snprintf(text, sizeof text, "use %s\n", what);
+    return cli_exit_code(fray_run_string(f, what, text, strlen(text)));
+}
+
+/* --- the table --------------------------------------------------------------------- */
+
+/* Width in columns of UTF-8 text (one per character). */
+static int columns(const char *s, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* The next line of s that fits in width columns, cut at a space when one
+   is near: its length in bytes; *next is where the rest starts. */
+static size_t fit(const char *s, int width, const char **next)
+{
+    size_t len = strlen(s);
+    if (columns(s, len) <= width) {
+        *next = s + len;
+        return len;
+    }
+    size_t cut = 0, space = 0;
+    int cols = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (cols == width)
+                break;
+            cols++;
+        }
+        cut = i + 1;
+        if (s[i] == ' ')
+            space = i;
+    }
+    if (space > cut / 2) {
+        *next = s + space + 1;
+        return space;
+    }
+    *next = s + cut;
+    return cut;
+}
+
+static void print_padded(const char *s, size_t len, int width)
+{
+    fwrite(s, 1, len, stdout);
+    int pad = width - columns(s, len);
+    if (pad > 0)
+        printf("%*s", pad, "");
+}
+
+static const char *absent(bool unicode)
+{
+    return unicode ? "—" : "-";
+}
+
+static void print_cell_line(const char **rest, int width)
+{
+    const char *next;
+    size_t len = fit(*rest, width, &next);
+    print_padded(*rest, len, width);
+    *rest = next;
+}
+
+static void print_row(const fray_report_row *row, int label_w, int cell_w, bool unicode)
+{
+    char a[1200], b[1200];
+    snprintf(a, sizeof a, "%s", row->a ? row->a : absent(unicode));
+    snprintf(b, sizeof b, "%s", row->b ? row->b : absent(unicode));
+    const char *ra = a, *rb = b, *rl = row->label;
+    bool first = true;
+    while (*ra || *rb || *rl || first) {
+        printf("%s ", first && row->differs ? (unicode ? "≠" : "!") : " ");
+        print_cell_line(&rl, label_w);
+        printf("  ");
+        if (first && row->pa >= 0) {
+            int cells = cli_bar(row->pa, 10, unicode);
+            printf("%*s ", 10 - cells, "");
+            print_cell_line(&ra, cell_w - 11);
+        } else
+            print_cell_line(&ra, cell_w);
+        printf("  ");
+        if (first && row->pb >= 0) {
+            int cells = cli_bar(row->pb, 10, unicode);
+            printf("%*s ", 10 - cells, "");
+            const char *next;
+            size_t len = fit(rb, cell_w - 11, &next);
+            fwrite(rb, 1, len, stdout);
+            rb = next;
+        } else {
+            const char *next;
+            size_t len = fit(rb, cell_w, &next);
+            fwrite(rb, 1, len, stdout);
+            rb = next;
+        }
+        putchar('\n');
+        first = false;
+    }
+}
+
+static void print_table(const fray_report *r)
+{
+    bool unicode = cli_utf8_terminal();
+    int width = cli_terminal_width();
+    int label_w = width >= 120 ? 26 : 20;
+    int cell_w = (width - label_w - 6) / 2;
+    if (cell_w < 16)
+        cell_w = 16;
+    printf("  %-*s  ", label_w, "");
+    print_padded(r->a, strlen(r->a), cell_w);
+    printf("  %s\n", r->b);
+    for (size_t s = 0; s < r->nsections; s++) {
+        const fray_report_section *sec = &r->sections[s];
+        printf("\n%s\n", sec->title);
+        if (sec->note)
+            printf("  (%s)\n", sec->note);
+        for (size_t k = 0; k < sec->nrows; k++)
+            print_row(&sec->rows[k], label_w, cell_w, unicode);
+    }
+    printf("\n%zu difference%s\n", r->differences, r->differences == 1 ? "" : "s");
+}
+
+/* --- Markdown and JSON ------------------------------------------------------------------- */
+
+static void md_cell(const char *s, double p)
+{
+    putchar(' ');
+    if (p >= 0)
+        printf("%.1f%% ", 100 * p);
+    if (!s)
+        fputs("—", stdout);
+    for (; s && *s; s++) {
+        if (*s == '|')
+            fputs("\\|", stdout);
+        else
+            putchar(*s);
+    }
+    fputs(" |", stdout);
+}
+
+static void print_markdown(const fray_report *r)
+{
+    printf("# %s and %s\n", r->a, r->b);
+    for (size_t s = 0; s < r->nsections; s++) {
+        const fray_report_section *sec = &r->sections[s];
+        printf("\n## %s\n\n", sec->title);
+        if (sec->note)
+            printf("%s.\n\n", sec->note);
+        if (!sec->nrows)
+            continue;
+        printf("| | %s | %s |\n|---|---|---|\n", r->a, r->b);
+        for (size_t k = 0; k < sec->nrows; k++) {
+            const fray_report_row *row = &sec->rows[k];
+            printf("| %s%s%s |", row->differs ? "**" : "", row->label, row->differs ? "**" : "");
+            md_cell(row->a, row->a ? row->pa : -1);
+            md_cell(row->b, row->b ? row->pb : -1);
+            putchar('\n');
+        }
+    }
+    printf("\n%zu difference%s.\n", r->differences, r->differences == 1 ? "" : "s");
+}
+
+static void json_opt(const char *s)
+{
+    if (s)
+        cli_json_string(s);
+    else
+        fputs("null", stdout);
+}
+
+static void print_json(const fray_report *r)
+{
+    printf("{\"a\": ");
+    cli_json_string(r->a);
+    printf(", \"b\": ");
+    cli_json_string(r->b);
+    printf(", \"differences\": %zu, \"sections\": [", r->differences);
+    for (size_t s = 0; s < r->nsections; s++) {
+        const fray_report_section *sec = &r->sections[s];
+        printf("%s\n  {\"title\": ", s ? "," : "");
+        cli_json_string(sec->title);
+        printf(", \"note\": ");
+        json_opt(sec->note);
+        printf(", \"rows\": [");
+        for (size_t k = 0; k < sec->nrows; k++) {
+            const fray_report_row *row = &sec->rows[k];
+            printf("%s\n    {\"label\": ", k ? "," : "");
+            cli_json_string(row->label);
+            printf(", \"a\": ");
+            json_opt(row->a);
+            printf(", \"b\": ");
+            json_opt(row->b);
+            if (row->pa >= 0 || row->pb >= 0)
+                printf(", \"pa\": %.17g, \"pb\": %.17g", row->pa, row->pb);
+            printf(", \"differs\": %s}", row->differs ? "true" : "false");
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+/* --- the command --------------------------------------------------------------------------- */
+
+static bool parse_at(const char *arg, char *stat, size_t cap, int64_t *values, size_t *n)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || (size_t)(eq - arg) >= cap)
+        return false;
+    snprintf(stat, cap, "%.*s", (int)(eq - arg), arg);
+    *n = 0;
+    for (const char *s = eq + 1; *s;) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || *n >= 8 || (*end && *end != ','))
+            return false;
+        values[(*n)++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return *n > 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    const char *format = "table", *profile = NULL;
+    bool exit_code = false;
+    char stat[64] = "";
+    int64_t values[8];
+    size_t nvalues = 0;
+    uint64_t rounds = 3, runs = 2000, jobs = 0;
+    char *rest[256];
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc && nrest < 255; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--exit-code")) {
+            exit_code = true;
+            continue;
+        }
+        bool known = !strcmp(a, "--format") || !strcmp(a, "--at") || !strcmp(a, "--profile") ||
+                     !strcmp(a, "--rounds") || !strcmp(a, "--runs") || !strcmp(a, "-j") || !strcmp(a, "--jobs");
+        if (!known) {
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        if (!val) {
+            fprintf(stderr, "fray diff: %s needs a value\nTry 'fray diff --help'.\n", a);
+            return EXIT_USAGE;
+        }
+        i++;
+        char *end;
+        unsigned long long n = strtoull(val, &end, 10);
+        bool count = *val && !*end && val[0] != '-';
+        if (!strcmp(a, "--format"))
+            format = val;
+        else if (!strcmp(a, "--profile"))
+            profile = val;
+        else if (!strcmp(a, "--at")) {
+            if (!parse_at(val, stat, sizeof stat, values, &nvalues)) {
+                fprintf(stderr, "fray diff: --at takes STAT=V,V,... (at most 8 whole numbers), not '%s'\n", val);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--rounds") && count && n >= 1 && n <= 100)
+            rounds = n;
+        else if (!strcmp(a, "--runs") && count && n >= 1 && n <= 10000000)
+            runs = n;
+        else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && count && n >= 1 && n <= 256)
+            jobs = n;
+        else {
+            fprintf(stderr, "fray diff: '%s' is not a valid value for %s\n", val, a);
+            return EXIT_USAGE;
+        }
+    }
+    rest[nrest] = NULL;
+    if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "json")) {
+        fprintf(stderr, "fray diff: --format takes table, markdown or json\n");
+        return EXIT_USAGE;
+    }
+    cli_options o;
+    int first, rc = cli_parse("diff", nrest, rest, &o, &first, usage);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (nrest - first != 2) {
+        fprintf(stderr, "fray diff: two rule systems to compare, not %d\nTry 'fray diff --help'.\n", nrest - first);
+        return EXIT_USAGE;
+    }
+    if (!jobs) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 && cores <= 256 ? (uint64_t)cores : 1;
+    }
+    fray *fa = cli_open(&o), *fb = cli_open(&o);
+    int code = fa && fb ? EXIT_OK : EXIT_IO;
+    if (code == EXIT_OK)
+        code = load(fa, rest[first]);
+    if (code == EXIT_OK)
+        code = load(fb, rest[first + 1]);
+    fray_report *r = NULL;
+    if (code == EXIT_OK) {
+        fray_diff_options d = {.stat = stat[0] ? stat : NULL,
+                               .values = values,
+                               .nvalues = nvalues,
+                               .profile = profile,
+                               .rounds = (int)rounds,
+                               .runs = runs,
+                               .threads = (int)jobs};
+        code = cli_exit_code(fray_diff(fa, fb, &d, &r));
+    }
+    if (code == EXIT_OK) {
+        if (!r->differences && strcmp(format, "json"))
+            printf("no differences between %s and %s\n", rest[first], rest[first + 1]);
+        else if (!strcmp(format, "json"))
+            print_json(r);
+        else if (!strcmp(format, "markdown"))
+            print_markdown(r);
+        else
+            print_table(r);
+        if (exit_code && r->differences)
+            code = EXIT_RULES;
+    }
+    fray_report_free(r);
+    fray_close(fa);
+    fray_close(fb);
+    return code;
+}
