@@ -128,14 +128,14 @@ static void print_row(const fray_report_row *row, int label_w, int cell_w, bool 
         print_cell_line(&rl, label_w);
         printf("  ");
         if (first && row->pa >= 0) {
-            int cells = cli_bar(row->pa, 10, unicode);
+            int cells = cli_bar(stdout, row->pa, 10, unicode);
             printf("%*s ", 10 - cells, "");
             print_cell_line(&ra, cell_w - 11);
         } else
             print_cell_line(&ra, cell_w);
         printf("  ");
         if (first && row->pb >= 0) {
-            int cells = cli_bar(row->pb, 10, unicode);
+            int cells = cli_bar(stdout, row->pb, 10, unicode);
             printf("%*s ", 10 - cells, "");
             const char *next;
             size_t len = fit(rb, cell_w - 11, &next);

@@ -111,7 +111,7 @@ static void print_table(column *cols, int n, bool exact)
             else
                 printf("  %12s ", p);
             double share = top > 0 ? fray_distribution_p(d, x) / top : 0;
-            cli_bar(inside ? share : 0, bar_width, unicode);
+            cli_bar(stdout, inside ? share : 0, bar_width, unicode);
             if (n > 1) { /* pad to the column's width (bars are multibyte) */
                 int cells = (int)(share * bar_width + (unicode ? 0.999 : 0.5));
                 if (!inside)

@@ -51,8 +51,9 @@ static void share_interval(uint64_t k, uint64_t n, double *lo, double *hi)
     double p = (double)k / (double)n, nn = (double)n;
     double centre = (p + z * z / (2 * nn)) / (1 + z * z / nn);
     double half = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
-    *lo = fmax(0, centre - half);
-    *hi = fmin(1, centre + half);
+    /* none or all: the interval touches 0 or 1 exactly */
+    *lo = k == 0 ? 0 : fmax(0, centre - half);
+    *hi = k == n ? 1 : fmin(1, centre + half);
 }
 
 /* Mean and the half-width of its 95% interval from a sum and a sum of squares. */
@@ -148,48 +149,48 @@ static void add_name(names *ns, const char *name)
 #define LABEL 24
 #define CELL 24
 
-static void cell(const char *text)
+static void cell(FILE *out, const char *text)
 {
-    printf("  %-*s", CELL, text);
+    fprintf(out, "  %-*s", CELL, text);
 }
 
-static void share_cell(uint64_t k, uint64_t n)
+static void share_cell(FILE *out, uint64_t k, uint64_t n)
 {
     double lo, hi;
     share_interval(k, n, &lo, &hi);
     char buf[64];
     snprintf(buf, sizeof buf, "%5.1f%% (%.1f-%.1f)", 100.0 * (double)k / (double)(n ? n : 1), 100 * lo, 100 * hi);
-    cell(buf);
+    cell(out, buf);
 }
 
-static void mean_cell(uint64_t sum, uint64_t squares, uint64_t n)
+static void mean_cell(FILE *out, uint64_t sum, uint64_t squares, uint64_t n)
 {
     double mean, half;
     mean_interval(sum, squares, n, &mean, &half);
     char buf[64];
-    snprintf(buf, sizeof buf, "%.2f ± %.2f", mean, half);
-    cell(buf);
+    snprintf(buf, sizeof buf, "%.2f %s %.2f", mean, cli_utf8_terminal() ? "±" : "+-", half);
+    cell(out, buf);
 }
 
-static void label(const char *text)
+static void label(FILE *out, const char *text)
 {
-    printf("%-*.*s", LABEL, LABEL, text);
+    fprintf(out, "%-*.*s", LABEL, LABEL, text);
 }
 
-static void print_table(const fray_sim_result *const *rs, const char *const *titles, int n, const char *scenario,
-                        uint64_t seed, int threads)
+static void print_table(FILE *out, const fray_sim_result *const *rs, const char *const *titles, int n,
+                        const char *scenario, uint64_t seed, int threads)
 {
     bool unicode = cli_utf8_terminal();
-    printf("%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)rs[0]->runs,
-           rs[0]->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + rs[0]->runs - 1), threads,
-           threads == 1 ? "" : "s");
-    label("");
+    fprintf(out, "%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)rs[0]->runs,
+            rs[0]->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + rs[0]->runs - 1),
+            threads, threads == 1 ? "" : "s");
+    label(out, "");
     for (int i = 0; i < n; i++)
-        cell(titles[i]);
-    printf("\n\n");
+        cell(out, titles[i]);
+    fprintf(out, "\n\n");
 
-    label("Winner (95% interval)");
-    putchar('\n');
+    label(out, "Winner (95% interval)");
+    fputc('\n', out);
     names sides = {0};
     for (int i = 0; i < n; i++)
         for (size_t k = 0; k < rs[i]->nsides; k++)
@@ -197,12 +198,12 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
     for (int s = 0; s < sides.n; s++) {
         char text[64];
         snprintf(text, sizeof text, "  %s", sides.v[s]);
-        label(text);
+        label(out, text);
         for (int i = 0; i < n; i++) {
             const fray_sim_side *side = find_side(rs[i], sides.v[s]);
-            share_cell(side ? side->wins : 0, rs[i]->runs);
+            share_cell(out, side ? side->wins : 0, rs[i]->runs);
         }
-        putchar('\n');
+        fputc('\n', out);
     }
     bool undecided = false, nobody = false;
     for (int i = 0; i < n; i++) {
@@ -210,21 +211,21 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
         nobody |= rs[i]->nobody > 0;
     }
     if (undecided) {
-        label("  no winner yet");
+        label(out, "  no winner yet");
         for (int i = 0; i < n; i++)
-            share_cell(rs[i]->undecided, rs[i]->runs);
-        putchar('\n');
+            share_cell(out, rs[i]->undecided, rs[i]->runs);
+        fputc('\n', out);
     }
     if (nobody) {
-        label("  every side down");
+        label(out, "  every side down");
         for (int i = 0; i < n; i++)
-            share_cell(rs[i]->nobody, rs[i]->runs);
-        putchar('\n');
+            share_cell(out, rs[i]->nobody, rs[i]->runs);
+        fputc('\n', out);
     }
 
-    putchar('\n');
-    label("Rounds");
-    putchar('\n');
+    fputc('\n', out);
+    label(out, "Rounds");
+    fputc('\n', out);
     round_stats st[2];
     size_t longest = 0;
     for (int i = 0; i < n; i++) {
@@ -233,7 +234,7 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
     }
     static const char *const what[] = {"  mean", "  median", "  90th percentile", "  shortest", "  longest"};
     for (int row = 0; row < 5; row++) {
-        label(what[row]);
+        label(out, what[row]);
         for (int i = 0; i < n; i++) {
             char buf[32];
             size_t v[] = {0, st[i].median, st[i].p90, st[i].shortest, st[i].longest};
@@ -241,35 +242,38 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
                 snprintf(buf, sizeof buf, "%.2f", st[i].mean);
             else
                 snprintf(buf, sizeof buf, "%zu", v[row]);
-            cell(buf);
+            cell(out, buf);
         }
-        putchar('\n');
+        fputc('\n', out);
     }
     uint64_t top = 0;
     for (int i = 0; i < n; i++)
         for (size_t k = 0; k < rs[i]->nrounds; k++)
             top = rs[i]->rounds[k] > top ? rs[i]->rounds[k] : top;
-    for (size_t k = 0; k <= longest; k++) {
+    size_t shortest = longest;
+    for (int i = 0; i < n; i++)
+        shortest = st[i].shortest < shortest ? st[i].shortest : shortest;
+    for (size_t k = shortest; k <= longest; k++) {
         char text[32];
         snprintf(text, sizeof text, "  %zu round%s", k, k == 1 ? "" : "s");
-        label(text);
+        label(out, text);
         for (int i = 0; i < n; i++) {
             uint64_t runs = k < rs[i]->nrounds ? rs[i]->rounds[k] : 0;
             char buf[32];
             snprintf(buf, sizeof buf, "%5.1f%% ", 100.0 * (double)runs / (double)rs[i]->runs);
-            printf("  %s", buf);
-            int cells = cli_bar(top ? (double)runs / (double)top : 0, CELL - 8, unicode);
+            fprintf(out, "  %s", buf);
+            int cells = cli_bar(out, top ? (double)runs / (double)top : 0, CELL - 8, unicode);
             if (i + 1 < n)
-                printf("%*s", CELL - (int)strlen(buf) - cells, "");
+                fprintf(out, "%*s", CELL - (int)strlen(buf) - cells, "");
         }
-        putchar('\n');
+        fputc('\n', out);
     }
 
-    putchar('\n');
     char heading[80];
-    snprintf(heading, sizeof heading, "Damage (%s lost)", rs[0]->health);
-    label(heading);
-    putchar('\n');
+    snprintf(heading, sizeof heading, "Damage (%s lost)", rs[0]->health[0] ? rs[0]->health : "nothing counted");
+    fputc('\n', out);
+    label(out, heading);
+    fputc('\n', out);
     names cs = {0};
     for (int i = 0; i < n; i++)
         for (size_t k = 0; k < rs[i]->ncreatures; k++)
@@ -281,23 +285,23 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
             any = find_creature(rs[i], cs.v[c]);
         snprintf(text, sizeof text, "  %s%s%s%s", cs.v[c], any->side ? " (" : "", any->side ? any->side : "",
                  any->side ? ")" : "");
-        label(text);
-        putchar('\n');
+        label(out, text);
+        fputc('\n', out);
         static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
         for (int row = 0; row < 3; row++) {
-            label(rows[row]);
+            label(out, rows[row]);
             for (int i = 0; i < n; i++) {
                 const fray_sim_creature *cr = find_creature(rs[i], cs.v[c]);
                 if (!cr)
-                    cell("-");
+                    cell(out, "-");
                 else if (row == 0)
-                    mean_cell(cr->dealt, cr->dealt_squares, rs[i]->runs);
+                    mean_cell(out, cr->dealt, cr->dealt_squares, rs[i]->runs);
                 else if (row == 1)
-                    mean_cell(cr->taken, cr->taken_squares, rs[i]->runs);
+                    mean_cell(out, cr->taken, cr->taken_squares, rs[i]->runs);
                 else
-                    share_cell(cr->down, rs[i]->runs);
+                    share_cell(out, cr->down, rs[i]->runs);
             }
-            putchar('\n');
+            fputc('\n', out);
         }
     }
 
@@ -306,13 +310,13 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
         for (size_t k = 0; k < rs[i]->ntriggers; k++)
             add_name(&ts, rs[i]->triggers[k].name);
     if (ts.n) {
-        putchar('\n');
-        label("Triggers (per fight; in)");
-        putchar('\n');
+        fputc('\n', out);
+        label(out, "Triggers (per fight; in)");
+        fputc('\n', out);
         for (int t = 0; t < ts.n; t++) {
             char text[64];
             snprintf(text, sizeof text, "  %s", ts.v[t]);
-            label(text);
+            label(out, text);
             for (int i = 0; i < n; i++) {
                 const fray_sim_trigger *tr = find_trigger(rs[i], ts.v[t]);
                 char buf[64];
@@ -321,9 +325,9 @@ static void print_table(const fray_sim_result *const *rs, const char *const *tit
                              100.0 * (double)tr->runs / (double)rs[i]->runs);
                 else
                     snprintf(buf, sizeof buf, "never");
-                cell(buf);
+                cell(out, buf);
             }
-            putchar('\n');
+            fputc('\n', out);
         }
     }
 }
@@ -414,6 +418,19 @@ static void print_json(const fray_sim_result *const *rs, const char *const *titl
         printf("]}");
     }
     printf("\n]}\n");
+}
+
+static void print_trimmed(const char *text)
+{
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        size_t keep = n;
+        while (keep > 0 && line[keep - 1] == ' ')
+            keep--;
+        printf("%.*s\n", (int)keep, line);
+        line += n + (end != NULL);
+    }
 }
 
 /* --- progress ------------------------------------------------------------------------ */
@@ -555,8 +572,19 @@ int cmd_sim(int argc, char **argv)
         const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
         if (!strcmp(format, "json"))
             print_json(view, titles, n, scenario, o.seed, (int)jobs);
-        else
-            print_table(view, titles, n, scenario, o.seed, (int)jobs);
+        else {
+            /* the table is laid out in columns, then printed without the
+               blanks that pad its last column */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&text, &len);
+            print_table(mem ? mem : stdout, view, titles, n, scenario, o.seed, (int)jobs);
+            if (mem) {
+                fclose(mem);
+                print_trimmed(text);
+                free(text);
+            }
+        }
     }
     fray_sim_free(rs[0]);
     fray_sim_free(rs[1]);

@@ -21,7 +21,7 @@ bool cli_utf8_terminal(void)
     return false;
 }
 
-int cli_bar(double fraction, int width, bool unicode)
+int cli_bar(FILE *out, double fraction, int width, bool unicode)
 {
     static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
     if (fraction < 0)
@@ -31,12 +31,12 @@ int cli_bar(double fraction, int width, bool unicode)
     int units = (int)(fraction * width * (unicode ? 8 : 1) + 0.5);
     if (!unicode) {
         for (int i = 0; i < units; i++)
-            putchar('#');
+            fputc('#', out);
         return units;
     }
     for (int i = 0; i < units / 8; i++)
-        fputs("█", stdout);
-    fputs(eighths[units % 8], stdout);
+        fputs("█", out);
+    fputs(eighths[units % 8], out);
     return units / 8 + (units % 8 != 0);
 }
 

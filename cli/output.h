@@ -4,12 +4,13 @@
 #define FRAY_CLI_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Standard output is a terminal that shows UTF-8 (for block bars). */
 bool cli_utf8_terminal(void);
 /* Prints a bar of fraction * width cells (in eighths with unicode blocks,
  * '#' otherwise) and returns the cells it took. */
-int cli_bar(double fraction, int width, bool unicode);
+int cli_bar(FILE *out, double fraction, int width, bool unicode);
 /* A quoted JSON string. */
 void cli_json_string(const char *s);
 /* Columns of the terminal on standard output (COLUMNS, else 80). */

@@ -197,7 +197,7 @@ typedef struct fray_sim_trigger {
 typedef struct fray_sim_result {
     uint64_t runs;
     const char *system; /* the rule system played (its `system` name), or "" */
-    const char *health; /* the stat counted as damage */
+    const char *health; /* the stat counted as damage ("" when none: no damage is counted) */
     fray_sim_side *sides;
     size_t nsides;
     uint64_t undecided; /* runs that ended with more than one side standing */

@@ -250,6 +250,17 @@ bool compile_find_module(const char *name, const char *from_dir, const compile_o
     return false;
 }
 
+bool compile_module_exists(const char *name, const compile_options *opts)
+{
+    char path[4096];
+    if (compile_find_module(name, NULL, opts, path, sizeof path))
+        return true;
+    for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++)
+        if (strcmp(embedded_stdlib[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void dir_of(const char *path, char *out, size_t cap)
 {
     const char *slash = strrchr(path, '/');
@@ -336,30 +347,36 @@ static void compile_use(compiler *cc, const node *use)
     for (const node *n = use->list; n; n = n->next) {
         char path[4096];
         const compile_options *o = cc->opts;
-        if (o && o->use_instead_name && cc->nimporting == 1 && strcmp(n->text, o->use_instead_name) == 0) {
-            load_module(cc, o->use_instead_path, NULL, 0, n->sp);
-            continue;
+        const char *name = n->text;
+        if (o && o->use_instead_name && cc->nimporting == 1 && strcmp(name, o->use_instead_name) == 0) {
+            const char *instead = o->use_instead_path;
+            size_t len = strlen(instead);
+            if (strchr(instead, '/') || (len > 6 && !strcmp(instead + len - 6, ".rules"))) {
+                load_module(cc, instead, NULL, 0, n->sp);
+                continue;
+            }
+            name = instead; /* a module by name */
         }
-        bool found_module = compile_find_module(n->text, cc->dir, cc->opts, path, sizeof path);
+        bool found_module = compile_find_module(name, cc->dir, cc->opts, path, sizeof path);
         /* a file never means itself: legend.rules beside a profile named
            legend.rules is the library's */
         if (found_module && cc->nimporting > 0 &&
             !strcmp(module_key(cc, path, false), cc->importing[cc->nimporting - 1]))
-            found_module = compile_find_module(n->text, NULL, cc->opts, path, sizeof path);
+            found_module = compile_find_module(name, NULL, cc->opts, path, sizeof path);
         if (found_module) {
             load_module(cc, path, NULL, 0, n->sp);
             continue;
         }
         bool found = false;
         for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++) {
-            if (strcmp(embedded_stdlib[i].name, n->text) == 0) {
+            if (strcmp(embedded_stdlib[i].name, name) == 0) {
                 load_module(cc, embedded_stdlib[i].path, embedded_stdlib[i].text, strlen(embedded_stdlib[i].text),
                             n->sp);
                 found = true;
             }
         }
         if (!found)
-            comp_error(cc, n->sp, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", n->text,
+            comp_error(cc, n->sp, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", name,
                        "the installed library");
     }
 }

@@ -13,8 +13,9 @@ typedef struct compile_options {
     const char *const *search_path; /* after the file's own directory */
     size_t npaths;
     bool syntax_only; /* parse and report syntax errors only */
-    /* `use NAME` in the file compiled (not in its modules) loads this file
-       instead: a scenario played under another rule system (`fray sim --vs`). */
+    /* `use NAME` in the file compiled (not in its modules) loads this
+       instead, a file (with a '/' or ending in .rules) or a module by name:
+       a scenario played under another rule system (`fray sim --vs`). */
     const char *use_instead_name, *use_instead_path;
 } compile_options;
 
@@ -37,5 +38,7 @@ int compile_sample(program *p, const char *name, const char *text, size_t len, d
 /* Resolves `use NAME` to a file: NAME.rules in the importing file's
  * directory, then each search path entry, then the built-in stdlib. */
 bool compile_find_module(const char *name, const char *from_dir, const compile_options *opts, char *out, size_t cap);
+/* Whether `use NAME` finds a module: on the search path, or built in. */
+bool compile_module_exists(const char *name, const compile_options *opts);
 
 #endif

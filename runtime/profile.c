@@ -283,7 +283,7 @@ static bool chain(fight *g)
 #undef AT
     /* a draw only when neither can ever hurt the other */
     g->draw = (a0 >= 1 - 1e-15 && b0 >= 1 - 1e-15) ? 1 : 0;
-    g->win[1] = g->draw ? 0 : 1 - g->win[0];
+    g->win[1] = g->draw ? 0 : 1 - g->win[0] > 0 ? 1 - g->win[0] : 0;
     return true;
 }
 
@@ -369,6 +369,9 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
     const program *pp = parent->p;
     const decl *sys = pp->system_name >= 0 ? program_find_decl(pp, DK_SYSTEM, pp->system_name) : NULL;
     const char *system_file = sys && sys->where.source < pp->nsources ? pp->sources[sys->where.source]->name : NULL;
+    struct stat st;
+    if (system_file && (stat(system_file, &st) != 0 || !S_ISREG(st.st_mode)))
+        system_file = program_string(pp, pp->system_name); /* built in: by its name */
     g->system_file = system_file;
     if (!system_file)
         return false;
@@ -529,6 +532,8 @@ static void damage_rows(report_builder *rb, fight *g)
             percent(cell[s], sizeof cell[s], p[s]);
             text[s] = cell[s];
         }
+        if (p[0] <= 0 && p[1] <= 0)
+            continue; /* no system deals that much */
         if (lo == hi)
             snprintf(label, sizeof label, "  deals %zu", lo);
         else

@@ -371,20 +371,17 @@ static bool compile_scenario(worker *w)
     if (!health && r->encounter.ntrack > 0)
         health = program_string(w->f->p, w->f->p->decls[r->encounter.track[0]].name);
     w->health = health ? find_health(w->f->p, health) : -1;
-    if (w->health < 0) {
+    if (w->health < 0 && sh->health) {
+        /* asked for by name and not there; with no name and no tracked
+           stat, damage is not counted */
         if (w->index == 0) {
             fray_on_diagnostic(w->f, w->parent->on_diag, w->parent->diag_user);
-            if (health)
-                diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
-                            "%s: no stat or resource '%s' to count damage by (see --health)", sh->scenario, health);
-            else
-                diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
-                            "%s: the rules' encounter tracks no stat to count damage by: give one with --health",
-                            sh->scenario);
+            diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
+                        "%s: no stat or resource '%s' to count damage by (see --health)", sh->scenario, health);
         }
         return false;
     }
-    if (w->index == 0)
+    if (w->index == 0 && w->health >= 0)
         sh->health = program_string(w->f->p, w->f->p->decls[w->health].name);
     w->s.ntriggers = r->ntriggers;
     w->s.fired = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
@@ -619,19 +616,18 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     atomic_init(&sh.next, 0);
     atomic_init(&sh.done, 0);
     atomic_init(&sh.stop, false);
-    char system[256], module[4096];
+    char system[256];
     if (o.system_path) {
-        /* a file, or a module by name as `use` finds it */
+        /* a file, or a module by name as `use` finds it (on the search
+           path, or built in) */
         FILE *probe = fopen(o.system_path, "r");
         if (probe)
             fclose(probe);
-        else if (compile_find_module(o.system_path, NULL, &f->copts, module, sizeof module))
-            o.system_path = module;
-        else {
-            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file or module"};
+        else if (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
+                 !compile_module_exists(o.system_path, &f->copts)) {
             char text[4200];
             snprintf(text, sizeof text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
-            d.text = text;
+            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text};
             f->on_diag(f->diag_user, &d);
             return FRAY_ERR_USAGE;
         }
@@ -680,8 +676,10 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         if (w->error_text)
             f->on_diag(f->diag_user, &d);
         if (w->failed) {
-            snprintf(note, sizeof note, "in run %llu: replay it with fray run --seed %llu %s\n",
-                     (unsigned long long)w->failed_run + 1, (unsigned long long)(o.seed + w->failed_run), scenario);
+            snprintf(note, sizeof note,
+                     "fray: note: run %llu of %llu failed; replay it with: fray run --seed %llu %s\n",
+                     (unsigned long long)w->failed_run + 1, (unsigned long long)o.runs,
+                     (unsigned long long)(o.seed + w->failed_run), scenario);
             fray_diagnostic n = {.level = FRAY_NOTE, .message = note, .text = note};
             f->on_diag(f->diag_user, &n);
         }
