@@ -95,12 +95,12 @@ static size_t fit(const char *s, int width, const char **next)
     return cut;
 }
 
-static void print_padded(const char *s, size_t len, int width)
+static void print_padded(FILE *out, const char *s, size_t len, int width)
 {
-    fwrite(s, 1, len, stdout);
+    fwrite(s, 1, len, out);
     int pad = width - columns(s, len);
     if (pad > 0)
-        printf("%*s", pad, "");
+        fprintf(out, "%*s", pad, "");
 }
 
 static const char *absent(bool unicode)
@@ -108,15 +108,15 @@ static const char *absent(bool unicode)
     return unicode ? "—" : "-";
 }
 
-static void print_cell_line(const char **rest, int width)
+static void print_cell_line(FILE *out, const char **rest, int width)
 {
     const char *next;
     size_t len = fit(*rest, width, &next);
-    print_padded(*rest, len, width);
+    print_padded(out, *rest, len, width);
     *rest = next;
 }
 
-static void print_row(const fray_report_row *row, int label_w, int cell_w, bool unicode)
+static void print_row(FILE *out, const fray_report_row *row, int label_w, int cell_w, bool unicode)
 {
     char a[1200], b[1200];
     snprintf(a, sizeof a, "%s", row->a ? row->a : absent(unicode));
@@ -124,54 +124,54 @@ static void print_row(const fray_report_row *row, int label_w, int cell_w, bool 
     const char *ra = a, *rb = b, *rl = row->label;
     bool first = true;
     while (*ra || *rb || *rl || first) {
-        printf("%s ", first && row->differs ? (unicode ? "≠" : "!") : " ");
-        print_cell_line(&rl, label_w);
-        printf("  ");
+        fprintf(out, "%s ", first && row->differs ? (unicode ? "≠" : "!") : " ");
+        print_cell_line(out, &rl, label_w);
+        fprintf(out, "  ");
         if (first && row->pa >= 0) {
-            int cells = cli_bar(stdout, row->pa, 10, unicode);
-            printf("%*s ", 10 - cells, "");
-            print_cell_line(&ra, cell_w - 11);
+            int cells = cli_bar(out, row->pa, 10, unicode);
+            fprintf(out, "%*s ", 10 - cells, "");
+            print_cell_line(out, &ra, cell_w - 11);
         } else
-            print_cell_line(&ra, cell_w);
-        printf("  ");
+            print_cell_line(out, &ra, cell_w);
+        fprintf(out, "  ");
         if (first && row->pb >= 0) {
-            int cells = cli_bar(stdout, row->pb, 10, unicode);
-            printf("%*s ", 10 - cells, "");
+            int cells = cli_bar(out, row->pb, 10, unicode);
+            fprintf(out, "%*s ", 10 - cells, "");
             const char *next;
             size_t len = fit(rb, cell_w - 11, &next);
-            fwrite(rb, 1, len, stdout);
+            fwrite(rb, 1, len, out);
             rb = next;
         } else {
             const char *next;
             size_t len = fit(rb, cell_w, &next);
-            fwrite(rb, 1, len, stdout);
+            fwrite(rb, 1, len, out);
             rb = next;
         }
-        putchar('\n');
+        fputc('\n', out);
         first = false;
     }
 }
 
-static void print_table(const fray_report *r)
+static void print_table(FILE *out, const fray_report *r)
 {
     bool unicode = cli_utf8_terminal();
     int width = cli_terminal_width();
-    int label_w = width >= 120 ? 26 : 20;
+    int label_w = width >= 120 ? 26 : width >= 100 ? 24 : 20;
     int cell_w = (width - label_w - 6) / 2;
     if (cell_w < 16)
         cell_w = 16;
-    printf("  %-*s  ", label_w, "");
-    print_padded(r->a, strlen(r->a), cell_w);
-    printf("  %s\n", r->b);
+    fprintf(out, "  %-*s  ", label_w, "");
+    print_padded(out, r->a, strlen(r->a), cell_w);
+    fprintf(out, "  %s\n", r->b);
     for (size_t s = 0; s < r->nsections; s++) {
         const fray_report_section *sec = &r->sections[s];
-        printf("\n%s\n", sec->title);
+        fprintf(out, "\n%s\n", sec->title);
         if (sec->note)
-            printf("  (%s)\n", sec->note);
+            fprintf(out, "  (%s)\n", sec->note);
         for (size_t k = 0; k < sec->nrows; k++)
-            print_row(&sec->rows[k], label_w, cell_w, unicode);
+            print_row(out, &sec->rows[k], label_w, cell_w, unicode);
     }
-    printf("\n%zu difference%s\n", r->differences, r->differences == 1 ? "" : "s");
+    fprintf(out, "\n%zu difference%s\n", r->differences, r->differences == 1 ? "" : "s");
 }
 
 /* --- Markdown and JSON ------------------------------------------------------------------- */
@@ -365,8 +365,19 @@ int cmd_diff(int argc, char **argv)
             print_json(r);
         else if (!strcmp(format, "markdown"))
             print_markdown(r);
-        else
-            print_table(r);
+        else {
+            /* laid out in columns, then printed without the blanks that
+               pad the last one */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&text, &len);
+            print_table(mem ? mem : stdout, r);
+            if (mem) {
+                fclose(mem);
+                cli_print_trimmed(text);
+                free(text);
+            }
+        }
         if (exit_code && r->differences)
             code = EXIT_RULES;
     }

@@ -420,19 +420,6 @@ static void print_json(const fray_sim_result *const *rs, const char *const *titl
     printf("\n]}\n");
 }
 
-static void print_trimmed(const char *text)
-{
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) : strlen(line);
-        size_t keep = n;
-        while (keep > 0 && line[keep - 1] == ' ')
-            keep--;
-        printf("%.*s\n", (int)keep, line);
-        line += n + (end != NULL);
-    }
-}
-
 /* --- progress ------------------------------------------------------------------------ */
 
 typedef struct progress {
@@ -581,7 +568,7 @@ int cmd_sim(int argc, char **argv)
             print_table(mem ? mem : stdout, view, titles, n, scenario, o.seed, (int)jobs);
             if (mem) {
                 fclose(mem);
-                print_trimmed(text);
+                cli_print_trimmed(text);
                 free(text);
             }
         }

@@ -64,3 +64,16 @@ int cli_terminal_width(void)
     int n = columns ? atoi(columns) : 0;
     return n >= 40 && n <= 1000 ? n : 80;
 }
+
+void cli_print_trimmed(const char *text)
+{
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        size_t keep = n;
+        while (keep > 0 && line[keep - 1] == ' ')
+            keep--;
+        printf("%.*s\n", (int)keep, line);
+        line += n + (end != NULL);
+    }
+}

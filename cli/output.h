@@ -13,6 +13,8 @@ bool cli_utf8_terminal(void);
 int cli_bar(FILE *out, double fraction, int width, bool unicode);
 /* A quoted JSON string. */
 void cli_json_string(const char *s);
+/* Prints text line by line without trailing blanks. */
+void cli_print_trimmed(const char *text);
 /* Columns of the terminal on standard output (COLUMNS, else 80). */
 int cli_terminal_width(void);
 

@@ -177,7 +177,9 @@ typedef struct fray_sim_options {
 
 typedef struct fray_sim_side {
     const char *name;
-    uint64_t wins; /* runs it ended as the one side standing */
+    uint64_t wins;    /* runs it ended as the one side standing */
+    uint64_t *rounds; /* rounds[k]: of those, the runs that ended in round k */
+    size_t nrounds;
 } fray_sim_side;
 
 typedef struct fray_sim_creature {

@@ -23,16 +23,19 @@
    if they weigh anything, the turn is not exact. */
 #define PROFILE_INITIATIVE_CUT 1e-4
 #define PROFILE_TURN_CUT 1e-12
+#define PROFILE_CUT_TOLERANCE 1e-9
 
 /* One system's reference fight, as far as it has been worked out. */
 typedef struct side_turn {
     double *damage; /* damage[d]: the chance the turn deals d */
     size_t ndamage, damage_cap;
-    double met;    /* the chance the first check meets its target */
-    int check;     /* that check, or -1 */
-    double *fires; /* per trigger: the chance it fires in the turn */
+    double met[SIM_CHECKS]; /* the chance the i-th check the actor compares meets its target */
+    int check[SIM_CHECKS];  /* that check (as some path rolled it), or -1 */
+    double cut;             /* the chance of the paths cut (too unlikely, or too many dice) */
+    double *fires;          /* per trigger: the chance it fires in the turn */
     uint64_t paths;
-    bool changed; /* some path changed more than hit points */
+    bool changed;     /* some path changed more than hit points */
+    char change[160]; /* the first such change, in words */
 } side_turn;
 
 typedef struct fight {
@@ -77,6 +80,10 @@ static vm *fresh(fight *g, sim_tally *t, rng_oracle *o, int *who)
     v->sim = t;
     v->rng.oracle = o;
     bool ok = vm_run_commands(v, 0);
+    /* past a pause before round 1 (where the order may still change) to
+       the first turn */
+    for (int guard = 0; ok && guard < 8 && v->cb.active && encounter_acting(v) < 0; guard++)
+        ok = encounter_next(v, (span){0});
     v->rng.oracle = NULL;
     for (int k = 0; ok && k < 2; k++)
         who[k] = vm_find_creature(v, role_names[k]);
@@ -100,15 +107,16 @@ static double path_weight(const rng_oracle *o)
     return o->weight;
 }
 
-static bool walk_failed(fight *g, const rng_oracle *o, uint64_t paths)
+/* Why a turn's walk is not the whole of it, in g->why; false if it is. */
+static bool walk_failed(fight *g, const side_turn *s, bool diverged)
 {
-    if (o->too_deep)
-        snprintf(g->why, sizeof g->why, "a turn's dice go on past a chance of %g (or %d dice)", PROFILE_TURN_CUT,
-                 RNG_ORACLE_DEPTH);
-    else if (o->diverged)
+    if (diverged)
         snprintf(g->why, sizeof g->why, "a turn's dice depend on more than its own rolls");
-    else if (paths >= PROFILE_MAX_PATHS)
+    else if (s->paths >= PROFILE_MAX_PATHS)
         snprintf(g->why, sizeof g->why, "a turn has more than %d combinations of dice", PROFILE_MAX_PATHS);
+    else if (s->cut > PROFILE_CUT_TOLERANCE)
+        snprintf(g->why, sizeof g->why, "dice that go on and on (chains of rerolls): %.2g%% of a turn is cut",
+                 100 * s->cut);
     else
         return false;
     return true;
@@ -119,7 +127,7 @@ static bool who_first(fight *g)
 {
     rng_oracle o = {.min_weight = PROFILE_INITIATIVE_CUT};
     uint64_t paths = 0;
-    sim_tally t = {.health = g->health, .first_check = -1, .watch = -1};
+    sim_tally t = {.health = g->health, .watch = -1, .actor = -1};
     do {
         int who[2];
         rng_oracle_rewind(&o);
@@ -174,11 +182,12 @@ static bool walk_turn(fight *g, int k)
             mem_free(fired, (ntrig + 1) * sizeof *fired);
         return false;
     }
-    s->check = -1;
+    for (int i = 0; i < SIM_CHECKS; i++)
+        s->check[i] = -1;
     rng_oracle o = {.min_weight = PROFILE_TURN_CUT};
-    bool ok = true;
+    bool ok = true, diverged = false;
     do {
-        sim_tally t = {.health = g->health, .first_check = -1, .watch = -1, .ntriggers = ntrig, .fired = fired};
+        sim_tally t = {.health = g->health, .watch = -1, .actor = -1, .ntriggers = ntrig, .fired = fired};
         int who[2];
         vm *v = fresh(g, &t, NULL, who);
         if (!v) {
@@ -192,7 +201,8 @@ static bool walk_turn(fight *g, int k)
         memset(fired, 0, ntrig * sizeof *fired);
         for (size_t c = 0; c < t.ncreatures; c++)
             t.taken[c] = t.dealt[c] = 0;
-        t.first_check = -1;
+        t.nchecks = 0;
+        t.actor = who[k];
         t.changed = false;
         t.watch = who[1 - k];
         rng_oracle_rewind(&o);
@@ -213,26 +223,53 @@ static bool walk_turn(fight *g, int k)
             break;
         }
         double w = path_weight(&o);
+        if (o.too_deep || o.diverged) {
+            /* cut: what it would have added is counted as cut */
+            s->cut += w;
+            diverged |= o.diverged;
+            mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
+            mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
+            mem_free(t.down, t.creatures_cap * sizeof *t.down);
+            vm_free(v);
+            s->paths++;
+            continue;
+        }
         int64_t dealt = (size_t)who[1 - k] < t.ncreatures ? t.taken[who[1 - k]] : 0;
         ok = add_damage(s, dealt, w) && !t.failed;
-        if (t.first_check >= 0) {
-            s->check = t.first_check;
-            s->met += t.first_met ? w : 0;
+        for (int i = 0; i < t.nchecks; i++) {
+            s->check[i] = t.check[i];
+            s->met[i] += t.met[i] ? w : 0;
         }
         for (size_t i = 0; i < ntrig; i++)
             s->fires[i] += fired[i] ? w : 0;
+        /* what happens as the target goes down is the end of the chain,
+           not a change it must carry */
+        value left;
+        if (t.changed && vm_get_stat(v, who[1 - k], g->health, &left) && value_is_number(left) &&
+            value_round(left) <= 0)
+            t.changed = false;
+        if (t.changed && !s->changed) {
+            const program *p = g->f->p;
+            if (t.changed_condition >= 0)
+                snprintf(s->change, sizeof s->change, "applies %s",
+                         program_string(p, p->rules->conditions[t.changed_condition].name));
+            else
+                snprintf(s->change, sizeof s->change, "changes the %s's %s", role_names[1 - k],
+                         t.changed_stat >= 0 ? program_string(p, p->decls[t.changed_stat].name) : "stats");
+        }
         s->changed |= t.changed;
         mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
         mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
         mem_free(t.down, t.creatures_cap * sizeof *t.down);
         vm_free(v);
-        if (!ok || walk_failed(g, &o, ++s->paths))
+        if (!ok || ++s->paths >= PROFILE_MAX_PATHS)
             break;
     } while (rng_oracle_advance(&o));
     mem_free(fired, (ntrig + 1) * sizeof *fired);
+    if (ok && !g->why[0])
+        walk_failed(g, s, diverged);
     if (ok && s->changed && !g->why[0])
-        snprintf(g->why, sizeof g->why, "the %s's turn changes more than hit points (a condition, or a stat)",
-                 role_names[k]);
+        snprintf(g->why, sizeof g->why, "the %s's turn %s: more than hit points change", role_names[k], s->change);
     return ok;
 }
 
@@ -287,40 +324,60 @@ static bool chain(fight *g)
     return true;
 }
 
-/* The chance the attacker's own turns take the defender down within n
-   of them: the sum of n turns' damage reaching its hit points. */
-static bool drop_within(fight *g, int n)
+/* The chance the attacker has won by the end of round n: the same chain
+   over n rounds only, in each order of turns. h holds the chances after
+   the first mover's turn of a round, w before it. */
+static bool win_within(fight *g, int n)
 {
-    const side_turn *t = &g->turn[0];
-    int64_t hb = g->hp[1];
-    if (hb < 1 || hb > PROFILE_MAX_HEALTH || !t->ndamage)
+    int64_t ha = g->hp[0], hb = g->hp[1];
+    if (ha < 1 || hb < 1 || ha > PROFILE_MAX_HEALTH || hb > PROFILE_MAX_HEALTH)
         return true;
-    /* the distribution of damage dealt so far, capped at hb (down) */
-    size_t cells = (size_t)hb + 1;
-    double *now = MEM_NEW_ARRAY(double, cells), *next = MEM_NEW_ARRAY(double, cells);
-    if (!now || !next) {
-        if (now)
-            mem_free(now, cells * sizeof *now);
-        if (next)
-            mem_free(next, cells * sizeof *next);
+    size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
+    double *w = MEM_NEW_ARRAY(double, cells), *h = MEM_NEW_ARRAY(double, cells);
+    if (!w || !h) {
+        if (w)
+            mem_free(w, cells * sizeof *w);
+        if (h)
+            mem_free(h, cells * sizeof *h);
         return false;
     }
-    now[0] = 1;
-    for (int r = 0; r < n; r++) {
-        memset(next, 0, cells * sizeof *next);
-        next[hb] = now[hb];
-        for (int64_t s = 0; s < hb; s++)
-            for (size_t d = 0; d < t->ndamage; d++) {
-                int64_t to = s + (int64_t)d >= hb ? hb : s + (int64_t)d;
-                next[to] += now[s] * t->damage[d];
-            }
-        double *swap = now;
-        now = next;
-        next = swap;
+#define AT(x, y) ((size_t)(x) * (size_t)(hb + 1) + (size_t)(y))
+    const side_turn *ta = &g->turn[0], *tb = &g->turn[1];
+    double result[2];
+    for (int order = 0; order < 2; order++) {
+        /* order 0: the attacker moves first in each round */
+        memset(w, 0, cells * sizeof *w);
+        for (int r = 0; r < n; r++) {
+            for (int64_t x = 1; x <= ha; x++)
+                for (int64_t y = 1; y <= hb; y++) {
+                    double sum = 0;
+                    if (order == 0) /* the defender's turn, second: then the next round */
+                        for (size_t e = 0; e < tb->ndamage; e++)
+                            sum += tb->damage[e] * ((int64_t)e >= x ? 0 : w[AT(x - (int64_t)e, y)]);
+                    else /* the attacker's turn, second */
+                        for (size_t d = 0; d < ta->ndamage; d++)
+                            sum += ta->damage[d] * ((int64_t)d >= y ? 1 : w[AT(x, y - (int64_t)d)]);
+                    h[AT(x, y)] = sum;
+                }
+            for (int64_t x = 1; x <= ha; x++)
+                for (int64_t y = 1; y <= hb; y++) {
+                    double sum = 0;
+                    if (order == 0) /* the attacker's turn, first */
+                        for (size_t d = 0; d < ta->ndamage; d++)
+                            sum += ta->damage[d] * ((int64_t)d >= y ? 1 : h[AT(x, y - (int64_t)d)]);
+                    else /* the defender's turn, first */
+                        for (size_t e = 0; e < tb->ndamage; e++)
+                            sum += tb->damage[e] * ((int64_t)e >= x ? 0 : h[AT(x - (int64_t)e, y)]);
+                    w[AT(x, y)] = sum;
+                }
+        }
+        result[order] = w[AT(ha, hb)];
     }
-    g->drop = now[hb];
-    mem_free(now, cells * sizeof *now);
-    mem_free(next, cells * sizeof *next);
+#undef AT
+    double first = g->first[0] + g->first[1] > 0 ? g->first[0] / (g->first[0] + g->first[1]) : 0.5;
+    g->drop = first * result[0] + (1 - first) * result[1];
+    mem_free(w, cells * sizeof *w);
+    mem_free(h, cells * sizeof *h);
     return true;
 }
 
@@ -346,11 +403,12 @@ static bool simulate(fight *g, fray *parent, const char *path, const fray_diff_o
         for (int k = 0; k < 2; k++)
             if (!strcmp(r->sides[s].name, side[k]))
                 g->wins[k] = r->sides[s].wins;
-    /* dropped within n rounds: the attacker's side won by then */
-    uint64_t quick = 0;
-    for (size_t k = 0; k < r->nrounds && (int)k <= (o->rounds ? o->rounds : 3); k++)
-        quick += r->rounds[k];
-    g->drops = g->wins[0] < quick ? g->wins[0] : quick;
+    /* won by round n: the attacker's side, in the runs that ended by then */
+    int n = o->rounds ? o->rounds : 3;
+    for (size_t s = 0; s < r->nsides; s++)
+        if (!strcmp(r->sides[s].name, side[0]))
+            for (size_t k = 0; k < r->sides[s].nrounds && (int)k <= n; k++)
+                g->drops += r->sides[s].rounds[k];
     fray_sim_free(r);
     return true;
 }
@@ -393,7 +451,7 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
         return false;
     g->exact = !g->why[0];
     if (g->exact)
-        return chain(g) && drop_within(g, o->rounds ? o->rounds : 3) && (g->exact = !g->why[0], true) &&
+        return chain(g) && win_within(g, o->rounds ? o->rounds : 3) && (g->exact = !g->why[0], true) &&
                (g->exact || simulate(g, parent, path, o));
     return simulate(g, parent, path, o);
 }
@@ -416,9 +474,9 @@ static void share(char *buf, size_t cap, uint64_t k, uint64_t n, double *p)
              100 * (c + h < 1 ? c + h : 1), n);
 }
 
-static const char *check_name(const fight *g, int k)
+static const char *check_name(const fight *g, int i)
 {
-    int c = g->turn[k].check;
+    int c = g->turn[0].check[i];
     return c >= 0 ? program_string(g->f->p, g->f->p->rules->checks[c].name) : NULL;
 }
 
@@ -452,16 +510,37 @@ static void fig_first(const fight *g, char *buf, size_t cap, double *p)
     *p = total > 0 ? g->first[0] / total : 0;
     percent(buf, cap, *p);
 }
-static void fig_met(const fight *g, char *buf, size_t cap, double *p)
+static void fig_met(const fight *g, int i, char *buf, size_t cap, double *p)
 {
-    const char *name = check_name(g, 0);
-    *p = g->turn[0].met;
+    const char *name = check_name(g, i);
+    *p = g->turn[0].met[i];
     if (!name) {
         buf[0] = '\0';
         return;
     }
     snprintf(buf, cap, "%.2f%% (%s)", 100 * *p, name);
 }
+
+/* The rows of the checks the attacker compares in its turn, in order:
+   each may come in some paths only (a confirmation after a threat). */
+static void check_rows(report_builder *rb, fight *g)
+{
+    for (int i = 0; i < SIM_CHECKS; i++) {
+        char text[2][128], label[64];
+        double p[2] = {-1, -1};
+        const char *cell[2] = {NULL, NULL};
+        for (int s = 0; s < 2; s++)
+            if (g[s].f) {
+                fig_met(&g[s], i, text[s], sizeof text[s], &p[s]);
+                cell[s] = text[s][0] ? text[s] : NULL;
+            }
+        if (!cell[0] && !cell[1])
+            break;
+        snprintf(label, sizeof label, "check %d met", i + 1);
+        report_prob_row(rb, label, cell[0], cell[1], cell[0] ? p[0] : -1, cell[1] ? p[1] : -1);
+    }
+}
+
 static void fig_mean(const fight *g, char *buf, size_t cap, double *p)
 {
     *p = -1;
@@ -621,13 +700,13 @@ fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_dif
         row(rb, "how", g, fig_how);
         row(rb, "hit points", g, fig_hp);
         row(rb, "attacker acts first", g, fig_first);
-        row(rb, "first check succeeds", g, fig_met);
+        check_rows(rb, g);
         trigger_rows(rb, g);
         row(rb, "damage per turn", g, fig_mean);
         row(rb, "  deals none", g, fig_none);
         damage_rows(rb, g);
         char label[64];
-        snprintf(label, sizeof label, "defender down in %d", n);
+        snprintf(label, sizeof label, "attacker wins by round %d", n);
         row(rb, label, g, fig_drop);
         row(rb, "attacker wins", g, fig_win_a);
         row(rb, "defender wins", g, fig_win_b);

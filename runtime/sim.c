@@ -80,16 +80,28 @@ void sim_note_trigger(vm *v, int trigger)
 void sim_note_check(vm *v, int check, bool met)
 {
     sim_tally *t = v->sim;
-    if (t && t->first_check < 0) {
-        t->first_check = check;
-        t->first_met = met;
+    if (!t || t->nchecks >= SIM_CHECKS)
+        return;
+    /* who rolls: the creature the running body is for (a reaction's is the
+       one reacting), else the one taking the action */
+    int self = v->nframes > 0 ? v->frames[v->nframes - 1].self : -1;
+    int roller = self >= 0 ? self : v->cb.actor;
+    if (t->actor < 0 || roller == t->actor) {
+        t->check[t->nchecks] = check;
+        t->met[t->nchecks++] = met;
     }
 }
 
-void sim_note_change(vm *v)
+void sim_note_change(vm *v, int condition, int stat)
 {
-    if (v->sim)
-        v->sim->changed = true;
+    sim_tally *t = v->sim;
+    if (!t)
+        return;
+    if (!t->changed) {
+        t->changed_condition = condition;
+        t->changed_stat = stat;
+    }
+    t->changed = true;
 }
 
 /* A creature without a side is a side of its own: -2 - its index. */
@@ -136,9 +148,11 @@ bool sim_note_outcome(vm *v, span at)
 
 typedef struct named_sum {
     char *name;
-    char *side; /* creatures: their side's name, or NULL */
-    long order; /* where it comes in the report */
-    uint64_t n; /* sides: wins */
+    char *side;         /* creatures: their side's name, or NULL */
+    long order;         /* where it comes in the report */
+    uint64_t n;         /* sides: wins */
+    uint64_t *by_round; /* sides: wins by the round the fight ended in */
+    size_t nrounds, rounds_cap;
     uint64_t dealt, dealt_sq, taken, taken_sq, down;
 } named_sum;
 
@@ -152,10 +166,28 @@ typedef struct sums {
     size_t ntriggers;
 } sums;
 
+/* Adds k to a histogram by round, grown as needed. */
+static bool count_round(uint64_t **hist, size_t *n, size_t *cap, size_t round, uint64_t k)
+{
+    if (round >= *n) {
+        uint64_t *grown = mem_grow(*hist, sizeof *grown, cap, round + 1);
+        if (!grown)
+            return false;
+        *hist = grown;
+        memset(grown + *n, 0, (round + 1 - *n) * sizeof *grown);
+        *n = round + 1;
+    }
+    (*hist)[round] += k;
+    return true;
+}
+
 static void sums_free(sums *s)
 {
-    for (size_t i = 0; i < s->nsides; i++)
+    for (size_t i = 0; i < s->nsides; i++) {
         mem_strfree(s->sides[i].name);
+        if (s->sides[i].by_round)
+            mem_free(s->sides[i].by_round, s->sides[i].rounds_cap * sizeof *s->sides[i].by_round);
+    }
     for (size_t i = 0; i < s->ncreatures; i++) {
         mem_strfree(s->creatures[i].name);
         mem_strfree(s->creatures[i].side);
@@ -216,20 +248,13 @@ static bool add_run(sums *s, const vm *v, const sim_tally *t)
         const char *name = w >= 0 ? side_name(v, w) : v->creatures[-2 - w].name;
         long order = w >= 0 ? w : (long)v->r->nsides + (-2 - w);
         named_sum *e = sum_of(&s->sides, &s->nsides, &s->sides_cap, name, NULL, order, (size_t)order);
-        if (!e)
+        if (!e || !count_round(&e->by_round, &e->nrounds, &e->rounds_cap, t->rounds > 0 ? (size_t)t->rounds : 0, 1))
             return false;
         e->n++;
     }
     size_t r = t->ended && t->rounds > 0 ? (size_t)t->rounds : 0;
-    if (r >= s->nrounds) {
-        uint64_t *grown = mem_grow(s->rounds, sizeof *grown, &s->rounds_cap, r + 1);
-        if (!grown)
-            return false;
-        s->rounds = grown;
-        memset(grown + s->nrounds, 0, (r + 1 - s->nrounds) * sizeof *grown);
-        s->nrounds = r + 1;
-    }
-    s->rounds[r]++;
+    if (!count_round(&s->rounds, &s->nrounds, &s->rounds_cap, r, 1))
+        return false;
     for (size_t c = 0; c < v->ncreatures; c++) {
         const creature *cr = &v->creatures[c];
         named_sum *e =
@@ -314,8 +339,7 @@ static bool play_one(worker *w, uint64_t run)
         return false;
     v->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
-    sim_tally t = {
-        .health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .first_check = -1, .watch = -1};
+    sim_tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->sim = &t;
     bool ok = vm_run_commands(v, 0);
@@ -439,6 +463,9 @@ static bool merge_into(named_sum **list, size_t *n, size_t *cap, const named_sum
     m->taken += e->taken;
     m->taken_sq += e->taken_sq;
     m->down += e->down;
+    for (size_t k = 0; k < e->nrounds; k++)
+        if (e->by_round[k] && !count_round(&m->by_round, &m->nrounds, &m->rounds_cap, k, e->by_round[k]))
+            return false;
     return true;
 }
 
@@ -516,8 +543,12 @@ static fray_sim_result *build_result(const sums *all, const program *p, const sh
     r->triggers = MEM_NEW_ARRAY(fray_sim_trigger, r->ntriggers + 1);
     bool ok = r->system && r->health && r->sides && r->creatures && r->rounds && r->triggers;
     for (size_t k = 0; ok && k < all->nsides; k++) {
-        r->sides[k] = (fray_sim_side){.name = copy_string(all->sides[k].name), .wins = all->sides[k].n};
-        ok = r->sides[k].name != NULL;
+        const named_sum *e = &all->sides[k];
+        r->sides[k] = (fray_sim_side){.name = copy_string(e->name), .wins = e->n, .nrounds = e->nrounds};
+        r->sides[k].rounds = MEM_NEW_ARRAY(uint64_t, e->nrounds + 1);
+        ok = r->sides[k].name != NULL && r->sides[k].rounds;
+        if (ok)
+            memcpy(r->sides[k].rounds, e->by_round, e->nrounds * sizeof *e->by_round);
     }
     for (size_t k = 0; ok && k < all->ncreatures; k++) {
         const named_sum *e = &all->creatures[k];
@@ -556,8 +587,11 @@ void fray_sim_free(fray_sim_result *r)
     mem_strfree((char *)r->system);
     mem_strfree((char *)r->health);
     if (r->sides)
-        for (size_t k = 0; k < r->nsides; k++)
+        for (size_t k = 0; k < r->nsides; k++) {
             mem_strfree((char *)r->sides[k].name);
+            if (r->sides[k].rounds)
+                mem_free(r->sides[k].rounds, (r->sides[k].nrounds + 1) * sizeof *r->sides[k].rounds);
+        }
     if (r->creatures)
         for (size_t k = 0; k < r->ncreatures; k++) {
             mem_strfree((char *)r->creatures[k].name);

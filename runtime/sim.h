@@ -24,17 +24,23 @@ typedef struct sim_tally {
     int rounds;
     bool failed; /* out of memory while tallying */
     /* what a turn played for `fray diff` did besides damage */
-    int first_check; /* the check first compared, or -1 */
-    bool first_met;  /* ... and whether it met its target */
-    int watch;       /* a creature whose other stats must not change, or -1 */
-    bool changed;    /* a condition was applied, or a stat of `watch` other than health changed */
+    /* the checks compared, in order (the first SIM_CHECKS of them) */
+#define SIM_CHECKS 4
+    int check[SIM_CHECKS];
+    bool met[SIM_CHECKS]; /* ... and whether each met its target */
+    int nchecks;
+    int actor;                           /* checks count only while this creature acts (-1: any) */
+    int watch;                           /* a creature whose other stats must not change, or -1 */
+    bool changed;                        /* a condition was applied, or a stat of `watch` other than health changed */
+    int changed_condition, changed_stat; /* the first such (condition index, declaration), or -1 */
 } sim_tally;
 
 /* Hooks, each a no-op when v->sim is NULL. */
 void sim_note_damage(struct vm *v, int c, int64_t amount);
 void sim_note_trigger(struct vm *v, int trigger);
 void sim_note_check(struct vm *v, int check, bool met);
-void sim_note_change(struct vm *v);
+/* A condition applied (condition >= 0), or a watched stat changed (stat >= 0). */
+void sim_note_change(struct vm *v, int condition, int stat);
 /* Records who stands as an encounter ends, or at the end of a run. */
 bool sim_note_outcome(struct vm *v, span at);
 

@@ -507,7 +507,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->sim && di->first == sim_health(v) && !note_damage(v, c, decl_index, kept, res ? &old : NULL))
         return false;
     if (v->sim && c == v->sim->watch && di->first != sim_health(v))
-        sim_note_change(v);
+        sim_note_change(v, -1, di->first);
     v->creatures[c].stats[slot] = kept;
     if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
         const decl *d = &v->p->decls[decl_index];
