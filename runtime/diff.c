@@ -516,12 +516,12 @@ static void space_kind_text(const program *p, text *t)
         sq[0] = '\0';
         if (s->square.type == V_DIST || s->square.type == V_INT)
             snprintf(sq, sizeof sq, "%" PRId64 " ft ", s->square.num / (s->square.aux ? s->square.aux : 1));
-        put(t, "grid, %ssquares, diagonals %s", sq,
-            s->diag_alternate            ? "alternate 1, 2"
-            : s->diag_num == s->diag_den ? "count 1"
-                                         : "count more");
-        if (s->diag_num != s->diag_den && !s->diag_alternate)
-            put(t, " (%" PRId64 "/%" PRId64 ")", s->diag_num, s->diag_den);
+        if (s->diag_alternate)
+            put(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
+        else if (s->diag_num == s->diag_den)
+            put(t, "grid, %ssquares, diagonals count 1", sq);
+        else
+            put(t, "grid, %ssquares, diagonals count %" PRId64 "/%" PRId64, sq, s->diag_num, s->diag_den);
     }
 }
 
