@@ -134,7 +134,7 @@ typedef struct log_line {
 typedef struct combat {
     /* the encounter */
     bool active;
-    bool over;       /* its `ends when` held */
+    bool over;       /* it ended by itself (`ends when`, or one side left): until the next begins */
     int32_t round;   /* 0 before round 1 and in a surprise round */
     bool surprise;   /* the surprise round is under way */
     bool free_round; /* the free round before initiative is under way */

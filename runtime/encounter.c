@@ -543,6 +543,11 @@ bool encounter_begin(vm *v, span at)
 bool encounter_end(vm *v, span at)
 {
     combat *cb = &v->cb;
+    /* a script written for a longer fight goes on quietly past its end */
+    if (!cb->active && cb->over) {
+        combat_say(v, "the encounter is already over");
+        return true;
+    }
     if (!cb->active)
         return vm_error(v, at, "no encounter to end");
     /* a round that ends the encounter as it starts was never played */
@@ -651,7 +656,10 @@ bool encounter_check_over(vm *v, span at)
     if (!over)
         return true;
     combat_say(v, "the encounter is over");
-    return encounter_end(v, at);
+    if (!encounter_end(v, at))
+        return false;
+    cb->over = true;
+    return true;
 }
 
 /* Surprise happens when some creatures are caught unaware and others are
@@ -755,6 +763,10 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
 bool encounter_next(vm *v, span at)
 {
     combat *cb = &v->cb;
+    if (!cb->active && cb->over) {
+        combat_say(v, "the encounter is already over");
+        return true;
+    }
     if (!cb->active)
         return vm_error(v, at, "no encounter under way");
     if (!cb->ordered)
