@@ -358,8 +358,8 @@ static void compile_use(compiler *cc, const node *use)
             name = instead; /* a module by name */
         }
         bool found_module = compile_find_module(name, cc->dir, cc->opts, path, sizeof path);
-        /* a file never means itself: legend.rules beside a profile named
-           legend.rules is the library's */
+        /* a file never means itself: `use x` in a file named x.rules (a
+           profile named after its system) is the library's x */
         if (found_module && cc->nimporting > 0 &&
             !strcmp(module_key(cc, path, false), cc->importing[cc->nimporting - 1]))
             found_module = compile_find_module(name, NULL, cc->opts, path, sizeof path);

@@ -33,38 +33,35 @@ static bool next_participant(vm *v, span at);
 
 /* --- who --------------------------------------------------------------------- */
 
-bool encounter_out(vm *v, int c, bool *out, span at)
+/* A formula of the encounter's about creature c (its `self`). */
+static bool creature_formula(vm *v, const rexpr *e, int c, bool *yes)
 {
-    *out = false;
-    const rexpr *e = &v->r->encounter.out;
-    if (!rexpr_present(e))
-        return true;
     value x;
     if (e->kind == REXPR_CONST)
         x = e->v;
     else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
         return false;
-    (void)at;
-    *out = value_truthy(x);
+    *yes = value_truthy(x);
     return true;
+}
+
+bool encounter_out(vm *v, int c, bool *out, span at)
+{
+    (void)at;
+    *out = false;
+    const rexpr *e = &v->r->encounter.out;
+    return !rexpr_present(e) || creature_formula(v, e, c, out);
 }
 
 bool encounter_stands(vm *v, int c, bool *stands, span at)
 {
     const rexpr *e = &v->r->encounter.stands;
-    if (!rexpr_present(e)) {
-        bool out;
-        if (!encounter_out(v, c, &out, at))
-            return false;
-        *stands = !out;
-        return true;
-    }
-    value x;
-    if (e->kind == REXPR_CONST)
-        x = e->v;
-    else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
+    if (rexpr_present(e))
+        return creature_formula(v, e, c, stands);
+    bool out;
+    if (!encounter_out(v, c, &out, at))
         return false;
-    *stands = value_truthy(x);
+    *stands = !out;
     return true;
 }
 

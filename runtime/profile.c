@@ -275,6 +275,25 @@ static bool walk_turn(fight *g, int k)
 
 /* --- the fight to the end ---------------------------------------------------------------- */
 
+/* Two tables over both creatures' hit points, zeroed. */
+static void grids_free(size_t cells, double *a, double *b)
+{
+    if (a)
+        mem_free(a, cells * sizeof *a);
+    if (b)
+        mem_free(b, cells * sizeof *b);
+}
+
+static bool grids_new(size_t cells, double **a, double **b)
+{
+    *a = MEM_NEW_ARRAY(double, cells);
+    *b = MEM_NEW_ARRAY(double, cells);
+    if (*a && *b)
+        return true;
+    grids_free(cells, *a, *b);
+    return false;
+}
+
 /* The chance the attacker wins from full health, each side in turn, the
    attacker or the defender first: a chain over both health totals, solved
    from the lowest totals up (a turn without damage leaves the state as it
@@ -288,14 +307,9 @@ static bool chain(fight *g)
         return true;
     }
     size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
-    double *fa = MEM_NEW_ARRAY(double, cells), *fb = MEM_NEW_ARRAY(double, cells);
-    if (!fa || !fb) {
-        if (fa)
-            mem_free(fa, cells * sizeof *fa);
-        if (fb)
-            mem_free(fb, cells * sizeof *fb);
+    double *fa, *fb;
+    if (!grids_new(cells, &fa, &fb))
         return false;
-    }
 #define AT(x, y) ((size_t)(x) * (size_t)(hb + 1) + (size_t)(y))
     const side_turn *ta = &g->turn[0], *tb = &g->turn[1];
     double a0 = ta->ndamage ? ta->damage[0] : 1, b0 = tb->ndamage ? tb->damage[0] : 1;
@@ -315,8 +329,7 @@ static bool chain(fight *g)
     /* the same chain the other way round gives the defender's chances */
     double first = g->first[0] + g->first[1] > 0 ? g->first[0] / (g->first[0] + g->first[1]) : 0.5;
     g->win[0] = first * win_first + (1 - first) * win_second;
-    mem_free(fa, cells * sizeof *fa);
-    mem_free(fb, cells * sizeof *fb);
+    grids_free(cells, fa, fb);
 #undef AT
     /* a draw only when neither can ever hurt the other */
     g->draw = (a0 >= 1 - 1e-15 && b0 >= 1 - 1e-15) ? 1 : 0;
@@ -333,14 +346,9 @@ static bool win_within(fight *g, int n)
     if (ha < 1 || hb < 1 || ha > PROFILE_MAX_HEALTH || hb > PROFILE_MAX_HEALTH)
         return true;
     size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
-    double *w = MEM_NEW_ARRAY(double, cells), *h = MEM_NEW_ARRAY(double, cells);
-    if (!w || !h) {
-        if (w)
-            mem_free(w, cells * sizeof *w);
-        if (h)
-            mem_free(h, cells * sizeof *h);
+    double *w, *h;
+    if (!grids_new(cells, &w, &h))
         return false;
-    }
 #define AT(x, y) ((size_t)(x) * (size_t)(hb + 1) + (size_t)(y))
     const side_turn *ta = &g->turn[0], *tb = &g->turn[1];
     double result[2];
@@ -376,8 +384,7 @@ static bool win_within(fight *g, int n)
 #undef AT
     double first = g->first[0] + g->first[1] > 0 ? g->first[0] / (g->first[0] + g->first[1]) : 0.5;
     g->drop = first * result[0] + (1 - first) * result[1];
-    mem_free(w, cells * sizeof *w);
-    mem_free(h, cells * sizeof *h);
+    grids_free(cells, w, h);
     return true;
 }
 

@@ -1,5 +1,5 @@
 /* profile: reference fights for `fray diff`. A profile is a directory with
- * one scenario per rule system (DIR/legend.rules, ...), each declaring two
+ * one scenario per rule system (DIR/SYSTEM.rules), each declaring two
  * creatures named attacker and defender, with tactics, on the map. For
  * each system, the turn of each is played once per combination of its
  * dice (an rng oracle walks them all), which gives the exact chance that
