@@ -250,16 +250,18 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
             *k = (counter){0, ep};
         k->n++;
     }
-    char line[512];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
-    for (int i = 0; i < nargs && len < sizeof line; i++) {
-        char shown[128];
-        vm_format(v, args[i], shown, sizeof shown);
-        len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
+    if (!v->cb.quiet) { /* the transcript's line, when there is one */
+        char line[512];
+        size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
+        for (int i = 0; i < nargs && len < sizeof line; i++) {
+            char shown[128];
+            vm_format(v, args[i], shown, sizeof shown);
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
+        }
+        combat_say_action(v, line);
+        char cite[160];
+        combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
     }
-    combat_say_action(v, line);
-    char cite[160];
-    combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
     *done = true;
     if (rexpr_present(&a->cooldown)) {
         value lasts;

@@ -82,6 +82,8 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     if (!vm_roll_check(v, &rolled, extra, nextra, check, at, out))
         return false;
     ck = &v->r->checks[check];
+    if (v->cb.quiet) /* no transcript: no line to write */
+        return true;
     /* the line: who, against whom, the breakdown */
     char who[160] = "";
     if (v->cb.roll_as)
@@ -143,6 +145,8 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
     bool meets = against ? !*result : *result;
     sim_note_check(v, rec->check, meets);
+    if (cb->quiet)
+        return true;
     const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
                              : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
     bool plain = cmp >= 2; /* an ordering reads as "vs" */

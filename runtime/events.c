@@ -273,8 +273,10 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
             continue;
         }
         count_use(v, t, each);
-        char cite[160];
-        combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
+        if (!v->cb.quiet) {
+            char cite[160];
+            combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
+        }
         if (!run_trigger(v, t, params, -1, at))
             return false;
     }
