@@ -31,9 +31,89 @@ START_TEST(test_xoshiro_reference_outputs)
         UINT64_C(10595114339597558777),
         UINT64_C(2904607092377533576),
     };
-    rng r = {{1, 2, 3, 4}};
+    rng r = {.s = {1, 2, 3, 4}, .oracle = NULL};
     for (int i = 0; i < 10; i++)
         ck_assert_uint_eq(rng_next(&r), expected[i]);
+}
+END_TEST
+
+/* The oracle walks every combination of the draws: 2d6 gives 36 paths of
+   1/36 each, the sums in the usual proportions (7 six times), and the
+   walk ends. */
+START_TEST(test_oracle_walks_every_path)
+{
+    rng r;
+    rng_seed(&r, 1);
+    rng_oracle o = {.min_weight = 0};
+    r.oracle = &o;
+    int paths = 0, sums[13] = {0};
+    double total = 0;
+    do {
+        rng_oracle_rewind(&o);
+        int64_t sum = rng_die(&r, 6) + rng_die(&r, 6);
+        ck_assert(!o.too_deep && !o.diverged);
+        ck_assert_double_eq_tol(o.weight, 1.0 / 36, 1e-15);
+        total += o.weight;
+        sums[sum]++;
+        paths++;
+    } while (rng_oracle_advance(&o));
+    ck_assert_int_eq(paths, 36);
+    ck_assert_double_eq_tol(total, 1.0, 1e-12);
+    for (int s = 2; s <= 12; s++)
+        ck_assert_int_eq(sums[s], 6 - abs(s - 7));
+}
+END_TEST
+
+/* Draws that depend on earlier ones (a d20, then a d6 only on a 20): the
+   paths have different lengths, and their chances still add up to 1. */
+START_TEST(test_oracle_uneven_paths)
+{
+    rng r;
+    rng_seed(&r, 1);
+    rng_oracle o = {.min_weight = 0};
+    r.oracle = &o;
+    int paths = 0;
+    double total = 0, twenty_and_six = 0;
+    do {
+        rng_oracle_rewind(&o);
+        int64_t d20 = rng_die(&r, 20);
+        if (d20 == 20 && rng_die(&r, 6) == 6)
+            twenty_and_six += o.weight;
+        total += o.weight;
+        paths++;
+    } while (rng_oracle_advance(&o));
+    ck_assert_int_eq(paths, 19 + 6);
+    ck_assert_double_eq_tol(total, 1.0, 1e-12);
+    ck_assert_double_eq_tol(twenty_and_six, 1.0 / 120, 1e-15);
+}
+END_TEST
+
+/* A draw that would make the path less likely than min_weight is cut:
+   rerolling ties forever stops, and the cut paths are marked. Two d20s
+   make a path of 1/400; a third draw 1/8000; a fourth would be below
+   1e-4, so every tie is cut there. */
+START_TEST(test_oracle_cuts_unlikely_paths)
+{
+    rng r;
+    rng_seed(&r, 1);
+    rng_oracle o = {.min_weight = 1e-4};
+    r.oracle = &o;
+    double settled = 0, cut = 0;
+    do {
+        rng_oracle_rewind(&o);
+        int64_t a, b;
+        do {
+            a = rng_die(&r, 20);
+            b = rng_die(&r, 20);
+        } while (a == b && !o.too_deep);
+        if (o.too_deep)
+            cut += o.weight;
+        else
+            settled += o.weight;
+    } while (rng_oracle_advance(&o));
+    /* a tie (1 in 20) goes below 1e-4 at its second reroll's second die */
+    ck_assert_double_eq_tol(cut, 0.05, 1e-12);
+    ck_assert_double_eq_tol(settled + cut, 1.0, 1e-12);
 }
 END_TEST
 
@@ -221,6 +301,9 @@ static Suite *rng_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_xoshiro_reference_outputs);
     tcase_add_test(tc, test_splitmix_reference_outputs);
+    tcase_add_test(tc, test_oracle_walks_every_path);
+    tcase_add_test(tc, test_oracle_uneven_paths);
+    tcase_add_test(tc, test_oracle_cuts_unlikely_paths);
     tcase_add_test(tc, test_seed_uses_splitmix64);
     tcase_add_test(tc, test_seed_zero_gives_valid_state);
     tcase_add_test(tc, test_same_seed_same_sequence);
