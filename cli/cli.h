@@ -19,6 +19,7 @@ typedef struct cli_options {
     bool syntax_only;
     bool keep_going;
     bool quiet; /* --quiet: no transcript of play */
+    bool state; /* --state: print the state of play as JSON at the end */
     const char *rules[64];
     int nrules;
     const char *with[64]; /* stat=expr */

@@ -1,8 +1,10 @@
 /* cmd_eval: `fray eval [-r RULES] [--with STAT=EXPR] EXPR...` */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 static const char usage[] = "Usage: fray eval [OPTION]... EXPR...\n"
                             "Evaluate each expression and print its value. With -r, the expression may\n"
@@ -12,6 +14,8 @@ static const char usage[] = "Usage: fray eval [OPTION]... EXPR...\n"
                             "  -r, --rules FILE     load rules first (repeatable)\n"
                             "  --with STAT=EXPR     give the creature a stat value (repeatable)\n"
                             "  --seed N             seed for the dice\n"
+                            "  --format FORMAT      text (default) or json: {\"results\": [{\"expression\",\n"
+                            "                       \"value\" (as text), \"number\" (when a whole number)}]}\n"
                             "\n"
                             "Examples:\n"
                             "  fray eval 'roll 4d6kh3'\n"
@@ -43,6 +47,25 @@ int cli_load_rules(fray *f, const cli_options *o)
 
 int cmd_eval(int argc, char **argv)
 {
+    /* --format first; the rest are the shared options */
+    bool json = false;
+    char *rest[256];
+    int nrest = 0;
+    for (int i = 0; i < argc && nrest < 255; i++) {
+        bool eq = !strncmp(argv[i], "--format=", 9);
+        if ((!strcmp(argv[i], "--format") && i + 1 < argc) || eq) {
+            const char *v = eq ? argv[i] + 9 : argv[++i];
+            if (strcmp(v, "json") && strcmp(v, "text")) {
+                fprintf(stderr, "fray eval: --format takes text or json\n");
+                return EXIT_USAGE;
+            }
+            json = !strcmp(v, "json");
+        } else
+            rest[nrest++] = argv[i];
+    }
+    rest[nrest] = NULL;
+    argc = nrest;
+    argv = rest;
     cli_options o;
     int first, rc = cli_parse("eval", argc, argv, &o, &first, usage);
     if (rc != EXIT_OK)
@@ -55,12 +78,29 @@ int cmd_eval(int argc, char **argv)
     if (!f)
         return EXIT_IO;
     int code = cli_load_rules(f, &o);
+    if (json)
+        printf("{\"results\": [");
     for (int i = first; i < argc && code == EXIT_OK; i++) {
         char out[4096];
         code = cli_exit_code(fray_eval(f, argv[i], out, sizeof out));
-        if (code == EXIT_OK)
+        if (code != EXIT_OK)
+            break;
+        if (!json) {
             puts(out);
+            continue;
+        }
+        printf("%s\n  {\"expression\": ", i > first ? "," : "");
+        cli_json_string(argv[i]);
+        printf(", \"value\": ");
+        cli_json_string(out);
+        char *end;
+        long long n = strtoll(out, &end, 10);
+        if (*out && !*end)
+            printf(", \"number\": %lld", n);
+        putchar('}');
     }
+    if (json && code == EXIT_OK)
+        printf("\n]}\n");
     fray_close(f);
     return code;
 }

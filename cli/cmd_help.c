@@ -17,7 +17,8 @@ static const char usage[] = "Usage: fray help [TOPIC | WORD]\n"
                             "\n"
                             "A WORD is one of them: a declaration is shown with all its clauses\n"
                             "(fray help initiative), a clause with its declaration (fray help ties).\n"
-                            "  --forms        every form, one per line (for scripts)\n";
+                            "  --forms        every form, one per line (for scripts)\n"
+                            "  --man          the whole vocabulary as a manual page, fray-rules(5)\n";
 
 typedef struct lookup {
     const char *want;    /* a topic or word */
@@ -102,6 +103,101 @@ static void print_limit(void *user, const char *name, const char *meaning, uint6
     printf("  %-14s %-10llu %s\n", name, (unsigned long long)default_value, meaning);
 }
 
+/* --- fray-rules(5) ------------------------------------------------------------ */
+
+/* Text for roff: backslashes doubled, and a line never starts with a
+   control character. */
+static void roff(const char *s)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", stdout);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", stdout);
+        else if (*s == '-')
+            fputs("\\-", stdout);
+        else
+            putchar(*s);
+    }
+}
+
+typedef struct man_state {
+    fray_word_kind section; /* the section under way */
+    bool started;
+    bool in_clauses; /* a declaration's clauses are indented under it */
+} man_state;
+
+static void man_word(void *user, const fray_word *w)
+{
+    man_state *m = user;
+    static const char *const titles[] = {"DECLARATIONS", "", "PLAY COMMANDS", "BUILT-IN FUNCTIONS", "BUILT-IN EVENTS"};
+    bool clause = w->kind == FRAY_WORD_CLAUSE;
+    if (!clause && m->in_clauses) {
+        printf(".RE\n");
+        m->in_clauses = false;
+    }
+    if (!clause && (!m->started || w->kind != m->section)) {
+        printf(".SH %s\n", titles[w->kind]);
+        m->section = w->kind;
+        m->started = true;
+    }
+    if (clause && !m->in_clauses) {
+        printf(".RS\n");
+        m->in_clauses = true;
+    }
+    printf(".TP\n.B \"");
+    for (const char *s = w->form; *s; s++) /* inside quotes: no quote, a backslash escaped */
+        fputs(*s == '"' ? "\\(dq" : *s == '\\' ? "\\e" : (char[2]){*s, 0}, stdout);
+    printf("\"\n");
+    if (w->meaning[0])
+        roff(w->meaning);
+    else
+        fputs("\\&", stdout);
+    putchar('\n');
+}
+
+static void man_end(man_state *m)
+{
+    if (m->in_clauses)
+        printf(".RE\n");
+}
+
+static void man_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+{
+    (void)user;
+    printf(".TP\n.B %s\n(default %llu) ", name, (unsigned long long)default_value);
+    roff(meaning);
+    putchar('\n');
+}
+
+/* The language's vocabulary from the compiler's own tables, as a manual
+   page: it cannot drift from what fray accepts, and doc/language.md is
+   checked against the same tables (tests/doc.test). */
+static int print_man(void)
+{
+    printf(".TH FRAY-RULES 5 \"\" \"fray %s\" \"Fray Manual\"\n", fray_version());
+    printf(".SH NAME\nfray-rules \\- the Fray rules language\n");
+    printf(".SH DESCRIPTION\n"
+           "A rules file (\\fI.rules\\fR) transcribes the combat rules of a tabletop role-playing game: "
+           "its action economy, initiative, rounds, durations, ranges, conditions, actions, triggers and "
+           "rulings, as declarations; a script adds creatures and play commands. "
+           "Items are separated by newlines or semicolons; \\fB#\\fR starts a comment; "
+           "\\fB\\(sc \"Section\"\\fR cites the passage of the rules a declaration transcribes. "
+           "Numbers may carry units (\\fB5 ft\\fR, \\fB6 s\\fR, \\fB2 rounds\\fR) and dice use the common "
+           "notation (\\fB4d6kh3\\fR, \\fBd20r1\\fR, \\fB10d10>=8\\fR, \\fBd6!\\fR).\n"
+           ".PP\nThis page lists every declaration with its clauses, every play command, built-in function "
+           "and built-in event, as \\fBfray help\\fR shows them. The full reference, with the meaning of "
+           "each and examples, is \\fIdoc/language.md\\fR in Fray's documentation.\n");
+    man_state m = {0};
+    fray_vocabulary(man_word, &m);
+    man_end(&m);
+    printf(".SH LIMITS\nA rule that runs away stops at a limit, with an error that names it; "
+           "\\fB\\-\\-limit NAME=N\\fR changes one.\n");
+    fray_limits(man_limit, NULL);
+    printf(".SH SEE ALSO\n.BR fray (1)\n");
+    return EXIT_OK;
+}
+
 int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
@@ -136,6 +232,8 @@ int cmd_help(int argc, char **argv)
                "file, imports nested 32 deep.\n");
         return EXIT_OK;
     }
+    if (!strcmp(what, "--man"))
+        return print_man();
     if (!strcmp(what, "--forms")) {
         l.forms = true;
         fray_vocabulary(on_word, &l);

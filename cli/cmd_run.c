@@ -15,6 +15,9 @@ static const char usage_run[] = "Usage: fray run [OPTION]... FILE...\n"
                                 "  --seed N        seed for the dice\n"
                                 "  --keep-going    run the remaining files after an error\n"
                                 "  --quiet         print no transcript of play (print statements still print)\n"
+                                "  --state         at the end, print the state of play as JSON (see fray.h:\n"
+                                "                  fray_state): the encounter, and every creature's stats\n"
+                                "                  and conditions\n"
                                 "  -I DIR          search DIR for `use` modules\n"
                                 "  --max-steps N   instructions allowed per command\n";
 static const char usage_check[] = "Usage: fray check [OPTION]... FILE...\n"
@@ -28,6 +31,12 @@ static const char usage_disasm[] = "Usage: fray disasm [OPTION]... FILE...\n"
 static const char *const usages[] = {usage_run, usage_check, usage_disasm};
 
 static const char *const names[] = {"run", "check", "disasm"};
+
+static void print_line(void *user, const char *text)
+{
+    (void)user;
+    puts(text);
+}
 
 static int run_files(mode m, int argc, char **argv)
 {
@@ -66,6 +75,8 @@ static int run_files(mode m, int argc, char **argv)
     }
     if (m == MODE_DISASM && worst == EXIT_OK)
         fray_disasm(f, stdout);
+    if (m == MODE_RUN && o.state && worst == EXIT_OK)
+        worst = cli_exit_code(fray_state(f, print_line, NULL));
     fray_close(f);
     fflush(stdout);
     return worst;

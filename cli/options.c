@@ -19,6 +19,7 @@ enum {
     OPT_SYNTAX_ONLY,
     OPT_KEEP_GOING,
     OPT_QUIET,
+    OPT_STATE,
     OPT_WITH
 };
 
@@ -62,6 +63,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         {"syntax-only", no_argument, NULL, OPT_SYNTAX_ONLY},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"state", no_argument, NULL, OPT_STATE},
         {"rules", required_argument, NULL, 'r'},
         {"with", required_argument, NULL, OPT_WITH},
         {"include", required_argument, NULL, 'I'},
@@ -124,6 +126,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         case OPT_SYNTAX_ONLY: o->syntax_only = true; break;
         case OPT_KEEP_GOING: o->keep_going = true; break;
         case OPT_QUIET: o->quiet = true; break;
+        case OPT_STATE: o->state = true; break;
         case 'r':
             if (o->nrules == 64)
                 goto too_many;

@@ -126,6 +126,17 @@ const char *fray_current(fray *f);
  * file and line; false when no declaration has that name. */
 bool fray_cite(fray *f, const char *name, char *out, size_t cap);
 
+/* The state of play as one JSON document, passed to fn: the system, the
+ * encounter (active, round, whose turn, phase, the order of turns with
+ * scores) and every creature (name, title, side, in play, out, delaying,
+ * square, zone, its stats: those given and those the encounter tracks, as
+ * numbers where whole and as text otherwise, and its effects: conditions,
+ * cooldowns, relations, held actions, each with what is left of it). */
+fray_status fray_state(fray *f, fray_output_fn fn, void *user);
+/* The explanation of the last command that did something, line by line:
+ * every die, modifier, rule (with its citation) and trigger behind it. */
+fray_status fray_explain(fray *f, fray_output_fn fn, void *user);
+
 /* The exact distribution of an expression (`4d6kh3`, `d20 + 5 >= 15`):
  * its dice are not rolled but computed. Free it with
  * fray_distribution_free. */

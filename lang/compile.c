@@ -243,9 +243,13 @@ bool compile_find_module(const char *name, const char *from_dir, const compile_o
             return true;
     }
 #ifdef FRAY_DATADIR
-    snprintf(out, cap, "%s/%s.rules", FRAY_DATADIR, name);
-    if (file_exists(out))
-        return true;
+    /* the installed library: the rule systems and the shared modules */
+    static const char *const installed[] = {"%s/%s.rules", "%s/rules/%s.rules", "%s/stdlib/%s.rules"};
+    for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++) {
+        snprintf(out, cap, installed[i], FRAY_DATADIR, name);
+        if (file_exists(out))
+            return true;
+    }
 #endif
     return false;
 }

@@ -326,6 +326,11 @@ bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
 bool effects_related(struct vm *v, int rel, int a, int b);
 bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
 void effects_show(struct vm *v, int c, char *buf, size_t cap);
+/* Each effect on c, oldest first: its kind ("condition", "cooldown",
+   "relation", "hold"), name, partner (a relation's, or NULL) and what is
+   left of it, as show prints it. */
+typedef void (*effects_each_fn)(void *user, const char *kind, const char *name, const char *partner, const char *lasts);
+void effects_each(struct vm *v, int c, effects_each_fn fn, void *user);
 /* Ends every effect on c (it leaves play). */
 bool effects_clear(struct vm *v, int c, span at);
 

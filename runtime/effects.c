@@ -1199,6 +1199,21 @@ bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
 
 /* --- show ------------------------------------------------------------------------------- */
 
+void effects_each(vm *v, int c, effects_each_fn fn, void *user)
+{
+    int32_t tail = -1;
+    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+        tail = i;
+    static const char *const kinds[] = {"condition", "cooldown", "relation", "hold"};
+    for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
+        const effect *e = eff(v, i);
+        char how[96];
+        describe_lasts(v, e, how, sizeof how);
+        const char *partner = e->kind == EFF_RELATION && e->partner >= 0 ? v->creatures[e->partner].name : NULL;
+        fn(user, kinds[e->kind], e->kind == EFF_HOLD ? "held action" : what_name(v, e), partner, how);
+    }
+}
+
 void effects_show(vm *v, int c, char *buf, size_t cap)
 {
     size_t len = 0;
