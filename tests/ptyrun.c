@@ -10,7 +10,8 @@
  *   reject TEXT     fail if the output after the last match holds TEXT
  *                   (both with the escapes of send)
  *   exit N          wait for the program to end with status N
- * Each wait gives up after 10 seconds. On failure it says which step and
+ *   patience N      let each later wait take up to N seconds
+ * Each wait gives up after 10 seconds (or the patience given). On failure it says which step and
  * shows the output it saw (escape sequences made visible), and exits 1. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
     char line[4096];
     int step = 0, status = -1;
     bool alive = true;
+    double patience = 10;
     while (fgets(line, sizeof line, script)) {
         step++;
         line[strcspn(line, "\n")] = '\0';
@@ -140,6 +142,10 @@ int main(int argc, char **argv)
             continue;
         char *arg = strchr(line, ' ');
         arg = arg ? arg + 1 : line + strlen(line);
+        if (!strncmp(line, "patience ", 9)) {
+            patience = atof(arg);
+            continue;
+        }
         if (!strncmp(line, "send ", 5)) {
             char text[4096];
             size_t n = unescape(arg, text);
@@ -170,7 +176,7 @@ int main(int argc, char **argv)
                 }
                 continue;
             }
-            double until = now() + 10;
+            double until = now() + patience;
             while (!holds(arg) && alive && now() < until)
                 alive = pump(fd, 50);
             if (!holds(arg)) {
@@ -184,7 +190,7 @@ int main(int argc, char **argv)
             memmove(seen, seen + end, nseen - end);
             nseen -= end;
         } else if (!strncmp(line, "exit ", 5)) {
-            double until = now() + 10;
+            double until = now() + patience;
             int got = 0;
             while ((got = waitpid(pid, &status, WNOHANG)) == 0 && now() < until)
                 pump(fd, 50);
