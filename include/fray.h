@@ -178,6 +178,9 @@ typedef struct fray_sim_options {
     /* Play the scenario under another rule system: its `use NAME` of
        its own system loads this file instead (NULL: its own). */
     const char *system_path;
+    /* ... replacing the `use` of this name (NULL: the name of the system
+       the scenario declares, found by compiling it first). */
+    const char *system_use;
     /* Commands played after the scenario's own, as if written at its end
        (`fray diff` adds `begin encounter`, `roll initiative`, `fight`). */
     const char *then;

@@ -394,6 +394,7 @@ static bool simulate(fight *g, fray *parent, const char *path, const fray_diff_o
     fray_sim_options so = {.runs = o->runs ? o->runs : 2000,
                            .threads = o->threads,
                            .system_path = g->system_file,
+                           .system_use = g->uses,
                            .then = "begin encounter\nroll initiative\nfight\n"};
     fray_sim_result *r;
     if (fray_sim(parent, path, &so, &r) != FRAY_OK)

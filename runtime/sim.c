@@ -665,7 +665,9 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
             f->on_diag(f->diag_user, &d);
             return FRAY_ERR_USAGE;
         }
-        if (!system_of(f, scenario, &f->copts, system, sizeof system))
+        if (o.system_use)
+            snprintf(system, sizeof system, "%s", o.system_use);
+        else if (!system_of(f, scenario, &f->copts, system, sizeof system))
             return FRAY_ERR_RULES;
         sh.copts.use_instead_name = system;
         sh.copts.use_instead_path = o.system_path;
