@@ -48,5 +48,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_repl(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
 
 #endif

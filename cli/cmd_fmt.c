@@ -1,0 +1,256 @@
+/* cmd_fmt: `fray fmt`, rules files in the canonical layout of
+ * lang/format.c: printed, checked (--check) or rewritten in place (-w). */
+#ifndef _XOPEN_SOURCE     /* the readline flags may set it */
+#define _XOPEN_SOURCE 700 /* mkstemp, fchmod, fsync, realpath */
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "lang/format.h"
+
+static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
+                            "Print each rules FILE in the canonical layout. A file with a syntax error is\n"
+                            "reported as `fray check` reports it, and not printed.\n"
+                            "\n"
+                            "  --check         print nothing; list each FILE not in the layout on stderr\n"
+                            "                  (\"FILE: not formatted\") and exit 1 if there is one\n"
+                            "  -w, --write     rewrite each FILE in place (atomically) instead of printing it\n"
+                            "  --tokens        print the tokens the parser sees instead, one a line, without\n"
+                            "                  the `;` that change nothing (the layout never changes them)\n"
+                            "\n"
+                            "The layout keeps the line breaks (a newline ends an item) and the comments, and:\n"
+                            "  - indents 2 spaces per `{`, and a line continuing an item 4 more than the\n"
+                            "    line that opened its bracket, or than the item's first line;\n"
+                            "  - puts a block's `{` last on its line and its `}` on a line of its own, unless\n"
+                            "    the whole block is on one line that fits in 100 columns;\n"
+                            "  - puts one space around binary operators (not `..`: 1..20), after `,` and `;`\n"
+                            "    and between words; none inside ( ) and [ ], before `(` of a call, after a\n"
+                            "    unary `-`, around `.`, before the `:` of a type or a command;\n"
+                            "  - drops a `;` at the end of a line or one that separates nothing;\n"
+                            "  - aligns the trailing comments of consecutive lines, indents a comment line\n"
+                            "    as the code after it;\n"
+                            "  - leaves at most one blank line in a row, none at the start or end of a block,\n"
+                            "    no trailing spaces, and a final newline.\n"
+                            "Formatting a formatted file changes nothing, and a file compiles to the same\n"
+                            "program before and after (checked on every run: the tokens are compared).\n"
+                            "\n"
+                            "Exit status: 0 ok, 1 a syntax error (or, with --check, a file to format),\n"
+                            "2 usage, 3 a file could not be read or written.\n";
+
+typedef enum { FMT_PRINT, FMT_CHECK, FMT_WRITE, FMT_TOKENS } fmt_mode;
+
+static void error(bool color, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void error(bool color, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag d = {.level = DIAG_ERROR, .message = msg};
+    diag_print(stderr, &d, color);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(in);
+        errno = EISDIR;
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, in);
+        if (n < cap)
+            break;
+        char *grown = realloc(buf, cap * 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    if (buf && ferror(in)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(in);
+    *len = n;
+    return buf;
+}
+
+/* A temporary file beside path, renamed over it: readers see the old
+ * file or the new one, never half of it. Through a symbolic link, the
+ * file it names is rewritten (the link stays). */
+static bool write_file(const char *path, const char *text, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + sizeof ".fmt-XXXXXX");
+    if (!tmp)
+        return false;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".fmt-XXXXXX", sizeof ".fmt-XXXXXX");
+    int fd = mkstemp(tmp);
+    bool ok = fd >= 0;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        done += ok ? (size_t)w : 0;
+    }
+    ok = ok && fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    int saved = errno;
+    if (ok)
+        ok = rename(tmp, path) == 0;
+    else
+        errno = saved;
+    if (!ok && fd >= 0) {
+        saved = errno;
+        unlink(tmp);
+        errno = saved;
+    }
+    free(tmp);
+    return ok;
+}
+
+static bool write_in_place(const char *path, const char *text, size_t len)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return false;
+    bool ok = write_file(real, text, len);
+    int saved = errno;
+    free(real);
+    errno = saved;
+    return ok;
+}
+
+static void print_diag(void *user, const diag *d)
+{
+    fflush(stdout); /* the files before this one come first */
+    diag_print(stderr, d, *(bool *)user);
+}
+
+/* Formats one file as mode says; an exit code. */
+static int format_file(const char *path, fmt_mode mode, bool color)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    if (!text) {
+        error(color, "cannot read '%s': %s", path, strerror(errno));
+        return EXIT_IO;
+    }
+    source *src = source_new(path, text, len);
+    free(text);
+    if (!src) {
+        error(color, "out of memory");
+        return EXIT_IO;
+    }
+    diag_sink sink = {.fn = print_diag, .user = &color, .max_errors = 50};
+    char *out;
+    size_t out_len;
+    format_status st =
+        mode == FMT_TOKENS ? format_tokens(src, &sink, &out, &out_len) : format_source(src, &sink, &out, &out_len);
+    int rc = EXIT_OK;
+    if (st == FORMAT_SYNTAX) {
+        rc = EXIT_RULES;
+    } else if (st == FORMAT_NOMEM) {
+        error(color, "out of memory");
+        rc = EXIT_IO;
+    } else if (st == FORMAT_UNSAFE) {
+        error(color, "'%s' left as it is: its layout would change its tokens (a bug in fray fmt)", path);
+        rc = EXIT_RULES;
+    } else {
+        bool same = out_len == src->len && memcmp(out, src->text, out_len) == 0;
+        if (mode == FMT_PRINT || mode == FMT_TOKENS) {
+            fwrite(out, 1, out_len, stdout);
+        } else if (mode == FMT_CHECK && !same) {
+            fflush(stdout);
+            fprintf(stderr, "%s: not formatted\n", path);
+            rc = EXIT_RULES;
+        } else if (mode == FMT_WRITE && !same && !write_in_place(path, out, out_len)) {
+            error(color, "cannot write '%s': %s", path, strerror(errno));
+            rc = EXIT_IO;
+        }
+    }
+    format_free(out, out_len);
+    source_free(src);
+    return rc;
+}
+
+int cmd_fmt(int argc, char **argv)
+{
+    /* fmt's own flags are taken out; the shared ones go to cli_parse */
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    if (!rest)
+        return EXIT_IO;
+    int nrest = 0, modes = 0;
+    fmt_mode mode = FMT_PRINT;
+    bool options = true;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        fmt_mode m = FMT_PRINT;
+        if (i > 0 && options && !strcmp(a, "--check"))
+            m = FMT_CHECK;
+        else if (i > 0 && options && (!strcmp(a, "-w") || !strcmp(a, "--write")))
+            m = FMT_WRITE;
+        else if (i > 0 && options && !strcmp(a, "--tokens"))
+            m = FMT_TOKENS;
+        if (m != FMT_PRINT) {
+            modes += m != mode;
+            mode = m;
+            continue;
+        }
+        options = options && strcmp(a, "--") != 0;
+        rest[nrest++] = argv[i];
+    }
+    rest[nrest] = NULL;
+    cli_options o;
+    int first, rc = cli_parse("fmt", nrest, rest, &o, &first, usage);
+    if (rc == EXIT_OK && modes > 1) {
+        fprintf(stderr, "fray fmt: --check, --write and --tokens exclude each other\n");
+        rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK && first >= nrest) {
+        fprintf(stderr, "fray fmt: no input files\nTry 'fray fmt --help'.\n");
+        rc = EXIT_USAGE;
+    }
+    if (rc != EXIT_OK) {
+        free(rest);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    bool color = o.color == 1;
+    if (o.color == -1) {
+        const char *no_color = getenv("NO_COLOR");
+        color = isatty(STDERR_FILENO) && !(no_color && *no_color);
+    }
+    int worst = EXIT_OK;
+    for (int i = first; i < nrest; i++) {
+        int code = format_file(rest[i], mode, color);
+        if (code > worst)
+            worst = code;
+    }
+    free(rest);
+    fflush(stdout);
+    return worst;
+}
