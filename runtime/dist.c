@@ -1740,10 +1740,22 @@ double dist_stddev(const dist *d)
 
 int64_t dist_quantile(const dist *d, double q)
 {
+    /* exact weights compare exactly (the median of d6 is 3: three sixths
+       are one half, which summed probabilities miss by a rounding) */
+    if (d->exact) {
+        long double want = (long double)q * (long double)d->total;
+        dist_count cum = 0;
+        for (size_t i = 0; i < d->n; i++) {
+            cum += d->w[i];
+            if ((long double)cum >= want)
+                return d->lo + (int64_t)i;
+        }
+        return hi_of(d);
+    }
     long double s = 0;
     for (size_t i = 0; i < d->n; i++) {
         s += prob(d, i);
-        if (s >= q)
+        if (s >= q - 1e-12L)
             return d->lo + (int64_t)i;
     }
     return hi_of(d);

@@ -81,6 +81,23 @@ START_TEST(sum_3d6)
 }
 END_TEST
 
+/* A quantile lands on the outcome where the chance reaches it exactly:
+   three sixths of a d6 are one half, so its median is 3, not 4. */
+START_TEST(quantiles_at_exact_boundaries)
+{
+    dist *d = dice_dist("d6");
+    ck_assert_int_eq(dist_quantile(d, 0.5), 3);
+    ck_assert_int_eq(dist_quantile(d, 1.0 / 3), 2);
+    ck_assert_int_eq(dist_quantile(d, 0.51), 4);
+    ck_assert_int_eq(dist_quantile(d, 1.0), 6);
+    dist_free(d);
+    d = dice_dist("d4");
+    ck_assert_int_eq(dist_quantile(d, 0.25), 1);
+    ck_assert_int_eq(dist_quantile(d, 0.75), 3);
+    dist_free(d);
+}
+END_TEST
+
 START_TEST(keep_4d6kh3)
 {
     dist *d = dice_dist("4d6kh3");
@@ -487,6 +504,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, big_sum_goes_inexact);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, count_format);
+    tcase_add_test(tc, quantiles_at_exact_boundaries);
     tcase_add_test(tc, out_of_memory);
     suite_add_tcase(s, tc);
 
