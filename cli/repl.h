@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "cli/session.h"
+#include "runtime/session.h"
 
 typedef struct repl {
     session s;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/session.h"
+#include "runtime/session.h"
 #include "fuzz/fuzz.h"
 
 static bool answer(void *ui, const fray_question *q, char *out, size_t cap)

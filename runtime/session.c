@@ -2,9 +2,9 @@
  * play (see session.h); saving it and keeping its journal. The format of
  * the files is session_file.c's. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/session.h"
+#include "runtime/session.h"
 
-#include "cli/session_file.h"
+#include "runtime/session_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

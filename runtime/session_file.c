@@ -1,7 +1,7 @@
 /* session_file: writing and reading saved sessions and journals (the
  * format is described in session_file.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/session_file.h"
+#include "runtime/session_file.h"
 
 #include <errno.h>
 #include <inttypes.h>

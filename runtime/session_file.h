@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/session.h"
+#include "runtime/session.h"
 
 #define SESSION_FORMAT 1
 
