@@ -33,8 +33,14 @@ typedef struct cli_options {
 /* Parses the options of a subcommand; leaves operands in argv[*first..argc).
  * Returns EXIT_OK, EXIT_USAGE (message printed), or -1 after --help. */
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage);
-/* A context configured from the options (seed, limits, search path). */
+/* The library's settings for the options: seed, limits, colour in
+ * diagnostics (auto: when stderr is a terminal), the search path (-I, then
+ * FRAY_PATH). Its strings live in this module until the next call. */
+fray_options cli_fray_options(const cli_options *o);
+/* A context, or a session, configured from the options (those settings and
+ * --limit); NULL, with a message, when it cannot be. */
 fray *cli_open(const cli_options *o);
+fray_session *cli_session(const cli_options *o);
 int cli_exit_code(fray_status st);
 /* Runs the -r files silently and applies --with; an exit code. */
 int cli_load_rules(fray *f, const cli_options *o);

@@ -89,8 +89,7 @@ static bool ends_with(const char *s, const char *end)
  * check's outcome, a refusal, the start of a turn or round. */
 static void print_line(void *user, const char *line)
 {
-    const session *s = user;
-    const repl *r = s->ui;
+    const repl *r = user;
     const char *color = NULL;
     size_t plain = strlen(line); /* the part printed without colour */
     if (r->color) {
@@ -119,7 +118,10 @@ static void print_diagnostic(void *user, const fray_diagnostic *d)
 {
     (void)user;
     fflush(stdout);
-    fputs(d->text, stderr);
+    if (d->from_session) /* a file refused, the journal: said as the REPL's own messages are */
+        fprintf(stderr, "fray repl: %s%s\n", d->level == FRAY_WARNING ? "warning: " : "", d->message);
+    else
+        fputs(d->text, stderr);
 }
 
 static const char *paint(const repl *r, const char *code)
@@ -297,12 +299,13 @@ static bool formula_query(repl *r, const char *line)
     if (!known)
         return false;
     char value[512], cite[256] = "";
-    if (!fray_cite(r->s.f, name, cite, sizeof cite)) {
+    fray *f = fray_session_context(r->s);
+    if (!fray_cite(f, name, cite, sizeof cite)) {
         fprintf(stderr, "fray repl: no %s '%s' in the rules loaded\n", kind, name);
         r->worst = r->worst ? r->worst : EXIT_USAGE;
         return true;
     }
-    if (fray_eval_for(r->s.f, creature, name, value, sizeof value) != FRAY_OK) {
+    if (fray_eval_for(f, creature, name, value, sizeof value) != FRAY_OK) {
         r->worst = r->worst ? r->worst : EXIT_RULES;
         return true;
     }
@@ -341,7 +344,7 @@ static void one_command(repl *r, const char *text)
     if (*p == ':') {
         repl_meta(r, p);
     } else if (!formula_query(r, p)) {
-        int code = session_command(&r->s, text);
+        int code = cli_exit_code(fray_session_command(r->s, text));
         if (code != EXIT_OK && !r->worst)
             r->worst = code;
     }
@@ -422,11 +425,13 @@ int cmd_repl(int argc, char **argv)
     repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)};
     const char *no_color = getenv("NO_COLOR");
     r.color = o.color == 1 || (o.color == -1 && r.interactive && !(no_color && *no_color));
-    if (!session_init(&r.s, &o, ask_gm, &r, print_line, print_diagnostic)) {
-        fprintf(stderr, "fray repl: out of memory\n");
+    r.s = cli_session(&o);
+    if (!r.s)
         return EXIT_IO;
-    }
-    r.s.asking = r.interactive || ask;
+    fray_session_on_output(r.s, print_line, &r);
+    fray_session_on_diagnostic(r.s, print_diagnostic, &r);
+    if (r.interactive || ask) /* else rulings take their defaults, as in a script */
+        fray_session_on_ask(r.s, ask_gm, &r);
     char *dir = state_dir();
     /* --no-journal: none (an empty path) */
     char *journal_path = journal ? (*journal ? strdup(journal) : NULL) : dir ? joined(dir, "journal") : NULL;
@@ -441,20 +446,21 @@ int cmd_repl(int argc, char **argv)
                 free(prev);
                 free(journal_path);
                 free(dir);
-                session_free(&r.s);
+                fray_session_close(r.s);
                 return EXIT_USAGE;
             }
             free(journal_path);
             journal_path = prev;
         }
-        rc = session_load(&r.s, journal_path, true);
+        rc = cli_exit_code(fray_session_recover(r.s, journal_path));
         if (rc != EXIT_OK) {
             free(journal_path);
             free(dir);
-            session_free(&r.s);
+            fray_session_close(r.s);
             return rc;
         }
-        printf("recovered %zu entr%s from %s\n", r.s.ndone, r.s.ndone == 1 ? "y" : "ies", journal_path);
+        size_t done = fray_session_done(r.s);
+        printf("recovered %zu entr%s from %s\n", done, done == 1 ? "y" : "ies", journal_path);
         if (strstr(journal_path, ".prev")) /* go on in the usual place */
             journal_path[strlen(journal_path) - 5] = '\0';
     } else if (journal_path && access(journal_path, F_OK) == 0) {
@@ -467,14 +473,14 @@ int cmd_repl(int argc, char **argv)
     if (!journal_path && !journal && r.interactive)
         fprintf(stderr, "fray repl: warning: no folder for a journal ($XDG_STATE_HOME or $HOME/.local/state): a "
                         "crash would lose the session\n");
-    session_journal(&r.s, journal_path);
+    fray_session_journal(r.s, journal_path); /* when it cannot be kept, a warning says so */
     free(journal_path);
 
     for (int i = first; i < nargs && rc == EXIT_OK; i++)
-        rc = session_load_rules(&r.s, argv[i]);
+        rc = cli_exit_code(fray_session_load_rules(r.s, argv[i]));
     if (rc != EXIT_OK) {
-        session_close_journal(&r.s);
-        session_free(&r.s);
+        fray_session_close_journal(r.s);
+        fray_session_close(r.s);
         free(dir);
         return rc;
     }
@@ -495,8 +501,8 @@ int cmd_repl(int argc, char **argv)
         history_truncate_file(r.history_path, 1000);
         free(r.history_path);
     }
-    session_close_journal(&r.s);
-    session_free(&r.s);
+    fray_session_close_journal(r.s);
+    fray_session_close(r.s);
     free(dir);
     return r.interactive ? EXIT_OK : r.worst;
 }

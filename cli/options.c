@@ -164,7 +164,7 @@ too_many:
     return EXIT_USAGE;
 }
 
-fray *cli_open(const cli_options *o)
+fray_options cli_fray_options(const cli_options *o)
 {
     /* FRAY_PATH entries come after -I directories. */
     static char fray_path[4096];
@@ -184,29 +184,68 @@ fray *cli_open(const cli_options *o)
         const char *no_color = getenv("NO_COLOR");
         color = isatty(STDERR_FILENO) && !(no_color && *no_color);
     }
-    fray_options fo = {.seed = o->seed,
-                       .max_steps = o->max_steps,
-                       .max_call_depth = o->max_depth,
-                       .max_creatures = o->max_creatures,
-                       .search_path = paths,
-                       .search_path_len = n,
-                       .color = color,
-                       .quiet = o->quiet};
+    return (fray_options){.seed = o->seed,
+                          .max_steps = o->max_steps,
+                          .max_call_depth = o->max_depth,
+                          .max_creatures = o->max_creatures,
+                          .search_path = paths,
+                          .search_path_len = n,
+                          .color = color,
+                          .quiet = o->quiet};
+}
+
+static fray_status set_context_limit(void *f, const char *name, uint64_t n)
+{
+    return fray_set_limit(f, name, n);
+}
+
+static fray_status set_session_limit(void *s, const char *name, uint64_t n)
+{
+    return fray_session_set_limit(s, name, n);
+}
+
+/* Applies --limit NAME=N (checked by cli_parse) through set; false when
+ * one is out of its range (the library says so). */
+static bool apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
+{
+    for (int i = 0; i < o->nlimits; i++) {
+        const char *eq = strchr(o->limits[i], '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o->limits[i]), o->limits[i]);
+        if (set(target, name, strtoull(eq + 1, NULL, 10)) != FRAY_OK)
+            return false;
+    }
+    return true;
+}
+
+fray *cli_open(const cli_options *o)
+{
+    fray_options fo = cli_fray_options(o);
     fray *f = fray_open(&fo);
     if (!f) {
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    for (int i = 0; i < o->nlimits; i++) {
-        const char *eq = strchr(o->limits[i], '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - o->limits[i]), o->limits[i]);
-        if (fray_set_limit(f, name, strtoull(eq + 1, NULL, 10)) != FRAY_OK) { /* out of its range */
-            fray_close(f);
-            return NULL;
-        }
+    if (!apply_limits(o, set_context_limit, f)) {
+        fray_close(f);
+        return NULL;
     }
     return f;
+}
+
+fray_session *cli_session(const cli_options *o)
+{
+    fray_options fo = cli_fray_options(o);
+    fray_session *s = fray_session_open(&fo);
+    if (!s) {
+        fprintf(stderr, "fray: out of memory\n");
+        return NULL;
+    }
+    if (!apply_limits(o, set_session_limit, s)) {
+        fray_session_close(s);
+        return NULL;
+    }
+    return s;
 }
 
 int cli_exit_code(fray_status st)

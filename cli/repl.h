@@ -1,13 +1,13 @@
-/* repl: `fray repl`, the table-side loop over a session (session.h). */
+/* repl: `fray repl`, the table-side loop over a session (fray_session). */
 #ifndef FRAY_CLI_REPL_H
 #define FRAY_CLI_REPL_H
 
 #include <stdbool.h>
 
-#include "runtime/session.h"
+#include "cli/cli.h"
 
 typedef struct repl {
-    session s;
+    fray_session *s;
     bool interactive; /* stdin is a terminal: readline, prompts, history */
     bool color;       /* colour in prompts and notes */
     int worst;        /* the worst exit code of a command (scripts exit with it) */

@@ -100,7 +100,7 @@ static int split(const char *line, int end, char words_out[][64], int max)
 static char **complete(const char *text, int start, int end)
 {
     (void)end;
-    fray *f = the_repl->s.f;
+    fray *f = fray_session_context(the_repl->s);
     char before[8][64];
     int n = split(rl_line_buffer, start, before, 8);
     clear(&offered);

@@ -67,18 +67,20 @@ static bool count_arg(repl *r, const char *arg, const char *what, size_t *n)
     return true;
 }
 
-/* The first line of an entry, for listings. */
-static void describe(const entry *e, char *buf, size_t cap)
+/* The first line of entry i, for listings. */
+static void describe(const repl *r, size_t i, char *buf, size_t cap)
 {
-    switch (e->kind) {
-    case ENTRY_COMMAND: {
-        const char *nl = strchr(e->text, '\n');
-        int len = nl ? (int)(nl - e->text) : (int)strlen(e->text);
-        snprintf(buf, cap, "%.*s%s%s", len, e->text, nl ? " ..." : "", e->reseed ? "   (rerolled)" : "");
+    fray_entry e = {.kind = FRAY_ENTRY_SEED};
+    fray_session_entry(r->s, i, &e);
+    switch (e.kind) {
+    case FRAY_ENTRY_COMMAND: {
+        const char *nl = strchr(e.text, '\n');
+        int len = nl ? (int)(nl - e.text) : (int)strlen(e.text);
+        snprintf(buf, cap, "%.*s%s%s", len, e.text, nl ? " ..." : "", e.rerolled ? "   (rerolled)" : "");
         break;
     }
-    case ENTRY_FILE: snprintf(buf, cap, ":load %s", e->path); break;
-    case ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e->seed); break;
+    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e.path); break;
+    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e.seed); break;
     }
 }
 
@@ -127,18 +129,17 @@ static void meta_load(repl *r, const char *arg)
         fail(r, EXIT_USAGE);
         return;
     }
-    int code;
-    if (session_file(arg)) {
-        code = session_load(&r->s, arg, false);
-        if (code == EXIT_OK) {
-            printf("loaded the session in %s (%zu entr%s)\n", arg, r->s.ndone, r->s.ndone == 1 ? "y" : "ies");
-            session_journal(&r->s, r->s.journal_path); /* the journal starts over from it */
-        }
+    fray_status st;
+    if (fray_session_is_file(arg)) {
+        st = fray_session_load(r->s, arg); /* the journal starts over from it */
+        size_t done = fray_session_done(r->s);
+        if (st == FRAY_OK)
+            printf("loaded the session in %s (%zu entr%s)\n", arg, done, done == 1 ? "y" : "ies");
     } else {
-        code = session_load_rules(&r->s, arg);
+        st = fray_session_load_rules(r->s, arg);
     }
-    if (code != EXIT_OK)
-        fail(r, code);
+    if (st != FRAY_OK)
+        fail(r, cli_exit_code(st));
 }
 
 static void meta_save(repl *r, const char *arg)
@@ -148,11 +149,12 @@ static void meta_save(repl *r, const char *arg)
         fail(r, EXIT_USAGE);
         return;
     }
-    int code = session_save(&r->s, arg);
-    if (code == EXIT_OK)
-        printf("saved %zu entr%s to %s\n", r->s.ndone, r->s.ndone == 1 ? "y" : "ies", arg);
+    fray_status st = fray_session_save(r->s, arg);
+    size_t done = fray_session_done(r->s);
+    if (st == FRAY_OK)
+        printf("saved %zu entr%s to %s\n", done, done == 1 ? "y" : "ies", arg);
     else
-        fail(r, code);
+        fail(r, cli_exit_code(st));
 }
 
 static void meta_undo(repl *r, const char *arg)
@@ -160,16 +162,17 @@ static void meta_undo(repl *r, const char *arg)
     size_t n;
     if (!count_arg(r, arg, ":undo", &n))
         return;
-    if (r->s.ndone == 0) {
+    size_t done = fray_session_done(r->s);
+    if (done == 0) {
         printf("nothing to undo\n");
         return;
     }
-    for (size_t i = 0; i < n && i < r->s.ndone; i++) {
+    for (size_t i = 0; i < n && i < done; i++) {
         char what[256];
-        describe(&r->s.done[r->s.ndone - 1 - i], what, sizeof what);
+        describe(r, done - 1 - i, what, sizeof what);
         printf("undone: %s\n", what);
     }
-    session_undo(&r->s, n);
+    fray_session_undo(r->s, n);
 }
 
 static void meta_redo(repl *r, const char *arg)
@@ -177,38 +180,39 @@ static void meta_redo(repl *r, const char *arg)
     size_t n;
     if (!count_arg(r, arg, ":redo", &n))
         return;
-    if (r->s.nundone == 0) {
+    if (fray_session_undone(r->s) == 0) {
         printf("nothing to redo\n");
         return;
     }
-    session_redo(&r->s, n);
+    fray_session_redo(r->s, n);
 }
 
 static void meta_reroll(repl *r, const char *arg)
 {
     (void)arg;
-    int code = session_reroll(&r->s);
-    if (code != EXIT_OK)
-        fail(r, code);
+    fray_status st = fray_session_reroll(r->s);
+    if (st != FRAY_OK)
+        fail(r, cli_exit_code(st));
 }
 
 static void meta_explain(repl *r, const char *arg)
 {
     int code;
     if (!*arg) {
-        code = fray_run_string(r->s.f, "<repl>", "explain", 7) == FRAY_OK ? EXIT_OK : EXIT_RULES;
+        code = fray_run_string(fray_session_context(r->s), "<repl>", "explain", 7) == FRAY_OK ? EXIT_OK : EXIT_RULES;
     } else {
         char *end;
         unsigned long long n = strtoull(arg, &end, 10);
-        if (*end || n == 0 || n > r->s.ndone) {
-            fprintf(stderr, "fray repl: :explain takes the number of an entry from :history (1 to %zu)\n", r->s.ndone);
+        size_t done = fray_session_done(r->s);
+        if (*end || n == 0 || n > done) {
+            fprintf(stderr, "fray repl: :explain takes the number of an entry from :history (1 to %zu)\n", done);
             fail(r, EXIT_USAGE);
             return;
         }
         char what[256];
-        describe(&r->s.done[n - 1], what, sizeof what);
+        describe(r, (size_t)n - 1, what, sizeof what);
         printf("[%llu] %s\n", n, what);
-        code = session_at(&r->s, (size_t)n, "explain");
+        code = cli_exit_code(fray_session_run_at(r->s, (size_t)n, "explain"));
     }
     if (code != EXIT_OK)
         fail(r, code);
@@ -217,40 +221,43 @@ static void meta_explain(repl *r, const char *arg)
 static void meta_history(repl *r, const char *arg)
 {
     (void)arg;
-    for (size_t i = 0; i < r->s.ndone; i++) {
+    size_t done = fray_session_done(r->s), undone = fray_session_undone(r->s);
+    for (size_t i = 0; i < done; i++) {
         char what[256];
-        describe(&r->s.done[i], what, sizeof what);
+        describe(r, i, what, sizeof what);
         printf("%4zu  %s\n", i + 1, what);
     }
-    if (r->s.nundone)
-        printf("      (%zu undone; :redo brings %s back)\n", r->s.nundone, r->s.nundone == 1 ? "it" : "them");
+    if (undone)
+        printf("      (%zu undone; :redo brings %s back)\n", undone, undone == 1 ? "it" : "them");
 }
 
 static void meta_state(repl *r, const char *arg)
 {
     (void)arg;
-    fray_run_string(r->s.f, "<repl>", "show", 4);
-    const char *who = fray_current(r->s.f);
+    fray *f = fray_session_context(r->s);
+    fray_run_string(f, "<repl>", "show", 4);
+    const char *who = fray_current(f);
     if (who) {
         char cmd[200];
         snprintf(cmd, sizeof cmd, "show economy %s", who);
         printf("%s's turn\n", who);
-        fray_run_string(r->s.f, "<repl>", cmd, strlen(cmd));
+        fray_run_string(f, "<repl>", cmd, strlen(cmd));
     }
 }
 
 static void meta_seed(repl *r, const char *arg)
 {
     if (!*arg) {
-        uint64_t seed = r->s.opts.seed;
-        size_t since = 0;
-        for (size_t i = 0; i < r->s.ndone; i++)
-            if (r->s.done[i].kind == ENTRY_SEED) {
-                seed = r->s.done[i].seed;
+        uint64_t seed = fray_session_seed(r->s);
+        size_t since = 0, done = fray_session_done(r->s);
+        fray_entry e;
+        for (size_t i = 0; i < done; i++)
+            if (fray_session_entry(r->s, i, &e) && e.kind == FRAY_ENTRY_SEED) {
+                seed = e.seed;
                 since = i + 1;
             }
         printf("seed %" PRIu64 " (the dice since %s follow from it%s)\n", seed, since ? "then" : "the start",
-               r->s.ndone > since ? " and the commands" : "");
+               done > since ? " and the commands" : "");
         return;
     }
     char *end;
@@ -260,7 +267,7 @@ static void meta_seed(repl *r, const char *arg)
         fail(r, EXIT_USAGE);
         return;
     }
-    if (session_seed(&r->s, seed) == EXIT_OK)
+    if (fray_session_reseed(r->s, seed) == FRAY_OK)
         printf("the dice now follow seed %llu\n", seed);
 }
 

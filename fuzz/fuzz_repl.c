@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/session.h"
+#include "fray.h"
 #include "fuzz/fuzz.h"
 
 static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
@@ -27,13 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || size > 4096)
         return 0;
     unsigned turn = 0;
-    cli_options o = {.max_steps = 20000, .max_creatures = 50, .color = 0};
-    session s;
-    if (!session_init(&s, &o, answer, &turn, fuzz_quiet_output, fuzz_quiet_diagnostic))
+    fray_options o = {.max_steps = 20000, .max_creatures = 50};
+    fray_session *s = fray_session_open(&o);
+    if (!s)
         return 0;
-    s.asking = true;
+    fray_session_on_output(s, fuzz_quiet_output, NULL);
+    fray_session_on_diagnostic(s, fuzz_quiet_diagnostic, NULL);
+    fray_session_on_ask(s, answer, &turn);
     if (data[0] % 6 < 5)
-        session_command(&s, systems[data[0] % 6]);
+        fray_session_command(s, systems[data[0] % 6]);
     char line[4097];
     size_t at = 1, lines = 0;
     while (at < size && lines < 64) {
@@ -50,16 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         line[n] = '\0';
         lines++;
         if (!strcmp(line, ":u"))
-            session_undo(&s, 1);
+            fray_session_undo(s, 1);
         else if (!strcmp(line, ":r"))
-            session_redo(&s, 1);
+            fray_session_redo(s, 1);
         else if (!strcmp(line, ":x"))
-            session_reroll(&s);
+            fray_session_reroll(s);
         else if (!strncmp(line, ":s ", 3))
-            session_seed(&s, strtoull(line + 3, NULL, 10));
+            fray_session_reseed(s, strtoull(line + 3, NULL, 10));
         else if (n)
-            session_command(&s, line);
+            fray_session_command(s, line);
     }
-    session_free(&s);
+    fray_session_close(s);
     return 0;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/session.h"
+#include "fray.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -17,17 +17,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[64];
     if (!fuzz_input_file("session", data, size, path, sizeof path))
         return 0;
-    cli_options o = {.max_steps = 20000, .max_creatures = 50, .color = 0};
+    /* replays must stay small: a step budget, few creatures */
+    fray_options o = {.max_steps = 20000, .max_creatures = 50};
     for (int journal = 0; journal < 2; journal++) {
-        session s;
-        if (!session_init(&s, &o, NULL, NULL, fuzz_quiet_output, fuzz_quiet_diagnostic))
+        fray_session *s = fray_session_open(&o);
+        if (!s)
             continue;
-        /* replays must stay small: a step budget, few creatures */
-        if (session_load(&s, path, journal) == EXIT_OK) {
-            session_undo(&s, 2);
-            session_redo(&s, 1);
+        fray_session_on_output(s, fuzz_quiet_output, NULL);
+        fray_session_on_diagnostic(s, fuzz_quiet_diagnostic, NULL);
+        if ((journal ? fray_session_recover(s, path) : fray_session_load(s, path)) == FRAY_OK) {
+            fray_session_undo(s, 2);
+            fray_session_redo(s, 1);
         }
-        session_free(&s);
+        fray_session_close(s);
     }
     unlink(path);
     return 0;

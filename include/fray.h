@@ -36,6 +36,9 @@ typedef struct fray_diagnostic {
     int line, column;    /* 1-based; column in characters */
     const char *message; /* without location or level */
     const char *text;    /* the whole GCC-style report: location, source line, caret */
+    /* Said by a session about itself (a file it cannot read or will not
+       load, its journal), not by the rules: text is "fray: LEVEL: message". */
+    bool from_session;
 } fray_diagnostic;
 
 typedef void (*fray_diagnostic_fn)(void *user, const fray_diagnostic *d);
@@ -160,6 +163,109 @@ bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *
 /* Evaluates an expression n times, rolling its dice each time, and stores
  * the whole-number results (for comparing samples with fray_prob). */
 fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values);
+
+/* --- Sessions: play that can be undone, saved and recovered ------------ */
+
+/* A session is the list of what the GM did, in order: rules files (their
+ * text as read then), commands with the answers given to the rules'
+ * questions, reseeds. Its state of play is what replaying them from its
+ * seed gives, dice included: undo replays one entry less, redo runs an
+ * undone entry again with the same dice, a command that fails changes
+ * nothing, and a saved session or a journal is that list (what `fray repl`
+ * is built on). The session owns its contexts, and its own copy of what it
+ * is opened with. Its own messages (a file it cannot read or refuses)
+ * come through its diagnostic callback with from_session set. */
+typedef struct fray_session fray_session;
+
+/* A session with nothing done yet: opts (NULL for the defaults) is
+ * copied, search path included. NULL only when out of memory. */
+fray_session *fray_session_open(const fray_options *opts);
+/* Frees the session and its contexts; a journal it keeps is left on disk
+ * (fray_session_close_journal first when the session ended as it should). */
+void fray_session_close(fray_session *s);
+
+/* The context that holds the state of play now, to read it (fray_state,
+ * fray_eval_for, fray_creatures, ...). Owned by the session, and valid only
+ * until the next call that changes the session (a command, undo, redo,
+ * reroll, load, ...): the state may be rebuilt in a new context. Commands
+ * run on it directly are not entries of the session. */
+fray *fray_session_context(fray_session *s);
+
+/* As fray_on_output, fray_on_diagnostic and fray_on_ask, for every context
+ * the session makes (nothing comes out while it replays entries). Without
+ * an ask callback nothing is put to the GM: rulings take their defaults
+ * and reactions follow the script's policy, and a saved session replays
+ * them so. */
+void fray_session_on_output(fray_session *s, fray_output_fn fn, void *user);
+void fray_session_on_diagnostic(fray_session *s, fray_diagnostic_fn fn, void *user);
+void fray_session_on_ask(fray_session *s, fray_ask_fn fn, void *user);
+/* A limit by name (fray_set_limit), for every context the session makes. */
+fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t value);
+
+/* A new entry: a command or script (diagnostics name it `<repl>`), a rules
+ * file (read now, and kept), or new dice. On success it joins the session
+ * and what was undone can no longer be redone; on failure the state is
+ * rebuilt as it was before it. */
+fray_status fray_session_command(fray_session *s, const char *text);
+fray_status fray_session_load_rules(fray_session *s, const char *path);
+fray_status fray_session_reseed(fray_session *s, uint64_t seed);
+/* Undo or redo up to n entries; the number done. Redo prints again. */
+size_t fray_session_undo(fray_session *s, size_t n);
+size_t fray_session_redo(fray_session *s, size_t n);
+/* Undoes the last entry, a command, and runs it again on new dice (the
+ * same in every replay); FRAY_ERR_USAGE when the last entry is not a
+ * command. On failure the old roll stands. */
+fray_status fray_session_reroll(fray_session *s);
+/* Runs text on the state after the first n entries, not as an entry, then
+ * rebuilds the present (`:explain N`: explain there). */
+fray_status fray_session_run_at(fray_session *s, size_t n, const char *text);
+
+/* How many entries are done, and how many redo can bring back; the entries
+ * done, oldest first. */
+typedef enum { FRAY_ENTRY_COMMAND, FRAY_ENTRY_RULES, FRAY_ENTRY_SEED } fray_entry_kind;
+typedef struct fray_entry {
+    fray_entry_kind kind;
+    const char *text; /* COMMAND: as given; RULES: the file's text as read */
+    size_t len;       /* of text (0 for SEED) */
+    const char *path; /* RULES: where it was read from; else NULL */
+    uint64_t seed;    /* SEED: the dice's new seed; a rerolled COMMAND: the dice it was run on */
+    bool rerolled;    /* COMMAND: run again on new dice (fray_session_reroll) */
+} fray_entry;
+size_t fray_session_done(const fray_session *s);
+size_t fray_session_undone(const fray_session *s);
+/* Entry i (0 is the first) of those done; its strings are the session's,
+ * valid until the next call that changes it. False when there is none. */
+bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out);
+/* The seed the session started from (a loaded one brings its own). */
+uint64_t fray_session_seed(const fray_session *s);
+
+/* Saves the whole session (its entries, what can be redone, its seed and
+ * the limits of its fray_options; not the search path, nor limits set by
+ * name) to path atomically: a temporary file beside it, flushed to disk,
+ * renamed over it. The format is text, checked with checksums. */
+fray_status fray_session_save(fray_session *s, const char *path);
+/* Whether path holds a saved session or a journal (by its first line). */
+bool fray_session_is_file(const char *path);
+/* Replaces the session with the one saved in path, seed and fray_options
+ * limits included (the search path and limits set by name stay this
+ * session's). A file damaged, cut short or from a newer format is refused
+ * whole, with a diagnostic: FRAY_ERR_USAGE (FRAY_ERR_IO when it cannot be
+ * read), and the session is unchanged. */
+fray_status fray_session_load(fray_session *s, const char *path);
+/* The same from a journal, read up to its last complete entry (a note
+ * says where it stopped): what a process that died had done. */
+fray_status fray_session_recover(fray_session *s, const char *journal_path);
+
+/* A journal: the session so far, then every entry, undo and redo appended
+ * and flushed to disk as it happens, so that fray_session_recover can
+ * bring back a session whose process died. Starts one at path (NULL: none;
+ * a load starts it over). FRAY_ERR_IO when it cannot be kept: a file that
+ * cannot be opened is reported as a warning, a device that cannot be
+ * flushed to disk (/dev/null) quietly keeps none. */
+fray_status fray_session_journal(fray_session *s, const char *path);
+/* The session ended as it should: its journal is closed and the file
+ * removed (a plain file only, never a device). */
+void fray_session_close_journal(fray_session *s);
 
 /* --- Simulation (what `fray sim` is built on) ----------------------------- */
 

@@ -1,6 +1,7 @@
-/* session: the REPL's timeline of entries, replayed to make the state of
- * play (see session.h); saving it and keeping its journal. The format of
- * the files is session_file.c's. */
+/* session: the timeline of entries, replayed to make the state of play
+ * (see session.h); saving it and keeping its journal. The format of the
+ * files is session_file.c's; opening a session, its settings, callbacks
+ * and entries are api_session.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "runtime/session.h"
 
@@ -10,51 +11,98 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/mem.h"
+
 /* --- entries ------------------------------------------------------------------ */
 
-void entry_free(entry *e)
+void session_entry_free(session_entry *e)
 {
-    free(e->text);
-    free(e->path);
+    if (e->text)
+        mem_free(e->text, e->len + 1);
+    mem_strfree(e->path);
     for (size_t i = 0; i < e->nreplies; i++)
-        free(e->replies[i]);
-    free(e->replies);
-    *e = (entry){0};
+        mem_strfree(e->replies[i]);
+    if (e->replies)
+        mem_free(e->replies, e->replies_cap * sizeof *e->replies);
+    *e = (session_entry){0};
 }
 
-bool entry_reply(entry *e, const char *text)
+bool session_entry_reply(session_entry *e, const char *text, size_t len)
 {
-    char **grown = realloc(e->replies, (e->nreplies + 1) * sizeof *grown);
+    char **grown = mem_grow(e->replies, sizeof *grown, &e->replies_cap, e->nreplies + 1);
     if (!grown)
         return false;
     e->replies = grown;
-    e->replies[e->nreplies] = strdup(text);
-    return e->replies[e->nreplies++] != NULL;
+    char *copy = mem_strndup(text, len);
+    if (!copy)
+        return false;
+    e->replies[e->nreplies++] = copy;
+    return true;
 }
 
-bool entries_push(entry **list, size_t *n, size_t *cap, entry e)
+bool session_entries_push(session_entry **list, size_t *n, size_t *cap, session_entry e)
 {
-    if (*n == *cap) {
-        size_t want = *cap ? 2 * *cap : 16;
-        entry *grown = realloc(*list, want * sizeof *grown);
-        if (!grown)
-            return false;
-        *list = grown;
-        *cap = want;
-    }
+    session_entry *grown = mem_grow(*list, sizeof *grown, cap, *n + 1);
+    if (!grown)
+        return false;
+    *list = grown;
     (*list)[(*n)++] = e;
     return true;
 }
 
-void entries_clear(entry *list, size_t *n)
+void session_entries_clear(session_entry *list, size_t *n)
 {
     for (size_t i = 0; i < *n; i++)
-        entry_free(&list[i]);
+        session_entry_free(&list[i]);
     *n = 0;
+}
+
+void session_entries_free(session_entry **list, size_t *n, size_t *cap)
+{
+    session_entries_clear(*list, n);
+    if (*list)
+        mem_free(*list, *cap * sizeof **list);
+    *list = NULL;
+    *cap = 0;
+}
+
+/* --- messages --------------------------------------------------------------------- */
+
+static void default_diagnostic(void *user, const fray_diagnostic *d)
+{
+    (void)user;
+    fflush(stdout); /* as a context's own default: the transcript stays in order */
+    fputs(d->text, stderr);
+}
+
+void session_report(const session *s, fray_level level, const char *file, int line, const char *fmt, ...)
+{
+    char message[4096], text[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    snprintf(text, sizeof text, "fray: %s: %s\n",
+             level == FRAY_ERROR     ? "error"
+             : level == FRAY_WARNING ? "warning"
+                                     : "note",
+             message);
+    fray_diagnostic d = {
+        .level = level, .file = file, .line = line, .message = message, .text = text, .from_session = true};
+    if (s->diagnose)
+        s->diagnose(s->diagnose_user, &d);
+    else
+        default_diagnostic(NULL, &d);
+}
+
+static void out_of_memory(const session *s)
+{
+    session_report(s, FRAY_ERROR, NULL, 0, "out of memory");
 }
 
 /* --- the journal's records ------------------------------------------------------ */
@@ -65,22 +113,26 @@ static bool sync_file(FILE *out)
     return fflush(out) == 0 && fsync(fileno(out)) == 0;
 }
 
-static void journal_write(session *s, const entry *e, const char *op)
+static void journal_lost(session *s)
+{
+    session_report(s, FRAY_ERROR, s->journal_path, 0, "cannot write the journal %s: %s; going on without one",
+                   s->journal_path, strerror(errno));
+    fclose(s->journal);
+    s->journal = NULL;
+}
+
+static void journal_write(session *s, const session_entry *e, const char *op)
 {
     if (!s->journal)
         return;
-    file_writer w = {.out = s->journal, .hash = s->journal_hash};
+    sfile_writer w = {.out = s->journal, .hash = s->journal_hash};
     if (e)
-        file_write_entry(&w, e);
+        sfile_write_entry(&w, e);
     if (op)
-        file_write_op(&w, op);
+        sfile_write_op(&w, op);
     s->journal_hash = w.hash;
-    if (!sync_file(s->journal)) {
-        fprintf(stderr, "fray repl: cannot write the journal %s: %s; going on without one\n", s->journal_path,
-                strerror(errno));
-        fclose(s->journal);
-        s->journal = NULL;
-    }
+    if (!sync_file(s->journal))
+        journal_lost(s);
 }
 
 /* --- replaying ------------------------------------------------------------------ */
@@ -108,32 +160,33 @@ static bool answer_question(void *user, const fray_question *q, char *answer, si
         snprintf(answer, cap, "%s", s->replaying->replies[s->next_reply++]);
         return true;
     }
-    if (!s->ask || !s->ask(s->ui, q, answer, cap))
+    if (!s->ask || !s->ask(s->ask_user, q, answer, cap))
         answer[0] = '\0'; /* no answer: written down as an empty one */
     /* an answer that is asked again is not kept: only the one that fits is
        what replaying must give */
     if (s->recording && s->recording->nreplies && q->retry)
-        free(s->recording->replies[--s->recording->nreplies]);
-    return !s->recording || entry_reply(s->recording, answer);
+        mem_strfree(s->recording->replies[--s->recording->nreplies]);
+    return !s->recording || session_entry_reply(s->recording, answer, strlen(answer));
 }
 
-static fray *open_context(session *s, bool quiet)
+static void set_quiet(session *s, fray *f, bool quiet)
 {
-    fray *f = cli_open(&s->opts);
+    fray_on_output(f, quiet ? quiet_output : s->print, quiet ? NULL : s->print_user);
+    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->diagnose, quiet ? NULL : s->diagnose_user);
+}
+
+fray *session_open_context(session *s, bool quiet)
+{
+    fray *f = fray_open(&s->opts);
     if (!f)
         return NULL;
-    fray_on_output(f, quiet ? quiet_output : s->print, s);
-    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->diagnose, s);
+    set_quiet(s, f, quiet);
+    for (size_t i = 0; i < s->nlimits; i++)
+        fray_set_limit(f, s->limits[i].name, s->limits[i].value); /* each was checked when set */
     return f;
 }
 
-static void set_quiet(session *s, bool quiet)
-{
-    fray_on_output(s->f, quiet ? quiet_output : s->print, s);
-    fray_on_diagnostic(s->f, quiet ? quiet_diagnostic : s->diagnose, s);
-}
-
-static fray_status run_entry(session *s, const entry *e)
+static fray_status run_entry(session *s, const session_entry *e)
 {
     fray_on_ask(s->f, e->asked ? answer_question : NULL, s);
     switch (e->kind) {
@@ -148,7 +201,7 @@ static fray_status run_entry(session *s, const entry *e)
 }
 
 /* Replays an entry with its written-down answers. */
-static fray_status replay_entry(session *s, const entry *e)
+static fray_status replay_entry(session *s, const session_entry *e)
 {
     s->replaying = e;
     s->next_reply = 0;
@@ -160,9 +213,9 @@ static fray_status replay_entry(session *s, const entry *e)
 /* A fresh context holding the first n entries of the timeline. */
 static bool rebuild(session *s, size_t n)
 {
-    fray *f = open_context(s, true);
+    fray *f = session_open_context(s, true);
     if (!f) {
-        fprintf(stderr, "fray repl: out of memory\n");
+        out_of_memory(s);
         return false;
     }
     fray_close(s->f);
@@ -170,86 +223,72 @@ static bool rebuild(session *s, size_t n)
     bool same = true;
     for (size_t i = 0; i < n && i < s->ndone; i++)
         same &= replay_entry(s, &s->done[i]) == FRAY_OK;
-    set_quiet(s, false);
+    set_quiet(s, s->f, false);
     if (!same || s->replay_short)
-        fprintf(stderr, "fray repl: warning: replaying the session did not go as it went the first time "
-                        "(a rules file changed on disk?)\n");
+        session_report(s, FRAY_WARNING, NULL, 0,
+                       "replaying the session did not go as it went the first time "
+                       "(a rules file changed on disk?)");
     s->replay_short = false;
     return true;
-}
-
-bool session_init(session *s, const cli_options *o, session_ask_fn ask, void *ui, fray_output_fn print,
-                  fray_diagnostic_fn diagnose)
-{
-    *s = (session){.opts = *o, .ask = ask, .ui = ui, .print = print, .diagnose = diagnose};
-    s->f = open_context(s, false);
-    return s->f != NULL;
-}
-
-void session_free(session *s)
-{
-    entries_clear(s->done, &s->ndone);
-    entries_clear(s->undone, &s->nundone);
-    free(s->done);
-    free(s->undone);
-    fray_close(s->f);
-    if (s->journal)
-        fclose(s->journal);
-    free(s->journal_path);
-    *s = (session){0};
 }
 
 /* --- new entries --------------------------------------------------------------------- */
 
 /* Runs e, recording the GM's answers; keeps it on success, else rebuilds
  * the state before it. Takes e. */
-static int add_entry(session *s, entry e)
+static fray_status add_entry(session *s, session_entry e)
 {
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
-    if (st == FRAY_OK && entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
-        entries_clear(s->undone, &s->nundone);
+    if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
+        session_entries_clear(s->undone, &s->nundone);
         journal_write(s, &e, NULL);
-        return EXIT_OK;
+        return FRAY_OK;
     }
-    entry_free(&e);
+    if (st == FRAY_OK)
+        out_of_memory(s);
+    session_entry_free(&e);
     rebuild(s, s->ndone);
-    return st == FRAY_OK ? EXIT_IO : cli_exit_code(st);
+    return st == FRAY_OK ? FRAY_ERR_IO : st;
 }
 
-int session_command(session *s, const char *text)
+fray_status fray_session_command(fray_session *s, const char *text)
 {
-    entry e = {.kind = ENTRY_COMMAND, .text = strdup(text), .len = strlen(text), .asked = s->asking};
-    if (!e.text)
-        return EXIT_IO;
-    return add_entry(s, e);
-}
-
-int session_load_rules(session *s, const char *path)
-{
-    entry e = {.kind = ENTRY_FILE, .path = strdup(path), .asked = s->asking};
-    e.text = e.path ? file_slurp(path, &e.len) : NULL;
+    size_t len = strlen(text);
+    session_entry e = {.kind = ENTRY_COMMAND, .text = mem_strndup(text, len), .len = len, .asked = s->ask != NULL};
     if (!e.text) {
-        fprintf(stderr, "fray repl: cannot read %s: %s\n", path, strerror(errno));
-        entry_free(&e);
-        return EXIT_IO;
+        out_of_memory(s);
+        return FRAY_ERR_IO;
     }
     return add_entry(s, e);
 }
 
-int session_seed(session *s, uint64_t seed)
+fray_status fray_session_load_rules(fray_session *s, const char *path)
 {
-    return add_entry(s, (entry){.kind = ENTRY_SEED, .seed = seed});
+    session_entry e = {.kind = ENTRY_FILE, .path = mem_strndup(path, strlen(path)), .asked = s->ask != NULL};
+    errno = ENOMEM;
+    e.text = e.path ? sfile_slurp(path, &e.len) : NULL;
+    if (!e.text) {
+        session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, strerror(errno));
+        session_entry_free(&e);
+        return FRAY_ERR_IO;
+    }
+    return add_entry(s, e);
+}
+
+fray_status fray_session_reseed(fray_session *s, uint64_t seed)
+{
+    return add_entry(s, (session_entry){.kind = ENTRY_SEED, .seed = seed});
 }
 
 /* --- moving along the timeline ------------------------------------------------------- */
 
-size_t session_undo(session *s, size_t n)
+size_t fray_session_undo(fray_session *s, size_t n)
 {
     size_t k = 0;
     for (; k < n && s->ndone > 0; k++) {
-        if (!entries_push(&s->undone, &s->nundone, &s->undone_cap, s->done[s->ndone - 1]))
+        if (!session_entries_push(&s->undone, &s->nundone, &s->undone_cap, s->done[s->ndone - 1]))
             break;
         s->ndone--;
         journal_write(s, NULL, "undo");
@@ -259,12 +298,12 @@ size_t session_undo(session *s, size_t n)
     return k;
 }
 
-size_t session_redo(session *s, size_t n)
+size_t fray_session_redo(fray_session *s, size_t n)
 {
     size_t k = 0;
     for (; k < n && s->nundone > 0; k++) {
-        entry e = s->undone[s->nundone - 1];
-        if (replay_entry(s, &e) != FRAY_OK || !entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
+        session_entry e = s->undone[s->nundone - 1];
+        if (replay_entry(s, &e) != FRAY_OK || !session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
             rebuild(s, s->ndone); /* cannot happen with unchanged rules: the same entry, the same state */
             break;
         }
@@ -276,7 +315,7 @@ size_t session_redo(session *s, size_t n)
 
 /* A new seed for a reroll: from the session's seed, where the reroll
  * happens and how many came before, so a replay finds the same one. */
-static uint64_t reroll_seed(const session *s, const entry *old)
+static uint64_t reroll_seed(const session *s, const session_entry *old)
 {
     uint64_t z = s->opts.seed ^ (0x9e3779b97f4a7c15u * (s->ndone + 1)) ^ (old->reseed ? old->seed : 0x5eed);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
@@ -284,79 +323,87 @@ static uint64_t reroll_seed(const session *s, const entry *old)
     return z ^ (z >> 31);
 }
 
-int session_reroll(session *s)
+fray_status fray_session_reroll(fray_session *s)
 {
     if (s->ndone == 0 || s->done[s->ndone - 1].kind != ENTRY_COMMAND) {
-        fprintf(stderr, "fray repl: the last thing done is not a command, so there is nothing to reroll\n");
-        return EXIT_USAGE;
+        session_report(s, FRAY_ERROR, NULL, 0, "the last thing done is not a command, so there is nothing to reroll");
+        return FRAY_ERR_USAGE;
     }
-    entry old = s->done[--s->ndone];
+    /* the old entry goes back where it was on failure: its place is kept */
+    session_entry old = s->done[--s->ndone];
     rebuild(s, s->ndone);
-    entry e = {.kind = ENTRY_COMMAND, .text = strdup(old.text), .len = old.len, .reseed = true, .asked = s->asking};
+    session_entry e = {.kind = ENTRY_COMMAND,
+                       .text = mem_strndup(old.text, old.len),
+                       .len = old.len,
+                       .reseed = true,
+                       .asked = s->ask != NULL};
     e.seed = reroll_seed(s, &old);
     if (!e.text) {
-        entries_push(&s->done, &s->ndone, &s->done_cap, old);
+        out_of_memory(s);
+        session_entries_push(&s->done, &s->ndone, &s->done_cap, old);
         rebuild(s, s->ndone);
-        return EXIT_IO;
+        return FRAY_ERR_IO;
     }
     /* run it as new; if it fails, the old roll stands */
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
-    if (st == FRAY_OK && entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
+    if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         journal_write(s, NULL, "undo");
         journal_write(s, &e, NULL);
-        entries_clear(s->undone, &s->nundone);
-        entry_free(&old);
-        return EXIT_OK;
+        session_entries_clear(s->undone, &s->nundone);
+        session_entry_free(&old);
+        return FRAY_OK;
     }
-    entry_free(&e);
-    entries_push(&s->done, &s->ndone, &s->done_cap, old);
+    session_entry_free(&e);
+    session_entries_push(&s->done, &s->ndone, &s->done_cap, old);
     rebuild(s, s->ndone);
-    return cli_exit_code(st);
+    return st;
 }
 
-int session_at(session *s, size_t n, const char *text)
+fray_status fray_session_run_at(fray_session *s, size_t n, const char *text)
 {
     if (n > s->ndone)
         n = s->ndone;
     if (!rebuild(s, n))
-        return EXIT_IO;
+        return FRAY_ERR_IO;
     fray_status st = fray_run_string(s->f, "<repl>", text, strlen(text));
     rebuild(s, s->ndone);
-    return cli_exit_code(st);
+    return st;
 }
 
 /* --- files ------------------------------------------------------------------------- */
 
-int session_save(const session *s, const char *path)
+fray_status fray_session_save(fray_session *s, const char *path)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return EXIT_IO;
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+    size_t size = strlen(path) + 16;
+    char *tmp = mem_alloc(size);
+    if (!tmp) {
+        out_of_memory(s);
+        return FRAY_ERR_IO;
+    }
+    snprintf(tmp, size, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
-        fprintf(stderr, "fray repl: cannot write %s: %s\n", path, strerror(errno));
+        session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
-        free(tmp);
-        return EXIT_IO;
+        mem_free(tmp, size);
+        return FRAY_ERR_IO;
     }
-    file_writer w;
-    file_write_session(&w, out, s);
-    file_write_end(&w);
+    sfile_writer w;
+    sfile_write_session(&w, out, s);
+    sfile_write_end(&w);
     bool ok = !ferror(out) && sync_file(out);
     ok &= fclose(out) == 0;
     if (ok && rename(tmp, path) != 0)
         ok = false;
     if (!ok) {
-        fprintf(stderr, "fray repl: cannot write %s: %s\n", path, strerror(errno));
+        session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
-        free(tmp);
-        return EXIT_IO;
+        mem_free(tmp, size);
+        return FRAY_ERR_IO;
     }
     /* the rename itself reaches the disk with its folder */
     char *slash = strrchr(tmp, '/');
@@ -370,11 +417,11 @@ int session_save(const session *s, const char *path)
         fsync(dfd);
         close(dfd);
     }
-    free(tmp);
-    return EXIT_OK;
+    mem_free(tmp, size);
+    return FRAY_OK;
 }
 
-bool session_file(const char *path)
+bool fray_session_is_file(const char *path)
 {
     FILE *in = fopen(path, "rb");
     if (!in)
@@ -386,55 +433,95 @@ bool session_file(const char *path)
     return got == sizeof word - 1 && !memcmp(head, word, got);
 }
 
-int session_load(session *s, const char *path, bool journal)
+/* Exchanges the session's entries and settings with l's (the search path
+ * and limits stay the session's: they are this process's). */
+static void swap_loaded(session *s, sfile_loaded *l)
 {
-    loaded l;
-    int code = file_read(path, journal, &s->opts, &l); /* the search path stays this process's (-I) */
-    if (code != EXIT_OK)
-        return code;
-    /* the loaded session replaces this one */
-    entries_clear(s->done, &s->ndone);
-    entries_clear(s->undone, &s->nundone);
-    free(s->done);
-    free(s->undone);
-    s->opts = l.opts;
-    s->done = l.done;
-    s->ndone = l.ndone;
-    s->done_cap = l.done_cap;
-    s->undone = l.undone;
-    s->nundone = l.nundone;
-    s->undone_cap = l.undone_cap;
-    if (!rebuild(s, s->ndone))
-        return EXIT_IO;
-    return EXIT_OK;
+    sfile_loaded mine = {.settings = {.seed = s->opts.seed,
+                                      .max_steps = s->opts.max_steps,
+                                      .max_call_depth = s->opts.max_call_depth,
+                                      .max_creatures = s->opts.max_creatures},
+                         .done = s->done,
+                         .ndone = s->ndone,
+                         .done_cap = s->done_cap,
+                         .undone = s->undone,
+                         .nundone = s->nundone,
+                         .undone_cap = s->undone_cap};
+    s->opts.seed = l->settings.seed;
+    s->opts.max_steps = l->settings.max_steps;
+    s->opts.max_call_depth = l->settings.max_call_depth;
+    s->opts.max_creatures = l->settings.max_creatures;
+    s->done = l->done;
+    s->ndone = l->ndone;
+    s->done_cap = l->done_cap;
+    s->undone = l->undone;
+    s->nundone = l->nundone;
+    s->undone_cap = l->undone_cap;
+    *l = mine;
 }
 
-void session_journal(session *s, const char *path)
+/* Replaces the session with the one in path; on failure it is as it was. */
+static fray_status load_file(session *s, const char *path, bool journal)
+{
+    sfile_loaded l;
+    fray_status st = sfile_read(s, path, journal, &l);
+    if (st != FRAY_OK)
+        return st;
+    swap_loaded(s, &l);
+    if (!rebuild(s, s->ndone)) {
+        swap_loaded(s, &l); /* out of memory: back as it was, in the context it kept */
+        sfile_loaded_free(&l);
+        return FRAY_ERR_IO;
+    }
+    sfile_loaded_free(&l);
+    if (s->journal_path) /* the journal starts over from it */
+        fray_session_journal(s, s->journal_path);
+    return FRAY_OK;
+}
+
+fray_status fray_session_load(fray_session *s, const char *path)
+{
+    return load_file(s, path, false);
+}
+
+fray_status fray_session_recover(fray_session *s, const char *journal_path)
+{
+    return load_file(s, journal_path, true);
+}
+
+fray_status fray_session_journal(fray_session *s, const char *path)
 {
     if (s->journal)
         fclose(s->journal);
     s->journal = NULL;
-    char *copy = path ? strdup(path) : NULL; /* path may be s->journal_path itself */
-    free(s->journal_path);
+    char *copy = path ? mem_strndup(path, strlen(path)) : NULL; /* path may be s->journal_path itself */
+    mem_strfree(s->journal_path);
     s->journal_path = copy;
-    if (!s->journal_path)
-        return;
+    if (!path)
+        return FRAY_OK;
+    if (!copy) {
+        out_of_memory(s);
+        return FRAY_ERR_IO;
+    }
     s->journal = fopen(s->journal_path, "w");
     if (!s->journal) {
-        fprintf(stderr, "fray repl: warning: cannot keep a journal in %s (%s): a crash would lose the session\n",
-                s->journal_path, strerror(errno));
-        return;
+        session_report(s, FRAY_WARNING, s->journal_path, 0,
+                       "cannot keep a journal in %s (%s): a crash would lose the session", s->journal_path,
+                       strerror(errno));
+        return FRAY_ERR_IO;
     }
-    file_writer w;
-    file_write_session(&w, s->journal, s);
+    sfile_writer w;
+    sfile_write_session(&w, s->journal, s);
     s->journal_hash = w.hash;
-    if (!sync_file(s->journal)) {
+    if (!sync_file(s->journal)) { /* a device (/dev/null) is not synced: quietly no journal */
         fclose(s->journal);
         s->journal = NULL;
+        return FRAY_ERR_IO;
     }
+    return FRAY_OK;
 }
 
-void session_close_journal(session *s)
+void fray_session_close_journal(fray_session *s)
 {
     if (!s->journal)
         return;

@@ -6,8 +6,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "runtime/mem.h"
 
 static const char header_word[] = "fray session ";
 
@@ -25,13 +26,13 @@ static const uint64_t fnv_start = 0xcbf29ce484222325u;
 
 /* --- writing ---------------------------------------------------------------------- */
 
-static void put(file_writer *w, const void *data, size_t n)
+static void put(sfile_writer *w, const void *data, size_t n)
 {
     fwrite(data, 1, n, w->out);
     w->hash = fnv1a(w->hash, data, n);
 }
 
-static void putf(file_writer *w, const char *fmt, ...)
+static void putf(sfile_writer *w, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -41,26 +42,26 @@ static void putf(file_writer *w, const char *fmt, ...)
     if (n < 0)
         return;
     if ((size_t)n >= sizeof buf) { /* a long path: once more, allocated */
-        char *big = malloc((size_t)n + 1);
+        char *big = mem_alloc((size_t)n + 1);
         if (!big)
             return;
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
         put(w, big, (size_t)n);
-        free(big);
+        mem_free(big, (size_t)n + 1);
         return;
     }
     put(w, buf, (size_t)n);
 }
 
 /* Closes a group: what came before holds together. */
-static void check(file_writer *w)
+static void check(sfile_writer *w)
 {
     fprintf(w->out, "check %016" PRIx64 "\n", w->hash);
 }
 
-static void write_records(file_writer *w, const entry *e)
+static void write_records(sfile_writer *w, const session_entry *e)
 {
     switch (e->kind) {
     case ENTRY_COMMAND:
@@ -81,43 +82,43 @@ static void write_records(file_writer *w, const entry *e)
     }
 }
 
-void file_write_entry(file_writer *w, const entry *e)
+void sfile_write_entry(sfile_writer *w, const session_entry *e)
 {
     write_records(w, e);
     check(w);
 }
 
-void file_write_op(file_writer *w, const char *op)
+void sfile_write_op(sfile_writer *w, const char *op)
 {
     putf(w, "%s\n", op);
     check(w);
 }
 
-void file_write_end(file_writer *w)
+void sfile_write_end(sfile_writer *w)
 {
     fputs("end\n", w->out);
 }
 
-void file_write_session(file_writer *w, FILE *out, const session *s)
+void sfile_write_session(sfile_writer *w, FILE *out, const session *s)
 {
-    *w = (file_writer){.out = out, .hash = fnv_start};
+    *w = (sfile_writer){.out = out, .hash = fnv_start};
     putf(w, "%s%d\n", header_word, SESSION_FORMAT);
-    const cli_options *o = &s->opts;
+    const fray_options *o = &s->opts;
     putf(w, "option seed %" PRIu64 "\n", o->seed);
     if (o->max_steps)
         putf(w, "option max-steps %" PRIu64 "\n", o->max_steps);
-    if (o->max_depth)
-        putf(w, "option max-depth %d\n", o->max_depth);
+    if (o->max_call_depth)
+        putf(w, "option max-depth %d\n", o->max_call_depth);
     if (o->max_creatures)
         putf(w, "option max-creatures %d\n", o->max_creatures);
     check(w);
     for (size_t i = 0; i < s->ndone; i++)
-        file_write_entry(w, &s->done[i]);
+        sfile_write_entry(w, &s->done[i]);
     /* what can be redone: written as done, then undone again */
     for (size_t i = s->nundone; i-- > 0;)
-        file_write_entry(w, &s->undone[i]);
+        sfile_write_entry(w, &s->undone[i]);
     for (size_t i = 0; i < s->nundone; i++)
-        file_write_op(w, "undo");
+        sfile_write_op(w, "undo");
 }
 
 /* --- reading ----------------------------------------------------------------------- */
@@ -156,11 +157,9 @@ static char *read_block(reader *r, size_t len)
 {
     if (len > r->len - r->at || r->len - r->at - len < 1 || r->text[r->at + len] != '\n')
         return NULL;
-    char *text = malloc(len + 1);
+    char *text = mem_strndup(r->text + r->at, len); /* freed as len + 1: it may hold NULs */
     if (!text)
         return NULL;
-    memcpy(text, r->text + r->at, len);
-    text[len] = '\0';
     for (size_t i = 0; i < len; i++)
         r->line += text[i] == '\n';
     r->at += len + 1;
@@ -188,7 +187,7 @@ typedef struct pending {
 } pending;
 
 /* One record into l; false when it is not one this format knows. */
-static bool read_record(reader *r, const char *line, size_t n, loaded *l, pending *p)
+static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, pending *p)
 {
     const char *sp = memchr(line, ' ', n);
     size_t wlen = sp ? (size_t)(sp - line) : n;
@@ -199,14 +198,15 @@ static bool read_record(reader *r, const char *line, size_t n, loaded *l, pendin
         bool asks = alen > 5 && !memcmp(arg + alen - 5, " asks", 5);
         if (!number(arg, asks ? alen - 5 : alen, &v))
             return false;
-        entry e = {.kind = ENTRY_COMMAND, .len = (size_t)v, .reseed = p->rerolled, .seed = p->reroll, .asked = asks};
+        session_entry e = {
+            .kind = ENTRY_COMMAND, .len = (size_t)v, .reseed = p->rerolled, .seed = p->reroll, .asked = asks};
         p->rerolled = false;
         e.text = read_block(r, e.len);
-        if (!e.text || !entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
-            entry_free(&e);
+        if (!e.text || !session_entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
+            session_entry_free(&e);
             return false;
         }
-        entries_clear(l->undone, &l->nundone);
+        session_entries_clear(l->undone, &l->nundone);
         return true;
     }
     if ((wlen == 4 && starts(line, n, "file")) || (wlen == 9 && starts(line, n, "file-asks"))) {
@@ -214,35 +214,40 @@ static bool read_record(reader *r, const char *line, size_t n, loaded *l, pendin
         if (!name || !number(arg, (size_t)(name - arg), &v))
             return false;
         name++;
-        entry e = {.kind = ENTRY_FILE, .len = (size_t)v, .asked = wlen == 9};
-        e.path = strndup(name, alen - (size_t)(name - arg));
+        session_entry e = {.kind = ENTRY_FILE, .len = (size_t)v, .asked = wlen == 9};
+        e.path = mem_strndup(name, strnlen(name, alen - (size_t)(name - arg)));
         e.text = e.path ? read_block(r, e.len) : NULL;
-        if (!e.text || !entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
-            entry_free(&e);
+        if (!e.text || !session_entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
+            session_entry_free(&e);
             return false;
         }
-        entries_clear(l->undone, &l->nundone);
+        session_entries_clear(l->undone, &l->nundone);
         return true;
     }
-    if (wlen == 5 && starts(line, n, "reply") && l->ndone > 0) {
-        char *text = strndup(arg, alen);
-        bool ok = text && entry_reply(&l->done[l->ndone - 1], text);
-        free(text);
-        return ok;
-    }
+    if (wlen == 5 && starts(line, n, "reply") && l->ndone > 0)
+        return session_entry_reply(&l->done[l->ndone - 1], arg, strnlen(arg, alen));
     if (wlen == 6 && starts(line, n, "reroll") && number(arg, alen, &p->reroll))
         return p->rerolled = true;
     if (wlen == 4 && starts(line, n, "seed") && number(arg, alen, &v)) {
-        entry e = {.kind = ENTRY_SEED, .seed = v};
-        if (!entries_push(&l->done, &l->ndone, &l->done_cap, e))
+        session_entry e = {.kind = ENTRY_SEED, .seed = v};
+        if (!session_entries_push(&l->done, &l->ndone, &l->done_cap, e))
             return false;
-        entries_clear(l->undone, &l->nundone);
+        session_entries_clear(l->undone, &l->nundone);
         return true;
     }
-    if (n == 4 && starts(line, n, "undo") && l->ndone > 0)
-        return entries_push(&l->undone, &l->nundone, &l->undone_cap, l->done[--l->ndone]);
-    if (n == 4 && starts(line, n, "redo") && l->nundone > 0)
-        return entries_push(&l->done, &l->ndone, &l->done_cap, l->undone[--l->nundone]);
+    /* an entry leaves one list once it has a place in the other */
+    if (n == 4 && starts(line, n, "undo") && l->ndone > 0) {
+        if (!session_entries_push(&l->undone, &l->nundone, &l->undone_cap, l->done[l->ndone - 1]))
+            return false;
+        l->ndone--;
+        return true;
+    }
+    if (n == 4 && starts(line, n, "redo") && l->nundone > 0) {
+        if (!session_entries_push(&l->done, &l->ndone, &l->done_cap, l->undone[l->nundone - 1]))
+            return false;
+        l->nundone--;
+        return true;
+    }
     if (wlen == 6 && starts(line, n, "option")) {
         const char *val = memchr(arg, ' ', alen);
         if (!val)
@@ -252,13 +257,13 @@ static bool read_record(reader *r, const char *line, size_t n, loaded *l, pendin
         if (!number(val, vlen, &v))
             return false;
         if (klen == 4 && !memcmp(arg, "seed", 4))
-            l->opts.seed = v;
+            l->settings.seed = v;
         else if (klen == 9 && !memcmp(arg, "max-steps", 9))
-            l->opts.max_steps = v;
+            l->settings.max_steps = v;
         else if (klen == 9 && !memcmp(arg, "max-depth", 9) && v <= 1000000)
-            l->opts.max_depth = (int)v;
+            l->settings.max_call_depth = (int)v;
         else if (klen == 13 && !memcmp(arg, "max-creatures", 13) && v <= 100000000)
-            l->opts.max_creatures = (int)v;
+            l->settings.max_creatures = (int)v;
         else
             return false;
         return true;
@@ -266,16 +271,14 @@ static bool read_record(reader *r, const char *line, size_t n, loaded *l, pendin
     return false;
 }
 
-void loaded_free(loaded *l)
+void sfile_loaded_free(sfile_loaded *l)
 {
-    entries_clear(l->done, &l->ndone);
-    entries_clear(l->undone, &l->nundone);
-    free(l->done);
-    free(l->undone);
-    *l = (loaded){0};
+    session_entries_free(&l->done, &l->ndone, &l->done_cap);
+    session_entries_free(&l->undone, &l->nundone, &l->undone_cap);
+    *l = (sfile_loaded){0};
 }
 
-char *file_slurp(const char *path, size_t *len)
+char *sfile_slurp(const char *path, size_t *len)
 {
     FILE *in = fopen(path, "rb");
     if (!in)
@@ -285,20 +288,17 @@ char *file_slurp(const char *path, size_t *len)
     *len = 0;
     for (;;) {
         if (*len + 1 >= cap) {
-            if (cap >= (1u << 30)) {
-                errno = EFBIG;
-                free(text);
-                fclose(in);
-                return NULL;
-            }
-            cap = cap ? 2 * cap : 65536;
-            char *grown = realloc(text, cap);
+            size_t want = cap ? 2 * cap : 65536;
+            char *grown = cap < (1u << 30) ? mem_realloc(text, cap, want) : NULL;
             if (!grown) {
-                free(text);
+                int why = cap < (1u << 30) ? ENOMEM : EFBIG;
+                mem_free(text, cap);
                 fclose(in);
+                errno = why;
                 return NULL;
             }
             text = grown;
+            cap = want;
         }
         size_t got = fread(text + *len, 1, cap - *len - 1, in);
         *len += got;
@@ -306,23 +306,31 @@ char *file_slurp(const char *path, size_t *len)
             break;
     }
     bool bad = ferror(in);
+    int why = errno;
     fclose(in);
-    if (bad) {
-        free(text);
+    /* to its size: the text is freed as len + 1 bytes */
+    char *fit = bad ? NULL : mem_realloc(text, cap, *len + 1);
+    if (!fit) {
+        mem_free(text, cap);
+        errno = bad ? why : ENOMEM;
         return NULL;
     }
-    text[*len] = '\0';
-    return text;
+    fit[*len] = '\0';
+    return fit;
 }
 
-int file_read(const char *path, bool journal, const cli_options *base, loaded *l)
+fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l)
 {
-    *l = (loaded){.opts = *base};
+    const sfile_settings base = {.seed = s->opts.seed,
+                                 .max_steps = s->opts.max_steps,
+                                 .max_call_depth = s->opts.max_call_depth,
+                                 .max_creatures = s->opts.max_creatures};
+    *l = (sfile_loaded){.settings = base};
     size_t len;
-    char *text = file_slurp(path, &len);
+    char *text = sfile_slurp(path, &len);
     if (!text) {
-        fprintf(stderr, "fray repl: cannot read %s: %s\n", path, strerror(errno));
-        return EXIT_IO;
+        session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, strerror(errno));
+        return FRAY_ERR_IO;
     }
     reader r = {.text = text, .len = len};
     const char *line;
@@ -330,15 +338,16 @@ int file_read(const char *path, bool journal, const cli_options *base, loaded *l
     uint64_t version;
     if (!next_line(&r, &line, &n) || !starts(line, n, header_word) ||
         !number(line + strlen(header_word), n - strlen(header_word), &version)) {
-        fprintf(stderr, "fray repl: %s is not a saved fray session\n", path);
-        free(text);
-        return EXIT_USAGE;
+        session_report(s, FRAY_ERROR, path, 1, "%s is not a saved fray session", path);
+        mem_free(text, len + 1);
+        return FRAY_ERR_USAGE;
     }
     if (version != SESSION_FORMAT) {
-        fprintf(stderr, "fray repl: %s is a session in format %" PRIu64 ", from %s fray; this one reads format %d\n",
-                path, version, version > SESSION_FORMAT ? "a newer" : "another", SESSION_FORMAT);
-        free(text);
-        return EXIT_USAGE;
+        session_report(s, FRAY_ERROR, path, 1,
+                       "%s is a session in format %" PRIu64 ", from %s fray; this one reads format %d", path, version,
+                       version > SESSION_FORMAT ? "a newer" : "another", SESSION_FORMAT);
+        mem_free(text, len + 1);
+        return FRAY_ERR_USAGE;
     }
     /* Records are read into `l` group by group; a group whose check fails,
        or one cut short, is where reading stops: `good` is l after the last
@@ -347,7 +356,7 @@ int file_read(const char *path, bool journal, const cli_options *base, loaded *l
     bool ended = false, broken = false;
     uint64_t hash = fnv1a(fnv_start, text, r.at);
     pending p = {0};
-    loaded scratch = {.opts = *base};
+    sfile_loaded scratch = {.settings = base};
     while (!ended && next_line(&r, &line, &n)) {
         if (starts(line, n, "check ")) {
             char want[17];
@@ -374,26 +383,33 @@ int file_read(const char *path, bool journal, const cli_options *base, loaded *l
         }
         hash = fnv1a(hash, text + before, r.at - before);
     }
-    loaded_free(&scratch);
+    sfile_loaded_free(&scratch);
     bool whole = ended && r.at == len;
     if (!journal && !whole) {
-        fprintf(stderr, "fray repl: %s is %s: not loaded\n", path,
-                broken  ? "damaged (a check does not hold)"
-                : ended ? "followed by something else"
-                        : "cut short");
-        free(text);
-        return EXIT_USAGE;
+        session_report(s, FRAY_ERROR, path, (int)r.line, "%s is %s: not loaded", path,
+                       broken  ? "damaged (a check does not hold)"
+                       : ended ? "followed by something else"
+                               : "cut short");
+        mem_free(text, len + 1);
+        return FRAY_ERR_USAGE;
     }
     /* read again, up to the last group that held */
     reader again = {.text = text, .len = good_at};
     next_line(&again, &line, &n);
     p = (pending){0};
-    while (next_line(&again, &line, &n))
-        if (!starts(line, n, "check ") && !read_record(&again, line, n, l, &p))
-            break;
+    bool read = true;
+    while (read && next_line(&again, &line, &n))
+        read = starts(line, n, "check ") || read_record(&again, line, n, l, &p);
+    mem_free(text, len + 1);
+    if (!read) { /* these records were read once already: out of memory */
+        sfile_loaded_free(l);
+        l->settings = base;
+        session_report(s, FRAY_ERROR, path, 0, "out of memory");
+        return FRAY_ERR_IO;
+    }
     if (journal && good_at < len && !ended)
-        fprintf(stderr, "fray repl: %s: read up to line %zu, the last entry that was complete; the rest %s\n", path,
-                good_line, broken ? "is damaged" : "was cut short");
-    free(text);
-    return EXIT_OK;
+        session_report(s, FRAY_NOTE, path, (int)good_line,
+                       "%s: read up to line %zu, the last entry that was complete; the rest %s", path, good_line,
+                       broken ? "is damaged" : "was cut short");
+    return FRAY_OK;
 }

@@ -20,8 +20,8 @@
  * it is refused whole; a journal (appended as play goes, flushed after each
  * group) is read up to its last group whose check holds, since a crash may
  * cut its last group short. */
-#ifndef FRAY_CLI_SESSION_FILE_H
-#define FRAY_CLI_SESSION_FILE_H
+#ifndef FRAY_RUNTIME_SESSION_FILE_H
+#define FRAY_RUNTIME_SESSION_FILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,40 +32,41 @@
 #define SESSION_FORMAT 1
 
 /* Writes records to out, keeping the running checksum. */
-typedef struct file_writer {
+typedef struct sfile_writer {
     FILE *out;
     uint64_t hash;
-} file_writer;
+} sfile_writer;
 
 /* The header and the settings, then the session so far: its entries, what
  * can be redone (as entries undone again). */
-void file_write_session(file_writer *w, FILE *out, const session *s);
-void file_write_entry(file_writer *w, const entry *e);
+void sfile_write_session(sfile_writer *w, FILE *out, const session *s);
+void sfile_write_entry(sfile_writer *w, const session_entry *e);
 /* "undo" or "redo" */
-void file_write_op(file_writer *w, const char *op);
-void file_write_end(file_writer *w);
+void sfile_write_op(sfile_writer *w, const char *op);
+void sfile_write_end(sfile_writer *w);
+
+/* The settings a file carries (`option` lines). */
+typedef struct sfile_settings {
+    uint64_t seed, max_steps;
+    int max_call_depth, max_creatures;
+} sfile_settings;
 
 /* A session read from a file. */
-typedef struct loaded {
-    cli_options opts;
-    entry *done, *undone;
+typedef struct sfile_loaded {
+    sfile_settings settings;
+    session_entry *done, *undone;
     size_t ndone, done_cap, nundone, undone_cap;
-} loaded;
+} sfile_loaded;
 
-/* Reads path into l (settings start from base). A saved file must be whole;
- * a journal is read up to its last group that holds together. An exit
- * code, with the reason on stderr; on failure l holds nothing. */
-int file_read(const char *path, bool journal, const cli_options *base, loaded *l);
-void loaded_free(loaded *l);
+/* Reads path into l (settings start from the session's). A saved file must
+ * be whole; a journal is read up to its last group that holds together. A
+ * status, with the reason reported through the session's diagnostics; on
+ * failure l holds nothing. */
+fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l);
+void sfile_loaded_free(sfile_loaded *l);
 
-/* A whole file read into memory (NUL-terminated), at most 1 GiB; NULL with
- * errno set when it cannot be read. */
-char *file_slurp(const char *path, size_t *len);
-
-/* Entries and lists of them (session.c). */
-void entry_free(entry *e);
-bool entry_reply(entry *e, const char *text);
-bool entries_push(entry **list, size_t *n, size_t *cap, entry e);
-void entries_clear(entry *list, size_t *n);
+/* A whole file read into memory (NUL-terminated, allocated *len + 1), at
+ * most 1 GiB; NULL with errno set when it cannot be read. */
+char *sfile_slurp(const char *path, size_t *len);
 
 #endif

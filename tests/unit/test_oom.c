@@ -1,9 +1,12 @@
-/* Out-of-memory paths: compile and run a script with the Nth allocation
- * failing, for every N until one run needs no failure. Each run must end
- * in an error or success, never a crash, and free everything it took. */
+/* Out-of-memory paths: compile and run a script, and play a session, with
+ * the Nth allocation failing, for every N until one run needs no failure.
+ * Each run must end in an error or success, never a crash, and free
+ * everything it took. */
+#define _POSIX_C_SOURCE 200809L /* getpid */
 #include "tests/unit/check_main.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "fray.h"
 #include "runtime/mem.h"
@@ -85,12 +88,103 @@ START_TEST(test_every_allocation_can_fail)
 }
 END_TEST
 
+/* --- a session ------------------------------------------------------------------- */
+
+static void count_diag(void *user, const fray_diagnostic *d)
+{
+    int *errors = user;
+    (void)d;
+    (*errors)++;
+}
+
+static bool say_yes(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    (void)user;
+    (void)q;
+    snprintf(answer, cap, "yes");
+    return true;
+}
+
+static fray_session *open_session(int *errors)
+{
+    static const char *const search[] = {"/nowhere"};
+    fray_session *s = fray_session_open(&(fray_options){.seed = 1, .search_path = search, .search_path_len = 1});
+    if (s) {
+        fray_session_on_output(s, quiet, NULL);
+        fray_session_on_diagnostic(s, count_diag, errors);
+    }
+    return s;
+}
+
+/* Every step of a session: rules from a file, commands with a question,
+ * reseed, undo, redo, reroll, a journal, a save loaded and the journal
+ * recovered in another session. True when all of it went through. */
+static bool play_session(const char *rules, const char *saved, const char *journal)
+{
+    int errors = 0;
+    fray_session *s = open_session(&errors);
+    if (!s)
+        return false;
+    fray_session_on_ask(s, say_yes, NULL);
+    bool ok = fray_session_set_limit(s, "steps", 100000) == FRAY_OK;
+    ok &= fray_session_journal(s, journal) == FRAY_OK;
+    ok &= fray_session_load_rules(s, rules) == FRAY_OK;
+    ok &= fray_session_command(s, "if lucky { print \"lucky\" }\nprint roll d20 + a.hp") == FRAY_OK;
+    ok &= fray_session_reseed(s, 9) == FRAY_OK;
+    ok &= fray_session_command(s, "print roll d6") == FRAY_OK;
+    ok &= fray_session_undo(s, 2) == 2 && fray_session_redo(s, 2) == 2;
+    ok &= fray_session_reroll(s) == FRAY_OK;
+    ok &= fray_session_run_at(s, 2, "print a.hp") == FRAY_OK;
+    ok &= fray_session_undo(s, 1) == 1;
+    ok &= fray_session_save(s, saved) == FRAY_OK;
+    fray_session_close(s); /* the journal stays */
+    fray_session *t = open_session(&errors);
+    if (!t)
+        return false;
+    ok &= fray_session_load(t, saved) == FRAY_OK && fray_session_done(t) == 3 && fray_session_undone(t) == 1;
+    ok &= fray_session_redo(t, 1) == 1;
+    ok &= fray_session_recover(t, journal) == FRAY_OK && fray_session_done(t) == 3;
+    fray_session_close(t);
+    return ok && errors == 0;
+}
+
+START_TEST(test_session_every_allocation_can_fail)
+{
+    /* in memory where there is such a folder: a session flushes its files to disk */
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    char rules[64], saved[64], journal[64];
+    snprintf(rules, sizeof rules, "%s/fray-oom-%ld.rules", dir, (long)getpid());
+    snprintf(saved, sizeof saved, "%s/fray-oom-%ld.session", dir, (long)getpid());
+    snprintf(journal, sizeof journal, "%s/fray-oom-%ld.journal", dir, (long)getpid());
+    FILE *out = fopen(rules, "w");
+    ck_assert_ptr_nonnull(out);
+    fputs("stat hp = 10\nruling lucky \"Is it lucky?\" { answer yes_no; default no }\ncreature a { hp 3 }\n", out);
+    fclose(out);
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        completed = play_session(rules, saved, journal);
+        mem_fail_after(-1);
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    unlink(rules);
+    unlink(saved);
+    unlink(journal);
+    ck_assert_msg(completed, "the session never went through");
+    ck_assert_int_gt(n, 50);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("oom");
     TCase *tc = tcase_create("oom");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_allocation_can_fail);
+    tcase_add_test(tc, test_session_every_allocation_can_fail);
     suite_add_tcase(s, tc);
     return s;
 }
