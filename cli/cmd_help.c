@@ -227,9 +227,9 @@ int cmd_help(int argc, char **argv)
     if (!strcmp(what, "limits")) {
         printf("Limits (--limit NAME=N on every command; a rule that passes one stops with an error naming it):\n");
         fray_limits(print_limit, NULL);
-        printf("Fixed: 8 terms in a dice expression, 10000 dice in a literal, 1000000 sides, 100 extra dice from\n"
-               "explosions and rerolls per roll, 1000000 outcomes in an exact distribution, 50 errors reported per\n"
-               "file, imports nested 32 deep.\n");
+        printf("Fixed: 8 terms in a dice expression, 100 extra dice from explosions and rerolls per roll,\n"
+               "64 conditions on a creature at once, 50 errors reported per file, imports nested 32 deep;\n"
+               "dice and sides may be raised to 60000 and 20000000, what a roll can hold.\n");
         return EXIT_OK;
     }
     if (!strcmp(what, "--man"))

@@ -513,11 +513,11 @@ int compile_file(program *p, const char *path, diag_sink *sink, const compile_op
 
 typedef enum { EXPR_EVAL, EXPR_DISTRIBUTION, EXPR_SAMPLE } expr_mode;
 
-static int compile_one(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out,
-                       expr_mode mode)
+static int compile_one(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                       const compile_options *opts, int *chunk_out, expr_mode mode)
 {
     compiler cc;
-    compiler_init(&cc, p, sink, NULL);
+    compiler_init(&cc, p, sink, opts);
     bool distribution = mode == EXPR_DISTRIBUTION;
     cc.dist_mode = distribution;
     cc.roll_mode = mode == EXPR_SAMPLE;
@@ -550,17 +550,20 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
     return sink->errors - before;
 }
 
-int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                       const compile_options *opts, int *chunk_out)
 {
-    return compile_one(p, name, text, len, sink, chunk_out, EXPR_EVAL);
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_EVAL);
 }
 
-int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                   const compile_options *opts, int *chunk_out)
 {
-    return compile_one(p, name, text, len, sink, chunk_out, EXPR_SAMPLE);
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_SAMPLE);
 }
 
-int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out)
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                         const compile_options *opts, int *chunk_out)
 {
-    return compile_one(p, name, text, len, sink, chunk_out, EXPR_DISTRIBUTION);
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_DISTRIBUTION);
 }

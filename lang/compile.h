@@ -17,6 +17,10 @@ typedef struct compile_options {
        instead, a file (with a '/' or ending in .rules) or a module by name:
        a scenario played under another rule system (`fray sim --vs`). */
     const char *use_instead_name, *use_instead_path;
+    /* The most dice a literal may roll and sides a die may have (0: the
+       defaults, DICE_DEFAULT_COUNT and DICE_DEFAULT_SIDES): limits, so a
+       literal past one is an error that names it. */
+    int max_dice, max_sides;
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On
@@ -27,13 +31,16 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
                    const compile_options *opts);
 /* Compiles one expression into a formula chunk (evaluated for `self`) and
  * stores its index in *chunk_out. */
-int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
+int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                       const compile_options *opts, int *chunk_out);
 /* The same, but the chunk computes the exact distribution of the
  * expression (as prob() and dist() do) instead of rolling its dice. */
-int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
+int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                         const compile_options *opts, int *chunk_out);
 /* The same, but every die is rolled where it appears: one sample of the
  * distribution compile_distribution computes. */
-int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink, int *chunk_out);
+int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                   const compile_options *opts, int *chunk_out);
 
 /* Resolves `use NAME` to a file: NAME.rules in the importing file's
  * directory, then each search path entry, then the built-in stdlib. */

@@ -37,6 +37,29 @@ int builtin_find(const char *name)
 
 /* --- literals ---------------------------------------------------------------- */
 
+/* The dice limits of the compile options (--limit dice=N, sides=N). */
+static int most_dice(const compiler *cc)
+{
+    return cc->opts && cc->opts->max_dice ? cc->opts->max_dice : DICE_DEFAULT_COUNT;
+}
+static int most_sides(const compiler *cc)
+{
+    return cc->opts && cc->opts->max_sides ? cc->opts->max_sides : DICE_DEFAULT_SIDES;
+}
+static bool dice_fit(const compiler *cc, const dice *d)
+{
+    return d->count <= most_dice(cc) && d->sides <= most_sides(cc);
+}
+
+static bool dice_within_limits(compiler *cc, const node *n, const dice *d)
+{
+    if (d->count > most_dice(cc))
+        comp_error(cc, n->sp, "too many dice (limit is %d; see --limit dice=N)", most_dice(cc));
+    else if (d->sides > most_sides(cc))
+        comp_error(cc, n->sp, "too many sides (limit is %d; see --limit sides=N)", most_sides(cc));
+    return dice_fit(cc, d);
+}
+
 bool dice_literal(compiler *cc, const node *n, value *out)
 {
     dexpr dx = {.nterms = 1};
@@ -50,6 +73,8 @@ bool dice_literal(compiler *cc, const node *n, value *out)
         comp_error(cc, at, "%s", err.message);
         return false;
     }
+    if (!dice_within_limits(cc, n, &dx.terms[0].d))
+        return false;
     dx.terms[0].sign = 1;
     dx.terms[0].times = 1;
     int id = program_add_dice(cc->p, &dx);
@@ -789,7 +814,7 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
             t->constant = terms[i]->num;
         } else {
             dice_error err;
-            if (dice_parse(terms[i]->text, strlen(terms[i]->text), &t->d, &err) != 0)
+            if (dice_parse(terms[i]->text, strlen(terms[i]->text), &t->d, &err) != 0 || !dice_fit(cc, &t->d))
                 return -1; /* compiled the usual way, which reports it */
         }
     }

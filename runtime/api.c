@@ -173,7 +173,7 @@ static bool ensure_eval_self(fray *f)
 fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 {
     int formula;
-    if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+    if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     vm_begin_command(f->v);
     bool ok = vm_call(f->v, formula, self, NULL, 0, out);
@@ -240,7 +240,7 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
 {
     *out = NULL;
     int formula;
-    if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+    if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
         return api_runtime_failure(f);
@@ -251,7 +251,7 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
     if (!ok)
         return api_runtime_failure(f);
     const dist *d = vm_dist_lookup(f->v, x);
-    dist_error err = {{0}};
+    dist_error err = {.limits = &f->v->limits.exact};
     fray_distribution *fd = MEM_NEW(fray_distribution);
     if (fd && (fd->d = d ? dist_copy(d, &err) : NULL) != NULL) {
         fd->n = (size_t)(dist_highest(d) - dist_lowest(d) + 1);
@@ -355,7 +355,7 @@ fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values)
 static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *values)
 {
     int formula;
-    if (compile_sample(f->p, "<sample>", expr, strlen(expr), &f->sink, &formula) > 0 || formula < 0)
+    if (compile_sample(f->p, "<sample>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
         return api_runtime_failure(f);

@@ -173,6 +173,9 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
                     (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
+    /* the dice limits are met by the compiler, in literals */
+    f->copts.max_dice = f->v->limits.dice;
+    f->copts.max_sides = f->v->limits.sides;
     return FRAY_OK;
 }
 

@@ -358,7 +358,7 @@ bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
 bool grid_cover(struct vm *v, int a, int b, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b);
 bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
-bool grid_push(struct vm *v, int c, int from, value dist, value *moved, span at);
+bool grid_push(struct vm *v, int c, int from, value distance, value *moved, span at);
 void grid_show(struct vm *v);
 bool grid_adjacent(struct vm *v, int a, int b);
 /* Is the square x (or a square of creature x's footprint) a wall? */

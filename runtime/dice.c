@@ -242,7 +242,7 @@ int dice_parse(const char *text, size_t len, dice *out, dice_error *err)
         if (number < 1)
             return fail(&p, 0, "dice count must be at least 1");
         if (number > DICE_MAX_COUNT)
-            return fail(&p, 0, "too many dice (limit is %d)", DICE_MAX_COUNT);
+            return fail(&p, 0, "too many dice (fray rolls at most %d at once)", DICE_MAX_COUNT);
         d.count = (int32_t)number;
     } else {
         d.count = 1;
@@ -267,7 +267,7 @@ int dice_parse(const char *text, size_t len, dice *out, dice_error *err)
         if (number < 1)
             return fail(&p, sides_start, "a die needs at least 1 side");
         if (number > DICE_MAX_SIDES)
-            return fail(&p, sides_start, "too many sides (limit is %d)", DICE_MAX_SIDES);
+            return fail(&p, sides_start, "too many sides (fray rolls dice of at most %d)", DICE_MAX_SIDES);
         d.sides = (int32_t)number;
     } else {
         return fail(&p, p.pos, "missing number of sides after 'd'");

@@ -39,8 +39,14 @@ typedef struct dice_error {
     char message[128];
 } dice_error;
 
-#define DICE_MAX_COUNT 10000
-#define DICE_MAX_SIDES 1000000
+/* What a roll can hold: faces per term are counted in 16 bits (with room
+ * for the extra dice), and a compounded face, up to DICE_MAX_SIDES times
+ * (DICE_MAX_EXPLOSIONS + 1), in 32. The limits rules meet first (--limit
+ * dice=N and sides=N) default lower. */
+#define DICE_MAX_COUNT 60000
+#define DICE_MAX_SIDES 20000000
+#define DICE_DEFAULT_COUNT 10000
+#define DICE_DEFAULT_SIDES 1000000
 /* Extra dice per roll from explosions and rerolls together; then it stops. */
 #define DICE_MAX_EXPLOSIONS 100
 

@@ -12,6 +12,7 @@
  * sum is 1 - prod(1 - r_i) without any special bookkeeping. */
 #include "runtime/dist.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,12 +31,26 @@ struct dist {
     double rem;       /* inexact: probability mass cut off */
 };
 
-/* Bound on inner-loop steps of one keep/drop computation, so that a huge
- * pool is refused quickly instead of running for minutes. */
-#define DIST_MAX_WORK 2e8
-/* The same for one convolution (a sum of two parts): multiply-adds. About
- * a tenth of a second; 1000d6 needs a few million. */
-#define DIST_MAX_CONVOLUTION 5e7
+/* 2e8 steps of a keep/drop pool, or 5e7 multiply-adds of a sum, take about a
+ * tenth of a second (1000d6 needs a few million). */
+const dist_limits dist_default_limits = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK};
+
+static const dist_limits *limits_of(const dist_error *err)
+{
+    return err && err->limits ? err->limits : &dist_default_limits;
+}
+static double max_work(const dist_error *err)
+{
+    return (double)limits_of(err)->work;
+}
+static double max_convolution(const dist_error *err)
+{
+    return (double)limits_of(err)->work / 4;
+}
+static uint64_t max_outcomes(const dist_error *err)
+{
+    return limits_of(err)->outcomes;
+}
 
 static void *fail(dist_error *err, const char *fmt, ...)
 {
@@ -46,6 +61,11 @@ static void *fail(dist_error *err, const char *fmt, ...)
         va_end(ap);
     }
     return NULL;
+}
+
+static void *too_many_outcomes(dist_error *err)
+{
+    return fail(err, "too many possible outcomes (limit is %" PRIu64 "; see --limit outcomes=N)", max_outcomes(err));
 }
 
 static void *oom(dist_error *err)
@@ -60,9 +80,9 @@ static dist *new_dist(int64_t lo, int64_t hi, bool exact, dist_error *err)
     __int128 span = (__int128)hi - lo + 1;
     if (span < 1)
         return fail(err, "empty distribution");
-    if (span > DIST_MAX_OUTCOMES)
-        return fail(err, "too many possible outcomes (%lld to %lld; limit is %d)", (long long)lo, (long long)hi,
-                    DIST_MAX_OUTCOMES);
+    if (span > (__int128)max_outcomes(err))
+        return fail(err, "too many possible outcomes (%lld to %lld; limit is %" PRIu64 "; see --limit outcomes=N)",
+                    (long long)lo, (long long)hi, max_outcomes(err));
     dist *d = MEM_NEW(dist);
     if (!d)
         return oom(err);
@@ -298,9 +318,9 @@ static dist *convolve(const dist *a, const dist *b, int64_t lo, int64_t hi, dist
         b = t;
     }
     size_t na = a->n, nb = b->n;
-    if ((double)na * (double)nb / (square ? 2 : 1) > DIST_MAX_CONVOLUTION)
-        return fail(err, "this sum is too much work to compute exactly (%zu by %zu outcomes; the limit is %.0e steps)",
-                    na, nb, DIST_MAX_CONVOLUTION);
+    if ((double)na * (double)nb / (square ? 2 : 1) > max_convolution(err))
+        return fail(err, "this sum is too much work to compute exactly (%zu by %zu outcomes; see --limit exact-work=N)",
+                    na, nb);
     /* Every partial sum of r[k] is at most r[k], and the r[k] add up to at
        most a's total times b's: when that product fits, nothing overflows. */
     dist_count total;
@@ -377,10 +397,10 @@ static dist *pairwise(const dist *a, const dist *b, int op, dist_error *err)
         dist_free(neg);
         return r;
     }
-    if ((double)a->n * (double)b->n > DIST_MAX_CONVOLUTION)
+    if ((double)a->n * (double)b->n > max_convolution(err))
         return fail(err,
-                    "this product is too much work to compute exactly (%zu by %zu outcomes; the limit is %.0e steps)",
-                    a->n, b->n, DIST_MAX_CONVOLUTION);
+                    "this product is too much work to compute exactly (%zu by %zu outcomes; see --limit exact-work=N)",
+                    a->n, b->n);
     dist_count total;
     if (a->exact && b->exact && !__builtin_mul_overflow(a->total, b->total, &total)) {
         dist *r = new_dist(lo, hi, true, err);
@@ -944,8 +964,8 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
 {
     int64_t s = hi - lo + 1;
     __int128 span = (__int128)n * (s - 1) + 1;
-    if (span > DIST_MAX_OUTCOMES)
-        return fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
+    if (span > (__int128)max_outcomes(err))
+        return too_many_outcomes(err);
     dist *r = new_dist(lo * n, hi * n, true, err);
     if (!r)
         return NULL;
@@ -983,12 +1003,12 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
      * hundred d1000), die by die with a running window instead: far less
      * work, the tails good only to about 1e-18 of the peak. */
     double half = (double)span / 2;
-    if (half * half / 2 > DIST_MAX_CONVOLUTION) {
-        if ((double)(n - k) * half > DIST_MAX_CONVOLUTION) {
+    if (half * half / 2 > max_convolution(err)) {
+        if ((double)(n - k) * half > max_convolution(err)) {
             dist_free(r);
-            return fail(err,
-                        "this sum is too much work to compute exactly (%d dice of %lld sides; the limit is %.0e steps)",
-                        n, (long long)s, DIST_MAX_CONVOLUTION);
+            return fail(
+                err, "this sum is too much work to compute exactly (%d dice of %lld sides; see --limit exact-work=N)",
+                n, (long long)s);
         }
         return window_rest(r, k, len, s, n, err);
     }
@@ -1011,8 +1031,8 @@ static dist *sum_uniform(int64_t lo, int64_t hi, int32_t n, dist_error *err)
 static dist *sum_iid(const dist *unit, int32_t n, dist_error *err)
 {
     __int128 span = (__int128)n * ((int64_t)unit->n - 1) + 1;
-    if (span > DIST_MAX_OUTCOMES)
-        return fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
+    if (span > (__int128)max_outcomes(err))
+        return too_many_outcomes(err);
     dist *acc = NULL, *base = dist_copy(unit, err);
     if (!base)
         return NULL;
@@ -1297,16 +1317,17 @@ static dist *keep_pool(const dice *d, const dist *unit, int32_t n, int32_t keep,
        next min(n - i, keep - i) rows, over the i * (smax - smin) + 1 sums
        it can hold */
     double work = 0;
-    for (int32_t i = 0; i < keep && work <= DIST_MAX_WORK; i++)
+    for (int32_t i = 0; i < keep && work <= max_work(err); i++)
         work +=
             (double)m * (double)(n - i < keep - i ? n - i : keep - i) * ((double)i * (double)(kj.smax - kj.smin) + 1) +
             /* and the binomial terms of the row, each a few logs and an
                exp when more than 512 dice are left */
             (double)m * (double)(n - i) * (n - i > 512 ? 16 : 1);
-    if (width > DIST_MAX_OUTCOMES) {
-        fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
-    } else if (work > DIST_MAX_WORK) {
-        fail(err, "keeping %d of %d dice is too much work to compute exactly", (int)keep, (int)n);
+    if (width > (__int128)max_outcomes(err)) {
+        too_many_outcomes(err);
+    } else if (work > max_work(err)) {
+        fail(err, "keeping %d of %d dice is too much work to compute exactly (see --limit exact-work=N)", (int)keep,
+             (int)n);
     } else {
         kj.width = (size_t)width;
         bool overflow = false;
@@ -1344,10 +1365,11 @@ static dist *keep_exploding(const dice *d, const dist *raw, int32_t n, int32_t k
     }
     __int128 width128 = (__int128)k * (smax - smin) + 1;
     double work = (double)m * k * k * (double)width128 * (n + k);
-    if (width128 > DIST_MAX_OUTCOMES)
-        return fail(err, "too many possible outcomes (limit is %d)", DIST_MAX_OUTCOMES);
-    if (work > DIST_MAX_WORK)
-        return fail(err, "keeping %d of %d exploding dice is too much work to compute", (int)k, (int)n);
+    if (width128 > (__int128)max_outcomes(err))
+        return too_many_outcomes(err);
+    if (work > max_work(err))
+        return fail(err, "keeping %d of %d exploding dice is too much work to compute (see --limit exact-work=N)",
+                    (int)k, (int)n);
     size_t w = (size_t)width128, ks = (size_t)k;
     /* f[(a * k + b) * w + s - (a + b) * smin] */
     size_t npow = ks + (size_t)n + 1;

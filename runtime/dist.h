@@ -23,13 +23,29 @@ typedef unsigned __int128 dist_count;
 
 typedef struct dist dist;
 
+/* Limits: a distribution has at most `outcomes` distinct outcomes between
+ * its min and max, and one operation takes at most `work` inner-loop steps
+ * (a multiply-add of a sum counts four: they are the costlier kind); bigger
+ * ones are refused at once with an error, instead of running for minutes. */
+typedef struct dist_limits {
+    uint64_t outcomes;
+    uint64_t work;
+} dist_limits;
+
+#define DIST_DEFAULT_OUTCOMES 1000000
+#define DIST_DEFAULT_WORK 200000000 /* about a tenth of a second */
+extern const dist_limits dist_default_limits;
+/* The most either may be raised to: outcomes are counted in size_t and
+ * a step estimate in a double. */
+#define DIST_MAX_OUTCOMES 100000000
+#define DIST_MAX_WORK ((uint64_t)1 << 50)
+
+/* Every operation takes one: the limits go in (NULL: the defaults) and
+ * the message of a refusal comes out. */
 typedef struct dist_error {
     char message[160];
+    const dist_limits *limits;
 } dist_error;
-
-/* Limits: a distribution has at most DIST_MAX_OUTCOMES distinct outcomes
- * between its min and max; bigger results are refused with an error. */
-#define DIST_MAX_OUTCOMES 1000000
 #define DIST_DEFAULT_EPSILON 1e-12
 
 dist *dist_constant(int64_t value, dist_error *err);

@@ -331,8 +331,8 @@ static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x,
     const creature *cr = &v->creatures[c];
     int32_t s = size_of(v, c);
     int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
-    value dist = to_feet(v, reach_squares(v, dx, dy));
-    if (rat_cmp(dist, reach) > 0)
+    value away = to_feet(v, reach_squares(v, dx, dy));
+    if (rat_cmp(away, reach) > 0)
         return false;
     if (no_corners && dx == dy && dx > 1) {
         /* the corners of the outer ring */
@@ -951,22 +951,22 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     return true;
 }
 
-bool grid_push(vm *v, int c, int from, value dist, value *moved, span at)
+bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
 {
     creature *cr = &v->creatures[c];
     const creature *fr = &v->creatures[from];
     rat_make(0, 1, V_DIST, moved);
     if (!cr->placed || !fr->placed)
         return vm_error(v, at, "both creatures need to be on the map to push");
-    if (dist.type != V_DIST)
-        return vm_error(v, at, "how far to push is a distance, not %s", value_type_name(dist.type));
+    if (distance.type != V_DIST)
+        return vm_error(v, at, "how far to push is a distance, not %s", value_type_name(distance.type));
     int dx = cr->x > fr->x ? 1 : cr->x < fr->x ? -1 : 0;
     int dy = cr->y > fr->y ? 1 : cr->y < fr->y ? -1 : 0;
     if (!dx && !dy)
         dx = 1;
     value side = square_side(v);
     /* whole squares in the distance: feet over the square's side */
-    int64_t steps = (dist.num * (int64_t)side.aux) / ((int64_t)dist.aux * side.num);
+    int64_t steps = (distance.num * (int64_t)side.aux) / ((int64_t)distance.aux * side.num);
     if (steps > 1000)
         steps = 1000;
     int32_t px[1000], py[1000];

@@ -23,6 +23,9 @@ const vm_limits vm_default_limits = {
     .memory = (size_t)1 << 30,
     .trigger_depth = 32,
     .fight_rounds = 1000,
+    .dice = DICE_DEFAULT_COUNT,
+    .sides = DICE_DEFAULT_SIDES,
+    .exact = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK},
 };
 
 const vm_limit_info vm_limit_infos[] = {
@@ -34,6 +37,10 @@ const vm_limit_info vm_limit_infos[] = {
     {"memory", "MiB of memory one command may take", (uint64_t)1 << 20},
     {"trigger-depth", "triggers setting off triggers", 100000},
     {"fight-rounds", "rounds of a fight without an end", 100000000},
+    {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
+    {"sides", "sides of one die", DICE_MAX_SIDES},
+    {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
+    {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},
     {NULL, NULL, 0},
 };
 
@@ -51,6 +58,14 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->trigger_depth;
     if (!strcmp(name, "fight-rounds"))
         return &l->fight_rounds;
+    if (!strcmp(name, "dice"))
+        return &l->dice;
+    if (!strcmp(name, "sides"))
+        return &l->sides;
+    if (!strcmp(name, "outcomes"))
+        return *wide = true, (void *)&l->exact.outcomes;
+    if (!strcmp(name, "exact-work"))
+        return *wide = true, (void *)&l->exact.work;
     return NULL;
 }
 
@@ -2061,7 +2076,7 @@ static bool dist_extreme(vm *v, const value *items, size_t n, bool want_max, spa
         const struct dist *next;
         if (!vm_dist_of(v, items[i], at, &next))
             return false;
-        dist_error err = {{0}};
+        dist_error err = {.limits = &v->limits.exact};
         struct dist *r = want_max ? dist_maximum(acc, next, &err) : dist_minimum(acc, next, &err);
         if (!r)
             return vm_error(v, at, "%s", err.message);
@@ -2135,7 +2150,7 @@ static bool chain(vm *v, int id, const value *args, int argc, span at, value *ou
     }
     bool steps = id == BI_chain_steps || id == BI_chain_steps_distribution;
     if (id == BI_chain_distribution || id == BI_chain_steps_distribution) {
-        dist_error err = {{0}};
+        dist_error err = {.limits = &v->limits.exact};
         struct dist *d = dist_chain(dies, argc, steps, &err);
         return d ? vm_dist_value(v, d, at, out) : vm_error(v, at, "%s", err.message);
     }
@@ -2256,10 +2271,12 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
         if (value_as_frac(args[0]).type != V_INT || value_as_frac(args[1]).type != V_INT)
             return vm_error(v, at, "dice() needs whole numbers: dice(count, sides)");
         int64_t count = args[0].num, sides = args[1].num;
-        if (count < 1 || count > DICE_MAX_COUNT)
-            return vm_error(v, at, "dice count must be 1 to %d, not %" PRId64, DICE_MAX_COUNT, count);
-        if (sides < 1 || sides > DICE_MAX_SIDES)
-            return vm_error(v, at, "dice sides must be 1 to %d, not %" PRId64, DICE_MAX_SIDES, sides);
+        if (count < 1 || count > v->limits.dice)
+            return vm_error(v, at, "dice count must be 1 to %d, not %" PRId64 " (see --limit dice=N)", v->limits.dice,
+                            count);
+        if (sides < 1 || sides > v->limits.sides)
+            return vm_error(v, at, "dice sides must be 1 to %d, not %" PRId64 " (see --limit sides=N)", v->limits.sides,
+                            sides);
         dexpr d = {.nterms = 1};
         d.terms[0] = (dterm){.d = {.count = (int32_t)count, .sides = (int32_t)sides}, .sign = 1, .times = 1};
         return new_dexpr(v, &d, at, out);

@@ -8,6 +8,7 @@
 
 #include "runtime/builtins.h"
 #include "runtime/combat.h"
+#include "runtime/dist.h"
 #include "runtime/program.h"
 #include "runtime/rng.h"
 #include "runtime/value.h"
@@ -24,6 +25,8 @@ typedef struct vm_limits {
     size_t memory;      /* bytes one command may add (MiB in --limit) */
     int trigger_depth;  /* triggers setting off triggers */
     int fight_rounds;   /* rounds of a `fight` without an end */
+    int dice, sides;    /* dice rolled by one term, and sides of a die */
+    dist_limits exact;  /* outcomes and work of an exact distribution */
 } vm_limits;
 
 extern const vm_limits vm_default_limits;

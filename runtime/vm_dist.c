@@ -57,7 +57,7 @@ static bool failed(vm *v, span at, const dist_error *err)
 /* The distribution of a dice expression: each term's, scaled and summed. */
 static dist *of_dexpr(vm *v, const dexpr *dx, span at)
 {
-    dist_error err = {{0}};
+    dist_error err = {.limits = &v->limits.exact};
     dist *sum = dist_constant(0, &err);
     for (int t = 0; sum && t < dx->nterms; t++) {
         const dterm *term = &dx->terms[t];
@@ -80,7 +80,7 @@ static dist *of_dexpr(vm *v, const dexpr *dx, span at)
 
 bool vm_distrib(vm *v, value x, span at, value *out)
 {
-    dist_error err = {{0}};
+    dist_error err = {.limits = &v->limits.exact};
     dist *made;
     switch ((value_type)x.type) {
     case V_DISTRIB: *out = x; return vm_dist_lookup(v, x) || vm_error(v, at, "invalid distribution");
@@ -119,7 +119,7 @@ bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out)
     const dist *da, *db;
     if (!vm_dist_of(v, a, at, &da) || !vm_dist_of(v, b, at, &db))
         return false;
-    dist_error err = {{0}};
+    dist_error err = {.limits = &v->limits.exact};
     dist *r = NULL;
     switch ((opcode)op) {
     case OP_ADD: r = dist_add(da, db, &err); break;
@@ -148,7 +148,7 @@ bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out)
     const dist *dc, *dt, *df;
     if (!vm_dist_of(v, c, at, &dc) || !vm_dist_of(v, t, at, &dt) || !vm_dist_of(v, f, at, &df))
         return false;
-    dist_error err = {{0}};
+    dist_error err = {.limits = &v->limits.exact};
     dist *r = dist_choose(dc, dt, df, &err);
     return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
 }
@@ -158,7 +158,7 @@ bool vm_dist_keep(vm *v, value x, span at, value *out)
     const dist *d = vm_dist_lookup(v, x);
     if (!d)
         return vm_error(v, at, "invalid distribution");
-    dist_error err = {{0}};
+    dist_error err = {.limits = &v->limits.exact};
     dist *copy = dist_copy(d, &err);
     if (!copy)
         return failed(v, at, &err);

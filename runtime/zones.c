@@ -184,30 +184,30 @@ static int zones_apart(const vm *v, int za, int zb)
     if (start < 0 || goal < 0)
         return 1000;
     /* breadth first through neighbours */
-    int *dist = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
+    int *steps = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
     int *queue = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
     int apart = 1000;
-    if (dist && queue) {
+    if (steps && queue) {
         for (int i = 0; i < cb->nzones; i++)
-            dist[i] = -1;
+            steps[i] = -1;
         int head = 0, tail = 0;
-        dist[start] = 0;
+        steps[start] = 0;
         queue[tail++] = start;
-        while (head < tail && dist[goal] < 0) {
+        while (head < tail && steps[goal] < 0) {
             int z = queue[head++];
             for (int k = 0; k < cb->zones[z].nneighbours; k++) {
                 int n = zone_index(v, cb->zones[z].neighbours[k]);
-                if (n >= 0 && dist[n] < 0) {
-                    dist[n] = dist[z] + 1;
+                if (n >= 0 && steps[n] < 0) {
+                    steps[n] = steps[z] + 1;
                     queue[tail++] = n;
                 }
             }
         }
-        if (dist[goal] >= 0)
-            apart = dist[goal];
+        if (steps[goal] >= 0)
+            apart = steps[goal];
     }
-    if (dist)
-        mem_free(dist, (size_t)cb->nzones * sizeof(int));
+    if (steps)
+        mem_free(steps, (size_t)cb->nzones * sizeof(int));
     if (queue)
         mem_free(queue, (size_t)cb->nzones * sizeof(int));
     return apart;

@@ -363,10 +363,10 @@ START_TEST(test_compile_expression)
 {
     int ck = -1;
     const char *e = "1 + 2 * 3";
-    ck_assert_int_eq(compile_expression(P, "<eval>", e, strlen(e), &S, &ck), 0);
+    ck_assert_int_eq(compile_expression(P, "<eval>", e, strlen(e), &S, NULL, &ck), 0);
     ck_assert_int_ge(ck, 0);
     ck_assert_int_eq(P->chunks[ck]->kind, CHUNK_FORMULA);
-    ck_assert_int_ge(compile_expression(P, "<eval>", "1 +", 3, &S, &ck), 1);
+    ck_assert_int_ge(compile_expression(P, "<eval>", "1 +", 3, &S, NULL, &ck), 1);
 }
 END_TEST
 

@@ -36,7 +36,7 @@ static dice parse_ok(const char *text)
 static dist *dice_dist(const char *text)
 {
     dice d = parse_ok(text);
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
     ck_assert_msg(r != NULL, "dist of %s failed: %s", text, err.message);
     return r;
@@ -44,7 +44,7 @@ static dist *dice_dist(const char *text)
 
 static dist *constant(int64_t v)
 {
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *r = dist_constant(v, &err);
     ck_assert_ptr_nonnull(r);
     return r;
@@ -148,7 +148,7 @@ START_TEST(keep_capped_exploding)
 {
     dice d10 = parse_ok("d10");
     const dice *five[5] = {&d10, &d10, &d10, &d10, &d10};
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *die = dist_chain(five, 5, false, &err);
     ck_assert_ptr_nonnull(die);
     ck_assert_near(dist_mean(die), 5.5 * (1 + 0.1 + 0.01 + 0.001 + 0.0001), 1e-12);
@@ -169,7 +169,7 @@ START_TEST(escalation_chain)
         specs[i] = parse_ok(names[i]);
         ptrs[i] = &specs[i];
     }
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *d = dist_chain(ptrs, 6, false, &err);
     ck_assert_ptr_nonnull(d);
     ck_assert(dist_is_exact(d));
@@ -187,7 +187,7 @@ END_TEST
 
 START_TEST(compare_and_extremes)
 {
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *d20 = dice_dist("d20"), *five = constant(5), *fifteen = constant(15);
     dist *sum = dist_add(d20, five, &err);
     dist *hit = dist_compare(sum, fifteen, DIST_GE, &err);
@@ -217,7 +217,7 @@ END_TEST
 
 START_TEST(arithmetic)
 {
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dist *a = dice_dist("d6"), *b = dice_dist("d4");
     dist *diff = dist_sub(a, b, &err);
     ck_assert_int_eq(dist_lowest(diff), -3);
@@ -355,7 +355,7 @@ END_TEST
 
 START_TEST(errors)
 {
-    dist_error err = {""};
+    dist_error err = {.message = ""};
     dice d = parse_ok("10000d1000");
     ck_assert_ptr_null(dist_dice(&d, DIST_DEFAULT_EPSILON, &err));
     ck_assert_msg(strstr(err.message, "too many possible outcomes") != NULL, "%s", err.message);
@@ -390,6 +390,39 @@ START_TEST(count_format)
 }
 END_TEST
 
+/* The limits an operation is given are the ones it meets: at the
+ * boundary it computes, one past it refuses with the limit's name. */
+START_TEST(limits_given_are_met)
+{
+    dice d = parse_ok("3d6"); /* 16 outcomes, 3..18 */
+    dist_limits lim = {.outcomes = 16, .work = DIST_DEFAULT_WORK};
+    dist_error err = {"", &lim};
+    dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
+    ck_assert_ptr_nonnull(r);
+    dist_free(r);
+    lim.outcomes = 15;
+    ck_assert_ptr_null(dist_dice(&d, DIST_DEFAULT_EPSILON, &err));
+    ck_assert_str_eq(err.message, "too many possible outcomes (limit is 15; see --limit outcomes=N)");
+
+    dice pool = parse_ok("10d10kh5"); /* its estimate: 2350 steps */
+    lim = (dist_limits){.outcomes = DIST_DEFAULT_OUTCOMES, .work = 2350};
+    r = dist_dice(&pool, DIST_DEFAULT_EPSILON, &err);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq_tol(dist_mean(r), 38.780304, 1e-6);
+    dist_free(r);
+    lim.work = 2349;
+    ck_assert_ptr_null(dist_dice(&pool, DIST_DEFAULT_EPSILON, &err));
+    ck_assert_str_eq(err.message,
+                     "keeping 5 of 10 dice is too much work to compute exactly (see --limit exact-work=N)");
+
+    /* no limits given: the defaults */
+    dist_error plain = {.message = ""};
+    dice wide = parse_ok("5000d1000");
+    ck_assert_ptr_null(dist_dice(&wide, DIST_DEFAULT_EPSILON, &plain));
+    ck_assert_str_eq(plain.message, "too many possible outcomes (limit is 1000000; see --limit outcomes=N)");
+}
+END_TEST
+
 /* Every allocation failure gives NULL with a message, and leaks nothing. */
 START_TEST(out_of_memory)
 {
@@ -397,7 +430,7 @@ START_TEST(out_of_memory)
     for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
         dice d = parse_ok(texts[t]);
         for (long countdown = 0;; countdown++) {
-            dist_error err = {""};
+            dist_error err = {.message = ""};
             mem_fail_after(countdown);
             dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
             mem_fail_after(-1);
@@ -411,7 +444,7 @@ START_TEST(out_of_memory)
     }
     dist *a = dice_dist("2d6"), *b = dice_dist("d20");
     for (long countdown = 0; countdown < 8; countdown++) {
-        dist_error err = {""};
+        dist_error err = {.message = ""};
         mem_fail_after(countdown);
         dist *r[6] = {dist_add(a, b, &err),       dist_maximum(a, b, &err), dist_compare(a, b, DIST_LT, &err),
                       dist_choose(a, a, b, &err), dist_scale(a, 3, &err),   dist_copy(b, &err)};
@@ -505,6 +538,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, errors);
     tcase_add_test(tc, count_format);
     tcase_add_test(tc, quantiles_at_exact_boundaries);
+    tcase_add_test(tc, limits_given_are_met);
     tcase_add_test(tc, out_of_memory);
     suite_add_tcase(s, tc);
 

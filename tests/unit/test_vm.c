@@ -339,7 +339,7 @@ START_TEST(test_vm_call_formula)
     program *p = program_new();
     diag_sink sink = {0};
     int ck = -1;
-    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, &ck), 0);
+    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, NULL, &ck), 0);
     vm *v = vm_new(p, 0, NULL);
     value out;
     /* vm.h: vm_call evaluates a chunk; a fresh VM has its full step budget */
