@@ -54,7 +54,7 @@ void ast_arena_free(ast_arena *ar)
 
 static void *arena_alloc(ast_arena *ar, size_t size)
 {
-    size = (size + 15) & ~(size_t)15;
+    size = (size + 7) & ~(size_t)7; /* nodes hold pointers and int64s at most */
     if (!ar->top || ar->top->cap - ar->top->used < size) {
         size_t cap = size > 16384 ? size : 16384;
         block *b = mem_alloc(sizeof *b + cap);

@@ -142,6 +142,7 @@ int fn_end(compiler *cc, fn_state *fs, span where)
             emit_op(cc, OP_NIL, where);
         emit_op(cc, OP_RETURN, where);
         fs->c->nlocals = (uint8_t)fs->nlocals;
+        chunk_trim(fs->c);
         id = program_add_chunk(cc->p, fs->c);
         if (id < 0) {
             chunk_free(fs->c);

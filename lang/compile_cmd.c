@@ -157,12 +157,7 @@ static int push_action_args(compiler *cc, const node *action, const node *stop, 
 
 static void compile_creature(compiler *cc, const node *cmd)
 {
-    const decl *found = NULL;
-    for (size_t i = cc->p->ndecls; i-- > 0;) {
-        const decl *d = &cc->p->decls[i];
-        if (d->kind == DK_CREATURE && d->where.start == cmd->sp.start && d->where.source == cmd->sp.source)
-            found = d;
-    }
+    const decl *found = program_decl_at(cc->p, DK_CREATURE, cmd->sp);
     if (!found)
         return; /* pass 1 rejected it */
     rules *r = cc->p->rules;

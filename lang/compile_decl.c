@@ -280,12 +280,7 @@ void declare_names(compiler *cc, const node *prog)
 /* The record pass 1 made for this node, if any. */
 static decl *predeclared(compiler *cc, const node *dn)
 {
-    for (size_t i = cc->p->ndecls; i-- > 0;) {
-        decl *d = &cc->p->decls[i];
-        if (d->where.start == dn->sp.start && d->where.source == dn->sp.source && d->kind == (decl_kind)dn->op)
-            return d;
-    }
-    return NULL;
+    return program_decl_at(cc->p, (decl_kind)dn->op, dn->sp);
 }
 
 /* --- clauses ------------------------------------------------------------------- */
@@ -525,6 +520,7 @@ void decl_stat(decl_state *ds)
         r->stats = g;
         r->stats_cap = (int)cap;
         si = r->nstats++;
+        rules_index_stat(r, ds->decl_index, si);
     }
     memset(&r->stats[si], 0, sizeof(r_stat));
     r->stats[si].decl = ds->decl_index;

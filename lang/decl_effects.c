@@ -321,21 +321,9 @@ void decl_condition(decl_state *ds)
     rules *r = ds->cc->p->rules;
     c = cond_of(ds);
     c->from.cite = ds->from.cite;
-    if (rexpr_present(&c->holds)) {
-        bool listed = false;
-        for (int i = 0; i < r->nholds_conditions; i++)
-            listed |= r->holds_conditions[i] == ds->object;
-        if (!listed) {
-            size_t cap = (size_t)r->holds_conditions_cap;
-            int *g = mem_grow(r->holds_conditions, sizeof(int), &cap, (size_t)r->nholds_conditions + 1);
-            if (!g) {
-                ds->cc->oom = true;
-                return;
-            }
-            r->holds_conditions = g;
-            r->holds_conditions_cap = (int)cap;
-            r->holds_conditions[r->nholds_conditions++] = ds->object;
-        }
+    if (rexpr_present(&c->holds) && !rules_add_holds(r, ds->object)) {
+        ds->cc->oom = true;
+        return;
     }
     /* conditions that end on an event are found from the event */
     for (int i = 0; i < c->nends_on; i++) {

@@ -74,6 +74,29 @@ bool chunk_write(chunk *c, uint8_t byte, span sp)
     return true;
 }
 
+void chunk_trim(chunk *c)
+{
+    if (c->len == 0 || c->len == c->cap)
+        return;
+    /* new blocks, so that a failure leaves the chunk as it was */
+    uint8_t *code = mem_alloc(c->len);
+    span *spans = mem_alloc(c->len * sizeof(span));
+    if (!code || !spans) {
+        if (code)
+            mem_free(code, c->len);
+        if (spans)
+            mem_free(spans, c->len * sizeof(span));
+        return;
+    }
+    memcpy(code, c->code, c->len);
+    memcpy(spans, c->spans, c->len * sizeof(span));
+    mem_free(c->code, c->cap);
+    mem_free(c->spans, c->cap * sizeof(span));
+    c->code = code;
+    c->spans = spans;
+    c->cap = c->len;
+}
+
 int chunk_constant(chunk *c, value v)
 {
     for (size_t i = 0; i < c->nconsts; i++)

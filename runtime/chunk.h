@@ -49,6 +49,9 @@ chunk *chunk_new(chunk_kind kind, const char *name, span where);
 void chunk_free(chunk *c);
 /* Append one byte attributed to sp. Returns false when out of memory. */
 bool chunk_write(chunk *c, uint8_t byte, span sp);
+/* Gives back the room a finished chunk did not use (a file of many short
+ * formulas would otherwise hold mostly empty space). */
+void chunk_trim(chunk *c);
 /* Index of v in the constant pool (reusing an equal one); -1 when the pool
  * is full (limit 65536), -2 when out of memory. */
 int chunk_constant(chunk *c, value v);

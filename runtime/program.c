@@ -60,6 +60,8 @@ void program_free(program *p)
         mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
     if (p->decls)
         mem_free(p->decls, p->decls_cap * sizeof(decl));
+    keymap_free(&p->decl_by_name);
+    keymap_free(&p->decl_by_place);
     for (size_t i = 0; i < p->nenums; i++)
         if (p->enums[i].members)
             mem_free(p->enums[i].members, (size_t)p->enums[i].nmembers * sizeof(int));
@@ -193,12 +195,29 @@ int program_add_dice(program *p, const dexpr *d)
     return (int)p->ndice++;
 }
 
+static uint64_t name_key(decl_kind kind, int name)
+{
+    return (uint64_t)kind << 32 | (uint32_t)name;
+}
+
+/* Spans of one kind never share a start in one source; the key mixes the
+   three, and a lookup checks what it found. */
+static uint64_t place_key(decl_kind kind, span where)
+{
+    return ((uint64_t)where.source << 32 | where.start) * 64 + (uint64_t)kind;
+}
+
 decl *program_add_decl(program *p, decl_kind kind, int name, span where)
 {
     decl *grown = mem_grow(p->decls, sizeof(decl), &p->decls_cap, p->ndecls + 1);
     if (!grown)
         return NULL;
     p->decls = grown;
+    if (!keymap_put(&p->decl_by_name, name_key(kind, name), (int32_t)p->ndecls) ||
+        !keymap_put(&p->decl_by_place, place_key(kind, where), (int32_t)p->ndecls)) {
+        p->decls_unindexed = true;
+        return NULL;
+    }
     decl *d = &p->decls[p->ndecls++];
     memset(d, 0, sizeof *d);
     d->kind = kind;
@@ -210,9 +229,29 @@ decl *program_add_decl(program *p, decl_kind kind, int name, span where)
 
 const decl *program_find_decl(const program *p, decl_kind kind, int name)
 {
+    if (!p->decls_unindexed) {
+        int32_t at = keymap_get(&p->decl_by_name, name_key(kind, name));
+        return at >= 0 ? &p->decls[at] : NULL;
+    }
     for (size_t i = p->ndecls; i-- > 0;)
         if (p->decls[i].kind == kind && p->decls[i].name == name)
             return &p->decls[i];
+    return NULL;
+}
+
+decl *program_decl_at(program *p, decl_kind kind, span where)
+{
+    int32_t at = keymap_get(&p->decl_by_place, place_key(kind, where));
+    if (at >= 0 && !p->decls_unindexed) {
+        decl *d = &p->decls[at];
+        if (d->kind == kind && d->where.start == where.start && d->where.source == where.source)
+            return d;
+    }
+    for (size_t i = p->ndecls; i-- > 0;) {
+        decl *d = &p->decls[i];
+        if (d->where.start == where.start && d->where.source == where.source && d->kind == kind)
+            return d;
+    }
     return NULL;
 }
 

@@ -10,6 +10,7 @@
 #include "lang/source.h"
 #include "runtime/chunk.h"
 #include "runtime/dice.h"
+#include "runtime/keymap.h"
 
 /* A dice expression: a signed sum of dice terms and constants, small and
  * fixed-size so that building and rolling one never allocates. */
@@ -68,6 +69,9 @@ typedef struct program {
 
     decl *decls;
     size_t ndecls, decls_cap;
+    keymap decl_by_name;  /* (kind, name) -> the latest such decl */
+    keymap decl_by_place; /* (source, start, kind) -> the decl written there */
+    bool decls_unindexed; /* the maps ran out of memory: lookups scan */
 
     enum_info *enums;
     size_t nenums, enums_cap;
@@ -107,6 +111,9 @@ int program_add_dice(program *p, const dexpr *d);
 decl *program_add_decl(program *p, decl_kind kind, int name, span where);
 /* Latest declaration of that kind and name (overrides win), or NULL. */
 const decl *program_find_decl(const program *p, decl_kind kind, int name);
+/* The decl of this kind written at `where` (its first pass made it), or
+ * NULL. */
+decl *program_decl_at(program *p, decl_kind kind, span where);
 int program_decl_index(const program *p, const decl *d);
 
 #endif

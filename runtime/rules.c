@@ -4,6 +4,7 @@
  * while the REPL adds rules. */
 #include "runtime/rules.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "runtime/mem.h"
@@ -168,20 +169,35 @@ void rules_free(rules *r)
     FREE_TABLE(r, items);
     FREE_TABLE(r, creatures);
     FREE_TABLE(r, sides);
+    keymap_free(&r->named);
     if (r->holds_conditions)
         mem_free(r->holds_conditions, (size_t)r->holds_conditions_cap * sizeof(int));
     mem_free(r, sizeof *r);
 }
 
+/* The key of a name in one of the tables: the table's place in the struct
+ * tells the tables apart. */
+#define NAMED_KEY(table, name) ((uint64_t)offsetof(rules, table) << 32 | (uint32_t)(name))
+
+static void index_name(rules *r, uint64_t key, int i)
+{
+    if (!keymap_put(&r->named, key, i))
+        r->unindexed = true;
+}
+
+static int find_creature(const rules *r, int name); /* defined below, file-local */
+
 /* Every named table starts with `int name; origin from;` except events,
  * stats and sides, which have their own lookups. */
-#define FIND_BY_NAME(fn, table)               \
-    int fn(const rules *r, int name)          \
-    {                                         \
-        for (int i = 0; i < r->n##table; i++) \
-            if (r->table[i].name == name)     \
-                return i;                     \
-        return -1;                            \
+#define FIND_BY_NAME(fn, table)                                   \
+    int fn(const rules *r, int name)                              \
+    {                                                             \
+        if (!r->unindexed)                                        \
+            return keymap_get(&r->named, NAMED_KEY(table, name)); \
+        for (int i = 0; i < r->n##table; i++)                     \
+            if (r->table[i].name == name)                         \
+                return i;                                         \
+        return -1;                                                \
     }
 FIND_BY_NAME(rules_slot, slots)
 FIND_BY_NAME(rules_phase, phases)
@@ -195,6 +211,8 @@ FIND_BY_NAME(rules_range, ranges)
 FIND_BY_NAME(rules_bonus, bonuses)
 FIND_BY_NAME(rules_item, items)
 FIND_BY_NAME(rules_find_event, events)
+FIND_BY_NAME(find_creature, creatures)
+FIND_BY_NAME(rules_trigger, triggers)
 #undef FIND_BY_NAME
 
 int rules_side(const rules *r, int name)
@@ -205,8 +223,34 @@ int rules_side(const rules *r, int name)
     return -1;
 }
 
+bool rules_add_holds(rules *r, int ci)
+{
+    uint64_t key = NAMED_KEY(holds_conditions, ci);
+    if (!r->unindexed && keymap_get(&r->named, key) >= 0)
+        return true;
+    for (int i = 0; r->unindexed && i < r->nholds_conditions; i++)
+        if (r->holds_conditions[i] == ci)
+            return true;
+    size_t cap = (size_t)r->holds_conditions_cap;
+    int *g = mem_grow(r->holds_conditions, sizeof(int), &cap, (size_t)r->nholds_conditions + 1);
+    if (!g)
+        return false;
+    r->holds_conditions = g;
+    r->holds_conditions_cap = (int)cap;
+    index_name(r, key, r->nholds_conditions);
+    r->holds_conditions[r->nholds_conditions++] = ci;
+    return true;
+}
+
+void rules_index_stat(rules *r, int decl_index, int si)
+{
+    index_name(r, NAMED_KEY(stats, decl_index), si);
+}
+
 int rules_stat(const rules *r, int decl_index)
 {
+    if (!r->unindexed)
+        return keymap_get(&r->named, NAMED_KEY(stats, decl_index));
     for (int i = 0; i < r->nstats; i++)
         if (r->stats[i].decl == decl_index)
             return i;
@@ -245,6 +289,7 @@ int rules_event(rules *r, int name)
         return i;
     i = GROW(r, events);
     if (i >= 0) {
+        index_name(r, NAMED_KEY(events, name), i);
         r->events[i].name = name;
         r->events[i].nargs = -1;
     }
@@ -272,18 +317,19 @@ const value *rules_item_prop(const rules *r, int item, int name)
 }
 
 /* Creating entries by name, as the compiler's first pass meets them. */
-#define ADD_NAMED(table, lookup)         \
-    do {                                 \
-        int i_ = lookup(r, name);        \
-        if (i_ >= 0)                     \
-            return i_;                   \
-        i_ = GROW(r, table);             \
-        if (i_ >= 0) {                   \
-            r->table[i_].name = name;    \
-            r->table[i_].from.decl = -1; \
-            r->table[i_].from.cite = -1; \
-        }                                \
-        return i_;                       \
+#define ADD_NAMED(table, lookup)                       \
+    do {                                               \
+        int i_ = lookup(r, name);                      \
+        if (i_ >= 0)                                   \
+            return i_;                                 \
+        i_ = GROW(r, table);                           \
+        if (i_ >= 0) {                                 \
+            index_name(r, NAMED_KEY(table, name), i_); \
+            r->table[i_].name = name;                  \
+            r->table[i_].from.decl = -1;               \
+            r->table[i_].from.cite = -1;               \
+        }                                              \
+        return i_;                                     \
     } while (0)
 
 int rules_add_slot(rules *r, int name)
@@ -294,22 +340,6 @@ int rules_add_slot(rules *r, int name)
 int rules_add_phase(rules *r, int name)
 {
     ADD_NAMED(phases, rules_phase);
-}
-
-static int find_creature(const rules *r, int name)
-{
-    for (int i = 0; i < r->ncreatures; i++)
-        if (r->creatures[i].name == name)
-            return i;
-    return -1;
-}
-
-int rules_trigger(const rules *r, int name)
-{
-    for (int i = 0; i < r->ntriggers; i++)
-        if (r->triggers[i].name == name)
-            return i;
-    return -1;
 }
 
 int rules_add_named(rules *r, decl_kind kind, int name)

@@ -17,6 +17,7 @@
 
 #include "lang/ast.h"
 #include "lang/source.h"
+#include "runtime/keymap.h"
 #include "runtime/value.h"
 
 /* An argument evaluated at run time: a constant, or a formula chunk
@@ -520,6 +521,10 @@ typedef struct rules {
     int nholds_conditions, holds_conditions_cap;
     bool has_economy, has_initiative, has_round, has_space, has_encounter;
     uint32_t generation; /* counts declarations compiled: indexes built from the tables compare it */
+    /* (table, name) -> index for the lookups by name, and (stats, decl)
+       -> stat, so that a file of many declarations compiles in linear time */
+    keymap named;
+    bool unindexed; /* the map ran out of memory: lookups scan */
 } rules;
 
 rules *rules_new(void);
@@ -542,6 +547,11 @@ int rules_bonus(const rules *r, int name);
 int rules_item(const rules *r, int name);
 int rules_side(const rules *r, int name);
 int rules_stat(const rules *r, int decl_index);
+/* Lists condition ci among those with `holds when`, once; false when out
+ * of memory. */
+bool rules_add_holds(rules *r, int ci);
+/* Records that stat entry si is decl_index's (the compiler makes them). */
+void rules_index_stat(rules *r, int decl_index, int si);
 /* The event with that name, created if new; -1 when out of memory. */
 int rules_event(rules *r, int name);
 int rules_find_event(const rules *r, int name);

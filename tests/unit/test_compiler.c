@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE
 #include "tests/unit/check_main.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -325,6 +326,40 @@ START_TEST(test_decls_recorded)
 }
 END_TEST
 
+/* Lookups by name and by place go through hash maps: every one of many
+ * declarations is found, the latest of a name wins, and an unknown name is
+ * not found. */
+START_TEST(test_many_decls_found_by_name)
+{
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 64, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    for (int k = 0; k < N; k++)
+        len += (size_t)snprintf(text + len, cap - len, "stat s%d = %d\ncondition c%d { holds when s%d > 0 }\n", k, k, k,
+                                k);
+    len +=
+        (size_t)snprintf(text + len, cap - len, "override stat s7 = 70\noverride condition c7 { holds when s7 > 1 }\n");
+    ck_assert_int_eq(compile(text), 0);
+    free(text);
+    char name[16];
+    for (int k = 0; k < N; k++) {
+        snprintf(name, sizeof name, "c%d", k);
+        const decl *c = find(DK_CONDITION, name);
+        ck_assert_int_eq(rules_condition(P->rules, c->name), c->object);
+        snprintf(name, sizeof name, "s%d", k);
+        ck_assert_int_ge(rules_stat(P->rules, program_decl_index(P, find(DK_STAT, name))), 0);
+    }
+    /* the redeclared one: its latest decl, one condition, listed once */
+    const decl *s7 = find(DK_STAT, "s7");
+    ck_assert_int_eq(program_decl_index(P, s7), (int)P->ndecls - 2);
+    ck_assert_int_eq(P->rules->nconditions, N);
+    ck_assert_int_eq(P->rules->nholds_conditions, N);
+    ck_assert_ptr_null(program_find_decl(P, DK_STAT, program_find_string(P, "c7")));
+    ck_assert_int_eq(rules_condition(P->rules, program_find_string(P, "s7")), -1);
+}
+END_TEST
+
 START_TEST(test_initiative_compiles_to_a_plan)
 {
     ck_assert_int_eq(
@@ -506,6 +541,7 @@ static Suite *make_suite(void)
     TCase *o = tcase_create("output");
     tcase_add_checked_fixture(o, setup, teardown);
     tcase_add_test(o, test_decls_recorded);
+    tcase_add_test(o, test_many_decls_found_by_name);
     tcase_add_test(o, test_initiative_compiles_to_a_plan);
     tcase_add_test(o, test_commands_become_chunks);
     tcase_add_test(o, test_compile_expression);
