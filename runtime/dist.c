@@ -906,6 +906,15 @@ static dist *explode_die(const explode_plan *pl, double epsilon, int max_depth, 
         cut *= pe;
     }
     bool stand = !(cut < epsilon);
+    /* level k spreads each face over the (depth - k) * faces outcomes of
+       the levels above it: a die of hundreds of faces that nearly always
+       explodes is millions of times the work of a d6 */
+    double work = (double)raw->n * (double)raw->n * ((double)depth + 1) * ((double)depth + 2) / 2;
+    if (work > max_work(err))
+        return fail(err,
+                    "this explosion is too much work to compute exactly (%d levels of %zu faces; see --limit "
+                    "exact-work=N)",
+                    depth + 1, raw->n);
     dist *y = NULL;
     for (int level = depth; level >= 0; level--) {
         dist *next = chain_level(pl, level, y, stand, err);
