@@ -767,9 +767,12 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
                       span at, value *out)
 {
     if (!v->rolls) {
+        /* Only the records are cleared: a detail or a face is read only
+           through the record written with it, and clearing the other
+           megabyte cost every `fray sim` run more than its dice did. */
         v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
-        v->roll_details = MEM_NEW_ARRAY(roll_detail, VM_ROLL_RING);
-        v->faces = MEM_NEW_ARRAY(dice_face, VM_FACE_RING);
+        v->roll_details = mem_alloc(VM_ROLL_RING * sizeof(roll_detail));
+        v->faces = mem_alloc(VM_FACE_RING * sizeof(dice_face));
         if (!v->rolls || !v->roll_details || !v->faces)
             return vm_error(v, at, "out of memory");
     }
