@@ -1135,7 +1135,13 @@ static dist *keep_exact(const keep_job *kj, dist_error *err, bool *overflow)
         for (int32_t i = k - 1; i >= 0 && ok; i--) {
             int32_t left = n - i;
             const dist_count *brow = &binom[(size_t)left * rows];
-            for (size_t s = 0; s < w && ok; s++) {
+            /* row i holds sums of i scores: only its first i * (smax -
+               smin) + 1 cells can be live (keeping 1 of 2 d220000 was
+               otherwise m * w steps, where the estimate counts m) */
+            size_t live = (size_t)i * (size_t)(kj->smax - kj->smin) + 1;
+            if (live > w)
+                live = w;
+            for (size_t s = 0; s < live && ok; s++) {
                 dist_count cur = f[(size_t)i * w + s];
                 if (!cur)
                     continue;
