@@ -97,19 +97,12 @@ static void on_effect(void *user, const char *kind, const char *name, const char
 /* Every stat a creature was given, and every tracked one. */
 static bool creature_stats(jbuf *b, vm *v, int c)
 {
-    const creature *cr = &v->creatures[c];
     bool first = true;
     jb_put(b, "{");
     for (size_t i = 0; i < v->p->ndecls; i++) {
+        if (!vm_stat_shown(v, c, (int)i))
+            continue;
         const decl *d = &v->p->decls[i];
-        if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
-            continue;
-        int slot = vm_stat_slot(v, (int)i);
-        bool tracked = false;
-        for (int k = 0; k < v->r->encounter.ntrack; k++)
-            tracked |= v->r->encounter.track[k] == (int)i;
-        if (slot < 0 || (cr->stats[slot].type == V_NIL && !tracked))
-            continue;
         value x;
         if (!vm_get_stat(v, c, (int)i, &x))
             return false;

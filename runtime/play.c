@@ -109,15 +109,9 @@ static bool show_creature(vm *v, int c)
     len += (size_t)snprintf(line + len, sizeof line - len, ":");
     size_t bare = len; /* nothing said after the name yet */
     for (size_t i = 0; i < v->p->ndecls && len < sizeof line; i++) {
-        const decl *d = &v->p->decls[i];
-        if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
+        if (!vm_stat_shown(v, c, (int)i))
             continue;
-        int slot = vm_stat_slot(v, (int)i);
-        bool tracked = false;
-        for (int k = 0; k < v->r->encounter.ntrack; k++)
-            tracked |= v->r->encounter.track[k] == (int)i;
-        if (slot < 0 || (cr->stats[slot].type == V_NIL && !tracked))
-            continue; /* defaults are not news */
+        const decl *d = &v->p->decls[i];
         char val[256];
         stat_text(v, c, (int)i, val, sizeof val);
         if (v->failed)

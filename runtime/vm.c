@@ -287,6 +287,18 @@ int vm_stat_slot(vm *v, int decl_index)
     return v->stat_slot[decl_index];
 }
 
+bool vm_stat_shown(vm *v, int c, int decl_index)
+{
+    const decl *d = &v->p->decls[decl_index];
+    if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
+        return false;
+    int slot = vm_stat_slot(v, decl_index);
+    bool tracked = false;
+    for (int k = 0; k < v->r->encounter.ntrack; k++)
+        tracked |= v->r->encounter.track[k] == decl_index;
+    return slot >= 0 && (v->creatures[c].stats[slot].type != V_NIL || tracked);
+}
+
 static uint32_t name_hash(const char *s)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
