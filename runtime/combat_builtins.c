@@ -60,8 +60,15 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
                     if (v->creatures[k].side == cb->order[i].side && v->creatures[k].in_play)
                         order[no++] = (int)k;
         }
-        /* in play but not in the order (joined later, or outside one) */
-        for (size_t k = 0; k < v->ncreatures && no < 1024; k++) {
+        /* in play but not in the order (joined later, or outside one):
+           looked for only when the order lacks some (a quadratic scan a
+           tactic would otherwise pay on every call) */
+        size_t in_play = 0, listed_in_play = 0;
+        for (size_t k = 0; k < v->ncreatures; k++)
+            in_play += v->creatures[k].in_play;
+        for (int i = 0; i < no; i++)
+            listed_in_play += v->creatures[order[i]].in_play;
+        for (size_t k = 0; listed_in_play < in_play && k < v->ncreatures && no < 1024; k++) {
             bool listed = false;
             for (int i = 0; i < no; i++)
                 listed |= order[i] == (int)k;
