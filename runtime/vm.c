@@ -125,9 +125,10 @@ bool vm_error(vm *v, span at, const char *fmt, ...)
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
 {
-    vm *v = MEM_NEW(vm);
+    vm *v = mem_alloc(sizeof(vm));
     if (!v)
         return NULL;
+    memset(v, 0, offsetof(vm, stack));
     v->p = p;
     v->r = p->rules;
     combat_init(&v->cb);
@@ -194,11 +195,19 @@ void vm_set_output(vm *v, vm_print_fn fn, void *user)
  * overrides), the declaration that stands (the latest override), and its
  * stat and resource records. Recomputed when declarations arrive, so a
  * stat read costs no search. */
-static bool sync_slots(vm *v)
+static bool resync_slots(vm *v);
+
+/* Every stat read asks this first: the check stays inline, the work not. */
+static inline bool sync_slots(vm *v)
+{
+    if (v->synced_decls >= v->p->ndecls && v->synced_stats == v->r->nstats && v->synced_resources == v->r->nresources)
+        return true;
+    return resync_slots(v);
+}
+
+static bool resync_slots(vm *v)
 {
     program *p = v->p;
-    if (v->synced_decls >= p->ndecls && v->synced_stats == v->r->nstats && v->synced_resources == v->r->nresources)
-        return true;
     int *slots = mem_grow(v->stat_slot, sizeof(int), &v->stat_slot_cap, p->ndecls);
     if (!slots)
         return false;
