@@ -15,15 +15,25 @@ stamp() {
 }
 now_us() { stamp; echo "$now"; }
 
-# best_us K CMD...: the least wall time of K runs of CMD, in microseconds.
-# Fails (status 1, message in $work/err) when any run fails.
+# pin: the prefix that runs a timed command on one chosen core (BENCH_CPU,
+# default 0). The cores of a virtual machine need not be equally fast (on
+# this project's machine one runs the same program 1.65 times slower than
+# the other), so every single-threaded figure that is set against another
+# is taken on the same core. Empty without taskset or with one core.
+pin=()
+if command -v taskset >/dev/null && [[ $(nproc 2>/dev/null || echo 1) -gt 1 ]]; then
+    pin=(taskset -c "${BENCH_CPU:-0}")
+fi
+
+# best_us K CMD...: the least wall time of K runs of CMD (pinned), in
+# microseconds. Fails (status 1, message in $work/err) when any run fails.
 best_us() {
     local k=$1 best='' t0 t1 i
     shift
     for ((i = 0; i < k; i++)); do
         stamp
         t0=$now
-        "$@" >"$work/out" 2>"$work/err" || return 1
+        "${pin[@]}" "$@" >"$work/out" 2>"$work/err" || return 1
         stamp
         t1=$now
         if [[ -z $best ]] || ((t1 - t0 < best)); then best=$((t1 - t0)); fi
