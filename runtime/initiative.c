@@ -338,8 +338,10 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         creature *cr = &v->creatures[c];
         if (!cr->in_play)
             continue;
-        bool shared = in->mode == INIT_SIDES || (in->group_side >= 0 && cr->side == in->group_side);
-        if (shared && in->mode == INIT_SIDES) {
+        /* a creature of no side has no side's turn to share: it acts alone */
+        bool by_side = in->mode == INIT_SIDES && cr->side >= 0;
+        bool shared = by_side || (in->group_side >= 0 && cr->side == in->group_side);
+        if (by_side) {
             /* one entry per side */
             bool seen = false;
             for (int k = 0; k < np; k++)
@@ -351,7 +353,7 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         memset(p, 0, sizeof *p);
         p->creature = (int)c;
         p->side = cr->side;
-        p->is_side = in->mode == INIT_SIDES;
+        p->is_side = by_side;
         p->order = np;
         if (rexpr_present(&in->below)) {
             value b;
