@@ -37,9 +37,12 @@ static bool named(vm *v, int id, value x, int (*lookup)(const rules *, int), con
 static bool in_fight(vm *v, int c, bool *yes, span at)
 {
     bool out;
+    *yes = false;
+    if (!vm_present(v, c)) /* the cheap test first: `out when` runs a formula */
+        return true;
     if (!encounter_out(v, c, &out, at))
         return false;
-    *yes = vm_present(v, c) && !out;
+    *yes = !out;
     return true;
 }
 
@@ -87,12 +90,12 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
         case BI_creatures: want = !cb->active || cr->in_play; break;
         case BI_enemies:
         case BI_allies: {
-            bool fighting;
-            if (!in_fight(v, k, &fighting, at))
-                return false;
             int sa = v->creatures[c].side, sb = cr->side;
             bool enemy = k != c && (sa < 0 || sb < 0 || sa != sb);
-            want = fighting && k != c && (id == BI_enemies ? enemy : !enemy);
+            want = k != c && (id == BI_enemies ? enemy : !enemy);
+            /* only then whether it still fights: that runs a formula */
+            if (want && !in_fight(v, k, &want, at))
+                return false;
             break;
         }
         default: want = false; break;

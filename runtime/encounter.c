@@ -111,6 +111,8 @@ static const char *entry_name(vm *v, const entry *e)
 /* "tol's", "valeros's"; a side's name is a plural: "bandits'" */
 static const char *possessive(vm *v, const entry *e, char *buf, size_t cap)
 {
+    if (v->cb.quiet) /* nothing is said: spare the formatting */
+        return "";
     const char *name = entry_name(v, e);
     size_t n = strlen(name);
     snprintf(buf, cap, "%s%s", name, e->creature < 0 && n > 0 && name[n - 1] == 's' ? "'" : "'s");
@@ -258,7 +260,7 @@ static bool start_turn(vm *v, int i, span at)
     char members[512];
     size_t len = 0;
     members[0] = '\0';
-    for (size_t c = 0; c < v->ncreatures; c++) {
+    for (size_t c = 0; c < v->ncreatures && !cb->quiet; c++) {
         bool yes;
         if (v->creatures[c].side != e->side)
             continue;

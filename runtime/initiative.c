@@ -428,6 +428,8 @@ static const char *entry_name(vm *v, const entry *e)
 void initiative_show(vm *v)
 {
     combat *cb = &v->cb;
+    if (cb->quiet)
+        return;
     char line[2048];
     size_t len = (size_t)snprintf(line, sizeof line, "order:");
     for (int i = 0; i < cb->norder && len < sizeof line; i++) {
