@@ -165,7 +165,7 @@ void vm_free(vm *v)
     if (v->name_index)
         mem_free(v->name_index, v->name_index_cap * sizeof(int32_t));
     if (v->rolls)
-        mem_free(v->rolls, VM_ROLL_RING * sizeof(roll_record));
+        mem_free(v->rolls, v->roll_ring * sizeof(roll_record));
     if (v->roll_details)
         mem_free(v->roll_details, VM_ROLL_RING * sizeof(roll_detail));
     if (v->faces)
@@ -203,6 +203,52 @@ static inline bool sync_slots(vm *v)
     if (v->synced_decls >= v->p->ndecls && v->synced_stats == v->r->nstats && v->synced_resources == v->r->nresources)
         return true;
     return resync_slots(v);
+}
+
+/* A default formula that needs no call: a constant (`= 20`), or another
+   stat of the same creature (`max max_hp`). */
+static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
+{
+    if (e->kind == REXPR_CONST) {
+        di->fixed = e->v;
+        di->has_fixed = true;
+        return;
+    }
+    const chunk *c = e->kind == REXPR_CHUNK && e->chunk >= 0 ? v->p->chunks[e->chunk] : NULL;
+    if (!c)
+        return;
+    if (c->len == 4 && c->code[0] == OP_CONST && c->code[3] == OP_RETURN) {
+        di->fixed = c->consts[c->code[1] | c->code[2] << 8];
+        /* a fraction for a whole-number stat is base_stat's error to give */
+        di->has_fixed = !(whole && di->fixed.type == V_FRAC && di->fixed.aux != 1);
+    } else if (c->len == 5 && c->code[0] == OP_SELF && c->code[1] == OP_GET_STAT && c->code[4] == OP_RETURN && !whole)
+        di->alias = c->code[2] | c->code[3] << 8;
+}
+
+/* How a read of stat d can skip base_stat (see decl_info). */
+static void plan_stat_read(vm *v, int d)
+{
+    decl_info *di = &v->decl_info[d];
+    const decl_info *li = &v->decl_info[di->latest];
+    const decl *latest = &v->p->decls[di->latest];
+    const r_stat *st = li->stat >= 0 ? &v->r->stats[li->stat] : NULL;
+    di->slot = v->stat_slot[d];
+    di->modifiable = v->p->decls[d].kind == DK_STAT;
+    di->direct = di->slot >= 0 && !(st && st->derived);
+    di->has_fixed = false;
+    di->alias = -1;
+    if (!di->direct)
+        return;
+    if (latest->value >= 0) {
+        rexpr e = {.kind = REXPR_CHUNK, .chunk = latest->value};
+        plan_default(v, di, &e, st && st->whole);
+    } else if (li->resource >= 0) {
+        const r_resource *res = &v->r->resources[li->resource];
+        plan_default(v, di, rexpr_present(&res->start) ? &res->start : &res->max, false);
+    } else {
+        di->fixed = value_int(0);
+        di->has_fixed = true;
+    }
 }
 
 static bool resync_slots(vm *v)
@@ -263,6 +309,8 @@ static bool resync_slots(vm *v)
         info[v->r->stats[k].decl].stat = k;
     for (int k = 0; k < v->r->nresources; k++)
         info[v->r->resources[k].stat].resource = k;
+    for (size_t i = 0; i < p->ndecls; i++)
+        plan_stat_read(v, (int)i);
     v->synced_decls = p->ndecls;
     v->synced_stats = v->r->nstats;
     v->synced_resources = v->r->nresources;
@@ -451,8 +499,35 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
     return true;
 }
 
+/* Most reads: a value set on the creature, or a default that needs no
+   call, with nothing that could modify it. False when the full read is
+   needed (which also reports a cycle of defaults). */
+static inline bool stat_at_hand(vm *v, int c, int decl_index, value *out)
+{
+    if (!sync_slots(v))
+        return false;
+    const creature *cr = &v->creatures[c];
+    bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
+    for (int hops = 0; hops < 4; hops++) {
+        const decl_info *di = &v->decl_info[decl_index];
+        if (!di->direct || (di->modifiable && !unmodified))
+            return false;
+        value cur = cr->stats[di->slot];
+        if (cur.type != V_NIL || di->has_fixed) {
+            *out = cur.type != V_NIL ? cur : di->fixed;
+            return true;
+        }
+        if (di->alias < 0)
+            return false;
+        decl_index = di->alias;
+    }
+    return false;
+}
+
 bool vm_get_stat(vm *v, int c, int decl_index, value *out)
 {
+    if (stat_at_hand(v, c, decl_index, out))
+        return true;
     if (!base_stat(v, c, decl_index, out))
         return false;
     const creature *cr = &v->creatures[c];
@@ -703,10 +778,29 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
 /* The record of a new roll whose faces take up to `need` places: they are
  * contiguous, so the ring of faces wraps to its start when they would not
  * fit before its end. */
+/* The records start few and double until the ring wraps the first time,
+   so a short fight clears only the records it uses. Until then record seq
+   sits at index seq, the same after a doubling (and its detail too: the
+   details are never cleared, so they are allocated whole). Out of memory,
+   the ring stays as it is: older rolls are forgotten sooner. */
+static void grow_ring(vm *v)
+{
+    size_t old = v->roll_ring, cap = old * 2;
+    roll_record *rolls = MEM_NEW_ARRAY(roll_record, cap);
+    if (!rolls)
+        return;
+    memcpy(rolls, v->rolls, old * sizeof(roll_record));
+    mem_free(v->rolls, old * sizeof(roll_record));
+    v->rolls = rolls;
+    v->roll_ring = cap;
+}
+
 static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
 {
     uint64_t seq = ++v->roll_seq;
-    roll_record *rec = &v->rolls[seq % VM_ROLL_RING];
+    if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
+        grow_ring(v);
+    roll_record *rec = &v->rolls[seq % v->roll_ring];
     rec->seq = seq;
     rec->program_expr = program_expr;
     rec->check = check;
@@ -781,7 +875,7 @@ static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
 /* The expression a roll record rolled. */
 static const dexpr *record_expr(const vm *v, const roll_record *rec)
 {
-    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % VM_ROLL_RING].expr;
+    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % v->roll_ring].expr;
 }
 
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
@@ -791,7 +885,8 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
         /* Only the records are cleared: a detail or a face is read only
            through the record written with it, and clearing the other
            megabyte cost every `fray sim` run more than its dice did. */
-        v->rolls = MEM_NEW_ARRAY(roll_record, VM_ROLL_RING);
+        v->roll_ring = VM_ROLL_RING_FIRST;
+        v->rolls = MEM_NEW_ARRAY(roll_record, v->roll_ring);
         v->roll_details = mem_alloc(VM_ROLL_RING * sizeof(roll_detail));
         v->faces = mem_alloc(VM_FACE_RING * sizeof(dice_face));
         if (!v->rolls || !v->roll_details || !v->faces)
@@ -806,7 +901,7 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
     roll_record *rec = new_record(v, program_expr, check, nextra, need);
     /* the program's expressions are referred to; others are copied, the
        terms in use only: a record is written on every roll */
-    roll_detail *detail = &v->roll_details[rec->seq % VM_ROLL_RING];
+    roll_detail *detail = &v->roll_details[rec->seq % v->roll_ring];
     if (program_expr < 0) {
         detail->expr.nterms = d->nterms;
         memcpy(detail->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
@@ -875,7 +970,7 @@ static const roll_record *roll_of(const vm *v, value r)
     if (!(r.home & 0x80) || !v->rolls)
         return NULL;
     uint64_t bits = (uint64_t)(r.home & 0x7f) << 16 | r.pad;
-    const roll_record *rec = &v->rolls[bits % VM_ROLL_RING];
+    const roll_record *rec = &v->rolls[bits % v->roll_ring];
     if ((rec->seq & 0x7fffff) != bits || rec->seq == 0)
         return NULL;
     if (v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
@@ -1085,7 +1180,7 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     bool first = rolled->nterms == 0;
     size_t at = first ? 0 : format_dexpr(rolled, buf, cap, 0, rec, v->faces);
     for (int i = 0; i < rec->nextra; i++) {
-        const roll_extra *e = &v->roll_details[rec->seq % VM_ROLL_RING].extra[i];
+        const roll_extra *e = &v->roll_details[rec->seq % v->roll_ring].extra[i];
         int64_t a = e->amount;
         if (a == 0)
             continue; /* "+ str 0" says nothing */
@@ -1181,6 +1276,12 @@ static bool arith_fail(vm *v, arith_status st, span at, const char *what, value 
 static bool is_num(value x)
 {
     return x.type == V_INT || x.type == V_FRAC || x.type == V_ROLL;
+}
+
+/* A number with no fraction: an integer, or a roll (its total). */
+static bool is_whole(value x)
+{
+    return x.type == V_INT || x.type == V_ROLL;
 }
 
 /* [a, b] + [c] is [a, b, c]: a new list. */
@@ -1334,6 +1435,10 @@ bool vm_values_equal(const vm *v, value a, value b)
 
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
 {
+    if (is_whole(a) && is_whole(b)) { /* the usual case: no fractions to cross-multiply */
+        *cmp = (a.num > b.num) - (a.num < b.num);
+        return true;
+    }
     if (a.type == V_BOOL && b.type == V_BOOL) { /* min/max of outcomes in prob() */
         *cmp = (a.num > b.num) - (a.num < b.num);
         return true;
@@ -1365,8 +1470,8 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
 
 /* --- the loop ---------------------------------------------------------------------- */
 
-#define READ_U8() (*f->ip++)
-#define READ_U16() (f->ip += 2, (uint16_t)(f->ip[-2] | f->ip[-1] << 8))
+#define READ_U8() (*ip++)
+#define READ_U16() (ip += 2, (uint16_t)(ip[-2] | ip[-1] << 8))
 #define PUSH(x) (*v->sp++ = (x))
 #define POP() (*--v->sp)
 #define PEEK(n) (v->sp[-1 - (n)])
@@ -1407,7 +1512,9 @@ static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
 static bool run(vm *v, int stop)
 {
     frame *f = &v->frames[v->nframes - 1];
-    const uint8_t *op_ip;
+    /* the running frame's ip lives here; its frame has it only while
+       another frame runs above it */
+    const uint8_t *ip = f->ip, *op_ip;
     value a, b, r;
     int cmp;
 
@@ -1419,11 +1526,11 @@ static bool run(vm *v, int stop)
     };
 #define CASE(name) op_##name:
 #define NEXT goto next
-#define DISPATCH() goto *dispatch[*f->ip++];
+#define DISPATCH() goto *dispatch[*ip++];
 #else
 #define CASE(name) case OP_##name:
 #define NEXT goto next
-#define DISPATCH() switch ((opcode)*f->ip++)
+#define DISPATCH() switch ((opcode)*ip++)
 #endif
 #define HERE op_span(f, op_ip)
 /* a binary instruction: pop b then a, run the body, go on */
@@ -1440,6 +1547,14 @@ static bool run(vm *v, int stop)
         body;                                                \
         NEXT;                                                \
     }
+/* whole numbers inline; the rest (and the error's location) out of line */
+#define COMPARE(a, b)                                        \
+    do {                                                     \
+        if (is_whole(a) && is_whole(b))                      \
+            cmp = ((a).num > (b).num) - ((a).num < (b).num); \
+        else                                                 \
+            FAIL_IF(!do_compare(v, a, b, HERE, &cmp));       \
+    } while (0)
 #define FAIL_IF(cond)  \
     do {               \
         if (cond)      \
@@ -1450,11 +1565,11 @@ next:
     if (v->failed)
         goto fail;
     if (v->steps_left-- == 0) {
-        vm_error(v, op_span(f, f->ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
+        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
                  v->limits.steps);
         goto fail;
     }
-    op_ip = f->ip;
+    op_ip = ip;
     DISPATCH()
     {
         CASE(CONST)
@@ -1537,8 +1652,10 @@ next:
                     vm_error(v, HERE, "%s has no stat '%s'", value_type_name(a.type), stat);
                 goto fail;
             }
-            FAIL_IF(!vm_get_stat(v, (int)a.num, d, &r));
-            f = &v->frames[v->nframes - 1];
+            if (!stat_at_hand(v, (int)a.num, d, &r)) {
+                FAIL_IF(!vm_get_stat(v, (int)a.num, d, &r));
+                f = &v->frames[v->nframes - 1];
+            }
             PUSH(r);
             NEXT;
         }
@@ -1712,10 +1829,10 @@ next:
         // clang-format off
         CASE(EQ) BINARY(OP_EQ, PUSH(value_bool(values_equal(v, a, b))));
         CASE(NE) BINARY(OP_NE, PUSH(value_bool(!values_equal(v, a, b))));
-        CASE(LT) BINARY(OP_LT, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp < 0)));
-        CASE(LE) BINARY(OP_LE, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp <= 0)));
-        CASE(GT) BINARY(OP_GT, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp > 0)));
-        CASE(GE) BINARY(OP_GE, FAIL_IF(!do_compare(v, a, b, HERE, &cmp)); PUSH(value_bool(cmp >= 0)));
+        CASE(LT) BINARY(OP_LT, COMPARE(a, b); PUSH(value_bool(cmp < 0)));
+        CASE(LE) BINARY(OP_LE, COMPARE(a, b); PUSH(value_bool(cmp <= 0)));
+        CASE(GT) BINARY(OP_GT, COMPARE(a, b); PUSH(value_bool(cmp > 0)));
+        CASE(GE) BINARY(OP_GE, COMPARE(a, b); PUSH(value_bool(cmp >= 0)));
         // clang-format on
         CASE(INTERVAL)
         {
@@ -1792,14 +1909,14 @@ next:
         CASE(JUMP)
         {
             int16_t off = (int16_t)READ_U16();
-            f->ip += off;
+            ip += off;
             NEXT;
         }
         CASE(JUMP_IF_FALSE)
         {
             int16_t off = (int16_t)READ_U16();
             if (!value_truthy(POP()))
-                f->ip += off;
+                ip += off;
             NEXT;
         }
         CASE(AND_JUMP)
@@ -1807,7 +1924,7 @@ next:
             int16_t off = (int16_t)READ_U16();
             if (!value_truthy(PEEK(0))) {
                 v->sp[-1] = value_bool(false);
-                f->ip += off;
+                ip += off;
             } else
                 v->sp--;
             NEXT;
@@ -1817,7 +1934,7 @@ next:
             int16_t off = (int16_t)READ_U16();
             if (value_truthy(PEEK(0))) {
                 v->sp[-1] = value_bool(true);
-                f->ip += off;
+                ip += off;
             } else
                 v->sp--;
             NEXT;
@@ -1833,7 +1950,7 @@ next:
                 goto fail;
             }
             if ((size_t)index.num >= n) {
-                f->ip += off;
+                ip += off;
                 NEXT;
             }
             v->sp[-1].num++;
@@ -1846,7 +1963,7 @@ next:
             a = PEEK(0);
             if (a.type == V_INT) { /* the usual count: no fractions to floor */
                 if (a.num < 1)
-                    f->ip += off;
+                    ip += off;
                 else
                     v->sp[-1].num--;
                 NEXT;
@@ -1856,7 +1973,7 @@ next:
                 goto fail;
             }
             if (value_floor(value_as_frac(a)) < 1) {
-                f->ip += off;
+                ip += off;
                 NEXT;
             }
             v->sp[-1] = value_int(value_floor(value_as_frac(a)) - 1);
@@ -1879,8 +1996,10 @@ next:
                 vm_error(v, HERE, "procedure %s has no body", program_string(v->p, latest->name));
                 goto fail;
             }
+            f->ip = ip;
             FAIL_IF(!push_frame(v, v->p->chunks[latest->body], f->self, argc, HERE));
             f = &v->frames[v->nframes - 1];
+            ip = f->ip;
             NEXT;
         }
         CASE(RETURN)
@@ -1892,6 +2011,7 @@ next:
             if (v->nframes == stop)
                 return true;
             f = &v->frames[v->nframes - 1];
+            ip = f->ip;
             NEXT;
         }
         CASE(LIST)

@@ -76,6 +76,7 @@ typedef struct creature {
  * rolls uses bounded memory; a roll whose record was overwritten still has
  * its total and natural die, only not its faces. */
 #define VM_ROLL_RING 1024
+#define VM_ROLL_RING_FIRST 64 /* a small fight's worth, so a new VM starts cheap */
 #define VM_FACE_RING 65536
 
 /* A labelled number in a check's roll: `bab 5`, a modifier `flanking 1`. */
@@ -126,6 +127,14 @@ typedef struct decl_info {
     int first;    /* the first of its name: modifiers and slots go by it */
     int stat;     /* its stat record, or -1 */
     int resource; /* its resource record, or -1 */
+    /* for a stat read without a call: its slot; whether a value set on the
+       creature is the value (not for a derived stat); its default when the
+       formula is a constant (has_fixed) */
+    int slot;
+    bool direct, has_fixed;
+    bool modifiable; /* a stat (not a resource): modifiers may change it */
+    int alias;       /* or its default is this stat of the same creature, or -1 */
+    value fixed;
 } decl_info;
 
 typedef struct frame {
@@ -162,10 +171,11 @@ typedef struct vm {
     int32_t *name_index; /* open addressing over creature names, -1 empty */
     size_t name_index_cap;
 
-    roll_record *rolls;        /* VM_ROLL_RING records, by seq % ring */
+    roll_record *rolls;        /* roll_ring records, by seq % roll_ring */
     roll_detail *roll_details; /* and their details, likewise */
     dice_face *faces;          /* VM_FACE_RING faces */
     uint64_t roll_seq;         /* rolls made so far */
+    size_t roll_ring;          /* records in the ring: grows to VM_ROLL_RING */
     int64_t force_face;        /* the next roll's first die shows this (a player's roll), or 0 */
     uint64_t face_pos;         /* faces written so far */
 

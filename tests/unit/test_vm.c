@@ -147,6 +147,34 @@ START_TEST(test_derived_stats_follow_inputs)
 }
 END_TEST
 
+START_TEST(test_stat_defaults_follow_modifiers)
+{
+    /* a default that is another stat (max_hp = vigor, hp's max max_hp) is
+       read without a call unless a modifier could change it: the reads
+       must follow both the stat they name and the modifiers on it */
+    expect_output("stat vigor = 10\nstat max_hp = vigor\nresource hp max max_hp\n"
+                  "condition hale { modify vigor by 5 }\ncondition tough { modify max_hp by 3 }\n"
+                  "creature c {}\nprint c.hp, c.max_hp\napply(c, hale)\nprint c.hp, c.max_hp\n"
+                  "apply(c, tough)\nprint c.hp, c.max_hp\nc.vigor = 1\nprint c.hp\nc.hp = 4\nprint c.hp\n",
+                  "10 10\nc is hale (until removed)\n15 15\nc is tough (until removed)\n18 18\n9\n4\n");
+    /* defaults that name each other stop at the depth limit */
+    run *r = expect_error("stat a = b\nstat b = a\ncreature c {}\nprint c.a\n", "nested too deeply", NULL);
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_roll_records_kept)
+{
+    /* the record ring grows as rolls are made: an early roll keeps its
+       faces through the growth, and is forgotten once the ring wraps */
+    expect_output(
+        "let first = roll 3d6\nlet mid = first\nrepeat 100 { mid = roll 4d6 }\n"
+        "print len(first.faces), sum(first.faces) == first.total, len(mid.faces), sum(mid.faces) == mid.total\n"
+        "repeat 2000 { let x = roll d20 }\nprint len(first.faces)\n",
+        "3 true 4 true\n0\n");
+}
+END_TEST
+
 START_TEST(test_stat_range_clamps)
 {
     /* language.md 4.3: assigning to a stat with `in LO..HI` clamps */
@@ -401,6 +429,8 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_for_over_interval);
     tcase_add_test(c, test_if_else_chain);
     tcase_add_test(c, test_string_equality);
+    tcase_add_test(c, test_stat_defaults_follow_modifiers);
+    tcase_add_test(c, test_roll_records_kept);
     tcase_add_test(c, test_fail_statement);
     tcase_add_test(c, test_runtime_error_location);
     tcase_add_test(c, test_vm_call_formula);
