@@ -1481,14 +1481,16 @@ static span op_span(const frame *f, const uint8_t *ip)
     return f->c->spans[ip - f->c->code];
 }
 
-static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
+/* at: where the call is, for an error only (a pointer: most calls never
+   need it, so it is not built for them) */
+static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const span *at)
 {
     if (v->nframes >= VM_FRAMES_MAX || v->nframes >= v->limits.call_depth)
         return vm_error(
-            v, at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
+            v, *at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
             v->limits.call_depth);
     if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
-        return vm_error(v, at, "stack limit reached (%d values)", VM_STACK_MAX);
+        return vm_error(v, *at, "stack limit reached (%d values)", VM_STACK_MAX);
     if (nargs != c->nparams) {
         /* pad missing optional parameters (an action's target) with nothing */
         while (nargs < c->nparams) {
@@ -1496,7 +1498,7 @@ static bool push_frame(vm *v, const chunk *c, int self, int nargs, span at)
             nargs++;
         }
         if (nargs > c->nparams)
-            return vm_error(v, at, "%s takes %d argument%s, not %d", c->name, c->nparams, c->nparams == 1 ? "" : "s",
+            return vm_error(v, *at, "%s takes %d argument%s, not %d", c->name, c->nparams, c->nparams == 1 ? "" : "s",
                             nargs);
     }
     frame *f = &v->frames[v->nframes++];
@@ -1997,7 +1999,7 @@ next:
                 goto fail;
             }
             f->ip = ip;
-            FAIL_IF(!push_frame(v, v->p->chunks[latest->body], f->self, argc, HERE));
+            FAIL_IF(!push_frame(v, v->p->chunks[latest->body], f->self, argc, &f->c->spans[op_ip - f->c->code]));
             f = &v->frames[v->nframes - 1];
             ip = f->ip;
             NEXT;
@@ -2171,7 +2173,7 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
     int stop = v->nframes;
-    if (!push_frame(v, c, self, nargs, c->where))
+    if (!push_frame(v, c, self, nargs, &c->where))
         return false;
     if (!run(v, stop))
         return false;
