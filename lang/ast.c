@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "runtime/mem.h"
+#include "runtime/value.h"
 
 static const char *const kind_names[] = {
 #define AST_NAME(name, desc) desc,
@@ -34,11 +35,25 @@ typedef struct block {
 
 struct ast_arena {
     block *top;
+    size_t max_string;
 };
 
 ast_arena *ast_arena_new(void)
 {
-    return MEM_NEW(ast_arena);
+    ast_arena *ar = MEM_NEW(ast_arena);
+    if (ar)
+        ar->max_string = STRING_DEFAULT_BYTES;
+    return ar;
+}
+
+void ast_arena_limit_strings(ast_arena *ar, size_t max_bytes)
+{
+    ar->max_string = max_bytes;
+}
+
+size_t ast_arena_max_string(const ast_arena *ar)
+{
+    return ar->max_string;
 }
 
 void ast_arena_free(ast_arena *ar)

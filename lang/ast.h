@@ -118,6 +118,10 @@ struct node {
 typedef struct ast_arena ast_arena;
 ast_arena *ast_arena_new(void);
 void ast_arena_free(ast_arena *ar);
+/* The longest string literal the parse may keep, in bytes as written
+ * (STRING_DEFAULT_BYTES unless set): the scanner refuses a longer one. */
+void ast_arena_limit_strings(ast_arena *ar, size_t max_bytes);
+size_t ast_arena_max_string(const ast_arena *ar);
 
 node *ast_node(ast_arena *ar, ast_kind kind, span sp);
 /* Copy of s[0..len), NUL-terminated, owned by the arena. */

@@ -448,6 +448,8 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
+    if (cc->opts && cc->opts->max_string > 0)
+        ast_arena_limit_strings(ar, (size_t)cc->opts->max_string);
     node *root = parse_program(src, (uint32_t)idx, ar, cc->sink);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
@@ -532,6 +534,8 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         return 1;
     }
     ast_arena *ar = ast_arena_new();
+    if (ar && opts && opts->max_string > 0)
+        ast_arena_limit_strings(ar, (size_t)opts->max_string);
     node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;

@@ -21,6 +21,8 @@ typedef struct compile_options {
        defaults, DICE_DEFAULT_COUNT and DICE_DEFAULT_SIDES): limits, so a
        literal past one is an error that names it. */
     int max_dice, max_sides;
+    /* The longest string literal, in bytes (0: STRING_DEFAULT_BYTES). */
+    int max_string;
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On

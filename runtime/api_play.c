@@ -173,9 +173,10 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
                     (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
-    /* the dice limits are met by the compiler, in literals */
+    /* the dice and string limits are met by the compiler, in literals */
     f->copts.max_dice = f->v->limits.dice;
     f->copts.max_sides = f->v->limits.sides;
+    f->copts.max_string = f->v->limits.string_bytes;
     return FRAY_OK;
 }
 

@@ -160,6 +160,7 @@ typedef struct combat {
     /* effects and the queues that end them */
     effect *effects;
     int neffects, effects_cap;
+    int live_effects; /* in force now: held against --limit effects */
     int32_t free_effects;
     uint32_t effect_seq;
     int32_t *q_turn_start, *q_turn_end; /* per creature: first effect, -1 */

@@ -31,6 +31,10 @@ static int32_t new_effect(vm *v, span at)
 {
     combat *cb = &v->cb;
     int32_t i;
+    if (cb->live_effects >= v->limits.effects) {
+        vm_error(v, at, "too many effects in force at once (limit is %d; see --limit effects=N)", v->limits.effects);
+        return -1;
+    }
     if (cb->free_effects >= 0) {
         i = cb->free_effects;
         cb->free_effects = cb->effects[i].next;
@@ -51,6 +55,7 @@ static int32_t new_effect(vm *v, span at)
     e->partner = e->source = e->anchor = -1;
     e->next = e->prev = e->qnext = e->qprev = e->heap_at = -1;
     e->seq = ++cb->effect_seq;
+    cb->live_effects++;
     return i;
 }
 
@@ -219,6 +224,7 @@ static void free_effect(vm *v, int32_t i)
     dequeue(v, i);
     unlink_bearer(v, i);
     e->live = false;
+    v->cb.live_effects--;
     e->next = v->cb.free_effects;
     v->cb.free_effects = i;
 }

@@ -110,6 +110,12 @@ static inline value value_square(int32_t x, int32_t y)
     return (value){.type = V_SQUARE, .aux = x, .num = y};
 }
 
+/* The longest string a rules file may write, by default and at most
+ * (--limit string-bytes=N): strings are only ever written, never built at
+ * run time, so this bounds every string a rule can hold. */
+#define STRING_DEFAULT_BYTES 65536
+#define STRING_MAX_BYTES (1 << 30)
+
 /* Squares are written as a column letter and a row number, as on a battle
  * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... */
 bool square_parse(const char *text, int32_t *x, int32_t *y);

@@ -18,6 +18,7 @@ const vm_limits vm_default_limits = {
     .steps = 10000000,
     .call_depth = 200,
     .creatures = 100000,
+    .effects = 1000000,
     .list_values = 1u << 22,
     .dice_exprs = 1u << 16,
     .memory = (size_t)1 << 30,
@@ -25,6 +26,7 @@ const vm_limits vm_default_limits = {
     .fight_rounds = 1000,
     .dice = DICE_DEFAULT_COUNT,
     .sides = DICE_DEFAULT_SIDES,
+    .string_bytes = STRING_DEFAULT_BYTES,
     .exact = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK},
 };
 
@@ -32,6 +34,7 @@ const vm_limit_info vm_limit_infos[] = {
     {"steps", "instructions per command, or per turn of a fight (--max-steps)", UINT64_MAX / 200},
     {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", 100000},
     {"creatures", "creatures in play at once (--max-creatures)", 100000000},
+    {"effects", "effects in force at once: conditions, cooldowns, holds, relations", 100000000},
     {"list-values", "values held in lists at once", (uint64_t)1 << 32},
     {"dice-exprs", "dice expressions built by arithmetic in one command", (uint64_t)1 << 32},
     {"memory", "MiB of memory one command may take", (uint64_t)1 << 20},
@@ -39,6 +42,7 @@ const vm_limit_info vm_limit_infos[] = {
     {"fight-rounds", "rounds of a fight without an end", 100000000},
     {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
     {"sides", "sides of one die", DICE_MAX_SIDES},
+    {"string-bytes", "bytes of one string written in a rules file or a command", STRING_MAX_BYTES},
     {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
     {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},
     {NULL, NULL, 0},
@@ -54,6 +58,8 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->call_depth;
     if (!strcmp(name, "creatures"))
         return &l->creatures;
+    if (!strcmp(name, "effects"))
+        return &l->effects;
     if (!strcmp(name, "trigger-depth"))
         return &l->trigger_depth;
     if (!strcmp(name, "fight-rounds"))
@@ -62,6 +68,8 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->dice;
     if (!strcmp(name, "sides"))
         return &l->sides;
+    if (!strcmp(name, "string-bytes"))
+        return &l->string_bytes;
     if (!strcmp(name, "outcomes"))
         return *wide = true, (void *)&l->exact.outcomes;
     if (!strcmp(name, "exact-work"))

@@ -20,12 +20,14 @@ typedef struct vm_limits {
     uint64_t steps;     /* instructions per top-level command */
     int call_depth;     /* nested procedure, formula and trigger calls */
     int creatures;      /* creatures alive at once */
+    int effects;        /* effects (conditions, holds, timers) in force at once */
     size_t list_values; /* values held in lists */
     size_t dice_exprs;  /* dice expressions built at run time */
     size_t memory;      /* bytes one command may add (MiB in --limit) */
     int trigger_depth;  /* triggers setting off triggers */
     int fight_rounds;   /* rounds of a `fight` without an end */
     int dice, sides;    /* dice rolled by one term, and sides of a die */
+    int string_bytes;   /* the longest string a rules file may write */
     dist_limits exact;  /* outcomes and work of an exact distribution */
 } vm_limits;
 
