@@ -433,6 +433,16 @@ static void compile_items(compiler *cc, const node *prog)
     }
 }
 
+/* The arena a parse builds its tree in, holding strings to the options'
+   limit (--limit string-bytes=N). */
+static ast_arena *new_arena(const compile_options *opts)
+{
+    ast_arena *ar = ast_arena_new();
+    if (ar && opts && opts->max_string > 0)
+        ast_arena_limit_strings(ar, (size_t)opts->max_string);
+    return ar;
+}
+
 static int compile_text(compiler *cc, const char *name, const char *text, size_t len)
 {
     int before = cc->sink->errors;
@@ -443,13 +453,11 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
-    ast_arena *ar = ast_arena_new();
+    ast_arena *ar = new_arena(cc->opts);
     if (!ar) {
         cc->oom = true;
         return 1;
     }
-    if (cc->opts && cc->opts->max_string > 0)
-        ast_arena_limit_strings(ar, (size_t)cc->opts->max_string);
     node *root = parse_program(src, (uint32_t)idx, ar, cc->sink);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
@@ -533,9 +541,7 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         diag_report(sink, DIAG_ERROR, NULL, (span){0}, "out of memory");
         return 1;
     }
-    ast_arena *ar = ast_arena_new();
-    if (ar && opts && opts->max_string > 0)
-        ast_arena_limit_strings(ar, (size_t)opts->max_string);
+    ast_arena *ar = new_arena(opts);
     node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;

@@ -240,9 +240,8 @@ static void plan_stat_read(vm *v, int d)
     const decl_info *li = &v->decl_info[di->latest];
     const decl *latest = &v->p->decls[di->latest];
     const r_stat *st = li->stat >= 0 ? &v->r->stats[li->stat] : NULL;
-    di->slot = v->stat_slot[d];
     di->modifiable = v->p->decls[d].kind == DK_STAT;
-    di->direct = di->slot >= 0 && !(st && st->derived);
+    di->direct = v->stat_slot[d] >= 0 && !(st && st->derived);
     di->has_fixed = false;
     di->alias = -1;
     if (!di->direct)
@@ -520,7 +519,7 @@ static inline bool stat_at_hand(vm *v, int c, int decl_index, value *out)
         const decl_info *di = &v->decl_info[decl_index];
         if (!di->direct || (di->modifiable && !unmodified))
             return false;
-        value cur = cr->stats[di->slot];
+        value cur = cr->stats[v->stat_slot[decl_index]];
         if (cur.type != V_NIL || di->has_fixed) {
             *out = cur.type != V_NIL ? cur : di->fixed;
             return true;
@@ -532,10 +531,10 @@ static inline bool stat_at_hand(vm *v, int c, int decl_index, value *out)
     return false;
 }
 
-bool vm_get_stat(vm *v, int c, int decl_index, value *out)
+/* The full read: the stat's own value (its formula run if need be), then
+   what modifies it. */
+static bool read_stat(vm *v, int c, int decl_index, value *out)
 {
-    if (stat_at_hand(v, c, decl_index, out))
-        return true;
     if (!base_stat(v, c, decl_index, out))
         return false;
     const creature *cr = &v->creatures[c];
@@ -547,6 +546,11 @@ bool vm_get_stat(vm *v, int c, int decl_index, value *out)
     /* modifiers name a stat by its first declaration */
     value base = *out;
     return effects_stat(v, c, v->decl_info[decl_index].first, base, out, d->where);
+}
+
+bool vm_get_stat(vm *v, int c, int decl_index, value *out)
+{
+    return stat_at_hand(v, c, decl_index, out) || read_stat(v, c, decl_index, out);
 }
 
 static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
@@ -783,9 +787,6 @@ static bool roll_dexpr_ex(vm *v, const dexpr *d, const roll_extra *extra, int ne
     return roll_into(v, d, -1, extra, nextra, check, at, out);
 }
 
-/* The record of a new roll whose faces take up to `need` places: they are
- * contiguous, so the ring of faces wraps to its start when they would not
- * fit before its end. */
 /* The records start few and double until the ring wraps the first time,
    so a short fight clears only the records it uses. Until then record seq
    sits at index seq, the same after a doubling (and its detail too: the
@@ -803,6 +804,9 @@ static void grow_ring(vm *v)
     v->roll_ring = cap;
 }
 
+/* The record of a new roll whose faces take up to `need` places: they are
+ * contiguous, so the ring of faces wraps to its start when they would not
+ * fit before its end. */
 static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
 {
     uint64_t seq = ++v->roll_seq;
@@ -1663,7 +1667,7 @@ next:
                 goto fail;
             }
             if (!stat_at_hand(v, (int)a.num, d, &r)) {
-                FAIL_IF(!vm_get_stat(v, (int)a.num, d, &r));
+                FAIL_IF(!read_stat(v, (int)a.num, d, &r));
                 f = &v->frames[v->nframes - 1];
             }
             PUSH(r);

@@ -129,10 +129,9 @@ typedef struct decl_info {
     int first;    /* the first of its name: modifiers and slots go by it */
     int stat;     /* its stat record, or -1 */
     int resource; /* its resource record, or -1 */
-    /* for a stat read without a call: its slot; whether a value set on the
-       creature is the value (not for a derived stat); its default when the
-       formula is a constant (has_fixed) */
-    int slot;
+    /* for a stat read without a call: whether a value set on the creature
+       (in its slot) is the value (not for a derived stat); its default when
+       the formula is a constant (has_fixed) */
     bool direct, has_fixed;
     bool modifiable; /* a stat (not a resource): modifiers may change it */
     int alias;       /* or its default is this stat of the same creature, or -1 */
