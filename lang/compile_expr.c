@@ -825,6 +825,20 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
             dx.plain_faces += (uint32_t)d->count;
         dx.plain &= dx.terms[i].is_constant || dice_is_plain(d);
     }
+    dx.plain &= dx.plain_faces <= DEXPR_PLAIN_MAX_FACES;
+    dx.plain_single = -1;
+    bool single = dx.plain && dice_terms == 1;
+    for (int i = 0; i < n && single; i++) {
+        const dterm *t = &dx.terms[i];
+        if (!t->is_constant)
+            dx.plain_single = (int8_t)(t->sign > 0 ? i : -1);
+        else if (t->sign > 0)
+            single = !__builtin_add_overflow(dx.plain_offset, t->constant, &dx.plain_offset);
+        else
+            single = !__builtin_sub_overflow(dx.plain_offset, t->constant, &dx.plain_offset);
+    }
+    if (!single)
+        dx.plain_single = -1;
     int id = program_add_dice(cc->p, &dx);
     if (id < 0)
         cc->oom = true;

@@ -305,7 +305,7 @@ stopped:
     /* cancel() ends the action where it stands; anything else is an error */
     if (v->cb.cancelled) {
         v->cb.cancelled = false;
-        v->failed = false;
+        vm_clear_error(v);
         bool out = false;
         if (!encounter_out(v, actor, &out, at))
             return false;

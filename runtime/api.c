@@ -119,7 +119,7 @@ fray_status api_runtime_failure(fray *f)
     vm *v = f->v;
     const source *src = v->error_at.source < f->p->nsources ? f->p->sources[v->error_at.source] : NULL;
     diag_report(&f->sink, DIAG_ERROR, src, v->error_at, "%s", v->error);
-    v->failed = false;
+    vm_clear_error(v);
     return FRAY_ERR_RULES;
 }
 

@@ -212,7 +212,7 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
             refusal why = {{0}, {-1, {0}, -1}};
             bool ok = act_can(v, c, a, NULL, 0, &why, (span){0});
             listed = ok || v->failed || strstr(why.why, "needs a creature to target");
-            v->failed = false;
+            vm_clear_error(v);
         }
         if (listed)
             fn(user, program_string(f->p, v->r->actions[a].name));

@@ -497,19 +497,31 @@ bool dice_is_plain(const dice *d)
            d->success_cmp == DICE_CMP_NONE;
 }
 
-int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
+/* n faces of a die of `sides` into faces; their sum. */
+static inline int64_t roll_faces(rng *r, uint64_t sides, int32_t n, dice_face *faces)
 {
-    uint64_t sides = (uint64_t)d->sides;
     int64_t sum = 0;
-    /* the generator in registers: through r, every store to a face could
-       alias its state and force a reload per die */
-    rng local = *r;
-    for (int32_t i = 0; i < d->count; i++) {
-        int32_t v = (int32_t)(1 + rng_below(&local, sides));
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = (int32_t)(1 + rng_below(r, sides));
         faces[i] = (dice_face){.value = v, .flags = 0};
         sum += v;
     }
-    *r = local;
+    return sum;
+}
+
+int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
+{
+    int64_t sum;
+    if (r->oracle) {
+        sum = roll_faces(r, (uint64_t)d->sides, d->count, faces);
+    } else {
+        /* the generator in registers: through r, every store to a face
+           could alias its state and force a reload per die */
+        rng local = {.oracle = NULL};
+        rng_copy_state(local.s, r->s);
+        sum = roll_faces(&local, (uint64_t)d->sides, d->count, faces);
+        rng_copy_state(r->s, local.s);
+    }
     if (d->keep == DICE_KEEP_ALL)
         return sum;
     int32_t n = d->count, k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
@@ -524,6 +536,19 @@ int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
        face taken out marked by a key no pass will pick again: the passes
        compare and move, without branching on the dice. */
     int32_t sign = highest ? 1 : -1;
+    if (n - k == 1) {
+        /* one die goes (4d6kh3, 2d20kh1): a pass for it, as below */
+        int32_t worst = 0;
+        int64_t low = (int64_t)sign * faces[0].value;
+        for (int32_t i = 1; i < n; i++) {
+            int64_t key = (int64_t)sign * faces[i].value;
+            bool lower = key <= low; /* the latest of equals goes */
+            worst = lower ? i : worst;
+            low = lower ? key : low;
+        }
+        faces[worst].flags = DICE_FACE_DROPPED;
+        return sum - faces[worst].value;
+    }
     int64_t key[DICE_PLAIN_KEEP_MAX];
     if (n > DICE_PLAIN_KEEP_MAX) {
         apply_keep(d, faces, (size_t)n);

@@ -1049,6 +1049,8 @@ static bool apply_forfeits(vm *v, span at)
    its scratch values go. */
 static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, span at)
 {
+    if (v->failed) /* its budget was emptied by the error */
+        return false;
     *used += v->limits.steps - v->steps_left;
     if (*used > allowed)
         return vm_error(v, at,

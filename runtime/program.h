@@ -15,6 +15,7 @@
 /* A dice expression: a signed sum of dice terms and constants, small and
  * fixed-size so that building and rolling one never allocates. */
 #define DEXPR_MAX_TERMS 8
+#define DEXPR_PLAIN_MAX_FACES 64 /* a plain sum rolls at most this many dice */
 typedef struct dterm {
     dice d;
     int32_t sign;  /* +1 or -1 */
@@ -25,10 +26,16 @@ typedef struct dterm {
 typedef struct dexpr {
     uint8_t nterms;
     /* Set by the compiler on the program's literal sums whose dice are all
-     * plain (count, sides and keep/drop only, each term once): they roll by
-     * a short path, with plain_faces faces in all. False anywhere else. */
+     * plain (count, sides and keep/drop only, each term once) and few
+     * (plain_faces faces in all, at most DEXPR_PLAIN_MAX_FACES): they roll
+     * by a short path. False anywhere else. */
     bool plain;
     uint32_t plain_faces;
+    /* and when such a sum has one dice term, added, and constants: that
+     * term's index and the constants' sum, so that it rolls as one pool
+     * and one addition; -1 otherwise */
+    int8_t plain_single;
+    int64_t plain_offset;
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 

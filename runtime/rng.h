@@ -44,6 +44,35 @@ static inline uint64_t rng_rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
+/* Copies a generator's state word by word. A plain copy may move it in
+ * 16-byte halves, and reading a half right after a draw stored its words
+ * one by one stalls until those stores reach the cache: a dozen cycles,
+ * as much as the die. The empty asm keeps each word in a register, so
+ * that the compiler cannot merge the moves. */
+#if defined(__GNUC__)
+#define RNG_IN_REGISTER(w) __asm__("" : "+r"(w))
+#else
+#define RNG_IN_REGISTER(w) (void)(w)
+#endif
+static inline void rng_copy_state(uint64_t to[4], const uint64_t from[4])
+{
+    uint64_t w0 = from[0], w1 = from[1], w2 = from[2], w3 = from[3];
+    RNG_IN_REGISTER(w0);
+    RNG_IN_REGISTER(w1);
+    RNG_IN_REGISTER(w2);
+    RNG_IN_REGISTER(w3);
+    to[0] = w0;
+    to[1] = w1;
+    to[2] = w2;
+    to[3] = w3;
+}
+
+static inline void rng_copy(rng *to, const rng *from)
+{
+    rng_copy_state(to->s, from->s);
+    to->oracle = from->oracle;
+}
+
 /* Next raw 64-bit output of xoshiro256**. */
 static inline uint64_t rng_next(rng *r)
 {

@@ -127,8 +127,18 @@ bool vm_error(vm *v, span at, const char *fmt, ...)
                  v->limits.memory >> 20);
     va_end(ap);
     v->failed = true;
+    v->steps_held = v->steps_left;
+    v->steps_left = 0;
     v->error_at = at;
     return false;
+}
+
+void vm_clear_error(vm *v)
+{
+    if (!v->failed)
+        return;
+    v->failed = false;
+    v->steps_left = v->steps_held;
 }
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
@@ -710,6 +720,8 @@ static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
     if (!src)
         return vm_error(v, at, "invalid dice");
     dexpr r = *src;
+    r.plain = false; /* no longer the program's literal */
+    r.plain_single = -1;
     for (int t = 0; t < r.nterms; t++) {
         int64_t times;
         if (__builtin_mul_overflow((int64_t)r.terms[t].times, k, &times) || times > INT32_MAX || times < INT32_MIN)
@@ -812,7 +824,7 @@ static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextr
     uint64_t seq = ++v->roll_seq;
     if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
         grow_ring(v);
-    roll_record *rec = &v->rolls[seq % v->roll_ring];
+    roll_record *rec = &v->rolls[seq & (v->roll_ring - 1)];
     rec->seq = seq;
     rec->program_expr = program_expr;
     rec->check = check;
@@ -837,57 +849,119 @@ static value roll_value(const roll_record *rec, int natural)
                    .num = rec->total};
 }
 
-/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): the same record
- * as roll_into writes, without the general machinery. */
-static bool roll_plain(vm *v, const dexpr *d, int32_t program_expr, span at, value *out)
+/* Rolls a plain dexpr (its dice plain pools, d->plain_faces faces in all)
+ * from g into faces; returns the total and sets *natural to the first die
+ * kept. A roll and its replay both come here, so that they agree. */
+__attribute__((always_inline)) static inline int64_t plain_roll(const dexpr *d, rng *g, dice_face *faces, int *natural,
+                                                                bool *overflow)
 {
-    roll_record *rec = new_record(v, program_expr, -1, 0, d->plain_faces);
-    dice_face *faces = v->faces + rec->face_start;
     int64_t total = 0;
-    int natural = 0;
+    int first = 0;
     for (int t = 0; t < d->nterms; t++) {
         const dterm *term = &d->terms[t];
         int64_t part = term->constant;
-        rec->term_faces[t] = 0;
         if (!term->is_constant && term->d.count == 1) { /* d20: one face, nothing to keep or drop */
-            part = 1 + (int64_t)rng_below(&v->rng, (uint64_t)term->d.sides);
+            part = 1 + (int64_t)rng_below(g, (uint64_t)term->d.sides);
             faces[0] = (dice_face){.value = (int32_t)part, .flags = 0};
-            natural = natural ? natural : (int)part;
-            rec->term_faces[t] = 1;
+            first = first ? first : (int)part;
             faces++;
         } else if (!term->is_constant) {
-            part = dice_roll_plain(&term->d, &v->rng, faces);
-            if (!natural) /* the first die kept */
-                for (int32_t i = 0; i < term->d.count && !natural; i++)
-                    natural = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
-            rec->term_faces[t] = (uint16_t)term->d.count;
+            part = dice_roll_plain(&term->d, g, faces);
+            for (int32_t i = 0; i < term->d.count && !first; i++)
+                first = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
             faces += term->d.count;
         }
-        if (__builtin_add_overflow(total, term->sign < 0 ? -part : part, &total))
-            return vm_error(v, at, "roll total overflows");
+        *overflow |= __builtin_add_overflow(total, term->sign < 0 ? -part : part, &total);
     }
-    v->face_pos += d->plain_faces;
+    *natural = first;
+    return total;
+}
+
+/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): a record that
+ * keeps the generator's state instead of the faces (see roll_record). */
+__attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr *d, int32_t program_expr,
+                                                             const span *at, value *out)
+{
+    uint64_t seq = ++v->roll_seq;
+    if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
+        grow_ring(v);
+    roll_record *rec = &v->rolls[seq & (v->roll_ring - 1)];
+    rng_copy_state(rec->rng_before, v->rng.s);
+    int natural;
+    bool overflow = false;
+    int64_t total;
+    const dice *pool = d->plain_single >= 0 ? &d->terms[d->plain_single].d : NULL;
+    if (pool && pool->count == 1) {
+        /* `d20 + 5`: one die. The generator in registers while it rolls
+           (its address never taken), then stored back once. */
+        rng g;
+        rng_copy_state(g.s, v->rng.s);
+        g.oracle = NULL;
+        natural = (int)(1 + rng_below(&g, (uint64_t)pool->sides));
+        rng_copy_state(v->rng.s, g.s);
+        overflow = __builtin_add_overflow((int64_t)natural, d->plain_offset, &total);
+    } else if (pool) { /* one pool plus a number */
+        dice_face faces[DEXPR_PLAIN_MAX_FACES];
+        total = dice_roll_plain(pool, &v->rng, faces);
+        natural = 0;
+        for (int32_t i = 0; i < pool->count && !natural; i++)
+            natural = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+        overflow = __builtin_add_overflow(total, d->plain_offset, &total);
+    } else {
+        dice_face faces[DEXPR_PLAIN_MAX_FACES];
+        total = plain_roll(d, &v->rng, faces, &natural, &overflow);
+    }
+    rec->seq = seq;
+    rec->program_expr = program_expr;
+    rec->check = -1;
+    rec->nextra = 0;
+    rec->replay = true;
     rec->total = total;
+    if (overflow)
+        return vm_error(v, *at, "roll total overflows");
     *out = roll_value(rec, natural);
     return true;
 }
 
 /* `roll d20 + 5` with constant terms: the program's expression is rolled
  * and referred to by its record, never copied. */
-static bool roll_program_dexpr(vm *v, uint16_t index, span at, value *out)
+static bool roll_program_dexpr(vm *v, uint16_t index, const span *at, value *out)
 {
     if (index >= v->p->ndice)
-        return vm_error(v, at, "invalid dice");
+        return vm_error(v, *at, "invalid dice");
     const dexpr *d = &v->p->dice[index];
-    if (d->plain && v->rolls && !v->force_face && d->plain_faces <= VM_FACE_RING)
+    /* a die the player rolled, or an oracle's draws, are not replayed */
+    if (d->plain && v->rolls && !v->force_face && !v->rng.oracle)
         return roll_plain(v, d, index, at, out);
-    return roll_into(v, d, index, NULL, 0, -1, at, out);
+    return roll_into(v, d, index, NULL, 0, -1, *at, out);
 }
 
 /* The expression a roll record rolled. */
 static const dexpr *record_expr(const vm *v, const roll_record *rec)
 {
-    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr] : &v->roll_details[rec->seq % v->roll_ring].expr;
+    return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr]
+                                  : &v->roll_details[rec->seq & (v->roll_ring - 1)].expr;
+}
+
+/* The faces of a recorded roll in term order, and how many each term
+ * showed: in the face ring, or for a replayed roll rolled again into
+ * scratch (DEXPR_PLAIN_MAX_FACES places) from the state the roll started from. */
+static const dice_face *record_faces(const vm *v, const roll_record *rec, dice_face *scratch,
+                                     uint16_t counts[DEXPR_MAX_TERMS])
+{
+    if (!rec->replay) {
+        memcpy(counts, rec->term_faces, sizeof rec->term_faces);
+        return v->faces + rec->face_start;
+    }
+    const dexpr *d = record_expr(v, rec);
+    rng g = {.oracle = NULL};
+    memcpy(g.s, rec->rng_before, sizeof g.s);
+    int natural;
+    bool overflow = false;
+    plain_roll(d, &g, scratch, &natural, &overflow);
+    for (int t = 0; t < DEXPR_MAX_TERMS; t++)
+        counts[t] = t < d->nterms && !d->terms[t].is_constant ? (uint16_t)d->terms[t].d.count : 0;
+    return scratch;
 }
 
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
@@ -911,9 +985,10 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
     if (need > VM_FACE_RING)
         return vm_error(v, at, "too many dice in one roll (limit is %d faces)", VM_FACE_RING);
     roll_record *rec = new_record(v, program_expr, check, nextra, need);
+    rec->replay = false;
     /* the program's expressions are referred to; others are copied, the
        terms in use only: a record is written on every roll */
-    roll_detail *detail = &v->roll_details[rec->seq % v->roll_ring];
+    roll_detail *detail = &v->roll_details[rec->seq & (v->roll_ring - 1)];
     if (program_expr < 0) {
         detail->expr.nterms = d->nterms;
         memcpy(detail->expr.terms, d->terms, d->nterms * sizeof d->terms[0]);
@@ -982,10 +1057,10 @@ static const roll_record *roll_of(const vm *v, value r)
     if (!(r.home & 0x80) || !v->rolls)
         return NULL;
     uint64_t bits = (uint64_t)(r.home & 0x7f) << 16 | r.pad;
-    const roll_record *rec = &v->rolls[bits % v->roll_ring];
+    const roll_record *rec = &v->rolls[bits & (v->roll_ring - 1)];
     if ((rec->seq & 0x7fffff) != bits || rec->seq == 0)
         return NULL;
-    if (v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
+    if (!rec->replay && v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
         return NULL;
     return rec;
 }
@@ -1146,10 +1221,12 @@ static size_t format_rational(char *buf, size_t cap, size_t at, int64_t num, int
     return put(buf, cap, at, "%s%lld.%0*lld", neg ? "-" : "", (long long)whole, (int)digits, (long long)frac);
 }
 
-static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, const roll_record *rec,
-                           const dice_face *faces)
+/* faces: the rolled faces in term order, counts[t] of them for term t; or
+   NULL for the dice alone */
+static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, const dice_face *faces,
+                           const uint16_t *counts)
 {
-    uint32_t face = rec ? rec->face_start : 0;
+    uint32_t face = 0;
     for (int t = 0; t < d->nterms; t++) {
         const dterm *term = &d->terms[t];
         /* a negative multiple reads as a subtraction: "- d12", not "+ -1*d12" */
@@ -1167,17 +1244,17 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
         }
         char note[64];
         dice_format(&term->d, note, sizeof note);
-        if (!rec) {
+        if (!faces) {
             at = put(buf, cap, at, "%s", note);
             continue;
         }
         char full[1024];
-        dice_format_roll(&term->d, faces + face, rec->term_faces[t], 0, full, sizeof full);
+        dice_format_roll(&term->d, faces + face, counts[t], 0, full, sizeof full);
         char *eq = strstr(full, " = ");
         if (eq)
             *eq = '\0';
         at = put(buf, cap, at, "%s", full);
-        face += rec->term_faces[t];
+        face += counts[t];
     }
     return at;
 }
@@ -1190,9 +1267,15 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     /* a roll of numbers only (no dice) starts with its first term */
     const dexpr *rolled = record_expr(v, rec);
     bool first = rolled->nterms == 0;
-    size_t at = first ? 0 : format_dexpr(rolled, buf, cap, 0, rec, v->faces);
+    size_t at = 0;
+    if (!first) {
+        dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+        uint16_t counts[DEXPR_MAX_TERMS];
+        const dice_face *faces = record_faces(v, rec, scratch, counts);
+        at = format_dexpr(rolled, buf, cap, 0, faces, counts);
+    }
     for (int i = 0; i < rec->nextra; i++) {
-        const roll_extra *e = &v->roll_details[rec->seq % v->roll_ring].extra[i];
+        const roll_extra *e = &v->roll_details[rec->seq & (v->roll_ring - 1)].extra[i];
         int64_t a = e->amount;
         if (a == 0)
             continue; /* "+ str 0" says nothing */
@@ -1547,6 +1630,8 @@ static bool run(vm *v, int stop)
 #define DISPATCH() switch ((opcode)*ip++)
 #endif
 #define HERE op_span(f, op_ip)
+/* the same as a pointer, for a call that needs it only on an error */
+#define HERE_AT (&f->c->spans[op_ip - f->c->code])
 /* a binary instruction: pop b then a, run the body, go on */
 /* a binary instruction: pop b then a; distributions take their own path */
 #define BINARY(op, body)                                     \
@@ -1576,11 +1661,12 @@ static bool run(vm *v, int stop)
     } while (0)
 
 next:
-    if (v->failed)
-        goto fail;
-    if (v->steps_left-- == 0) {
-        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
-                 v->limits.steps);
+    /* the one check per instruction: an error empties the budget too */
+    if (__builtin_expect(v->steps_left-- == 0, 0)) {
+        v->steps_left = 0;
+        if (!v->failed)
+            vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
+                     v->limits.steps);
         goto fail;
     }
     op_ip = ip;
@@ -1723,11 +1809,15 @@ next:
                     const roll_record *rec = roll_of(v, a);
                     value items[256];
                     size_t n = 0;
-                    if (rec)
+                    if (rec) {
+                        dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+                        uint16_t counts[DEXPR_MAX_TERMS];
+                        const dice_face *faces = record_faces(v, rec, scratch, counts);
                         for (uint32_t i = 0, t = 0; t < DEXPR_MAX_TERMS; t++)
-                            for (uint16_t k = 0; k < rec->term_faces[t] && n < 256; k++, i++)
-                                if (!(v->faces[rec->face_start + i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
-                                    items[n++] = value_int(v->faces[rec->face_start + i].value);
+                            for (uint16_t k = 0; k < counts[t] && n < 256; k++, i++)
+                                if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
+                                    items[n++] = value_int(faces[i].value);
+                    }
                     FAIL_IF(!vm_make_list(v, items, n, HERE, &r));
                 } else {
                     vm_error(v, HERE, "a roll has no member '%s'", name);
@@ -1916,7 +2006,7 @@ next:
         {
             /* straight into its stack slot: a copy through r would reload
                the fresh 16 bytes before the stores that wrote them retire */
-            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE, v->sp));
+            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE_AT, v->sp));
             v->sp++;
             NEXT;
         }

@@ -91,16 +91,26 @@ typedef struct roll_extra {
 
 /* What every roll writes, kept small (one cache line) because a roll
  * writes a fresh one each time; the bulky parts, which most rolls do not
- * need, live in a roll_detail at the same place of a parallel ring. */
+ * need, live in a roll_detail at the same place of a parallel ring. A roll
+ * of the program's plain dice (`d20 + 5`, `4d6kh3`) keeps no faces: it
+ * keeps the generator's state before it, and its faces are rolled again
+ * when they are asked for (explain, `.faces`), which costs nothing until
+ * then and never goes stale. */
 typedef struct roll_record {
-    uint64_t seq;      /* which roll this record holds */
-    uint64_t face_pos; /* faces written before this roll's first face */
-    uint32_t face_start;
-    uint16_t term_faces[DEXPR_MAX_TERMS];
+    uint64_t seq; /* which roll this record holds */
+    union {
+        struct {                 /* !replay: the faces are in the face ring */
+            uint64_t face_pos;   /* faces written before this roll's first face */
+            uint32_t face_start; /* where its first face is */
+            uint16_t term_faces[DEXPR_MAX_TERMS];
+        };
+        uint64_t rng_before[4]; /* replay: the generator's state before the roll */
+    };
     int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr]; else in the detail */
+    int32_t check;        /* the check it was for, or -1 */
     int64_t total;
-    int32_t check; /* the check it was for, or -1 */
     uint8_t nextra;
+    bool replay;
 } roll_record;
 
 typedef struct roll_detail {
@@ -205,7 +215,11 @@ typedef struct vm {
     /* output and errors */
     vm_print_fn print;
     void *print_user;
+    /* An error sets failed and takes the step budget to 0, so that the one
+       check every instruction makes (of the budget) stops at an error too;
+       the budget comes back from steps_held if the error is cleared. */
     bool failed;
+    uint64_t steps_held;
     span error_at;
     char error[512];
 
@@ -246,6 +260,8 @@ bool vm_stat_shown(vm *v, int c, int decl_index);
 
 /* Reports a runtime error at `at` and stops the current command. */
 bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Forgets the error (a cancelled action, an error reported and done with). */
+void vm_clear_error(vm *v);
 
 /* Rolls a dice value (or passes a number through) recording the faces. */
 bool vm_roll(vm *v, value dice, span at, value *out);
