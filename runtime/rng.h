@@ -67,12 +67,6 @@ static inline void rng_copy_state(uint64_t to[4], const uint64_t from[4])
     to[3] = w3;
 }
 
-static inline void rng_copy(rng *to, const rng *from)
-{
-    rng_copy_state(to->s, from->s);
-    to->oracle = from->oracle;
-}
-
 /* Next raw 64-bit output of xoshiro256**. */
 static inline uint64_t rng_next(rng *r)
 {

@@ -829,6 +829,7 @@ static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextr
     rec->program_expr = program_expr;
     rec->check = check;
     rec->nextra = (uint8_t)nextra;
+    rec->replay = false;
     if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
         v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
     rec->face_pos = v->face_pos;
@@ -849,6 +850,16 @@ static value roll_value(const roll_record *rec, int natural)
                    .num = rec->total};
 }
 
+/* A plain pool into faces: its total; *first, if still 0, becomes the
+ * first die it keeps (the roll's natural die). */
+static inline int64_t roll_pool(const dice *pool, rng *g, dice_face *faces, int *first)
+{
+    int64_t total = dice_roll_plain(pool, g, faces);
+    for (int32_t i = 0; i < pool->count && !*first; i++)
+        *first = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+    return total;
+}
+
 /* Rolls a plain dexpr (its dice plain pools, d->plain_faces faces in all)
  * from g into faces; returns the total and sets *natural to the first die
  * kept. A roll and its replay both come here, so that they agree. */
@@ -866,9 +877,7 @@ __attribute__((always_inline)) static inline int64_t plain_roll(const dexpr *d, 
             first = first ? first : (int)part;
             faces++;
         } else if (!term->is_constant) {
-            part = dice_roll_plain(&term->d, g, faces);
-            for (int32_t i = 0; i < term->d.count && !first; i++)
-                first = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+            part = roll_pool(&term->d, g, faces, &first);
             faces += term->d.count;
         }
         *overflow |= __builtin_add_overflow(total, term->sign < 0 ? -part : part, &total);
@@ -902,10 +911,8 @@ __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr 
         overflow = __builtin_add_overflow((int64_t)natural, d->plain_offset, &total);
     } else if (pool) { /* one pool plus a number */
         dice_face faces[DEXPR_PLAIN_MAX_FACES];
-        total = dice_roll_plain(pool, &v->rng, faces);
         natural = 0;
-        for (int32_t i = 0; i < pool->count && !natural; i++)
-            natural = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
+        total = roll_pool(pool, &v->rng, faces, &natural);
         overflow = __builtin_add_overflow(total, d->plain_offset, &total);
     } else {
         dice_face faces[DEXPR_PLAIN_MAX_FACES];
@@ -985,7 +992,6 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
     if (need > VM_FACE_RING)
         return vm_error(v, at, "too many dice in one roll (limit is %d faces)", VM_FACE_RING);
     roll_record *rec = new_record(v, program_expr, check, nextra, need);
-    rec->replay = false;
     /* the program's expressions are referred to; others are copied, the
        terms in use only: a record is written on every roll */
     roll_detail *detail = &v->roll_details[rec->seq & (v->roll_ring - 1)];
@@ -1632,7 +1638,6 @@ static bool run(vm *v, int stop)
 #define HERE op_span(f, op_ip)
 /* the same as a pointer, for a call that needs it only on an error */
 #define HERE_AT (&f->c->spans[op_ip - f->c->code])
-/* a binary instruction: pop b then a, run the body, go on */
 /* a binary instruction: pop b then a; distributions take their own path */
 #define BINARY(op, body)                                     \
     {                                                        \
