@@ -411,6 +411,33 @@ START_TEST(test_vm_call_formula)
 }
 END_TEST
 
+START_TEST(test_cleared_error_gives_back_the_budget)
+{
+    /* An error empties the step budget, which is how the loop's one check
+       per instruction stops at it; clearing the error (a cancelled action
+       goes on) gives the budget back, and the next call runs. */
+    program *p = program_new();
+    diag_sink sink = {0};
+    int ck = -1;
+    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, NULL, &ck), 0);
+    vm *v = vm_new(p, 0, NULL);
+    value out;
+    uint64_t budget = v->steps_left;
+    ck_assert(!vm_error(v, (span){0}, "first"));
+    ck_assert(!vm_error(v, (span){0}, "second")); /* the first error stays */
+    ck_assert_str_eq(v->error, "first");
+    ck_assert_uint_eq(v->steps_left, 0);
+    ck_assert(!vm_call(v, ck, -1, NULL, 0, &out));
+    vm_clear_error(v);
+    ck_assert(!v->failed);
+    ck_assert_uint_eq(v->steps_left, budget);
+    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
+    ck_assert_int_eq(out.num, 42);
+    vm_free(v);
+    program_free(p);
+}
+END_TEST
+
 START_TEST(test_two_vms_independent)
 {
     const char *text = "creature a { }\nprint roll d1000000\n";
@@ -464,6 +491,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_fail_statement);
     tcase_add_test(c, test_runtime_error_location);
     tcase_add_test(c, test_vm_call_formula);
+    tcase_add_test(c, test_cleared_error_gives_back_the_budget);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("triggers");
     tcase_add_test(t, test_trigger_statement_body_when_unless);
