@@ -816,20 +816,27 @@ static void grow_ring(vm *v)
     v->roll_ring = cap;
 }
 
+/* The next record of the ring, for roll number ++roll_seq. */
+static inline roll_record *next_record(vm *v, int32_t program_expr, int check, int nextra, bool replay)
+{
+    uint64_t seq = ++v->roll_seq;
+    if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
+        grow_ring(v);
+    roll_record *rec = &v->rolls[seq & (v->roll_ring - 1)]; /* the ring's sizes are powers of two */
+    rec->seq = seq;
+    rec->program_expr = program_expr;
+    rec->check = check;
+    rec->nextra = (uint8_t)nextra;
+    rec->replay = replay;
+    return rec;
+}
+
 /* The record of a new roll whose faces take up to `need` places: they are
  * contiguous, so the ring of faces wraps to its start when they would not
  * fit before its end. */
 static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
 {
-    uint64_t seq = ++v->roll_seq;
-    if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
-        grow_ring(v);
-    roll_record *rec = &v->rolls[seq & (v->roll_ring - 1)];
-    rec->seq = seq;
-    rec->program_expr = program_expr;
-    rec->check = check;
-    rec->nextra = (uint8_t)nextra;
-    rec->replay = false;
+    roll_record *rec = next_record(v, program_expr, check, nextra, false);
     if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
         v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
     rec->face_pos = v->face_pos;
@@ -891,10 +898,7 @@ __attribute__((always_inline)) static inline int64_t plain_roll(const dexpr *d, 
 __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr *d, int32_t program_expr,
                                                              const span *at, value *out)
 {
-    uint64_t seq = ++v->roll_seq;
-    if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
-        grow_ring(v);
-    roll_record *rec = &v->rolls[seq & (v->roll_ring - 1)];
+    roll_record *rec = next_record(v, program_expr, -1, 0, true);
     rng_copy_state(rec->rng_before, v->rng.s);
     int natural;
     bool overflow = false;
@@ -918,11 +922,6 @@ __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr 
         dice_face faces[DEXPR_PLAIN_MAX_FACES];
         total = plain_roll(d, &v->rng, faces, &natural, &overflow);
     }
-    rec->seq = seq;
-    rec->program_expr = program_expr;
-    rec->check = -1;
-    rec->nextra = 0;
-    rec->replay = true;
     rec->total = total;
     if (overflow)
         return vm_error(v, *at, "roll total overflows");

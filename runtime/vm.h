@@ -79,6 +79,8 @@ typedef struct creature {
  * its total and natural die, only not its faces. */
 #define VM_ROLL_RING 1024
 #define VM_ROLL_RING_FIRST 64 /* a small fight's worth, so a new VM starts cheap */
+_Static_assert((VM_ROLL_RING & (VM_ROLL_RING - 1)) == 0 && (VM_ROLL_RING_FIRST & (VM_ROLL_RING_FIRST - 1)) == 0,
+               "the roll ring doubles from VM_ROLL_RING_FIRST to VM_ROLL_RING and is indexed by a mask");
 #define VM_FACE_RING 65536
 
 /* A labelled number in a check's roll: `bab 5`, a modifier `flanking 1`. */

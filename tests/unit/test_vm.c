@@ -391,13 +391,23 @@ START_TEST(test_runtime_error_location)
 }
 END_TEST
 
+/* A VM for a program of one formula, `6 * 7`, compiled into chunk *ck. */
+static vm *formula_vm(program **p, int *ck)
+{
+    *p = program_new();
+    diag_sink sink = {0};
+    *ck = -1;
+    ck_assert_int_eq(compile_expression(*p, "<e>", "6 * 7", 5, &sink, NULL, ck), 0);
+    vm *v = vm_new(*p, 0, NULL);
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
 START_TEST(test_vm_call_formula)
 {
-    program *p = program_new();
-    diag_sink sink = {0};
-    int ck = -1;
-    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, NULL, &ck), 0);
-    vm *v = vm_new(p, 0, NULL);
+    program *p;
+    int ck;
+    vm *v = formula_vm(&p, &ck);
     value out;
     /* vm.h: vm_call evaluates a chunk; a fresh VM has its full step budget */
     ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
@@ -416,11 +426,9 @@ START_TEST(test_cleared_error_gives_back_the_budget)
     /* An error empties the step budget, which is how the loop's one check
        per instruction stops at it; clearing the error (a cancelled action
        goes on) gives the budget back, and the next call runs. */
-    program *p = program_new();
-    diag_sink sink = {0};
-    int ck = -1;
-    ck_assert_int_eq(compile_expression(p, "<e>", "6 * 7", 5, &sink, NULL, &ck), 0);
-    vm *v = vm_new(p, 0, NULL);
+    program *p;
+    int ck;
+    vm *v = formula_vm(&p, &ck);
     value out;
     uint64_t budget = v->steps_left;
     ck_assert(!vm_error(v, (span){0}, "first"));
