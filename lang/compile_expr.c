@@ -839,6 +839,23 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
     }
     if (!single)
         dx.plain_single = -1;
+    /* packed: 32 bits of faces, and constants that leave room for any
+       sum of 64 faces (each below 2^31) */
+    uint32_t face_bits = 0;
+    int64_t constants = 0;
+    dx.packed = dx.plain;
+    for (int i = 0; i < n && dx.packed; i++) {
+        const dterm *t = &dx.terms[i];
+        if (!t->is_constant)
+            face_bits += (uint32_t)t->d.count * dice_face_bits(t->d.sides);
+        else if (t->constant == INT64_MIN ||
+                 __builtin_add_overflow(constants, t->sign > 0 ? t->constant : -t->constant, &constants))
+            dx.packed = false;
+    }
+    dx.packed &=
+        face_bits <= 32 && dx.plain_faces <= DICE_PACKED_MAX && constants > INT64_MIN / 2 && constants < INT64_MAX / 2;
+    if (dx.packed && dx.plain_single >= 0 && dx.terms[dx.plain_single].d.count == 1)
+        dx.packed_die = dx.terms[dx.plain_single].d.sides;
     int id = program_add_dice(cc->p, &dx);
     if (id < 0)
         cc->oom = true;

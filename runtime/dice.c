@@ -509,19 +509,8 @@ static inline int64_t roll_faces(rng *r, uint64_t sides, int32_t n, dice_face *f
     return sum;
 }
 
-int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
+__attribute__((always_inline)) static inline int64_t keep_plain(const dice *d, dice_face *faces, int64_t sum)
 {
-    int64_t sum;
-    if (r->oracle) {
-        sum = roll_faces(r, (uint64_t)d->sides, d->count, faces);
-    } else {
-        /* the generator in registers: through r, every store to a face
-           could alias its state and force a reload per die */
-        rng local = {.oracle = NULL};
-        rng_copy_state(local.s, r->s);
-        sum = roll_faces(&local, (uint64_t)d->sides, d->count, faces);
-        rng_copy_state(r->s, local.s);
-    }
     if (d->keep == DICE_KEEP_ALL)
         return sum;
     int32_t n = d->count, k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
@@ -590,6 +579,70 @@ int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
         sum += faces[best].value;
     }
     return sum;
+}
+
+int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
+{
+    int64_t sum;
+    if (r->oracle) {
+        sum = roll_faces(r, (uint64_t)d->sides, d->count, faces);
+    } else {
+        /* the generator in registers: through r, every store to a face
+           could alias its state and force a reload per die */
+        rng local = {.oracle = NULL};
+        rng_copy_state(local.s, r->s);
+        sum = roll_faces(&local, (uint64_t)d->sides, d->count, faces);
+        rng_copy_state(r->s, local.s);
+    }
+    return keep_plain(d, faces, sum);
+}
+
+int64_t dice_keep_plain(const dice *d, dice_face *faces, int64_t sum)
+{
+    return keep_plain(d, faces, sum);
+}
+
+/* The faces of a packed pool (see dice_roll_packed). */
+static inline uint32_t pack_pool(const dice *d, const dice_face *faces)
+{
+    uint64_t bits = 0;
+    unsigned b = dice_face_bits(d->sides), shift = 0;
+    for (int32_t i = 0; i < d->count; i++, shift += b)
+        bits |= (uint64_t)(faces[i].value - 1) << shift;
+    return (uint32_t)bits;
+}
+
+dice_packed dice_roll_packed(const dice *d, rng *r)
+{
+    int32_t n = d->count;
+    int32_t k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
+    bool drop_one = d->keep != DICE_KEEP_ALL && k == n - 1;
+    if (r->oracle || (d->keep != DICE_KEEP_ALL && !drop_one)) {
+        dice_face faces[DICE_PACKED_MAX];
+        int64_t total = dice_roll_plain(d, r, faces);
+        return (dice_packed){.total = total, .faces = pack_pool(d, faces)};
+    }
+    /* all kept, or one dropped (4d6kh3, 2d20kh1): the dice, then one pass
+       over them that packs, adds and finds the one to drop as keep_plain
+       does (the key of a face dropped from the top is its complement) */
+    uint32_t drawn[DICE_PACKED_MAX];
+    rng local = {.oracle = NULL}; /* in registers, as in dice_roll_plain */
+    rng_copy_state(local.s, r->s);
+    for (int32_t i = 0; i < n; i++)
+        drawn[i] = (uint32_t)rng_below_nonzero(&local, (uint64_t)d->sides);
+    rng_copy_state(r->s, local.s);
+    uint64_t bits = 0;
+    unsigned b = dice_face_bits(d->sides), shift = 0;
+    int64_t sum = n, flip = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW ? 0 : -1, low = INT64_MAX;
+    for (int32_t i = 0; i < n; i++, shift += b) {
+        bits |= (uint64_t)drawn[i] << shift;
+        sum += drawn[i];
+        int64_t key = (int64_t)drawn[i] ^ flip;
+        low = key <= low ? key : low;
+    }
+    if (drop_one)
+        sum -= (low ^ flip) + 1;
+    return (dice_packed){.total = sum, .faces = (uint32_t)bits};
 }
 
 int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nfaces, int64_t *total)

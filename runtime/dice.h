@@ -86,6 +86,25 @@ static inline size_t dice_max_faces(const dice *d)
  * dice_roll_plain rolls such a pool; it needs d->count faces of room. */
 bool dice_is_plain(const dice *d);
 int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces);
+/* The keeping and dropping of dice_roll_plain alone: marks the dropped
+ * faces of a plain pool's d->count faces (their flags clear), given sum,
+ * their sum; returns the sum kept. Marks the same faces the roll did. */
+int64_t dice_keep_plain(const dice *d, dice_face *faces, int64_t sum);
+/* A plain pool of at most DICE_PACKED_MAX dice (the caller sees to it) whose faces, each less
+ * one in dice_face_bits(d->sides) bits, fit in 32 bits: rolled as
+ * dice_roll_plain rolls it, the total kept and the faces so packed, the
+ * first in the lowest bits. */
+#define DICE_PACKED_MAX 32
+typedef struct dice_packed {
+    int64_t total;
+    uint32_t faces;
+} dice_packed;
+dice_packed dice_roll_packed(const dice *d, rng *r);
+/* Bits that hold a face of a die of `sides`, less one (0 for a d1). */
+static inline unsigned dice_face_bits(int32_t sides)
+{
+    return sides > 1 ? 32u - (unsigned)__builtin_clz((uint32_t)(sides - 1)) : 0u;
+}
 
 /* Roll d. Faces go to faces[0..cap) in roll order, including rerolled and
  * dropped ones; *nfaces gets their count. *total is the sum of kept faces, or

@@ -1051,13 +1051,13 @@ static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, spa
 {
     if (v->failed) /* its budget was emptied by the error */
         return false;
-    *used += v->limits.steps - v->steps_left;
+    *used += (uint64_t)(vm_step_budget(v) - v->steps_left);
     if (*used > allowed)
         return vm_error(v, at,
                         "step limit reached: the fight took more than %" PRIu64 " steps in all (%d times --max-steps)",
                         allowed, FIGHT_STEPS_FACTOR);
     vm_scratch_release(v, mark);
-    v->steps_left = v->limits.steps; /* the next turn gets a budget of its own */
+    v->steps_left = vm_step_budget(v); /* the next turn gets a budget of its own */
     return true;
 }
 

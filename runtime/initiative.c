@@ -133,7 +133,7 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
     switch (k->kind) {
     case TIE_MODIFIER: {
         /* the score less the die: everything the creature adds */
-        value natural = value_int(p->check.type == V_ROLL ? p->check.aux : 0);
+        value natural = value_int(vm_roll_natural(v, p->check));
         if (rat_add(p->keys[0], natural, V_INT, out, -1) != ARITH_OK)
             return vm_error(v, k->where, "initiative modifier overflows");
         return true;

@@ -36,6 +36,13 @@ typedef struct dexpr {
      * and one addition; -1 otherwise */
     int8_t plain_single;
     int64_t plain_offset;
+    /* and when such a sum's faces, each less one in dice_face_bits of its
+     * die, fit in 32 bits, and its constants are far from overflowing: a
+     * roll of it keeps its faces in its own value (see vm.c) */
+    bool packed;
+    /* and when that packed sum is one die and constants (`d20 + 5`): the
+     * die's sides, so that it rolls with no look at its terms; else 0 */
+    int32_t packed_die;
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 

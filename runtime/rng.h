@@ -105,12 +105,10 @@ static inline uint64_t rng_mul_64x64(uint64_t a, uint64_t b, uint64_t *low)
 #endif
 }
 
-/* Unbiased uniform integer in [0, n) by Lemire's multiply-shift with
- * rejection. n == 0 has no valid answer: returns 0 and leaves r untouched. */
-static inline uint64_t rng_below(rng *r, uint64_t n)
+/* Unbiased uniform integer in [0, n), n > 0, by Lemire's multiply-shift
+ * with rejection. */
+static inline uint64_t rng_below_nonzero(rng *r, uint64_t n)
 {
-    if (n == 0)
-        return 0;
     if (__builtin_expect(r->oracle != NULL, 0))
         return rng_oracle_pick(r->oracle, n);
     uint64_t low;
@@ -123,6 +121,13 @@ static inline uint64_t rng_below(rng *r, uint64_t n)
             high = rng_mul_64x64(rng_next(r), n, &low);
     }
     return high;
+}
+
+/* The same for any n: n == 0 has no valid answer, and returns 0 and
+ * leaves r untouched. */
+static inline uint64_t rng_below(rng *r, uint64_t n)
+{
+    return n ? rng_below_nonzero(r, n) : 0;
 }
 
 /* Uniform integer in [1, sides]. sides < 1 returns 0 and leaves r untouched. */

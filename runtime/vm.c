@@ -152,7 +152,7 @@ vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
     combat_init(&v->cb);
     v->limits = limits ? *limits : vm_default_limits;
     v->seed = seed;
-    v->steps_left = v->limits.steps;
+    v->steps_left = vm_step_budget(v);
     rng_seed(&v->rng, seed);
     v->sp = v->stack;
     return v;
@@ -722,6 +722,8 @@ static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
     dexpr r = *src;
     r.plain = false; /* no longer the program's literal */
     r.plain_single = -1;
+    r.packed = false;
+    r.packed_die = 0;
     for (int t = 0; t < r.nterms; t++) {
         int64_t times;
         if (__builtin_mul_overflow((int64_t)r.terms[t].times, k, &times) || times > INT32_MAX || times < INT32_MIN)
@@ -904,16 +906,7 @@ __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr 
     bool overflow = false;
     int64_t total;
     const dice *pool = d->plain_single >= 0 ? &d->terms[d->plain_single].d : NULL;
-    if (pool && pool->count == 1) {
-        /* `d20 + 5`: one die. The generator in registers while it rolls
-           (its address never taken), then stored back once. */
-        rng g;
-        rng_copy_state(g.s, v->rng.s);
-        g.oracle = NULL;
-        natural = (int)(1 + rng_below(&g, (uint64_t)pool->sides));
-        rng_copy_state(v->rng.s, g.s);
-        overflow = __builtin_add_overflow((int64_t)natural, d->plain_offset, &total);
-    } else if (pool) { /* one pool plus a number */
+    if (pool) { /* one pool plus a number */
         dice_face faces[DEXPR_PLAIN_MAX_FACES];
         natural = 0;
         total = roll_pool(pool, &v->rng, faces, &natural);
@@ -929,17 +922,146 @@ __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr 
     return true;
 }
 
-/* `roll d20 + 5` with constant terms: the program's expression is rolled
- * and referred to by its record, never copied. */
-static bool roll_program_dexpr(vm *v, uint16_t index, const span *at, value *out)
+/* A packed roll (a roll of a dexpr marked packed) keeps no record: its
+ * value holds it all. home is ROLL_PACKED, pad the program's expression,
+ * aux the faces in term order from the low bits up, each less one in
+ * dice_face_bits of its die (the keeping and dropping is done again from
+ * them), num the total. Such a roll never goes stale. */
+#define ROLL_PACKED 0x40
+
+static uint32_t pack_faces(const dexpr *d, const dice_face *faces)
+{
+    uint64_t bits = 0;
+    unsigned shift = 0;
+    for (int t = 0; t < d->nterms; t++) {
+        const dterm *term = &d->terms[t];
+        if (term->is_constant)
+            continue;
+        unsigned b = dice_face_bits(term->d.sides);
+        for (int32_t i = 0; i < term->d.count; i++, shift += b)
+            bits |= (uint64_t)(faces++->value - 1) << shift;
+    }
+    return (uint32_t)bits;
+}
+
+/* The faces of a packed roll of d into faces, the dropped ones marked,
+ * and how many each term showed. */
+static void unpack_faces(const dexpr *d, uint32_t packed, dice_face *faces, uint16_t counts[DEXPR_MAX_TERMS])
+{
+    uint64_t bits = packed;
+    for (int t = 0; t < DEXPR_MAX_TERMS; t++) {
+        counts[t] = 0;
+        if (t >= d->nterms || d->terms[t].is_constant)
+            continue;
+        const dice *pool = &d->terms[t].d;
+        unsigned b = dice_face_bits(pool->sides);
+        int64_t sum = 0;
+        for (int32_t i = 0; i < pool->count; i++, bits >>= b) {
+            faces[i] = (dice_face){.value = 1 + (int32_t)(bits & ((UINT64_C(1) << b) - 1)), .flags = 0};
+            sum += faces[i].value;
+        }
+        dice_keep_plain(pool, faces, sum);
+        counts[t] = (uint16_t)pool->count;
+        faces += pool->count;
+    }
+}
+
+/* The faces of a packed sum of several terms into the bits of a packed
+ * roll; the total into *total. Out of line: the one die or one pool of
+ * roll_packed saves no registers for it. */
+static __attribute__((noinline)) uint32_t roll_packed_sum(vm *v, const dexpr *d, int64_t *total)
+{
+    dice_face faces[DEXPR_PLAIN_MAX_FACES];
+    int natural;
+    bool overflow = false;
+    *total = plain_roll(d, &v->rng, faces, &natural, &overflow);
+    return pack_faces(d, faces);
+}
+
+/* A roll of the program's expression dice[index] that is not packed:
+ * referred to by its record, never copied. */
+static __attribute__((noinline)) bool roll_program_slow(vm *v, uint16_t index, const span *at, value *out)
 {
     if (index >= v->p->ndice)
         return vm_error(v, *at, "invalid dice");
     const dexpr *d = &v->p->dice[index];
-    /* a die the player rolled, or an oracle's draws, are not replayed */
     if (d->plain && v->rolls && !v->force_face && !v->rng.oracle)
         return roll_plain(v, d, index, at, out);
     return roll_into(v, d, index, NULL, 0, -1, *at, out);
+}
+
+/* `roll d20 + 5` with constant terms: the program's expression, when it
+ * is packed, rolled into *out; false when it is not (or a die the player
+ * rolled, or an oracle's draws, are waiting: those are neither packed nor
+ * replayed), for roll_program_slow. The compiler has seen to it that a
+ * packed total cannot overflow. */
+static inline bool roll_packed(vm *v, uint16_t index, value *out)
+{
+    if (index >= v->p->ndice)
+        return false;
+    const dexpr *d = &v->p->dice[index];
+    if (!d->packed || v->force_face || v->rng.oracle)
+        return false;
+    uint32_t faces_bits;
+    int64_t total;
+    if (d->packed_die) { /* `d20 + 5`: one die */
+        uint64_t face = rng_below_nonzero(&v->rng, (uint64_t)d->packed_die);
+        faces_bits = (uint32_t)face;
+        total = (int64_t)face + 1 + d->plain_offset;
+    } else if (d->plain_single >= 0) { /* `4d6kh3`: one pool */
+        const dice *pool = &d->terms[d->plain_single].d;
+        dice_packed rolled = dice_roll_packed(pool, &v->rng);
+        faces_bits = rolled.faces;
+        total = rolled.total + d->plain_offset;
+    } else {
+        faces_bits = roll_packed_sum(v, d, &total);
+    }
+    *out = (value){.type = V_ROLL, .home = ROLL_PACKED, .pad = index, .aux = (int32_t)faces_bits, .num = total};
+    return true;
+}
+
+static const dice_face *record_faces(const vm *v, const roll_record *rec, dice_face *scratch,
+                                     uint16_t counts[DEXPR_MAX_TERMS]);
+static const dexpr *record_expr(const vm *v, const roll_record *rec);
+static const roll_record *roll_of(const vm *v, value r);
+
+/* The faces of roll r in term order, how many each term showed, and the
+ * expression rolled; NULL when it shows none (a number rolled, or a
+ * record the ring has since overwritten). */
+static const dice_face *roll_faces(const vm *v, value r, dice_face scratch[DEXPR_PLAIN_MAX_FACES],
+                                   uint16_t counts[DEXPR_MAX_TERMS], const dexpr **rolled)
+{
+    if (r.home == ROLL_PACKED) {
+        if (r.pad >= v->p->ndice)
+            return NULL;
+        *rolled = &v->p->dice[r.pad];
+        unpack_faces(*rolled, (uint32_t)r.aux, scratch, counts);
+        return scratch;
+    }
+    const roll_record *rec = roll_of(v, r);
+    if (!rec)
+        return NULL;
+    *rolled = record_expr(v, rec);
+    return record_faces(v, rec, scratch, counts);
+}
+
+int vm_roll_natural(const vm *v, value r)
+{
+    if (r.type != V_ROLL)
+        return 0;
+    if (r.home != ROLL_PACKED)
+        return r.aux;
+    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    uint16_t counts[DEXPR_MAX_TERMS];
+    const dexpr *rolled;
+    const dice_face *faces = roll_faces(v, r, scratch, counts, &rolled);
+    size_t n = 0;
+    for (int t = 0; faces && t < DEXPR_MAX_TERMS; t++)
+        n += counts[t];
+    for (size_t i = 0; i < n; i++)
+        if (!(faces[i].flags & DICE_FACE_DROPPED))
+            return faces[i].value;
+    return 0;
 }
 
 /* The expression a roll record rolled. */
@@ -1150,7 +1272,7 @@ void vm_begin_command(vm *v)
 {
     v->scratch.ndice = v->scratch.nitems = v->scratch.nlists = 0;
     vm_dist_free_store(&v->scratch);
-    v->steps_left = v->limits.steps;
+    v->steps_left = vm_step_budget(v);
     v->failed = false;
     /* what the command may add to what is held now */
     mem_set_budget(v->limits.memory);
@@ -1264,22 +1386,45 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
     return at;
 }
 
+/* roll.natural, roll.total, roll.faces (the dice kept). */
+static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char *name, span at, value *out)
+{
+    if (strcmp(name, "natural") == 0) {
+        *out = value_int(vm_roll_natural(v, roll));
+        return true;
+    }
+    if (strcmp(name, "total") == 0) {
+        *out = value_int(roll.num);
+        return true;
+    }
+    if (strcmp(name, "faces") != 0)
+        return vm_error(v, at, "a roll has no member '%s'", name);
+    value items[256];
+    size_t n = 0;
+    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    uint16_t counts[DEXPR_MAX_TERMS];
+    const dexpr *rolled;
+    const dice_face *faces = roll_faces(v, roll, scratch, counts, &rolled);
+    for (uint32_t i = 0, t = 0; faces && t < DEXPR_MAX_TERMS; t++)
+        for (uint16_t k = 0; k < counts[t] && n < 256; k++, i++)
+            if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
+                items[n++] = value_int(faces[i].value);
+    return vm_make_list(v, items, n, at, out);
+}
+
 size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
 {
-    const roll_record *rec = roll_of(v, x);
-    if (!rec)
+    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    uint16_t counts[DEXPR_MAX_TERMS];
+    const dexpr *rolled;
+    const dice_face *faces = roll_faces(v, x, scratch, counts, &rolled);
+    if (!faces)
         return put(buf, cap, 0, "%" PRId64, x.num);
     /* a roll of numbers only (no dice) starts with its first term */
-    const dexpr *rolled = record_expr(v, rec);
     bool first = rolled->nterms == 0;
-    size_t at = 0;
-    if (!first) {
-        dice_face scratch[DEXPR_PLAIN_MAX_FACES];
-        uint16_t counts[DEXPR_MAX_TERMS];
-        const dice_face *faces = record_faces(v, rec, scratch, counts);
-        at = format_dexpr(rolled, buf, cap, 0, faces, counts);
-    }
-    for (int i = 0; i < rec->nextra; i++) {
+    size_t at = first ? 0 : format_dexpr(rolled, buf, cap, 0, faces, counts);
+    const roll_record *rec = roll_of(v, x); /* a packed roll has no extras */
+    for (int i = 0; rec && i < rec->nextra; i++) {
         const roll_extra *e = &v->roll_details[rec->seq & (v->roll_ring - 1)].extra[i];
         int64_t a = e->amount;
         if (a == 0)
@@ -1665,14 +1810,10 @@ static bool run(vm *v, int stop)
     } while (0)
 
 next:
-    /* the one check per instruction: an error empties the budget too */
-    if (__builtin_expect(v->steps_left-- == 0, 0)) {
-        v->steps_left = 0;
-        if (!v->failed)
-            vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
-                     v->limits.steps);
-        goto fail;
-    }
+    /* the one check per instruction: an error empties the budget too,
+       and a signed count lets the decrement's sign be the test */
+    if (__builtin_expect(--v->steps_left < 0, 0))
+        goto out_of_steps;
     op_ip = ip;
     DISPATCH()
     {
@@ -1805,28 +1946,7 @@ next:
             const char *name = program_string(v->p, READ_U16());
             a = POP();
             if (a.type == V_ROLL) {
-                if (strcmp(name, "natural") == 0)
-                    r = value_int(a.aux);
-                else if (strcmp(name, "total") == 0)
-                    r = value_int(a.num);
-                else if (strcmp(name, "faces") == 0) {
-                    const roll_record *rec = roll_of(v, a);
-                    value items[256];
-                    size_t n = 0;
-                    if (rec) {
-                        dice_face scratch[DEXPR_PLAIN_MAX_FACES];
-                        uint16_t counts[DEXPR_MAX_TERMS];
-                        const dice_face *faces = record_faces(v, rec, scratch, counts);
-                        for (uint32_t i = 0, t = 0; t < DEXPR_MAX_TERMS; t++)
-                            for (uint16_t k = 0; k < counts[t] && n < 256; k++, i++)
-                                if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
-                                    items[n++] = value_int(faces[i].value);
-                    }
-                    FAIL_IF(!vm_make_list(v, items, n, HERE, &r));
-                } else {
-                    vm_error(v, HERE, "a roll has no member '%s'", name);
-                    goto fail;
-                }
+                FAIL_IF(!roll_member(v, a, name, HERE, &r));
                 PUSH(r);
                 NEXT;
             }
@@ -2010,7 +2130,9 @@ next:
         {
             /* straight into its stack slot: a copy through r would reload
                the fresh 16 bytes before the stores that wrote them retire */
-            FAIL_IF(!roll_program_dexpr(v, READ_U16(), HERE_AT, v->sp));
+            uint16_t index = READ_U16();
+            if (!roll_packed(v, index, v->sp))
+                FAIL_IF(!roll_program_slow(v, index, HERE_AT, v->sp));
             v->sp++;
             NEXT;
         }
@@ -2258,6 +2380,11 @@ next:
 #ifndef FRAY_COMPUTED_GOTO
     vm_error(v, op_span(f, op_ip), "invalid instruction %d", *op_ip);
 #endif
+out_of_steps:
+    v->steps_left = 0;
+    if (!v->failed)
+        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
+                 v->limits.steps);
 fail:
     /* unwind this run's frames; the caller reports the error */
     if (v->nframes > stop) {

@@ -93,11 +93,12 @@ typedef struct roll_extra {
 
 /* What every roll writes, kept small (one cache line) because a roll
  * writes a fresh one each time; the bulky parts, which most rolls do not
- * need, live in a roll_detail at the same place of a parallel ring. A roll
- * of the program's plain dice (`d20 + 5`, `4d6kh3`) keeps no faces: it
- * keeps the generator's state before it, and its faces are rolled again
- * when they are asked for (explain, `.faces`), which costs nothing until
- * then and never goes stale. */
+ * need, live in a roll_detail at the same place of a parallel ring. The
+ * program's small plain sums (`d20 + 5`, `4d6kh3`) write no record: their
+ * faces fit in the roll's value (see ROLL_PACKED in vm.c). A bigger plain
+ * sum keeps no faces: it keeps the generator's state before it, and its
+ * faces are rolled again when they are asked for (explain, `.faces`),
+ * which costs nothing until then and never goes stale. */
 typedef struct roll_record {
     uint64_t seq; /* which roll this record holds */
     union {
@@ -167,7 +168,7 @@ typedef struct vm {
 
     value *sp; /* into stack, at the end */
     int nframes;
-    uint64_t steps_left;
+    int64_t steps_left; /* counted down by each instruction: below 0, it stops */
 
     value *globals;
     size_t globals_cap;
@@ -221,7 +222,7 @@ typedef struct vm {
        check every instruction makes (of the budget) stops at an error too;
        the budget comes back from steps_held if the error is cleared. */
     bool failed;
-    uint64_t steps_held;
+    int64_t steps_held;
     span error_at;
     char error[512];
 
@@ -270,7 +271,14 @@ bool vm_roll(vm *v, value dice, span at, value *out);
 /* Rolls dice plus labelled numbers, as a check does; the record keeps
    them all for the breakdown. */
 bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out);
+/* The step budget of a command (or a turn): limits.steps, at most INT64_MAX. */
+static inline int64_t vm_step_budget(const vm *v)
+{
+    return v->limits.steps > INT64_MAX ? INT64_MAX : (int64_t)v->limits.steps;
+}
 const roll_record *vm_roll_record(const vm *v, value roll);
+/* The natural die of a roll (its first die kept), 0 for a number rolled. */
+int vm_roll_natural(const vm *v, value roll);
 /* "d20 (14) + bab 5 = 19": a roll's breakdown. */
 size_t vm_format_roll(vm *v, value roll, char *buf, size_t cap);
 const dexpr *vm_dexpr(const vm *v, value d);
