@@ -597,19 +597,25 @@ int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces)
     return keep_plain(d, faces, sum);
 }
 
-int64_t dice_keep_plain(const dice *d, dice_face *faces, int64_t sum)
-{
-    return keep_plain(d, faces, sum);
-}
-
-/* The faces of a packed pool (see dice_roll_packed). */
-static inline uint32_t pack_pool(const dice *d, const dice_face *faces)
+uint32_t dice_pack(const dice *d, const dice_face *faces)
 {
     uint64_t bits = 0;
-    unsigned b = dice_face_bits(d->sides), shift = 0;
-    for (int32_t i = 0; i < d->count; i++, shift += b)
-        bits |= (uint64_t)(faces[i].value - 1) << shift;
+    unsigned b = dice_face_bits(d->sides);
+    for (int32_t i = 0; i < d->count; i++)
+        bits = bits << b | (uint64_t)(faces[i].value - 1);
     return (uint32_t)bits;
+}
+
+void dice_unpack(const dice *d, uint32_t packed, dice_face *faces)
+{
+    unsigned b = dice_face_bits(d->sides);
+    uint64_t bits = packed, mask = (UINT64_C(1) << b) - 1;
+    int64_t sum = 0;
+    for (int32_t i = d->count - 1; i >= 0; i--, bits >>= b) {
+        faces[i] = (dice_face){.value = 1 + (int32_t)(bits & mask), .flags = 0};
+        sum += faces[i].value;
+    }
+    keep_plain(d, faces, sum);
 }
 
 dice_packed dice_roll_packed(const dice *d, rng *r)
@@ -620,26 +626,25 @@ dice_packed dice_roll_packed(const dice *d, rng *r)
     if (r->oracle || (d->keep != DICE_KEEP_ALL && !drop_one)) {
         dice_face faces[DICE_PACKED_MAX];
         int64_t total = dice_roll_plain(d, r, faces);
-        return (dice_packed){.total = total, .faces = pack_pool(d, faces)};
+        return (dice_packed){.total = total, .faces = dice_pack(d, faces)};
     }
-    /* all kept, or one dropped (4d6kh3, 2d20kh1): the dice, then one pass
-       over them that packs, adds and finds the one to drop as keep_plain
-       does (the key of a face dropped from the top is its complement) */
-    uint32_t drawn[DICE_PACKED_MAX];
+    /* all kept, or one dropped (4d6kh3, 2d20kh1): one pass that rolls,
+       packs, adds and finds the face to drop (its value is all the total
+       needs; dice_unpack marks which, as keep_plain does). A face dropped
+       from the top has the complement for its key. */
     rng local = {.oracle = NULL}; /* in registers, as in dice_roll_plain */
     rng_copy_state(local.s, r->s);
-    for (int32_t i = 0; i < n; i++)
-        drawn[i] = (uint32_t)rng_below_nonzero(&local, (uint64_t)d->sides);
-    rng_copy_state(r->s, local.s);
-    uint64_t bits = 0;
-    unsigned b = dice_face_bits(d->sides), shift = 0;
+    uint64_t sides = (uint64_t)d->sides, bits = 0;
+    unsigned b = dice_face_bits(d->sides);
     int64_t sum = n, flip = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW ? 0 : -1, low = INT64_MAX;
-    for (int32_t i = 0; i < n; i++, shift += b) {
-        bits |= (uint64_t)drawn[i] << shift;
-        sum += drawn[i];
-        int64_t key = (int64_t)drawn[i] ^ flip;
-        low = key <= low ? key : low;
+    for (int32_t i = n; i > 0; i--) {
+        uint64_t face = rng_below_nonzero(&local, sides);
+        bits = bits << b | face;
+        sum += (int64_t)face;
+        int64_t key = (int64_t)face ^ flip;
+        low = key < low ? key : low;
     }
+    rng_copy_state(r->s, local.s);
     if (drop_one)
         sum -= (low ^ flip) + 1;
     return (dice_packed){.total = sum, .faces = (uint32_t)bits};

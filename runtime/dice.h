@@ -86,20 +86,20 @@ static inline size_t dice_max_faces(const dice *d)
  * dice_roll_plain rolls such a pool; it needs d->count faces of room. */
 bool dice_is_plain(const dice *d);
 int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces);
-/* The keeping and dropping of dice_roll_plain alone: marks the dropped
- * faces of a plain pool's d->count faces (their flags clear), given sum,
- * their sum; returns the sum kept. Marks the same faces the roll did. */
-int64_t dice_keep_plain(const dice *d, dice_face *faces, int64_t sum);
-/* A plain pool of at most DICE_PACKED_MAX dice (the caller sees to it) whose faces, each less
- * one in dice_face_bits(d->sides) bits, fit in 32 bits: rolled as
- * dice_roll_plain rolls it, the total kept and the faces so packed, the
- * first in the lowest bits. */
+/* Packed faces: a plain pool of at most DICE_PACKED_MAX dice (callers see
+ * to it) whose faces, each less one in dice_face_bits(d->sides) bits, fit
+ * in 32 bits, the first face in the highest of them. dice_roll_packed
+ * rolls such a pool as dice_roll_plain does, for its total kept and its
+ * faces packed; dice_pack packs faces; dice_unpack gives them back with
+ * the dropped ones marked as the roll marked them. */
 #define DICE_PACKED_MAX 32
 typedef struct dice_packed {
     int64_t total;
     uint32_t faces;
 } dice_packed;
 dice_packed dice_roll_packed(const dice *d, rng *r);
+uint32_t dice_pack(const dice *d, const dice_face *faces);
+void dice_unpack(const dice *d, uint32_t packed, dice_face *faces);
 /* Bits that hold a face of a die of `sides`, less one (0 for a d1). */
 static inline unsigned dice_face_bits(int32_t sides)
 {

@@ -924,22 +924,20 @@ __attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr 
 
 /* A packed roll (a roll of a dexpr marked packed) keeps no record: its
  * value holds it all. home is ROLL_PACKED, pad the program's expression,
- * aux the faces in term order from the low bits up, each less one in
- * dice_face_bits of its die (the keeping and dropping is done again from
- * them), num the total. Such a roll never goes stale. */
+ * aux its faces, each pool's packed by dice_pack and the last pool's in
+ * the lowest bits (the keeping and dropping is done again from them), num
+ * the total. Such a roll never goes stale. */
 #define ROLL_PACKED 0x40
 
 static uint32_t pack_faces(const dexpr *d, const dice_face *faces)
 {
     uint64_t bits = 0;
-    unsigned shift = 0;
     for (int t = 0; t < d->nterms; t++) {
-        const dterm *term = &d->terms[t];
-        if (term->is_constant)
+        const dice *pool = &d->terms[t].d;
+        if (d->terms[t].is_constant)
             continue;
-        unsigned b = dice_face_bits(term->d.sides);
-        for (int32_t i = 0; i < term->d.count; i++, shift += b)
-            bits |= (uint64_t)(faces++->value - 1) << shift;
+        bits = bits << (pool->count * dice_face_bits(pool->sides)) | dice_pack(pool, faces);
+        faces += pool->count;
     }
     return (uint32_t)bits;
 }
@@ -949,20 +947,19 @@ static uint32_t pack_faces(const dexpr *d, const dice_face *faces)
 static void unpack_faces(const dexpr *d, uint32_t packed, dice_face *faces, uint16_t counts[DEXPR_MAX_TERMS])
 {
     uint64_t bits = packed;
+    size_t at = 0;
     for (int t = 0; t < DEXPR_MAX_TERMS; t++) {
-        counts[t] = 0;
-        if (t >= d->nterms || d->terms[t].is_constant)
-            continue;
+        counts[t] = t < d->nterms && !d->terms[t].is_constant ? (uint16_t)d->terms[t].d.count : 0;
+        at += counts[t];
+    }
+    for (int t = d->nterms - 1; t >= 0; t--) { /* the last pool in the lowest bits */
         const dice *pool = &d->terms[t].d;
-        unsigned b = dice_face_bits(pool->sides);
-        int64_t sum = 0;
-        for (int32_t i = 0; i < pool->count; i++, bits >>= b) {
-            faces[i] = (dice_face){.value = 1 + (int32_t)(bits & ((UINT64_C(1) << b) - 1)), .flags = 0};
-            sum += faces[i].value;
-        }
-        dice_keep_plain(pool, faces, sum);
-        counts[t] = (uint16_t)pool->count;
-        faces += pool->count;
+        if (d->terms[t].is_constant)
+            continue;
+        unsigned width = (unsigned)pool->count * dice_face_bits(pool->sides);
+        at -= (size_t)pool->count;
+        dice_unpack(pool, (uint32_t)(bits & ((UINT64_C(1) << width) - 1)), faces + at);
+        bits >>= width;
     }
 }
 
