@@ -856,6 +856,8 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
         face_bits <= 32 && dx.plain_faces <= DICE_PACKED_MAX && constants > INT64_MIN / 2 && constants < INT64_MAX / 2;
     if (dx.packed && dx.plain_single >= 0 && dx.terms[dx.plain_single].d.count == 1)
         dx.packed_die = dx.terms[dx.plain_single].d.sides;
+    else if (dx.packed && dx.plain_single >= 0)
+        dice_plan_packed(&dx.terms[dx.plain_single].d, &dx.packed_plan);
     int id = program_add_dice(cc->p, &dx);
     if (id < 0)
         cc->oom = true;

@@ -618,36 +618,31 @@ void dice_unpack(const dice *d, uint32_t packed, dice_face *faces)
     keep_plain(d, faces, sum);
 }
 
-dice_packed dice_roll_packed(const dice *d, rng *r)
+bool dice_plan_packed(const dice *d, dice_plan *out)
 {
+    *out = (dice_plan){0};
     int32_t n = d->count;
     int32_t k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
     bool drop_one = d->keep != DICE_KEEP_ALL && k == n - 1;
-    if (r->oracle || (d->keep != DICE_KEEP_ALL && !drop_one)) {
-        dice_face faces[DICE_PACKED_MAX];
-        int64_t total = dice_roll_plain(d, r, faces);
-        return (dice_packed){.total = total, .faces = dice_pack(d, faces)};
-    }
-    /* all kept, or one dropped (4d6kh3, 2d20kh1): one pass that rolls,
-       packs, adds and finds the face to drop (its value is all the total
-       needs; dice_unpack marks which, as keep_plain does). A face dropped
-       from the top has the complement for its key. */
-    rng local = {.oracle = NULL}; /* in registers, as in dice_roll_plain */
-    rng_copy_state(local.s, r->s);
-    uint64_t sides = (uint64_t)d->sides, bits = 0;
-    unsigned b = dice_face_bits(d->sides);
-    int64_t sum = n, flip = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW ? 0 : -1, low = INT64_MAX;
-    for (int32_t i = n; i > 0; i--) {
-        uint64_t face = rng_below_nonzero(&local, sides);
-        bits = bits << b | face;
-        sum += (int64_t)face;
-        int64_t key = (int64_t)face ^ flip;
-        low = key < low ? key : low;
-    }
-    rng_copy_state(r->s, local.s);
-    if (drop_one)
-        sum -= (low ^ flip) + 1;
-    return (dice_packed){.total = sum, .faces = (uint32_t)bits};
+    if (!dice_is_plain(d) || n > DICE_PACKED_MAX || (uint64_t)n * dice_face_bits(d->sides) > 32 ||
+        (d->keep != DICE_KEEP_ALL && !drop_one))
+        return false;
+    *out = (dice_plan){.count = n,
+                       .sides = d->sides,
+                       .bits = (uint8_t)dice_face_bits(d->sides),
+                       .drop_one = drop_one,
+                       .flip = d->keep == DICE_KEEP_HIGH || d->keep == DICE_DROP_LOW ? 0 : -1};
+    return true;
+}
+
+dice_packed dice_roll_packed(const dice *d, rng *r)
+{
+    dice_plan plan;
+    if (!r->oracle && dice_plan_packed(d, &plan))
+        return dice_roll_planned(&plan, r);
+    dice_face faces[DICE_PACKED_MAX];
+    int64_t total = dice_roll_plain(d, r, faces);
+    return (dice_packed){.total = total, .faces = dice_pack(d, faces)};
 }
 
 int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nfaces, int64_t *total)

@@ -98,6 +98,40 @@ typedef struct dice_packed {
     uint32_t faces;
 } dice_packed;
 dice_packed dice_roll_packed(const dice *d, rng *r);
+/* A packed pool that keeps all its dice or drops one (4d6kh3, 2d20kh1)
+ * rolls in one pass, by a plan worked out once: dice_plan_packed says
+ * whether d is such a pool, and dice_roll_planned rolls it as
+ * dice_roll_packed would (not with an oracle's draws). */
+typedef struct dice_plan {
+    int32_t count, sides; /* count 0: no plan */
+    uint8_t bits;         /* dice_face_bits(sides) */
+    bool drop_one;        /* else all are kept */
+    int64_t flip;         /* 0: the lowest face goes, -1: the highest */
+} dice_plan;
+bool dice_plan_packed(const dice *d, dice_plan *out);
+/* Inline: the caller's call is the only one a roll of such a pool makes. */
+static inline dice_packed dice_roll_planned(const dice_plan *p, rng *r)
+{
+    /* One pass rolls, packs, adds and finds the face to drop (its value
+       is all the total needs; dice_unpack marks which, as keep_plain
+       does). A face dropped from the top has the complement for its key. */
+    rng local = {.oracle = NULL}; /* in registers, as in dice_roll_plain */
+    rng_copy_state(local.s, r->s);
+    uint64_t sides = (uint64_t)p->sides, bits = 0;
+    unsigned b = p->bits;
+    int64_t sum = p->count, flip = p->flip, low = INT64_MAX;
+    for (int32_t i = p->count; i > 0; i--) {
+        uint64_t face = rng_below_nonzero(&local, sides);
+        bits = bits << b | face;
+        sum += (int64_t)face;
+        int64_t key = (int64_t)face ^ flip;
+        low = key < low ? key : low;
+    }
+    rng_copy_state(r->s, local.s);
+    if (p->drop_one)
+        sum -= (low ^ flip) + 1;
+    return (dice_packed){.total = sum, .faces = (uint32_t)bits};
+}
 uint32_t dice_pack(const dice *d, const dice_face *faces);
 void dice_unpack(const dice *d, uint32_t packed, dice_face *faces);
 /* Bits that hold a face of a die of `sides`, less one (0 for a d1). */

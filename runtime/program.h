@@ -43,6 +43,9 @@ typedef struct dexpr {
     /* and when that packed sum is one die and constants (`d20 + 5`): the
      * die's sides, so that it rolls with no look at its terms; else 0 */
     int32_t packed_die;
+    /* and when it is one pool that keeps all or drops one (`4d6kh3 + 2`):
+     * its plan (count 0 otherwise) */
+    dice_plan packed_plan;
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 

@@ -724,6 +724,7 @@ static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
     r.plain_single = -1;
     r.packed = false;
     r.packed_die = 0;
+    r.packed_plan.count = 0;
     for (int t = 0; t < r.nterms; t++) {
         int64_t times;
         if (__builtin_mul_overflow((int64_t)r.terms[t].times, k, &times) || times > INT32_MAX || times < INT32_MIN)
@@ -963,16 +964,28 @@ static void unpack_faces(const dexpr *d, uint32_t packed, dice_face *faces, uint
     }
 }
 
-/* The faces of a packed sum of several terms into the bits of a packed
- * roll; the total into *total. Out of line: the one die or one pool of
- * roll_packed saves no registers for it. */
-static __attribute__((noinline)) uint32_t roll_packed_sum(vm *v, const dexpr *d, int64_t *total)
+/* A packed roll other than of one die: one pool (`4d6kh3 + 2`) or a sum
+ * of several. Out of line: the one die of roll_packed saves no registers
+ * for it. */
+static __attribute__((noinline)) value roll_packed_pools(vm *v, const dexpr *d, uint16_t index)
 {
-    dice_face faces[DEXPR_PLAIN_MAX_FACES];
-    int natural;
-    bool overflow = false;
-    *total = plain_roll(d, &v->rng, faces, &natural, &overflow);
-    return pack_faces(d, faces);
+    dice_packed rolled;
+    if (d->packed_plan.count) { /* keeping all or dropping one */
+        rolled = dice_roll_planned(&d->packed_plan, &v->rng);
+    } else if (d->plain_single >= 0) {
+        rolled = dice_roll_packed(&d->terms[d->plain_single].d, &v->rng);
+    } else {
+        dice_face faces[DEXPR_PLAIN_MAX_FACES];
+        int natural;
+        bool overflow = false;
+        rolled.total = plain_roll(d, &v->rng, faces, &natural, &overflow) - d->plain_offset;
+        rolled.faces = pack_faces(d, faces);
+    }
+    return (value){.type = V_ROLL,
+                   .home = ROLL_PACKED,
+                   .pad = index,
+                   .aux = (int32_t)rolled.faces,
+                   .num = rolled.total + d->plain_offset};
 }
 
 /* A roll of the program's expression dice[index] that is not packed:
@@ -994,26 +1007,21 @@ static __attribute__((noinline)) bool roll_program_slow(vm *v, uint16_t index, c
  * packed total cannot overflow. */
 static inline bool roll_packed(vm *v, uint16_t index, value *out)
 {
-    if (index >= v->p->ndice)
+    if (__builtin_expect(index >= v->p->ndice || v->force_face || v->rng.oracle, 0))
         return false;
     const dexpr *d = &v->p->dice[index];
-    if (!d->packed || v->force_face || v->rng.oracle)
-        return false;
-    uint32_t faces_bits;
-    int64_t total;
-    if (d->packed_die) { /* `d20 + 5`: one die */
+    if (__builtin_expect(d->packed_die != 0, 1)) { /* `d20 + 5`: one die (packed_die implies packed) */
         uint64_t face = rng_below_nonzero(&v->rng, (uint64_t)d->packed_die);
-        faces_bits = (uint32_t)face;
-        total = (int64_t)face + 1 + d->plain_offset;
-    } else if (d->plain_single >= 0) { /* `4d6kh3`: one pool */
-        const dice *pool = &d->terms[d->plain_single].d;
-        dice_packed rolled = dice_roll_packed(pool, &v->rng);
-        faces_bits = rolled.faces;
-        total = rolled.total + d->plain_offset;
-    } else {
-        faces_bits = roll_packed_sum(v, d, &total);
+        *out = (value){.type = V_ROLL,
+                       .home = ROLL_PACKED,
+                       .pad = index,
+                       .aux = (int32_t)face,
+                       .num = (int64_t)face + 1 + d->plain_offset};
+        return true;
     }
-    *out = (value){.type = V_ROLL, .home = ROLL_PACKED, .pad = index, .aux = (int32_t)faces_bits, .num = total};
+    if (!d->packed)
+        return false;
+    *out = roll_packed_pools(v, d, index);
     return true;
 }
 
@@ -2128,7 +2136,7 @@ next:
             /* straight into its stack slot: a copy through r would reload
                the fresh 16 bytes before the stores that wrote them retire */
             uint16_t index = READ_U16();
-            if (!roll_packed(v, index, v->sp))
+            if (__builtin_expect(!roll_packed(v, index, v->sp), 0))
                 FAIL_IF(!roll_program_slow(v, index, HERE_AT, v->sp));
             v->sp++;
             NEXT;
