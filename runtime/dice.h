@@ -86,6 +86,11 @@ static inline size_t dice_max_faces(const dice *d)
  * dice_roll_plain rolls such a pool; it needs d->count faces of room. */
 bool dice_is_plain(const dice *d);
 int64_t dice_roll_plain(const dice *d, rng *r, dice_face *faces);
+/* Bits that hold a face of a die of `sides`, less one (0 for a d1). */
+static inline unsigned dice_face_bits(int32_t sides)
+{
+    return sides > 1 ? 32u - (unsigned)__builtin_clz((uint32_t)(sides - 1)) : 0u;
+}
 /* Packed faces: a plain pool of at most DICE_PACKED_MAX dice (callers see
  * to it) whose faces, each less one in dice_face_bits(d->sides) bits, fit
  * in 32 bits, the first face in the highest of them. dice_roll_packed
@@ -134,11 +139,6 @@ static inline dice_packed dice_roll_planned(const dice_plan *p, rng *r)
 }
 uint32_t dice_pack(const dice *d, const dice_face *faces);
 void dice_unpack(const dice *d, uint32_t packed, dice_face *faces);
-/* Bits that hold a face of a die of `sides`, less one (0 for a d1). */
-static inline unsigned dice_face_bits(int32_t sides)
-{
-    return sides > 1 ? 32u - (unsigned)__builtin_clz((uint32_t)(sides - 1)) : 0u;
-}
 
 /* Roll d. Faces go to faces[0..cap) in roll order, including rerolled and
  * dropped ones; *nfaces gets their count. *total is the sum of kept faces, or

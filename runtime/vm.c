@@ -972,20 +972,19 @@ static __attribute__((noinline)) value roll_packed_pools(vm *v, const dexpr *d, 
     dice_packed rolled;
     if (d->packed_plan.count) { /* keeping all or dropping one */
         rolled = dice_roll_planned(&d->packed_plan, &v->rng);
+        rolled.total += d->plain_offset;
     } else if (d->plain_single >= 0) {
         rolled = dice_roll_packed(&d->terms[d->plain_single].d, &v->rng);
-    } else {
+        rolled.total += d->plain_offset;
+    } else { /* its constants are terms of its own */
         dice_face faces[DEXPR_PLAIN_MAX_FACES];
         int natural;
         bool overflow = false;
-        rolled.total = plain_roll(d, &v->rng, faces, &natural, &overflow) - d->plain_offset;
+        rolled.total = plain_roll(d, &v->rng, faces, &natural, &overflow);
         rolled.faces = pack_faces(d, faces);
     }
-    return (value){.type = V_ROLL,
-                   .home = ROLL_PACKED,
-                   .pad = index,
-                   .aux = (int32_t)rolled.faces,
-                   .num = rolled.total + d->plain_offset};
+    return (value){
+        .type = V_ROLL, .home = ROLL_PACKED, .pad = index, .aux = (int32_t)rolled.faces, .num = rolled.total};
 }
 
 /* A roll of the program's expression dice[index] that is not packed:

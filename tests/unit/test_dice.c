@@ -698,6 +698,51 @@ START_TEST(test_plain_path_agrees_with_dice_roll)
 }
 END_TEST
 
+START_TEST(test_packed_path_agrees_with_plain_path)
+{
+    /* A packed pool rolls the same faces and total as dice_roll_plain and
+       leaves the generator where it does; its packed faces come back with
+       the same dice dropped, the first face in the highest bits. Planned
+       pools (all kept, one dropped) and the others (5d4kl2) alike. */
+    static const char *const pools[] = {"4d6kh3", "4d6dl1", "4d6dh1", "2d20kh1", "2d20kl1", "d20",   "3d6",
+                                        "5d4kl2", "6d3dh2", "8d4kh7", "16d2",    "3d1",     "2d100", "10d8kl9"};
+    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
+        dice d = parse_ok(pools[p]);
+        dice_plan plan;
+        bool planned = dice_plan_packed(&d, &plan);
+        bool general_keep = strcmp(pools[p], "5d4kl2") == 0 || strcmp(pools[p], "6d3dh2") == 0;
+        ck_assert_msg(planned == !general_keep, "%s: planned %d", pools[p], planned);
+        rng a, b, c;
+        rng_seed(&a, 2000 + p);
+        rng_seed(&b, 2000 + p);
+        rng_seed(&c, 2000 + p);
+        for (int round = 0; round < 500; round++) {
+            dice_face plain[FACES_CAP], unpacked[FACES_CAP];
+            int64_t total = dice_roll_plain(&d, &a, plain);
+            dice_packed packed = dice_roll_packed(&d, &b);
+            ck_assert_int_eq(packed.total, total);
+            if (planned) {
+                dice_packed again = dice_roll_planned(&plan, &c);
+                ck_assert_int_eq(again.total, total);
+                ck_assert_uint_eq(again.faces, packed.faces);
+            }
+            ck_assert_uint_eq(dice_pack(&d, plain), packed.faces);
+            dice_unpack(&d, packed.faces, unpacked);
+            for (int32_t i = 0; i < d.count; i++) {
+                ck_assert_int_eq(unpacked[i].value, plain[i].value);
+                ck_assert_msg(unpacked[i].flags == plain[i].flags, "%s round %d face %d: flags %d, not %d", pools[p],
+                              round, i, unpacked[i].flags, plain[i].flags);
+            }
+        }
+        ck_assert_mem_eq(a.s, b.s, sizeof a.s);
+    }
+    /* the first face in the highest bits: 2d6 showing 2 then 5 */
+    dice d = parse_ok("2d6");
+    dice_face two_five[] = {{2, 0}, {5, 0}};
+    ck_assert_uint_eq(dice_pack(&d, two_five), (1u << 3) | 4u);
+}
+END_TEST
+
 /* ------------------------------------------------------------- breakdown */
 
 START_TEST(test_breakdown_examples)
@@ -784,6 +829,7 @@ static Suite *dice_suite(void)
     TCase *breakdown = tcase_create("breakdown");
     tcase_add_test(breakdown, test_breakdown_examples);
     tcase_add_test(breakdown, test_plain_path_agrees_with_dice_roll);
+    tcase_add_test(breakdown, test_packed_path_agrees_with_plain_path);
     tcase_add_test(breakdown, test_breakdown_fixed_seeds);
     suite_add_tcase(s, breakdown);
     return s;
