@@ -2194,14 +2194,15 @@ next:
         CASE(REPEAT_NEXT)
         {
             int16_t off = (int16_t)READ_U16();
-            a = PEEK(0);
-            if (a.type == V_INT) { /* the usual count: no fractions to floor */
-                if (a.num < 1)
+            value *count = &v->sp[-1];
+            if (__builtin_expect(count->type == V_INT, 1)) { /* the usual count: no fractions to floor */
+                if (count->num < 1)
                     ip += off;
                 else
-                    v->sp[-1].num--;
+                    count->num--;
                 NEXT;
             }
+            a = *count;
             if (!is_num(a)) {
                 vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
                 goto fail;
