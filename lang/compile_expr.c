@@ -818,45 +818,31 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
                 return -1; /* compiled the usual way, which reports it */
         }
     }
-    dx.plain = true;
-    for (int i = 0; i < n; i++) {
-        const dice *d = &dx.terms[i].d;
-        if (!dx.terms[i].is_constant)
-            dx.plain_faces += (uint32_t)d->count;
-        dx.plain &= dx.terms[i].is_constant || dice_is_plain(d);
-    }
-    dx.plain &= dx.plain_faces <= DEXPR_PLAIN_MAX_FACES;
-    dx.plain_single = -1;
-    bool single = dx.plain && dice_terms == 1;
-    for (int i = 0; i < n && single; i++) {
-        const dterm *t = &dx.terms[i];
-        if (!t->is_constant)
-            dx.plain_single = (int8_t)(t->sign > 0 ? i : -1);
-        else if (t->sign > 0)
-            single = !__builtin_add_overflow(dx.plain_offset, t->constant, &dx.plain_offset);
-        else
-            single = !__builtin_sub_overflow(dx.plain_offset, t->constant, &dx.plain_offset);
-    }
-    if (!single)
-        dx.plain_single = -1;
-    /* packed: 32 bits of faces, and constants that leave room for any
-       sum of 64 faces (each below 2^31) */
-    uint32_t face_bits = 0;
+    /* packed (see dexpr): plain dice, at most DICE_PACKED_MAX of them and
+       32 bits of faces, and constants that leave room for any sum of them */
+    bool plain = true;
+    uint32_t faces = 0, face_bits = 0;
     int64_t constants = 0;
-    dx.packed = dx.plain;
-    for (int i = 0; i < n && dx.packed; i++) {
+    int8_t pool = -1;
+    for (int i = 0; i < n && plain; i++) {
         const dterm *t = &dx.terms[i];
-        if (!t->is_constant)
+        if (!t->is_constant) {
+            plain = dice_is_plain(&t->d);
+            faces += (uint32_t)t->d.count;
             face_bits += (uint32_t)t->d.count * dice_face_bits(t->d.sides);
-        else if (t->constant == INT64_MIN ||
-                 __builtin_add_overflow(constants, t->sign > 0 ? t->constant : -t->constant, &constants))
-            dx.packed = false;
+            pool = (int8_t)(t->sign > 0 ? i : -1);
+        } else if (t->constant == INT64_MIN ||
+                   __builtin_add_overflow(constants, t->sign > 0 ? t->constant : -t->constant, &constants)) {
+            plain = false;
+        }
     }
-    dx.packed &=
-        face_bits <= 32 && dx.plain_faces <= DICE_PACKED_MAX && constants > INT64_MIN / 2 && constants < INT64_MAX / 2;
-    if (dx.packed && dx.plain_single >= 0 && dx.terms[dx.plain_single].d.count == 1)
+    dx.packed =
+        plain && faces <= DICE_PACKED_MAX && face_bits <= 32 && constants > INT64_MIN / 2 && constants < INT64_MAX / 2;
+    dx.plain_single = dx.packed && dice_terms == 1 ? pool : -1;
+    dx.plain_offset = constants;
+    if (dx.plain_single >= 0 && dx.terms[dx.plain_single].d.count == 1)
         dx.packed_die = dx.terms[dx.plain_single].d.sides;
-    else if (dx.packed && dx.plain_single >= 0)
+    else if (dx.plain_single >= 0)
         dice_plan_packed(&dx.terms[dx.plain_single].d, &dx.packed_plan);
     int id = program_add_dice(cc->p, &dx);
     if (id < 0)

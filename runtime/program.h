@@ -15,7 +15,6 @@
 /* A dice expression: a signed sum of dice terms and constants, small and
  * fixed-size so that building and rolling one never allocates. */
 #define DEXPR_MAX_TERMS 8
-#define DEXPR_PLAIN_MAX_FACES 64 /* a plain sum rolls at most this many dice */
 typedef struct dterm {
     dice d;
     int32_t sign;  /* +1 or -1 */
@@ -26,20 +25,17 @@ typedef struct dterm {
 typedef struct dexpr {
     uint8_t nterms;
     /* Set by the compiler on the program's literal sums whose dice are all
-     * plain (count, sides and keep/drop only, each term once) and few
-     * (plain_faces faces in all, at most DEXPR_PLAIN_MAX_FACES): they roll
-     * by a short path. False anywhere else. */
-    bool plain;
-    uint32_t plain_faces;
-    /* and when such a sum has one dice term, added, and constants: that
-     * term's index and the constants' sum, so that it rolls as one pool
-     * and one addition; -1 otherwise */
+     * plain (count, sides and keep/drop only, each term once), few (at most
+     * DICE_PACKED_MAX) and small (their faces, each less one in
+     * dice_face_bits of its die, fit in 32 bits), and whose constants are
+     * far from overflowing: a roll of it keeps its faces in its own value
+     * (see ROLL_PACKED in vm.c). Read only where the program's own
+     * expression is rolled (ROLL_CONST). */
+    bool packed;
+    /* and when that packed sum has one dice term, added, and constants:
+     * that term's index (else -1), and the constants' sum */
     int8_t plain_single;
     int64_t plain_offset;
-    /* and when such a sum's faces, each less one in dice_face_bits of its
-     * die, fit in 32 bits, and its constants are far from overflowing: a
-     * roll of it keeps its faces in its own value (see vm.c) */
-    bool packed;
     /* and when that packed sum is one die and constants (`d20 + 5`): the
      * die's sides, so that it rolls with no look at its terms; else 0 */
     int32_t packed_die;

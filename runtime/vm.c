@@ -720,11 +720,6 @@ static bool dice_scale(vm *v, value d, int64_t k, span at, value *out)
     if (!src)
         return vm_error(v, at, "invalid dice");
     dexpr r = *src;
-    r.plain = false; /* no longer the program's literal */
-    r.plain_single = -1;
-    r.packed = false;
-    r.packed_die = 0;
-    r.packed_plan.count = 0;
     for (int t = 0; t < r.nterms; t++) {
         int64_t times;
         if (__builtin_mul_overflow((int64_t)r.terms[t].times, k, &times) || times > INT32_MAX || times < INT32_MIN)
@@ -819,8 +814,10 @@ static void grow_ring(vm *v)
     v->roll_ring = cap;
 }
 
-/* The next record of the ring, for roll number ++roll_seq. */
-static inline roll_record *next_record(vm *v, int32_t program_expr, int check, int nextra, bool replay)
+/* The record of roll number ++roll_seq, whose faces take up to `need`
+ * places: they are contiguous, so the ring of faces wraps to its start
+ * when they would not fit before its end. */
+static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
 {
     uint64_t seq = ++v->roll_seq;
     if (seq == v->roll_ring && v->roll_ring < VM_ROLL_RING)
@@ -830,16 +827,6 @@ static inline roll_record *next_record(vm *v, int32_t program_expr, int check, i
     rec->program_expr = program_expr;
     rec->check = check;
     rec->nextra = (uint8_t)nextra;
-    rec->replay = replay;
-    return rec;
-}
-
-/* The record of a new roll whose faces take up to `need` places: they are
- * contiguous, so the ring of faces wraps to its start when they would not
- * fit before its end. */
-static roll_record *new_record(vm *v, int32_t program_expr, int check, int nextra, size_t need)
-{
-    roll_record *rec = next_record(v, program_expr, check, nextra, false);
     if (v->face_pos % VM_FACE_RING + need > VM_FACE_RING)
         v->face_pos += VM_FACE_RING - v->face_pos % VM_FACE_RING;
     rec->face_pos = v->face_pos;
@@ -860,67 +847,21 @@ static value roll_value(const roll_record *rec, int natural)
                    .num = rec->total};
 }
 
-/* A plain pool into faces: its total; *first, if still 0, becomes the
- * first die it keeps (the roll's natural die). */
-static inline int64_t roll_pool(const dice *pool, rng *g, dice_face *faces, int *first)
-{
-    int64_t total = dice_roll_plain(pool, g, faces);
-    for (int32_t i = 0; i < pool->count && !*first; i++)
-        *first = faces[i].flags & DICE_FACE_DROPPED ? 0 : faces[i].value;
-    return total;
-}
-
-/* Rolls a plain dexpr (its dice plain pools, d->plain_faces faces in all)
- * from g into faces; returns the total and sets *natural to the first die
- * kept. A roll and its replay both come here, so that they agree. */
-__attribute__((always_inline)) static inline int64_t plain_roll(const dexpr *d, rng *g, dice_face *faces, int *natural,
-                                                                bool *overflow)
+/* A packed sum of several terms (its dice plain pools) rolled into faces,
+ * in term order; returns the total. */
+static int64_t roll_plain_terms(const dexpr *d, rng *g, dice_face *faces)
 {
     int64_t total = 0;
-    int first = 0;
     for (int t = 0; t < d->nterms; t++) {
         const dterm *term = &d->terms[t];
         int64_t part = term->constant;
-        if (!term->is_constant && term->d.count == 1) { /* d20: one face, nothing to keep or drop */
-            part = 1 + (int64_t)rng_below(g, (uint64_t)term->d.sides);
-            faces[0] = (dice_face){.value = (int32_t)part, .flags = 0};
-            first = first ? first : (int)part;
-            faces++;
-        } else if (!term->is_constant) {
-            part = roll_pool(&term->d, g, faces, &first);
+        if (!term->is_constant) {
+            part = dice_roll_plain(&term->d, g, faces);
             faces += term->d.count;
         }
-        *overflow |= __builtin_add_overflow(total, term->sign < 0 ? -part : part, &total);
+        total += term->sign < 0 ? -part : part; /* the compiler has ruled out overflow */
     }
-    *natural = first;
     return total;
-}
-
-/* The program's plain literal sums (`d20 + 5`, `4d6kh3`): a record that
- * keeps the generator's state instead of the faces (see roll_record). */
-__attribute__((always_inline)) static inline bool roll_plain(vm *v, const dexpr *d, int32_t program_expr,
-                                                             const span *at, value *out)
-{
-    roll_record *rec = next_record(v, program_expr, -1, 0, true);
-    rng_copy_state(rec->rng_before, v->rng.s);
-    int natural;
-    bool overflow = false;
-    int64_t total;
-    const dice *pool = d->plain_single >= 0 ? &d->terms[d->plain_single].d : NULL;
-    if (pool) { /* one pool plus a number */
-        dice_face faces[DEXPR_PLAIN_MAX_FACES];
-        natural = 0;
-        total = roll_pool(pool, &v->rng, faces, &natural);
-        overflow = __builtin_add_overflow(total, d->plain_offset, &total);
-    } else {
-        dice_face faces[DEXPR_PLAIN_MAX_FACES];
-        total = plain_roll(d, &v->rng, faces, &natural, &overflow);
-    }
-    rec->total = total;
-    if (overflow)
-        return vm_error(v, *at, "roll total overflows");
-    *out = roll_value(rec, natural);
-    return true;
 }
 
 /* A packed roll (a roll of a dexpr marked packed) keeps no record: its
@@ -977,10 +918,8 @@ static __attribute__((noinline)) value roll_packed_pools(vm *v, const dexpr *d, 
         rolled = dice_roll_packed(&d->terms[d->plain_single].d, &v->rng);
         rolled.total += d->plain_offset;
     } else { /* its constants are terms of its own */
-        dice_face faces[DEXPR_PLAIN_MAX_FACES];
-        int natural;
-        bool overflow = false;
-        rolled.total = plain_roll(d, &v->rng, faces, &natural, &overflow);
+        dice_face faces[DICE_PACKED_MAX];
+        rolled.total = roll_plain_terms(d, &v->rng, faces);
         rolled.faces = pack_faces(d, faces);
     }
     return (value){
@@ -993,16 +932,13 @@ static __attribute__((noinline)) bool roll_program_slow(vm *v, uint16_t index, c
 {
     if (index >= v->p->ndice)
         return vm_error(v, *at, "invalid dice");
-    const dexpr *d = &v->p->dice[index];
-    if (d->plain && v->rolls && !v->force_face && !v->rng.oracle)
-        return roll_plain(v, d, index, at, out);
-    return roll_into(v, d, index, NULL, 0, -1, *at, out);
+    return roll_into(v, &v->p->dice[index], index, NULL, 0, -1, *at, out);
 }
 
 /* `roll d20 + 5` with constant terms: the program's expression, when it
  * is packed, rolled into *out; false when it is not (or a die the player
- * rolled, or an oracle's draws, are waiting: those are neither packed nor
- * replayed), for roll_program_slow. The compiler has seen to it that a
+ * rolled, or an oracle's draws, are waiting: those are kept in the ring),
+ * for roll_program_slow. The compiler has seen to it that a
  * packed total cannot overflow. */
 static inline bool roll_packed(vm *v, uint16_t index, value *out)
 {
@@ -1024,15 +960,13 @@ static inline bool roll_packed(vm *v, uint16_t index, value *out)
     return true;
 }
 
-static const dice_face *record_faces(const vm *v, const roll_record *rec, dice_face *scratch,
-                                     uint16_t counts[DEXPR_MAX_TERMS]);
 static const dexpr *record_expr(const vm *v, const roll_record *rec);
 static const roll_record *roll_of(const vm *v, value r);
 
 /* The faces of roll r in term order, how many each term showed, and the
  * expression rolled; NULL when it shows none (a number rolled, or a
  * record the ring has since overwritten). */
-static const dice_face *roll_faces(const vm *v, value r, dice_face scratch[DEXPR_PLAIN_MAX_FACES],
+static const dice_face *roll_faces(const vm *v, value r, dice_face scratch[DICE_PACKED_MAX],
                                    uint16_t counts[DEXPR_MAX_TERMS], const dexpr **rolled)
 {
     if (r.home == ROLL_PACKED) {
@@ -1046,7 +980,8 @@ static const dice_face *roll_faces(const vm *v, value r, dice_face scratch[DEXPR
     if (!rec)
         return NULL;
     *rolled = record_expr(v, rec);
-    return record_faces(v, rec, scratch, counts);
+    memcpy(counts, rec->term_faces, sizeof rec->term_faces);
+    return v->faces + rec->face_start;
 }
 
 int vm_roll_natural(const vm *v, value r)
@@ -1055,7 +990,7 @@ int vm_roll_natural(const vm *v, value r)
         return 0;
     if (r.home != ROLL_PACKED)
         return r.aux;
-    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    dice_face scratch[DICE_PACKED_MAX];
     uint16_t counts[DEXPR_MAX_TERMS];
     const dexpr *rolled;
     const dice_face *faces = roll_faces(v, r, scratch, counts, &rolled);
@@ -1073,27 +1008,6 @@ static const dexpr *record_expr(const vm *v, const roll_record *rec)
 {
     return rec->program_expr >= 0 ? &v->p->dice[rec->program_expr]
                                   : &v->roll_details[rec->seq & (v->roll_ring - 1)].expr;
-}
-
-/* The faces of a recorded roll in term order, and how many each term
- * showed: in the face ring, or for a replayed roll rolled again into
- * scratch (DEXPR_PLAIN_MAX_FACES places) from the state the roll started from. */
-static const dice_face *record_faces(const vm *v, const roll_record *rec, dice_face *scratch,
-                                     uint16_t counts[DEXPR_MAX_TERMS])
-{
-    if (!rec->replay) {
-        memcpy(counts, rec->term_faces, sizeof rec->term_faces);
-        return v->faces + rec->face_start;
-    }
-    const dexpr *d = record_expr(v, rec);
-    rng g = {.oracle = NULL};
-    memcpy(g.s, rec->rng_before, sizeof g.s);
-    int natural;
-    bool overflow = false;
-    plain_roll(d, &g, scratch, &natural, &overflow);
-    for (int t = 0; t < DEXPR_MAX_TERMS; t++)
-        counts[t] = t < d->nterms && !d->terms[t].is_constant ? (uint16_t)d->terms[t].d.count : 0;
-    return scratch;
 }
 
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
@@ -1191,7 +1105,7 @@ static const roll_record *roll_of(const vm *v, value r)
     const roll_record *rec = &v->rolls[bits & (v->roll_ring - 1)];
     if ((rec->seq & 0x7fffff) != bits || rec->seq == 0)
         return NULL;
-    if (!rec->replay && v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
+    if (v->face_pos - rec->face_pos > VM_FACE_RING) /* its faces were overwritten */
         return NULL;
     return rec;
 }
@@ -1405,7 +1319,7 @@ static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char 
         return vm_error(v, at, "a roll has no member '%s'", name);
     value items[256];
     size_t n = 0;
-    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    dice_face scratch[DICE_PACKED_MAX];
     uint16_t counts[DEXPR_MAX_TERMS];
     const dexpr *rolled;
     const dice_face *faces = roll_faces(v, roll, scratch, counts, &rolled);
@@ -1418,7 +1332,7 @@ static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char 
 
 size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
 {
-    dice_face scratch[DEXPR_PLAIN_MAX_FACES];
+    dice_face scratch[DICE_PACKED_MAX];
     uint16_t counts[DEXPR_MAX_TERMS];
     const dexpr *rolled;
     const dice_face *faces = roll_faces(v, x, scratch, counts, &rolled);

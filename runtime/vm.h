@@ -95,25 +95,16 @@ typedef struct roll_extra {
  * writes a fresh one each time; the bulky parts, which most rolls do not
  * need, live in a roll_detail at the same place of a parallel ring. The
  * program's small plain sums (`d20 + 5`, `4d6kh3`) write no record: their
- * faces fit in the roll's value (see ROLL_PACKED in vm.c). A bigger plain
- * sum keeps no faces: it keeps the generator's state before it, and its
- * faces are rolled again when they are asked for (explain, `.faces`),
- * which costs nothing until then and never goes stale. */
+ * faces fit in the roll's value (see ROLL_PACKED in vm.c). */
 typedef struct roll_record {
-    uint64_t seq; /* which roll this record holds */
-    union {
-        struct {                 /* !replay: the faces are in the face ring */
-            uint64_t face_pos;   /* faces written before this roll's first face */
-            uint32_t face_start; /* where its first face is */
-            uint16_t term_faces[DEXPR_MAX_TERMS];
-        };
-        uint64_t rng_before[4]; /* replay: the generator's state before the roll */
-    };
+    uint64_t seq;        /* which roll this record holds */
+    uint64_t face_pos;   /* faces written before this roll's first face */
+    uint32_t face_start; /* where its first face is */
+    uint16_t term_faces[DEXPR_MAX_TERMS];
     int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr]; else in the detail */
     int32_t check;        /* the check it was for, or -1 */
     int64_t total;
     uint8_t nextra;
-    bool replay;
 } roll_record;
 
 typedef struct roll_detail {

@@ -179,15 +179,14 @@ START_TEST(test_roll_records_kept)
 }
 END_TEST
 
-START_TEST(test_replayed_rolls_match_kept_faces)
+START_TEST(test_packed_rolls_match_kept_faces)
 {
     /* A roll of the program's plain dice keeps its faces packed in its
-       value (up to 32 bits of them) or else the generator's state, to roll
-       them again when they are asked for; with a variable in the sum, the
-       faces are kept in the ring as they are rolled. From the same seed
-       all must show the same breakdown, faces and natural die: one die,
-       one pool dropping one (from the top or the bottom) or more, several
-       pools, a subtraction; then sums too big to pack. */
+       value (up to 32 bits of them); with a variable in the sum, or too
+       big to pack, the faces are kept in the ring as they are rolled. From
+       the same seed all must show the same breakdown, faces and natural
+       die: one die, one pool dropping one (from the top or the bottom) or
+       more, several pools, a subtraction; then sums too big to pack. */
     static const char *const sums[][2] = {
         {"d20 + 2", "d20 + k"},       {"4d6kh3 + 2", "4d6kh3 + k"},           {"4d6dh1 + 2", "4d6dh1 + k"},
         {"5d6kl2 + 2", "5d6kl2 + k"}, {"4d6kh3 + d8 + 2", "4d6kh3 + d8 + k"}, {"2d20kl1 - 2", "2d20kl1 - k"},
@@ -503,7 +502,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_string_equality);
     tcase_add_test(c, test_stat_defaults_follow_modifiers);
     tcase_add_test(c, test_roll_records_kept);
-    tcase_add_test(c, test_replayed_rolls_match_kept_faces);
+    tcase_add_test(c, test_packed_rolls_match_kept_faces);
     tcase_add_test(c, test_fail_statement);
     tcase_add_test(c, test_runtime_error_location);
     tcase_add_test(c, test_vm_call_formula);
