@@ -1635,9 +1635,11 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
 
 #define READ_U8() (*ip++)
 #define READ_U16() (ip += 2, (uint16_t)(ip[-2] | ip[-1] << 8))
-#define PUSH(x) (*v->sp++ = (x))
-#define POP() (*--v->sp)
-#define PEEK(n) (v->sp[-1 - (n)])
+/* SP is the stack top: v->sp, except in run()'s first instructions */
+#define SP v->sp
+#define PUSH(x) (*SP++ = (x))
+#define POP() (*--SP)
+#define PEEK(n) (SP[-1 - (n)])
 
 static span op_span(const frame *f, const uint8_t *ip)
 {
@@ -1680,6 +1682,9 @@ static bool run(vm *v, int stop)
     /* the running frame's ip lives here; its frame has it only while
        another frame runs above it */
     const uint8_t *ip = f->ip, *op_ip;
+    /* the stack top of the instructions that call nothing that uses it:
+       kept in a register, not reloaded from v->sp by each of them */
+    value *sp;
     value a, b, r;
     int cmp;
 
@@ -1689,14 +1694,17 @@ static bool run(vm *v, int stop)
 #include "runtime/opcodes.def"
 #undef OP
     };
-#define CASE(name) op_##name:
-#define NEXT goto next
+#define LABEL(name) op_##name:
 #define DISPATCH() goto *dispatch[*ip++];
 #else
-#define CASE(name) case OP_##name:
-#define NEXT goto next
+#define LABEL(name) case OP_##name:
 #define DISPATCH() switch ((opcode)*ip++)
 #endif
+#undef SP
+#define SP sp
+#define FAILED fail_sync
+#define CASE(name) LABEL(name)
+#define NEXT goto next
 #define HERE op_span(f, op_ip)
 /* the same as a pointer, for a call that needs it only on an error */
 #define HERE_AT (&f->c->spans[op_ip - f->c->code])
@@ -1721,12 +1729,14 @@ static bool run(vm *v, int stop)
         else                                                 \
             FAIL_IF(!do_compare(v, a, b, HERE, &cmp));       \
     } while (0)
-#define FAIL_IF(cond)  \
-    do {               \
-        if (cond)      \
-            goto fail; \
+#define FAIL_IF(cond)    \
+    do {                 \
+        if (cond)        \
+            goto FAILED; \
     } while (0)
 
+next_reload:
+    sp = v->sp;
 next:
     /* the one check per instruction: an error empties the budget too,
        and a signed count lets the decrement's sign be the test */
@@ -1735,6 +1745,11 @@ next:
     op_ip = ip;
     DISPATCH()
     {
+        /* These first instructions call nothing that reads or moves the
+           stack, so its top stays in sp, a register, rather than going
+           through v->sp in memory at every push and pop (what makes a
+           loop of rolls wait on its own stores); an error leaves by
+           fail_sync, which writes it back. */
         CASE(CONST)
         {
             PUSH(f->c->consts[READ_U16()]);
@@ -1757,7 +1772,7 @@ next:
         }
         CASE(POP)
         {
-            v->sp--;
+            SP--;
             NEXT;
         }
         CASE(DUP)
@@ -1782,6 +1797,88 @@ next:
             PUSH(g < v->globals_cap ? v->globals[g] : value_nil());
             NEXT;
         }
+        CASE(SELF)
+        {
+            PUSH(f->self >= 0 ? value_ref(V_CREATURE, 0, f->self) : value_nil());
+            NEXT;
+        }
+        CASE(JUMP)
+        {
+            int16_t off = (int16_t)READ_U16();
+            ip += off;
+            NEXT;
+        }
+        CASE(JUMP_IF_FALSE)
+        {
+            int16_t off = (int16_t)READ_U16();
+            if (!value_truthy(POP()))
+                ip += off;
+            NEXT;
+        }
+        CASE(AND_JUMP)
+        {
+            int16_t off = (int16_t)READ_U16();
+            if (!value_truthy(PEEK(0))) {
+                SP[-1] = value_bool(false);
+                ip += off;
+            } else
+                SP--;
+            NEXT;
+        }
+        CASE(OR_JUMP)
+        {
+            int16_t off = (int16_t)READ_U16();
+            if (value_truthy(PEEK(0))) {
+                SP[-1] = value_bool(true);
+                ip += off;
+            } else
+                SP--;
+            NEXT;
+        }
+        CASE(REPEAT_NEXT)
+        {
+            int16_t off = (int16_t)READ_U16();
+            value *count = &SP[-1];
+            if (__builtin_expect(count->type == V_INT, 1)) { /* the usual count: no fractions to floor */
+                if (count->num < 1)
+                    ip += off;
+                else
+                    count->num--;
+                NEXT;
+            }
+            a = *count;
+            if (!is_num(a)) {
+                vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
+                goto fail_sync;
+            }
+            if (value_floor(value_as_frac(a)) < 1) {
+                ip += off;
+                NEXT;
+            }
+            SP[-1] = value_int(value_floor(value_as_frac(a)) - 1);
+            NEXT;
+        }
+        CASE(ROLL_CONST)
+        {
+            /* straight into its stack slot: a copy through r would reload
+               the fresh 16 bytes before the stores that wrote them retire */
+            uint16_t index = READ_U16();
+            if (__builtin_expect(!roll_packed(v, index, SP), 0))
+                FAIL_IF(!roll_program_slow(v, index, HERE_AT, SP));
+            SP++;
+            NEXT;
+        }
+        /* From here on the stack top is v->sp: these instructions call
+           out, and what they call pushes and pops there too. Each stores
+           sp on entry, and NEXT reloads it. */
+#undef SP
+#undef FAILED
+#undef CASE
+#undef NEXT
+#define SP v->sp
+#define FAILED fail
+#define CASE(name) LABEL(name) v->sp = sp;
+#define NEXT goto next_reload
         CASE(SET_GLOBAL)
         {
             uint16_t g = READ_U16();
@@ -1796,11 +1893,6 @@ next:
             value kept;
             FAIL_IF(!vm_keep(v, POP(), HERE, &kept));
             v->globals[g] = kept;
-            NEXT;
-        }
-        CASE(SELF)
-        {
-            PUSH(f->self >= 0 ? value_ref(V_CREATURE, 0, f->self) : value_nil());
             NEXT;
         }
         CASE(GET_STAT)
@@ -2039,52 +2131,9 @@ next:
         {
             int n = READ_U8();
             unsigned negative = READ_U8();
-            FAIL_IF(!roll_sum(v, v->sp - n, n, negative, HERE, &r));
-            v->sp -= n;
+            FAIL_IF(!roll_sum(v, SP - n, n, negative, HERE, &r));
+            SP -= n;
             PUSH(r);
-            NEXT;
-        }
-        CASE(ROLL_CONST)
-        {
-            /* straight into its stack slot: a copy through r would reload
-               the fresh 16 bytes before the stores that wrote them retire */
-            uint16_t index = READ_U16();
-            if (__builtin_expect(!roll_packed(v, index, v->sp), 0))
-                FAIL_IF(!roll_program_slow(v, index, HERE_AT, v->sp));
-            v->sp++;
-            NEXT;
-        }
-        CASE(JUMP)
-        {
-            int16_t off = (int16_t)READ_U16();
-            ip += off;
-            NEXT;
-        }
-        CASE(JUMP_IF_FALSE)
-        {
-            int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(POP()))
-                ip += off;
-            NEXT;
-        }
-        CASE(AND_JUMP)
-        {
-            int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(PEEK(0))) {
-                v->sp[-1] = value_bool(false);
-                ip += off;
-            } else
-                v->sp--;
-            NEXT;
-        }
-        CASE(OR_JUMP)
-        {
-            int16_t off = (int16_t)READ_U16();
-            if (value_truthy(PEEK(0))) {
-                v->sp[-1] = value_bool(true);
-                ip += off;
-            } else
-                v->sp--;
             NEXT;
         }
         CASE(ITER_NEXT)
@@ -2101,39 +2150,16 @@ next:
                 ip += off;
                 NEXT;
             }
-            v->sp[-1].num++;
+            SP[-1].num++;
             PUSH(items[index.num]);
-            NEXT;
-        }
-        CASE(REPEAT_NEXT)
-        {
-            int16_t off = (int16_t)READ_U16();
-            value *count = &v->sp[-1];
-            if (__builtin_expect(count->type == V_INT, 1)) { /* the usual count: no fractions to floor */
-                if (count->num < 1)
-                    ip += off;
-                else
-                    count->num--;
-                NEXT;
-            }
-            a = *count;
-            if (!is_num(a)) {
-                vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
-                goto fail;
-            }
-            if (value_floor(value_as_frac(a)) < 1) {
-                ip += off;
-                NEXT;
-            }
-            v->sp[-1] = value_int(value_floor(value_as_frac(a)) - 1);
             NEXT;
         }
         CASE(CALL_BUILTIN)
         {
             int id = READ_U8(), argc = READ_U8();
-            value *args = v->sp - argc;
+            value *args = SP - argc;
             FAIL_IF(!builtin_call(v, id, args, argc, HERE, &r));
-            v->sp -= argc;
+            SP -= argc;
             PUSH(r);
             NEXT;
         }
@@ -2154,7 +2180,7 @@ next:
         CASE(RETURN)
         {
             r = POP();
-            v->sp = f->base;
+            SP = f->base;
             v->nframes--;
             PUSH(r);
             if (v->nframes == stop)
@@ -2166,8 +2192,8 @@ next:
         CASE(LIST)
         {
             int n = READ_U8();
-            FAIL_IF(!vm_make_list(v, v->sp - n, (size_t)n, HERE, &r));
-            v->sp -= n;
+            FAIL_IF(!vm_make_list(v, SP - n, (size_t)n, HERE, &r));
+            SP -= n;
             PUSH(r);
             NEXT;
         }
@@ -2180,9 +2206,9 @@ next:
                 if (i && at < sizeof line)
                     at += (size_t)snprintf(line + at, sizeof line - at, " ");
                 if (at < sizeof line)
-                    at += vm_format(v, v->sp[i - n], line + at, sizeof line - at);
+                    at += vm_format(v, SP[i - n], line + at, sizeof line - at);
             }
-            v->sp -= n;
+            SP -= n;
             if (v->cb.quiet) {
                 if (v->print)
                     v->print(v->print_user, line); /* quiet keeps what the rules print */
@@ -2196,8 +2222,8 @@ next:
             int event = READ_U16(), argc = READ_U8();
             value args[32];
             int n = argc > 32 ? 32 : argc;
-            memcpy(args, v->sp - argc, (size_t)n * sizeof(value));
-            v->sp -= argc;
+            memcpy(args, SP - argc, (size_t)n * sizeof(value));
+            SP -= argc;
             FAIL_IF(!events_emit(v, event, args, n, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
@@ -2233,8 +2259,8 @@ next:
                 vm_error(v, HERE, "too many arguments (limit is 32)");
                 goto fail;
             }
-            memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
-            v->sp -= argc;
+            memcpy(args, SP - argc, (size_t)argc * sizeof(value));
+            SP -= argc;
             a = POP();
             if (a.type != V_CREATURE) {
                 vm_error(v, HERE, "only a creature takes actions, not %s", value_type_name(a.type));
@@ -2254,8 +2280,8 @@ next:
                 vm_error(v, HERE, "too many arguments (limit is %d)", CHECK_MAX_PARAMS);
                 goto fail;
             }
-            memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
-            v->sp -= argc;
+            memcpy(args, SP - argc, (size_t)argc * sizeof(value));
+            SP -= argc;
             FAIL_IF(!checks_roll(v, check, args, argc, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
@@ -2304,6 +2330,8 @@ out_of_steps:
     if (!v->failed)
         vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
                  v->limits.steps);
+fail_sync:
+    v->sp = sp;
 fail:
     /* unwind this run's frames; the caller reports the error */
     if (v->nframes > stop) {
@@ -2311,6 +2339,11 @@ fail:
         v->nframes = stop;
     }
     return false;
+#undef SP
+#undef FAILED
+#undef CASE
+#undef NEXT
+#define SP v->sp
 }
 
 bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value *result)
