@@ -1702,7 +1702,6 @@ static bool run(vm *v, int stop)
 #endif
 #undef SP
 #define SP sp
-#define FAILED fail_sync
 #define CASE(name) LABEL(name)
 #define NEXT goto next
 #define HERE op_span(f, op_ip)
@@ -1729,10 +1728,10 @@ static bool run(vm *v, int stop)
         else                                                 \
             FAIL_IF(!do_compare(v, a, b, HERE, &cmp));       \
     } while (0)
-#define FAIL_IF(cond)    \
-    do {                 \
-        if (cond)        \
-            goto FAILED; \
+#define FAIL_IF(cond)  \
+    do {               \
+        if (cond)      \
+            goto fail; \
     } while (0)
 
 next_reload:
@@ -1748,8 +1747,8 @@ next:
         /* These first instructions call nothing that reads or moves the
            stack, so its top stays in sp, a register, rather than going
            through v->sp in memory at every push and pop (what makes a
-           loop of rolls wait on its own stores); an error leaves by
-           fail_sync, which writes it back. */
+           loop of rolls wait on its own stores). An error needs no
+           write-back: fail sets the stack top from the frames. */
         CASE(CONST)
         {
             PUSH(f->c->consts[READ_U16()]);
@@ -1849,7 +1848,7 @@ next:
             a = *count;
             if (!is_num(a)) {
                 vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
-                goto fail_sync;
+                goto fail;
             }
             if (value_floor(value_as_frac(a)) < 1) {
                 ip += off;
@@ -1872,11 +1871,9 @@ next:
            out, and what they call pushes and pops there too. Each stores
            sp on entry, and NEXT reloads it. */
 #undef SP
-#undef FAILED
 #undef CASE
 #undef NEXT
 #define SP v->sp
-#define FAILED fail
 #define CASE(name) LABEL(name) v->sp = sp;
 #define NEXT goto next_reload
         CASE(SET_GLOBAL)
@@ -2330,17 +2327,16 @@ out_of_steps:
     if (!v->failed)
         vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
                  v->limits.steps);
-fail_sync:
-    v->sp = sp;
 fail:
-    /* unwind this run's frames; the caller reports the error */
+    /* unwind this run's frames (there is always one: the stack top is
+       set from it, whichever of v->sp and sp was current); the caller
+       reports the error */
     if (v->nframes > stop) {
         v->sp = v->frames[stop].base;
         v->nframes = stop;
     }
     return false;
 #undef SP
-#undef FAILED
 #undef CASE
 #undef NEXT
 #define SP v->sp

@@ -266,6 +266,32 @@ START_TEST(test_step_limit)
 }
 END_TEST
 
+START_TEST(test_error_in_a_call_unwinds_the_stack)
+{
+    /* run() keeps the stack top in a register for the instructions that
+       call nothing (repeat, jumps, constants); an error in one of them,
+       two calls deep with values of the caller below, still leaves the
+       stack and the frames as they were before the command */
+    const char *bad_count = "procedure f(x) { repeat x { } }\nprocedure g(x) { return 7 + f(x) }\n"
+                            "print 1, 2, g(true)\n";
+    run *r = expect_error(bad_count, "'repeat' needs a count", NULL);
+    ck_assert_ptr_eq(r->v->sp, r->v->stack);
+    ck_assert_int_eq(r->v->nframes, 0);
+    finish(r);
+    vm_limits lim = vm_default_limits;
+    lim.steps = 1000;
+    r = expect_error("procedure f() { repeat 1000000000 { } }\nprint 1, 2, [3, f()]\n", "step limit", &lim);
+    ck_assert_ptr_eq(r->v->sp, r->v->stack);
+    ck_assert_int_eq(r->v->nframes, 0);
+    finish(r);
+    /* and what the fast instructions leave, the others see: a procedure
+       that loops, then calls out, then loops, on top of a caller's values */
+    expect_output("procedure h(n) { let t = 0\n repeat n { t += 1 }\n let m = max(t, 2)\n repeat m { t += 1 }\n"
+                  " return t }\nprint 1, [h(3), h(0)], 2\n",
+                  "1 [6, 2] 2\n");
+}
+END_TEST
+
 START_TEST(test_error_stops_later_commands)
 {
     run *r = start("print 1\nprint 1 / 0\nprint 2\n", 1, NULL);
@@ -495,6 +521,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_procedures);
     tcase_add_test(c, test_recursion_limit);
     tcase_add_test(c, test_step_limit);
+    tcase_add_test(c, test_error_in_a_call_unwinds_the_stack);
     tcase_add_test(c, test_error_stops_later_commands);
     tcase_add_test(c, test_loops);
     tcase_add_test(c, test_for_over_interval);
