@@ -1814,26 +1814,22 @@ next:
                 ip += off;
             NEXT;
         }
-        CASE(AND_JUMP)
-        {
-            int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(PEEK(0))) {
-                SP[-1] = value_bool(false);
-                ip += off;
-            } else
-                SP--;
-            NEXT;
-        }
-        CASE(OR_JUMP)
-        {
-            int16_t off = (int16_t)READ_U16();
-            if (value_truthy(PEEK(0))) {
-                SP[-1] = value_bool(true);
-                ip += off;
-            } else
-                SP--;
-            NEXT;
-        }
+/* `and` stops at a false left side, `or` at a true one: that side,
+   as a boolean, is the result; else it goes and the right side follows */
+#define SHORT_CIRCUIT(stop_at)                    \
+    {                                             \
+        int16_t off = (int16_t)READ_U16();        \
+        if (value_truthy(PEEK(0)) == (stop_at)) { \
+            SP[-1] = value_bool(stop_at);         \
+            ip += off;                            \
+        } else                                    \
+            SP--;                                 \
+        NEXT;                                     \
+    }
+        // clang-format off
+        CASE(AND_JUMP) SHORT_CIRCUIT(false);
+        CASE(OR_JUMP) SHORT_CIRCUIT(true);
+        // clang-format on
         CASE(REPEAT_NEXT)
         {
             int16_t off = (int16_t)READ_U16();
