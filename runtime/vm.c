@@ -1681,6 +1681,9 @@ static bool run(vm *v, int stop)
     frame *f = &v->frames[v->nframes - 1];
     /* the running frame's ip lives here; its frame has it only while
        another frame runs above it */
+    /* op_ip: where the running instruction began, for its errors' spans;
+       set by the instructions that call out, and by the others only on
+       their way to an error, so that the loop need not hold it */
     const uint8_t *ip = f->ip, *op_ip;
     /* the stack top of the instructions that call nothing that uses it:
        kept in a register, not reloaded from v->sp by each of them */
@@ -1741,7 +1744,6 @@ next:
        and a signed count lets the decrement's sign be the test */
     if (__builtin_expect(--v->steps_left < 0, 0))
         goto out_of_steps;
-    op_ip = ip;
     DISPATCH()
     {
         /* These first instructions call nothing that reads or moves the
@@ -1843,6 +1845,7 @@ next:
             }
             a = *count;
             if (!is_num(a)) {
+                op_ip = ip - 3;
                 vm_error(v, HERE, "'repeat' needs a count, not %s", value_type_name(a.type));
                 goto fail;
             }
@@ -1858,19 +1861,22 @@ next:
             /* straight into its stack slot: a copy through r would reload
                the fresh 16 bytes before the stores that wrote them retire */
             uint16_t index = READ_U16();
-            if (__builtin_expect(!roll_packed(v, index, SP), 0))
+            if (__builtin_expect(!roll_packed(v, index, SP), 0)) {
+                op_ip = ip - 3;
                 FAIL_IF(!roll_program_slow(v, index, HERE_AT, SP));
+            }
             SP++;
             NEXT;
         }
         /* From here on the stack top is v->sp: these instructions call
            out, and what they call pushes and pops there too. Each stores
-           sp on entry, and NEXT reloads it. */
+           sp on entry (and notes where it began, op_ip), and NEXT reloads
+           it. */
 #undef SP
 #undef CASE
 #undef NEXT
 #define SP v->sp
-#define CASE(name) LABEL(name) v->sp = sp;
+#define CASE(name) LABEL(name) v->sp = sp, op_ip = ip - 1;
 #define NEXT goto next_reload
         CASE(SET_GLOBAL)
         {
@@ -2316,7 +2322,7 @@ next:
 #endif
     }
 #ifndef FRAY_COMPUTED_GOTO
-    vm_error(v, op_span(f, op_ip), "invalid instruction %d", *op_ip);
+    vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
 out_of_steps:
     v->steps_left = 0;
