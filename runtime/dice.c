@@ -625,7 +625,7 @@ bool dice_plan_packed(const dice *d, dice_plan *out)
     int32_t k = d->keep == DICE_KEEP_HIGH || d->keep == DICE_KEEP_LOW ? d->keep_n : n - d->keep_n;
     bool drop_one = d->keep != DICE_KEEP_ALL && k == n - 1;
     if (!dice_is_plain(d) || n > DICE_PACKED_MAX || (uint64_t)n * dice_face_bits(d->sides) > 32 ||
-        (d->keep != DICE_KEEP_ALL && !drop_one))
+        (k != n && !drop_one))
         return false;
     *out = (dice_plan){.count = n,
                        .sides = d->sides,

@@ -36,8 +36,9 @@ typedef struct dexpr {
      * that term's index (else -1), and the constants' sum */
     int8_t plain_single;
     int64_t plain_offset;
-    /* and when that packed sum is one die and constants (`d20 + 5`): the
-     * die's sides, so that it rolls with no look at its terms; else 0 */
+    /* and when that packed sum is one die, kept, and constants (`d20 + 5`,
+     * not `1d20dl1`): the die's sides, so that it rolls with no look at
+     * its terms; else 0 */
     int32_t packed_die;
     /* and when it is one pool that keeps all or drops one (`4d6kh3 + 2`):
      * its plan (count 0 otherwise) */

@@ -703,9 +703,11 @@ START_TEST(test_packed_path_agrees_with_plain_path)
     /* A packed pool rolls the same faces and total as dice_roll_plain and
        leaves the generator where it does; its packed faces come back with
        the same dice dropped, the first face in the highest bits. Planned
-       pools (all kept, one dropped) and the others (5d4kl2) alike. */
-    static const char *const pools[] = {"4d6kh3", "4d6dl1", "4d6dh1", "2d20kh1", "2d20kl1", "d20",   "3d6",
-                                        "5d4kl2", "6d3dh2", "8d4kh7", "16d2",    "3d1",     "2d100", "10d8kl9"};
+       pools (all kept, however written, or one dropped, even the only
+       one) and the others (5d4kl2) alike. */
+    static const char *const pools[] = {"4d6kh3", "4d6dl1",  "4d6dh1",  "2d20kh1", "2d20kl1", "d20",
+                                        "3d6",    "5d4kl2",  "6d3dh2",  "8d4kh7",  "16d2",    "3d1",
+                                        "2d100",  "10d8kl9", "2d20kh2", "1d20dl1", "1d20kh1"};
     for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
         dice d = parse_ok(pools[p]);
         dice_plan plan;

@@ -186,11 +186,13 @@ START_TEST(test_packed_rolls_match_kept_faces)
        big to pack, the faces are kept in the ring as they are rolled. From
        the same seed all must show the same breakdown, faces and natural
        die: one die, one pool dropping one (from the top or the bottom) or
-       more, several pools, a subtraction; then sums too big to pack. */
+       more, several pools, a subtraction, one die dropped or kept; then
+       sums too big to pack. */
     static const char *const sums[][2] = {
-        {"d20 + 2", "d20 + k"},       {"4d6kh3 + 2", "4d6kh3 + k"},           {"4d6dh1 + 2", "4d6dh1 + k"},
-        {"5d6kl2 + 2", "5d6kl2 + k"}, {"4d6kh3 + d8 + 2", "4d6kh3 + d8 + k"}, {"2d20kl1 - 2", "2d20kl1 - k"},
-        {"7d20 + 2", "7d20 + k"},     {"12d10kh3 + 2", "12d10kh3 + k"},       {"3d6 - d4", "3d6 - d4 + k - 2"},
+        {"d20 + 2", "d20 + k"},           {"4d6kh3 + 2", "4d6kh3 + k"},           {"4d6dh1 + 2", "4d6dh1 + k"},
+        {"5d6kl2 + 2", "5d6kl2 + k"},     {"4d6kh3 + d8 + 2", "4d6kh3 + d8 + k"}, {"2d20kl1 - 2", "2d20kl1 - k"},
+        {"1d20dl1 + 2", "1d20dl1 + k"},   {"1d20kh1 + 2", "1d20kh1 + k"},         {"7d20 + 2", "7d20 + k"},
+        {"12d10kh3 + 2", "12d10kh3 + k"}, {"3d6 - d4", "3d6 - d4 + k - 2"},
     };
     size_t same_text = sizeof sums / sizeof sums[0] - 1;
     for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
