@@ -838,11 +838,10 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
     }
     dx.packed =
         plain && faces <= DICE_PACKED_MAX && face_bits <= 32 && constants > INT64_MIN / 2 && constants < INT64_MAX / 2;
-    dx.plain_single = dx.packed && dice_terms == 1 ? pool : -1;
     dx.plain_offset = constants;
-    /* one die kept (`d20`, `1d20kh1`: not `1d20dl1`, which is 0) rolls
-       with no plan at all */
-    if (dx.plain_single >= 0 && dice_plan_packed(&dx.terms[dx.plain_single].d, &dx.packed_plan) &&
+    /* one pool added to constants may have a plan; one die kept (`d20`,
+       `1d20kh1`: not `1d20dl1`, which is 0) rolls with no plan at all */
+    if (dx.packed && dice_terms == 1 && pool >= 0 && dice_plan_packed(&dx.terms[pool].d, &dx.packed_plan) &&
         dx.packed_plan.count == 1 && !dx.packed_plan.drop_one)
         dx.packed_die = dx.packed_plan.sides;
     int id = program_add_dice(cc->p, &dx);

@@ -635,16 +635,6 @@ bool dice_plan_packed(const dice *d, dice_plan *out)
     return true;
 }
 
-dice_packed dice_roll_packed(const dice *d, rng *r)
-{
-    dice_plan plan;
-    if (!r->oracle && dice_plan_packed(d, &plan))
-        return dice_roll_planned(&plan, r);
-    dice_face faces[DICE_PACKED_MAX];
-    int64_t total = dice_roll_plain(d, r, faces);
-    return (dice_packed){.total = total, .faces = dice_pack(d, faces)};
-}
-
 int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nfaces, int64_t *total)
 {
     if (!dice_in_range(d) || !r || !faces || !nfaces || !total || cap < dice_max_faces(d))

@@ -93,20 +93,19 @@ static inline unsigned dice_face_bits(int32_t sides)
 }
 /* Packed faces: a plain pool of at most DICE_PACKED_MAX dice (callers see
  * to it) whose faces, each less one in dice_face_bits(d->sides) bits, fit
- * in 32 bits, the first face in the highest of them. dice_roll_packed
- * rolls such a pool as dice_roll_plain does, for its total kept and its
- * faces packed; dice_pack packs faces; dice_unpack gives them back with
- * the dropped ones marked as the roll marked them. */
+ * in 32 bits, the first face in the highest of them. dice_pack packs the
+ * faces dice_roll_plain rolled; dice_unpack gives them back with the
+ * dropped ones marked as the roll marked them. */
 #define DICE_PACKED_MAX 32
 typedef struct dice_packed {
     int64_t total;
     uint32_t faces;
 } dice_packed;
-dice_packed dice_roll_packed(const dice *d, rng *r);
+
 /* A packed pool that keeps all its dice or drops one (4d6kh3, 2d20kh1)
  * rolls in one pass, by a plan worked out once: dice_plan_packed says
  * whether d is such a pool, and dice_roll_planned rolls it as
- * dice_roll_packed would (not with an oracle's draws). */
+ * dice_roll_plain and dice_pack would (not with an oracle's draws). */
 typedef struct dice_plan {
     int32_t count, sides; /* count 0: no plan */
     uint8_t bits;         /* dice_face_bits(sides) */

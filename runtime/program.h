@@ -32,17 +32,15 @@ typedef struct dexpr {
      * (see ROLL_PACKED in vm.c). Read only where the program's own
      * expression is rolled (ROLL_CONST). */
     bool packed;
-    /* and when that packed sum has one dice term, added, and constants:
-     * that term's index (else -1), and the constants' sum */
-    int8_t plain_single;
-    int64_t plain_offset;
     /* and when that packed sum is one die, kept, and constants (`d20 + 5`,
      * not `1d20dl1`): the die's sides, so that it rolls with no look at
      * its terms; else 0 */
     int32_t packed_die;
-    /* and when it is one pool that keeps all or drops one (`4d6kh3 + 2`):
-     * its plan (count 0 otherwise) */
+    /* or one pool, added, that keeps all or drops one (`4d6kh3 + 2`): its
+     * plan (count 0 otherwise) */
     dice_plan packed_plan;
+    /* for either of those two: the constants' sum */
+    int64_t plain_offset;
     dterm terms[DEXPR_MAX_TERMS];
 } dexpr;
 

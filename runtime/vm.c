@@ -914,10 +914,7 @@ static __attribute__((noinline)) value roll_packed_pools(vm *v, const dexpr *d, 
     if (d->packed_plan.count) { /* keeping all or dropping one */
         rolled = dice_roll_planned(&d->packed_plan, &v->rng);
         rolled.total += d->plain_offset;
-    } else if (d->plain_single >= 0) {
-        rolled = dice_roll_packed(&d->terms[d->plain_single].d, &v->rng);
-        rolled.total += d->plain_offset;
-    } else { /* its constants are terms of its own */
+    } else { /* any other: term by term, its constants among them */
         dice_face faces[DICE_PACKED_MAX];
         rolled.total = roll_plain_terms(d, &v->rng, faces);
         rolled.faces = pack_faces(d, faces);
