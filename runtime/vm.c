@@ -1672,8 +1672,11 @@ static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const 
 }
 
 /* Runs until the frame at depth `stop` returns; its result is left on the
- * stack. */
-static bool run(vm *v, int stop)
+ * stack. Aligned to a cache line, so that its hot blocks keep their
+ * alignment when code before it grows or shrinks: a shift of 48 bytes
+ * once made a loop of `d20 + 5` rolls 1.6 times slower, with the same
+ * instructions. */
+__attribute__((aligned(64))) static bool run(vm *v, int stop)
 {
     frame *f = &v->frames[v->nframes - 1];
     /* the running frame's ip lives here; its frame has it only while
