@@ -2,6 +2,7 @@
  * the fault hook fails, shortens or kills the operation it is told to. */
 #define _POSIX_C_SOURCE 200809L
 #include "tests/unit/check_main.h"
+#include "tests/unit/dir_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,37 +16,9 @@
 #include "runtime/fio.h"
 #include "runtime/mem.h"
 
-static char dir[64];
-
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/fray-test-fio.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* A path in the test's folder; four can be held at once. */
-static const char *in_dir(const char *name)
-{
-    static char paths[4][128];
-    static int next;
-    char *path = paths[next++ % 4];
-    snprintf(path, sizeof paths[0], "%s/%s", dir, name);
-    return path;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *out = fopen(path, "w");
-    ck_assert_ptr_nonnull(out);
-    fputs(text, out);
-    ck_assert_int_eq(fclose(out), 0);
+    make_dir_named("fio");
 }
 
 START_TEST(test_reads_a_regular_file_whole)
