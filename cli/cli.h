@@ -18,6 +18,8 @@ typedef struct cli_options {
     int color; /* -1 auto, 0 never, 1 always */
     bool syntax_only;
     bool keep_going;
+    /* --follow-symlinks: imports may leave their directory through a link */
+    bool follow_symlinks;
     bool quiet; /* --quiet: no transcript of play */
     bool state; /* --state: print the state of play as JSON at the end */
     const char *rules[64];
@@ -42,6 +44,9 @@ fray_options cli_fray_options(const cli_options *o);
 fray *cli_open(const cli_options *o);
 fray_session *cli_session(const cli_options *o);
 int cli_exit_code(fray_status st);
+/* The value of a limit by name: the last --limit NAME=N given, else its
+ * default (`memory` in MiB). */
+uint64_t cli_limit(const cli_options *o, const char *name);
 /* Runs the -r files silently and applies --with; an exit code. */
 int cli_load_rules(fray *f, const cli_options *o);
 

@@ -36,17 +36,16 @@ static const char usage[] = "Usage: fray diff [OPTION]... A B\n"
 
 /* --- loading ------------------------------------------------------------------- */
 
-static bool is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
+/* A rules file, or a system by name. Whether there is a file is a look
+ * that opens nothing: reading it says what is wrong, if anything (a pipe,
+ * a device); a directory is a file only when named as a path. */
 static int load(fray *f, const char *what)
 {
-    if (is_file(what))
+    bool path_like = strchr(what, '/') || strstr(what, ".rules");
+    struct stat st;
+    if (stat(what, &st) == 0 && (path_like || !S_ISDIR(st.st_mode)))
         return cli_exit_code(fray_run_file(f, what));
-    if (strchr(what, '/') || strstr(what, ".rules")) {
+    if (path_like) {
         fprintf(stderr, "fray diff: %s: no such file\n", what);
         return EXIT_IO;
     }

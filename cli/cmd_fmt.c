@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lang/files.h"
 #include "lang/format.h"
+#include "runtime/fio.h"
+#include "runtime/mem.h"
 
 static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
                             "Print each rules FILE in the canonical layout. A file with a syntax error is\n"
@@ -55,42 +58,6 @@ static void error(bool color, const char *fmt, ...)
     va_end(ap);
     diag d = {.level = DIAG_ERROR, .message = msg};
     diag_print(stderr, &d, color);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return NULL;
-    struct stat st;
-    if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(in);
-        errno = EISDIR;
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, in);
-        if (n < cap)
-            break;
-        char *grown = realloc(buf, cap * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    if (buf && ferror(in)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(in);
-    *len = n;
-    return buf;
 }
 
 /* A temporary file beside path, renamed over it: readers see the old
@@ -151,22 +118,33 @@ static void print_diag(void *user, const diag *d)
     diag_print(stderr, d, *(bool *)user);
 }
 
-/* Formats one file as mode says; an exit code. */
-static int format_file(const char *path, fmt_mode mode, bool color)
+/* Formats one file as mode says; an exit code. A file is read as a rules
+ * file is for any command: once, a regular file, up to the memory a command
+ * may take, and only if it is rules text. */
+static int format_file(const char *path, fmt_mode mode, size_t limit, bool color)
 {
     size_t len = 0;
-    char *text = read_all(path, &len);
-    if (!text) {
-        error(color, "cannot read '%s': %s", path, strerror(errno));
+    char *text;
+    int code = fio_read_file(path, limit, &text, &len);
+    if (code != 0) {
+        char why[256];
+        files_error_text(code, limit, why, sizeof why);
+        error(color, "cannot read '%s': %s", path, why);
         return EXIT_IO;
     }
+    diag_sink sink = {.fn = print_diag, .user = &color, .max_errors = 50};
+    size_t end = files_text_end(text, len);
+    if (end < len) {
+        files_report_not_text(&sink, path, text, end);
+        mem_free(text, len + 1);
+        return EXIT_RULES;
+    }
     source *src = source_new(path, text, len);
-    free(text);
+    mem_free(text, len + 1);
     if (!src) {
         error(color, "out of memory");
         return EXIT_IO;
     }
-    diag_sink sink = {.fn = print_diag, .user = &color, .max_errors = 50};
     char *out;
     size_t out_len;
     format_status st =
@@ -244,9 +222,10 @@ int cmd_fmt(int argc, char **argv)
         const char *no_color = getenv("NO_COLOR");
         color = isatty(STDERR_FILENO) && !(no_color && *no_color);
     }
+    size_t limit = (size_t)cli_limit(&o, "memory") << 20;
     int worst = EXIT_OK;
     for (int i = first; i < nrest; i++) {
-        int code = format_file(rest[i], mode, color);
+        int code = format_file(rest[i], mode, limit, color);
         if (code > worst)
             worst = code;
     }

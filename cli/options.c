@@ -20,7 +20,8 @@ enum {
     OPT_KEEP_GOING,
     OPT_QUIET,
     OPT_STATE,
-    OPT_WITH
+    OPT_WITH,
+    OPT_FOLLOW_SYMLINKS
 };
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -50,6 +51,19 @@ static void find_limit(void *user, const char *name, const char *meaning, uint64
     lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
 }
 
+typedef struct limit_default {
+    const char *name;
+    uint64_t value;
+} limit_default;
+
+static void find_default(void *user, const char *name, const char *meaning, uint64_t default_value)
+{
+    limit_default *d = user;
+    (void)meaning;
+    if (!strcmp(name, d->name))
+        d->value = default_value;
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
 {
     static const struct option longopts[] = {
@@ -67,6 +81,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         {"rules", required_argument, NULL, 'r'},
         {"with", required_argument, NULL, OPT_WITH},
         {"include", required_argument, NULL, 'I'},
+        {"follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -127,6 +142,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         case OPT_KEEP_GOING: o->keep_going = true; break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_STATE: o->state = true; break;
+        case OPT_FOLLOW_SYMLINKS: o->follow_symlinks = true; break;
         case 'r':
             if (o->nrules == 64)
                 goto too_many;
@@ -191,7 +207,8 @@ fray_options cli_fray_options(const cli_options *o)
                           .search_path = paths,
                           .search_path_len = n,
                           .color = color,
-                          .quiet = o->quiet};
+                          .quiet = o->quiet,
+                          .follow_symlinks = o->follow_symlinks};
 }
 
 static fray_status set_context_limit(void *f, const char *name, uint64_t n)
@@ -202,6 +219,20 @@ static fray_status set_context_limit(void *f, const char *name, uint64_t n)
 static fray_status set_session_limit(void *s, const char *name, uint64_t n)
 {
     return fray_session_set_limit(s, name, n);
+}
+
+uint64_t cli_limit(const cli_options *o, const char *name)
+{
+    uint64_t value = 0;
+    size_t n = strlen(name);
+    for (int i = 0; i < o->nlimits; i++) /* the last one given counts */
+        if (!strncmp(o->limits[i], name, n) && o->limits[i][n] == '=')
+            value = strtoull(o->limits[i] + n + 1, NULL, 10);
+    if (value)
+        return value;
+    limit_default d = {.name = name};
+    fray_limits(find_default, &d);
+    return d.value;
 }
 
 /* Applies --limit NAME=N (checked by cli_parse) through set; false when

@@ -53,6 +53,9 @@ typedef struct fray_options {
     size_t search_path_len;
     bool color; /* color in diagnostic text */
     bool quiet; /* no transcript of play and no log (for simulation and benchmarks) */
+    /* Imports and `use` modules may be symbolic links that lead out of
+       their directory (else such a file is refused, with an error). */
+    bool follow_symlinks;
 } fray_options;
 
 /* Opens a context. NULL only when out of memory. */

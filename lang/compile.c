@@ -1,7 +1,7 @@
 /* compile: the driver. Reads files, resolves `use` and `import` on the
  * search path, and walks the items of each file: declarations become
  * program data, every other top-level item becomes one command chunk. */
-#define _XOPEN_SOURCE 700 /* fileno, realpath */
+#define _XOPEN_SOURCE 700 /* stat */
 #include "lang/compiler.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lang/files.h"
 #include "runtime/mem.h"
 #include "runtime/builtins.h"
 
@@ -167,103 +168,89 @@ int fn_add_local(compiler *cc, int name, sty type, span sp)
 
 /* --- files and modules ----------------------------------------------------- */
 
-static bool read_file(const char *path, char **text, size_t *len, char *why, size_t why_cap)
+int compile_read_disk(const compile_options *opts, compile_read *rq, char **text, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, why_cap, "%s", strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        snprintf(why, why_cap, "is a directory");
-        return false;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = mem_alloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            if (ferror(f)) {
-                snprintf(why, why_cap, "%s", strerror(errno));
-                mem_free(buf, cap);
-                buf = NULL;
-            }
-            break;
-        }
-        char *grown = mem_realloc(buf, cap, cap * 2);
-        if (!grown) {
-            mem_free(buf, cap);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    fclose(f);
-    if (!buf) {
-        if (!why[0])
-            snprintf(why, why_cap, "out of memory");
-        return false;
-    }
-    char *exact = mem_strndup(buf, n);
-    mem_free(buf, cap);
-    if (!exact) {
-        snprintf(why, why_cap, "out of memory");
-        return false;
-    }
-    *text = exact;
-    *len = n;
-    return true;
+    size_t limit = opts && opts->max_read ? opts->max_read : COMPILE_DEFAULT_READ;
+    return files_read(rq->path, rq->within, opts && opts->follow_symlinks, limit, text, len);
 }
 
-static bool file_exists(const char *path)
+/* Reads a file through the options' reader, or from disk. */
+static int read_source(const compile_options *opts, compile_read *rq, char **text, size_t *len)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    rq->served_as = NULL;
+    if (opts && opts->read)
+        return opts->read(opts->read_user, opts, rq, text, len);
+    return compile_read_disk(opts, rq, text, len);
 }
 
-bool compile_find_module(const char *name, const char *from_dir, const compile_options *opts, char *out, size_t cap)
+static void read_error(const compile_options *opts, int code, char *why, size_t cap)
 {
-    if (from_dir) {
+    files_error_text(code, opts && opts->max_read ? opts->max_read : COMPILE_DEFAULT_READ, why, cap);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* The i-th place `use NAME` looks (false past the last): NAME.rules in the
+ * importing file's directory; in each directory of the search path, as
+ * DIR/NAME.rules, DIR/stdlib/NAME.rules and DIR/rules/NAME.rules; in the
+ * installed library. *within is the directory the file must stay in;
+ * *on_path tells the search path and the library from the file's own
+ * directory. */
+static bool module_place(const compile_options *opts, const char *name, const char *from_dir, size_t i, char *out,
+                         size_t cap, const char **within, bool *on_path)
+{
+    static const char *const on_search_path[] = {"%s/%s.rules", "%s/stdlib/%s.rules", "%s/rules/%s.rules"};
+    *on_path = true;
+    if (from_dir && i-- == 0) {
+        *on_path = false;
+        *within = from_dir;
         snprintf(out, cap, "%s/%s.rules", from_dir, name);
-        if (file_exists(out))
-            return true;
+        return true;
     }
-    for (size_t i = 0; opts && i < opts->npaths; i++) {
-        snprintf(out, cap, "%s/%s.rules", opts->search_path[i], name);
-        if (file_exists(out))
-            return true;
-        snprintf(out, cap, "%s/stdlib/%s.rules", opts->search_path[i], name);
-        if (file_exists(out))
-            return true;
-        snprintf(out, cap, "%s/rules/%s.rules", opts->search_path[i], name);
-        if (file_exists(out))
-            return true;
+    size_t npaths = opts ? opts->npaths : 0;
+    if (i < 3 * npaths) {
+        *within = opts->search_path[i / 3];
+        snprintf(out, cap, on_search_path[i % 3], *within, name);
+        return true;
     }
 #ifdef FRAY_DATADIR
     /* the installed library: the rule systems and the shared modules */
     static const char *const installed[] = {"%s/%s.rules", "%s/rules/%s.rules", "%s/stdlib/%s.rules"};
-    for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++) {
+    i -= 3 * npaths;
+    if (i < 3) {
+        *within = FRAY_DATADIR;
         snprintf(out, cap, installed[i], FRAY_DATADIR, name);
-        if (file_exists(out))
-            return true;
+        return true;
     }
 #endif
     return false;
 }
 
-bool compile_module_exists(const char *name, const compile_options *opts)
+static const struct embedded *find_embedded(const char *name)
 {
-    char path[4096];
-    if (compile_find_module(name, NULL, opts, path, sizeof path))
-        return true;
     for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++)
         if (strcmp(embedded_stdlib[i].name, name) == 0)
+            return &embedded_stdlib[i];
+    return NULL;
+}
+
+bool compile_module_exists(const char *name, const compile_options *opts)
+{
+    /* a look that opens nothing: loading the module says what is wrong
+       with the file, if anything */
+    char path[4096];
+    const char *within;
+    bool on_path;
+    for (size_t i = 0; module_place(opts, name, NULL, i, path, sizeof path, &within, &on_path); i++) {
+        struct stat st;
+        if (stat(path, &st) == 0)
             return true;
-    return false;
+    }
+    return find_embedded(name) != NULL;
 }
 
 static void dir_of(const char *path, char *out, size_t cap)
@@ -275,38 +262,67 @@ static void dir_of(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(slash - path) == 0 ? 1 : (int)(slash - path), path);
 }
 
-static int compile_text(compiler *cc, const char *name, const char *text, size_t len);
-
-/* Loads a module once; an import that reaches a file already being
- * imported is a cycle and an error, never a hang. */
-/* What identifies a module: its canonical path (so `a/./b.rules` and
- * `a/b.rules` are one file), or its name for the built-in library. */
-static const char *module_key(compiler *cc, const char *path, bool embedded)
+/* path without its `.` components and repeated or final '/'. */
+static void normal_path(const char *path, char *out, size_t cap)
 {
-    char canonical[PATH_MAX];
-    if (embedded) {
-        char key[512];
-        snprintf(key, sizeof key, "<built-in>/%s", path);
-        return program_string(cc->p, comp_intern(cc, key));
+    size_t n = 0;
+    bool absolute = path[0] == '/';
+    if (absolute)
+        out[n++] = '/';
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        size_t k = strcspn(p, "/");
+        if (k > 0 && !(k == 1 && p[0] == '.') && n + k + 2 < cap) {
+            if (n > (absolute ? 1u : 0u))
+                out[n++] = '/';
+            memcpy(out + n, p, k);
+            n += k;
+        }
+        p += k;
     }
-    if (realpath(path, canonical))
-        return program_string(cc->p, comp_intern(cc, canonical));
-    return program_string(cc->p, comp_intern(cc, path));
+    if (n == 0)
+        out[n++] = '.';
+    out[n] = '\0';
 }
 
-static void load_module(compiler *cc, const char *path, const char *text, size_t len, span at)
+static int compile_text(compiler *cc, const char *name, const char *text, size_t len);
+
+/* What identifies a module: its path without `.` components or repeated
+ * '/' (so `a/./b.rules` and `a/b.rules` are one file), worked out from
+ * the path alone, so that a module is the same one whether it is read from
+ * disk or served from what a session kept; or its name for the built-in
+ * library. */
+static const char *module_key(compiler *cc, const char *path, bool embedded)
 {
-    const char *key = module_key(cc, path, text != NULL);
+    char key[4200];
+    if (embedded)
+        snprintf(key, sizeof key, "<built-in>/%s", path);
+    else
+        normal_path(path, key, sizeof key);
+    return program_string(cc->p, comp_intern(cc, key));
+}
+
+/* A module is loaded once: an import that reaches a file already being
+ * imported is a cycle and an error, never a hang. True when the module
+ * by this key is to be loaded now. */
+static bool module_is_new(compiler *cc, const char *key, const char *path, span at)
+{
     for (int i = 0; i < cc->nimporting; i++) {
         if (strcmp(cc->importing[i], key) == 0) {
             comp_error(cc, at, "import cycle: '%s' imports itself through this import", path);
-            return;
+            return false;
         }
     }
     int id = comp_intern(cc, key);
     for (size_t i = 0; i < cc->p->nmodules; i++)
         if (cc->p->modules[i] == id)
-            return;
+            return false;
+    return true;
+}
+
+static void load_module(compiler *cc, const char *key, const char *path, const char *text, size_t len, span at)
+{
     if (cc->nimporting >= MAX_IMPORT_DEPTH) {
         comp_error(cc, at, "imports nested too deeply (limit is %d)", MAX_IMPORT_DEPTH);
         return;
@@ -317,22 +333,10 @@ static void load_module(compiler *cc, const char *path, const char *text, size_t
         return;
     }
     cc->p->modules = grown;
-    cc->p->modules[cc->p->nmodules++] = id;
-    char *owned = NULL;
-    size_t owned_len = 0;
-    if (!text) {
-        char why[256] = "";
-        if (!read_file(path, &owned, &owned_len, why, sizeof why)) {
-            comp_error(cc, at, "cannot read '%s': %s", path, why);
-            return;
-        }
-        text = owned;
-        len = owned_len;
-    }
+    cc->p->modules[cc->p->nmodules++] = comp_intern(cc, key);
     compiler saved = *cc;
     cc->importing[cc->nimporting++] = key;
     compile_text(cc, path, text, len);
-    int errors = cc->sink->errors;
     bool oom = cc->oom;
     /* the module may have grown the table of global types (and moved it):
        that one is kept, not the one saved before */
@@ -342,67 +346,140 @@ static void load_module(compiler *cc, const char *path, const char *text, size_t
     cc->oom = oom;
     cc->global_types = types;
     cc->global_types_cap = types_cap;
-    (void)errors;
-    if (owned)
-        mem_free(owned, owned_len + 1);
+}
+
+/* Loads a module read from a file, once it is found to be rules text; a
+ * file that is not is refused where it was asked for (`verb` 'what'),
+ * without a line of it shown. */
+static void load_read_module(compiler *cc, const char *path, const char *text, size_t len, span at, const char *verb,
+                             const char *what)
+{
+    const char *key = module_key(cc, path, false);
+    if (!module_is_new(cc, key, path, at))
+        return;
+    size_t end = files_text_end(text, len);
+    if (end < len) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < end; i++) {
+            if (text[i] == '\n')
+                line++, col = 1;
+            else if (((unsigned char)text[i] & 0xc0) != 0x80)
+                col++;
+        }
+        char why[64];
+        files_bad_byte((unsigned char)text[end], why, sizeof why);
+        comp_error(cc, at, "cannot %s '%s': '%s' is not rules text (%s at line %d, column %d)", verb, what, path, why,
+                   line, col);
+        return;
+    }
+    load_module(cc, key, path, text, len, at);
+}
+
+/* Reads the file rq names and loads it as a module; the read's error
+ * code (0 when it was read, whatever the module held). */
+static int read_module(compiler *cc, compile_read *rq, span at, const char *verb, const char *what)
+{
+    char *text;
+    size_t len;
+    int code = read_source(cc->opts, rq, &text, &len);
+    if (code != 0)
+        return code;
+    load_read_module(cc, rq->served_as ? rq->served_as : rq->path, text, len, at, verb, what);
+    mem_free(text, len + 1);
+    return 0;
+}
+
+/* `use NAME`: the first place that has NAME.rules (module_place), else
+ * the built-in library. A place that holds something other than a rules
+ * file (a directory, a pipe, a link out of its directory) stops the
+ * search with an error: the module is there, and cannot be read. */
+static void use_module(compiler *cc, const char *name, span at)
+{
+    const char *self = cc->nimporting > 0 ? cc->importing[cc->nimporting - 1] : NULL;
+    char path[4096];
+    const char *within;
+    bool on_path;
+    for (size_t i = 0; module_place(cc->opts, name, cc->dir, i, path, sizeof path, &within, &on_path); i++) {
+        const char *key = module_key(cc, path, false);
+        /* a file never means itself: `use x` in a file named x.rules (a
+           profile named after its system) is the library's x */
+        if (self && !strcmp(key, self))
+            continue;
+        if (!module_is_new(cc, key, path, at))
+            return;
+        compile_read rq = {.path = path, .within = within, .module = on_path ? name : NULL};
+        int code = read_module(cc, &rq, at, "use", name);
+        if (code == ENOENT || code == ENOTDIR)
+            continue;
+        if (code != 0) {
+            char why[256];
+            read_error(cc->opts, code, why, sizeof why);
+            comp_error(cc, at, "cannot use '%s': '%s' %s", name, path, why);
+        }
+        return;
+    }
+    const struct embedded *e = find_embedded(name);
+    if (!e) {
+        comp_error(cc, at, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", name,
+                   "the installed library");
+        return;
+    }
+    const char *key = module_key(cc, e->path, true);
+    if (module_is_new(cc, key, e->path, at))
+        load_module(cc, key, e->path, e->text, strlen(e->text), at);
 }
 
 static void compile_use(compiler *cc, const node *use)
 {
     for (const node *n = use->list; n; n = n->next) {
-        char path[4096];
         const compile_options *o = cc->opts;
         const char *name = n->text;
         if (o && o->use_instead_name && cc->nimporting == 1 && strcmp(name, o->use_instead_name) == 0) {
             const char *instead = o->use_instead_path;
-            size_t len = strlen(instead);
-            if (strchr(instead, '/') || (len > 6 && !strcmp(instead + len - 6, ".rules"))) {
-                load_module(cc, instead, NULL, 0, n->sp);
+            if (strchr(instead, '/') || ends_with(instead, ".rules")) {
+                /* a file the user named: read as given */
+                compile_read rq = {.path = instead};
+                int code = read_module(cc, &rq, n->sp, "use", instead);
+                if (code != 0) {
+                    char why[256];
+                    read_error(cc->opts, code, why, sizeof why);
+                    comp_error(cc, n->sp, "cannot read '%s': %s", instead, why);
+                }
                 continue;
             }
             name = instead; /* a module by name */
         }
-        bool found_module = compile_find_module(name, cc->dir, cc->opts, path, sizeof path);
-        /* a file never means itself: `use x` in a file named x.rules (a
-           profile named after its system) is the library's x */
-        if (found_module && cc->nimporting > 0 &&
-            !strcmp(module_key(cc, path, false), cc->importing[cc->nimporting - 1]))
-            found_module = compile_find_module(name, NULL, cc->opts, path, sizeof path);
-        if (found_module) {
-            load_module(cc, path, NULL, 0, n->sp);
-            continue;
-        }
-        bool found = false;
-        for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++) {
-            if (strcmp(embedded_stdlib[i].name, name) == 0) {
-                load_module(cc, embedded_stdlib[i].path, embedded_stdlib[i].text, strlen(embedded_stdlib[i].text),
-                            n->sp);
-                found = true;
-            }
-        }
-        if (!found)
-            comp_error(cc, n->sp, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", name,
-                       "the installed library");
+        use_module(cc, name, n->sp);
     }
 }
 
-/* `import "file"` reads a file relative to the importing file. Rules files
- * are sandboxed: no absolute paths and no way out through `..`. */
+/* `import "file.rules"` reads a file relative to the importing file.
+ * Rules files are sandboxed: no absolute paths, no way out through `..`,
+ * nor through a symbolic link (unless the options allow it), and only
+ * files named as rules files. */
 static void compile_import(compiler *cc, const node *imp)
 {
     const char *rel = imp->text ? imp->text : "";
+    span at = imp->a ? imp->a->sp : imp->sp;
     if (rel[0] == '/' || strstr(rel, "..") != NULL || rel[0] == '\0') {
-        comp_error(cc, imp->a ? imp->a->sp : imp->sp,
-                   "import path must be relative and stay within the rules directory (no '/' prefix, no '..')");
+        comp_error(cc, at, "import path must be relative and stay within the rules directory (no '/' prefix, no '..')");
+        return;
+    }
+    if (!ends_with(rel, ".rules")) {
+        comp_error(cc, at, "cannot import '%s': only rules files are imported (a name that ends in .rules)", rel);
         return;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", cc->dir, rel);
-    if (!file_exists(path)) {
-        comp_error(cc, imp->a ? imp->a->sp : imp->sp, "cannot import '%s': no such file", rel);
+    if (!module_is_new(cc, module_key(cc, path, false), path, imp->sp))
         return;
+    compile_read rq = {.path = path, .within = cc->dir};
+    int code = read_module(cc, &rq, imp->sp, "import", rel);
+    if (code != 0) {
+        char why[256];
+        read_error(cc->opts, code, why, sizeof why);
+        comp_error(cc, at, "cannot import '%s': %s", rel, why);
     }
-    load_module(cc, path, NULL, 0, imp->sp);
 }
 
 static void compile_items(compiler *cc, const node *prog)
@@ -508,16 +585,30 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
     return sink->errors - before;
 }
 
+int compile_file_text(program *p, const char *path, const char *text, size_t len, diag_sink *sink,
+                      const compile_options *opts)
+{
+    size_t end = files_text_end(text, len);
+    if (end < len) {
+        files_report_not_text(sink, path, text, end);
+        return 1;
+    }
+    return compile_string(p, path, text, len, sink, opts);
+}
+
 int compile_file(program *p, const char *path, diag_sink *sink, const compile_options *opts)
 {
     char *text;
     size_t len;
-    char why[256] = "";
-    if (!read_file(path, &text, &len, why, sizeof why)) {
+    compile_read rq = {.path = path};
+    int code = read_source(opts, &rq, &text, &len);
+    if (code != 0) {
+        char why[256];
+        read_error(opts, code, why, sizeof why);
         diag_report(sink, DIAG_ERROR, NULL, (span){0}, "cannot read '%s': %s", path, why);
         return -1;
     }
-    int errors = compile_string(p, path, text, len, sink, opts);
+    int errors = compile_file_text(p, path, text, len, sink, opts);
     mem_free(text, len + 1);
     return errors;
 }

@@ -9,6 +9,27 @@
 #include "lang/diag.h"
 #include "runtime/program.h"
 
+/* A file the compiler would read: the file compiled, an import, or a
+ * candidate for a `use` module (tried in the order of the search path;
+ * ENOENT tries the next). */
+typedef struct compile_read {
+    const char *path;      /* as the compiler names it: in diagnostics, and the base of its own imports */
+    const char *within;    /* the directory it must stay inside (symbolic links resolved); NULL: a file
+                              the user named */
+    const char *module;    /* a `use` looking on the search path or in the installed library: the
+                              module's name; else NULL */
+    const char *served_as; /* set by a reader that serves the module from another path (one kept
+                              when another search path found it): that path, kept by the reader */
+} compile_read;
+
+struct compile_options;
+/* Reads a file for the compiler compiling with opts: 0 with its text
+ * (mem_alloc'd, *len + 1 bytes, NUL-terminated), or an errno value
+ * (ENOENT: no such file), a FIO_ERR_ code or FILES_ERR_OUTSIDE
+ * (lang/files.h). */
+typedef int (*compile_read_fn)(void *user, const struct compile_options *opts, compile_read *rq, char **text,
+                               size_t *len);
+
 typedef struct compile_options {
     const char *const *search_path; /* after the file's own directory */
     size_t npaths;
@@ -23,7 +44,24 @@ typedef struct compile_options {
     int max_dice, max_sides;
     /* The longest string literal, in bytes (0: STRING_DEFAULT_BYTES). */
     int max_string;
+    /* Every file the compiler reads comes through `read` (NULL: from disk,
+       as compile_read_disk reads it): a session serves the files an entry
+       read from what it kept. */
+    compile_read_fn read;
+    void *read_user;
+    /* The longest file read, in bytes (0: COMPILE_DEFAULT_READ): the memory
+       one command may take (--limit memory=N). */
+    size_t max_read;
+    /* Imports and modules may be symbolic links that lead out of their
+       directory (--follow-symlinks). */
+    bool follow_symlinks;
 } compile_options;
+
+#define COMPILE_DEFAULT_READ ((size_t)1 << 30)
+
+/* Reads rq's file from disk with the options' limit and symbolic-link
+ * rule (what the compiler does without a reader of its own). */
+int compile_read_disk(const compile_options *opts, compile_read *rq, char **text, size_t *len);
 
 /* Each returns the number of errors reported to sink (0 = success). On
  * error the program may hold partial declarations; callers that need the
@@ -31,6 +69,12 @@ typedef struct compile_options {
 int compile_file(program *p, const char *path, diag_sink *sink, const compile_options *opts);
 int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                    const compile_options *opts);
+/* Compiles the text of a rules file read by the caller, named path: as
+ * compile_string, but text that is not rules text (UTF-8 without NUL
+ * bytes) is refused whole, with one error at its first bad byte that does
+ * not show the line. */
+int compile_file_text(program *p, const char *path, const char *text, size_t len, diag_sink *sink,
+                      const compile_options *opts);
 /* Compiles one expression into a formula chunk (evaluated for `self`) and
  * stores its index in *chunk_out. */
 int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
@@ -44,9 +88,6 @@ int compile_distribution(program *p, const char *name, const char *text, size_t 
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                    const compile_options *opts, int *chunk_out);
 
-/* Resolves `use NAME` to a file: NAME.rules in the importing file's
- * directory, then each search path entry, then the built-in stdlib. */
-bool compile_find_module(const char *name, const char *from_dir, const compile_options *opts, char *out, size_t cap);
 /* Whether `use NAME` finds a module: on the search path, or built in. */
 bool compile_module_exists(const char *name, const compile_options *opts);
 

@@ -54,6 +54,8 @@ void diag_print(FILE *out, const diag *d, bool color)
     source_line_col(d->src, d->where.start, &line, &col);
     fprintf(out, "%s%s:%d:%d:%s %s%s:%s %s\n", bold, d->src->name, line, col, reset, lc, level_name(d->level), reset,
             d->message);
+    if (d->src->not_text)
+        return;
     size_t len;
     const char *text = source_line(d->src, line, &len);
     /* Show the line with tabs and control bytes made visible as single

@@ -4,6 +4,7 @@
 #ifndef FRAY_SOURCE_H
 #define FRAY_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@ typedef struct source {
     size_t len;
     uint32_t *line_starts; /* offset of each line's first byte */
     size_t nlines, line_cap;
+    bool not_text; /* not rules text (binary, or not UTF-8): its lines are never shown */
 } source;
 
 /* Takes copies of name and text. NULL on allocation failure. */

@@ -84,6 +84,8 @@ fray *fray_open(const fray_options *opts)
     f->v->cb.quiet = o.quiet;
     f->copts.search_path = o.search_path;
     f->copts.npaths = o.search_path_len;
+    f->copts.follow_symlinks = o.follow_symlinks;
+    f->copts.max_read = lim.memory; /* a file read whole may take what a command may */
     f->color = o.color;
     f->on_diag = default_diag;
     f->on_output = default_output;

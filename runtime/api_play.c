@@ -177,6 +177,7 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
     f->copts.max_dice = f->v->limits.dice;
     f->copts.max_sides = f->v->limits.sides;
     f->copts.max_string = f->v->limits.string_bytes;
+    f->copts.max_read = f->v->limits.memory; /* and the memory limit by files read whole */
     return FRAY_OK;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "runtime/api_internal.h"
@@ -653,12 +654,13 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     char system[256];
     if (o.system_path) {
         /* a file, or a module by name as `use` finds it (on the search
-           path, or built in) */
-        FILE *probe = fopen(o.system_path, "r");
-        if (probe)
-            fclose(probe);
-        else if (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
-                 !compile_module_exists(o.system_path, &f->copts)) {
+           path, or built in); whether a file is there is a look that opens
+           nothing (a pipe would wait): the compiler reads it, and says
+           what is wrong with it */
+        struct stat st;
+        bool there = stat(o.system_path, &st) == 0;
+        if (!there && (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
+                       !compile_module_exists(o.system_path, &f->copts))) {
             char text[4200];
             snprintf(text, sizeof text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
             fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text};
