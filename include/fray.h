@@ -208,7 +208,9 @@ fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t v
 /* A new entry: a command or script (diagnostics name it `<repl>`), a rules
  * file (read now, and kept), or new dice. On success it joins the session
  * and what was undone can no longer be redone; on failure the state is
- * rebuilt as it was before it. */
+ * rebuilt as it was before it. The files a command or rules file reads
+ * (imports, `use` modules from disk) are kept with it: it replays from
+ * them (undo, a saved session, a journal), never from disk again. */
 fray_status fray_session_command(fray_session *s, const char *text);
 fray_status fray_session_load_rules(fray_session *s, const char *path);
 fray_status fray_session_reseed(fray_session *s, uint64_t seed);

@@ -155,6 +155,26 @@ fray_status fray_run_string(fray *f, const char *name, const char *text, size_t 
     return run_pending(f);
 }
 
+void api_read_through(fray *f, compile_read_fn fn, void *user)
+{
+    f->copts.read = fn;
+    f->copts.read_user = user;
+}
+
+size_t api_read_limit(const fray *f)
+{
+    return f->copts.max_read;
+}
+
+fray_status api_run_file_text(fray *f, const char *path, const char *text, size_t len)
+{
+    if (compile_file_text(f->p, path, text, len, &f->sink, &f->copts) > 0) {
+        f->commands_done = f->p->ncommands;
+        return FRAY_ERR_RULES;
+    }
+    return run_pending(f);
+}
+
 fray_status fray_check_file(fray *f, const char *path, bool syntax_only)
 {
     compile_options o = f->copts;

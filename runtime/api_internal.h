@@ -4,6 +4,7 @@
 
 #include "fray.h"
 #include "lang/compile.h"
+#include "runtime/api_files.h"
 #include "runtime/vm.h"
 
 struct fray {

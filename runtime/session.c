@@ -16,6 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lang/files.h"
+#include "runtime/api_files.h"
+#include "runtime/fio.h"
 #include "runtime/mem.h"
 
 /* --- entries ------------------------------------------------------------------ */
@@ -29,6 +32,7 @@ void session_entry_free(session_entry *e)
         mem_strfree(e->replies[i]);
     if (e->replies)
         mem_free(e->replies, e->replies_cap * sizeof *e->replies);
+    kept_files_free(&e->files.kept);
     *e = (session_entry){0};
 }
 
@@ -183,6 +187,8 @@ fray *session_open_context(session *s, bool quiet)
     set_quiet(s, f, quiet);
     for (size_t i = 0; i < s->nlimits; i++)
         fray_set_limit(f, s->limits[i].name, s->limits[i].value); /* each was checked when set */
+    /* the files its entries read come through the session: kept, served */
+    api_read_through(f, session_read_file, s);
     return f;
 }
 
@@ -194,7 +200,7 @@ static fray_status run_entry(session *s, const session_entry *e)
         if (e->reseed)
             fray_reseed(s->f, e->seed);
         return fray_run_string(s->f, "<repl>", e->text, e->len);
-    case ENTRY_FILE: return fray_run_string(s->f, e->path, e->text, e->len);
+    case ENTRY_FILE: return api_run_file_text(s->f, e->path, e->text, e->len);
     case ENTRY_SEED: fray_reseed(s->f, e->seed); return FRAY_OK;
     }
     return FRAY_OK;
@@ -241,6 +247,7 @@ static fray_status add_entry(session *s, session_entry e)
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
+    e.files.from = FILES_KEPT; /* from now on it reads what it read this time */
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         session_entries_clear(s->undone, &s->nundone);
         journal_write(s, &e, NULL);
@@ -256,7 +263,11 @@ static fray_status add_entry(session *s, session_entry e)
 fray_status fray_session_command(fray_session *s, const char *text)
 {
     size_t len = strlen(text);
-    session_entry e = {.kind = ENTRY_COMMAND, .text = mem_strndup(text, len), .len = len, .asked = s->ask != NULL};
+    session_entry e = {.kind = ENTRY_COMMAND,
+                       .text = mem_strndup(text, len),
+                       .len = len,
+                       .asked = s->ask != NULL,
+                       .files.from = FILES_NEW};
     if (!e.text) {
         out_of_memory(s);
         return FRAY_ERR_IO;
@@ -264,17 +275,45 @@ fray_status fray_session_command(fray_session *s, const char *text)
     return add_entry(s, e);
 }
 
-fray_status fray_session_load_rules(fray_session *s, const char *path)
+/* Reads a file the GM names, whole: once, a regular file, up to the
+ * memory a command may take; false, with the reason reported, when it
+ * cannot be. */
+static bool read_named_file(session *s, const char *path, char **text, size_t *len)
 {
-    session_entry e = {.kind = ENTRY_FILE, .path = mem_strndup(path, strlen(path)), .asked = s->ask != NULL};
-    errno = ENOMEM;
-    e.text = e.path ? sfile_slurp(path, &e.len) : NULL;
-    if (!e.text) {
-        session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, strerror(errno));
+    size_t limit = api_read_limit(s->f);
+    int code = fio_read_file(path, limit, text, len);
+    if (code != 0) {
+        char why[256];
+        files_error_text(code, limit, why, sizeof why);
+        session_report(s, FRAY_ERROR, path, 0, "cannot read '%s': %s", path, why);
+    }
+    return code == 0;
+}
+
+/* A rules file's text as an entry (takes text). */
+static fray_status add_rules(session *s, const char *path, char *text, size_t len)
+{
+    session_entry e = {.kind = ENTRY_FILE,
+                       .path = mem_strndup(path, strlen(path)),
+                       .text = text,
+                       .len = len,
+                       .asked = s->ask != NULL,
+                       .files.from = FILES_NEW};
+    if (!e.path) {
+        out_of_memory(s);
         session_entry_free(&e);
         return FRAY_ERR_IO;
     }
     return add_entry(s, e);
+}
+
+fray_status fray_session_load_rules(fray_session *s, const char *path)
+{
+    char *text;
+    size_t len;
+    if (!read_named_file(s, path, &text, &len))
+        return FRAY_ERR_IO;
+    return add_rules(s, path, text, len);
 }
 
 fray_status fray_session_reseed(fray_session *s, uint64_t seed)
@@ -338,7 +377,10 @@ fray_status fray_session_reroll(fray_session *s)
                        .reseed = true,
                        .asked = s->ask != NULL};
     e.seed = reroll_seed(s, &old);
-    if (!e.text) {
+    /* the same command, on the files it read the first time */
+    e.files.from = old.files.from;
+    if (!e.text || !kept_files_copy(&e.files.kept, &old.files.kept)) {
+        session_entry_free(&e);
         out_of_memory(s);
         session_entries_push(&s->done, &s->ndone, &s->done_cap, old);
         rebuild(s, s->ndone);

@@ -17,8 +17,23 @@
 #include <stdio.h>
 
 #include "fray.h"
+#include "runtime/kept_files.h"
 
 typedef enum { ENTRY_COMMAND, ENTRY_FILE, ENTRY_SEED } entry_kind;
+
+/* Where an entry's files come from when it runs. */
+typedef enum {
+    FILES_KEPT, /* from what it kept, never from disk: replaying an entry run before */
+    FILES_NEW,  /* from disk, each kept: the entry runs for the first time */
+    FILES_DISK, /* from disk, nothing kept: an entry of a format-1 file, which kept none */
+} files_source;
+
+/* The files an entry read: with them it replays the same from any folder
+ * and whatever has changed on disk since. */
+typedef struct entry_files {
+    files_source from;
+    kept_files kept;
+} entry_files;
 
 typedef struct session_entry {
     entry_kind kind;
@@ -31,6 +46,7 @@ typedef struct session_entry {
                        defaults and policies answered, as in a script) */
     char **replies; /* the GM's answers to its questions, in the order asked */
     size_t nreplies, replies_cap;
+    entry_files files; /* COMMAND, FILE: the files it read */
 } session_entry;
 
 /* A limit by name (fray_session_set_limit), applied to every context. */
@@ -78,6 +94,13 @@ void session_report(const session *s, fray_level level, const char *file, int li
 
 /* Entries and lists of them. */
 void session_entry_free(session_entry *e);
+/* The reader of every file the session's contexts compile (a
+ * compile_read_fn, with the session as user): the files of the entry
+ * being replayed or recorded (entry_files.c). */
+struct compile_options;
+struct compile_read;
+int session_read_file(void *user, const struct compile_options *opts, struct compile_read *rq, char **text,
+                      size_t *len);
 bool session_entry_reply(session_entry *e, const char *text, size_t len);
 bool session_entries_push(session_entry **list, size_t *n, size_t *cap, session_entry e);
 void session_entries_clear(session_entry *list, size_t *n);

@@ -61,6 +61,22 @@ static void check(sfile_writer *w)
     fprintf(w->out, "check %016" PRIx64 "\n", w->hash);
 }
 
+/* The files an entry read, after it: `source LEN PATH`, or `source-use
+ * NAME LEN PATH` for a module found on the search path for `use NAME`,
+ * each followed by the file's bytes. */
+static void write_sources(sfile_writer *w, const session_entry *e)
+{
+    for (size_t i = 0; i < e->files.kept.n; i++) {
+        const kept_file *f = &e->files.kept.list[i];
+        if (f->module)
+            putf(w, "source-use %s %zu %s\n", f->module, f->len, f->path);
+        else
+            putf(w, "source %zu %s\n", f->len, f->path);
+        put(w, f->text, f->len);
+        put(w, "\n", 1);
+    }
+}
+
 static void write_records(sfile_writer *w, const session_entry *e)
 {
     switch (e->kind) {
@@ -80,6 +96,7 @@ static void write_records(sfile_writer *w, const session_entry *e)
         break;
     case ENTRY_SEED: putf(w, "seed %" PRIu64 "\n", e->seed); break;
     }
+    write_sources(w, e);
 }
 
 void sfile_write_entry(sfile_writer *w, const session_entry *e)
@@ -181,6 +198,35 @@ static bool number(const char *s, size_t n, uint64_t *out)
     return true;
 }
 
+/* A file the last entry read: [NAME ]LEN PATH, then its bytes. */
+static bool read_source(reader *r, const char *arg, size_t alen, bool module, session_entry *e)
+{
+    const char *name = arg;
+    size_t name_len = 0;
+    if (module) {
+        const char *sp = memchr(arg, ' ', alen);
+        if (!sp || sp == arg)
+            return false;
+        name_len = (size_t)(sp - arg);
+        alen -= name_len + 1;
+        arg = sp + 1;
+    }
+    const char *path = memchr(arg, ' ', alen);
+    uint64_t v;
+    if (!path || !number(arg, (size_t)(path - arg), &v) || path + 1 == arg + alen)
+        return false;
+    path++;
+    char *p = mem_strndup(path, (size_t)(arg + alen - path));
+    char *m = module ? mem_strndup(name, name_len) : NULL;
+    char *text = p && (!module || m) ? read_block(r, (size_t)v) : NULL;
+    bool ok = text && kept_files_add(&e->files.kept, p, m, text, (size_t)v);
+    mem_strfree(p);
+    mem_strfree(m);
+    if (text)
+        mem_free(text, (size_t)v + 1);
+    return ok;
+}
+
 typedef struct pending {
     bool rerolled;
     uint64_t reroll;
@@ -224,6 +270,8 @@ static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, 
         session_entries_clear(l->undone, &l->nundone);
         return true;
     }
+    if (((wlen == 6 && starts(line, n, "source")) || (wlen == 10 && starts(line, n, "source-use"))) && l->ndone > 0)
+        return read_source(r, arg, alen, wlen == 10, &l->done[l->ndone - 1]);
     if (wlen == 5 && starts(line, n, "reply") && l->ndone > 0)
         return session_entry_reply(&l->done[l->ndone - 1], arg, strnlen(arg, alen));
     if (wlen == 6 && starts(line, n, "reroll") && number(arg, alen, &p->reroll))
@@ -342,10 +390,10 @@ fray_status sfile_read(const session *s, const char *path, bool journal, sfile_l
         mem_free(text, len + 1);
         return FRAY_ERR_USAGE;
     }
-    if (version != SESSION_FORMAT) {
+    if (version < 1 || version > SESSION_FORMAT) {
         session_report(s, FRAY_ERROR, path, 1,
-                       "%s is a session in format %" PRIu64 ", from %s fray; this one reads format %d", path, version,
-                       version > SESSION_FORMAT ? "a newer" : "another", SESSION_FORMAT);
+                       "%s is a session in format %" PRIu64 ", from %s fray; this one reads formats 1 to %d", path,
+                       version, version > SESSION_FORMAT ? "a newer" : "another", SESSION_FORMAT);
         mem_free(text, len + 1);
         return FRAY_ERR_USAGE;
     }
@@ -407,6 +455,9 @@ fray_status sfile_read(const session *s, const char *path, bool journal, sfile_l
         session_report(s, FRAY_ERROR, path, 0, "out of memory");
         return FRAY_ERR_IO;
     }
+    if (version == 1) /* it kept no files: they are read from disk, as they were then */
+        for (size_t i = 0; i < l->ndone + l->nundone; i++)
+            (i < l->ndone ? &l->done[i] : &l->undone[i - l->ndone])->files.from = FILES_DISK;
     if (journal && good_at < len && !ended)
         session_report(s, FRAY_NOTE, path, (int)good_line,
                        "%s: read up to line %zu, the last entry that was complete; the rest %s", path, good_line,

@@ -11,6 +11,13 @@
  *     goblin_2: attack valeros        questions were put to the GM,
  *     reply yes                       ... and the answers given
  *     check ...
+ *     file 80 camp/night.rules        a rules file that imports one:
+ *     ...
+ *     source 310 camp/monsters.rules  each file an entry read, its bytes
+ *     ...                             following (format 2)
+ *     source-use mine 120 lib/mine.rules   a module `use mine` found on
+ *     ...                             the search path
+ *     check ...
  *     undo                            an undo, a redo
  *     check ...
  *     end                             a saved file is complete
@@ -29,7 +36,7 @@
 
 #include "runtime/session.h"
 
-#define SESSION_FORMAT 1
+#define SESSION_FORMAT 2
 
 /* Writes records to out, keeping the running checksum. */
 typedef struct sfile_writer {
@@ -61,7 +68,8 @@ typedef struct sfile_loaded {
 /* Reads path into l (settings start from the session's). A saved file must
  * be whole; a journal is read up to its last group that holds together. A
  * status, with the reason reported through the session's diagnostics; on
- * failure l holds nothing. */
+ * failure l holds nothing. Format 1, whose entries kept no files, is read
+ * too: its entries read their files from disk (FILES_DISK). */
 fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l);
 void sfile_loaded_free(sfile_loaded *l);
 

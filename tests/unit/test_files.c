@@ -7,12 +7,14 @@
 #include "tests/unit/dir_util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fray.h"
 #include "lang/compile.h"
 #include "lang/files.h"
 #include "runtime/fio.h"
@@ -236,6 +238,76 @@ START_TEST(test_a_file_not_rules_text_is_not_shown)
 }
 END_TEST
 
+/* --- a save's file records --------------------------------------------------------------- */
+
+/* FNV-1a 64, as session files check their groups with */
+static uint64_t fnv(uint64_t h, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 0x100000001b3u;
+    return h;
+}
+
+/* A saved session in format `format` with one entry: a rules file that
+ * says it was read from path, whose text imports `import`. */
+static void write_save(const char *save, int format, const char *path, const char *import)
+{
+    char header[64], entry[512], text[128];
+    snprintf(header, sizeof header, "fray session %d\noption seed 0\n", format);
+    snprintf(text, sizeof text, "import \"%s\"\n", import);
+    snprintf(entry, sizeof entry, "file %zu %s\n%s\n", strlen(text), path, text);
+    uint64_t h1 = fnv(0xcbf29ce484222325u, header), h2 = fnv(h1, entry);
+    FILE *out = fopen(save, "w");
+    ck_assert_ptr_nonnull(out);
+    fprintf(out, "%scheck %016llx\n%scheck %016llx\nend\n", header, (unsigned long long)h1, entry,
+            (unsigned long long)h2);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+static void count_name(void *user, const char *name)
+{
+    (void)name;
+    ++*(int *)user;
+}
+
+/* Creatures in play after loading the save, or -1 when it did not load. */
+static int creatures_after_loading(const char *save)
+{
+    fray_session *s = fray_session_open(NULL);
+    ck_assert_ptr_nonnull(s);
+    int n = -1;
+    if (fray_session_load(s, save) == FRAY_OK) {
+        n = 0;
+        fray_creatures(fray_session_context(s), count_name, &n);
+    }
+    fray_session_close(s);
+    return n;
+}
+
+START_TEST(test_a_file_record_reads_nothing_from_disk)
+{
+    make_dir();
+    ck_assert_int_eq(mkdir(in_dir("outside"), 0700), 0);
+    write_text(in_dir("outside/spy.rules"), "creature spy side enemies { }\n");
+    ck_assert_int_eq(symlink("../outside/spy.rules", in_dir("outside/link.rules")), 0);
+    ck_assert_int_eq(mkdir(in_dir("elsewhere"), 0700), 0);
+    ck_assert_int_eq(symlink("../outside/spy.rules", in_dir("elsewhere/link.rules")), 0);
+    /* format 2: the files of an entry are its own; a path that puts its
+       imports beside a file on disk reaches nothing there */
+    write_save(in_dir("v2"), 2, in_dir("outside/x.rules"), "spy.rules");
+    ck_assert_int_eq(creatures_after_loading(in_dir("v2")), 0);
+    /* format 1 kept no files: its imports are read from disk, inside the
+       folder of the file's path, as a rules file's are */
+    write_save(in_dir("v1"), 1, in_dir("outside/x.rules"), "spy.rules");
+    ck_assert_int_eq(creatures_after_loading(in_dir("v1")), 1);
+    write_save(in_dir("v1-in"), 1, in_dir("outside/x.rules"), "link.rules");
+    ck_assert_int_eq(creatures_after_loading(in_dir("v1-in")), 1);
+    write_save(in_dir("v1-out"), 1, in_dir("elsewhere/x.rules"), "link.rules");
+    ck_assert_int_eq(creatures_after_loading(in_dir("v1-out")), 0);
+    remove_dir();
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("files");
@@ -252,6 +324,9 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_every_file_comes_through_the_reader);
     tcase_add_test(c, test_a_file_not_rules_text_is_not_shown);
     suite_add_tcase(s, c);
+    TCase *v = tcase_create("sessions");
+    tcase_add_test(v, test_a_file_record_reads_nothing_from_disk);
+    suite_add_tcase(s, v);
     return s;
 }
 
