@@ -129,15 +129,11 @@ static void meta_load(repl *r, const char *arg)
         fail(r, EXIT_USAGE);
         return;
     }
-    fray_status st;
-    if (fray_session_is_file(arg)) {
-        st = fray_session_load(r->s, arg); /* the journal starts over from it */
-        size_t done = fray_session_done(r->s);
-        if (st == FRAY_OK)
-            printf("loaded the session in %s (%zu entr%s)\n", arg, done, done == 1 ? "y" : "ies");
-    } else {
-        st = fray_session_load_rules(r->s, arg);
-    }
+    bool was_session;
+    fray_status st = fray_session_load_any(r->s, arg, &was_session); /* a session starts the journal over */
+    size_t done = fray_session_done(r->s);
+    if (st == FRAY_OK && was_session)
+        printf("loaded the session in %s (%zu entr%s)\n", arg, done, done == 1 ? "y" : "ies");
     if (st != FRAY_OK)
         fail(r, cli_exit_code(st));
 }

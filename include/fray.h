@@ -249,8 +249,14 @@ uint64_t fray_session_seed(const fray_session *s);
  * name) to path atomically: a temporary file beside it, flushed to disk,
  * renamed over it. The format is text, checked with checksums. */
 fray_status fray_session_save(fray_session *s, const char *path);
-/* Whether path holds a saved session or a journal (by its first line). */
+/* Whether path holds a saved session or a journal (by its first line; a
+ * look that never waits: only a regular file can be one). To load a file
+ * that may be either, fray_session_load_any reads it once. */
 bool fray_session_is_file(const char *path);
+/* Reads path once: a saved session or a journal (by its first line) is
+ * loaded as fray_session_load does, and *was_session set; anything else is
+ * a rules file, added as fray_session_load_rules adds one. */
+fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_session);
 /* Replaces the session with the one saved in path, seed and fray_options
  * limits included (the search path and limits set by name stay this
  * session's). A file damaged, cut short or from a newer format is refused

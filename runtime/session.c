@@ -465,14 +465,15 @@ fray_status fray_session_save(fray_session *s, const char *path)
 
 bool fray_session_is_file(const char *path)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
+    /* a look at its first line that never waits: a pipe is not one */
+    int fd = fio_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+    if (fd < 0)
         return false;
-    static const char word[] = "fray session ";
-    char head[sizeof word] = "";
-    size_t got = fread(head, 1, sizeof word - 1, in);
-    fclose(in);
-    return got == sizeof word - 1 && !memcmp(head, word, got);
+    struct stat st;
+    char head[32];
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head) : -1;
+    close(fd);
+    return got > 0 && sfile_is_session(head, (size_t)got);
 }
 
 /* Exchanges the session's entries and settings with l's (the search path
@@ -502,6 +503,22 @@ static void swap_loaded(session *s, sfile_loaded *l)
     *l = mine;
 }
 
+/* Replaces the session with the one l holds (taken); on failure it is as
+ * it was. */
+static fray_status take_loaded(session *s, sfile_loaded *l)
+{
+    swap_loaded(s, l);
+    if (!rebuild(s, s->ndone)) {
+        swap_loaded(s, l); /* out of memory: back as it was, in the context it kept */
+        sfile_loaded_free(l);
+        return FRAY_ERR_IO;
+    }
+    sfile_loaded_free(l);
+    if (s->journal_path) /* the journal starts over from it */
+        fray_session_journal(s, s->journal_path);
+    return FRAY_OK;
+}
+
 /* Replaces the session with the one in path; on failure it is as it was. */
 static fray_status load_file(session *s, const char *path, bool journal)
 {
@@ -509,16 +526,24 @@ static fray_status load_file(session *s, const char *path, bool journal)
     fray_status st = sfile_read(s, path, journal, &l);
     if (st != FRAY_OK)
         return st;
-    swap_loaded(s, &l);
-    if (!rebuild(s, s->ndone)) {
-        swap_loaded(s, &l); /* out of memory: back as it was, in the context it kept */
-        sfile_loaded_free(&l);
+    return take_loaded(s, &l);
+}
+
+fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_session)
+{
+    char *text;
+    size_t len;
+    *was_session = false;
+    if (!read_named_file(s, path, &text, &len))
         return FRAY_ERR_IO;
-    }
-    sfile_loaded_free(&l);
-    if (s->journal_path) /* the journal starts over from it */
-        fray_session_journal(s, s->journal_path);
-    return FRAY_OK;
+    if (!sfile_is_session(text, len))
+        return add_rules(s, path, text, len);
+    *was_session = true;
+    sfile_loaded l;
+    fray_status st = sfile_read_text(s, path, text, len, false, &l);
+    if (st != FRAY_OK)
+        return st;
+    return take_loaded(s, &l);
 }
 
 fray_status fray_session_load(fray_session *s, const char *path)

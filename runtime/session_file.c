@@ -326,6 +326,12 @@ void sfile_loaded_free(sfile_loaded *l)
     *l = (sfile_loaded){0};
 }
 
+bool sfile_is_session(const char *text, size_t len)
+{
+    size_t n = strlen(header_word);
+    return len >= n && !memcmp(text, header_word, n);
+}
+
 char *sfile_slurp(const char *path, size_t *len)
 {
     FILE *in = fopen(path, "rb");
@@ -367,19 +373,31 @@ char *sfile_slurp(const char *path, size_t *len)
     return fit;
 }
 
+/* The settings a file starts from: the session's. */
+static sfile_settings settings_of(const session *s)
+{
+    return (sfile_settings){.seed = s->opts.seed,
+                            .max_steps = s->opts.max_steps,
+                            .max_call_depth = s->opts.max_call_depth,
+                            .max_creatures = s->opts.max_creatures};
+}
+
 fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l)
 {
-    const sfile_settings base = {.seed = s->opts.seed,
-                                 .max_steps = s->opts.max_steps,
-                                 .max_call_depth = s->opts.max_call_depth,
-                                 .max_creatures = s->opts.max_creatures};
-    *l = (sfile_loaded){.settings = base};
+    *l = (sfile_loaded){.settings = settings_of(s)};
     size_t len;
     char *text = sfile_slurp(path, &len);
     if (!text) {
         session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, strerror(errno));
         return FRAY_ERR_IO;
     }
+    return sfile_read_text(s, path, text, len, journal, l);
+}
+
+fray_status sfile_read_text(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l)
+{
+    const sfile_settings base = settings_of(s);
+    *l = (sfile_loaded){.settings = base};
     reader r = {.text = text, .len = len};
     const char *line;
     size_t n;

@@ -71,6 +71,10 @@ typedef struct sfile_loaded {
  * failure l holds nothing. Format 1, whose entries kept no files, is read
  * too: its entries read their files from disk (FILES_DISK). */
 fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l);
+/* The same from the file's text, read already (taken, and freed here). */
+fray_status sfile_read_text(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l);
+/* Whether text is a saved session or a journal, by its first line. */
+bool sfile_is_session(const char *text, size_t len);
 void sfile_loaded_free(sfile_loaded *l);
 
 /* A whole file read into memory (NUL-terminated, allocated *len + 1), at
