@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "runtime/sim.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "runtime/api_internal.h"
+#include "runtime/kept_files.h"
 #include "runtime/mem.h"
 #include "runtime/rules.h"
 
@@ -612,6 +614,31 @@ void fray_sim_free(fray_sim_result *r)
     mem_free(r, sizeof *r);
 }
 
+/* The files the scenario reads (itself, its imports and modules), read
+ * once: the first compile reads them (through the caller's reader, if it
+ * has one) and keeps them; the threads that compile after it are served
+ * what was kept, and read nothing. */
+typedef struct sim_files {
+    kept_files kept;
+    compile_read_fn inner;
+    void *inner_user;
+    bool served_only;
+} sim_files;
+
+static int read_once(void *user, const compile_options *opts, compile_read *rq, char **text, size_t *len)
+{
+    sim_files *sf = user;
+    int code = kept_files_serve(&sf->kept, rq, text, len);
+    if (code != ENOENT || sf->served_only)
+        return code;
+    code = sf->inner ? sf->inner(sf->inner_user, opts, rq, text, len) : compile_read_disk(opts, rq, text, len);
+    if (code == 0 && !kept_files_add(&sf->kept, rq->path, rq->module, *text, *len)) {
+        mem_free(*text, *len + 1);
+        code = ENOMEM;
+    }
+    return code;
+}
+
 /* The scenario's own system: the name its `use` gives it (the `system`
    it declares), to load another file instead with --vs. */
 static bool system_of(fray *f, const char *scenario, const compile_options *copts, char *name, size_t cap)
@@ -648,6 +675,9 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     if ((uint64_t)o.threads > o.runs)
         o.threads = (int)o.runs;
     shared sh = {.scenario = scenario, .o = &o, .copts = f->copts, .limits = f->v->limits, .health = o.health};
+    sim_files files = {.inner = f->copts.read, .inner_user = f->copts.read_user};
+    sh.copts.read = read_once;
+    sh.copts.read_user = &files;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.done, 0);
     atomic_init(&sh.stop, false);
@@ -669,8 +699,10 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         }
         if (o.system_use)
             snprintf(system, sizeof system, "%s", o.system_use);
-        else if (!system_of(f, scenario, &f->copts, system, sizeof system))
+        else if (!system_of(f, scenario, &sh.copts, system, sizeof system)) {
+            kept_files_free(&files.kept);
             return FRAY_ERR_RULES;
+        }
         sh.copts.use_instead_name = system;
         sh.copts.use_instead_path = o.system_path;
     }
@@ -679,6 +711,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     if (!ws || !tids) {
         mem_free(ws, (size_t)o.threads * sizeof *ws);
         mem_free(tids, (size_t)o.threads * sizeof *tids);
+        kept_files_free(&files.kept);
         return FRAY_ERR_RULES;
     }
     /* worker 0 compiles first, on this thread, reporting what it finds;
@@ -686,6 +719,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     ws[0] = (worker){.sh = &sh, .parent = f, .index = 0};
     ws[0].compiled = compile_scenario(&ws[0]);
     int started = 1;
+    files.served_only = true; /* the other threads only read what is kept */
     if (ws[0].compiled) {
         for (int i = 1; i < o.threads; i++) {
             ws[i] = (worker){.sh = &sh, .parent = f, .index = i};
@@ -743,5 +777,6 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     }
     mem_free(ws, (size_t)o.threads * sizeof *ws);
     mem_free(tids, (size_t)o.threads * sizeof *tids);
+    kept_files_free(&files.kept);
     return st;
 }

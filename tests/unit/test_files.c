@@ -17,6 +17,7 @@
 #include "fray.h"
 #include "lang/compile.h"
 #include "lang/files.h"
+#include "runtime/api_files.h"
 #include "runtime/fio.h"
 #include "runtime/mem.h"
 
@@ -308,6 +309,46 @@ START_TEST(test_a_file_record_reads_nothing_from_disk)
 }
 END_TEST
 
+/* --- a simulation reads each file once ----------------------------------------------------- */
+
+typedef struct read_count {
+    int scenario, side;
+} read_count;
+
+static int count_reads(void *user, const compile_options *opts, compile_read *rq, char **text, size_t *len)
+{
+    read_count *c = user;
+    c->scenario += strstr(rq->path, "scenario.rules") != NULL;
+    c->side += strstr(rq->path, "side.rules") != NULL;
+    return compile_read_disk(opts, rq, text, len);
+}
+
+START_TEST(test_a_simulation_reads_each_file_once)
+{
+    make_dir();
+    write_text(in_dir("side.rules"), "tactic closer { self: attack nearest(self, enemies(self)) }\n"
+                                     "creature wolf x2 side enemies tactic closer { level 2; max_hp 12 }\n");
+    write_text(in_dir("scenario.rules"), "use legend\nimport \"side.rules\"\n"
+                                         "creature dorn side party tactic closer { level 6; max_hp 52 }\n"
+                                         "place dorn at C3\nplace wolf_1 at D3\nplace wolf_2 at C4\n"
+                                         "begin encounter\nroll initiative\nfight\n");
+    fray *f = fray_open(&(fray_options){.quiet = true});
+    ck_assert_ptr_nonnull(f);
+    read_count counts = {0};
+    api_read_through(f, count_reads, &counts);
+    fray_sim_result *r = NULL;
+    fray_sim_options o = {.runs = 16, .threads = 4, .seed = 1};
+    ck_assert_int_eq(fray_sim(f, in_dir("scenario.rules"), &o, &r), FRAY_OK);
+    ck_assert_uint_eq(r->runs, 16);
+    /* four threads compiled it; one read */
+    ck_assert_int_eq(counts.scenario, 1);
+    ck_assert_int_eq(counts.side, 1);
+    fray_sim_free(r);
+    fray_close(f);
+    remove_dir();
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("files");
@@ -326,6 +367,7 @@ static Suite *make_suite(void)
     suite_add_tcase(s, c);
     TCase *v = tcase_create("sessions");
     tcase_add_test(v, test_a_file_record_reads_nothing_from_disk);
+    tcase_add_test(v, test_a_simulation_reads_each_file_once);
     suite_add_tcase(s, v);
     return s;
 }
