@@ -194,12 +194,21 @@ static bool ends_with(const char *s, const char *tail)
     return n >= k && !strcmp(s + n - k, tail);
 }
 
+/* Writes a path into out; a path that does not fit is left empty (cut
+ * short, it would name another file). */
+static void make_path(char *out, size_t cap, const char *fmt, const char *dir, const char *name)
+{
+    int n = snprintf(out, cap, fmt, dir, name);
+    if (n < 0 || (size_t)n >= cap)
+        out[0] = '\0';
+}
+
 /* The i-th place `use NAME` looks (false past the last): NAME.rules in the
  * importing file's directory; in each directory of the search path, as
  * DIR/NAME.rules, DIR/stdlib/NAME.rules and DIR/rules/NAME.rules; in the
  * installed library. *within is the directory the file must stay in;
  * *on_path tells the search path and the library from the file's own
- * directory. */
+ * directory. out is left empty when the path is too long. */
 static bool module_place(const compile_options *opts, const char *name, const char *from_dir, size_t i, char *out,
                          size_t cap, const char **within, bool *on_path)
 {
@@ -208,13 +217,13 @@ static bool module_place(const compile_options *opts, const char *name, const ch
     if (from_dir && i-- == 0) {
         *on_path = false;
         *within = from_dir;
-        snprintf(out, cap, "%s/%s.rules", from_dir, name);
+        make_path(out, cap, "%s/%s.rules", from_dir, name);
         return true;
     }
     size_t npaths = opts ? opts->npaths : 0;
     if (i < 3 * npaths) {
         *within = opts->search_path[i / 3];
-        snprintf(out, cap, on_search_path[i % 3], *within, name);
+        make_path(out, cap, on_search_path[i % 3], *within, name);
         return true;
     }
 #ifdef FRAY_DATADIR
@@ -223,7 +232,7 @@ static bool module_place(const compile_options *opts, const char *name, const ch
     i -= 3 * npaths;
     if (i < 3) {
         *within = FRAY_DATADIR;
-        snprintf(out, cap, installed[i], FRAY_DATADIR, name);
+        make_path(out, cap, installed[i], FRAY_DATADIR, name);
         return true;
     }
 #endif
@@ -400,6 +409,10 @@ static void use_module(compiler *cc, const char *name, span at)
     const char *within;
     bool on_path;
     for (size_t i = 0; module_place(cc->opts, name, cc->dir, i, path, sizeof path, &within, &on_path); i++) {
+        if (!path[0]) {
+            comp_error(cc, at, "cannot use '%s': the path of a place to look is too long", name);
+            return;
+        }
         const char *key = module_key(cc, path, false);
         /* a file never means itself: `use x` in a file named x.rules (a
            profile named after its system) is the library's x */
@@ -470,7 +483,12 @@ static void compile_import(compiler *cc, const node *imp)
         return;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", cc->dir, rel);
+    make_path(path, sizeof path, "%s/%s", cc->dir, rel);
+    if (!path[0]) {
+        comp_error(cc, at, "cannot import a path this long (%zu bytes in a folder of %zu)", strlen(rel),
+                   strlen(cc->dir));
+        return;
+    }
     if (!module_is_new(cc, module_key(cc, path, false), path, imp->sp))
         return;
     compile_read rq = {.path = path, .within = cc->dir};
