@@ -426,8 +426,8 @@ static int parse(int argc, char **argv, cli_options *o, int *first, repl_options
 /* The journals a crash left in the state folder, newest first. */
 typedef struct unfinished {
     size_t n;
-    char *newest;
-    const repl *r;
+    char *chosen; /* the newest with entries done (else the newest) */
+    bool chosen_has_entries;
     bool print;
 } unfinished;
 
@@ -442,21 +442,28 @@ static void when(int64_t t, char *buf, size_t cap)
 static void found_journal(void *user, const fray_journal_info *j)
 {
     unfinished *u = user;
-    if (u->n++ == 0)
-        u->newest = strdup(j->path);
+    u->n++;
+    if (!u->chosen || (!u->chosen_has_entries && j->entries)) {
+        free(u->chosen);
+        u->chosen = strdup(j->path);
+        u->chosen_has_entries = j->entries > 0;
+    }
     if (!u->print)
         return;
-    char last[256] = "", at[32];
+    char last[256] = "", at[32], undone[32] = "";
     if (j->entries)
         repl_describe_entry(&j->last, last, sizeof last);
+    if (j->undone)
+        snprintf(undone, sizeof undone, " (%zu undone)", j->undone);
     when(j->modified, at, sizeof at);
     const char *name = strrchr(j->path, '/');
-    printf("  %-34s %s  %5zu entr%s%s%s\n", name ? name + 1 : j->path, at, j->entries, j->entries == 1 ? "y " : "ies",
-           last[0] ? "  last: " : "", last);
+    printf("  %-34s %s  %5zu entr%s%s%s%s\n", name ? name + 1 : j->path, at, j->entries, j->entries == 1 ? "y" : "ies",
+           undone, last[0] ? "  last: " : "", last);
 }
 
 /* The journal --recover reads: the one named, --journal's, or the newest
- * in the state folder (the others listed). NULL, said why, when none. */
+ * in the state folder that holds entries (all of them listed). NULL, said
+ * why, when none. */
 static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir)
 {
     if (ro->recover_from) {
@@ -466,30 +473,34 @@ static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir
     }
     if (ro->journal && *ro->journal)
         return strdup(ro->journal);
-    unfinished u = {.r = r};
+    unfinished u = {0};
     if (dir)
         fray_session_journals(r->s, dir, found_journal, &u);
     if (u.n > 1) {
+        /* listed on a second look, to say which is restored */
+        char *chosen = u.chosen;
         printf("%zu sessions did not end with :quit (newest first):\n", u.n);
-        free(u.newest);
-        u = (unfinished){.r = r, .print = true};
+        u = (unfinished){.print = true};
         fray_session_journals(r->s, dir, found_journal, &u);
-        printf("the newest is restored; --recover=NAME restores another\n");
+        const char *name = strrchr(chosen, '/');
+        printf("restoring %s; --recover=NAME restores another\n", name ? name + 1 : chosen);
+        free(u.chosen);
+        u.chosen = chosen;
     }
-    if (!u.newest)
+    if (!u.chosen)
         fprintf(stderr, "fray repl: no session to recover (no journal left in %s)\n", dir ? dir : "the state folder");
-    return u.newest;
+    return u.chosen;
 }
 
 /* Says, at the start of a session, that others were left by a crash. */
 static void note_unfinished(repl *r, const char *dir)
 {
-    unfinished u = {.r = r};
+    unfinished u = {0};
     fray_session_journals(r->s, dir, found_journal, &u);
     if (u.n)
         fprintf(stderr, "fray repl: %zu earlier session%s did not end with :quit; 'fray repl --recover' restores %s\n",
                 u.n, u.n == 1 ? "" : "s", u.n == 1 ? "it" : "the newest (and lists them)");
-    free(u.newest);
+    free(u.chosen);
 }
 
 /* Recovers, then starts the session's journal. A status to exit with, or
