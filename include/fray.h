@@ -269,7 +269,8 @@ fray_status fray_session_load(fray_session *s, const char *path);
  * read is never written: the session holds its lock, and it is removed
  * once the session keeps a journal of its own (fray_session_journal) that
  * holds all it held, or when the session ends as it should; else it stays
- * as it was. */
+ * as it was. A saved file (one that ends as :save ends it) given for a
+ * journal is read as fray_session_load reads it, and never removed. */
 fray_status fray_session_recover(fray_session *s, const char *journal_path);
 
 /* A journal: the session so far, then every entry, undo and redo appended

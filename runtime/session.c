@@ -515,9 +515,10 @@ fray_status fray_session_recover(fray_session *s, const char *journal_path)
     }
     sfile_loaded l;
     fray_status st = sfile_parse(s, journal_path, text, len, true, &l);
+    bool saved = l.ended; /* a save given for a journal: read, and left as it is */
     if (st == FRAY_OK)
         st = take_loaded(s, &l);
-    if (st != FRAY_OK) {
+    if (st != FRAY_OK || saved) {
         mem_strfree(path);
         close(fd);
         return st;

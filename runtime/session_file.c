@@ -438,6 +438,7 @@ fray_status sfile_parse(const session *s, const char *path, char *text, size_t l
         session_report(s, FRAY_ERROR, path, 0, "out of memory");
         return FRAY_ERR_IO;
     }
+    l->ended = ended;
     if (journal && good_at < len && !ended)
         session_report(s, FRAY_NOTE, path, (int)good_line,
                        "%s: read up to line %zu, the last entry that was complete; the rest %s", path, good_line,

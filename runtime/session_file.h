@@ -74,6 +74,7 @@ typedef struct sfile_loaded {
     sfile_settings settings;
     session_entry *done, *undone;
     size_t ndone, done_cap, nundone, undone_cap;
+    bool ended; /* it has its end line: a saved file, not a journal */
 } sfile_loaded;
 
 /* Reads path into l (settings start from the session's). A saved file must

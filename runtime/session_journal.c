@@ -151,18 +151,21 @@ static fray_status may_keep_at(session *s, const char *path, bool *replace)
         return FRAY_ERR_IO;
     }
     static const char word[] = "fray session ";
-    char head[sizeof word] = "";
+    char head[sizeof word] = "", tail[4] = "";
     ssize_t got = st.st_size ? read(fd, head, sizeof word - 1) : 0;
+    bool ends = st.st_size >= 4 && pread(fd, tail, 4, st.st_size - 4) == 4 && !memcmp(tail, "end\n", 4);
     close(fd);
     if (st.st_size == 0)
         return FRAY_OK; /* nothing to lose */
-    if (got == (ssize_t)sizeof word - 1 && !memcmp(head, word, sizeof word - 1))
+    if (got != (ssize_t)sizeof word - 1 || memcmp(head, word, sizeof word - 1))
+        session_report(s, FRAY_ERROR, path, 0, "%s is not a journal: it is not overwritten", path);
+    else if (ends)
+        session_report(s, FRAY_ERROR, path, 0, "%s is a saved session, not a journal: it is not overwritten", path);
+    else
         session_report(s, FRAY_ERROR, path, 0,
                        "%s holds a session that did not end as it should: recover it or remove it first; it is not "
                        "overwritten",
                        path);
-    else
-        session_report(s, FRAY_ERROR, path, 0, "%s is not a journal: it is not overwritten", path);
     return FRAY_ERR_USAGE;
 }
 

@@ -690,6 +690,86 @@ START_TEST(test_save_removes_only_stale_temporaries)
 }
 END_TEST
 
+/* --- what a journal may be kept over ------------------------------------------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *out = fopen(path, "w");
+    ck_assert_ptr_nonnull(out);
+    fputs(text, out);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+/* A journal is never written over a file that is not one, a saved
+ * session, or another session's journal; an empty file may be taken. A
+ * save given to recover is read and left as it is. */
+START_TEST(test_a_journal_is_never_written_over_another_file)
+{
+    make_dir();
+    char notes[128], save[128], left[128], empty[128];
+    in_dir(notes, sizeof notes, "notes.txt");
+    in_dir(save, sizeof save, "night.session");
+    in_dir(left, sizeof left, "left.journal");
+    in_dir(empty, sizeof empty, "empty");
+    write_text(notes, "the GM's notes\n");
+    write_text(empty, "");
+    fray_session *s = open_counting(NULL);
+    ck_assert_int_eq(fray_session_command(s, "print 1"), FRAY_OK);
+    ck_assert_int_eq(fray_session_save(s, save), FRAY_OK);
+    ck_assert_int_eq(fray_session_journal(s, left), FRAY_OK);
+    fray_session_close(s); /* as a crash: its journal stays */
+    size_t save_len, left_len;
+    char *save_text = read_all(save, &save_len), *left_text = read_all(left, &left_len);
+    ck_assert(save_text && left_text);
+    const struct {
+        const char *path, *why;
+    } refused[] = {{notes, "is not a journal"}, {save, "is a saved session"}, {left, "did not end"}};
+    s = open_counting(NULL);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        diagnostics = 0;
+        ck_assert_int_eq(fray_session_journal(s, refused[i].path), FRAY_ERR_USAGE);
+        ck_assert_int_eq(diagnostics, 1);
+        ck_assert_msg(strstr(last_message, refused[i].why), "%s", last_message);
+    }
+    size_t len;
+    char *now = read_all(save, &len);
+    ck_assert(now && len == save_len && !memcmp(now, save_text, len));
+    mem_free(now, len + 1);
+    now = read_all(left, &len);
+    ck_assert(now && len == left_len && !memcmp(now, left_text, len));
+    mem_free(now, len + 1);
+    now = read_all(notes, &len);
+    ck_assert_str_eq(now, "the GM's notes\n");
+    mem_free(now, len + 1);
+    /* an empty file holds nothing to lose */
+    ck_assert_int_eq(fray_session_journal(s, empty), FRAY_OK);
+    ck_assert(fray_session_is_file(empty));
+    /* a save read as a journal is left as it was, even when the session
+       ends and its journal goes */
+    ck_assert_int_eq(fray_session_recover(s, save), FRAY_OK);
+    ck_assert_uint_eq(fray_session_done(s), 1);
+    fray_session_close_journal(s);
+    fray_session_close(s);
+    now = read_all(save, &len);
+    ck_assert(now && len == save_len && !memcmp(now, save_text, len));
+    mem_free(now, len + 1);
+    ck_assert_int_ne(access(empty, F_OK), 0); /* the session's own journal went */
+    /* and the journal a crash left goes once recovered into one of the
+       session's own that holds it all */
+    s = open_counting(NULL);
+    ck_assert_int_eq(fray_session_recover(s, left), FRAY_OK);
+    ck_assert_int_eq(access(left, F_OK), 0);
+    ck_assert_int_eq(fray_session_journal_in(s, dir), FRAY_OK);
+    ck_assert_int_ne(access(left, F_OK), 0);
+    fray_session_close_journal(s);
+    fray_session_close(s);
+    mem_free(save_text, save_len + 1);
+    mem_free(left_text, left_len + 1);
+    ck_assert_int_eq(diagnostics, 0);
+    remove_dir();
+}
+END_TEST
+
 /* --- what a save may ask for --------------------------------------------------------- */
 
 static uint64_t fnv(uint64_t h, const char *text)
@@ -782,6 +862,7 @@ static Suite *session_io_suite(void)
     tcase_add_test(files, test_save_follows_links_and_keeps_the_mode);
     tcase_add_test(files, test_save_removes_only_stale_temporaries);
     tcase_add_test(files, test_a_save_never_raises_a_limit);
+    tcase_add_test(files, test_a_journal_is_never_written_over_another_file);
     suite_add_tcase(s, files);
     return s;
 }
