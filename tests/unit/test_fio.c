@@ -14,38 +14,11 @@
 
 #include "runtime/fio.h"
 #include "runtime/mem.h"
-
-static char dir[64];
+#include "tests/unit/scratch_util.h"
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/fray-test-fio.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* A path in the test's folder; four can be held at once. */
-static const char *in_dir(const char *name)
-{
-    static char paths[4][128];
-    static int next;
-    char *path = paths[next++ % 4];
-    snprintf(path, sizeof paths[0], "%s/%s", dir, name);
-    return path;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *out = fopen(path, "w");
-    ck_assert_ptr_nonnull(out);
-    fputs(text, out);
-    ck_assert_int_eq(fclose(out), 0);
+    make_scratch_dir("fio");
 }
 
 START_TEST(test_reads_a_regular_file_whole)

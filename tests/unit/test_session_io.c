@@ -41,28 +41,17 @@
 #include "runtime/fio.h"
 #include "runtime/mem.h"
 #include "runtime/safefile.h"
+#include "tests/unit/scratch_util.h"
 
-static char dir[64], rules[96], saved[96], other[96];
+static char rules[96], saved[96], other[96];
 
 static void make_dir(void)
 {
-    /* in memory where there is such a folder: each step is flushed to disk */
-    snprintf(dir, sizeof dir, "%s/fray-test-sio.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    make_scratch_dir("sio");
     snprintf(rules, sizeof rules, "%s/a.rules", dir);
     snprintf(saved, sizeof saved, "%s/night.session", dir);
     snprintf(other, sizeof other, "%s/other.session", dir);
-    FILE *out = fopen(rules, "w");
-    ck_assert_ptr_nonnull(out);
-    fputs("stat hp = 10\ncreature a { hp 3 }\n", out);
-    ck_assert_int_eq(fclose(out), 0);
-}
-
-static void remove_dir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    write_text(rules, "stat hp = 10\ncreature a { hp 3 }\n");
 }
 
 /* Removes what a play left: journals and temporaries. */
@@ -565,11 +554,6 @@ static fray_session *open_counting(const fray_options *o)
     return s;
 }
 
-static void in_dir(char *path, size_t cap, const char *name)
-{
-    snprintf(path, cap, "%s/%s", dir, name);
-}
-
 /* A save onto what is not a regular file is refused, with a reason, and
  * leaves it as it was. */
 START_TEST(test_save_refuses_what_is_not_a_file)
@@ -578,11 +562,11 @@ START_TEST(test_save_refuses_what_is_not_a_file)
     fray_session *s = open_counting(NULL);
     ck_assert_int_eq(fray_session_command(s, "print 1"), FRAY_OK);
     char fifo[128], device[128];
-    in_dir(fifo, sizeof fifo, "fifo");
+    snprintf(fifo, sizeof fifo, "%s", in_dir("fifo"));
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     /* a device of the test's own (as /dev/null is, where it may be made):
        were it replaced, nothing else would break */
-    in_dir(device, sizeof device, "null");
+    snprintf(device, sizeof device, "%s", in_dir("null"));
     if (mknod(device, S_IFCHR | 0600, makedev(1, 3)) != 0)
         snprintf(device, sizeof device, "/dev/null");
     const struct {
@@ -615,15 +599,12 @@ START_TEST(test_save_follows_links_and_keeps_the_mode)
     fray_session *s = open_counting(NULL);
     ck_assert_int_eq(fray_session_command(s, "print 1"), FRAY_OK);
     char target[128], link[128], dangling[128], made[128], fresh[128];
-    in_dir(target, sizeof target, "night.session");
-    in_dir(link, sizeof link, "night.link");
-    in_dir(dangling, sizeof dangling, "dangling.link");
-    in_dir(made, sizeof made, "made.session");
-    in_dir(fresh, sizeof fresh, "fresh.session");
-    FILE *out = fopen(target, "w");
-    ck_assert_ptr_nonnull(out);
-    fputs("an old save\n", out);
-    ck_assert_int_eq(fclose(out), 0);
+    snprintf(target, sizeof target, "%s", in_dir("night.session"));
+    snprintf(link, sizeof link, "%s", in_dir("night.link"));
+    snprintf(dangling, sizeof dangling, "%s", in_dir("dangling.link"));
+    snprintf(made, sizeof made, "%s", in_dir("made.session"));
+    snprintf(fresh, sizeof fresh, "%s", in_dir("fresh.session"));
+    write_text(target, "an old save\n");
     ck_assert_int_eq(chmod(target, 0640), 0);
     ck_assert_int_eq(symlink("night.session", link), 0);
     ck_assert_int_eq(fray_session_save(s, link), FRAY_OK);
@@ -658,18 +639,14 @@ START_TEST(test_save_removes_only_stale_temporaries)
 {
     make_dir();
     char stale[128], live[128], mine[128], user_file[128], target[128];
-    in_dir(stale, sizeof stale, ".night.session.fray-tmp.abc123");
-    in_dir(live, sizeof live, ".other.session.fray-tmp.zz9z9z");
-    in_dir(user_file, sizeof user_file, "night.session.tmp.abc123"); /* a user's name, not ours */
-    in_dir(mine, sizeof mine, ".night.session.fray-tmp.ABC123");     /* not of the form */
-    in_dir(target, sizeof target, "night.session");
+    snprintf(stale, sizeof stale, "%s", in_dir(".night.session.fray-tmp.abc123"));
+    snprintf(live, sizeof live, "%s", in_dir(".other.session.fray-tmp.zz9z9z"));
+    snprintf(user_file, sizeof user_file, "%s", in_dir("night.session.tmp.abc123")); /* a user's name, not ours */
+    snprintf(mine, sizeof mine, "%s", in_dir(".night.session.fray-tmp.ABC123"));     /* not of the form */
+    snprintf(target, sizeof target, "%s", in_dir("night.session"));
     const char *names[] = {stale, live, user_file, mine};
-    for (size_t i = 0; i < 4; i++) {
-        FILE *out = fopen(names[i], "w");
-        ck_assert_ptr_nonnull(out);
-        fputs("half a save\n", out);
-        ck_assert_int_eq(fclose(out), 0);
-    }
+    for (size_t i = 0; i < 4; i++)
+        write_text(names[i], "half a save\n");
     /* the live one is held, as a save being written holds it */
     int held = open(live, O_RDONLY);
     ck_assert_int_ge(held, 0);
@@ -692,14 +669,6 @@ END_TEST
 
 /* --- what a journal may be kept over ------------------------------------------------- */
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *out = fopen(path, "w");
-    ck_assert_ptr_nonnull(out);
-    fputs(text, out);
-    ck_assert_int_eq(fclose(out), 0);
-}
-
 /* A journal is never written over a file that is not one, a saved
  * session, or another session's journal; an empty file may be taken. A
  * save given to recover is read and left as it is. */
@@ -707,10 +676,10 @@ START_TEST(test_a_journal_is_never_written_over_another_file)
 {
     make_dir();
     char notes[128], save[128], left[128], empty[128];
-    in_dir(notes, sizeof notes, "notes.txt");
-    in_dir(save, sizeof save, "night.session");
-    in_dir(left, sizeof left, "left.journal");
-    in_dir(empty, sizeof empty, "empty");
+    snprintf(notes, sizeof notes, "%s", in_dir("notes.txt"));
+    snprintf(save, sizeof save, "%s", in_dir("night.session"));
+    snprintf(left, sizeof left, "%s", in_dir("left.journal"));
+    snprintf(empty, sizeof empty, "%s", in_dir("empty"));
     write_text(notes, "the GM's notes\n");
     write_text(empty, "");
     fray_session *s = open_counting(NULL);
@@ -800,7 +769,7 @@ START_TEST(test_a_save_never_raises_a_limit)
 {
     make_dir();
     char path[128];
-    in_dir(path, sizeof path, "crafted.session");
+    snprintf(path, sizeof path, "%s", in_dir("crafted.session"));
     /* the program allows 100000 steps; the save asks for 2^64 - 1 */
     craft_save(path, "option max-steps 18446744073709551615\n", "print 1");
     fray_session *s = open_counting(&(fray_options){.max_steps = 100000});
@@ -835,7 +804,7 @@ START_TEST(test_a_save_never_raises_a_limit)
     ck_assert_int_eq(fray_session_command(s, "repeat 100000 { let x = 1 }"), FRAY_ERR_RULES);
     ck_assert_int_eq(fray_session_command(s, "creature a x2 {}"), FRAY_OK);
     char again[128];
-    in_dir(again, sizeof again, "again.session");
+    snprintf(again, sizeof again, "%s", in_dir("again.session"));
     ck_assert_int_eq(fray_session_save(s, again), FRAY_OK);
     fray_session_close(s);
     size_t len;
