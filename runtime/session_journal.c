@@ -127,10 +127,12 @@ static bool is_ours(const session *s, const char *path)
 /* Whether a journal may be written at path, and over what is there: a
  * journal of this session's, or an empty file. Another session's journal
  * (live, or left by a crash) or a file that is not a journal is never
- * overwritten. */
-static fray_status may_keep_at(session *s, const char *path, bool *replace)
+ * overwritten. An empty file's lock is kept in *held until the journal is
+ * in place, so that no other session takes it meanwhile. */
+static fray_status may_keep_at(session *s, const char *path, bool *replace, int *held)
 {
     *replace = false;
+    *held = -1;
     char real[4096];
     struct stat st;
     if (stat(path, &st) != 0)
@@ -154,9 +156,11 @@ static fray_status may_keep_at(session *s, const char *path, bool *replace)
     char head[sizeof word] = "", tail[4] = "";
     ssize_t got = st.st_size ? read(fd, head, sizeof word - 1) : 0;
     bool ends = st.st_size >= 4 && pread(fd, tail, 4, st.st_size - 4) == 4 && !memcmp(tail, "end\n", 4);
-    close(fd);
-    if (st.st_size == 0)
+    if (st.st_size == 0) {
+        *held = fd;
         return FRAY_OK; /* nothing to lose */
+    }
+    close(fd);
     if (got != (ssize_t)sizeof word - 1 || memcmp(head, word, sizeof word - 1))
         session_report(s, FRAY_ERROR, path, 0, "%s is not a journal: it is not overwritten", path);
     else if (ends)
@@ -176,10 +180,13 @@ fray_status fray_session_journal(fray_session *s, const char *path)
         return FRAY_OK;
     }
     bool replace;
-    fray_status st = may_keep_at(s, path, &replace);
+    int held;
+    fray_status st = may_keep_at(s, path, &replace, &held);
     if (st != FRAY_OK)
         return st;
     int code = journal_create(s, path, replace);
+    if (held >= 0)
+        close(held);
     if (code != 0) {
         cannot_keep(s, path, code);
         return FRAY_ERR_IO;
