@@ -45,20 +45,28 @@ static void put_raw(sfile_writer *w, const void *data, size_t n)
     if (w->error)
         return;
     if (w->len + n > w->cap) {
-        flush(w);
-        if (n > SFILE_WRITE_SIZE) { /* a large text goes straight out */
-            if (!w->error && !fio_write(w->fd, data, n))
-                w->error = errno ? errno : EIO;
-            return;
+        /* grown as a group needs (most are a line or two), written out
+           once it holds SFILE_WRITE_SIZE */
+        if (w->len + n > SFILE_WRITE_SIZE) {
+            flush(w);
+            if (n > SFILE_WRITE_SIZE) { /* a large text goes straight out */
+                if (!w->error && !fio_write(w->fd, data, n))
+                    w->error = errno ? errno : EIO;
+                return;
+            }
         }
-        size_t want = SFILE_WRITE_SIZE;
-        char *grown = w->cap < want ? mem_realloc(w->buf, w->cap, want) : w->buf;
-        if (!grown) {
-            w->error = ENOMEM;
-            return;
+        size_t want = w->cap ? w->cap : 256;
+        while (want < w->len + n)
+            want *= 2;
+        if (want > w->cap) {
+            char *grown = mem_realloc(w->buf, w->cap, want);
+            if (!grown) {
+                w->error = ENOMEM;
+                return;
+            }
+            w->buf = grown;
+            w->cap = want;
         }
-        w->buf = grown;
-        w->cap = want;
     }
     memcpy(w->buf + w->len, data, n);
     w->len += n;
