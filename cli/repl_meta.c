@@ -67,21 +67,26 @@ static bool count_arg(repl *r, const char *arg, const char *what, size_t *n)
     return true;
 }
 
+void repl_describe_entry(const fray_entry *e, char *buf, size_t cap)
+{
+    switch (e->kind) {
+    case FRAY_ENTRY_COMMAND: {
+        const char *nl = strchr(e->text, '\n');
+        int len = nl ? (int)(nl - e->text) : (int)strlen(e->text);
+        snprintf(buf, cap, "%.*s%s%s", len, e->text, nl ? " ..." : "", e->rerolled ? "   (rerolled)" : "");
+        break;
+    }
+    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e->path); break;
+    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e->seed); break;
+    }
+}
+
 /* The first line of entry i, for listings. */
 static void describe(const repl *r, size_t i, char *buf, size_t cap)
 {
     fray_entry e = {.kind = FRAY_ENTRY_SEED};
     fray_session_entry(r->s, i, &e);
-    switch (e.kind) {
-    case FRAY_ENTRY_COMMAND: {
-        const char *nl = strchr(e.text, '\n');
-        int len = nl ? (int)(nl - e.text) : (int)strlen(e.text);
-        snprintf(buf, cap, "%.*s%s%s", len, e.text, nl ? " ..." : "", e.rerolled ? "   (rerolled)" : "");
-        break;
-    }
-    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e.path); break;
-    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e.seed); break;
-    }
+    repl_describe_entry(&e, buf, cap);
 }
 
 /* --- the commands ------------------------------------------------------------------- */
