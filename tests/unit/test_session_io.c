@@ -816,6 +816,32 @@ START_TEST(test_a_save_never_raises_a_limit)
 }
 END_TEST
 
+/* A command after a reroll is read back as it was written: not rerolled,
+ * and with no seed of its own (the reroll's seed stays with the reroll). */
+START_TEST(test_a_reroll_stays_with_its_command)
+{
+    make_dir();
+    fray_session *s = open_quiet();
+    ck_assert_int_eq(fray_session_command(s, "print roll d20"), FRAY_OK);
+    ck_assert_int_eq(fray_session_reroll(s), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "print roll d6"), FRAY_OK);
+    ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+    fray_entry first, second;
+    ck_assert(fray_session_entry(s, 0, &first) && fray_session_entry(s, 1, &second));
+    ck_assert(first.rerolled && !second.rerolled);
+    fray_session *back = open_quiet();
+    ck_assert_int_eq(fray_session_load(back, saved), FRAY_OK);
+    fray_entry first_back, second_back;
+    ck_assert(fray_session_entry(back, 0, &first_back) && fray_session_entry(back, 1, &second_back));
+    ck_assert(first_back.rerolled && first_back.seed == first.seed);
+    ck_assert(!second_back.rerolled);
+    ck_assert_uint_eq(second_back.seed, second.seed);
+    fray_session_close(back);
+    fray_session_close(s);
+    remove_dir();
+}
+END_TEST
+
 static Suite *session_io_suite(void)
 {
     Suite *s = suite_create("session_io");
@@ -832,6 +858,7 @@ static Suite *session_io_suite(void)
     tcase_add_test(files, test_save_removes_only_stale_temporaries);
     tcase_add_test(files, test_a_save_never_raises_a_limit);
     tcase_add_test(files, test_a_journal_is_never_written_over_another_file);
+    tcase_add_test(files, test_a_reroll_stays_with_its_command);
     suite_add_tcase(s, files);
     return s;
 }
