@@ -261,7 +261,7 @@ static bool rebuild(session *s, size_t n)
     if (!same || s->replay_short)
         session_report(s, FRAY_WARNING, NULL, 0,
                        "replaying the session did not go as it went the first time "
-                       "(a rules file changed on disk?)");
+                       "(was it saved by another version of fray, or edited?)");
     s->replay_short = false;
     return true;
 }
