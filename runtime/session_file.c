@@ -314,8 +314,11 @@ static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, 
         bool asks = alen > 5 && !memcmp(arg + alen - 5, " asks", 5);
         if (!number(arg, asks ? alen - 5 : alen, &v))
             return false;
-        session_entry e = {
-            .kind = ENTRY_COMMAND, .len = (size_t)v, .reseed = p->rerolled, .seed = p->rerolled ? p->reroll : 0, .asked = asks};
+        session_entry e = {.kind = ENTRY_COMMAND,
+                           .len = (size_t)v,
+                           .reseed = p->rerolled,
+                           .seed = p->rerolled ? p->reroll : 0,
+                           .asked = asks};
         p->rerolled = false;
         e.text = read_block(r, e.len);
         if (!e.text || !session_entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
