@@ -142,6 +142,14 @@ int fn_end(compiler *cc, fn_state *fs, span where)
             emit_op(cc, OP_NIL, where);
         emit_op(cc, OP_RETURN, where);
         fs->c->nlocals = (uint8_t)fs->nlocals;
+        size_t peak;
+        if (!chunk_measure_stack(fs->c, &peak))
+            cc->oom = true;
+        else if ((uint64_t)fs->c->max_stack + VM_STACK_SLACK > VM_STACK_MAX)
+            comp_error(cc, fs->c->spans[peak],
+                       "too much to work out at once: this holds %u values while it is worked out (the limit is %d); "
+                       "give parts of it names with 'let'",
+                       fs->c->max_stack, VM_STACK_MAX - VM_STACK_SLACK);
         chunk_trim(fs->c);
         id = program_add_chunk(cc->p, fs->c);
         if (id < 0) {

@@ -1651,7 +1651,8 @@ static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const 
         return vm_error(
             v, *at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
             v->limits.call_depth);
-    if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
+    /* room for all it may hold at once, from its base (its arguments) */
+    if ((uint64_t)(v->sp - v->stack) - (uint64_t)nargs + c->max_stack + VM_STACK_SLACK > VM_STACK_MAX)
         return vm_error(v, *at, "stack limit reached (%d values)", VM_STACK_MAX);
     if (nargs != c->nparams) {
         /* pad missing optional parameters (an action's target) with nothing */
@@ -2351,7 +2352,7 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
     if (chunk_id < 0 || (size_t)chunk_id >= v->p->nchunks)
         return vm_error(v, (span){0}, "internal: no chunk %d", chunk_id);
     const chunk *c = v->p->chunks[chunk_id];
-    if (v->sp + nargs + 64 > v->stack + VM_STACK_MAX)
+    if (v->sp + nargs + VM_STACK_SLACK > v->stack + VM_STACK_MAX)
         return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);

@@ -13,7 +13,6 @@
 #include "runtime/rng.h"
 #include "runtime/value.h"
 
-#define VM_STACK_MAX 4096
 #define VM_FRAMES_MAX 256
 
 typedef struct vm_limits {

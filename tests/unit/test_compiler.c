@@ -454,6 +454,54 @@ START_TEST(test_spans_and_opcodes_valid_with_core)
 }
 END_TEST
 
+/* The most a chunk holds on the stack at once, from its frame's base: a
+   value for each operand still waiting, the branches of a choice counted
+   once, a loop's list, index and element, the parameters. */
+START_TEST(test_chunk_stack_need)
+{
+    static const struct {
+        const char *src;
+        uint32_t need;
+    } cases[] = {
+        {"print 1 + (2 + (3 + (4 + 5)))\n", 5},
+        {"print 1 + 2 + 3 + 4 + 5\n", 2},
+        {"print true ? 1 : (2 + 3)\n", 2},
+        {"print true and false or true and false\n", 1},
+        {"print [1, 2, [3, 4, 5]], 6\n", 5},
+        {"for i in [1, 2, 3] { print i }\n", 4},
+        {"repeat 3 { print 1, 2 }\n", 3},
+        {"procedure f(a, b, c) { return a }\n", 4},
+        {"procedure g(a) { let x = a + 1\n if x > 2 { return x * (a + 1) } else { return 0 } }\n", 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(compile(cases[i].src), 0);
+        const chunk *c = P->chunks[P->nchunks - 1];
+        ck_assert_msg(c->max_stack == cases[i].need, "%s holds %u at once, not %u", cases[i].src, c->max_stack,
+                      cases[i].need);
+    }
+}
+END_TEST
+
+/* What no run of a chunk can hold is an error where it is deepest. */
+START_TEST(test_chunk_too_much_at_once)
+{
+    char src[16384] = "print ";
+    size_t at = strlen(src);
+    for (int level = 0; level < 17; level++) {
+        at += (size_t)snprintf(src + at, sizeof src - at, "max(");
+        for (int k = 0; k < 250; k++)
+            at += (size_t)snprintf(src + at, sizeof src - at, "1,");
+    }
+    at += (size_t)snprintf(src + at, sizeof src - at, "7");
+    for (int level = 0; level < 17; level++)
+        at += (size_t)snprintf(src + at, sizeof src - at, ")");
+    snprintf(src + at, sizeof src - at, "\n");
+    ASSERT_ERROR(src, "too much to work out at once: this holds 4251 values");
+    /* the deepest point: the innermost call's last argument */
+    ck_assert_int_eq(M.where[0].start, (uint32_t)(strchr(src, '7') - src));
+}
+END_TEST
+
 /* Whether the last chunk compiled holds opcode op. */
 static bool last_chunk_has(uint8_t op)
 {
@@ -549,6 +597,8 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_spans_and_opcodes_valid_with_core);
     tcase_add_test(o, test_opcode_tables);
     tcase_add_test(o, test_roll_of_literals_is_one_instruction);
+    tcase_add_test(o, test_chunk_stack_need);
+    tcase_add_test(o, test_chunk_too_much_at_once);
     suite_add_tcase(s, o);
     return s;
 }
