@@ -441,13 +441,15 @@ static void compile_items(compiler *cc, const node *prog)
     }
 }
 
-/* The arena a parse builds its tree in, holding strings to the options'
-   limit (--limit string-bytes=N). */
+/* The arena a parse builds its tree in, holding strings and nesting to
+   the options' limits (--limit string-bytes=N, --limit nesting=N). */
 static ast_arena *new_arena(const compile_options *opts)
 {
     ast_arena *ar = ast_arena_new();
     if (ar && opts && opts->max_string > 0)
         ast_arena_limit_strings(ar, (size_t)opts->max_string);
+    if (ar && opts && opts->max_nesting > 0)
+        ast_arena_limit_nesting(ar, opts->max_nesting);
     return ar;
 }
 

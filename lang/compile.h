@@ -23,6 +23,8 @@ typedef struct compile_options {
     int max_dice, max_sides;
     /* The longest string literal, in bytes (0: STRING_DEFAULT_BYTES). */
     int max_string;
+    /* How deep brackets, blocks and operators may nest (0: NESTING_DEFAULT). */
+    int max_nesting;
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On

@@ -130,7 +130,9 @@ static const unit_info units[] = {
     {"arcs", false, 1, 1, TIME_ARCS},
 };
 
-static sty quantity(compiler *cc, const node *n, value *out)
+/* Not inlined, as fold_literal_sum: compile_expr recurses once a level of
+   nesting, and its frame is all that level costs of the stack. */
+static __attribute__((noinline)) sty quantity(compiler *cc, const node *n, value *out)
 {
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(units[i].name, n->text) != 0)
@@ -791,8 +793,10 @@ static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n
 
 /* A sum of dice and whole-number literals (`d20 + 5`, `2d6 - 1`) as one
  * dice expression of the program: its index, or -1 when a term is not a
- * literal (or too many, or past the u16 operand). */
-static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated, int n)
+ * literal (or too many, or past the u16 operand). Not inlined: its dexpr
+ * would make each level of compile_expr's recursion 1 KB of stack. */
+static __attribute__((noinline)) int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated,
+                                                      int n)
 {
     if (n < 1 || n > DEXPR_MAX_TERMS || cc->p->ndice >= 0xffff)
         return -1;

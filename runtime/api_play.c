@@ -173,10 +173,11 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
                     (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
-    /* the dice and string limits are met by the compiler, in literals */
+    /* the dice, string and nesting limits are met by the compiler */
     f->copts.max_dice = f->v->limits.dice;
     f->copts.max_sides = f->v->limits.sides;
     f->copts.max_string = f->v->limits.string_bytes;
+    f->copts.max_nesting = f->v->limits.nesting;
     return FRAY_OK;
 }
 

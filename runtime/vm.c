@@ -27,6 +27,7 @@ const vm_limits vm_default_limits = {
     .dice = DICE_DEFAULT_COUNT,
     .sides = DICE_DEFAULT_SIDES,
     .string_bytes = STRING_DEFAULT_BYTES,
+    .nesting = NESTING_DEFAULT,
     .exact = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK},
 };
 
@@ -43,6 +44,7 @@ const vm_limit_info vm_limit_infos[] = {
     {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
     {"sides", "sides of one die", DICE_MAX_SIDES},
     {"string-bytes", "bytes of one string written in a rules file or a command", STRING_MAX_BYTES},
+    {"nesting", "levels of brackets, blocks and operators in rules, and of lists in lists", NESTING_MAX},
     {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
     {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},
     {NULL, NULL, 0},
@@ -70,6 +72,8 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->sides;
     if (!strcmp(name, "string-bytes"))
         return &l->string_bytes;
+    if (!strcmp(name, "nesting"))
+        return &l->nesting;
     if (!strcmp(name, "outcomes"))
         return *wide = true, (void *)&l->exact.outcomes;
     if (!strcmp(name, "exact-work"))

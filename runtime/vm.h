@@ -27,6 +27,7 @@ typedef struct vm_limits {
     int fight_rounds;   /* rounds of a `fight` without an end */
     int dice, sides;    /* dice rolled by one term, and sides of a die */
     int string_bytes;   /* the longest string a rules file may write */
+    int nesting;        /* levels of brackets, blocks and operators, and of lists in lists */
     dist_limits exact;  /* outcomes and work of an exact distribution */
 } vm_limits;
 
