@@ -1111,8 +1111,33 @@ static const roll_record *roll_of(const vm *v, value r)
     return rec;
 }
 
+/* How many lists deep x is: 0 for what is no list. */
+static uint32_t list_depth(const vm *v, value x)
+{
+    const vm_store *st = x.type == V_LIST ? store_of(v, x) : NULL;
+    return st && (size_t)x.num < st->nlists ? st->lists[x.num].depth : 0;
+}
+
+/* A list as deep as `depth`, or the error that says it may not be: every
+   walk of a list (printing, comparing, keeping it) goes once down a level,
+   so the nesting limit that bounds the rules' text bounds them too. */
+static bool nesting_ok(vm *v, uint32_t depth, span at)
+{
+    if (depth <= (uint32_t)v->limits.nesting)
+        return true;
+    return vm_error(v, at, "lists nested too deeply (limit is %d levels; see --limit nesting=N)", v->limits.nesting);
+}
+
 static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
+    uint32_t depth = 1;
+    for (size_t i = 0; items && i < n; i++) {
+        uint32_t d = list_depth(v, items[i]);
+        if (d >= depth)
+            depth = d + 1;
+    }
+    if (!nesting_ok(v, depth, at))
+        return false;
     if (st->nitems + n > v->limits.list_values)
         return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)",
                         v->limits.list_values);
@@ -1127,7 +1152,7 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
     st->lists = lists;
     for (size_t i = 0; i < n; i++)
         st->items[st->nitems + i] = items ? items[i] : value_nil();
-    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n};
+    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n, depth};
     st->nitems += n;
     *out = value_ref(V_LIST, home, (int64_t)st->nlists++);
     return true;
@@ -1156,7 +1181,24 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
     return st->items + st->lists[list.num].start;
 }
 
+static bool keep_value(vm *v, value x, span at, value *out, int depth);
+
+/* Out of keep_value's frame, which a list takes once a level. */
+static __attribute__((noinline)) bool keep_dice(vm *v, value x, span at, value *out)
+{
+    const dexpr *d = vm_dexpr(v, x);
+    dexpr copy = *d; /* store_dexpr may move the table d points into */
+    return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
+}
+
 bool vm_keep(vm *v, value x, span at, value *out)
+{
+    return keep_value(v, x, at, out, 1);
+}
+
+/* depth: how many lists down x is, against the nesting limit (met when
+   the list was made: this only holds if the limit came down since) */
+static bool keep_value(vm *v, value x, span at, value *out, int depth)
 {
     *out = x;
     if (x.type == V_ROLL)
@@ -1165,20 +1207,21 @@ bool vm_keep(vm *v, value x, span at, value *out)
         return true;
     if (x.type == V_DISTRIB)
         return vm_dist_keep(v, x, at, out);
-    if (x.type == V_DICE) {
-        const dexpr *d = vm_dexpr(v, x);
-        dexpr copy = *d; /* store_dexpr may move the table d points into */
-        return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
-    }
+    if (x.type == V_DICE)
+        return keep_dice(v, x, at, out);
     if (x.type == V_LIST) {
+        if (!nesting_ok(v, (uint32_t)depth, at))
+            return false;
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         value *copy = n ? mem_alloc(n * sizeof(value)) : NULL;
         if (n && !copy)
             return vm_error(v, at, "out of memory");
+        if (n)
+            memcpy(copy, items, n * sizeof(value));
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++)
-            ok = vm_keep(v, items[i], at, &copy[i]);
+            ok = keep_value(v, copy[i], at, &copy[i], depth + 1);
         ok = ok && store_list(v, &v->kept, HOME_KEPT, copy, n, at, out);
         if (copy)
             mem_free(copy, n * sizeof(value));
@@ -1363,7 +1406,15 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     return put(buf, cap, at, " = %" PRId64, x.num);
 }
 
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth);
+
 size_t vm_format(vm *v, value x, char *buf, size_t cap)
+{
+    return format_value(v, x, buf, cap, 1);
+}
+
+/* depth: how many lists down x is */
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
 {
     const program *p = v->p;
     switch ((value_type)x.type) {
@@ -1412,18 +1463,95 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         return put(buf, cap, 0, "%s", sq);
     }
     case V_LIST: {
+        /* deeper than the nesting limit (lowered since the list was made):
+           the rest is left out, as it is past the end of buf */
+        if (depth > v->limits.nesting)
+            return put(buf, cap, 0, "[...]");
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         size_t at = put(buf, cap, 0, "[");
-        for (size_t i = 0; i < n; i++) {
+        /* the walk stops where buf does: a list that holds another many
+           times over would take longer than any command to write out */
+        for (size_t i = 0; i < n && at < cap; i++) {
             if (i)
                 at = put(buf, cap, at, ", ");
-            at += vm_format(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0);
+            at += format_value(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0, depth + 1);
         }
         return put(buf, cap, at, "]");
     }
     default: return put(buf, cap, 0, "?");
     }
+}
+
+/* --- text of any length ----------------------------------------------------------- */
+
+static bool out_of_steps(vm *v, span at)
+{
+    v->steps_left = 0;
+    if (!v->failed)
+        vm_error(v, at, "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)", v->limits.steps);
+    return false;
+}
+
+/* Room in t for len more bytes and a NUL. */
+static bool text_room(vm *v, vm_text *t, size_t len, span at)
+{
+    if (t->cap - t->len > len)
+        return true;
+    char *grown = mem_grow(t->buf, 1, &t->cap, t->len + len + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    t->buf = grown;
+    return true;
+}
+
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at)
+{
+    size_t len = strlen(s);
+    if (!text_room(v, t, len, at))
+        return false;
+    memcpy(t->buf + t->len, s, len + 1);
+    t->len += len;
+    return true;
+}
+
+static bool text_value(vm *v, vm_text *t, value x, span at, int depth)
+{
+    /* each value written is a step of the command, as an instruction is */
+    if (--v->steps_left < 0)
+        return out_of_steps(v, at);
+    if (x.type != V_LIST) {
+        size_t len = vm_format(v, x, NULL, 0);
+        if (!text_room(v, t, len, at))
+            return false;
+        vm_format(v, x, t->buf + t->len, len + 1);
+        t->len += len;
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at) || !vm_text_add(v, t, "[", at))
+        return false;
+    size_t n;
+    vm_list_items(v, x, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* the items again each time: writing one may move the store */
+        size_t len;
+        value item = vm_list_items(v, x, &len)[i];
+        if ((i && !vm_text_add(v, t, ", ", at)) || !text_value(v, t, item, at, depth + 1))
+            return false;
+    }
+    return vm_text_add(v, t, "]", at);
+}
+
+bool vm_text_value(vm *v, vm_text *t, value x, span at)
+{
+    return text_value(v, t, x, at, 1);
+}
+
+void vm_text_free(vm_text *t)
+{
+    if (t->buf)
+        mem_free(t->buf, t->cap);
+    *t = (vm_text){0};
 }
 
 /* --- arithmetic -------------------------------------------------------------------- */
@@ -1464,6 +1592,9 @@ static bool list_concat(vm *v, value a, value b, span at, value *out)
         dst[i] = pa[i];
     for (size_t i = 0; i < nb; i++)
         dst[na + i] = pb[i];
+    /* as deep as the deeper of the two */
+    uint32_t da = list_depth(v, a), db = list_depth(v, b);
+    v->scratch.lists[out->num].depth = da > db ? da : db;
     return true;
 }
 
@@ -2203,22 +2334,22 @@ next:
         }
         CASE(PRINT)
         {
+            /* the whole line, however long: writing it is counted against
+               the step budget and the memory limit, as building it was */
             int n = READ_U8();
-            char line[4096];
-            size_t at = 0;
-            for (int i = 0; i < n; i++) {
-                if (i && at < sizeof line)
-                    at += (size_t)snprintf(line + at, sizeof line - at, " ");
-                if (at < sizeof line)
-                    at += vm_format(v, SP[i - n], line + at, sizeof line - at);
-            }
+            vm_text line = {0};
+            bool ok = vm_text_add(v, &line, "", HERE);
+            for (int i = 0; i < n && ok; i++)
+                ok = (!i || vm_text_add(v, &line, " ", HERE)) && vm_text_value(v, &line, SP[i - n], HERE);
             SP -= n;
-            if (v->cb.quiet) {
+            if (ok && v->cb.quiet) {
                 if (v->print)
-                    v->print(v->print_user, line); /* quiet keeps what the rules print */
-            } else {
-                combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
+                    v->print(v->print_user, line.buf); /* quiet keeps what the rules print */
+            } else if (ok) {
+                combat_say_line(v, line.buf); /* a line of the transcript, kept in the log */
             }
+            vm_text_free(&line);
+            FAIL_IF(!ok);
             NEXT;
         }
         CASE(EMIT)
@@ -2330,10 +2461,7 @@ next:
     vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
 out_of_steps:
-    v->steps_left = 0;
-    if (!v->failed)
-        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
-                 v->limits.steps);
+    out_of_steps(v, op_span(f, ip));
 fail:
     /* unwind this run's frames (there is always one: the stack top is
        set from it, whichever of v->sp and sp was current); the caller

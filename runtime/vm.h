@@ -114,6 +114,7 @@ typedef struct roll_detail {
 
 typedef struct vm_list {
     uint32_t start, len;
+    uint32_t depth; /* 1, and one more for each list nested in it: never past --limit nesting */
 } vm_list;
 
 typedef struct vm_store {
@@ -234,8 +235,22 @@ bool vm_run_commands(vm *v, size_t first);
 /* Evaluates a chunk for creature `self` (-1 for none), with args. */
 bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *result);
 
-/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"). */
+/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"),
+ * snprintf-style, into buf: a list is written only as far as buf holds
+ * (the length returned is then at least cap, not the whole text's). */
 size_t vm_format(vm *v, value x, char *buf, size_t cap);
+
+/* The text of values for print and show: whole, however long. Each value
+ * written is a step of the command's budget, and the text counts against
+ * its memory, so a list that holds another many times over ends with the
+ * step limit, as an endless loop does. False on an error (v->error). */
+typedef struct vm_text {
+    char *buf; /* NUL-terminated once anything is added */
+    size_t len, cap;
+} vm_text;
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
+bool vm_text_value(vm *v, vm_text *t, value x, span at);
+void vm_text_free(vm_text *t);
 
 /* Whether two values are equal, as `==` says. */
 bool vm_values_equal(const vm *v, value a, value b);
