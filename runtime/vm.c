@@ -1699,6 +1699,15 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
     return true;
 }
 
+/* The same dice written the same way (`2d6 + 1`), wherever they were built. */
+static __attribute__((noinline)) bool same_dice(const vm *v, value a, value b)
+{
+    const dexpr *da = vm_dexpr(v, a), *db = vm_dexpr(v, b);
+    char ta[512], tb[512];
+    return da && db && format_dexpr(da, ta, sizeof ta, 0, NULL, NULL) < sizeof ta &&
+           format_dexpr(db, tb, sizeof tb, 0, NULL, NULL) < sizeof tb && !strcmp(ta, tb);
+}
+
 static bool values_equal(const vm *v, value a, value b)
 {
     if (is_num(a) && is_num(b))
@@ -1719,13 +1728,37 @@ static bool values_equal(const vm *v, value a, value b)
         if (a.home == b.home)
             return a.num == b.num;
         return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+    case V_DICE: return (a.home == b.home && a.num == b.num) || same_dice(v, a, b);
     default: return a.num == b.num && a.home == b.home;
     }
 }
 
-bool vm_values_equal(const vm *v, value a, value b)
+/* a == b: lists by value, item by item, each item a step of the budget (a
+   list may hold another many times over) and each level down counted
+   against the nesting limit. False on an error, *equal otherwise. */
+static bool equal_values(vm *v, value a, value b, span at, int depth, bool *equal)
 {
-    return values_equal(v, a, b);
+    if (a.type != V_LIST || b.type != V_LIST || (a.home == b.home && a.num == b.num)) {
+        *equal = values_equal(v, a, b);
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at))
+        return false;
+    size_t na, nb;
+    const value *ia = vm_list_items(v, a, &na), *ib = vm_list_items(v, b, &nb);
+    *equal = na == nb;
+    for (size_t i = 0; i < na && *equal; i++) { /* comparing makes nothing: the items stay put */
+        if (--v->steps_left < 0)
+            return out_of_steps(v, at);
+        if (!equal_values(v, ia[i], ib[i], at, depth + 1, equal))
+            return false;
+    }
+    return true;
+}
+
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal)
+{
+    return equal_values(v, a, b, at, 1, equal);
 }
 
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
@@ -1826,6 +1859,7 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
     value *sp;
     value a, b, r;
     int cmp;
+    bool equal;
 
 #ifdef FRAY_COMPUTED_GOTO
     static void *const dispatch[OP_COUNT] = {
@@ -1859,6 +1893,14 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
         body;                                                \
         NEXT;                                                \
     }
+/* two lists out of line: they are walked, and may fail */
+#define EQUAL(a, b)                                           \
+    do {                                                      \
+        if ((a).type != V_LIST || (b).type != V_LIST)         \
+            equal = values_equal(v, a, b);                    \
+        else                                                  \
+            FAIL_IF(!equal_values(v, a, b, HERE, 1, &equal)); \
+    } while (0)
 /* whole numbers inline; the rest (and the error's location) out of line */
 #define COMPARE(a, b)                                        \
     do {                                                     \
@@ -2200,8 +2242,8 @@ next:
             NEXT;
         }
         // clang-format off
-        CASE(EQ) BINARY(OP_EQ, PUSH(value_bool(values_equal(v, a, b))));
-        CASE(NE) BINARY(OP_NE, PUSH(value_bool(!values_equal(v, a, b))));
+        CASE(EQ) BINARY(OP_EQ, EQUAL(a, b); PUSH(value_bool(equal)));
+        CASE(NE) BINARY(OP_NE, EQUAL(a, b); PUSH(value_bool(!equal)));
         CASE(LT) BINARY(OP_LT, COMPARE(a, b); PUSH(value_bool(cmp < 0)));
         CASE(LE) BINARY(OP_LE, COMPARE(a, b); PUSH(value_bool(cmp <= 0)));
         CASE(GT) BINARY(OP_GT, COMPARE(a, b); PUSH(value_bool(cmp > 0)));
@@ -2724,8 +2766,12 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
         items = vm_list_items(v, args[0], &n);
         int64_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            k += values_equal(v, items[i], args[1]);
+        for (size_t i = 0; i < n; i++) {
+            bool equal;
+            if (!equal_values(v, items[i], args[1], at, 1, &equal))
+                return false;
+            k += equal;
+        }
         *out = value_int(k);
         return true;
     }

@@ -252,8 +252,10 @@ bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
 bool vm_text_value(vm *v, vm_text *t, value x, span at);
 void vm_text_free(vm_text *t);
 
-/* Whether two values are equal, as `==` says. */
-bool vm_values_equal(const vm *v, value a, value b);
+/* Whether two values are equal, as `==` says: lists by value, item by
+ * item (counted against the step budget and the nesting limit; false,
+ * with the error at `at`, when one of them is passed). */
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
 
 /* Creature helpers shared with the play commands. */
 int vm_find_creature(const vm *v, const char *name);

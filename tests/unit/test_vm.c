@@ -54,7 +54,8 @@ START_TEST(test_list_depth_met_where_made)
     /* joining lists keeps the deeper one's depth; 50 levels is allowed */
     expect_output("let l = []\nrepeat 49 { l = [l] }\nlet m = [[1]] + l\nprint len(m), m == l + [], [[]] + [[]]\n",
                   "2 false [[], []]\n");
-    r = expect_error("let l = []\nrepeat 49 { l = [l] }\nlet m = [l + [1]]\nprint [m]\n", "lists nested too deeply", &lim);
+    r = expect_error("let l = []\nrepeat 49 { l = [l] }\nlet m = [l + [1]]\nprint [m]\n", "lists nested too deeply",
+                     &lim);
     finish(r);
     /* a list built deep in a procedure is kept whole by the variable */
     expect_output("procedure deep(n) { let l = []\n repeat n { l = [l] }\n return l }\nlet k = deep(30)\n"
@@ -95,10 +96,29 @@ START_TEST(test_print_counts_steps)
     finish(r);
     vm_limits lim = vm_default_limits;
     lim.steps = 100000;
-    r = expect_error("let l = [1]\nrepeat 60 { l = [l, l] }\nprint \"before\"\nprint l\n", "step limit reached (100000 steps",
-                     &lim);
+    r = expect_error("let l = [1]\nrepeat 60 { l = [l, l] }\nprint \"before\"\nprint l\n",
+                     "step limit reached (100000 steps", &lim);
     ck_assert_str_eq(r->out, "before\n");
     finish(r);
+}
+END_TEST
+
+START_TEST(test_equality_by_value)
+{
+    expect_output("print [1] == [1], [] == [], [1, [2, [3]]] == [1, [2, [3]]], [1, [2]] == [1, [3]], [1] != [1, 1]\n",
+                  "true true true false true\n");
+    expect_output(
+        "print count([[1], [2], [1]], [1]), [1, 2] + [3] == [1, 2, 3], [5 ft] == [5 ft], [\"a\"] == [\"a\"]\n",
+        "2 true true true\n");
+    expect_output("print d20 == d20, dice(2, 6) + 1 == 2d6 + 1, d6 == d8, 2d6 == d6 + d6\n", "true true false false\n");
+    /* two lists holding others 2^60 times over: compared until the steps run out */
+    vm_limits lim = vm_default_limits;
+    lim.steps = 100000;
+    run *r = expect_error("let a = [1]\nlet b = [1]\nrepeat 60 { a = [a, a]\n b = [b, b] }\nprint a == b\n",
+                          "step limit reached (100000 steps", &lim);
+    finish(r);
+    /* one list is equal to itself at once */
+    expect_output("let a = [1]\nrepeat 60 { a = [a, a] }\nprint a == a, count([a, a, 1], a)\n", "true 2\n");
 }
 END_TEST
 
@@ -602,6 +622,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_list_depth_met_where_made);
     tcase_add_test(c, test_format_stops_where_the_buffer_does);
     tcase_add_test(c, test_print_counts_steps);
+    tcase_add_test(c, test_equality_by_value);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("triggers");
     tcase_add_test(t, test_trigger_statement_body_when_unless);
