@@ -854,6 +854,45 @@ static __attribute__((noinline)) int fold_literal_sum(compiler *cc, const node *
     return id;
 }
 
+/* `roll E` outside a distribution. Not inlined: its arrays would make
+   each level of compile_expr's recursion larger. */
+static __attribute__((noinline)) sty compile_roll(compiler *cc, const node *e)
+{
+    /* A sum of terms rolls without building dice at run time; a sum of
+       literals is one expression of the program, rolled by one
+       instruction. */
+    const node *terms[8];
+    bool negated[8];
+    int n = 0;
+    bool flat = flatten_sum(e->a, terms, negated, &n, false);
+    int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
+    if (folded >= 0) {
+        emit_op(cc, OP_ROLL_CONST, e->sp);
+        emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
+        emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
+        return TY_ROLL;
+    }
+    if (flat && n > 1) {
+        unsigned mask = 0;
+        for (int i = 0; i < n; i++) {
+            sty t = compile_expr(cc, terms[i]);
+            if (t != TY_ANY && t != TY_DICE && !numeric(t))
+                comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
+            if (negated[i])
+                mask |= 1u << i;
+        }
+        emit_op(cc, OP_ROLL_SUM, e->sp);
+        emit_byte(cc, (uint8_t)n, e->sp);
+        emit_byte(cc, (uint8_t)mask, e->sp);
+        return TY_ROLL;
+    }
+    sty t = compile_expr(cc, e->a);
+    if (t != TY_ANY && t != TY_DICE && !numeric(t))
+        comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
+    emit_op(cc, OP_ROLL, e->sp);
+    return TY_ROLL;
+}
+
 static sty compile_expr_inner(compiler *cc, const node *e);
 
 /* In a distribution context, every value that may be dice becomes its
@@ -1001,39 +1040,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
                 comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
             return t == TY_DICE ? TY_DISTRIB : t;
         }
-        /* A sum of terms rolls without building dice at run time; a sum of
-           literals is one expression of the program, rolled by one
-           instruction. */
-        const node *terms[8];
-        bool negated[8];
-        int n = 0;
-        bool flat = flatten_sum(e->a, terms, negated, &n, false);
-        int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
-        if (folded >= 0) {
-            emit_op(cc, OP_ROLL_CONST, e->sp);
-            emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
-            emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
-            return TY_ROLL;
-        }
-        if (flat && n > 1) {
-            unsigned mask = 0;
-            for (int i = 0; i < n; i++) {
-                sty t = compile_expr(cc, terms[i]);
-                if (t != TY_ANY && t != TY_DICE && !numeric(t))
-                    comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
-                if (negated[i])
-                    mask |= 1u << i;
-            }
-            emit_op(cc, OP_ROLL_SUM, e->sp);
-            emit_byte(cc, (uint8_t)n, e->sp);
-            emit_byte(cc, (uint8_t)mask, e->sp);
-            return TY_ROLL;
-        }
-        sty t = compile_expr(cc, e->a);
-        if (t != TY_ANY && t != TY_DICE && !numeric(t))
-            comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
-        emit_op(cc, OP_ROLL, e->sp);
-        return TY_ROLL;
+        return compile_roll(cc, e);
     }
     case AST_SPAN: {
         sty a = compile_expr(cc, e->a), b = compile_expr(cc, e->b);
