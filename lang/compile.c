@@ -487,6 +487,14 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
     return cc->sink->errors - before;
 }
 
+/* A compile may take as much memory as a command (--limit memory=N): the
+   parse of a huge file stops there, with that limit's error, rather than
+   growing without bound. */
+static size_t compile_budget(const compile_options *opts)
+{
+    return opts && opts->max_memory ? opts->max_memory : MEM_DEFAULT_BUDGET;
+}
+
 static void compiler_init(compiler *cc, program *p, diag_sink *sink, const compile_options *opts)
 {
     memset(cc, 0, sizeof *cc);
@@ -494,14 +502,22 @@ static void compiler_init(compiler *cc, program *p, diag_sink *sink, const compi
     cc->sink = sink;
     cc->opts = opts;
     cc->system = -1;
+    cc->outer = mem_get_budget();
+    mem_set_budget(compile_budget(opts));
+    mem_ceiling_reached(); /* what failed before is not this compile's */
 }
 
-static void compiler_done(compiler *cc)
+static void compiler_done(compiler *cc, const char *name)
 {
     if (cc->global_types)
         mem_free(cc->global_types, cc->global_types_cap * sizeof(sty));
-    if (cc->oom)
+    if (mem_ceiling_reached())
+        diag_report(cc->sink, DIAG_ERROR, NULL, (span){0},
+                    "memory limit reached (%zu MiB to compile %s; see --limit memory=N)",
+                    compile_budget(cc->opts) >> 20, name);
+    else if (cc->oom)
         diag_report(cc->sink, DIAG_ERROR, NULL, (span){0}, "out of memory while compiling");
+    mem_restore_budget(cc->outer);
 }
 
 int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
@@ -514,7 +530,7 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
     dir_of(name, dir, sizeof dir);
     cc.importing[cc.nimporting++] = module_key(&cc, name, false);
     compile_text(&cc, name, text, len);
-    compiler_done(&cc);
+    compiler_done(&cc, name);
     return sink->errors - before;
 }
 
@@ -548,8 +564,9 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
     int idx = src ? program_add_source(p, src) : -1;
     if (idx < 0) {
         source_free(src);
-        diag_report(sink, DIAG_ERROR, NULL, (span){0}, "out of memory");
-        return 1;
+        cc.oom = true;
+        compiler_done(&cc, name);
+        return sink->errors - before;
     }
     ast_arena *ar = new_arena(opts);
     node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
@@ -567,7 +584,7 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         *chunk_out = fn_end(&cc, &fs, expr->sp);
     }
     ast_arena_free(ar);
-    compiler_done(&cc);
+    compiler_done(&cc, name);
     return sink->errors - before;
 }
 

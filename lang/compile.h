@@ -25,6 +25,9 @@ typedef struct compile_options {
     int max_string;
     /* How deep brackets, blocks and operators may nest (0: NESTING_DEFAULT). */
     int max_nesting;
+    /* The memory one compile may add, in bytes (0: MEM_DEFAULT_BUDGET), as
+       a command may (--limit memory=N): the parse, its tree and the code. */
+    size_t max_memory;
 } compile_options;
 
 /* Each returns the number of errors reported to sink (0 = success). On

@@ -84,6 +84,7 @@ fray *fray_open(const fray_options *opts)
     f->v->cb.quiet = o.quiet;
     f->copts.search_path = o.search_path;
     f->copts.npaths = o.search_path_len;
+    f->copts.max_memory = lim.memory;
     f->color = o.color;
     f->on_diag = default_diag;
     f->on_output = default_output;

@@ -178,6 +178,7 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
     f->copts.max_sides = f->v->limits.sides;
     f->copts.max_string = f->v->limits.string_bytes;
     f->copts.max_nesting = f->v->limits.nesting;
+    f->copts.max_memory = f->v->limits.memory;
     return FRAY_OK;
 }
 

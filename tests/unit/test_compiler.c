@@ -11,6 +11,7 @@
 
 #include "lang/compile.h"
 #include "runtime/rules.h"
+#include "runtime/mem.h"
 #include "runtime/program.h"
 
 typedef struct msgs {
@@ -394,6 +395,37 @@ START_TEST(test_commands_become_chunks)
 }
 END_TEST
 
+/* A compile takes no more memory than a command may (--limit memory): a
+   text too big for it stops with that limit's error, and the budget in
+   force before is in force again after. */
+START_TEST(test_compile_memory_budget)
+{
+    size_t len = 0, cap = 256 << 10;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; len + 64 < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "print %d * 2 + (%d - 1) // 3\n", i, i);
+    compile_options o = {.max_memory = (size_t)1 << 20};
+    ck_assert_int_ge(compile_string(P, "big.rules", text, len, &S, &o), 1);
+    ck_assert(has_msg("memory limit reached (1 MiB to compile big.rules; see --limit memory=N)"));
+    ck_assert(!mem_get_budget().on);
+    /* under a budget of its own, the caller's comes back */
+    mem_set_budget((size_t)64 << 20);
+    mem_budget outer = mem_get_budget();
+    o.max_memory = (size_t)256 << 20;
+    ck_assert_int_eq(compile_string(P, "small.rules", "print 1\n", 8, &S, &o), 0);
+    mem_budget after = mem_get_budget();
+    mem_set_budget(SIZE_MAX);
+    ck_assert(after.on && after.end == outer.end);
+    /* with room enough, the big text compiles */
+    program_free(P);
+    P = program_new();
+    o.max_memory = (size_t)512 << 20;
+    ck_assert_int_eq(compile_string(P, "big.rules", text, len, &S, &o), 0);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_compile_expression)
 {
     int ck = -1;
@@ -593,6 +625,7 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_initiative_compiles_to_a_plan);
     tcase_add_test(o, test_commands_become_chunks);
     tcase_add_test(o, test_compile_expression);
+    tcase_add_test(o, test_compile_memory_budget);
     tcase_add_test(o, test_spans_and_opcodes_valid);
     tcase_add_test(o, test_spans_and_opcodes_valid_with_core);
     tcase_add_test(o, test_opcode_tables);
