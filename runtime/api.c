@@ -70,8 +70,8 @@ fray *fray_open(const fray_options *opts)
     vm_limits lim = vm_default_limits;
     if (o.max_steps)
         lim.steps = o.max_steps;
-    if (o.max_call_depth)
-        lim.call_depth = o.max_call_depth;
+    if (o.max_call_depth) /* the VM holds no more frames than that */
+        lim.call_depth = o.max_call_depth < VM_FRAMES_MAX ? o.max_call_depth : VM_FRAMES_MAX;
     if (o.max_creatures)
         lim.creatures = o.max_creatures;
     f->p = program_new();

@@ -33,7 +33,7 @@ const vm_limits vm_default_limits = {
 
 const vm_limit_info vm_limit_infos[] = {
     {"steps", "instructions per command, or per turn of a fight (--max-steps)", UINT64_MAX / 200},
-    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", 100000},
+    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", VM_FRAMES_MAX},
     {"creatures", "creatures in play at once (--max-creatures)", 100000000},
     {"effects", "effects in force at once: conditions, cooldowns, holds, relations", 100000000},
     {"list-values", "values held in lists at once", (uint64_t)1 << 32},

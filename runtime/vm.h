@@ -13,6 +13,8 @@
 #include "runtime/rng.h"
 #include "runtime/value.h"
 
+/* Calls in progress at once: the most --limit depth takes. Calls made from
+   C (a stat's formula, a trigger) recurse in C too, at most this deep. */
 #define VM_FRAMES_MAX 256
 
 typedef struct vm_limits {
