@@ -204,9 +204,7 @@ static fray_status set_session_limit(void *s, const char *name, uint64_t n)
     return fray_session_set_limit(s, name, n);
 }
 
-/* Applies --limit NAME=N (checked by cli_parse) through set; false when
- * one is out of its range (the library says so). */
-static bool apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
+bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
 {
     for (int i = 0; i < o->nlimits; i++) {
         const char *eq = strchr(o->limits[i], '=');
@@ -226,7 +224,7 @@ fray *cli_open(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_context_limit, f)) {
+    if (!cli_apply_limits(o, set_context_limit, f)) {
         fray_close(f);
         return NULL;
     }
@@ -241,7 +239,7 @@ fray_session *cli_session(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_session_limit, s)) {
+    if (!cli_apply_limits(o, set_session_limit, s)) {
         fray_session_close(s);
         return NULL;
     }

@@ -441,9 +441,7 @@ static void compile_items(compiler *cc, const node *prog)
     }
 }
 
-/* The arena a parse builds its tree in, holding strings and nesting to
-   the options' limits (--limit string-bytes=N, --limit nesting=N). */
-static ast_arena *new_arena(const compile_options *opts)
+ast_arena *compile_arena(const compile_options *opts)
 {
     ast_arena *ar = ast_arena_new();
     if (ar && opts && opts->max_string > 0)
@@ -463,7 +461,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
-    ast_arena *ar = new_arena(cc->opts);
+    ast_arena *ar = compile_arena(cc->opts);
     if (!ar) {
         cc->oom = true;
         return 1;
@@ -568,7 +566,7 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         compiler_done(&cc, name);
         return sink->errors - before;
     }
-    ast_arena *ar = new_arena(opts);
+    ast_arena *ar = compile_arena(opts);
     node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;

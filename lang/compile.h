@@ -49,6 +49,10 @@ int compile_distribution(program *p, const char *name, const char *text, size_t 
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                    const compile_options *opts, int *chunk_out);
 
+/* The arena a parse of text builds its tree in, holding strings and
+ * nesting to the options' limits (--limit string-bytes=N, nesting=N). */
+struct ast_arena *compile_arena(const compile_options *opts);
+
 /* Resolves `use NAME` to a file: NAME.rules in the importing file's
  * directory, then each search path entry, then the built-in stdlib. */
 bool compile_find_module(const char *name, const char *from_dir, const compile_options *opts, char *out, size_t cap);
