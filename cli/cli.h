@@ -44,9 +44,9 @@ fray_options cli_fray_options(const cli_options *o);
 fray *cli_open(const cli_options *o);
 fray_session *cli_session(const cli_options *o);
 int cli_exit_code(fray_status st);
-/* The value of a limit by name: the last --limit NAME=N given, else its
- * default (`memory` in MiB). */
-uint64_t cli_limit(const cli_options *o, const char *name);
+/* Applies each --limit NAME=N (checked by cli_parse) through set; false
+ * when one is out of its range (set says so). */
+bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target);
 /* Runs the -r files silently and applies --with; an exit code. */
 int cli_load_rules(fray *f, const cli_options *o);
 

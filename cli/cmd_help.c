@@ -228,7 +228,8 @@ int cmd_help(int argc, char **argv)
         printf("Limits (--limit NAME=N on every command; a rule that passes one stops with an error naming it):\n");
         fray_limits(print_limit, NULL);
         printf("Fixed: 8 terms in a dice expression, 100 extra dice from explosions and rerolls per roll,\n"
-               "64 conditions on a creature at once, 50 errors reported per file, imports nested 32 deep;\n"
+               "64 conditions on a creature at once, 50 errors reported per file, imports nested 32 deep,\n"
+               "4096 values held at once by a command and the calls it has in progress;\n"
                "dice and sides may be raised to 60000 and 20000000, what a roll can hold.\n");
         return EXIT_OK;
     }

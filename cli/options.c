@@ -51,19 +51,6 @@ static void find_limit(void *user, const char *name, const char *meaning, uint64
     lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
 }
 
-typedef struct limit_default {
-    const char *name;
-    uint64_t value;
-} limit_default;
-
-static void find_default(void *user, const char *name, const char *meaning, uint64_t default_value)
-{
-    limit_default *d = user;
-    (void)meaning;
-    if (!strcmp(name, d->name))
-        d->value = default_value;
-}
-
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
 {
     static const struct option longopts[] = {
@@ -221,23 +208,7 @@ static fray_status set_session_limit(void *s, const char *name, uint64_t n)
     return fray_session_set_limit(s, name, n);
 }
 
-uint64_t cli_limit(const cli_options *o, const char *name)
-{
-    uint64_t value = 0;
-    size_t n = strlen(name);
-    for (int i = 0; i < o->nlimits; i++) /* the last one given counts */
-        if (!strncmp(o->limits[i], name, n) && o->limits[i][n] == '=')
-            value = strtoull(o->limits[i] + n + 1, NULL, 10);
-    if (value)
-        return value;
-    limit_default d = {.name = name};
-    fray_limits(find_default, &d);
-    return d.value;
-}
-
-/* Applies --limit NAME=N (checked by cli_parse) through set; false when
- * one is out of its range (the library says so). */
-static bool apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
+bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
 {
     for (int i = 0; i < o->nlimits; i++) {
         const char *eq = strchr(o->limits[i], '=');
@@ -257,7 +228,7 @@ fray *cli_open(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_context_limit, f)) {
+    if (!cli_apply_limits(o, set_context_limit, f)) {
         fray_close(f);
         return NULL;
     }
@@ -272,7 +243,7 @@ fray_session *cli_session(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_session_limit, s)) {
+    if (!cli_apply_limits(o, set_session_limit, s)) {
         fray_session_close(s);
         return NULL;
     }

@@ -130,7 +130,9 @@ static const unit_info units[] = {
     {"arcs", false, 1, 1, TIME_ARCS},
 };
 
-static sty quantity(compiler *cc, const node *n, value *out)
+/* Not inlined, as fold_literal_sum: compile_expr recurses once a level of
+   nesting, and its frame is all that level costs of the stack. */
+static __attribute__((noinline)) sty quantity(compiler *cc, const node *n, value *out)
 {
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(units[i].name, n->text) != 0)
@@ -791,8 +793,10 @@ static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n
 
 /* A sum of dice and whole-number literals (`d20 + 5`, `2d6 - 1`) as one
  * dice expression of the program: its index, or -1 when a term is not a
- * literal (or too many, or past the u16 operand). */
-static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated, int n)
+ * literal (or too many, or past the u16 operand). Not inlined: its dexpr
+ * would make each level of compile_expr's recursion 1 KB of stack. */
+static __attribute__((noinline)) int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated,
+                                                      int n)
 {
     if (n < 1 || n > DEXPR_MAX_TERMS || cc->p->ndice >= 0xffff)
         return -1;
@@ -848,6 +852,45 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
     if (id < 0)
         cc->oom = true;
     return id;
+}
+
+/* `roll E` outside a distribution. Not inlined: its arrays would make
+   each level of compile_expr's recursion larger. */
+static __attribute__((noinline)) sty compile_roll(compiler *cc, const node *e)
+{
+    /* A sum of terms rolls without building dice at run time; a sum of
+       literals is one expression of the program, rolled by one
+       instruction. */
+    const node *terms[8];
+    bool negated[8];
+    int n = 0;
+    bool flat = flatten_sum(e->a, terms, negated, &n, false);
+    int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
+    if (folded >= 0) {
+        emit_op(cc, OP_ROLL_CONST, e->sp);
+        emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
+        emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
+        return TY_ROLL;
+    }
+    if (flat && n > 1) {
+        unsigned mask = 0;
+        for (int i = 0; i < n; i++) {
+            sty t = compile_expr(cc, terms[i]);
+            if (t != TY_ANY && t != TY_DICE && !numeric(t))
+                comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
+            if (negated[i])
+                mask |= 1u << i;
+        }
+        emit_op(cc, OP_ROLL_SUM, e->sp);
+        emit_byte(cc, (uint8_t)n, e->sp);
+        emit_byte(cc, (uint8_t)mask, e->sp);
+        return TY_ROLL;
+    }
+    sty t = compile_expr(cc, e->a);
+    if (t != TY_ANY && t != TY_DICE && !numeric(t))
+        comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
+    emit_op(cc, OP_ROLL, e->sp);
+    return TY_ROLL;
 }
 
 static sty compile_expr_inner(compiler *cc, const node *e);
@@ -997,39 +1040,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
                 comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
             return t == TY_DICE ? TY_DISTRIB : t;
         }
-        /* A sum of terms rolls without building dice at run time; a sum of
-           literals is one expression of the program, rolled by one
-           instruction. */
-        const node *terms[8];
-        bool negated[8];
-        int n = 0;
-        bool flat = flatten_sum(e->a, terms, negated, &n, false);
-        int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
-        if (folded >= 0) {
-            emit_op(cc, OP_ROLL_CONST, e->sp);
-            emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
-            emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
-            return TY_ROLL;
-        }
-        if (flat && n > 1) {
-            unsigned mask = 0;
-            for (int i = 0; i < n; i++) {
-                sty t = compile_expr(cc, terms[i]);
-                if (t != TY_ANY && t != TY_DICE && !numeric(t))
-                    comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
-                if (negated[i])
-                    mask |= 1u << i;
-            }
-            emit_op(cc, OP_ROLL_SUM, e->sp);
-            emit_byte(cc, (uint8_t)n, e->sp);
-            emit_byte(cc, (uint8_t)mask, e->sp);
-            return TY_ROLL;
-        }
-        sty t = compile_expr(cc, e->a);
-        if (t != TY_ANY && t != TY_DICE && !numeric(t))
-            comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
-        emit_op(cc, OP_ROLL, e->sp);
-        return TY_ROLL;
+        return compile_roll(cc, e);
     }
     case AST_SPAN: {
         sty a = compile_expr(cc, e->a), b = compile_expr(cc, e->b);

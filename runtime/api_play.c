@@ -173,11 +173,13 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
                     (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
-    /* the dice and string limits are met by the compiler, in literals */
+    /* the dice, string and nesting limits are met by the compiler */
     f->copts.max_dice = f->v->limits.dice;
     f->copts.max_sides = f->v->limits.sides;
     f->copts.max_string = f->v->limits.string_bytes;
     f->copts.max_read = f->v->limits.memory; /* and the memory limit by files read whole */
+    f->copts.max_nesting = f->v->limits.nesting;
+    f->copts.max_memory = f->v->limits.memory;
     return FRAY_OK;
 }
 

@@ -227,6 +227,10 @@ bool combat_sync(struct vm *v);
 
 /* The transcript (log.c): a line of play, or a detail shown by explain. */
 void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line of play of any length (what the rules print). */
+void combat_say_line(struct vm *v, const char *line);
+/* Output that is not play, of any length (show): printed, not logged. */
+void combat_print_line(struct vm *v, const char *line);
 void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Output that is not play (show, explain): printed, not logged. */
 void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -93,6 +93,23 @@ void combat_say_action(vm *v, const char *line)
     keep_as(v, false, true, line);
 }
 
+void combat_say_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line);
+    keep(v, false, line);
+}
+
+void combat_print_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line);
+}
+
 void combat_say(vm *v, const char *fmt, ...)
 {
     if (v->cb.quiet)

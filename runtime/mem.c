@@ -21,6 +21,17 @@ void mem_set_budget(size_t bytes)
     budget_end = live_bytes + bytes;
 }
 
+mem_budget mem_get_budget(void)
+{
+    return (mem_budget){budget_on, budget_end};
+}
+
+void mem_restore_budget(mem_budget b)
+{
+    budget_on = b.on;
+    budget_end = b.end;
+}
+
 bool mem_ceiling_reached(void)
 {
     bool hit = ceiling_hit;

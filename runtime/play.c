@@ -265,9 +265,14 @@ static bool show(vm *v, const value *args, int argc, span at)
                     combat_print(v, "%s: %s", v->creatures[c].name, eff);
             }
         } else {
-            char val[1024];
-            vm_format(v, x, val, sizeof val);
-            combat_print(v, "%s", val);
+            /* the whole value, as print writes it */
+            vm_text val = {0};
+            bool ok = vm_text_value(v, &val, x, at);
+            if (ok)
+                combat_print_line(v, val.buf);
+            vm_text_free(&val);
+            if (!ok)
+                return false;
         }
     }
     return true;

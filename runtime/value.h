@@ -116,6 +116,15 @@ static inline value value_square(int32_t x, int32_t y)
 #define STRING_DEFAULT_BYTES 65536
 #define STRING_MAX_BYTES (1 << 30)
 
+/* How deep anything Fray walks by recursion may nest, by default and at
+ * most (--limit nesting=N): the syntax tree of a rules file (brackets,
+ * blocks, operators) and lists held in lists. Each walker recurses once a
+ * level, so the maximum is what the smallest stack Fray runs on (8 MiB,
+ * the main thread's usual and `fray sim`'s workers') holds with room to
+ * spare for the deepest walker, under the sanitizers too. */
+#define NESTING_DEFAULT 1000
+#define NESTING_MAX 10000
+
 /* Squares are written as a column letter and a row number, as on a battle
  * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... */
 bool square_parse(const char *text, int32_t *x, int32_t *y);

@@ -21,28 +21,30 @@ const vm_limits vm_default_limits = {
     .effects = 1000000,
     .list_values = 1u << 22,
     .dice_exprs = 1u << 16,
-    .memory = (size_t)1 << 30,
+    .memory = MEM_DEFAULT_BUDGET,
     .trigger_depth = 32,
     .fight_rounds = 1000,
     .dice = DICE_DEFAULT_COUNT,
     .sides = DICE_DEFAULT_SIDES,
     .string_bytes = STRING_DEFAULT_BYTES,
+    .nesting = NESTING_DEFAULT,
     .exact = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK},
 };
 
 const vm_limit_info vm_limit_infos[] = {
     {"steps", "instructions per command, or per turn of a fight (--max-steps)", UINT64_MAX / 200},
-    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", 100000},
+    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", VM_FRAMES_MAX},
     {"creatures", "creatures in play at once (--max-creatures)", 100000000},
     {"effects", "effects in force at once: conditions, cooldowns, holds, relations", 100000000},
     {"list-values", "values held in lists at once", (uint64_t)1 << 32},
     {"dice-exprs", "dice expressions built by arithmetic in one command", (uint64_t)1 << 32},
-    {"memory", "MiB of memory one command may take", (uint64_t)1 << 20},
+    {"memory", "MiB of memory one command, or the compile of one file, may take", (uint64_t)1 << 20},
     {"trigger-depth", "triggers setting off triggers", 100000},
     {"fight-rounds", "rounds of a fight without an end", 100000000},
     {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
     {"sides", "sides of one die", DICE_MAX_SIDES},
     {"string-bytes", "bytes of one string written in a rules file or a command", STRING_MAX_BYTES},
+    {"nesting", "levels of brackets, blocks and operators in rules, and of lists in lists", NESTING_MAX},
     {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
     {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},
     {NULL, NULL, 0},
@@ -70,6 +72,8 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->sides;
     if (!strcmp(name, "string-bytes"))
         return &l->string_bytes;
+    if (!strcmp(name, "nesting"))
+        return &l->nesting;
     if (!strcmp(name, "outcomes"))
         return *wide = true, (void *)&l->exact.outcomes;
     if (!strcmp(name, "exact-work"))
@@ -1107,8 +1111,33 @@ static const roll_record *roll_of(const vm *v, value r)
     return rec;
 }
 
+/* How many lists deep x is: 0 for what is no list. */
+static uint32_t list_depth(const vm *v, value x)
+{
+    const vm_store *st = x.type == V_LIST ? store_of(v, x) : NULL;
+    return st && (size_t)x.num < st->nlists ? st->lists[x.num].depth : 0;
+}
+
+/* A list as deep as `depth`, or the error that says it may not be: every
+   walk of a list (printing, comparing, keeping it) goes once down a level,
+   so the nesting limit that bounds the rules' text bounds them too. */
+static bool nesting_ok(vm *v, uint32_t depth, span at)
+{
+    if (depth <= (uint32_t)v->limits.nesting)
+        return true;
+    return vm_error(v, at, "lists nested too deeply (limit is %d levels; see --limit nesting=N)", v->limits.nesting);
+}
+
 static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
+    uint32_t depth = 1;
+    for (size_t i = 0; items && i < n; i++) {
+        uint32_t d = list_depth(v, items[i]);
+        if (d >= depth)
+            depth = d + 1;
+    }
+    if (!nesting_ok(v, depth, at))
+        return false;
     if (st->nitems + n > v->limits.list_values)
         return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)",
                         v->limits.list_values);
@@ -1123,7 +1152,7 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
     st->lists = lists;
     for (size_t i = 0; i < n; i++)
         st->items[st->nitems + i] = items ? items[i] : value_nil();
-    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n};
+    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n, depth};
     st->nitems += n;
     *out = value_ref(V_LIST, home, (int64_t)st->nlists++);
     return true;
@@ -1152,7 +1181,24 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
     return st->items + st->lists[list.num].start;
 }
 
+static bool keep_value(vm *v, value x, span at, value *out, int depth);
+
+/* Out of keep_value's frame, which a list takes once a level. */
+static __attribute__((noinline)) bool keep_dice(vm *v, value x, span at, value *out)
+{
+    const dexpr *d = vm_dexpr(v, x);
+    dexpr copy = *d; /* store_dexpr may move the table d points into */
+    return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
+}
+
 bool vm_keep(vm *v, value x, span at, value *out)
+{
+    return keep_value(v, x, at, out, 1);
+}
+
+/* depth: how many lists down x is, against the nesting limit (met when
+   the list was made: this only holds if the limit came down since) */
+static bool keep_value(vm *v, value x, span at, value *out, int depth)
 {
     *out = x;
     if (x.type == V_ROLL)
@@ -1161,20 +1207,21 @@ bool vm_keep(vm *v, value x, span at, value *out)
         return true;
     if (x.type == V_DISTRIB)
         return vm_dist_keep(v, x, at, out);
-    if (x.type == V_DICE) {
-        const dexpr *d = vm_dexpr(v, x);
-        dexpr copy = *d; /* store_dexpr may move the table d points into */
-        return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
-    }
+    if (x.type == V_DICE)
+        return keep_dice(v, x, at, out);
     if (x.type == V_LIST) {
+        if (!nesting_ok(v, (uint32_t)depth, at))
+            return false;
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         value *copy = n ? mem_alloc(n * sizeof(value)) : NULL;
         if (n && !copy)
             return vm_error(v, at, "out of memory");
+        if (n)
+            memcpy(copy, items, n * sizeof(value));
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++)
-            ok = vm_keep(v, items[i], at, &copy[i]);
+            ok = keep_value(v, copy[i], at, &copy[i], depth + 1);
         ok = ok && store_list(v, &v->kept, HOME_KEPT, copy, n, at, out);
         if (copy)
             mem_free(copy, n * sizeof(value));
@@ -1359,7 +1406,15 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     return put(buf, cap, at, " = %" PRId64, x.num);
 }
 
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth);
+
 size_t vm_format(vm *v, value x, char *buf, size_t cap)
+{
+    return format_value(v, x, buf, cap, 1);
+}
+
+/* depth: how many lists down x is */
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
 {
     const program *p = v->p;
     switch ((value_type)x.type) {
@@ -1408,18 +1463,95 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         return put(buf, cap, 0, "%s", sq);
     }
     case V_LIST: {
+        /* deeper than the nesting limit (lowered since the list was made):
+           the rest is left out, as it is past the end of buf */
+        if (depth > v->limits.nesting)
+            return put(buf, cap, 0, "[...]");
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         size_t at = put(buf, cap, 0, "[");
-        for (size_t i = 0; i < n; i++) {
+        /* the walk stops where buf does: a list that holds another many
+           times over would take longer than any command to write out */
+        for (size_t i = 0; i < n && at < cap; i++) {
             if (i)
                 at = put(buf, cap, at, ", ");
-            at += vm_format(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0);
+            at += format_value(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0, depth + 1);
         }
         return put(buf, cap, at, "]");
     }
     default: return put(buf, cap, 0, "?");
     }
+}
+
+/* --- text of any length ----------------------------------------------------------- */
+
+static bool out_of_steps(vm *v, span at)
+{
+    v->steps_left = 0;
+    if (!v->failed)
+        vm_error(v, at, "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)", v->limits.steps);
+    return false;
+}
+
+/* Room in t for len more bytes and a NUL. */
+static bool text_room(vm *v, vm_text *t, size_t len, span at)
+{
+    if (t->cap - t->len > len)
+        return true;
+    char *grown = mem_grow(t->buf, 1, &t->cap, t->len + len + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    t->buf = grown;
+    return true;
+}
+
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at)
+{
+    size_t len = strlen(s);
+    if (!text_room(v, t, len, at))
+        return false;
+    memcpy(t->buf + t->len, s, len + 1);
+    t->len += len;
+    return true;
+}
+
+static bool text_value(vm *v, vm_text *t, value x, span at, int depth)
+{
+    /* each value written is a step of the command, as an instruction is */
+    if (--v->steps_left < 0)
+        return out_of_steps(v, at);
+    if (x.type != V_LIST) {
+        size_t len = vm_format(v, x, NULL, 0);
+        if (!text_room(v, t, len, at))
+            return false;
+        vm_format(v, x, t->buf + t->len, len + 1);
+        t->len += len;
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at) || !vm_text_add(v, t, "[", at))
+        return false;
+    size_t n;
+    vm_list_items(v, x, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* the items again each time: writing one may move the store */
+        size_t len;
+        value item = vm_list_items(v, x, &len)[i];
+        if ((i && !vm_text_add(v, t, ", ", at)) || !text_value(v, t, item, at, depth + 1))
+            return false;
+    }
+    return vm_text_add(v, t, "]", at);
+}
+
+bool vm_text_value(vm *v, vm_text *t, value x, span at)
+{
+    return text_value(v, t, x, at, 1);
+}
+
+void vm_text_free(vm_text *t)
+{
+    if (t->buf)
+        mem_free(t->buf, t->cap);
+    *t = (vm_text){0};
 }
 
 /* --- arithmetic -------------------------------------------------------------------- */
@@ -1460,6 +1592,9 @@ static bool list_concat(vm *v, value a, value b, span at, value *out)
         dst[i] = pa[i];
     for (size_t i = 0; i < nb; i++)
         dst[na + i] = pb[i];
+    /* as deep as the deeper of the two */
+    uint32_t da = list_depth(v, a), db = list_depth(v, b);
+    v->scratch.lists[out->num].depth = da > db ? da : db;
     return true;
 }
 
@@ -1564,6 +1699,15 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
     return true;
 }
 
+/* The same dice written the same way (`2d6 + 1`), wherever they were built. */
+static __attribute__((noinline)) bool same_dice(const vm *v, value a, value b)
+{
+    const dexpr *da = vm_dexpr(v, a), *db = vm_dexpr(v, b);
+    char ta[512], tb[512];
+    return da && db && format_dexpr(da, ta, sizeof ta, 0, NULL, NULL) < sizeof ta &&
+           format_dexpr(db, tb, sizeof tb, 0, NULL, NULL) < sizeof tb && !strcmp(ta, tb);
+}
+
 static bool values_equal(const vm *v, value a, value b)
 {
     if (is_num(a) && is_num(b))
@@ -1584,13 +1728,37 @@ static bool values_equal(const vm *v, value a, value b)
         if (a.home == b.home)
             return a.num == b.num;
         return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+    case V_DICE: return (a.home == b.home && a.num == b.num) || same_dice(v, a, b);
     default: return a.num == b.num && a.home == b.home;
     }
 }
 
-bool vm_values_equal(const vm *v, value a, value b)
+/* a == b: lists by value, item by item, each item a step of the budget (a
+   list may hold another many times over) and each level down counted
+   against the nesting limit. False on an error, *equal otherwise. */
+static bool equal_values(vm *v, value a, value b, span at, int depth, bool *equal)
 {
-    return values_equal(v, a, b);
+    if (a.type != V_LIST || b.type != V_LIST || (a.home == b.home && a.num == b.num)) {
+        *equal = values_equal(v, a, b);
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at))
+        return false;
+    size_t na, nb;
+    const value *ia = vm_list_items(v, a, &na), *ib = vm_list_items(v, b, &nb);
+    *equal = na == nb;
+    for (size_t i = 0; i < na && *equal; i++) { /* comparing makes nothing: the items stay put */
+        if (--v->steps_left < 0)
+            return out_of_steps(v, at);
+        if (!equal_values(v, ia[i], ib[i], at, depth + 1, equal))
+            return false;
+    }
+    return true;
+}
+
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal)
+{
+    return equal_values(v, a, b, at, 1, equal);
 }
 
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
@@ -1651,7 +1819,8 @@ static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const 
         return vm_error(
             v, *at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
             v->limits.call_depth);
-    if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
+    /* room for all it may hold at once, from its base (its arguments) */
+    if ((uint64_t)(v->sp - v->stack) - (uint64_t)nargs + c->max_stack + VM_STACK_SLACK > VM_STACK_MAX)
         return vm_error(v, *at, "stack limit reached (%d values)", VM_STACK_MAX);
     if (nargs != c->nparams) {
         /* pad missing optional parameters (an action's target) with nothing */
@@ -1690,6 +1859,7 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
     value *sp;
     value a, b, r;
     int cmp;
+    bool equal;
 
 #ifdef FRAY_COMPUTED_GOTO
     static void *const dispatch[OP_COUNT] = {
@@ -1723,6 +1893,14 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
         body;                                                \
         NEXT;                                                \
     }
+/* two lists out of line: they are walked, and may fail */
+#define EQUAL(a, b)                                           \
+    do {                                                      \
+        if ((a).type != V_LIST || (b).type != V_LIST)         \
+            equal = values_equal(v, a, b);                    \
+        else                                                  \
+            FAIL_IF(!equal_values(v, a, b, HERE, 1, &equal)); \
+    } while (0)
 /* whole numbers inline; the rest (and the error's location) out of line */
 #define COMPARE(a, b)                                        \
     do {                                                     \
@@ -2064,8 +2242,8 @@ next:
             NEXT;
         }
         // clang-format off
-        CASE(EQ) BINARY(OP_EQ, PUSH(value_bool(values_equal(v, a, b))));
-        CASE(NE) BINARY(OP_NE, PUSH(value_bool(!values_equal(v, a, b))));
+        CASE(EQ) BINARY(OP_EQ, EQUAL(a, b); PUSH(value_bool(equal)));
+        CASE(NE) BINARY(OP_NE, EQUAL(a, b); PUSH(value_bool(!equal)));
         CASE(LT) BINARY(OP_LT, COMPARE(a, b); PUSH(value_bool(cmp < 0)));
         CASE(LE) BINARY(OP_LE, COMPARE(a, b); PUSH(value_bool(cmp <= 0)));
         CASE(GT) BINARY(OP_GT, COMPARE(a, b); PUSH(value_bool(cmp > 0)));
@@ -2198,22 +2376,22 @@ next:
         }
         CASE(PRINT)
         {
+            /* the whole line, however long: writing it is counted against
+               the step budget and the memory limit, as building it was */
             int n = READ_U8();
-            char line[4096];
-            size_t at = 0;
-            for (int i = 0; i < n; i++) {
-                if (i && at < sizeof line)
-                    at += (size_t)snprintf(line + at, sizeof line - at, " ");
-                if (at < sizeof line)
-                    at += vm_format(v, SP[i - n], line + at, sizeof line - at);
-            }
+            vm_text line = {0};
+            bool ok = vm_text_add(v, &line, "", HERE);
+            for (int i = 0; i < n && ok; i++)
+                ok = (!i || vm_text_add(v, &line, " ", HERE)) && vm_text_value(v, &line, SP[i - n], HERE);
             SP -= n;
-            if (v->cb.quiet) {
+            if (ok && v->cb.quiet) {
                 if (v->print)
-                    v->print(v->print_user, line); /* quiet keeps what the rules print */
-            } else {
-                combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
+                    v->print(v->print_user, line.buf); /* quiet keeps what the rules print */
+            } else if (ok) {
+                combat_say_line(v, line.buf); /* a line of the transcript, kept in the log */
             }
+            vm_text_free(&line);
+            FAIL_IF(!ok);
             NEXT;
         }
         CASE(EMIT)
@@ -2325,10 +2503,7 @@ next:
     vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
 out_of_steps:
-    v->steps_left = 0;
-    if (!v->failed)
-        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
-                 v->limits.steps);
+    out_of_steps(v, op_span(f, ip));
 fail:
     /* unwind this run's frames (there is always one: the stack top is
        set from it, whichever of v->sp and sp was current); the caller
@@ -2351,7 +2526,7 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
     if (chunk_id < 0 || (size_t)chunk_id >= v->p->nchunks)
         return vm_error(v, (span){0}, "internal: no chunk %d", chunk_id);
     const chunk *c = v->p->chunks[chunk_id];
-    if (v->sp + nargs + 64 > v->stack + VM_STACK_MAX)
+    if (v->sp + nargs + VM_STACK_SLACK > v->stack + VM_STACK_MAX)
         return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
@@ -2591,8 +2766,12 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
         items = vm_list_items(v, args[0], &n);
         int64_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            k += values_equal(v, items[i], args[1]);
+        for (size_t i = 0; i < n; i++) {
+            bool equal;
+            if (!equal_values(v, items[i], args[1], at, 1, &equal))
+                return false;
+            k += equal;
+        }
         *out = value_int(k);
         return true;
     }

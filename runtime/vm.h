@@ -13,7 +13,8 @@
 #include "runtime/rng.h"
 #include "runtime/value.h"
 
-#define VM_STACK_MAX 4096
+/* Calls in progress at once: the most --limit depth takes. Calls made from
+   C (a stat's formula, a trigger) recurse in C too, at most this deep. */
 #define VM_FRAMES_MAX 256
 
 typedef struct vm_limits {
@@ -28,6 +29,7 @@ typedef struct vm_limits {
     int fight_rounds;   /* rounds of a `fight` without an end */
     int dice, sides;    /* dice rolled by one term, and sides of a die */
     int string_bytes;   /* the longest string a rules file may write */
+    int nesting;        /* levels of brackets, blocks and operators, and of lists in lists */
     dist_limits exact;  /* outcomes and work of an exact distribution */
 } vm_limits;
 
@@ -114,6 +116,7 @@ typedef struct roll_detail {
 
 typedef struct vm_list {
     uint32_t start, len;
+    uint32_t depth; /* 1, and one more for each list nested in it: never past --limit nesting */
 } vm_list;
 
 typedef struct vm_store {
@@ -234,11 +237,27 @@ bool vm_run_commands(vm *v, size_t first);
 /* Evaluates a chunk for creature `self` (-1 for none), with args. */
 bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *result);
 
-/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"). */
+/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"),
+ * snprintf-style, into buf: a list is written only as far as buf holds
+ * (the length returned is then at least cap, not the whole text's). */
 size_t vm_format(vm *v, value x, char *buf, size_t cap);
 
-/* Whether two values are equal, as `==` says. */
-bool vm_values_equal(const vm *v, value a, value b);
+/* The text of values for print and show: whole, however long. Each value
+ * written is a step of the command's budget, and the text counts against
+ * its memory, so a list that holds another many times over ends with the
+ * step limit, as an endless loop does. False on an error (v->error). */
+typedef struct vm_text {
+    char *buf; /* NUL-terminated once anything is added */
+    size_t len, cap;
+} vm_text;
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
+bool vm_text_value(vm *v, vm_text *t, value x, span at);
+void vm_text_free(vm_text *t);
+
+/* Whether two values are equal, as `==` says: lists by value, item by
+ * item (counted against the step budget and the nesting limit; false,
+ * with the error at `at`, when one of them is passed). */
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
 
 /* Creature helpers shared with the play commands. */
 int vm_find_creature(const vm *v, const char *name);

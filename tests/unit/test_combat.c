@@ -1051,6 +1051,33 @@ START_TEST(test_hold_only_some_slots)
 }
 END_TEST
 
+/* A held action's pattern matches the event's arguments by value, as `==`
+   does: a list built anew, a roll of 20 for the number 20. */
+static run *hold_for_walk(const char *walked_how)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow hold }\n"
+             "action strike(target) { target creature\n print self, \"strikes\", target }\n"
+             "action walk { emit walked(self, [1, \"%s\"], roll 1d1 + 19) }\n"
+             "creature a { speed 3 }\ncreature b { speed 2 }\n"
+             "begin encounter\nroll initiative\nhold a strike b on walked(b, [1, \"far\"], 20)\nnext\nb: walk\n",
+             walked_how);
+    return ok(1, text);
+}
+
+START_TEST(test_hold_pattern_matches_by_value)
+{
+    run *r = hold_for_walk("far");
+    lines_in_order(r, "a holds strike b until walked(b, [1, far], 20)", "b's turn", "a takes the held action",
+                   "a strikes b", NULL);
+    done(r);
+    r = hold_for_walk("near");
+    absent(r, "a strikes b");
+    done(r);
+}
+END_TEST
+
 /* A held action whose own cost can be paid but not the hold's on top of it
    is refused as a whole: the slot its own cost took is given back. */
 START_TEST(test_refused_held_action_pays_nothing)
@@ -1440,6 +1467,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
+    tcase_add_test(ev, test_hold_pattern_matches_by_value);
     tcase_add_test(ev, test_refused_held_action_pays_nothing);
     tcase_add_test(ev, test_rulings_answered_defaulted_and_per_creature);
     suite_add_tcase(s, ev);
