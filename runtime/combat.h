@@ -286,6 +286,9 @@ int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
 bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
 /* A creature's turn starts: debts become this turn's uses, locks lapse. */
 void ledger_turn_start(struct vm *v, int c);
+/* An encounter begins: the turns of the last one, and what they owe or were
+   charged, are over. */
+void ledger_encounter_start(struct vm *v, int c);
 bool ledger_show(struct vm *v, int c);
 uint32_t ledger_epoch(const struct vm *v, int c, period per);
 

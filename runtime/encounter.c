@@ -532,6 +532,7 @@ bool encounter_begin(vm *v, span at)
         creature *cr = &v->creatures[c];
         cr->in_play = true;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
+        ledger_encounter_start(v, (int)c);
     }
     combat_say(v, "encounter begins");
     if (!refresh(v, PER_ENCOUNTER, -1, at))

@@ -283,14 +283,21 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         if (!slot_capacity(v, w->c, b, &bcap, &bunl, at))
             return false;
         bool this_free = bunl || used(w, b) < bcap;
-        bool on_turn = !off_turn;
-        if (on_turn ? this_free : (sl->borrow_this && this_free)) {
+        /* "this turn" is the turn under way or the most recent one; before
+           its first turn of the encounter a creature has none (a step is
+           not a turn) */
+        bool own_turn = !off_turn && cr->turn_begun;
+        if (own_turn ? this_free : (sl->borrow_this && cr->turn_begun && this_free)) {
             forgo_one(w, b);
-        } else if (!on_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
+        } else if (!own_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
             spend_one(w, b, true);
+        } else if (!own_turn && !cr->turn_begun && !sl->borrow_next) {
+            refuse(why, &sl->from, "%s takes a %s of %s's last turn, and %s has had no turn in this encounter",
+                   slot_name(v, s), slot_name(v, b), cr->name, cr->name);
+            return false;
         } else {
             refuse(why, &sl->from, "%s takes a %s, and there is none to give up%s", slot_name(v, s), slot_name(v, b),
-                   on_turn ? " this turn" : "");
+                   own_turn ? " this turn" : "");
             return false;
         }
     }
@@ -427,11 +434,19 @@ bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why)
     return ledger_pay(v, c, &k, -1, true, false, true, why);
 }
 
+void ledger_encounter_start(vm *v, int c)
+{
+    creature *cr = &v->creatures[c];
+    cr->turn_epoch++; /* per-turn counts, debts and locks of the last encounter lapse */
+    cr->turn_begun = false;
+}
+
 void ledger_turn_start(vm *v, int c)
 {
     creature *cr = &v->creatures[c];
     uint32_t owed = cr->turn_epoch;
     cr->turn_epoch++;
+    cr->turn_begun = true;
     if (!cr->ledger)
         return;
     for (int s = 0; s < v->ledger_nslots; s++) {

@@ -62,6 +62,7 @@ typedef struct creature {
     int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
     uint32_t turn_round; /* the round (its epoch) of its last turn */
     int32_t effects;     /* first effect on it, -1 */
     counter *ledger;     /* spent actions: combat.h, ledger.c */

@@ -547,6 +547,48 @@ START_TEST(test_immediate_borrows_this_or_next_swift)
 }
 END_TEST
 
+/* A creature that has had no turn in this encounter has no turn whose
+   swift it could give up: its immediate action owes the next turn's. */
+START_TEST(test_immediate_before_the_first_turn_borrows_the_next)
+{
+    run *r = ok(1, ECONOMY "b: react\nnext\nb: quick\n");
+    lines_in_order(r, "b: react", "b's turn", "b cannot quick: no swift left this turn (1 of 1 spent)", NULL);
+    done(r);
+    /* the same for one that joins the fight after the order is rolled */
+    r = ok(1, ECONOMY "creature c { speed 0 }\nc: react\nnext\nnext\nc: quick\n");
+    lines_in_order(r, "c joins the fight", "c: react", "c's turn", "c cannot quick: no swift left this turn", NULL);
+    done(r);
+    /* `from this turn` alone: nothing to give up, and the refusal says why */
+    r = ok(1, BASE "economy { § \"Actions\"\n slot swift 1 per turn\n"
+                   " slot immediate 1 per round borrows swift from this turn }\n"
+                   "action react costs immediate { anytime }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "b: react\nnext\nnext\nb: react\n");
+    lines_in_order(r,
+                   "b cannot react: immediate takes a swift of b's last turn, and b has had no turn in this "
+                   "encounter (§ \"Actions\")",
+                   "round 2: a's turn", "b: react", NULL);
+    done(r);
+}
+END_TEST
+
+/* The turns of an encounter end with it: a use owed to the next turn, or
+   made outside the last one, is not charged to the next encounter. */
+START_TEST(test_ledger_starts_afresh_each_encounter)
+{
+    run *r = ok(1, ECONOMY "a: quick\nnext\na: react\nend encounter\nbegin encounter\nroll initiative\na: quick\n");
+    lines_in_order(r, "a: react", "encounter ends", "round 1: a's turn", "a: quick", NULL);
+    absent(r, "a cannot quick");
+    done(r);
+    r = ok(1, BASE "economy { slot reaction 1 per turn }\naction parry costs reaction { anytime }\n"
+                   "creature a { speed 1 }\ncreature b { speed 2 }\nbegin encounter\nroll initiative\n"
+                   "next\nnext\na: parry\nend encounter\nbegin encounter\nroll initiative\na: parry\n");
+    lines_in_order(r, "round 2: b's turn", "a: parry", "encounter begins", "a: parry", NULL);
+    absent(r, "a cannot parry");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_cap_across_slots)
 {
     /* swift + immediate <= 3 per round: the fourth is refused */
@@ -1401,6 +1443,8 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_combined_and_alternative_costs);
     tcase_add_test(e, test_off_turn_needs_anytime);
     tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
+    tcase_add_test(e, test_immediate_before_the_first_turn_borrows_the_next);
+    tcase_add_test(e, test_ledger_starts_afresh_each_encounter);
     tcase_add_test(e, test_cap_across_slots);
     tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
