@@ -91,7 +91,14 @@ bool encounter_is_turn_of(const vm *v, int c)
         return false;
     if (e->creature >= 0)
         return e->creature == c;
-    return v->creatures[c].in_play && v->creatures[c].side == e->side;
+    const creature *cr = &v->creatures[c];
+    if (!cr->in_play || cr->side != e->side)
+        return false;
+    /* a side's turn is a turn of the members it started a turn for: not of
+       one that joined during it, or was surprised (a step starts none) */
+    int p = v->cb.phase;
+    bool steps = p >= 0 && p < v->r->nphases && v->r->phases[p].kind == PHASE_STEPS;
+    return steps || cr->turn_round == v->cb.round_epoch;
 }
 
 int64_t encounter_now_key(const vm *v)

@@ -589,6 +589,32 @@ START_TEST(test_ledger_starts_afresh_each_encounter)
 }
 END_TEST
 
+/* In mode sides, a side's turn is a turn of the members whose turn it
+   started: one that joins the fight during it waits for a turn of its own. */
+START_TEST(test_joining_member_waits_for_its_own_turn)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode sides\n score speed }\n"
+                   "economy { slot main 1 per turn }\naction hit costs main { }\n"
+                   "creature a side party { speed 2 }\ncreature b side foes { speed 1 }\n"
+                   "begin encounter\nroll initiative\ncreature late side party { speed 1 }\nlate: hit\nnext\nnext\n"
+                   "late: hit\n");
+    lines_in_order(r, "round 1: party's turn (a)", "late joins the fight",
+                   "late cannot hit: it is a's turn, not late's", "late's turn", "late: hit", NULL);
+    done(r);
+    /* a surprised member takes no part in its side's turn of the surprise round */
+    r = ok(1,
+           "stat speed = 0\nruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+           "check init(self) = d8\n"
+           "initiative { mode sides\n roll init\n order highest first\n surprised when ambushed\n"
+           " surprise round }\neconomy { slot main 1 per turn }\naction hit costs main { }\n"
+           "creature hero side party { }\ncreature sleepy side party { }\ncreature orc side horde { }\n"
+           "answer ambushed yes for sleepy\nbegin encounter\nroll initiative hero 8, orc 1\nsleepy: hit\nhero: hit\n");
+    lines_in_order(r, "surprise round: party's turn (hero)", "sleepy cannot hit: it is hero's turn, not sleepy's",
+                   "hero: hit", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_cap_across_slots)
 {
     /* swift + immediate <= 3 per round: the fourth is refused */
@@ -1445,6 +1471,7 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
     tcase_add_test(e, test_immediate_before_the_first_turn_borrows_the_next);
     tcase_add_test(e, test_ledger_starts_afresh_each_encounter);
+    tcase_add_test(e, test_joining_member_waits_for_its_own_turn);
     tcase_add_test(e, test_cap_across_slots);
     tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
