@@ -304,16 +304,6 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     return true;
 }
 
-/* Scratch counters for trying a cost. */
-static counter *scratch(vm *v, int c)
-{
-    static _Thread_local counter buf[2048];
-    if (v->ledger_len > (int)(sizeof buf / sizeof buf[0]))
-        return NULL;
-    memcpy(buf, v->creatures[c].ledger, (size_t)v->ledger_len * sizeof(counter));
-    return buf;
-}
-
 /* Uses of slot s that the parts of opt before part i take. */
 static int uses_before(const cost_option *opt, int i, int s)
 {
@@ -324,12 +314,10 @@ static int uses_before(const cost_option *opt, int i, int s)
     return n;
 }
 
-static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
-                       bool slots_free, bool pay, refusal *why, span at)
+static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
+                   bool slots_free, bool pay, refusal *why, span at)
 {
-    view w = {v, c, scratch(v, c), 0};
-    if (!w.k)
-        return vm_error(v, at, "too many slots, actions and triggers to keep a ledger (limit is 2048)");
+    view w = {v, c, k, 0};
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind == COST_RESOURCE) {
@@ -353,7 +341,8 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
     }
     if (!pay)
         return true;
-    memcpy(v->creatures[c].ledger, w.k, (size_t)v->ledger_len * sizeof(counter));
+    if (v->ledger_len > 0)
+        memcpy(v->creatures[c].ledger, w.k, (size_t)v->ledger_len * sizeof(counter));
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind != COST_RESOURCE)
@@ -366,6 +355,26 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
             return false;
     }
     return true;
+}
+
+/* A cost is tried on a copy of c's ledger: the vm's, or, when a formula
+   evaluated during a try (a slot's count) tries a cost itself, one of its own. */
+static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
+                       bool slots_free, bool pay, refusal *why, span at)
+{
+    size_t bytes = (size_t)v->ledger_len * sizeof(counter);
+    bool nested = v->ledger_trying;
+    counter *k = nested && bytes ? mem_alloc(bytes) : v->ledger_try;
+    if (nested && bytes && !k)
+        return vm_error(v, at, "out of memory");
+    if (bytes)
+        memcpy(k, v->creatures[c].ledger, bytes);
+    v->ledger_trying = true;
+    bool ok = try_on(v, c, k, opt, kind, off_turn, borrows_next, slots_free, pay, why, at);
+    v->ledger_trying = nested;
+    if (nested && bytes)
+        mem_free(k, bytes);
+    return ok;
 }
 
 bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why)

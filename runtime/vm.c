@@ -177,6 +177,8 @@ void vm_free(vm *v)
         if (v->creatures[i].held)
             mem_free(v->creatures[i].held, (size_t)v->creatures[i].held_len * sizeof(int32_t));
     }
+    if (v->ledger_try)
+        mem_free(v->ledger_try, (size_t)v->ledger_len * sizeof(counter));
     combat_free(&v->cb);
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));

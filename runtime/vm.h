@@ -198,6 +198,8 @@ typedef struct vm {
     int ledger_len;      /* counters per creature, and where each part starts */
     int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
+    bool ledger_trying;  /* ledger_try is in use */
 
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;

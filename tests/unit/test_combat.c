@@ -615,6 +615,25 @@ START_TEST(test_joining_member_waits_for_its_own_turn)
 }
 END_TEST
 
+/* A ledger is as long as the rules need: 3000 actions, each with its own
+   count, and a cost is still tried and paid. */
+START_TEST(test_ledger_grows_with_the_rules)
+{
+    size_t cap = 200000, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text + len, cap - len, "%s", BASE "economy { slot main 1 per turn }\n");
+    for (int i = 0; i < 3000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "action a%d costs main { }\n", i);
+    snprintf(text + len, cap - len,
+             "creature x { speed 1 }\ncreature y { }\nbegin encounter\nroll initiative\nx: a2999\nx: a0\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "x: a2999", "x cannot a0: no main left this turn (1 of 1 spent)", NULL);
+    done(r);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_cap_across_slots)
 {
     /* swift + immediate <= 3 per round: the fourth is refused */
@@ -1472,6 +1491,7 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_immediate_before_the_first_turn_borrows_the_next);
     tcase_add_test(e, test_ledger_starts_afresh_each_encounter);
     tcase_add_test(e, test_joining_member_waits_for_its_own_turn);
+    tcase_add_test(e, test_ledger_grows_with_the_rules);
     tcase_add_test(e, test_cap_across_slots);
     tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
