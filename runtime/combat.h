@@ -237,6 +237,16 @@ void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
 void combat_say_action(struct vm *v, const char *line);
 void combat_explain(struct vm *v);
 void combat_show_log(struct vm *v);
+/* A line built piece by piece, said (logged) or printed: a piece that would
+   not fit ends the line there and starts the next, indented, so that a long
+   list (of creatures, say) is never cut off. */
+typedef struct combat_line {
+    bool say; /* combat_say, else combat_print */
+    size_t len;
+    char text[1000];
+} combat_line;
+void combat_line_add(struct vm *v, combat_line *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void combat_line_end(struct vm *v, combat_line *l);
 /* `§ "Section"` of a declaration, or "" */
 const char *combat_cite(struct vm *v, const origin *o, char *buf, size_t cap);
 

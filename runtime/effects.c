@@ -1189,18 +1189,22 @@ bool effects_unrelate(vm *v, int rel, int a, int b, span at, bool *done)
 
 bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
 {
-    value items[256];
-    size_t n = 0;
+    vm_gather g = {0};
+    bool ok = true;
     if (!holders) {
-        for (int32_t i = v->creatures[c].effects; i >= 0 && n < 256; i = eff(v, i)->next)
+        for (int32_t i = v->creatures[c].effects; ok && i >= 0; i = eff(v, i)->next)
             if (eff(v, i)->kind == EFF_RELATION && eff(v, i)->what == rel)
-                items[n++] = value_ref(V_CREATURE, 0, eff(v, i)->partner);
+                ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, eff(v, i)->partner), at);
     } else {
-        for (size_t a = 0; a < v->ncreatures && n < 256; a++)
+        for (size_t a = 0; ok && a < v->ncreatures; a++)
             if (find_relation(v, rel, (int)a, c) >= 0)
-                items[n++] = value_ref(V_CREATURE, 0, (int64_t)a);
+                ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)a), at);
     }
-    return vm_make_list(v, items, n, at, out);
+    if (!ok) {
+        vm_gather_drop(&g);
+        return false;
+    }
+    return vm_gather_list(v, &g, at, out);
 }
 
 /* --- show ------------------------------------------------------------------------------- */

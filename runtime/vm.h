@@ -279,6 +279,17 @@ const dexpr *vm_dexpr(const vm *v, value d);
 /* Appends a scratch list (items NULL: n nothing values to fill in). */
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
 const value *vm_list_items(const vm *v, value list, size_t *n);
+/* A list gathered item by item, when its length is not known before (the
+ * creatures that pass a test): it grows through the allocator, is held to
+ * --limit list-values as it grows, and becomes a scratch list. */
+typedef struct vm_gather {
+    value *items;
+    size_t n, cap;
+} vm_gather;
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at);
+/* The scratch list of what was gathered; the gathering is dropped either way. */
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out);
+void vm_gather_drop(vm_gather *g);
 /* A copy of x that outlives the command (kept dice and lists, a roll
  * without its breakdown). */
 bool vm_keep(vm *v, value x, span at, value *out);

@@ -1451,6 +1451,17 @@ START_TEST(test_relations)
 }
 END_TEST
 
+/* partners() and holders() list every creature in the relation, however many */
+START_TEST(test_partners_and_holders_of_many)
+{
+    run *r = ok(1, "relation watch(watcher, watched) { }\ncreature a { }\ncreature b { }\ncreature x x300 { }\n"
+                   "for c in creatures() { if c != a and c != b { relate(watch, a, c)\n relate(watch, c, b) } }\n"
+                   "print len(partners(watch, a)), len(holders(watch, b))\n");
+    lines_in_order(r, "watch: a is watcher, x_300 is watched", "300 300", NULL);
+    done(r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("combat");
@@ -1550,6 +1561,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
     tcase_add_test(g, test_relations);
+    tcase_add_test(g, test_partners_and_holders_of_many);
     suite_add_tcase(s, g);
     return s;
 }
