@@ -574,31 +574,32 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         push_word(cc, program_string(cc->p, z), cmd->sp);
         /* pushed: the name, how many neighbours, each neighbour, the traits */
+        /* the neighbours are counted first: their number goes before them */
         int nnext = 0;
-        const node *names[ZONE_MAX_NEIGHBOURS];
         if (ccur_accept(&k, "next")) {
             if (!ccur_expect(&k, "to"))
                 return;
+            ccur names = k;
             while (!ccur_done(&k) && !ccur_is(&k, "with")) {
                 ccur_skip_commas(&k);
-                const node *at = k.at;
                 if (ccur_name(&k, "a zone next to it") < 0)
                     return;
-                if (nnext >= ZONE_MAX_NEIGHBOURS) {
-                    comp_error(cc, at->sp, "a zone has at most %d neighbours", ZONE_MAX_NEIGHBOURS);
-                    return;
-                }
-                names[nnext++] = at;
+                nnext++;
                 ccur_skip_commas(&k);
             }
             if (nnext == 0) {
                 ccur_error(&k, "expected a zone next to it");
                 return;
             }
+            emit_const(cc, value_int(nnext), cmd->sp);
+            for (int i = 0; i < nnext; i++) {
+                ccur_skip_commas(&names);
+                push_word(cc, names.at->text, names.at->sp);
+                ccur_name(&names, "a zone next to it");
+            }
+        } else {
+            emit_const(cc, value_int(0), cmd->sp);
         }
-        emit_const(cc, value_int(nnext), cmd->sp);
-        for (int i = 0; i < nnext; i++)
-            push_word(cc, names[i]->text, names[i]->sp);
         argc = 2 + nnext;
         if (ccur_accept(&k, "with")) {
             /* its traits and features, as words */

@@ -40,6 +40,10 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->trigger_counts, cb->trigger_counts_cap);
     FREE_ARRAY(cb->cells, cb->cells_cap);
     FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
+    for (int z = 0; z < cb->nzones; z++) {
+        FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
+        FREE_ARRAY(cb->zones[z].traits, cb->zones[z].traits_cap);
+    }
     FREE_ARRAY(cb->zones, cb->zones_cap);
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);

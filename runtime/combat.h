@@ -110,14 +110,14 @@ typedef struct cell_flags {
 } cell_flags;
 enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
 
-#define ZONE_MAX_TRAITS 8
-#define ZONE_MAX_NEIGHBOURS 16
 typedef struct zone_info {
-    int32_t name;                            /* string id */
-    int32_t neighbours[ZONE_MAX_NEIGHBOURS]; /* the zones next to it (both ways) */
+    int32_t name;        /* string id */
+    int32_t *neighbours; /* the zones next to it (both ways) */
     int nneighbours;
-    int32_t traits[ZONE_MAX_TRAITS]; /* its traits and features, as words */
+    size_t neighbours_cap;
+    int32_t *traits; /* its traits and features, as words */
     int ntraits;
+    size_t traits_cap;
 } zone_info;
 
 /* --- the log ------------------------------------------------------------------------ */
@@ -373,7 +373,7 @@ bool grid_cover(struct vm *v, int a, int b, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b);
 bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
 bool grid_push(struct vm *v, int c, int from, value distance, value *moved, span at);
-void grid_show(struct vm *v);
+bool grid_show(struct vm *v, span at);
 bool grid_adjacent(struct vm *v, int a, int b);
 /* Is the square x (or a square of creature x's footprint) a wall? */
 bool grid_blocked(struct vm *v, value x, bool *out, span at);

@@ -264,20 +264,22 @@ static bool start_turn(vm *v, int i, span at)
         return turn_events(v, e->creature, true, at);
     }
     /* a side's turn: each member's turn starts */
-    char members[512];
-    size_t len = 0;
-    members[0] = '\0';
+    char whose[96];
+    combat_line line = {.say = true};
+    combat_line_add(v, &line, "%s%s turn (", head, possessive(v, e, whose, sizeof whose));
+    bool named = false;
     for (size_t c = 0; c < v->ncreatures && !cb->quiet; c++) {
         bool yes;
         if (v->creatures[c].side != e->side)
             continue;
         if (!takes_part(v, (int)c, &yes, at))
             return false;
-        if (yes && len < sizeof members)
-            len += (size_t)snprintf(members + len, sizeof members - len, "%s%s", len ? ", " : "", v->creatures[c].name);
+        if (yes)
+            combat_line_add(v, &line, "%s%s", named ? ", " : "", v->creatures[c].name);
+        named |= yes;
     }
-    char whose[96];
-    combat_say(v, "%s%s turn (%s)", head, possessive(v, e, whose, sizeof whose), members);
+    combat_line_add(v, &line, ")");
+    combat_line_end(v, &line);
     if (!effects_tick_position(v, cb->round, cb->phase, e->key, at))
         return false;
     if (!cb->active)

@@ -167,18 +167,15 @@ static bool show_tracker(vm *v)
     combat_print(v, "%s", head);
     for (int i = 0; i < cb->norder; i++) {
         const entry *e = &cb->order[i];
-        int members[256];
-        int n = 0;
-        if (e->creature >= 0)
-            members[n++] = e->creature;
-        else
-            for (size_t c = 0; c < v->ncreatures && n < 256; c++)
-                if (v->creatures[c].in_play && v->creatures[c].side == e->side)
-                    members[n++] = (int)c;
-        for (int m = 0; m < n; m++) {
-            int c = members[m];
+        /* the entry's creature, or each member of its side in play */
+        size_t first = e->creature >= 0 ? (size_t)e->creature : 0;
+        size_t last = e->creature >= 0 ? first + 1 : v->ncreatures;
+        for (size_t who = first, m = 0; who < last; who++) {
+            if (e->creature < 0 && !(v->creatures[who].in_play && v->creatures[who].side == e->side))
+                continue;
+            int c = (int)who;
             char line[1024], score[32] = "";
-            if (m == 0 && e->score.type != V_NIL)
+            if (m++ == 0 && e->score.type != V_NIL)
                 vm_format(v, e->score, score, sizeof score);
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             len = (size_t)snprintf(line, sizeof line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
@@ -245,8 +242,8 @@ static bool show(vm *v, const value *args, int argc, span at)
         } else if (is_word(v, x, "map")) {
             if (v->r->space.kind == SPACE_ZONES)
                 zones_show(v);
-            else
-                grid_show(v);
+            else if (!grid_show(v, at))
+                return false;
         } else if (is_word(v, x, "log")) {
             combat_show_log(v);
         } else if (is_word(v, x, "tracker")) {

@@ -221,7 +221,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= lo && *p <= hi) {
         col = col * 26 + (*p - lo + 1);
-        if (col > 100000)
+        if (col > SQUARE_MAX)
             return false;
         p++;
     }
@@ -229,7 +229,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= '0' && *p <= '9') {
         row = row * 10 + (*p - '0');
-        if (row > 100000)
+        if (row > SQUARE_MAX)
             return false;
         p++;
     }

@@ -1262,6 +1262,52 @@ START_TEST(test_walk_stays_on_the_board)
 }
 END_TEST
 
+/* A path longer than any fixed buffer (a winding corridor of about 5,000
+   squares) is walked from its start: 20 ft of it, not none. */
+START_TEST(test_walk_a_long_path_from_its_start)
+{
+    size_t cap = 100000, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text + len, cap - len, "space grid { square 5 ft\n diagonal 1 }\ncreature a { }\n");
+    /* walls across rows 2, 4, ... with the gap at alternate ends */
+    for (int row = 2; row <= 700; row += 2)
+        len += (size_t)snprintf(text + len, cap - len, "wall %s%d to %s%d\n", row % 4 ? "A" : "B", row,
+                                row % 4 ? "L" : "M", row);
+    snprintf(text + len, cap - len, "place a at A1\nprint walk(a, A701, 20 ft)\nprint square_of(a)\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "a moves A1 -> E1 (20 ft)", "20 ft", "E1", NULL);
+    done(r);
+    free(text);
+}
+END_TEST
+
+/* Pushed as far as the distance says, past any fixed number of squares. */
+START_TEST(test_push_goes_the_whole_distance)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at a1\nplace b at b1\n"
+                   "print push(b, a, 6000 ft)\nprint square_of(b)\n");
+    lines_in_order(r, "b moves B1 -> ", "6000 ft", NULL);
+    done(r);
+}
+END_TEST
+
+/* The map draws every creature it shows, and its key names them all. */
+START_TEST(test_map_shows_every_creature)
+{
+    char text[20000];
+    size_t len = (size_t)snprintf(text, sizeof text, "space grid { square 5 ft }\ncreature g x300 { }\n");
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "place g_%d at %c%d\n", i + 1, 'A' + i % 20, 1 + i / 20);
+    snprintf(text + len, sizeof text - len, "show map\n");
+    run *r = ok(1, text);
+    /* row 15 is full, and the key ends with the last of them */
+    lines_in_order(r, " 15 g", " g_300   (# blocked, ~ difficult)", NULL);
+    absent(r, " 15 g0 g1 g2 g3 g4 g5 g6 g7 g8 g9 g0 g1 g2 g3 g4 g5 g6 g7 g8 .");
+    done(r);
+}
+END_TEST
+
 /* a friend's square may be passed through but not ended in; an enemy's
    may not be entered at all */
 START_TEST(test_walk_through_friends_not_enemies)
@@ -1388,6 +1434,25 @@ START_TEST(test_zones_apart)
     r = play(1, "space zones { }\nzone yard\nprint zones_apart(\"yard\", \"nowhere\")\n");
     ck_assert(!r->ok);
     ck_assert_msg(strstr(r->v->error, "no zone 'nowhere'"), "%s", r->v->error);
+    done(r);
+}
+END_TEST
+
+/* A zone has as many neighbours and traits as it is given, and show map
+   lists everyone in it. */
+START_TEST(test_zone_without_fixed_caps)
+{
+    char text[20000];
+    size_t len = (size_t)snprintf(text, sizeof text, "space zones { }\nzone hub\ncreature g x200 { }\n");
+    for (int i = 1; i <= 20; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "zone z%d next to hub with t%d\nzone hub with u%d\n", i,
+                                i, i);
+    for (int i = 1; i <= 200; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "place g_%d in hub\n", i);
+    snprintf(text + len, sizeof text - len, "print zones_apart(\"z1\", \"z20\")\nshow map\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "2", "hub (next to z1, z2", "z19, z20) [u1, u2", "u19, u20]: g_1, g_2", "g_199, g_200",
+                   "z20 (next to hub) [t20]:", NULL);
     done(r);
 }
 END_TEST
@@ -1551,6 +1616,9 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_walk_stays_on_the_board);
+    tcase_add_test(g, test_walk_a_long_path_from_its_start);
+    tcase_add_test(g, test_map_shows_every_creature);
+    tcase_add_test(g, test_push_goes_the_whole_distance);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
     tcase_add_test(g, test_placed_tells_who_is_on_the_map);
@@ -1560,6 +1628,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
+    tcase_add_test(g, test_zone_without_fixed_caps);
     tcase_add_test(g, test_relations);
     tcase_add_test(g, test_partners_and_holders_of_many);
     suite_add_tcase(s, g);
