@@ -77,12 +77,17 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
     return NULL;
 }
 
-bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+uint64_t vm_limit_most(const char *name)
 {
     const vm_limit_info *info = vm_limit_infos;
     while (info->name && strcmp(info->name, name))
         info++;
-    if (!info->name || n < 1 || n > info->max)
+    return info->name ? info->max : 0;
+}
+
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+{
+    if (n < 1 || n > vm_limit_most(name))
         return false;
     bool wide;
     void *slot = limit_slot(l, name, &wide);

@@ -43,6 +43,8 @@ extern const vm_limit_info vm_limit_infos[];
 /* Sets a limit by name; false for an unknown name or a value out of range. */
 bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
 uint64_t vm_limit_get(const vm_limits *l, const char *name);
+/* The most a limit takes (it takes from 1), or 0 for no such limit. */
+uint64_t vm_limit_most(const char *name);
 
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
