@@ -71,12 +71,23 @@ static bool push_creature(compiler *cc, ccur *k, const char *what)
     return true;
 }
 
+/* A name written as a square that is none (A0) is an error where it is;
+   true if it was one. */
+static bool not_a_square(compiler *cc, const node *a)
+{
+    const char *why = a && (a->kind == AST_NAME || a->kind == AST_WORD) ? square_unnamed(a->text) : NULL;
+    if (why)
+        comp_error(cc, a->sp, "%s is not a square of the map: %s", a->text, why);
+    return why != NULL;
+}
+
 static bool push_square(compiler *cc, ccur *k)
 {
     const node *a = k->at;
     int32_t x, y;
     if (!square_node(a, &x, &y)) {
-        ccur_error(k, "expected a square, as in c4");
+        if (!not_a_square(cc, a))
+            ccur_error(k, "expected a square, as in c4");
         return false;
     }
     ccur_take(k);
@@ -530,6 +541,14 @@ static void clause_command(compiler *cc, const node *cmd)
                     return;
                 push_word(cc, program_string(cc->p, z), cmd->sp);
             } else if (k.at && k.at->kind == AST_NAME && !square_node(k.at, &(int32_t){0}, &(int32_t){0})) {
+                /* on a grid, a square that is none; under zones, a zone may be called A0 */
+                if (cc->p->rules->space.kind != SPACE_ZONES && not_a_square(cc, k.at))
+                    return;
+                if (cc->p->rules->space.kind == SPACE_GRID) {
+                    comp_error(cc, k.at->sp, "expected a square, as in c4, not '%s': these rules use a grid, not zones",
+                               k.at->text);
+                    return;
+                }
                 int z = ccur_name(&k, "a square or zone");
                 push_word(cc, program_string(cc->p, z), cmd->sp);
             } else if (!push_square(cc, &k)) {

@@ -287,6 +287,12 @@ const char *suggest_name(compiler *cc, const char *name)
 
 static void unknown_name(compiler *cc, const node *n, const char *what)
 {
+    /* in an expression a square is written in upper case: A0 is none */
+    const char *none = n->text[0] >= 'A' && n->text[0] <= 'Z' ? square_unnamed(n->text) : NULL;
+    if (none) {
+        comp_error(cc, n->sp, "%s is not a square of the map: %s", n->text, none);
+        return;
+    }
     const char *s = suggest_name(cc, n->text);
     if (s)
         comp_error(cc, n->sp, "unknown %s '%s'; did you mean '%s'?", what, n->text, s);

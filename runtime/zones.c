@@ -82,6 +82,9 @@ bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, co
 
 bool zones_place(vm *v, int c, int zone, span at)
 {
+    if (v->r->space.kind == SPACE_GRID)
+        return vm_error(v, at, "these rules use a grid, not zones, so there is no zone '%s' (place NAME at SQUARE)",
+                        program_string(v->p, zone));
     if (zone_index(v, zone) < 0)
         return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
                         program_string(v->p, zone));

@@ -1308,6 +1308,17 @@ START_TEST(test_map_shows_every_creature)
 }
 END_TEST
 
+/* On a grid there are no zones: enter() says so, not "no zone" */
+START_TEST(test_no_zones_on_a_grid)
+{
+    run *r = play(1, "space grid { square 5 ft }\ncreature a { }\nplace a at B2\nprint enter(a, \"hall\")\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "these rules use a grid, not zones, so there is no zone 'hall'"), "%s",
+                  r->v->error);
+    done(r);
+}
+END_TEST
+
 /* a friend's square may be passed through but not ended in; an enemy's
    may not be entered at all */
 START_TEST(test_walk_through_friends_not_enemies)
@@ -1618,6 +1629,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_stays_on_the_board);
     tcase_add_test(g, test_walk_a_long_path_from_its_start);
     tcase_add_test(g, test_map_shows_every_creature);
+    tcase_add_test(g, test_no_zones_on_a_grid);
     tcase_add_test(g, test_push_goes_the_whole_distance);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
