@@ -176,8 +176,18 @@ END_TEST
 
 START_TEST(test_builtin_arity)
 {
-    ck_assert_int_ge(compile("print floor(1, 2)\n"), 1);
-    ck_assert(has_msg("floor() takes"));
+    ASSERT_ERROR("print floor(1, 2)\n", "floor() takes 1 argument, not 2: floor(x)");
+    /* too many for a function that takes a range says so (it said "at least") */
+    ASSERT_ERROR("print spend(1, 2, 3, 4)\n", "spend() takes 2 or 3 arguments, not 4: spend(c, slot [, n])");
+    ASSERT_ERROR("print spend(1)\n", "spend() takes 2 or 3 arguments, not 1");
+    ASSERT_ERROR("print min()\n", "min() takes at least 1 argument, not 0");
+    ASSERT_ERROR("print acting(1)\n", "acting() takes no arguments, not 1: acting()");
+    /* past what any number means */
+    char text[2048] = "print min(0";
+    for (int i = 0; i < 300; i++)
+        strcat(text, ", 1");
+    strcat(text, ")\n");
+    ASSERT_ERROR(text, "min() takes at most 255 arguments, not 301");
 }
 END_TEST
 
