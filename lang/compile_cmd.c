@@ -40,6 +40,11 @@ static void push_arg(compiler *cc, const node *a)
 
 static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
 {
+    if (operand > COMMAND_MAX_ARGS && cmd == CMD_ROLL_INITIATIVE)
+        comp_error(cc, sp, "roll initiative takes at most %d rolls, not %d (the creatures not named roll their own)",
+                   COMMAND_MAX_ARGS / 2, operand / 2);
+    else if (operand > COMMAND_MAX_ARGS)
+        comp_error(cc, sp, "one command takes at most %d arguments, not %d", COMMAND_MAX_ARGS, operand);
     emit_op(cc, OP_PLAY, sp);
     emit_byte(cc, (uint8_t)cmd, sp);
     emit_byte(cc, (uint8_t)(operand & 0xff), sp);

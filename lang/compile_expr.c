@@ -1281,6 +1281,8 @@ void compile_stmt(compiler *cc, const node *s)
         }
         if (ev < EV_BUILTIN_COUNT) {
             comp_error(cc, s->sp, "%s is an event of the runtime; rules cannot emit it", s->text);
+        } else if (argc > TRIGGER_MAX_PARAMS) {
+            comp_error(cc, s->sp, "an event has at most %d arguments, not %d", TRIGGER_MAX_PARAMS, argc);
         } else if (r->events[ev].emitted && r->events[ev].nargs != argc) {
             comp_error(cc, s->sp, "event %s is emitted elsewhere with %d argument%s, here with %d", s->text,
                        r->events[ev].nargs, r->events[ev].nargs == 1 ? "" : "s", argc);

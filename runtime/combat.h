@@ -88,10 +88,10 @@ typedef struct entry {
 typedef struct hold {
     int32_t creature;
     int32_t action;
-    value args[8];
+    value args[ACTION_MAX_PARAMS];
     int nargs;
     int32_t event;
-    value pattern[8]; /* nil matches anything */
+    value pattern[TRIGGER_MAX_PARAMS]; /* nil matches anything */
     int npattern;
     bool live;
 } hold;

@@ -320,8 +320,10 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     int n = (int)args[argc - 3 - np].num;
     int action = (int)args[argc - 4 - np].num;
     const value *act_args = &args[1];
-    if (n > 8 || np > 8)
-        return vm_error(v, at, "a held action takes at most 8 arguments");
+    if (n > ACTION_MAX_PARAMS)
+        return vm_error(v, at, "a held action takes at most %d arguments", ACTION_MAX_PARAMS);
+    if (np > TRIGGER_MAX_PARAMS)
+        return vm_error(v, at, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
     /* `allow hold only SLOT or ...`: every way to pay the action spends one of them */
     if (in->nhold_only > 0 && !hold_allowed(v, action)) {
         char names[128], cite[160];
@@ -389,18 +391,24 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     return true;
 }
 
+static bool run_command(vm *v, int cmd, const value *args, int argc, span at);
+
 bool play_command(vm *v, int cmd, int operand, span at)
 {
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     if (cmd == CMD_CREATURE)
         return vm_spawn(v, operand, at);
-    int argc = operand;
-    if (argc > 64)
-        return vm_error(v, at, "too many arguments (limit is 64)");
-    value args[64];
-    memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
-    v->sp -= argc;
+    /* the arguments stay where they were pushed, under what the command's
+       own calls push, and go when it is done */
+    value *args = v->sp - operand;
+    bool ok = run_command(v, cmd, args, operand, at);
+    v->sp = args;
+    return ok;
+}
+
+static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
+{
     combat *cb = &v->cb;
     switch ((command_id)cmd) {
     case CMD_BEGIN:

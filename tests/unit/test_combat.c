@@ -152,6 +152,35 @@ START_TEST(test_given_roll_out_of_range)
 }
 END_TEST
 
+/* The players' rolls for a table of 40 are entered in one command (it
+   stopped at 64 arguments, 32 rolls) */
+START_TEST(test_forty_rolls_entered_at_once)
+{
+    char text[4096];
+    size_t len = (size_t)snprintf(text, sizeof text,
+                                  "check init(self) = d20\ninitiative { roll init\n order highest first }\n"
+                                  "creature g x40 { }\nbegin encounter\nroll initiative");
+    for (int i = 1; i <= 40; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s g_%d %d", i > 1 ? "," : "", i, i == 40 ? 20 : 1);
+    snprintf(text + len, sizeof text - len, "\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "g_40: init d20 (20) = 20", "order: g_40 (20)", "round 1: g_40's turn", NULL);
+    done(r);
+}
+END_TEST
+
+/* A held action keeps all of its arguments, as many as an action takes */
+START_TEST(test_held_action_with_ten_arguments)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n allow hold }\n"
+                   "action small(x1, x2, x3, x4, x5, x6, x7, x8, x9, x10) { print x9, x10 }\n"
+                   "creature a { speed 1 }\ncreature b { }\nbegin encounter\nroll initiative\n"
+                   "hold a small 1 2 3 4 5 6 7 8 9 10 on boom(_)\nemit boom(1)\n");
+    lines_in_order(r, "a takes the held action", "9 10", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_sides_roll_once_and_party_wins_ties)
 {
     /* shock: each side rolls d8, the party adds its best dex, the party wins ties */
@@ -1551,6 +1580,8 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_decimal_tiebreak);
     tcase_add_test(i, test_given_roll_out_of_range);
     tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
+    tcase_add_test(i, test_forty_rolls_entered_at_once);
+    tcase_add_test(i, test_held_action_with_ten_arguments);
     tcase_add_test(i, test_group_rolls_once_and_stays_together);
     tcase_add_test(i, test_group_by_splits_the_side);
     tcase_add_test(i, test_below_when);
