@@ -2,6 +2,7 @@
  * pushes the command's arguments in a fixed order and runs OP_PLAY; the
  * words of every command are checked here, so `fray check` finds a
  * misspelt command or a square that cannot be before anything runs. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,8 +448,7 @@ static void clause_command(compiler *cc, const node *cmd)
     case CMD_FORFEIT:
     case CMD_REORDER: {
         static const char *const where[] = {"after", "before"};
-        if (!push_creature(cc, &k, "the creature that moves") ||
-            !push_choice(cc, &k, "'after' or 'before'", where, 2) ||
+        if (!push_creature(cc, &k, "the creature that moves") || !push_choice(cc, &k, "where it moves", where, 2) ||
             !push_creature(cc, &k, "the creature it moves next to"))
             return;
         argc = 3;
@@ -494,7 +494,7 @@ static void clause_command(compiler *cc, const node *cmd)
         } else if (!push_named(cc, &k, "trigger", rules_trigger)) {
             return;
         }
-        if (!push_choice(cc, &k, "'take' or 'decline'", choices, 2))
+        if (!push_choice(cc, &k, "whether reactions are taken", choices, 2))
             return;
         ccur_end(&k);
         argc = 2;
@@ -675,8 +675,8 @@ static void clause_command(compiler *cc, const node *cmd)
                 return;
             }
             n = q->num;
-            if (n < 1) {
-                comp_error(cc, q->sp, "fight at least 1 round");
+            if (n < 1 || n > INT32_MAX) {
+                comp_error(cc, q->sp, "fight N rounds takes N from 1 to %d, not %lld", INT32_MAX, (long long)n);
                 return;
             }
         }
