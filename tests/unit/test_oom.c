@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "tests/unit/check_main.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -178,6 +179,52 @@ START_TEST(test_session_every_allocation_can_fail)
 }
 END_TEST
 
+/* --- fray sim ------------------------------------------------------------------------ */
+
+/* fray sim with each allocation failing in turn: a failed simulation always
+ * says why (it could end with nothing said, and fray sim exit 1 silently). */
+START_TEST(test_sim_every_allocation_can_fail)
+{
+    char rules[256];
+    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(rules, sizeof rules, "%s/fray-oom-sim-%ld.rules", dir, (long)getpid());
+    FILE *out = fopen(rules, "w");
+    ck_assert_ptr_nonnull(out);
+    fputs("stat speed = 0\nresource hp max 6\nencounter { out when self.hp <= 0\n track hp }\n"
+          "initiative { mode static; score speed }\naction hit { target enemy\n target.hp -= roll d4 }\n"
+          "tactic brute { self: hit nearest(self, enemies(self)) }\n"
+          "creature a side x tactic brute { speed 2 }\ncreature b side y tactic brute { speed 1 }\n"
+          "begin encounter\nroll initiative\nfight\n",
+          out);
+    fclose(out);
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        fray *f = fray_open(&(fray_options){.seed = 1});
+        if (f) {
+            int errors = 0;
+            fray_on_output(f, quiet, NULL);
+            fray_on_diagnostic(f, count_diag, &errors);
+            fray_sim_result *r = NULL;
+            fray_status st = fray_sim(f, rules, &(fray_sim_options){.runs = 3, .threads = 1}, &r);
+            completed = st == FRAY_OK && r && r->runs == 3;
+            if (st != FRAY_OK)
+                ck_assert_msg(errors > 0, "fray_sim failed at allocation %ld with nothing said", n);
+            fray_sim_free(r);
+            fray_close(f);
+        }
+        mem_fail_after(-1);
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    unlink(rules);
+    ck_assert_msg(completed, "the simulation never went through");
+    ck_assert_int_gt(n, 50);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("oom");
@@ -185,6 +232,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_allocation_can_fail);
     tcase_add_test(tc, test_session_every_allocation_can_fail);
+    tcase_add_test(tc, test_sim_every_allocation_can_fail);
     suite_add_tcase(s, tc);
     return s;
 }
