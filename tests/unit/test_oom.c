@@ -225,6 +225,48 @@ START_TEST(test_sim_every_allocation_can_fail)
 }
 END_TEST
 
+/* fray diff likewise: loading both systems and comparing them, each
+ * allocation failing in turn, always says why it failed. */
+START_TEST(test_diff_every_allocation_can_fail)
+{
+    static const char sys_a[] = "system a \"A\" { § \"x\" }\nstat dex = 0\neconomy { slot main 1 per turn }\n"
+                                "check init(self) = d20 + self.dex\ninitiative { roll init }\n";
+    static const char sys_b[] = "system b \"B\" { § \"x\" }\nstat dex = 1\neconomy { slot main 2 per turn }\n"
+                                "check init(self) = d12 + self.dex\ninitiative { roll init\n order lowest first }\n";
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        fray *a = fray_open(&(fray_options){.seed = 1}), *b = fray_open(&(fray_options){.seed = 1});
+        int errors = 0;
+        if (a && b) {
+            fray_on_output(a, quiet, NULL);
+            fray_on_output(b, quiet, NULL);
+            fray_on_diagnostic(a, count_diag, &errors);
+            fray_on_diagnostic(b, count_diag, &errors);
+            fray_report *r = NULL;
+            fray_status st = fray_run_string(a, "a.rules", sys_a, strlen(sys_a));
+            if (st == FRAY_OK)
+                st = fray_run_string(b, "b.rules", sys_b, strlen(sys_b));
+            if (st == FRAY_OK)
+                st = fray_diff(a, b, &(fray_diff_options){.runs = 10}, &r);
+            completed = st == FRAY_OK && r;
+            if (st != FRAY_OK)
+                ck_assert_msg(errors > 0, "fray diff failed at allocation %ld with nothing said", n);
+            fray_report_free(r);
+        }
+        fray_close(a);
+        fray_close(b);
+        mem_fail_after(-1);
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    ck_assert_msg(completed, "the comparison never went through");
+    ck_assert_int_gt(n, 50);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("oom");
@@ -233,6 +275,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_every_allocation_can_fail);
     tcase_add_test(tc, test_session_every_allocation_can_fail);
     tcase_add_test(tc, test_sim_every_allocation_can_fail);
+    tcase_add_test(tc, test_diff_every_allocation_can_fail);
     suite_add_tcase(s, tc);
     return s;
 }
