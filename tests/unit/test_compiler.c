@@ -191,6 +191,17 @@ START_TEST(test_builtin_arity)
 }
 END_TEST
 
+/* A string given to the library may begin with a UTF-8 byte order mark: it
+   is left out, and spans count from after it. */
+START_TEST(test_byte_order_mark_left_out)
+{
+    ck_assert_int_eq(compile("\xEF\xBB\xBFstat dex = 0\n"), 0);
+    ck_assert_int_eq(compile("\xEF\xBB\xBFprint 1 + \"x\"\n"), 1);
+    ck_assert(has_msg("cannot add a number and a string"));
+    ck_assert_uint_eq(M.where[0].start, 6); /* "1 + ...", as without the mark */
+}
+END_TEST
+
 START_TEST(test_use_missing_module)
 {
     ASSERT_ERROR("use no_such_module_here\n", "no module 'no_such_module_here'");
@@ -541,6 +552,7 @@ static Suite *make_suite(void)
     suite_add_tcase(s, e);
     TCase *m = tcase_create("modules");
     tcase_add_checked_fixture(m, setup, teardown);
+    tcase_add_test(m, test_byte_order_mark_left_out);
     tcase_add_test(m, test_use_missing_module);
     tcase_add_test(m, test_use_core_from_stdlib);
     tcase_add_test(m, test_import_cycle);
