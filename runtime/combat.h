@@ -339,7 +339,9 @@ bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, b
 bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
 bool effects_related(struct vm *v, int rel, int a, int b);
 bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
-void effects_show(struct vm *v, int c, char *buf, size_t cap);
+/* c's effects, oldest first, added to a line: `before` ahead of the first,
+   ", " between them. */
+void effects_show(struct vm *v, int c, combat_line *line, const char *before);
 /* Each effect on c, oldest first: its kind ("condition", "cooldown",
    "relation", "hold"), name, partner (a relation's, or NULL) and what is
    left of it, as show prints it. */

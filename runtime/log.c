@@ -122,6 +122,8 @@ void combat_print(vm *v, const char *fmt, ...)
 
 static void line_emit(vm *v, combat_line *l)
 {
+    while (l->len > 0 && l->text[l->len - 1] == ' ') /* blanks that padded a column */
+        l->text[--l->len] = '\0';
     if (l->say)
         combat_say(v, "%s", l->text);
     else
@@ -140,11 +142,11 @@ void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
     const char *rest = piece;
     if (l->len > 0 && l->len + strlen(piece) >= sizeof l->text) {
         /* a separator that opens the piece closes the line instead */
-        bool comma = false;
-        for (; *rest == ',' || *rest == ' '; rest++)
-            comma |= *rest == ',';
-        if (comma && l->len + 1 < sizeof l->text)
-            l->text[l->len++] = ',';
+        char mark = 0;
+        for (; *rest == ',' || *rest == ';' || *rest == ' '; rest++)
+            mark = mark ? mark : *rest != ' ' ? *rest : 0;
+        if (mark && l->len + 1 < sizeof l->text)
+            l->text[l->len++] = mark;
         l->text[l->len] = '\0';
         line_emit(v, l);
         l->len = (size_t)snprintf(l->text, sizeof l->text, "    ");

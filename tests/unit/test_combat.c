@@ -1567,6 +1567,27 @@ START_TEST(test_partners_and_holders_of_many)
 }
 END_TEST
 
+/* A creature in many conditions is shown in all of them, in the tracker,
+   in show NAME and in show effects (the line was cut at 700 bytes). */
+START_TEST(test_show_every_condition)
+{
+    char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof text, "%s", BASE);
+    for (int i = 1; i <= 60; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "condition a_rather_long_condition_name_%d { }\n", i);
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n");
+    for (int i = 1; i <= 60; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "apply a_rather_long_condition_name_%d to a\n", i);
+    snprintf(text + len, sizeof text - len, "show tracker\nshow a\nshow effects\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "round 1 - turn 1 of 2", "a_rather_long_condition_name_60 [until removed]\n     1  b",
+                   "a: speed 2; a_rather", "a_rather_long_condition_name_60 [until removed]\n", "a: a_rather",
+                   "a_rather_long_condition_name_60 [until removed]\n", NULL);
+    done(r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("combat");
@@ -1631,6 +1652,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_modifiers_set_add_scale_and_typed_bonuses);
     tcase_add_test(c, test_stacking_condition_counts_each_time);
     tcase_add_test(c, test_excludes_implies_holds);
+    tcase_add_test(c, test_show_every_condition);
     tcase_add_test(c, test_modifier_index_follows_implies_and_holds);
     tcase_add_test(c, test_modifier_index_sees_later_rules);
     tcase_add_test(c, test_too_many_conditions_is_an_error);
