@@ -37,13 +37,10 @@ static bool ensure_creatures(sim_tally *t, size_t n)
             cap *= 2;
         int64_t *dealt = mem_alloc(cap * sizeof *dealt), *taken = mem_alloc(cap * sizeof *taken);
         bool *down = mem_alloc(cap * sizeof *down);
-        if (!dealt || !taken || !down) {
-            if (dealt)
-                mem_free(dealt, cap * sizeof *dealt);
-            if (taken)
-                mem_free(taken, cap * sizeof *taken);
-            if (down)
-                mem_free(down, cap * sizeof *down);
+        if (!dealt || !taken || !down) { /* freeing NULL frees nothing */
+            mem_free(dealt, cap * sizeof *dealt);
+            mem_free(taken, cap * sizeof *taken);
+            mem_free(down, cap * sizeof *down);
             return false;
         }
         if (t->ncreatures) {
