@@ -1068,14 +1068,16 @@ bool grid_show(vm *v, span at)
             mem_free(labelled, label_cap * sizeof *labelled);
         return vm_error(v, at, "out of memory");
     }
-    int nl = 0;
+    int nl = 0, beyond = 0;
     for (size_t c = 0; c < v->ncreatures && (size_t)nl < label_cap; c++) {
         const creature *cr = &v->creatures[c];
         if (!cr->placed || !vm_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
-        if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly)
-            continue; /* off the part of the map shown */
+        if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly) {
+            beyond++; /* off the part of the map shown: counted, and said */
+            continue;
+        }
         char lab[3] = {cr->name[0], cr->name[1] ? cr->name[1] : ' ', 0};
         const char *digits = strrchr(cr->name, '_');
         if (digits && digits[1])
@@ -1120,6 +1122,13 @@ bool grid_show(vm *v, span at)
         combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->creatures[labelled[k]].name);
     combat_line_add(v, &key, "   (# blocked, ~ difficult)");
     combat_line_end(v, &key);
+    if (beyond) {
+        char from[32], to[32];
+        square_format(lx, ly, from, sizeof from);
+        square_format(hx, hy, to, sizeof to);
+        combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond, beyond == 1 ? "" : "s",
+                     from, to);
+    }
     mem_free(labels, label_cap * sizeof *labels);
     mem_free(labelled, label_cap * sizeof *labelled);
     return true;

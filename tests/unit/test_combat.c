@@ -1337,6 +1337,18 @@ START_TEST(test_map_shows_every_creature)
 }
 END_TEST
 
+/* A creature beyond the part of the map drawn is counted, not left out
+   without a word */
+START_TEST(test_map_counts_creatures_beyond_it)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at A1\nplace b at CA90\n"
+                   "show map\n");
+    lines_in_order(r, "a  a   (# blocked, ~ difficult)", "(1 creature beyond the part of the map shown, A1 to BI61)",
+                   NULL);
+    done(r);
+}
+END_TEST
+
 /* On a grid there are no zones: enter() says so, not "no zone" */
 START_TEST(test_no_zones_on_a_grid)
 {
@@ -1683,6 +1695,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_a_long_path_from_its_start);
     tcase_add_test(g, test_map_shows_every_creature);
     tcase_add_test(g, test_no_zones_on_a_grid);
+    tcase_add_test(g, test_map_counts_creatures_beyond_it);
     tcase_add_test(g, test_push_goes_the_whole_distance);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
