@@ -182,16 +182,28 @@ static int format_file(const char *path, const compile_options *copts, fmt_mode 
         error(color, "'%s' left as it is: its layout would change its tokens (a bug in fray fmt)", path);
         rc = EXIT_RULES;
     } else {
+        /* a byte order mark the file began with is kept, and is no part of the layout */
         bool same = out_len == src->len && memcmp(out, src->text, out_len) == 0;
+        const char *bom = src->bom && mode != FMT_TOKENS ? SOURCE_BOM : "";
         if (mode == FMT_PRINT || mode == FMT_TOKENS) {
+            fputs(bom, stdout);
             fwrite(out, 1, out_len, stdout);
         } else if (mode == FMT_CHECK && !same) {
             fflush(stdout);
             fprintf(stderr, "%s: not formatted\n", path);
             rc = EXIT_RULES;
-        } else if (mode == FMT_WRITE && !same && !write_in_place(path, out, out_len)) {
-            error(color, "cannot write '%s': %s", path, strerror(errno));
-            rc = EXIT_IO;
+        } else if (mode == FMT_WRITE && !same) {
+            size_t nb = strlen(bom);
+            char *whole = malloc(nb + out_len + 1);
+            if (whole) {
+                memcpy(whole, bom, nb);
+                memcpy(whole + nb, out, out_len);
+            }
+            if (!whole || !write_in_place(path, whole, nb + out_len)) {
+                error(color, "cannot write '%s': %s", path, whole ? strerror(errno) : "out of memory");
+                rc = EXIT_IO;
+            }
+            free(whole);
         }
     }
     format_free(out, out_len);

@@ -200,10 +200,10 @@ int cmd_prob(int argc, char **argv)
     bool exact = false;
     const char *format = "table";
     size_t samples = 0;
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
-    for (int i = 1; i < argc && nrest < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--exact"))
             exact = true;
         else if (!strncmp(argv[i], "--format=", 9))

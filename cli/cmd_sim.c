@@ -470,10 +470,10 @@ int cmd_sim(int argc, char **argv)
 {
     uint64_t runs = 1000, jobs = 0;
     const char *vs = NULL, *health = NULL, *format = "table";
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
-    for (int i = 1; i < argc && nrest < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;

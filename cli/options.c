@@ -37,18 +37,20 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-typedef struct limit_check {
-    const char *name;
-    size_t len;
-    bool found;
-} limit_check;
-
-static void find_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+/* N for the limit `name`, given as `given` (--limit steps=0, --max-steps 0):
+   a whole number from 1 to the most the limit takes. */
+static bool limit_value(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n)
 {
-    limit_check *lc = user;
-    (void)meaning;
-    (void)default_value;
-    lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
+    uint64_t most = fray_limit_most(name);
+    if (!most)
+        fprintf(stderr, "fray %s: %s: no limit '%s' ('fray help limits' lists them)\n", cmd, given, name);
+    else if (!*text || text[strspn(text, "0123456789")])
+        fprintf(stderr, "fray %s: %s: '%s' is not a whole number\n", cmd, given, text);
+    else if (!parse_u64(text, n) || *n < 1 || *n > most)
+        fprintf(stderr, "fray %s: %s: %s takes a number from 1 to %llu\n", cmd, given, name, (unsigned long long)most);
+    else
+        return true;
+    return false;
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
@@ -76,13 +78,20 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     o->color = -1;
     optind = 1;
     opterr = 0;
-    int c;
+    int c, at = -1;
     uint64_t n;
-    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, NULL)) != -1) {
+    char given[128];
+    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, &at)) != -1) {
+        /* the option as given, for messages: --max-steps 0 */
+        if (at >= 0 && optarg)
+            snprintf(given, sizeof given, "--%s %s", longopts[at].name, optarg);
         switch (c) {
         case OPT_SEED:
-            if (!parse_u64(optarg, &o->seed))
-                goto bad_number;
+            if (!parse_u64(optarg, &o->seed)) {
+                fprintf(stderr, "fray %s: --seed takes a whole number from 0 to %llu, not '%s'\n", cmd,
+                        (unsigned long long)UINT64_MAX, optarg);
+                return EXIT_USAGE;
+            }
             o->seed_given = true;
             break;
         case OPT_COLOR:
@@ -98,28 +107,32 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             }
             break;
         case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &o->max_steps) || o->max_steps == 0)
-                goto bad_number;
-            break;
         case OPT_MAX_DEPTH:
-        case OPT_MAX_CREATURES:
-            if (!parse_u64(optarg, &n) || n == 0 || n > 1000000)
-                goto bad_number;
-            if (c == OPT_MAX_DEPTH)
+        case OPT_MAX_CREATURES: {
+            /* the limits steps, depth and creatures by their own flags */
+            const char *name = c == OPT_MAX_STEPS ? "steps" : c == OPT_MAX_DEPTH ? "depth" : "creatures";
+            if (!limit_value(cmd, given, name, optarg, &n))
+                return EXIT_USAGE;
+            if (c == OPT_MAX_STEPS)
+                o->max_steps = n;
+            else if (c == OPT_MAX_DEPTH)
                 o->max_depth = (int)n;
             else
                 o->max_creatures = (int)n;
             break;
+        }
         case OPT_LIMIT: {
             /* NAME=N, checked now against the library's list */
             const char *eq = strchr(optarg, '=');
-            limit_check lc = {.name = optarg, .len = eq ? (size_t)(eq - optarg) : 0};
-            fray_limits(find_limit, &lc);
-            if (!eq || !lc.found || !parse_u64(eq + 1, &n) || n == 0) {
-                fprintf(stderr, "fray %s: --limit takes NAME=N with a NAME of 'fray help limits', not '%s'\n", cmd,
-                        optarg);
+            char name[64];
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "fray %s: --limit takes NAME=N, as in --limit steps=1000000, not '%s'\n", cmd, optarg);
                 return EXIT_USAGE;
             }
+            snprintf(name, sizeof name, "%.*s", (int)(eq - optarg), optarg);
+            snprintf(given, sizeof given, "--limit %s", optarg);
+            if (!limit_value(cmd, given, name, eq + 1, &n))
+                return EXIT_USAGE;
             if (o->nlimits >= 16)
                 goto too_many;
             o->limits[o->nlimits++] = optarg;
@@ -159,9 +172,6 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     }
     *first = optind;
     return EXIT_OK;
-bad_number:
-    fprintf(stderr, "fray %s: '%s' is not a valid number for %s\n", cmd, optarg, argv[optind - 1]);
-    return EXIT_USAGE;
 too_many:
     fprintf(stderr, "fray %s: too many -r, -I or --limit options (64, 64, 16)\n", cmd);
     return EXIT_USAGE;

@@ -108,8 +108,11 @@ typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, si
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
 
 /* Limits by name (`memory` in MiB): each runaway rule stops at one, with an
- * error that names it. fray_limits lists them with their defaults. */
+ * error that names it. fray_limits lists them with their defaults. A limit
+ * takes a value from 1 to fray_limit_most(name) (0 for no such limit);
+ * fray_set_limit refuses any other with a diagnostic and FRAY_ERR_USAGE. */
 fray_status fray_set_limit(fray *f, const char *name, uint64_t value);
+uint64_t fray_limit_most(const char *name);
 typedef void (*fray_limit_fn)(void *user, const char *name, const char *meaning, uint64_t default_value);
 void fray_limits(fray_limit_fn fn, void *user);
 

@@ -12,13 +12,15 @@
 
 /* --- formulas in context ---------------------------------------------------- */
 
-void fctx_add(fctx *fx, const char *name)
+bool fctx_add(fctx *fx, const char *name)
 {
     for (int i = 0; i < fx->n; i++)
         if (strcmp(fx->names[i], name) == 0)
-            return;
-    if (fx->n < FCTX_MAX)
-        fx->names[fx->n++] = name;
+            return true;
+    if (fx->n >= FCTX_MAX)
+        return false;
+    fx->names[fx->n++] = name;
+    return true;
 }
 
 static void bind_names(compiler *cc, const fctx *fx)

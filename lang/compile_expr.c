@@ -21,7 +21,7 @@ const char *sty_name(sty t)
 }
 
 const builtin builtins[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) {#name, lo, hi, TY_##result, params},
+#define BUILTIN(name, lo, hi, result, params, meaning) {#name, lo, hi, TY_##result, params, meaning},
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -289,6 +289,12 @@ const char *suggest_name(compiler *cc, const char *name)
 
 static void unknown_name(compiler *cc, const node *n, const char *what)
 {
+    /* in an expression a square is written in upper case: A0 is none */
+    const char *none = n->text[0] >= 'A' && n->text[0] <= 'Z' ? square_unnamed(n->text) : NULL;
+    if (none) {
+        comp_error(cc, n->sp, "%s is not a square of the map: %s", n->text, none);
+        return;
+    }
     const char *s = suggest_name(cc, n->text);
     if (s)
         comp_error(cc, n->sp, "unknown %s '%s'; did you mean '%s'?", what, n->text, s);
@@ -693,19 +699,35 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one", fn, what, a->text);
 }
 
+/* A call with too few or too many arguments, said with the function's
+   form: "apply() takes 2 to 4 arguments, not 5: apply(c, condition [,
+   duration [, source]])". */
+static void arity_error(compiler *cc, const node *e, const builtin *bi, int argc)
+{
+    char takes[64];
+    int lo = bi->min_args, hi = bi->max_args;
+    if (lo == hi && lo == 0)
+        snprintf(takes, sizeof takes, "no arguments");
+    else if (lo == hi)
+        snprintf(takes, sizeof takes, "%d argument%s", lo, lo == 1 ? "" : "s");
+    else if (argc < lo && hi == 255) /* any number: min(a, b, ...) */
+        snprintf(takes, sizeof takes, "at least %d argument%s", lo, lo == 1 ? "" : "s");
+    else if (hi == 255)
+        snprintf(takes, sizeof takes, "at most %d arguments", hi);
+    else
+        snprintf(takes, sizeof takes, "%d %s %d arguments", lo, hi == lo + 1 ? "or" : "to", hi);
+    const char *colon = strstr(bi->meaning, "): ");
+    int form = colon ? (int)(colon - bi->meaning) + 1 : (int)strlen(bi->meaning);
+    comp_error(cc, e->sp, "%s() takes %s, not %d: %.*s", e->text, takes, argc, form, bi->meaning);
+}
+
 static sty compile_call(compiler *cc, const node *e)
 {
     int argc = ast_list_len(e);
     int b = builtin_find(e->text);
     if (b >= 0) {
-        if (argc < builtins[b].min_args || argc > builtins[b].max_args) {
-            if (builtins[b].min_args == builtins[b].max_args)
-                comp_error(cc, e->sp, "%s() takes %d argument%s, not %d", e->text, builtins[b].min_args,
-                           builtins[b].min_args == 1 ? "" : "s", argc);
-            else
-                comp_error(cc, e->sp, "%s() takes at least %d argument%s", e->text, builtins[b].min_args,
-                           builtins[b].min_args == 1 ? "" : "s");
-        }
+        if (argc < builtins[b].min_args || argc > builtins[b].max_args)
+            arity_error(cc, e, &builtins[b], argc);
         sty first = TY_ANY;
         int n = 0;
         /* prob(), mean(), dist(), maximum() and minimum() look at their
@@ -1270,6 +1292,8 @@ void compile_stmt(compiler *cc, const node *s)
         }
         if (ev < EV_BUILTIN_COUNT) {
             comp_error(cc, s->sp, "%s is an event of the runtime; rules cannot emit it", s->text);
+        } else if (argc > TRIGGER_MAX_PARAMS) {
+            comp_error(cc, s->sp, "an event has at most %d arguments, not %d", TRIGGER_MAX_PARAMS, argc);
         } else if (r->events[ev].emitted && r->events[ev].nargs != argc) {
             comp_error(cc, s->sp, "event %s is emitted elsewhere with %d argument%s, here with %d", s->text,
                        r->events[ev].nargs, r->events[ev].nargs == 1 ? "" : "s", argc);

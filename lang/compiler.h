@@ -114,7 +114,8 @@ typedef struct builtin {
     const char *name;
     int min_args, max_args;
     sty result;
-    const char *params; /* one letter per parameter: builtins.def */
+    const char *params;  /* one letter per parameter: builtins.def */
+    const char *meaning; /* "name(a, b): ...", its form first */
 } builtin;
 extern const builtin builtins[];
 extern const int nbuiltins;

@@ -169,8 +169,12 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
 fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
 {
     if (!vm_limit_set(&f->v->limits, name, n)) {
-        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' takes %llu (fray help limits)", name,
-                    (unsigned long long)n);
+        uint64_t most = vm_limit_most(name);
+        if (!most)
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' ('fray help limits' lists them)", name);
+        else
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "limit %s takes a number from 1 to %llu, not %llu", name,
+                        (unsigned long long)most, (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
     /* the dice, string and nesting limits are met by the compiler */
@@ -181,6 +185,11 @@ fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
     f->copts.max_nesting = f->v->limits.nesting;
     f->copts.max_memory = f->v->limits.memory;
     return FRAY_OK;
+}
+
+uint64_t fray_limit_most(const char *name)
+{
+    return vm_limit_most(name);
 }
 
 void fray_limits(fray_limit_fn fn, void *user)

@@ -642,7 +642,46 @@ static const char *system_label(const program *p, char *buf, size_t cap)
     return buf;
 }
 
+/* Whether an error reached the caller through a context during fray_diff:
+   a failure with none said is said as memory running out. */
+typedef struct heard {
+    fray_diagnostic_fn fn;
+    void *user;
+    bool error;
+} heard;
+
+static void hear(void *user, const fray_diagnostic *d)
+{
+    heard *h = user;
+    h->error |= d->level == FRAY_ERROR;
+    if (h->fn)
+        h->fn(h->user, d);
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out);
+
 fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
+{
+    heard h[2] = {{a->on_diag, a->diag_user, false}, {b->on_diag, b->diag_user, false}};
+    a->on_diag = hear;
+    a->diag_user = &h[0];
+    b->on_diag = hear;
+    b->diag_user = &h[1];
+    fray_status st = compare(a, b, o, out);
+    a->on_diag = h[0].fn;
+    a->diag_user = h[0].user;
+    b->on_diag = h[1].fn;
+    b->diag_user = h[1].user;
+    if (st != FRAY_OK && !h[0].error && !h[1].error && a->on_diag) {
+        fray_diagnostic d = {.level = FRAY_ERROR,
+                             .message = "out of memory",
+                             .text = "fray: error: out of memory to compare the two systems\n"};
+        a->on_diag(a->diag_user, &d);
+    }
+    return st;
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
 {
     *out = NULL;
     char na[128], nb[128];

@@ -311,7 +311,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         hd->live = false;
         effects_drop_hold(v, who, h); /* the effect that would time it out goes too */
         combat_say(v, "%s takes the held action", v->creatures[who].name);
-        value held_args[8];
+        value held_args[ACTION_MAX_PARAMS];
         memcpy(held_args, hd->args, sizeof held_args);
         int acting = encounter_acting(v);
         bool allowed;

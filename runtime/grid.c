@@ -570,11 +570,17 @@ static int64_t straightness(int32_t lx, int32_t ly, int64_t w, int32_t gx, int32
     return d < (1 << 24) ? d : (1 << 24) - 1;
 }
 
+/* A path on the grid: each square, and what it costs to get there. */
+typedef struct path_step {
+    int32_t x, y;
+    int64_t cost;
+} path_step;
+
 /* Dijkstra over squares in a box around both ends; the path (from the
    start, excluding it) to the goal or, failing that, the square nearest
-   the goal that can be reached. Returns the number of squares, or -1. */
-static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, int32_t *px, int32_t *py,
-                     int64_t *pcost, int max_len, span at)
+   the goal that can be reached, in *path (the caller frees n + 1 steps).
+   Returns the number of squares, or -1. */
+static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, path_step **path, span at)
 {
     const creature *cr = &v->creatures[c];
     int32_t sx = cr->x, sy = cr->y;
@@ -724,30 +730,26 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
                 }
             }
     }
-    mem_free(open, open_cap * sizeof(open_t));
 #undef OPEN_PUSH
     int end = goal >= 0 ? goal : nearest;
     int n = 0;
-    int32_t tx[4096], ty[4096];
-    int64_t tc[4096];
-    for (int s = end; s != start && s >= 0 && n < 4096; s = prev[s]) {
-        int cell = s / 2;
-        tx[n] = lx + (int32_t)(cell % w);
-        ty[n] = ly + (int32_t)(cell / w);
-        tc[n] = best[s];
+    for (int s = end; s != start && s >= 0; s = prev[s])
         n++;
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)n + 1);
+    if (!p)
+        goto oom;
+    /* from the end back: the path's squares in reverse */
+    int i = n;
+    for (int s = end; s != start && s >= 0; s = prev[s]) {
+        int cell = s / 2;
+        p[--i] = (path_step){lx + (int32_t)(cell % w), ly + (int32_t)(cell / w), best[s]};
     }
 #undef STATE
+    mem_free(open, open_cap * sizeof(open_t));
     mem_free(best, (size_t)states * sizeof(int64_t));
     mem_free(prev, (size_t)states * sizeof(int32_t));
     mem_free(done, (size_t)states);
-    if (n > max_len)
-        n = max_len;
-    for (int i = 0; i < n; i++) {
-        px[i] = tx[n - 1 - i];
-        py[i] = ty[n - 1 - i];
-        pcost[i] = tc[n - 1 - i];
-    }
+    *path = p;
     return n;
 oom:
     mem_free(open, open_cap * sizeof(open_t));
@@ -810,6 +812,128 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     return true;
 }
 
+/* A path given square by square, each next to the one before, and on to
+   the goal; in *path (the caller frees n + 1 steps). Returns the number of
+   squares, or -1. */
+static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_t gy, int64_t unit, path_step **path,
+                    span at)
+{
+    const creature *cr = &v->creatures[c];
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)nvia + 2);
+    if (!p)
+        return vm_error(v, at, "out of memory"), -1;
+    int n = 0;
+    int32_t lx = cr->x, ly = cr->y;
+    int64_t total = 0;
+    uint8_t par = 0;
+    char sq[32];
+    for (int i = 0; i < nvia; i++) {
+        int32_t x = via[i].aux, y = (int32_t)via[i].num;
+        int dx = x - lx, dy = y - ly;
+        square_format(x, y, sq, sizeof sq);
+        int other = blocking_in(v, x, y, c);
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy))
+            vm_error(v, at, "%s is not next to the square before it on the path", sq);
+        else if (flags_at(v, x, y) & CELL_BLOCKED)
+            vm_error(v, at, "the path runs into %s, which is blocked", sq);
+        else if (other >= 0 && enemies_of(v, c, other))
+            vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
+                     v->creatures[other].name);
+        if (v->failed)
+            goto fail;
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        if (dx && dy)
+            par ^= 1;
+        p[n++] = (path_step){x, y, total};
+        lx = x;
+        ly = y;
+    }
+    if (n == 0 || p[n - 1].x != gx || p[n - 1].y != gy) {
+        int dx = gx - lx, dy = gy - ly;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1) {
+            vm_error(v, at, "the path does not reach its end");
+            goto fail;
+        }
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        p[n++] = (path_step){gx, gy, total};
+    }
+    /* the caller frees n + 1 steps, as find_path's */
+    path_step *fit = mem_realloc(p, ((size_t)nvia + 2) * sizeof(path_step), ((size_t)n + 1) * sizeof(path_step));
+    *path = fit ? fit : p;
+    if (!fit) {
+        vm_error(v, at, "out of memory");
+        goto fail;
+    }
+    return n;
+fail:
+    mem_free(p, ((size_t)nvia + 2) * sizeof(path_step));
+    return -1;
+}
+
+/* Moves c along the first squares of a path: as far as max allows, and
+   not to end where another stands. */
+static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int how_word, int64_t unit, value *moved,
+                      span at)
+{
+    creature *cr = &v->creatures[c];
+    /* as far as the budget allows, ending in a free square */
+    value side = square_side(v);
+    int allowed = n;
+    if (max.type == V_DIST) {
+        for (int i = 0; i < n; i++) {
+            value squares, feet;
+            rat_make(path[i].cost, unit, V_FRAC, &squares);
+            rat_mul(side, squares, V_DIST, &feet);
+            if (rat_cmp(feet, max) > 0) {
+                allowed = i;
+                break;
+            }
+        }
+    }
+    /* a move may pass through a friend's square but not end in it */
+    int blocker = -1;
+    while (allowed > 0 && blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c) >= 0) {
+        if (blocker < 0)
+            blocker = blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c);
+        allowed--;
+    }
+    if (blocker >= 0) {
+        char sq[32];
+        square_format(path[allowed].x, path[allowed].y, sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
+    }
+    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
+    if (!within)
+        return vm_error(v, at, "out of memory");
+    value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
+    value start = value_square(cr->x, cr->y);
+    int taken = 0;
+    bool ok = true;
+    for (int i = 0; i < allowed && ok; i++) {
+        bool go_on;
+        ok = step(v, c, path[i].x, path[i].y, how, within, at, &go_on);
+        if (!ok || !go_on)
+            break;
+        taken = i + 1;
+    }
+    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
+    if (!ok)
+        return false;
+    if (taken > 0) {
+        value squares;
+        rat_make(path[taken - 1].cost, unit, V_FRAC, &squares);
+        rat_mul(side, squares, V_DIST, moved);
+        char a[32], b[32], d[64];
+        square_format(start.aux, (int32_t)start.num, a, sizeof a);
+        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
+        vm_format(v, *moved, d, sizeof d);
+        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
+        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
+        return events_emit(v, EV_MOVED, args, 4, at);
+    }
+    return true;
+}
+
 bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via, int nvia, value *moved, span at)
 {
     creature *cr = &v->creatures[c];
@@ -841,114 +965,14 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     }
     const r_space *sp = &v->r->space;
     int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
-    int32_t px[4096], py[4096];
-    int64_t pc[4096];
-    int n;
-    if (nvia > 0) {
-        /* a path given square by square */
-        n = 0;
-        int32_t lx = cr->x, ly = cr->y;
-        int64_t total = 0;
-        uint8_t par = 0;
-        for (int i = 0; i < nvia && n < 4096; i++) {
-            int32_t x = via[i].aux, y = (int32_t)via[i].num;
-            int dx = x - lx, dy = y - ly;
-            if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy)) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "%s is not next to the square before it on the path", sq);
-            }
-            if (flags_at(v, x, y) & CELL_BLOCKED) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "the path runs into %s, which is blocked", sq);
-            }
-            int other = blocking_in(v, x, y, c);
-            if (other >= 0 && enemies_of(v, c, other)) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
-                                v->creatures[other].name);
-            }
-            total += step_cost(v, lx, ly, dx, dy, par, unit);
-            if (dx && dy)
-                par ^= 1;
-            px[n] = x;
-            py[n] = y;
-            pc[n++] = total;
-            lx = x;
-            ly = y;
-        }
-        if (n == 0 || px[n - 1] != gx || py[n - 1] != gy) {
-            px[n] = gx;
-            py[n] = gy;
-            int dx = gx - lx, dy = gy - ly;
-            if (dx < -1 || dx > 1 || dy < -1 || dy > 1)
-                return vm_error(v, at, "the path does not reach its end");
-            total += step_cost(v, lx, ly, dx, dy, par, unit);
-            pc[n++] = total;
-        }
-    } else {
-        n = find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, px, py, pc, 4096, at);
-        if (n < 0)
-            return false;
-    }
-    /* as far as the budget allows, ending in a free square */
-    value side = square_side(v);
-    int allowed = n;
-    if (max.type == V_DIST) {
-        for (int i = 0; i < n; i++) {
-            value squares, feet;
-            rat_make(pc[i], unit, V_FRAC, &squares);
-            rat_mul(side, squares, V_DIST, &feet);
-            if (rat_cmp(feet, max) > 0) {
-                allowed = i;
-                break;
-            }
-        }
-    }
-    /* a move may pass through a friend's square but not end in it */
-    int blocker = -1;
-    while (allowed > 0 && blocking_in(v, px[allowed - 1], py[allowed - 1], c) >= 0) {
-        if (blocker < 0)
-            blocker = blocking_in(v, px[allowed - 1], py[allowed - 1], c);
-        allowed--;
-    }
-    if (blocker >= 0) {
-        char sq[32];
-        square_format(px[allowed], py[allowed], sq, sizeof sq);
-        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
-    }
-    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
-    if (!within)
-        return vm_error(v, at, "out of memory");
-    value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
-    value start = value_square(cr->x, cr->y);
-    int taken = 0;
-    bool ok = true;
-    for (int i = 0; i < allowed && ok; i++) {
-        bool go_on;
-        ok = step(v, c, px[i], py[i], how, within, at, &go_on);
-        if (!ok || !go_on)
-            break;
-        taken = i + 1;
-    }
-    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
-    if (!ok)
+    path_step *path = NULL;
+    int n = nvia > 0 ? via_path(v, c, via, nvia, gx, gy, unit, &path, at)
+                     : find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, &path, at);
+    if (n < 0)
         return false;
-    if (taken > 0) {
-        value squares;
-        rat_make(pc[taken - 1], unit, V_FRAC, &squares);
-        rat_mul(side, squares, V_DIST, moved);
-        char a[32], b[32], d[64];
-        square_format(start.aux, (int32_t)start.num, a, sizeof a);
-        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
-        vm_format(v, *moved, d, sizeof d);
-        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
-        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
-        return events_emit(v, EV_MOVED, args, 4, at);
-    }
-    return true;
+    bool ok = walk_path(v, c, path, n, max, how_word, unit, moved, at);
+    mem_free(path, ((size_t)n + 1) * sizeof(path_step));
+    return ok;
 }
 
 bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
@@ -967,38 +991,35 @@ bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
     value side = square_side(v);
     /* whole squares in the distance: feet over the square's side */
     int64_t steps = (distance.num * (int64_t)side.aux) / ((int64_t)distance.aux * side.num);
-    if (steps > 1000)
-        steps = 1000;
-    int32_t px[1000], py[1000];
-    int64_t pc[1000];
-    int n = 0;
+    /* the squares it is pushed through, up to an obstacle or the edge of
+       the map (no farther than SQUARE_MAX squares, whatever the distance) */
+    vm_gather vias = {0};
     int32_t x = cr->x, y = cr->y;
     for (int64_t i = 0; i < steps; i++) {
         x += dx;
         y += dy;
-        if (x < 0 || y < 0 || (flags_at(v, x, y) & CELL_BLOCKED) || blocking_in(v, x, y, c) >= 0)
-            break; /* it stops at the obstacle, or at the edge of the map */
-        px[n] = x;
-        py[n] = y;
-        pc[n] = n + 1;
-        n++;
+        if (x < 0 || y < 0 || x >= SQUARE_MAX || y >= SQUARE_MAX || (flags_at(v, x, y) & CELL_BLOCKED) ||
+            blocking_in(v, x, y, c) >= 0)
+            break;
+        if (!vm_gather_add(v, &vias, value_square(x, y), at)) {
+            vm_gather_drop(&vias);
+            return false;
+        }
     }
-    if (n == 0)
+    if (vias.n == 0)
         return true;
-    value to = value_square(px[n - 1], py[n - 1]);
+    value to = vias.items[vias.n - 1];
     int forced = program_find_string(v->p, "forced");
     if (forced < 0)
         forced = program_intern(v->p, "forced", 6);
-    value vias[1000];
-    for (int i = 0; i < n; i++)
-        vias[i] = value_square(px[i], py[i]);
-    (void)pc;
-    return grid_walk(v, c, to, value_nil(), forced, vias, n, moved, at);
+    bool ok = grid_walk(v, c, to, value_nil(), forced, vias.items, (int)vias.n, moved, at);
+    vm_gather_drop(&vias);
+    return ok;
 }
 
 /* --- the map ------------------------------------------------------------------------------- */
 
-void grid_show(vm *v)
+bool grid_show(vm *v, span at)
 {
     const combat *cb = &v->cb;
     int32_t lx = INT32_MAX, ly = INT32_MAX, hx = INT32_MIN, hy = INT32_MIN;
@@ -1023,7 +1044,7 @@ void grid_show(vm *v)
     }
     if (!any) {
         combat_print(v, "the map is empty (place NAME at SQUARE)");
-        return;
+        return true;
     }
     if (lx > 0)
         lx = lx - 1 < 0 ? 0 : lx - 1;
@@ -1035,14 +1056,28 @@ void grid_show(vm *v)
         hx = lx + 60;
     if (hy - ly > 60)
         hy = ly + 60;
-    /* two-letter labels: the first letters, or a letter and a number */
-    char labels[256][3];
-    int labelled[256];
-    int nl = 0;
-    for (size_t c = 0; c < v->ncreatures && nl < 256; c++) {
+    /* two-letter labels: the first letters, or a letter and a number; for
+       the creatures the map shows (at most one a square) */
+    size_t label_cap = (size_t)(hx - lx + 1) * (size_t)(hy - ly + 1);
+    char(*labels)[3] = mem_alloc(label_cap * sizeof *labels);
+    int *labelled = mem_alloc(label_cap * sizeof *labelled);
+    if (!labels || !labelled) {
+        if (labels)
+            mem_free(labels, label_cap * sizeof *labels);
+        if (labelled)
+            mem_free(labelled, label_cap * sizeof *labelled);
+        return vm_error(v, at, "out of memory");
+    }
+    int nl = 0, beyond = 0;
+    for (size_t c = 0; c < v->ncreatures && (size_t)nl < label_cap; c++) {
         const creature *cr = &v->creatures[c];
         if (!cr->placed || !vm_present(v, (int)c))
             continue;
+        int32_t s = size_of(v, (int)c);
+        if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly) {
+            beyond++; /* off the part of the map shown: counted, and said */
+            continue;
+        }
         char lab[3] = {cr->name[0], cr->name[1] ? cr->name[1] : ' ', 0};
         const char *digits = strrchr(cr->name, '_');
         if (digits && digits[1])
@@ -1082,10 +1117,19 @@ void grid_show(vm *v)
             line[--len] = '\0';
         combat_print(v, "%s", line);
     }
-    len = 0;
-    line[0] = '\0';
-    for (int k = 0; k < nl && len < sizeof line; k++)
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", k ? ", " : "", labels[k],
-                                v->creatures[labelled[k]].name);
-    combat_print(v, "%s   (# blocked, ~ difficult)", line);
+    combat_line key = {.say = false};
+    for (int k = 0; k < nl; k++)
+        combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->creatures[labelled[k]].name);
+    combat_line_add(v, &key, "   (# blocked, ~ difficult)");
+    combat_line_end(v, &key);
+    if (beyond) {
+        char from[32], to[32];
+        square_format(lx, ly, from, sizeof from);
+        square_format(hx, hy, to, sizeof to);
+        combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond, beyond == 1 ? "" : "s",
+                     from, to);
+    }
+    mem_free(labels, label_cap * sizeof *labels);
+    mem_free(labelled, label_cap * sizeof *labelled);
+    return true;
 }

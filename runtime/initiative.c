@@ -436,14 +436,14 @@ void initiative_show(vm *v)
     combat *cb = &v->cb;
     if (cb->quiet)
         return;
-    char line[2048];
-    size_t len = (size_t)snprintf(line, sizeof line, "order:");
-    for (int i = 0; i < cb->norder && len < sizeof line; i++) {
+    combat_line line = {.say = true};
+    combat_line_add(v, &line, "order:");
+    for (int i = 0; i < cb->norder; i++) {
         char score[64] = "";
         if (cb->order[i].score.type != V_NIL)
             vm_format(v, cb->order[i].score, score, sizeof score);
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s%s", i ? "," : "",
-                                entry_name(v, &cb->order[i]), score[0] ? " (" : "", score, score[0] ? ")" : "");
+        combat_line_add(v, &line, "%s %s%s%s%s", i ? "," : "", entry_name(v, &cb->order[i]), score[0] ? " (" : "",
+                        score, score[0] ? ")" : "");
     }
-    combat_say(v, "%s", line);
+    combat_line_end(v, &line);
 }

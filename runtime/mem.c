@@ -51,8 +51,10 @@ size_t mem_live_bytes(void)
 void *mem_realloc(void *ptr, size_t old_size, size_t new_size)
 {
     if (new_size == 0) {
-        free(ptr);
-        live_bytes -= old_size;
+        if (ptr) { /* freeing nothing takes nothing off the count */
+            free(ptr);
+            live_bytes -= old_size;
+        }
         return NULL;
     }
     if (fail_countdown == 0)

@@ -6,8 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Resize a block. new_size == 0 frees it and returns NULL. Returns NULL on
- * failure (real or injected); the old block is then left untouched. */
+/* Resize a block. new_size == 0 frees it (NULL: nothing) and returns NULL.
+ * Returns NULL on failure (real or injected); the old block is then left
+ * untouched. */
 void *mem_realloc(void *ptr, size_t old_size, size_t new_size);
 
 #define mem_alloc(size) mem_realloc(NULL, 0, (size))

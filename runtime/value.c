@@ -1,6 +1,7 @@
 #include "runtime/value.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const type_names[] = {
 #define VALUE_NAME(name, desc) desc,
@@ -221,7 +222,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= lo && *p <= hi) {
         col = col * 26 + (*p - lo + 1);
-        if (col > 100000)
+        if (col > SQUARE_MAX)
             return false;
         p++;
     }
@@ -229,7 +230,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= '0' && *p <= '9') {
         row = row * 10 + (*p - '0');
-        if (row > 100000)
+        if (row > SQUARE_MAX)
             return false;
         p++;
     }
@@ -238,6 +239,32 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
     *x = (int32_t)(col - 1);
     *y = (int32_t)(row - 1);
     return true;
+}
+
+#define TEXT_OF(n) #n
+#define TEXT(n) TEXT_OF(n)
+#define SQUARE_MAX_TEXT TEXT(SQUARE_MAX)
+
+const char *square_unnamed(const char *text)
+{
+    int32_t x, y;
+    const char *p = text;
+    bool upper = *p >= 'A' && *p <= 'Z';
+    char lo = upper ? 'A' : 'a', hi = upper ? 'Z' : 'z';
+    size_t letters = 0, digits = 0;
+    while (p[letters] >= lo && p[letters] <= hi)
+        letters++;
+    while (p[letters + digits] >= '0' && p[letters + digits] <= '9')
+        digits++;
+    if (!letters || !digits || p[letters + digits] || square_parse(text, &x, &y))
+        return NULL;
+    if (strspn(p + letters, "0") == digits)
+        return "rows are numbered from 1";
+    if (p[letters] == '0')
+        return "a row number does not start with 0";
+    if (letters > 4 || (letters == 4 && memcmp(p, upper ? "EQXD" : "eqxd", 4) > 0))
+        return "the map has " SQUARE_MAX_TEXT " columns, A to EQXD";
+    return "the map has " SQUARE_MAX_TEXT " rows";
 }
 
 int square_format(int32_t x, int32_t y, char *buf, size_t cap)

@@ -126,8 +126,14 @@ static inline value value_square(int32_t x, int32_t y)
 #define NESTING_MAX 10000
 
 /* Squares are written as a column letter and a row number, as on a battle
- * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... */
+ * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... Columns
+ * and rows are numbered up to SQUARE_MAX: the map ends there. */
+#define SQUARE_MAX 100000
 bool square_parse(const char *text, int32_t *x, int32_t *y);
+/* Why text, written as a square (letters of one case, then a number), is
+ * none ("rows are numbered from 1"); NULL when it is a square, or is not
+ * written as one. */
+const char *square_unnamed(const char *text);
 /* snprintf-style. */
 int square_format(int32_t x, int32_t y, char *buf, size_t cap);
 

@@ -81,12 +81,17 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
     return NULL;
 }
 
-bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+uint64_t vm_limit_most(const char *name)
 {
     const vm_limit_info *info = vm_limit_infos;
     while (info->name && strcmp(info->name, name))
         info++;
-    if (!info->name || n < 1 || n > info->max)
+    return info->name ? info->max : 0;
+}
+
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+{
+    if (n < 1 || n > vm_limit_most(name))
         return false;
     bool wide;
     void *slot = limit_slot(l, name, &wide);
@@ -181,6 +186,8 @@ void vm_free(vm *v)
         if (v->creatures[i].held)
             mem_free(v->creatures[i].held, (size_t)v->creatures[i].held_len * sizeof(int32_t));
     }
+    if (v->ledger_try)
+        mem_free(v->ledger_try, (size_t)v->ledger_len * sizeof(counter));
     combat_free(&v->cb);
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));
@@ -1128,6 +1135,11 @@ static bool nesting_ok(vm *v, uint32_t depth, span at)
     return vm_error(v, at, "lists nested too deeply (limit is %d levels; see --limit nesting=N)", v->limits.nesting);
 }
 
+static bool list_limit_reached(vm *v, span at)
+{
+    return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)", v->limits.list_values);
+}
+
 static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
     uint32_t depth = 1;
@@ -1139,8 +1151,7 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
     if (!nesting_ok(v, depth, at))
         return false;
     if (st->nitems + n > v->limits.list_values)
-        return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)",
-                        v->limits.list_values);
+        return list_limit_reached(v, at);
     value *grown = mem_grow(st->items, sizeof(value), &st->items_cap, st->nitems + n);
     if (!grown && n)
         return vm_error(v, at, "out of memory");
@@ -1161,6 +1172,33 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out)
 {
     return store_list(v, &v->scratch, HOME_VM, items, n, at, out);
+}
+
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at)
+{
+    /* the list it becomes will be a scratch list: held to the limit now */
+    if (v->scratch.nitems + g->n + 1 > v->limits.list_values)
+        return list_limit_reached(v, at);
+    value *grown = mem_grow(g->items, sizeof(value), &g->cap, g->n + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    g->items = grown;
+    g->items[g->n++] = x;
+    return true;
+}
+
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out)
+{
+    bool ok = vm_make_list(v, g->items, g->n, at, out);
+    vm_gather_drop(g);
+    return ok;
+}
+
+void vm_gather_drop(vm_gather *g)
+{
+    if (g->items)
+        mem_free(g->items, g->cap * sizeof(value));
+    *g = (vm_gather){0};
 }
 
 static value *list_slots(vm *v, value list, size_t *n)
@@ -1361,17 +1399,19 @@ static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char 
     }
     if (strcmp(name, "faces") != 0)
         return vm_error(v, at, "a roll has no member '%s'", name);
-    value items[256];
-    size_t n = 0;
+    vm_gather g = {0};
     dice_face scratch[DICE_PACKED_MAX];
     uint16_t counts[DEXPR_MAX_TERMS];
     const dexpr *rolled;
     const dice_face *faces = roll_faces(v, roll, scratch, counts, &rolled);
     for (uint32_t i = 0, t = 0; faces && t < DEXPR_MAX_TERMS; t++)
-        for (uint16_t k = 0; k < counts[t] && n < 256; k++, i++)
-            if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
-                items[n++] = value_int(faces[i].value);
-    return vm_make_list(v, items, n, at, out);
+        for (uint16_t k = 0; k < counts[t]; k++, i++)
+            if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)) &&
+                !vm_gather_add(v, &g, value_int(faces[i].value), at)) {
+                vm_gather_drop(&g);
+                return false;
+            }
+    return vm_gather_list(v, &g, at, out);
 }
 
 size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)

@@ -45,6 +45,8 @@ extern const vm_limit_info vm_limit_infos[];
 /* Sets a limit by name; false for an unknown name or a value out of range. */
 bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
 uint64_t vm_limit_get(const vm_limits *l, const char *name);
+/* The most a limit takes (it takes from 1), or 0 for no such limit. */
+uint64_t vm_limit_most(const char *name);
 
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
@@ -64,6 +66,7 @@ typedef struct creature {
     int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
     uint32_t turn_round; /* the round (its epoch) of its last turn */
     int32_t effects;     /* first effect on it, -1 */
     counter *ledger;     /* spent actions: combat.h, ledger.c */
@@ -200,6 +203,8 @@ typedef struct vm {
     int ledger_len;      /* counters per creature, and where each part starts */
     int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
+    bool ledger_trying;  /* ledger_try is in use */
 
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;
@@ -295,6 +300,17 @@ const dexpr *vm_dexpr(const vm *v, value d);
 /* Appends a scratch list (items NULL: n nothing values to fill in). */
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
 const value *vm_list_items(const vm *v, value list, size_t *n);
+/* A list gathered item by item, when its length is not known before (the
+ * creatures that pass a test): it grows through the allocator, is held to
+ * --limit list-values as it grows, and becomes a scratch list. */
+typedef struct vm_gather {
+    value *items;
+    size_t n, cap;
+} vm_gather;
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at);
+/* The scratch list of what was gathered; the gathering is dropped either way. */
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out);
+void vm_gather_drop(vm_gather *g);
 /* A copy of x that outlives the command (kept dice and lists, a roll
  * without its breakdown). */
 bool vm_keep(vm *v, value x, span at, value *out);

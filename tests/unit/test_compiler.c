@@ -177,8 +177,29 @@ END_TEST
 
 START_TEST(test_builtin_arity)
 {
-    ck_assert_int_ge(compile("print floor(1, 2)\n"), 1);
-    ck_assert(has_msg("floor() takes"));
+    ASSERT_ERROR("print floor(1, 2)\n", "floor() takes 1 argument, not 2: floor(x)");
+    /* too many for a function that takes a range says so (it said "at least") */
+    ASSERT_ERROR("print spend(1, 2, 3, 4)\n", "spend() takes 2 or 3 arguments, not 4: spend(c, slot [, n])");
+    ASSERT_ERROR("print spend(1)\n", "spend() takes 2 or 3 arguments, not 1");
+    ASSERT_ERROR("print min()\n", "min() takes at least 1 argument, not 0");
+    ASSERT_ERROR("print acting(1)\n", "acting() takes no arguments, not 1: acting()");
+    /* past what any number means */
+    char text[2048] = "print min(0";
+    for (int i = 0; i < 300; i++)
+        strcat(text, ", 1");
+    strcat(text, ")\n");
+    ASSERT_ERROR(text, "min() takes at most 255 arguments, not 301");
+}
+END_TEST
+
+/* A string given to the library may begin with a UTF-8 byte order mark: it
+   is left out, and spans count from after it. */
+START_TEST(test_byte_order_mark_left_out)
+{
+    ck_assert_int_eq(compile("\xEF\xBB\xBFstat dex = 0\n"), 0);
+    ck_assert_int_eq(compile("\xEF\xBB\xBFprint 1 + \"x\"\n"), 1);
+    ck_assert(has_msg("cannot add a number and a string"));
+    ck_assert_uint_eq(M.where[0].start, 6); /* "1 + ...", as without the mark */
 }
 END_TEST
 
@@ -611,6 +632,7 @@ static Suite *make_suite(void)
     suite_add_tcase(s, e);
     TCase *m = tcase_create("modules");
     tcase_add_checked_fixture(m, setup, teardown);
+    tcase_add_test(m, test_byte_order_mark_left_out);
     tcase_add_test(m, test_use_missing_module);
     tcase_add_test(m, test_use_core_from_stdlib);
     tcase_add_test(m, test_import_cycle);

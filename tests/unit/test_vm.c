@@ -351,6 +351,25 @@ START_TEST(test_step_limit)
 }
 END_TEST
 
+/* A limit takes 1 to its most: 0 and past the most are refused and change
+   nothing; an unknown name has no most. */
+START_TEST(test_limit_values)
+{
+    vm_limits lim = vm_default_limits;
+    ck_assert_uint_eq(vm_limit_most("dice"), 60000);
+    ck_assert_uint_eq(vm_limit_most("no-such-limit"), 0);
+    ck_assert(!vm_limit_set(&lim, "steps", 0));
+    ck_assert(!vm_limit_set(&lim, "dice", 60001));
+    ck_assert(!vm_limit_set(&lim, "no-such-limit", 5));
+    ck_assert_uint_eq(vm_limit_get(&lim, "steps"), vm_limit_get(&vm_default_limits, "steps"));
+    ck_assert_uint_eq(vm_limit_get(&lim, "dice"), vm_limit_get(&vm_default_limits, "dice"));
+    ck_assert(vm_limit_set(&lim, "dice", 60000));
+    ck_assert(vm_limit_set(&lim, "steps", 1));
+    ck_assert_uint_eq(vm_limit_get(&lim, "dice"), 60000);
+    ck_assert_uint_eq(vm_limit_get(&lim, "steps"), 1);
+}
+END_TEST
+
 START_TEST(test_error_in_a_call_unwinds_the_stack)
 {
     /* run() keeps the stack top in a register for the instructions that
@@ -606,6 +625,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_procedures);
     tcase_add_test(c, test_recursion_limit);
     tcase_add_test(c, test_step_limit);
+    tcase_add_test(c, test_limit_values);
     tcase_add_test(c, test_error_in_a_call_unwinds_the_stack);
     tcase_add_test(c, test_error_stops_later_commands);
     tcase_add_test(c, test_loops);
