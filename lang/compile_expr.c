@@ -135,8 +135,9 @@ static sty quantity(compiler *cc, const node *n, value *out)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(units[i].name, n->text) != 0)
             continue;
-        value amount = {.type = V_FRAC, .aux = (int32_t)n->den, .num = n->num};
-        value scale = {.type = V_FRAC, .aux = (int32_t)units[i].den, .num = units[i].num};
+        /* the scanner gives a decimal's exact num/den, den at most 10^12 */
+        value amount = value_ratio(V_FRAC, n->num, n->den);
+        value scale = value_ratio(V_FRAC, units[i].num, units[i].den);
         if (units[i].distance) {
             if (rat_mul(amount, scale, V_DIST, out) != ARITH_OK) {
                 comp_error(cc, n->sp, "distance is too large");
@@ -145,7 +146,11 @@ static sty quantity(compiler *cc, const node *n, value *out)
             return TY_DIST;
         }
         value total;
-        if (rat_mul(amount, scale, V_FRAC, &total) != ARITH_OK || total.aux != 1) {
+        if (rat_mul(amount, scale, V_FRAC, &total) != ARITH_OK) {
+            comp_error(cc, n->sp, "duration is too large");
+            return TY_TIME;
+        }
+        if (total.type != V_INT) {
             comp_error(cc, n->sp, "a duration must be a whole number of %s", time_kind_name(units[i].kind, 2));
             return TY_TIME;
         }
@@ -879,8 +884,10 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     switch ((ast_kind)e->kind) {
     case AST_INT: emit_const(cc, value_int(e->num), e->sp); return TY_NUM;
     case AST_FRAC:
-        if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK)
+        if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK) {
             comp_error(cc, e->sp, "number is too large");
+            v = value_int(0);
+        }
         emit_const(cc, v, e->sp);
         return TY_NUM;
     case AST_QTY: {
@@ -888,9 +895,11 @@ static sty compile_expr_inner(compiler *cc, const node *e)
         sty t = quantity(cc, e, &v);
         if (t == TY_DIST && e->text[0] == 's') {
             /* squares: so many times the grid's square, known when it runs */
-            value n = {.type = V_FRAC, .aux = (int32_t)e->den, .num = e->num};
-            if (n.aux == 1)
-                n.type = V_INT;
+            value n;
+            if (rat_make(e->num, e->den, V_FRAC, &n) != ARITH_OK) {
+                comp_error(cc, e->sp, "number is too large");
+                n = value_int(0);
+            }
             emit_const(cc, n, e->sp);
             emit_op(cc, OP_CALL_BUILTIN, e->sp);
             emit_byte(cc, (uint8_t)BI_square_side, e->sp);

@@ -35,7 +35,7 @@ static bool values_match(value a, value b)
 {
     if (a.type == V_NIL)
         return true; /* a pattern's blank */
-    return a.type == b.type && a.num == b.num && a.aux == b.aux && a.home == b.home;
+    return a.type == b.type && a.num == b.num && a.aux == b.aux && a.pad == b.pad && a.home == b.home;
 }
 
 /* --- trigger limits --------------------------------------------------------------- */

@@ -238,7 +238,7 @@ static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
     if (c->len == 4 && c->code[0] == OP_CONST && c->code[3] == OP_RETURN) {
         di->fixed = c->consts[c->code[1] | c->code[2] << 8];
         /* a fraction for a whole-number stat is base_stat's error to give */
-        di->has_fixed = !(whole && di->fixed.type == V_FRAC && di->fixed.aux != 1);
+        di->has_fixed = !(whole && di->fixed.type == V_FRAC && value_den(di->fixed) != 1);
     } else if (c->len == 5 && c->code[0] == OP_SELF && c->code[1] == OP_GET_STAT && c->code[4] == OP_RETURN && !whole)
         di->alias = c->code[2] | c->code[3] << 8;
 }
@@ -499,7 +499,7 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
         if (!vm_call(v, latest->value, c, NULL, 0, out))
             return false;
         /* a whole-number stat's formula must give one too */
-        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && out->aux != 1) {
+        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && value_den(*out) != 1) {
             char shown[64];
             vm_format(v, *out, shown, sizeof shown);
             const char *name = program_string(v->p, latest->name);
@@ -615,7 +615,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
                             program_string(v->p, v->p->decls[decl_index].name));
         if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
-        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && x.aux == 1))) {
+        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
             char shown[64];
             vm_format(v, x, shown, sizeof shown);
             const char *name = program_string(v->p, v->p->decls[decl_index].name);
@@ -642,7 +642,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->sim && c == v->sim->watch && di->first != sim_health(v))
         sim_note_change(v, -1, di->first);
     v->creatures[c].stats[slot] = kept;
-    if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
+    if (res && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
         return events_emit(v, EV_RESOURCE_CHANGED, args, 4, at);
@@ -1366,8 +1366,8 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
     case V_NIL: return put(buf, cap, 0, "nothing");
     case V_BOOL: return put(buf, cap, 0, "%s", x.num ? "true" : "false");
     case V_INT:
-    case V_FRAC: return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
-    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
+    case V_FRAC: return format_rational(buf, cap, 0, x.num, value_den(x));
+    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, value_den(x)), " ft");
     case V_TIME:
         switch ((time_kind)x.home) {
         case TIME_UNTIL_TURN_START: return put(buf, cap, 0, "until start of %s turn", x.num <= 1 ? "next" : "a later");
@@ -1428,6 +1428,8 @@ static bool arith_fail(vm *v, arith_status st, span at, const char *what, value 
 {
     if (st == ARITH_OVERFLOW)
         return vm_error(v, at, "number too large in %s", what);
+    if (st == ARITH_TOO_FINE)
+        return vm_error(v, at, "fraction too fine in %s: its denominator would pass %" PRId64, what, VALUE_DEN_MAX);
     if (st == ARITH_DIV_ZERO)
         return vm_error(v, at, "division by zero");
     return vm_error(v, at, "cannot %s %s and %s", what, value_type_name(a.type), value_type_name(b.type));
@@ -1544,20 +1546,25 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
         if (k.type != V_INT || k.num == 0)
             return vm_error(v, at,
                             k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
-        *out = value_time((time_kind)a.home,
-                          floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num : a.num / k.num);
+        /* in 128 bits: -2^63 / -1 is the one quotient past 64 */
+        __int128 q = (__int128)a.num / k.num;
+        if (floor_div && (__int128)a.num % k.num != 0 && (a.num < 0) != (k.num < 0))
+            q--;
+        if (q > INT64_MAX)
+            return arith_fail(v, ARITH_OVERFLOW, at, "divide", a, b);
+        *out = value_time((time_kind)a.home, (int64_t)q);
         return true;
     } else
         return arith_fail(v, ARITH_TYPE, at, "divide", a, b);
-    value bb = b.type == V_DIST ? (value){.type = V_FRAC, .aux = b.aux, .num = b.num} : value_as_frac(b);
-    value aa = a.type == V_DIST && rt == V_INT ? (value){.type = V_FRAC, .aux = a.aux, .num = a.num} : value_as_frac(a);
+    value bb = b.type == V_DIST ? value_ratio(V_FRAC, b.num, value_den(b)) : value_as_frac(b);
+    value aa = a.type == V_DIST && rt == V_INT ? value_ratio(V_FRAC, a.num, value_den(a)) : value_as_frac(a);
     arith_status st = rat_div(aa, bb, rt, out);
     if (st != ARITH_OK)
         return arith_fail(v, st, at, "divide", a, b);
     if (floor_div) {
         int64_t f = value_floor(*out);
         if (out->type == V_DIST)
-            *out = (value){.type = V_DIST, .aux = 1, .num = f};
+            *out = value_ratio(V_DIST, f, 1);
         else
             *out = value_int(f);
     }
@@ -2540,7 +2547,7 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "%s() needs a number, not %s", name, value_type_name(x.type));
         value fx = x.type == V_DIST ? x : value_as_frac(x);
         int64_t r = id == BI_floor ? value_floor(fx) : id == BI_ceil ? value_ceil(fx) : value_round(fx);
-        *out = x.type == V_DIST ? (value){.type = V_DIST, .aux = 1, .num = r} : value_int(r);
+        *out = x.type == V_DIST ? value_ratio(V_DIST, r, 1) : value_int(r);
         return true;
     }
     case BI_abs: {
@@ -2614,17 +2621,17 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
     case BI_squares: {
         if (args[0].type != V_DIST)
             return vm_error(v, at, "%s() needs a distance, not %s", name, value_type_name(args[0].type));
-        value ft = {.type = V_FRAC, .aux = args[0].aux, .num = args[0].num};
+        value ft = value_ratio(V_FRAC, args[0].num, value_den(args[0]));
         if (id == BI_squares) {
             const value side = v->r->space.square;
-            value per = {.type = V_FRAC, .aux = side.aux, .num = side.num}, q;
+            value per = value_ratio(V_FRAC, side.num, value_den(side)), q;
             arith_status st = rat_div(ft, per, V_FRAC, &q);
             if (st != ARITH_OK)
                 return arith_fail(v, st, at, "divide", ft, per);
             *out = value_int(value_floor(q));
             return true;
         }
-        return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
+        return rat_make(ft.num, value_den(ft), V_INT, out) == ARITH_OK;
     }
     case BI_square_side: *out = v->r->space.square; return true;
     case BI_prob:
