@@ -212,9 +212,8 @@ int cmd_prob(int argc, char **argv)
             format = argv[++i];
         else if ((!strcmp(argv[i], "--sample") && i + 1 < argc) || !strncmp(argv[i], "--sample=", 9)) {
             const char *n = argv[i][8] == '=' ? argv[i] + 9 : argv[++i];
-            char *end;
-            unsigned long long k = strtoull(n, &end, 10);
-            if (*end || !*n || k == 0 || k > 100000000ULL) {
+            uint64_t k;
+            if (!cli_parse_u64(n, 1, 100000000, &k)) {
                 fprintf(stderr, "fray prob: --sample takes a count from 1 to 100000000\n");
                 return EXIT_USAGE;
             }

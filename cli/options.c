@@ -1,5 +1,6 @@
 /* options: the flags every subcommand shares, in GNU style. */
 #define _GNU_SOURCE /* getopt_long */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -23,31 +24,25 @@ enum {
     OPT_WITH
 };
 
-static bool parse_u64(const char *s, uint64_t *out)
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (!s || !*s || *s == '-')
-        return false;
+    if (!s || !isdigit((unsigned char)*s))
+        return false; /* strtoull would take a sign or spaces */
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
+    if (errno || *end || v < lo || v > hi)
+        return false; /* ERANGE: past 2^64 - 1, not saturated */
     *out = v;
     return true;
 }
 
-typedef struct limit_check {
-    const char *name;
-    size_t len;
-    bool found;
-} limit_check;
-
-static void find_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+/* "fray run: --seed takes a whole number from 0 to ..., not 'x'" */
+static int bad_number(const char *cmd, const char *option, const char *arg, uint64_t lo, uint64_t hi)
 {
-    limit_check *lc = user;
-    (void)meaning;
-    (void)default_value;
-    lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
+    fprintf(stderr, "fray %s: %s takes a whole number from %llu to %llu, not '%s'\n", cmd, option,
+            (unsigned long long)lo, (unsigned long long)hi, arg);
+    return EXIT_USAGE;
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
@@ -79,8 +74,8 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     while ((c = getopt_long(argc, argv, "+r:I:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_SEED:
-            if (!parse_u64(optarg, &o->seed))
-                goto bad_number;
+            if (!cli_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+                return bad_number(cmd, "--seed", optarg, 0, UINT64_MAX);
             o->seed_given = true;
             break;
         case OPT_COLOR:
@@ -95,28 +90,39 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
                 return EXIT_USAGE;
             }
             break;
-        case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &o->max_steps) || o->max_steps == 0)
-                goto bad_number;
+        case OPT_MAX_STEPS: {
+            uint64_t max = fray_limit_max("steps");
+            if (!cli_parse_u64(optarg, 1, max, &o->max_steps))
+                return bad_number(cmd, "--max-steps", optarg, 1, max);
             break;
+        }
         case OPT_MAX_DEPTH:
-        case OPT_MAX_CREATURES:
-            if (!parse_u64(optarg, &n) || n == 0 || n > 1000000)
-                goto bad_number;
+        case OPT_MAX_CREATURES: {
+            const char *option = c == OPT_MAX_DEPTH ? "--max-depth" : "--max-creatures";
+            uint64_t max = fray_limit_max(c == OPT_MAX_DEPTH ? "depth" : "creatures");
+            if (!cli_parse_u64(optarg, 1, max, &n))
+                return bad_number(cmd, option, optarg, 1, max);
             if (c == OPT_MAX_DEPTH)
                 o->max_depth = (int)n;
             else
                 o->max_creatures = (int)n;
             break;
+        }
         case OPT_LIMIT: {
-            /* NAME=N, checked now against the library's list */
+            /* NAME=N, checked now against the library's list and range */
             const char *eq = strchr(optarg, '=');
-            limit_check lc = {.name = optarg, .len = eq ? (size_t)(eq - optarg) : 0};
-            fray_limits(find_limit, &lc);
-            if (!eq || !lc.found || !parse_u64(eq + 1, &n) || n == 0) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - optarg) : 0, optarg);
+            uint64_t max = fray_limit_max(name);
+            if (!eq || !max) {
                 fprintf(stderr, "fray %s: --limit takes NAME=N with a NAME of 'fray help limits', not '%s'\n", cmd,
                         optarg);
                 return EXIT_USAGE;
+            }
+            if (!cli_parse_u64(eq + 1, 1, max, &n)) {
+                char option[80];
+                snprintf(option, sizeof option, "--limit %s", name);
+                return bad_number(cmd, option, eq + 1, 1, max);
             }
             if (o->nlimits >= 16)
                 goto too_many;
@@ -156,9 +162,6 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     }
     *first = optind;
     return EXIT_OK;
-bad_number:
-    fprintf(stderr, "fray %s: '%s' is not a valid number for %s\n", cmd, optarg, argv[optind - 1]);
-    return EXIT_USAGE;
 too_many:
     fprintf(stderr, "fray %s: too many -r, -I or --limit options (64, 64, 16)\n", cmd);
     return EXIT_USAGE;

@@ -109,6 +109,9 @@ void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
 fray_status fray_set_limit(fray *f, const char *name, uint64_t value);
 typedef void (*fray_limit_fn)(void *user, const char *name, const char *meaning, uint64_t default_value);
 void fray_limits(fray_limit_fn fn, void *user);
+/* The largest value a limit may be given (the least is 1); 0 for a name
+ * that is no limit. */
+uint64_t fray_limit_max(const char *name);
 
 /* Restarts the dice from a seed, as --seed does at the start. */
 void fray_reseed(fray *f, uint64_t seed);

@@ -2,6 +2,7 @@
  * the GM, reseeding, formulas for a creature, and the names completion
  * offers. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,12 @@ static const char *parse_answer(fray *f, fray_answer_kind kind, const char *s, v
     }
     case FRAY_ANSWER_NUMBER: {
         char *end;
+        errno = 0;
         long long n = strtoll(s, &end, 10);
         if (!*s || *end)
             return "answer with a whole number";
+        if (errno == ERANGE)
+            return "answer with a whole number that fits in 64 bits";
         *out = value_int(n);
         return NULL;
     }
@@ -169,8 +173,12 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
 fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
 {
     if (!vm_limit_set(&f->v->limits, name, n)) {
-        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' takes %llu (fray help limits)", name,
-                    (unsigned long long)n);
+        uint64_t max = fray_limit_max(name);
+        if (max)
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "the limit %s is from 1 to %llu, not %llu", name,
+                        (unsigned long long)max, (unsigned long long)n);
+        else
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit is called '%s' (fray help limits)", name);
         return FRAY_ERR_USAGE;
     }
     /* the dice and string limits are met by the compiler, in literals */
@@ -184,6 +192,14 @@ void fray_limits(fray_limit_fn fn, void *user)
 {
     for (const vm_limit_info *i = vm_limit_infos; i->name; i++)
         fn(user, i->name, i->meaning, vm_limit_get(&vm_default_limits, i->name));
+}
+
+uint64_t fray_limit_max(const char *name)
+{
+    for (const vm_limit_info *i = vm_limit_infos; i->name; i++)
+        if (!strcmp(i->name, name))
+            return i->max;
+    return 0;
 }
 
 /* --- names ------------------------------------------------------------------- */
