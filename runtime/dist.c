@@ -1798,11 +1798,16 @@ int64_t dist_quantile(const dist *d, double q)
     return hi_of(d);
 }
 
+static dist_count num_or_zero(const dist *d, int64_t outcome)
+{
+    return outcome < d->lo || outcome > hi_of(d) ? 0 : d->w[outcome - d->lo];
+}
+
 bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *den)
 {
     if (!d->exact)
         return false;
-    dist_count w = outcome < d->lo || outcome > hi_of(d) ? 0 : d->w[outcome - d->lo];
+    dist_count w = num_or_zero(d, outcome);
     dist_count g = gcd128(w, d->total);
     *num = w / g;
     *den = d->total / g;
@@ -1812,6 +1817,71 @@ bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *d
 bool dist_is_exact(const dist *d)
 {
     return d->exact;
+}
+
+bool dist_exact_nonzero(const dist *d, dist_count *num, dist_count *den)
+{
+    if (!d->exact)
+        return false;
+    dist_count mass = mass128(d);
+    dist_count w = num_or_zero(d, 0);
+    dist_count g = gcd128(mass - w, mass);
+    *num = (mass - w) / g;
+    *den = mass / g;
+    return true;
+}
+
+/* q * m + r += k * w, for r < m and w <= m: k * w may pass 128 bits, so it
+   is added by doubling, each step reduced modulo m. */
+static void add_multiple(dist_count w, uint64_t k, dist_count m, uint64_t *q, dist_count *r)
+{
+    uint64_t aq = w == m; /* a = w * 2^bit, as aq * m + ar */
+    dist_count ar = w == m ? 0 : w;
+    for (; k; k >>= 1) {
+        if (k & 1) {
+            *q += aq;
+            if (*r >= m - ar) { /* r + ar >= m, without overflow */
+                *r -= m - ar;
+                ++*q;
+            } else {
+                *r += ar;
+            }
+        }
+        aq *= 2;
+        if (ar >= m - ar) {
+            ar -= m - ar;
+            aq++;
+        } else {
+            ar *= 2;
+        }
+    }
+}
+
+bool dist_exact_mean(const dist *d, int64_t *whole, dist_count *num, dist_count *den)
+{
+    if (!d->exact)
+        return false;
+    dist_count m = mass128(d);
+    if (m == 0)
+        return false;
+    /* mean = lo + (sum of i * w[i]) / m, i from 0: q * m + r */
+    uint64_t q = 0;
+    dist_count r = 0;
+    if (m <= ~(dist_count)0 / (dist_count)d->n) { /* the sum fits in 128 bits */
+        dist_count s = 0;
+        for (size_t i = 1; i < d->n; i++)
+            s += (dist_count)i * d->w[i];
+        q = (uint64_t)(s / m);
+        r = s % m;
+    } else {
+        for (size_t i = 1; i < d->n; i++)
+            add_multiple(d->w[i], i, m, &q, &r);
+    }
+    dist_count g = gcd128(r, m);
+    *whole = d->lo + (int64_t)q; /* q < n: the mean lies within lo..hi */
+    *num = r / g;
+    *den = m / g;
+    return true;
 }
 
 double dist_remainder(const dist *d)

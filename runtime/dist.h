@@ -99,6 +99,11 @@ double dist_stddev(const dist *d);
 int64_t dist_quantile(const dist *d, double q);
 /* Exact weights: P(X = outcome) = *num / *den. False when not exact. */
 bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *den);
+/* P(X != 0) = *num / *den and E[X] = *whole + *num / *den (0 <= num <
+ * den), reduced, over the outcomes represented (the mass cut off, when
+ * there is any, left out as dist_mean leaves it out). False when not exact. */
+bool dist_exact_nonzero(const dist *d, dist_count *num, dist_count *den);
+bool dist_exact_mean(const dist *d, int64_t *whole, dist_count *num, dist_count *den);
 bool dist_is_exact(const dist *d);
 /* Probability mass cut off by explosion depth limits (0 when none). */
 double dist_remainder(const dist *d);

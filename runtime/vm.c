@@ -5,6 +5,7 @@
 #include "runtime/sim.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2425,53 +2426,55 @@ static bool dist_extreme(vm *v, const value *items, size_t n, bool want_max, spa
     return true;
 }
 
-/* An exact probability as a fraction when the weights allow, else the
- * nearest fraction of a double (denominator 2^30). */
-static bool probability_value(vm *v, dist_count num, dist_count den, double p, bool exact, span at, value *out)
+/* The answer of prob() or mean(): whole + num / den, exactly, when the
+ * distribution is exact and the answer fits a number; refused when it is
+ * exact and does not fit, or when the counts went to floating point. A
+ * distribution with mass cut off (dice that explode or reroll without end,
+ * followed to where less than 1e-12 is left) has no exact answer: its
+ * answer, `approx`, is rounded to 6 decimal places (doc/language.md, 3.6). */
+static bool exact_answer(vm *v, const char *fn, const struct dist *d, bool exact, int64_t whole, dist_count num,
+                         dist_count den, double approx, span at, value *out)
 {
-    if (exact && den <= (dist_count)INT32_MAX && num <= (dist_count)INT64_MAX)
-        return rat_make((int64_t)num, (int64_t)den, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
-    int64_t scaled = (int64_t)(p * (double)(1 << 30) + 0.5);
-    return rat_make(scaled, 1 << 30, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
+    if (exact && dist_remainder(d) > 0) {
+        double scaled = approx * 1e6;
+        if (!(scaled > -9e18 && scaled < 9e18))
+            return vm_error(v, at, "%s() is too large for a number", fn);
+        return rat_make((int64_t)llround(scaled), 1000000, V_INT, out) == ARITH_OK ||
+               vm_error(v, at, "%s() is too large for a number", fn);
+    }
+    if (!exact)
+        return vm_error(v, at,
+                        "cannot compute %s() exactly: the distribution has more combinations than 128-bit counts "
+                        "hold (fray prob shows it in floating point)",
+                        fn);
+    if (den <= (dist_count)VALUE_DEN_MAX && num <= (dist_count)INT64_MAX) {
+        arith_status st = rat_add(value_int(whole), value_ratio(V_FRAC, (int64_t)num, (int64_t)den), V_INT, out, 1);
+        if (st == ARITH_OK)
+            return true;
+    }
+    char n[48], q[48];
+    dist_count_format(num, n, sizeof n);
+    dist_count_format(den, q, sizeof q);
+    if (whole)
+        return vm_error(v, at, "%s() is %" PRId64 " + %s/%s exactly, which does not fit in a number", fn, whole, n, q);
+    return vm_error(v, at, "%s() is %s/%s exactly, which does not fit in a number (a denominator has at most 48 bits)",
+                    fn, n, q);
 }
 
 static bool exact_prob_true(vm *v, const struct dist *d, span at, value *out)
 {
-    dist_count num0, den;
-    double p_true = 1.0 - dist_p(d, 0);
-    if (dist_lowest(d) > 0 || dist_highest(d) < 0)
-        return probability_value(v, 1, 1, 1.0, true, at, out);
-    if (dist_exact_p(d, 0, &num0, &den))
-        return probability_value(v, den - num0, den, p_true, true, at, out);
-    return probability_value(v, 0, 1, p_true, false, at, out);
+    dist_count num = 0, den = 1;
+    bool exact = dist_exact_nonzero(d, &num, &den);
+    double approx = 1.0 - dist_p(d, 0) / (1.0 - dist_remainder(d));
+    return exact_answer(v, "prob", d, exact, 0, num, den, approx, at, out);
 }
 
 static bool exact_mean(vm *v, const struct dist *d, span at, value *out)
 {
-    /* sum of outcome * weight over the total, exactly while it fits */
-    dist_count num, den;
-    __int128 total = 0;
-    bool exact = dist_is_exact(d);
-    dist_count common = 0;
-    for (int64_t x = dist_lowest(d); exact && x <= dist_highest(d); x++) {
-        if (!dist_exact_p(d, x, &num, &den)) {
-            exact = false;
-            break;
-        }
-        if (!common)
-            common = den;
-        if (den != common || num > (dist_count)INT64_MAX) {
-            exact = false;
-            break;
-        }
-        __int128 term = (__int128)x * (__int128)num;
-        total += term;
-    }
-    if (exact && common && common <= (dist_count)INT32_MAX && total >= INT64_MIN && total <= INT64_MAX)
-        return rat_make((int64_t)total, (int64_t)common, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
-    double m = dist_mean(d);
-    int64_t scaled = (int64_t)(m * 1000000.0 + (m < 0 ? -0.5 : 0.5));
-    return rat_make(scaled, 1000000, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
+    dist_count num = 0, den = 1;
+    int64_t whole = 0;
+    bool exact = dist_exact_mean(d, &whole, &num, &den);
+    return exact_answer(v, "mean", d, exact, whole, num, den, dist_mean(d), at, out);
 }
 
 /* chain(d4, d6, ...): roll while each die shows its maximum. */

@@ -353,6 +353,52 @@ START_TEST(big_sum_goes_inexact)
 }
 END_TEST
 
+/* mean() and prob() exactly: whole + num/den, reduced, even where the sum
+   of outcome times count passes 128 bits (48d6: 6^48 times 241 outcomes) */
+START_TEST(exact_mean_and_chance)
+{
+    int64_t whole;
+    dist_count num, den;
+    dist *d = dice_dist("4d6kh3");
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 12);
+    ck_assert(num == 317 && den == 1296); /* 15869/1296 */
+    dist_free(d);
+    d = dice_dist("48d6");
+    ck_assert(dist_is_exact(d));
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 168);
+    ck_assert(num == 0 && den == 1);
+    dist_free(d);
+    d = dice_dist("47d6"); /* the fast path, for comparison: 164.5 */
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 164);
+    ck_assert(num == 1 && den == 2);
+    dist_free(d);
+    dist_error err = {.message = ""};
+    dist *six = dice_dist("d6"), *far = constant(INT64_MAX - 7);
+    d = dist_add(six, far, &err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(dist_exact_mean(d, &whole, &num, &den)); /* no 64-bit sum along the way */
+    ck_assert_int_eq(whole, INT64_MAX - 4);
+    ck_assert(num == 1 && den == 2);
+    dist_free(d);
+    dist *five = constant(5);
+    d = dist_compare(six, five, DIST_GE, &err);
+    ck_assert(dist_exact_nonzero(d, &num, &den));
+    ck_assert(num == 1 && den == 3);
+    dist_free(d);
+    dist_free(five);
+    dist_free(far);
+    dist_free(six);
+    d = dice_dist("100d6"); /* past 128 bits: no exact answer */
+    ck_assert(!dist_is_exact(d));
+    ck_assert(!dist_exact_mean(d, &whole, &num, &den));
+    ck_assert(!dist_exact_nonzero(d, &num, &den));
+    dist_free(d);
+}
+END_TEST
+
 START_TEST(errors)
 {
     dist_error err = {.message = ""};
@@ -535,6 +581,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, rerolls);
     tcase_add_test(tc, explosions);
     tcase_add_test(tc, big_sum_goes_inexact);
+    tcase_add_test(tc, exact_mean_and_chance);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, count_format);
     tcase_add_test(tc, quantiles_at_exact_boundaries);
