@@ -21,7 +21,7 @@ const char *sty_name(sty t)
 }
 
 const builtin builtins[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) {#name, lo, hi, TY_##result, params},
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) {#name, lo, hi, TY_##result, params},
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -498,6 +498,9 @@ static void check_condition(compiler *cc, sty t, const node *e)
         comp_error(cc, e->sp, "dice are not a condition; roll them and compare, e.g. 'roll d20 >= 15'");
     else if (t == TY_ROLL)
         comp_error(cc, e->sp, "a roll is not a condition; compare it, e.g. 'roll d20 >= 15'");
+    else if (t == TY_DISTRIB)
+        comp_error(cc, e->sp,
+                   "a distribution is neither true nor false: roll the dice to decide, or ask prob() how likely it is");
     else if (t != TY_BOOL && t != TY_ANY)
         comp_error(cc, e->sp, "%s is not a condition; compare it", sty_name(t));
 }
@@ -696,6 +699,52 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one", fn, what, a->text);
 }
 
+/* Dice written as such: a dice literal or name, or a sum, difference or
+   multiple of dice and numbers (`d20 + 5`, `2 * d6`). */
+static bool dice_written(const node *a)
+{
+    switch ((ast_kind)a->kind) {
+    case AST_DICE: return true;
+    case AST_BINARY:
+        if (a->op == '*') /* a multiple: one side a number */
+            return (dice_written(a->a) && a->b->kind == AST_INT) || (a->a->kind == AST_INT && dice_written(a->b));
+        if (a->op != '+' && a->op != '-')
+            return false;
+        return (dice_written(a->a) || a->a->kind == AST_INT) && (dice_written(a->b) || a->b->kind == AST_INT) &&
+               (dice_written(a->a) || dice_written(a->b));
+    default: return false;
+    }
+}
+
+/* The arguments of a procedure or check called in a distribution context,
+   which walks the call over their outcomes (vm_exact.c): dice written as
+   such, or named, stay dice, so that the call may roll them; `roll E`
+   passes E's dice, to be rolled once as the call is made (its bit in the
+   result is set); anything else is the distribution it has there. */
+static unsigned compile_exact_args(compiler *cc, const node *call)
+{
+    unsigned rolled = 0;
+    int i = 0, saved = cc->dist_mode;
+    bool saved_roll = cc->roll_mode;
+    for (const node *a = call->list; a; a = a->next, i++) {
+        const node *what = a->kind == AST_ROLL ? a->a : a;
+        bool as_dice = a->kind == AST_ROLL || dice_written(a) || a->kind == AST_NAME || a->kind == AST_WORD ||
+                       a->kind == AST_MEMBER;
+        if (a->kind == AST_ROLL && i < 8)
+            rolled |= 1u << i;
+        if (as_dice) {
+            cc->dist_mode = 0;
+            cc->roll_mode = false;
+        }
+        sty t = compile_expr(cc, what);
+        cc->dist_mode = saved;
+        cc->roll_mode = saved_roll;
+        if (a->kind == AST_ROLL && t != TY_ANY && t != TY_DICE && t != TY_DISTRIB && !numeric(t))
+            comp_error(cc, a->sp, "cannot roll %s", sty_name(t));
+    }
+    return rolled;
+}
+
 static sty compile_call(compiler *cc, const node *e)
 {
     int argc = ast_list_len(e);
@@ -717,6 +766,10 @@ static sty compile_call(compiler *cc, const node *e)
         bool exact = b == BI_prob || b == BI_mean || b == BI_dist || b == BI_maximum || b == BI_minimum;
         bool chained = b == BI_chain || b == BI_chain_steps;
         int saved_mode = cc->dist_mode;
+        /* the outermost: nothing in it rolls or changes the state (vm_exact.c) */
+        bool enters = exact && !saved_mode;
+        if (enters)
+            emit_op(cc, OP_EXACT_ENTER, e->sp);
         if (exact)
             cc->dist_mode++;
         if (chained)
@@ -742,6 +795,8 @@ static sty compile_call(compiler *cc, const node *e)
                 comp_error(cc, a->sp, "chain() takes dice, not %s", sty_name(t));
         }
         cc->dist_mode = saved_mode;
+        if (enters)
+            emit_op(cc, OP_EXACT_LEAVE, e->sp);
         if (chained && cc->dist_mode)
             b = b == BI_chain ? BI_chain_distribution : BI_chain_steps_distribution;
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
@@ -759,6 +814,13 @@ static sty compile_call(compiler *cc, const node *e)
         int want = cc->p->rules->checks[check].nparams;
         if (argc != want)
             comp_error(cc, e->sp, "check %s takes %d argument%s, not %d", e->text, want, want == 1 ? "" : "s", argc);
+        if (cc->dist_mode) { /* its distribution, every roll walked */
+            unsigned rolled = compile_exact_args(cc, e);
+            emit_op_u16(cc, OP_CHECK_EXACT, check, e->sp);
+            emit_byte(cc, (uint8_t)argc, e->sp);
+            emit_byte(cc, (uint8_t)rolled, e->sp);
+            return TY_DISTRIB;
+        }
         compile_args(cc, e);
         emit_op_u16(cc, OP_CHECK, check, e->sp);
         emit_byte(cc, (uint8_t)argc, e->sp);
@@ -774,6 +836,13 @@ static sty compile_call(compiler *cc, const node *e)
     if (argc != d->nparams)
         comp_error(cc, e->sp, "procedure %s takes %d argument%s, not %d", e->text, d->nparams,
                    d->nparams == 1 ? "" : "s", argc);
+    if (cc->dist_mode) { /* walked over its arguments' outcomes and its own dice */
+        unsigned rolled = compile_exact_args(cc, e);
+        emit_op_u16(cc, OP_CALL_EXACT, program_decl_index(cc->p, d), e->sp);
+        emit_byte(cc, (uint8_t)argc, e->sp);
+        emit_byte(cc, (uint8_t)rolled, e->sp);
+        return TY_ANY;
+    }
     compile_args(cc, e);
     emit_op_u16(cc, OP_CALL, program_decl_index(cc->p, d), e->sp);
     emit_byte(cc, (uint8_t)argc, e->sp);
@@ -936,7 +1005,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
             emit_op(cc, OP_NOT, e->sp);
             return TY_BOOL;
         }
-        if (t != TY_ANY && !numeric(t) && t != TY_DIST && t != TY_DICE)
+        if (t != TY_ANY && !numeric(t) && t != TY_DIST && t != TY_DICE && t != TY_DISTRIB)
             comp_error(cc, e->sp, "cannot negate %s", sty_name(t));
         emit_op(cc, OP_NEG, e->sp);
         return t == TY_ROLL ? TY_NUM : t;

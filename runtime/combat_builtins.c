@@ -8,7 +8,7 @@
 #include "runtime/vm.h"
 
 static const char *const builtin_names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
 };

@@ -602,6 +602,11 @@ static bool note_damage(vm *v, int c, int decl_index, value now, const value *ol
    resource within its min and max. Changing a resource is an event. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
 {
+    if (v->exact_depth && vm_exact_refuses(v, at, "setting a stat"))
+        return false;
+    if (x.type == V_DISTRIB)
+        return vm_error(v, at, "a stat holds a value, not a distribution: roll the dice to set %s",
+                        program_string(v->p, v->p->decls[decl_index].name));
     int slot = vm_stat_slot(v, decl_index);
     if (slot < 0)
         return vm_error(v, at, "out of memory");
@@ -734,6 +739,8 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out);
 
 bool vm_roll(vm *v, value x, span at, value *out)
 {
+    if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+        return false;
     if (x.type == V_INT || x.type == V_ROLL) {
         *out = (value){.type = V_ROLL, .num = x.num, .aux = 0};
         return true;
@@ -766,6 +773,8 @@ static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span a
                 d.terms[d.nterms++].sign *= sign;
             }
         } else if (x.type == V_INT || x.type == V_ROLL) {
+            if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+                return false;
             if (d.nterms >= DEXPR_MAX_TERMS)
                 return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
             d.terms[d.nterms++] = (dterm){.sign = sign, .times = 1, .is_constant = true, .constant = x.num};
@@ -1011,6 +1020,10 @@ static const dexpr *record_expr(const vm *v, const roll_record *rec)
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
                       span at, value *out)
 {
+    if (v->rng.oracle == &v->no_draws)
+        return vm_error(v, at,
+                        "cannot compute exactly: these dice are rolled by a formula read inside prob(), mean(), "
+                        "dist(), maximum() or minimum(), which follows the dice of procedures and checks only");
     if (!v->rolls) {
         /* Only the records are cleared: a detail or a face is read only
            through the record written with it, and clearing the other
@@ -1305,6 +1318,9 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
 /* roll.natural, roll.total, roll.faces (the dice kept). */
 static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char *name, span at, value *out)
 {
+    if (v->walk && (!strcmp(name, "natural") || !strcmp(name, "faces")) &&
+        !vm_exact_may_read_faces(v, roll, !strcmp(name, "natural"), at))
+        return false;
     if (strcmp(name, "natural") == 0) {
         *out = value_int(vm_roll_natural(v, roll));
         return true;
@@ -1820,21 +1836,26 @@ next:
         CASE(JUMP_IF_FALSE)
         {
             int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(POP()))
+            a = POP();
+            if (__builtin_expect(a.type == V_DISTRIB, 0))
+                goto branch_on_distribution;
+            if (!value_truthy(a))
                 ip += off;
             NEXT;
         }
 /* `and` stops at a false left side, `or` at a true one: that side,
    as a boolean, is the result; else it goes and the right side follows */
-#define SHORT_CIRCUIT(stop_at)                    \
-    {                                             \
-        int16_t off = (int16_t)READ_U16();        \
-        if (value_truthy(PEEK(0)) == (stop_at)) { \
-            SP[-1] = value_bool(stop_at);         \
-            ip += off;                            \
-        } else                                    \
-            SP--;                                 \
-        NEXT;                                     \
+#define SHORT_CIRCUIT(stop_at)                              \
+    {                                                       \
+        int16_t off = (int16_t)READ_U16();                  \
+        if (__builtin_expect(PEEK(0).type == V_DISTRIB, 0)) \
+            goto branch_on_distribution;                    \
+        if (value_truthy(PEEK(0)) == (stop_at)) {           \
+            SP[-1] = value_bool(stop_at);                   \
+            ip += off;                                      \
+        } else                                              \
+            SP--;                                           \
+        NEXT;                                               \
     }
         // clang-format off
         CASE(AND_JUMP) SHORT_CIRCUIT(false);
@@ -1889,6 +1910,7 @@ next:
         CASE(SET_GLOBAL)
         {
             uint16_t g = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "setting a variable"));
             if (g >= v->globals_cap) {
                 size_t old = v->globals_cap;
                 value *grown = mem_grow(v->globals, sizeof(value), &v->globals_cap, (size_t)g + 1);
@@ -2170,6 +2192,40 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(CALL_EXACT)
+        {
+            const decl *latest = latest_decl(v, READ_U16());
+            int argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_PROCEDURE, (int)(latest - v->p->decls), f->self, SP - argc, argc, rolled,
+                                   HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CHECK_EXACT)
+        {
+            int check = READ_U16(), argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(argc > CHECK_MAX_PARAMS &&
+                    !vm_error(v, HERE, "too many arguments (limit is %d)", CHECK_MAX_PARAMS));
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_CHECK, check, f->self, SP - argc, argc, rolled, HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(EXACT_ENTER)
+        {
+            FAIL_IF(!vm_exact_enter(v, HERE));
+            NEXT;
+        }
+        CASE(EXACT_LEAVE)
+        {
+            vm_exact_leave(v);
+            NEXT;
+        }
         CASE(CALL)
         {
             const decl *latest = latest_decl(v, READ_U16());
@@ -2207,6 +2263,7 @@ next:
         CASE(PRINT)
         {
             int n = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
             char line[4096];
             size_t at = 0;
             for (int i = 0; i < n; i++) {
@@ -2227,6 +2284,7 @@ next:
         CASE(EMIT)
         {
             int event = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "emit"));
             value args[32];
             int n = argc > 32 ? 32 : argc;
             memcpy(args, SP - argc, (size_t)n * sizeof(value));
@@ -2246,6 +2304,7 @@ next:
         {
             int cmd = READ_U8();
             int operand = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "a command of play"));
             FAIL_IF(!play_command(v, cmd, operand, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
@@ -2253,6 +2312,7 @@ next:
         CASE(ASK)
         {
             int ruling = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
             FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
@@ -2261,6 +2321,7 @@ next:
         CASE(ACT)
         {
             int action = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "taking an action"));
             value args[32];
             if (argc > 32) {
                 vm_error(v, HERE, "too many arguments (limit is 32)");
@@ -2332,6 +2393,14 @@ next:
 #ifndef FRAY_COMPUTED_GOTO
     vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
+branch_on_distribution:
+    /* true or false only by chance: a condition on dice not rolled, or
+       on a distribution prob() would give the chance of */
+    op_ip = ip - 3;
+    vm_error(v, HERE,
+             "a distribution is neither true nor false: roll the dice to decide, or ask prob() how likely it is "
+             "(a procedure called inside prob() gets one outcome at a time)");
+    goto fail;
 out_of_steps:
     v->steps_left = 0;
     if (!v->failed)
@@ -2363,11 +2432,13 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
         return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
-    int stop = v->nframes;
+    int stop = v->nframes, exact_depth = v->exact_depth;
     if (!push_frame(v, c, self, nargs, &c->where))
         return false;
-    if (!run(v, stop))
+    if (!run(v, stop)) {
+        vm_exact_unwind(v, exact_depth); /* the exact contexts the error left */
         return false;
+    }
     *result = POP();
     return true;
 }
@@ -2510,13 +2581,33 @@ static bool chain(vm *v, int id, const value *args, int argc, span at, value *ou
 static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
 {
     static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
     };
+#define BUILTIN_READS false
+#define BUILTIN_CHANGES true
+    static const bool changes[] = {
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) BUILTIN_##effect,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    };
+#undef BUILTIN_READS
+#undef BUILTIN_CHANGES
     if (id < 0 || id >= BI_COUNT)
         return vm_error(v, at, "internal: unknown builtin %d", id);
     const char *name = names[id];
+    if (changes[id] && v->exact_depth) {
+        char what[64];
+        snprintf(what, sizeof what, "%s()", name);
+        if (vm_exact_refuses(v, at, what))
+            return false;
+    }
+    /* a distribution given to a builtin that does not compute with one
+       itself: computed there, or refused, never taken for a value */
+    if (id != BI_min && id != BI_max && id != BI_prob && id != BI_mean && id != BI_dist && id != BI_maximum &&
+        id != BI_minimum && vm_dist_among(v, args, argc))
+        return vm_dist_builtin(v, id, name, args, argc, at, out);
     const value *items;
     size_t n;
     switch ((builtin_id)id) {

@@ -164,3 +164,97 @@ bool vm_dist_keep(vm *v, value x, span at, value *out)
         return failed(v, at, &err);
     return store_dist(v, store_for(v, HOME_KEPT), HOME_KEPT, copy, at, out);
 }
+
+bool vm_dist_among(const vm *v, const value *args, int argc)
+{
+    for (int i = 0; i < argc; i++) {
+        if (args[i].type == V_DISTRIB)
+            return true;
+        if (args[i].type == V_LIST) {
+            size_t n;
+            const value *items = vm_list_items(v, args[i], &n);
+            for (size_t k = 0; k < n; k++)
+                if (items[k].type == V_DISTRIB)
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* acc (a distribution value, or nothing yet) op x, for a fold over a list. */
+static bool fold(vm *v, int op, value *acc, value x, span at)
+{
+    if (acc->type == V_NIL) {
+        *acc = x;
+        return vm_distrib(v, x, at, acc);
+    }
+    return vm_dist_binary(v, op, *acc, x, at, acc);
+}
+
+bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out)
+{
+    size_t n = 0;
+    const value *items = argc >= 1 && args[0].type == V_LIST ? vm_list_items(v, args[0], &n) : NULL;
+    switch ((builtin_id)id) {
+    case BI_floor:
+    case BI_ceil:
+    case BI_round: return vm_distrib(v, args[0], at, out); /* whole-number outcomes: each its own */
+    case BI_abs: {
+        const dist *d;
+        if (!vm_dist_of(v, args[0], at, &d))
+            return false;
+        dist_error err = {.limits = &v->limits.exact};
+        dist *r = dist_abs(d, &err);
+        return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
+    }
+    case BI_len: *out = value_int((int64_t)n); return items != NULL || vm_error(v, at, "len() needs a list");
+    case BI_sum: { /* the sum of independent outcomes */
+        if (!items)
+            return vm_error(v, at, "sum() needs a list, not %s", value_type_name(args[0].type));
+        value acc = value_nil();
+        for (size_t i = 0; i < n; i++)
+            if (!fold(v, OP_ADD, &acc, items[i], at))
+                return false;
+        return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
+    }
+    case BI_count: { /* how many equal x: a sum of 0/1 outcomes */
+        if (!items)
+            return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
+        value acc = value_nil();
+        for (size_t i = 0; i < n; i++) {
+            value eq;
+            if (!vm_dist_binary(v, OP_EQ, items[i], args[1], at, &eq) || !fold(v, OP_ADD, &acc, eq, at))
+                return false;
+        }
+        return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
+    }
+    case BI_any:
+    case BI_all: { /* the largest, or the smallest, of 0/1 outcomes */
+        if (!items)
+            return vm_error(v, at, "%s() needs a list, not %s", name, value_type_name(args[0].type));
+        value acc = value_nil();
+        const dist *da, *db;
+        for (size_t i = 0; i < n; i++) {
+            value truth;
+            if (!vm_dist_binary(v, OP_NE, items[i], value_int(0), at, &truth))
+                return false;
+            if (acc.type == V_NIL) {
+                acc = truth;
+                continue;
+            }
+            if (!vm_dist_of(v, acc, at, &da) || !vm_dist_of(v, truth, at, &db))
+                return false;
+            dist_error err = {.limits = &v->limits.exact};
+            dist *r = id == BI_any ? dist_maximum(da, db, &err) : dist_minimum(da, db, &err);
+            if (!r || !vm_dist_value(v, r, at, &acc))
+                return r ? false : failed(v, at, &err);
+        }
+        return vm_distrib(v, value_int(id == BI_all), at, out) && (acc.type == V_NIL || (*out = acc, true));
+    }
+    default:
+        return vm_error(v, at,
+                        "%s() has no exact distribution: it takes values, and here it is given the outcomes of dice "
+                        "not rolled (roll them, or compute it in a procedure called inside prob())",
+                        name);
+    }
+}
