@@ -856,7 +856,8 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err)
             return NULL;
         r->total = total;
         bool ok = true;
-        for (int64_t v = lo; v <= hi && ok; v++) {
+        for (size_t i = 0; i < r->n && ok; i++) { /* by index: hi may be INT64_MAX */
+            int64_t v = lo + (int64_t)i;
             dist_count wt = v >= t->lo && v <= hi_of(t) ? t->w[v - t->lo] : 0;
             dist_count wf = v >= f->lo && v <= hi_of(f) ? f->w[v - f->lo] : 0;
             dist_count x1, x2;
@@ -875,7 +876,8 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err)
     dist *r = new_dist(lo, hi, false, err);
     if (!r)
         return NULL;
-    for (int64_t v = lo; v <= hi; v++) {
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t v = lo + (int64_t)i;
         double xt = v >= t->lo && v <= hi_of(t) ? prob(t, (size_t)(v - t->lo)) : 0.0;
         double xf = v >= f->lo && v <= hi_of(f) ? prob(f, (size_t)(v - f->lo)) : 0.0;
         r->p[v - lo] = pt * xt + pf * xf;

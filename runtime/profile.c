@@ -46,6 +46,7 @@ typedef struct fight {
     int health;              /* declaration of the health stat */
     int64_t hp[2];
     double first[2]; /* the chance the attacker (0) or the defender (1) acts first */
+    bool first_unknown; /* the initiative's dice were too many to walk */
     side_turn turn[2];
     bool exact;    /* every turn's paths were walked and none changed more than hit points */
     char why[256]; /* why not */
@@ -127,6 +128,7 @@ static bool who_first(fight *g)
 {
     rng_oracle o = {.min_weight = PROFILE_INITIATIVE_CUT};
     uint64_t paths = 0;
+    double cut = 0;
     sim_tally t = {.health = g->health, .watch = -1, .actor = -1};
     do {
         int who[2];
@@ -142,10 +144,25 @@ static bool who_first(fight *g)
             }
         if (!o.too_deep && !o.diverged)
             g->first[acting == who[1] ? 1 : 0] += path_weight(&o);
+        else
+            cut += path_weight(&o);
         vm_free(v);
-        if (++paths >= PROFILE_MAX_PATHS)
+        if (++paths >= PROFILE_MAX_PATHS) {
+            /* the chances of the paths walked are not the whole of them */
+            if (!g->why[0])
+                snprintf(g->why, sizeof g->why, "the initiative has more than %d combinations of dice",
+                         PROFILE_MAX_PATHS);
             break;
+        }
     } while (rng_oracle_advance(&o));
+    /* Ties rolled again and again are cut, and the rest counts in
+       proportion: that is a small part (a twentieth for two d20s). Dice
+       too fine for the cut from their first roll on (two d1000s) leave
+       next to nothing, and a proportion of that is no answer. */
+    g->first_unknown = cut > 0.5 || paths >= PROFILE_MAX_PATHS;
+    if (cut > 0.5 && !g->why[0])
+        snprintf(g->why, sizeof g->why,
+                 "the initiative's dice are too many to walk (%.0f%% of its chances would be left out)", 100 * cut);
     mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
     mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
     mem_free(t.down, t.creatures_cap * sizeof *t.down);
@@ -514,6 +531,11 @@ static void fig_hp(const fight *g, char *buf, size_t cap, double *p)
 }
 static void fig_first(const fight *g, char *buf, size_t cap, double *p)
 {
+    if (g->first_unknown) { /* not walked, and a simulation does not tell it */
+        *p = -1;
+        buf[0] = '\0';
+        return;
+    }
     double total = g->first[0] + g->first[1];
     *p = total > 0 ? g->first[0] / total : 0;
     percent(buf, cap, *p);
