@@ -1013,9 +1013,14 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     case AST_BINARY: {
         if ((e->op == AND || e->op == OR) && cc->dist_mode) {
             /* both sides are outcomes of independent dice: and is the
-               smaller of two 0/1 outcomes, or the larger */
+               smaller of two 0/1 outcomes, or the larger; each side is
+               made 0/1 first (not not), or -2 and 0 would be -2, true */
             check_condition(cc, compile_expr(cc, e->a), e->a);
+            emit_op(cc, OP_NOT, e->a->sp);
+            emit_op(cc, OP_NOT, e->a->sp);
             check_condition(cc, compile_expr(cc, e->b), e->b);
+            emit_op(cc, OP_NOT, e->b->sp);
+            emit_op(cc, OP_NOT, e->b->sp);
             emit_op(cc, OP_CALL_BUILTIN, e->sp);
             emit_byte(cc, e->op == AND ? BI_min : BI_max, e->sp);
             emit_byte(cc, 2, e->sp);
