@@ -114,8 +114,50 @@ bool vm_dist_of(vm *v, value x, span at, const dist **out)
     return *out != NULL;
 }
 
+/* Whole-number outcomes beside a fraction f (the right operand; the left
+   one is mirrored to it): x < f is x <= floor(f), x > f is x > floor(f),
+   x == f never holds, and x // f is floor(x * den / num). *done is false
+   when there is no fraction. */
+static bool beside_fraction(vm *v, int op, value a, value b, span at, value *out, bool *done)
+{
+    static const int mirror[] = {
+        [OP_LT] = OP_GT, [OP_LE] = OP_GE, [OP_GT] = OP_LT, [OP_GE] = OP_LE, [OP_EQ] = OP_EQ, [OP_NE] = OP_NE};
+    *done = false;
+    bool compare = op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+    if (a.type == V_FRAC && b.type != V_FRAC && compare) {
+        *done = true;
+        return vm_dist_binary(v, mirror[op], b, a, at, out);
+    }
+    if (b.type != V_FRAC || a.type == V_FRAC || (!compare && op != OP_IDIV))
+        return true;
+    *done = true;
+    const dist *da;
+    if (!vm_dist_of(v, a, at, &da))
+        return false;
+    dist_error err = {.limits = &v->limits.exact};
+    int64_t below = value_floor(b); /* a fraction lies strictly between two whole numbers */
+    dist *r, *scaled;
+    switch ((opcode)op) {
+    case OP_EQ:
+    case OP_NE: r = dist_constant(op == OP_NE, &err); break;
+    case OP_LT:
+    case OP_LE: return vm_dist_binary(v, OP_LE, a, value_int(below), at, out);
+    case OP_GT:
+    case OP_GE: return vm_dist_binary(v, OP_GT, a, value_int(below), at, out);
+    default:
+        scaled = dist_scale(da, value_den(b), &err);
+        r = scaled ? dist_floor_div(scaled, b.num, &err) : NULL;
+        dist_free(scaled);
+        break;
+    }
+    return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
+}
+
 bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out)
 {
+    bool done, ok = beside_fraction(v, op, a, b, at, out, &done);
+    if (!ok || done)
+        return ok;
     const dist *da, *db;
     if (!vm_dist_of(v, a, at, &da) || !vm_dist_of(v, b, at, &db))
         return false;
