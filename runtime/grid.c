@@ -620,16 +620,20 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     int start = STATE(sx, sy, 0);
     best[start] = 0;
     int goal = -1;
-    int64_t nearest_d = INT64_MAX;
+    /* the nearest square reached so far: by squares, then the cheapest,
+       then the most direct (compared in turn: a cost of a 12-place
+       diagonal has no room to be packed with the rest in 64 bits) */
+    int64_t nearest_d[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
     int nearest = start;
-    /* a binary heap of (cost, state) ordered by key: the cost, then, among
-       squares of equal cost, the straight-line distance to the goal, so
-       that of equally short paths the most direct is taken; stale entries
-       are skipped */
+    /* a binary heap of (cost, state) ordered by the cost, then, among
+       squares of equal cost, by the straight-line distance to the goal
+       (key), so that of equally short paths the most direct is taken;
+       stale entries are skipped */
     typedef struct {
         int64_t cost, key;
         int state;
     } open_t;
+#define OPEN_BEFORE(a_, b_) ((a_).cost < (b_).cost || ((a_).cost == (b_).cost && (a_).key < (b_).key))
     size_t open_cap = 1024, nopen = 0;
     open_t *open = mem_alloc(open_cap * sizeof(open_t));
     if (!open) {
@@ -649,12 +653,12 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             open_cap *= 2;                                                                            \
         }                                                                                             \
         size_t i_ = nopen++;                                                                          \
-        int64_t k_ = (c_) * ((int64_t)1 << 24) + straightness(lx, ly, w, gx, gy, (s_));               \
-        while (i_ > 0 && open[(i_ - 1) / 2].key > k_) {                                               \
+        open_t e_ = {(c_), straightness(lx, ly, w, gx, gy, (s_)), (s_)};                              \
+        while (i_ > 0 && OPEN_BEFORE(e_, open[(i_ - 1) / 2])) {                                       \
             open[i_] = open[(i_ - 1) / 2];                                                            \
             i_ = (i_ - 1) / 2;                                                                        \
         }                                                                                             \
-        open[i_] = (open_t){(c_), k_, (s_)};                                                          \
+        open[i_] = e_;                                                                                \
     } while (0)
     OPEN_PUSH(0, start);
     for (;;) {
@@ -665,10 +669,10 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             size_t i = 0;
             for (;;) {
                 size_t l = 2 * i + 1, r = l + 1, m = i;
-                int64_t mk = last.key;
-                if (l < nopen && open[l].key < mk)
-                    m = l, mk = open[l].key;
-                if (r < nopen && open[r].key < mk)
+                open_t mk = last;
+                if (l < nopen && OPEN_BEFORE(open[l], mk))
+                    m = l, mk = open[l];
+                if (r < nopen && OPEN_BEFORE(open[r], mk))
                     m = r;
                 if (m == i)
                     break;
@@ -693,11 +697,11 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
         bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
         if (free_here) {
-            /* the nearest by squares, then the cheapest, then the most direct */
-            int64_t d = (dgx > dgy ? dgx : dgy) * ((int64_t)1 << 44) + bu * ((int64_t)1 << 20) +
-                        (dgx * dgx + dgy * dgy < (1 << 20) ? dgx * dgx + dgy * dgy : (1 << 20) - 1);
-            if (d < nearest_d) {
-                nearest_d = d;
+            int64_t straight = dgx * dgx + dgy * dgy;
+            int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
+            if (d[0] < nearest_d[0] ||
+                (d[0] == nearest_d[0] && (d[1] < nearest_d[1] || (d[1] == nearest_d[1] && d[2] < nearest_d[2])))) {
+                memcpy(nearest_d, d, sizeof d);
                 nearest = u;
             }
             if (at_goal) {
@@ -731,6 +735,7 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     }
     mem_free(open, open_cap * sizeof(open_t));
 #undef OPEN_PUSH
+#undef OPEN_BEFORE
     int end = goal >= 0 ? goal : nearest;
     int n = 0;
     int32_t tx[4096], ty[4096];

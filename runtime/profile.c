@@ -45,7 +45,7 @@ typedef struct fight {
     fray *f;                 /* the profile compiled, with `begin encounter` and `roll initiative` */
     int health;              /* declaration of the health stat */
     int64_t hp[2];
-    double first[2]; /* the chance the attacker (0) or the defender (1) acts first */
+    double first[2];    /* the chance the attacker (0) or the defender (1) acts first */
     bool first_unknown; /* the initiative's dice were too many to walk */
     side_turn turn[2];
     bool exact;    /* every turn's paths were walked and none changed more than hit points */
