@@ -113,7 +113,7 @@ void dist_free(dist *d)
 
 static int64_t hi_of(const dist *d)
 {
-    return d->lo + (int64_t)d->n - 1;
+    return d->lo + (int64_t)(d->n - 1); /* n - 1 first: the highest may be INT64_MAX */
 }
 
 static bool nonzero(const dist *d, size_t i)
@@ -297,7 +297,7 @@ void dist_mixer_free(dist_mixer *m)
 static bool mixer_cover(dist_mixer *m, int64_t lo, int64_t hi, dist_error *err)
 {
     int64_t nlo = m->n && m->lo < lo ? m->lo : lo;
-    int64_t nhi = m->n && m->lo + (int64_t)m->n - 1 > hi ? m->lo + (int64_t)m->n - 1 : hi;
+    int64_t nhi = m->n && m->lo + (int64_t)(m->n - 1) > hi ? m->lo + (int64_t)(m->n - 1) : hi;
     __int128 span = (__int128)nhi - nlo + 1;
     if (span > (__int128)max_outcomes(err))
         return fail(err, "too many possible outcomes (%lld to %lld; limit is %" PRIu64 "; see --limit outcomes=N)",
@@ -371,7 +371,7 @@ dist *dist_mixer_finish(dist_mixer *m, dist_error *err)
 {
     if (!m->n)
         return fail(err, "no outcome: every way through was cut");
-    dist *r = new_dist(m->lo, m->lo + (int64_t)m->n - 1, m->exact, err);
+    dist *r = new_dist(m->lo, m->lo + (int64_t)(m->n - 1), m->exact, err);
     if (!r)
         return NULL;
     if (m->exact) {
