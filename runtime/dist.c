@@ -263,80 +263,60 @@ dist *dist_abs(const dist *a, dist_error *err)
 
 /* -------------------------------------------------------------- mixtures */
 
+/* The mixture so far is a distribution of its own (acc, NULL until the
+   first part), grown to cover each part, its counts over a common
+   denominator while they fit. */
 struct dist_mixer {
-    int64_t lo;
-    size_t n, cap; /* outcomes lo .. lo + n - 1, room for cap */
-    bool exact;
-    dist_count total; /* exact: the common denominator of the weights */
-    dist_count *w;
-    double *p;
+    dist *acc;
 };
 
 dist_mixer *dist_mixer_new(dist_error *err)
 {
     dist_mixer *m = MEM_NEW(dist_mixer);
-    if (!m)
-        return oom(err);
-    m->exact = true;
-    m->total = 1;
-    return m;
+    return m ? m : oom(err);
 }
 
 void dist_mixer_free(dist_mixer *m)
 {
     if (!m)
         return;
-    if (m->w)
-        mem_free(m->w, m->cap * sizeof *m->w);
-    if (m->p)
-        mem_free(m->p, m->cap * sizeof *m->p);
+    dist_free(m->acc);
     mem_free(m, sizeof *m);
 }
 
-/* Room for lo..hi (the union with what is there), new outcomes at 0. */
+/* acc covering lo..hi too, new outcomes at 0: a new distribution, the
+   old one's weights moved in. */
 static bool mixer_cover(dist_mixer *m, int64_t lo, int64_t hi, dist_error *err)
 {
-    int64_t nlo = m->n && m->lo < lo ? m->lo : lo;
-    int64_t nhi = m->n && m->lo + (int64_t)(m->n - 1) > hi ? m->lo + (int64_t)(m->n - 1) : hi;
-    __int128 span = (__int128)nhi - nlo + 1;
-    if (span > (__int128)max_outcomes(err))
-        return fail(err, "too many possible outcomes (%lld to %lld; limit is %" PRIu64 "; see --limit outcomes=N)",
-                    (long long)nlo, (long long)nhi, max_outcomes(err));
-    size_t n = (size_t)span, shift = m->n ? (size_t)(m->lo - nlo) : 0;
-    if (n == m->n && shift == 0)
+    dist *a = m->acc;
+    if (a && a->lo <= lo && hi_of(a) >= hi)
         return true;
-    size_t size = m->exact ? sizeof(dist_count) : sizeof(double);
-    void *grown = mem_alloc(n * size);
+    int64_t nlo = a && a->lo < lo ? a->lo : lo, nhi = a && hi_of(a) > hi ? hi_of(a) : hi;
+    dist *grown = new_dist(nlo, nhi, a ? a->exact : true, err);
     if (!grown)
-        return oom(err) != NULL;
-    memset(grown, 0, n * size);
-    void *old = m->exact ? (void *)m->w : (void *)m->p;
-    if (m->n)
-        memcpy((char *)grown + shift * size, old, m->n * size);
-    if (old)
-        mem_free(old, m->cap * size);
-    if (m->exact)
-        m->w = grown;
-    else
-        m->p = grown;
-    m->lo = nlo;
-    m->n = m->cap = n;
+        return false;
+    grown->total = a ? a->total : 1;
+    if (a && a->exact)
+        memcpy(grown->w + (a->lo - nlo), a->w, a->n * sizeof *a->w);
+    else if (a)
+        memcpy(grown->p + (a->lo - nlo), a->p, a->n * sizeof *a->p);
+    dist_free(a);
+    m->acc = grown;
     return true;
 }
 
 /* From counts to probabilities, when an exact weight would not fit. */
-static bool mixer_to_doubles(dist_mixer *m, dist_error *err)
+static bool mixer_to_doubles(dist *a, dist_error *err)
 {
-    double *p = m->cap ? MEM_NEW_ARRAY(double, m->cap) : NULL;
-    if (m->cap && !p)
+    double *p = MEM_NEW_ARRAY(double, a->cap);
+    if (!p)
         return oom(err) != NULL;
-    for (size_t i = 0; i < m->n; i++)
-        p[i] = (double)((long double)m->w[i] / (long double)m->total);
-    if (m->w)
-        mem_free(m->w, m->cap * sizeof *m->w);
-    m->w = NULL;
-    m->p = p;
-    m->exact = false;
+    for (size_t i = 0; i < a->n; i++)
+        p[i] = prob(a, i);
+    mem_free(a->w, a->cap * sizeof *a->w);
+    a->w = NULL;
+    a->p = p;
+    a->exact = false;
     return true;
 }
 
@@ -344,46 +324,42 @@ bool dist_mixer_add(dist_mixer *m, const dist *d, dist_count num, dist_count den
 {
     if (!mixer_cover(m, d->lo, hi_of(d), err))
         return false;
-    size_t at = (size_t)(d->lo - m->lo);
+    dist *a = m->acc;
+    size_t at = (size_t)(d->lo - a->lo);
     /* The weights of a mixture sum to at most 1, so that every count, once
        over a common denominator L, is at most L: only the denominator of
        d's weights (den * d->total) and L itself can overflow. */
     dist_count dden, l;
-    if (m->exact && d->exact && den && !__builtin_mul_overflow(den, d->total, &dden) &&
-        !__builtin_mul_overflow(m->total / gcd128(m->total, dden), dden, &l)) {
-        dist_count up = l / m->total, each = l / dden;
+    if (a->exact && d->exact && den && !__builtin_mul_overflow(den, d->total, &dden) &&
+        !__builtin_mul_overflow(a->total / gcd128(a->total, dden), dden, &l)) {
+        dist_count up = l / a->total, each = l / dden;
         if (up > 1)
-            for (size_t i = 0; i < m->n; i++)
-                m->w[i] *= up;
-        m->total = l;
+            for (size_t i = 0; i < a->n; i++)
+                a->w[i] *= up;
+        a->total = l;
         for (size_t i = 0; i < d->n; i++)
-            m->w[at + i] += num * d->w[i] * each;
+            a->w[at + i] += num * d->w[i] * each;
         return true;
     }
-    if (m->exact && !mixer_to_doubles(m, err))
+    if (a->exact && !mixer_to_doubles(a, err))
         return false;
     for (size_t i = 0; i < d->n; i++)
-        m->p[at + i] += weight * prob(d, i);
+        a->p[at + i] += weight * prob(d, i);
     return true;
 }
 
 dist *dist_mixer_finish(dist_mixer *m, dist_error *err)
 {
-    if (!m->n)
+    if (!m->acc)
         return fail(err, "no outcome: every way through was cut");
-    dist *r = new_dist(m->lo, m->lo + (int64_t)(m->n - 1), m->exact, err);
-    if (!r)
-        return NULL;
-    if (m->exact) {
-        r->total = m->total;
-        memcpy(r->w, m->w, m->n * sizeof *m->w);
-    } else {
+    dist *r = dist_copy(m->acc, err);
+    if (r && !r->exact) {
         long double mass = 0;
-        for (size_t i = 0; i < m->n; i++)
-            mass += r->p[i] = m->p[i];
+        for (size_t i = 0; i < r->n; i++)
+            mass += r->p[i];
         r->rem = mass < 1 ? (double)(1 - mass) : 0.0;
     }
-    return finish(r);
+    return r ? finish(r) : NULL;
 }
 
 /* ------------------------------------------------------------- pairwise */
