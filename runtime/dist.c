@@ -238,29 +238,6 @@ dist *dist_copy(const dist *d, dist_error *err)
     return r;
 }
 
-dist *dist_abs(const dist *a, dist_error *err)
-{
-    int64_t hi = hi_of(a);
-    if (a->lo == INT64_MIN)
-        return fail(err, "outcome does not fit in 64 bits");
-    int64_t rlo = a->lo <= 0 && hi >= 0 ? 0 : (a->lo > 0 ? a->lo : -hi);
-    int64_t rhi = -a->lo > hi ? -a->lo : hi;
-    dist *r = new_dist(rlo, rhi, a->exact, err);
-    if (!r)
-        return NULL;
-    r->total = a->total;
-    r->rem = a->rem;
-    for (size_t i = 0; i < a->n; i++) {
-        int64_t x = a->lo + (int64_t)i;
-        size_t at = (size_t)((x < 0 ? -x : x) - rlo);
-        if (a->exact)
-            r->w[at] += a->w[i]; /* counts never sum past total */
-        else
-            r->p[at] += a->p[i];
-    }
-    return finish(r);
-}
-
 /* -------------------------------------------------------------- mixtures */
 
 /* The mixture so far is a distribution of its own (acc, NULL until the
@@ -651,6 +628,21 @@ dist *dist_floor_div(const dist *a, int64_t k, dist_error *err)
         return dist_scale(a, -1, err); /* INT64_MIN / -1 overflows */
     int64_t x1 = floor_div(a->lo, k), x2 = floor_div(hi_of(a), k);
     return map_unary(a, floor_div_fn, &k, x1 < x2 ? x1 : x2, x1 < x2 ? x2 : x1, err);
+}
+
+static int64_t abs_fn(int64_t x, const void *ctx)
+{
+    (void)ctx;
+    return x < 0 ? -x : x;
+}
+
+dist *dist_abs(const dist *a, dist_error *err)
+{
+    int64_t hi = hi_of(a);
+    if (a->lo == INT64_MIN)
+        return fail(err, "outcome does not fit in 64 bits");
+    int64_t lo = a->lo <= 0 && hi >= 0 ? 0 : (a->lo > 0 ? a->lo : -hi);
+    return map_unary(a, abs_fn, NULL, lo, -a->lo > hi ? -a->lo : hi, err);
 }
 
 /* ------------------------------------------------------------ max / min */
