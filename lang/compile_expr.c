@@ -560,7 +560,7 @@ static sty compile_index(compiler *cc, const node *e)
     if (base != TY_LIST && base != TY_ANY)
         comp_error(cc, e->a->sp, "only a list can be indexed, not %s", sty_name(base));
     sty at = compile_expr(cc, e->b);
-    if (at != TY_NUM && at != TY_ANY)
+    if (at != TY_NUM && at != TY_ROLL && at != TY_ANY) /* a roll is its total */
         comp_error(cc, e->b->sp, "a list's index is a whole number, not %s", sty_name(at));
     emit_op(cc, OP_INDEX, e->sp);
     return TY_ANY;

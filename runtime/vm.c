@@ -1965,7 +1965,7 @@ next:
                 vm_error(v, HERE, "only a list can be indexed, not %s", value_type_name(a.type));
                 goto fail;
             }
-            if (b.type != V_INT) {
+            if (!is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "a list's index is a whole number, not %s", value_type_name(b.type));
                 goto fail;
             }
@@ -2106,12 +2106,13 @@ next:
             /* lo..hi of integers is the list of every integer between */
             b = POP();
             a = POP();
-            if (a.type != V_INT || b.type != V_INT) {
+            if (!is_whole(a) || !is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "an interval needs two whole numbers, not %s and %s", value_type_name(a.type),
                          value_type_name(b.type));
                 goto fail;
             }
-            if (b.num < a.num || (uint64_t)(b.num - a.num) >= v->limits.list_values) {
+            /* the span in unsigned arithmetic: INT64_MIN..INT64_MAX passes 63 bits */
+            if (b.num < a.num || (uint64_t)b.num - (uint64_t)a.num >= v->limits.list_values) {
                 if (b.num < a.num)
                     FAIL_IF(!vm_make_list(v, NULL, 0, HERE, &r));
                 else {
