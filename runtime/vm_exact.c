@@ -287,10 +287,15 @@ static bool result_dist(vm *v, const char *name, value r, span at, const struct 
     }
 }
 
-/* One walk over every path; false on an error (an escalation among them). */
+/* One walk over every path; false on an error (an escalation among them).
+   A call with no outcome to walk that rolls nothing is no distribution:
+   *plain is its value, whatever it is (a creature, a list), as outside. */
 static bool walk(vm *v, struct vm_walk *w, vm_exact_kind kind, int callee, int self, span at, dist_mixer *mix,
-                 double *cut)
+                 double *cut, value *plain)
 {
+    bool fixed = true;
+    for (int i = 0; i < w->nargs; i++)
+        fixed &= w->args[i].mode == ARG_FIXED || w->args[i].mode == ARG_DICE;
     const char *name = call_name(v, kind, callee);
     value passed[256];
     uint64_t paths = 0, seq = v->roll_seq, face_pos = v->face_pos;
@@ -340,6 +345,10 @@ static bool walk(vm *v, struct vm_walk *w, vm_exact_kind kind, int callee, int s
                 return false;
             if (w->oracle.diverged)
                 return vm_error(v, at, "internal: %s did not roll the same dice twice on one path", name);
+            if (fixed && paths == 1 && w->oracle.len == 0) {
+                *plain = r; /* kept: what it made lives on in the scratch store */
+                return true;
+            }
             /* the path's chance: the outcomes', and 1/n for every draw */
             dist_count den = oden;
             bool path_exact = exact;
@@ -376,6 +385,7 @@ bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value 
     bool ok = true;
     dist_mixer *mix = NULL;
     double cut = 0;
+    value plain = {.type = V_TYPE_COUNT}; /* none yet */
     struct vm_walk *outer = v->walk;
     rng_oracle *outer_oracle = v->rng.oracle;
     /* quiet: a check walked writes no line, and sets off no trigger */
@@ -400,7 +410,7 @@ bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value 
         v->rng.oracle = &w.oracle;
         v->cb.quiet = true;
         cut = 0;
-        ok = walk(v, &w, kind, callee, self, at, mix, &cut);
+        ok = walk(v, &w, kind, callee, self, at, mix, &cut, &plain);
         v->walk = outer;
         v->rng.oracle = outer_oracle;
         v->cb.quiet = quiet;
@@ -421,7 +431,9 @@ bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value 
                       "cannot compute exactly: %s rolls more than %d dice on a way through it, or dice that go on "
                       "without end (%.3g of the chance is past that)",
                       call_name(v, kind, callee), RNG_ORACLE_DEPTH, cut);
-    if (ok) {
+    if (ok && plain.type != V_TYPE_COUNT) {
+        *out = plain;
+    } else if (ok) {
         dist_error err = {.limits = &v->limits.exact};
         struct dist *d = dist_mixer_finish(mix, &err);
         ok = d ? vm_dist_value(v, d, at, out) : vm_error(v, at, "%s", err.message);
