@@ -43,6 +43,15 @@ static wide gcd_wide(wide a, wide b)
     if (b < 0)
         b = -b;
     while (b) {
+        if (a <= UINT64_MAX && b <= UINT64_MAX) { /* the usual: a 64-bit division is many times cheaper */
+            uint64_t x = (uint64_t)a, y = (uint64_t)b;
+            while (y) {
+                uint64_t t = x % y;
+                x = y;
+                y = t;
+            }
+            return x;
+        }
         wide t = a % b;
         a = b;
         b = t;
@@ -77,6 +86,10 @@ static arith_status make_wide(wide num, wide den, value_type t, value *out)
 
 arith_status rat_make(int64_t num, int64_t den, value_type t, value *out)
 {
+    if (den == 1 && (t == V_INT || t == V_FRAC)) { /* a whole number: nothing to reduce */
+        *out = value_int(num);
+        return ARITH_OK;
+    }
     return make_wide(num, den, t, out);
 }
 
@@ -88,6 +101,13 @@ static void parts(value v, int64_t *n, int64_t *d)
 
 arith_status rat_add(value a, value b, value_type t, value *out, int sign)
 {
+    if (a.type == V_INT && b.type == V_INT && t == V_INT) { /* the usual sum: no fractions, no 128 bits */
+        int64_t n;
+        if (sign < 0 ? __builtin_sub_overflow(a.num, b.num, &n) : __builtin_add_overflow(a.num, b.num, &n))
+            return ARITH_OVERFLOW;
+        *out = value_int(n);
+        return ARITH_OK;
+    }
     int64_t an, ad, bn, bd;
     parts(a, &an, &ad);
     parts(b, &bn, &bd);
@@ -99,6 +119,13 @@ arith_status rat_add(value a, value b, value_type t, value *out, int sign)
 
 arith_status rat_mul(value a, value b, value_type t, value *out)
 {
+    if (a.type == V_INT && b.type == V_INT && t == V_INT) {
+        int64_t n;
+        if (__builtin_mul_overflow(a.num, b.num, &n))
+            return ARITH_OVERFLOW;
+        *out = value_int(n);
+        return ARITH_OK;
+    }
     int64_t an, ad, bn, bd;
     parts(a, &an, &ad);
     parts(b, &bn, &bd);

@@ -1837,6 +1837,10 @@ next:
         {
             int16_t off = (int16_t)READ_U16();
             a = POP();
+            if (__builtin_expect(a.type == V_BOOL, 1)) { /* a comparison's: no call to look at it */
+                ip += a.num ? 0 : off;
+                NEXT;
+            }
             if (__builtin_expect(a.type == V_DISTRIB, 0))
                 goto branch_on_distribution;
             if (!value_truthy(a))
@@ -2598,16 +2602,17 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
     if (id < 0 || id >= BI_COUNT)
         return vm_error(v, at, "internal: unknown builtin %d", id);
     const char *name = names[id];
-    if (changes[id] && v->exact_depth) {
+    if (v->exact_depth && changes[id]) {
         char what[64];
         snprintf(what, sizeof what, "%s()", name);
         if (vm_exact_refuses(v, at, what))
             return false;
     }
     /* a distribution given to a builtin that does not compute with one
-       itself: computed there, or refused, never taken for a value */
-    if (id != BI_min && id != BI_max && id != BI_prob && id != BI_mean && id != BI_dist && id != BI_maximum &&
-        id != BI_minimum && vm_dist_among(v, args, argc))
+       itself: computed there, or refused, never taken for a value (where
+       no distribution has been made, as in a fight, none is looked for) */
+    if ((v->scratch.ndists || v->kept.ndists) && id != BI_min && id != BI_max && id != BI_prob && id != BI_mean &&
+        id != BI_dist && id != BI_maximum && id != BI_minimum && vm_dist_among(v, id, args, argc))
         return vm_dist_builtin(v, id, name, args, argc, at, out);
     const value *items;
     size_t n;

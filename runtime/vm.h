@@ -322,9 +322,9 @@ bool vm_dist_value(vm *v, struct dist *d, span at, value *out);
 bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out);
 bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out);
 bool vm_dist_keep(vm *v, value x, span at, value *out);
-/* Whether a distribution is among args, or among the items of a list
- * among them. */
-bool vm_dist_among(const vm *v, const value *args, int argc);
+/* Whether a distribution is among the args of builtin id, or among the
+ * items of a list among them where the builtin reads them as numbers. */
+bool vm_dist_among(const vm *v, int id, const value *args, int argc);
 /* Builtin `id` (called `name`) of arguments with a distribution among
  * them: any(), all(), count(), sum(), abs(), floor(), ceil(), round() and
  * len() compute a distribution; any other is refused. */

@@ -207,12 +207,14 @@ bool vm_dist_keep(vm *v, value x, span at, value *out)
     return store_dist(v, store_for(v, HOME_KEPT), HOME_KEPT, copy, at, out);
 }
 
-bool vm_dist_among(const vm *v, const value *args, int argc)
+bool vm_dist_among(const vm *v, int id, const value *args, int argc)
 {
+    /* only these look at what a list holds as numbers or truths */
+    bool in_lists = id == BI_any || id == BI_all || id == BI_count || id == BI_sum;
     for (int i = 0; i < argc; i++) {
         if (args[i].type == V_DISTRIB)
             return true;
-        if (args[i].type == V_LIST) {
+        if (in_lists && args[i].type == V_LIST) {
             size_t n;
             const value *items = vm_list_items(v, args[i], &n);
             for (size_t k = 0; k < n; k++)
