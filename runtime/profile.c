@@ -35,6 +35,7 @@ typedef struct side_turn {
     double *fires;          /* per trigger: the chance it fires in the turn */
     uint64_t paths;
     bool changed;     /* some path changed more than hit points */
+    bool healed;      /* that change was to hit points, other than damage dealt */
     char change[160]; /* the first such change, in words */
 } side_turn;
 
@@ -253,6 +254,21 @@ static bool walk_turn(fight *g, int k)
         }
         int64_t dealt = (size_t)who[1 - k] < t.ncreatures ? t.taken[who[1 - k]] : 0;
         ok = add_damage(s, dealt, w) && !t.failed;
+        /* the chain knows only the damage one deals the other: a turn that
+           heals either, or hurts the one who acts, is not a link of it
+           (damage is counted as it is dealt, healing nowhere) */
+        value hp[2];
+        for (int c = 0; c < 2 && !t.changed && !s->changed; c++) {
+            int64_t want = c == k ? g->hp[c] : g->hp[c] - dealt;
+            if (vm_get_stat(v, who[c], g->health, &hp[c]) && value_is_number(hp[c]) &&
+                (c == k ? value_round(hp[c]) != want : value_round(hp[c]) > want)) {
+                s->changed = s->healed = true;
+                if (c == k)
+                    snprintf(s->change, sizeof s->change, "changes its own hit points");
+                else
+                    snprintf(s->change, sizeof s->change, "restores the %s's hit points", role_names[c]);
+            }
+        }
         for (int i = 0; i < t.nchecks; i++) {
             s->check[i] = t.check[i];
             s->met[i] += t.met[i] ? w : 0;
@@ -286,7 +302,8 @@ static bool walk_turn(fight *g, int k)
     if (ok && !g->why[0])
         walk_failed(g, s, diverged);
     if (ok && s->changed && !g->why[0])
-        snprintf(g->why, sizeof g->why, "the %s's turn %s: more than hit points change", role_names[k], s->change);
+        snprintf(g->why, sizeof g->why, "the %s's turn %s%s", role_names[k], s->change,
+                 s->healed ? ", not by damage the other deals" : ": more than hit points change");
     return ok;
 }
 
