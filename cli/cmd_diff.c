@@ -1,6 +1,7 @@
 /* cmd_diff: `fray diff A B`, two rule systems side by side: a table
  * fitted to the terminal, Markdown, or JSON. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,9 +264,10 @@ static bool parse_at(const char *arg, char *stat, size_t cap, int64_t *values, s
     *n = 0;
     for (const char *s = eq + 1; *s;) {
         char *end;
+        errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (end == s || *n >= 8 || (*end && *end != ','))
-            return false;
+        if (end == s || errno || *n >= 8 || (*end && *end != ','))
+            return false; /* ERANGE: no value past 64 bits taken as the largest */
         values[(*n)++] = v;
         s = *end ? end + 1 : end;
     }
@@ -300,9 +302,8 @@ int cmd_diff(int argc, char **argv)
             return EXIT_USAGE;
         }
         i++;
-        char *end;
-        unsigned long long n = strtoull(val, &end, 10);
-        bool count = *val && !*end && val[0] != '-';
+        uint64_t n = 0;
+        bool count = cli_parse_u64(val, 0, UINT64_MAX, &n);
         if (!strcmp(a, "--format"))
             format = val;
         else if (!strcmp(a, "--profile"))

@@ -1,5 +1,6 @@
 /* options: the flags every subcommand shares, in GNU style. */
 #define _GNU_SOURCE /* getopt_long */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,15 +25,15 @@ enum {
     OPT_FOLLOW_SYMLINKS
 };
 
-static bool parse_u64(const char *s, uint64_t *out)
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (!s || !*s || *s == '-')
-        return false;
+    if (!s || !isdigit((unsigned char)*s))
+        return false; /* strtoull would take a sign or spaces */
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
+    if (errno || *end || v < lo || v > hi)
+        return false; /* ERANGE: past 2^64 - 1, not saturated */
     *out = v;
     return true;
 }
@@ -46,11 +47,19 @@ static bool limit_value(const char *cmd, const char *given, const char *name, co
         fprintf(stderr, "fray %s: %s: no limit '%s' ('fray help limits' lists them)\n", cmd, given, name);
     else if (!*text || text[strspn(text, "0123456789")])
         fprintf(stderr, "fray %s: %s: '%s' is not a whole number\n", cmd, given, text);
-    else if (!parse_u64(text, n) || *n < 1 || *n > most)
+    else if (!cli_parse_u64(text, 1, most, n))
         fprintf(stderr, "fray %s: %s: %s takes a number from 1 to %llu\n", cmd, given, name, (unsigned long long)most);
     else
         return true;
     return false;
+}
+
+/* "fray run: --seed takes a whole number from 0 to ..., not 'x'" */
+static int bad_number(const char *cmd, const char *option, const char *arg, uint64_t lo, uint64_t hi)
+{
+    fprintf(stderr, "fray %s: %s takes a whole number from %llu to %llu, not '%s'\n", cmd, option,
+            (unsigned long long)lo, (unsigned long long)hi, arg);
+    return EXIT_USAGE;
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
@@ -87,11 +96,8 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             snprintf(given, sizeof given, "--%s %s", longopts[at].name, optarg);
         switch (c) {
         case OPT_SEED:
-            if (!parse_u64(optarg, &o->seed)) {
-                fprintf(stderr, "fray %s: --seed takes a whole number from 0 to %llu, not '%s'\n", cmd,
-                        (unsigned long long)UINT64_MAX, optarg);
-                return EXIT_USAGE;
-            }
+            if (!cli_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+                return bad_number(cmd, "--seed", optarg, 0, UINT64_MAX);
             o->seed_given = true;
             break;
         case OPT_COLOR:
@@ -122,7 +128,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             break;
         }
         case OPT_LIMIT: {
-            /* NAME=N, checked now against the library's list */
+            /* NAME=N, checked now against the library's list and range */
             const char *eq = strchr(optarg, '=');
             char name[64];
             if (!eq || eq == optarg) {

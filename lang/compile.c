@@ -682,8 +682,11 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         cc.src_index = (uint32_t)idx;
         fn_state fs;
         fn_begin(&cc, &fs, CHUNK_FORMULA, distribution ? "distribution" : "eval", expr->sp);
+        if (distribution) /* as in dist(E): nothing rolled, nothing changed (vm_exact.c) */
+            emit_op(&cc, OP_EXACT_ENTER, expr->sp);
         compile_expr(&cc, expr);
         if (distribution) { /* whatever the value, as a distribution */
+            emit_op(&cc, OP_EXACT_LEAVE, expr->sp);
             emit_op(&cc, OP_CALL_BUILTIN, expr->sp);
             emit_byte(&cc, BI_dist, expr->sp);
             emit_byte(&cc, 1, expr->sp);

@@ -53,6 +53,8 @@ const node *ccur_take(ccur *k);
 /* A bare name: its string id, or -1 after reporting. */
 int ccur_name(ccur *k, const char *what);
 bool ccur_int(ccur *k, const char *what, int64_t *out);
+/* The same, from lo to hi: a number outside is an error at the number. */
+bool ccur_int_in(ccur *k, const char *what, int64_t lo, int64_t hi, int64_t *out);
 /* One of n words: its index, or -1 after reporting. */
 int ccur_choice(ccur *k, const char *what, const char *const *words, int n);
 /* The next argument as a value or formula of type `want` (TY_ANY: any). */

@@ -2,6 +2,7 @@
  * the GM, reseeding, formulas for a creature, and the names completion
  * offers. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,12 @@ static const char *parse_answer(fray *f, fray_answer_kind kind, const char *s, v
     }
     case FRAY_ANSWER_NUMBER: {
         char *end;
+        errno = 0;
         long long n = strtoll(s, &end, 10);
         if (!*s || *end)
             return "answer with a whole number";
+        if (errno == ERANGE)
+            return "answer with a whole number that fits in 64 bits";
         *out = value_int(n);
         return NULL;
     }
@@ -197,6 +201,7 @@ void fray_limits(fray_limit_fn fn, void *user)
     for (const vm_limit_info *i = vm_limit_infos; i->name; i++)
         fn(user, i->name, i->meaning, vm_limit_get(&vm_default_limits, i->name));
 }
+
 
 /* --- names ------------------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include "runtime/vm.h"
 
 static const char *const builtin_names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -178,7 +178,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         int n = 1;
         if (argc > 2) {
-            if (args[2].type != V_INT || args[2].num < 1 || args[2].num > 100)
+            if ((args[2].type != V_INT && args[2].type != V_ROLL) || args[2].num < 1 || args[2].num > 100)
                 return vm_error(v, at, "spend(): how many is a whole number from 1 to 100");
             n = (int)args[2].num;
         }

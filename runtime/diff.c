@@ -514,8 +514,8 @@ static void space_kind_text(const program *p, text *t)
     else {
         char sq[64];
         sq[0] = '\0';
-        if (s->square.type == V_DIST || s->square.type == V_INT)
-            snprintf(sq, sizeof sq, "%" PRId64 " ft ", s->square.num / (s->square.aux ? s->square.aux : 1));
+        if (s->square.type == V_DIST || s->square.type == V_INT) /* 7.5 ft squares stay 7.5 */
+            snprintf(sq, sizeof sq, "%.12g ft ", (double)s->square.num / (double)value_den(s->square));
         if (s->diag_alternate)
             put(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
         else if (s->diag_num == s->diag_den)

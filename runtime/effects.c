@@ -907,7 +907,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             scaled = value_int(value_floor(scaled));
         result = scaled;
     }
-    if (result.type == V_FRAC && result.aux == 1)
+    if (result.type == V_FRAC && value_den(result) == 1)
         result = value_int(result.num);
     *out = result;
     return true;

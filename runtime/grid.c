@@ -201,19 +201,19 @@ static int32_t gap(int32_t a, int32_t sa, int32_t b, int32_t sb)
     return 0;
 }
 
-/* Squares walked for dx, dy by the rules' diagonal step, as a fraction. */
-static value squares_for(const vm *v, int64_t dx, int64_t dy)
+/* Squares walked for dx, dy by the rules' diagonal step, as a fraction.
+   The grid's coordinates (at most 100000 and a footprint) and a diagonal
+   of at most 10 squares keep it within 64 bits, checked all the same. */
+static bool squares_for(vm *v, int64_t dx, int64_t dy, value *out, span at)
 {
     const r_space *sp = &v->r->space;
     int64_t diag = dx < dy ? dx : dy, straight = (dx > dy ? dx : dy) - diag;
-    value r;
-    if (sp->diag_alternate) {
-        rat_make(straight + diag + diag / 2, 1, V_FRAC, &r);
-    } else {
-        int64_t num = straight * sp->diag_den + diag * sp->diag_num;
-        rat_make(num, sp->diag_den, V_FRAC, &r);
-    }
-    return r;
+    __int128 num = sp->diag_alternate ? (__int128)straight + diag + diag / 2
+                                      : (__int128)straight * sp->diag_den + (__int128)diag * sp->diag_num;
+    int64_t den = sp->diag_alternate ? 1 : sp->diag_den;
+    if (num > INT64_MAX || rat_make((int64_t)num, den, V_FRAC, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
 }
 
 static value square_side(const vm *v)
@@ -226,12 +226,11 @@ static value square_side(const vm *v)
     return five;
 }
 
-static value to_feet(const vm *v, value squares)
+static bool to_feet(vm *v, value squares, value *out, span at)
 {
-    value ft;
-    if (rat_mul(square_side(v), squares, V_DIST, &ft) != ARITH_OK)
-        rat_make(INT32_MAX, 1, V_DIST, &ft);
-    return ft;
+    if (rat_mul(square_side(v), squares, V_DIST, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
 }
 
 static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, span at)
@@ -254,30 +253,32 @@ static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, sp
 }
 
 /* Distance for reach and ranges: an adjacent square is always one step. */
-static value reach_squares(const vm *v, int64_t dx, int64_t dy)
+static bool reach_squares(vm *v, int64_t dx, int64_t dy, value *out, span at)
 {
     if (dx <= 1 && dy <= 1) {
-        value one;
-        rat_make(dx || dy ? 1 : 0, 1, V_FRAC, &one);
-        return one;
+        *out = value_int(dx || dy ? 1 : 0);
+        return true;
     }
     /* the first diagonal step counts one; the rest by the rule */
     if (dx >= 1 && dy >= 1) {
-        value rest = squares_for(v, dx - 1, dy - 1), out;
-        rat_add(rest, value_int(1), V_FRAC, &out, 1);
-        return out;
+        value rest;
+        if (!squares_for(v, dx - 1, dy - 1, &rest, at))
+            return false;
+        if (rat_add(rest, value_int(1), V_FRAC, out, 1) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        return true;
     }
-    return squares_for(v, dx, dy);
+    return squares_for(v, dx, dy, out, at);
 }
 
 bool grid_distance(vm *v, value a, value b, value *out, span at)
 {
-    int32_t ax, ay, as, bx, by, bs;
+    int32_t ax = 0, ay = 0, as = 0, bx = 0, by = 0, bs = 0;
     if (!position(v, a, &ax, &ay, &as, at) || !position(v, b, &bx, &by, &bs, at))
         return false;
     int64_t dx = gap(ax, as, bx, bs), dy = gap(ay, as, by, bs);
-    *out = to_feet(v, squares_for(v, dx, dy));
-    return true;
+    value squares;
+    return squares_for(v, dx, dy, &squares, at) && to_feet(v, squares, out, at);
 }
 
 bool grid_blocked(vm *v, value x, bool *out, span at)
@@ -326,22 +327,26 @@ static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, spa
 }
 
 /* Is the square (x, y) within creature c's range? */
-static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y)
+static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y, bool *in, span at)
 {
     const creature *cr = &v->creatures[c];
     int32_t s = size_of(v, c);
     int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
-    value away = to_feet(v, reach_squares(v, dx, dy));
-    if (rat_cmp(away, reach) > 0)
+    value squares, away;
+    *in = false;
+    if (!reach_squares(v, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
         return false;
+    if (rat_cmp(away, reach) > 0)
+        return true;
     if (no_corners && dx == dy && dx > 1) {
-        /* the corners of the outer ring */
-        value whole = value_as_frac(reach);
+        /* the corners of the outer ring: the reach in squares */
         value side = square_side(v), ring;
-        rat_div(whole, side, V_FRAC, &ring);
+        if (rat_div(reach, side, V_FRAC, &ring) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
         if (dx >= value_floor(ring))
-            return false;
+            return true;
     }
+    *in = true;
     return true;
 }
 
@@ -369,7 +374,8 @@ bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
     int32_t sb = size_of(v, b);
     for (int32_t x = cb_->x; x < cb_->x + sb && !*ok; x++)
         for (int32_t y = cb_->y; y < cb_->y + sb && !*ok; y++)
-            *ok = square_within(v, a, reach, no_corners, x, y);
+            if (!square_within(v, a, reach, no_corners, x, y, ok, at))
+                return false;
     return true;
 }
 
@@ -397,8 +403,7 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
     int32_t s = size_of(v, a);
     if (x >= ca->x && x < ca->x + s && y >= ca->y && y < ca->y + s)
         return true; /* one's own square */
-    *ok = square_within(v, a, reach, no_corners, x, y);
-    return true;
+    return square_within(v, a, reach, no_corners, x, y, ok, at);
 }
 
 bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
@@ -544,8 +549,8 @@ static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, ui
     if (dx && dy) {
         if (sp->diag_alternate)
             c = parity ? 2 * unit : unit;
-        else
-            c = unit * sp->diag_num / sp->diag_den;
+        else /* unit is 2 * diag_den: the step is 2 * diag_num units (2 * 10^13 at most) */
+            c = 2 * sp->diag_num;
     } else {
         c = unit;
     }
@@ -621,16 +626,20 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     int start = STATE(sx, sy, 0);
     best[start] = 0;
     int goal = -1;
-    int64_t nearest_d = INT64_MAX;
+    /* the nearest square reached so far: by squares, then the cheapest,
+       then the most direct (compared in turn: a cost of a 12-place
+       diagonal has no room to be packed with the rest in 64 bits) */
+    int64_t nearest_d[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
     int nearest = start;
-    /* a binary heap of (cost, state) ordered by key: the cost, then, among
-       squares of equal cost, the straight-line distance to the goal, so
-       that of equally short paths the most direct is taken; stale entries
-       are skipped */
+    /* a binary heap of (cost, state) ordered by the cost, then, among
+       squares of equal cost, by the straight-line distance to the goal
+       (key), so that of equally short paths the most direct is taken;
+       stale entries are skipped */
     typedef struct {
         int64_t cost, key;
         int state;
     } open_t;
+#define OPEN_BEFORE(a_, b_) ((a_).cost < (b_).cost || ((a_).cost == (b_).cost && (a_).key < (b_).key))
     size_t open_cap = 1024, nopen = 0;
     open_t *open = mem_alloc(open_cap * sizeof(open_t));
     if (!open) {
@@ -650,12 +659,12 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             open_cap *= 2;                                                                            \
         }                                                                                             \
         size_t i_ = nopen++;                                                                          \
-        int64_t k_ = (c_) * ((int64_t)1 << 24) + straightness(lx, ly, w, gx, gy, (s_));               \
-        while (i_ > 0 && open[(i_ - 1) / 2].key > k_) {                                               \
+        open_t e_ = {(c_), straightness(lx, ly, w, gx, gy, (s_)), (s_)};                              \
+        while (i_ > 0 && OPEN_BEFORE(e_, open[(i_ - 1) / 2])) {                                       \
             open[i_] = open[(i_ - 1) / 2];                                                            \
             i_ = (i_ - 1) / 2;                                                                        \
         }                                                                                             \
-        open[i_] = (open_t){(c_), k_, (s_)};                                                          \
+        open[i_] = e_;                                                                                \
     } while (0)
     OPEN_PUSH(0, start);
     for (;;) {
@@ -666,10 +675,10 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             size_t i = 0;
             for (;;) {
                 size_t l = 2 * i + 1, r = l + 1, m = i;
-                int64_t mk = last.key;
-                if (l < nopen && open[l].key < mk)
-                    m = l, mk = open[l].key;
-                if (r < nopen && open[r].key < mk)
+                open_t mk = last;
+                if (l < nopen && OPEN_BEFORE(open[l], mk))
+                    m = l, mk = open[l];
+                if (r < nopen && OPEN_BEFORE(open[r], mk))
                     m = r;
                 if (m == i)
                     break;
@@ -694,11 +703,11 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
         bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
         if (free_here) {
-            /* the nearest by squares, then the cheapest, then the most direct */
-            int64_t d = (dgx > dgy ? dgx : dgy) * ((int64_t)1 << 44) + bu * ((int64_t)1 << 20) +
-                        (dgx * dgx + dgy * dgy < (1 << 20) ? dgx * dgx + dgy * dgy : (1 << 20) - 1);
-            if (d < nearest_d) {
-                nearest_d = d;
+            int64_t straight = dgx * dgx + dgy * dgy;
+            int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
+            if (d[0] < nearest_d[0] ||
+                (d[0] == nearest_d[0] && (d[1] < nearest_d[1] || (d[1] == nearest_d[1] && d[2] < nearest_d[2])))) {
+                memcpy(nearest_d, d, sizeof d);
                 nearest = u;
             }
             if (at_goal) {
@@ -731,6 +740,7 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             }
     }
 #undef OPEN_PUSH
+#undef OPEN_BEFORE
     int end = goal >= 0 ? goal : nearest;
     int n = 0;
     for (int s = end; s != start && s >= 0; s = prev[s])
@@ -877,13 +887,12 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
 {
     creature *cr = &v->creatures[c];
     /* as far as the budget allows, ending in a free square */
-    value side = square_side(v);
     int allowed = n;
     if (max.type == V_DIST) {
         for (int i = 0; i < n; i++) {
             value squares, feet;
-            rat_make(path[i].cost, unit, V_FRAC, &squares);
-            rat_mul(side, squares, V_DIST, &feet);
+            if (rat_make(path[i].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, &feet, at))
+                return vm_error(v, at, "a distance on the grid is too large for a number");
             if (rat_cmp(feet, max) > 0) {
                 allowed = i;
                 break;
@@ -921,8 +930,8 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
         return false;
     if (taken > 0) {
         value squares;
-        rat_make(path[taken - 1].cost, unit, V_FRAC, &squares);
-        rat_mul(side, squares, V_DIST, moved);
+        if (rat_make(path[taken - 1].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, moved, at))
+            return vm_error(v, at, "a distance on the grid is too large for a number");
         char a[32], b[32], d[64];
         square_format(start.aux, (int32_t)start.num, a, sizeof a);
         square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
@@ -988,9 +997,12 @@ bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
     int dy = cr->y > fr->y ? 1 : cr->y < fr->y ? -1 : 0;
     if (!dx && !dy)
         dx = 1;
-    value side = square_side(v);
-    /* whole squares in the distance: feet over the square's side */
-    int64_t steps = (distance.num * (int64_t)side.aux) / ((int64_t)distance.aux * side.num);
+    value side = square_side(v), squares;
+    /* whole squares in the distance: feet over the square's side (more
+       than 0 ft, the space's declaration makes sure) */
+    if (rat_div(distance, side, V_FRAC, &squares) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    int64_t steps = value_floor(squares);
     /* the squares it is pushed through, up to an obstacle or the edge of
        the map (no farther than SQUARE_MAX squares, whatever the distance) */
     vm_gather vias = {0};

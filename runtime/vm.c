@@ -5,6 +5,7 @@
 #include "runtime/sim.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -249,7 +250,7 @@ static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
     if (c->len == 4 && c->code[0] == OP_CONST && c->code[3] == OP_RETURN) {
         di->fixed = c->consts[c->code[1] | c->code[2] << 8];
         /* a fraction for a whole-number stat is base_stat's error to give */
-        di->has_fixed = !(whole && di->fixed.type == V_FRAC && di->fixed.aux != 1);
+        di->has_fixed = !(whole && di->fixed.type == V_FRAC && value_den(di->fixed) != 1);
     } else if (c->len == 5 && c->code[0] == OP_SELF && c->code[1] == OP_GET_STAT && c->code[4] == OP_RETURN && !whole)
         di->alias = c->code[2] | c->code[3] << 8;
 }
@@ -510,7 +511,7 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
         if (!vm_call(v, latest->value, c, NULL, 0, out))
             return false;
         /* a whole-number stat's formula must give one too */
-        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && out->aux != 1) {
+        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && value_den(*out) != 1) {
             char shown[64];
             vm_format(v, *out, shown, sizeof shown);
             const char *name = program_string(v->p, latest->name);
@@ -612,6 +613,11 @@ static bool note_damage(vm *v, int c, int decl_index, value now, const value *ol
    resource within its min and max. Changing a resource is an event. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
 {
+    if (v->exact_depth && vm_exact_refuses(v, at, "setting a stat"))
+        return false;
+    if (x.type == V_DISTRIB)
+        return vm_error(v, at, "a stat holds a value, not a distribution: roll the dice to set %s",
+                        program_string(v->p, v->p->decls[decl_index].name));
     int slot = vm_stat_slot(v, decl_index);
     if (slot < 0)
         return vm_error(v, at, "out of memory");
@@ -626,7 +632,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
                             program_string(v->p, v->p->decls[decl_index].name));
         if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
-        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && x.aux == 1))) {
+        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
             char shown[64];
             vm_format(v, x, shown, sizeof shown);
             const char *name = program_string(v->p, v->p->decls[decl_index].name);
@@ -653,7 +659,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->sim && c == v->sim->watch && di->first != sim_health(v))
         sim_note_change(v, -1, di->first);
     v->creatures[c].stats[slot] = kept;
-    if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
+    if (res && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
         return events_emit(v, EV_RESOURCE_CHANGED, args, 4, at);
@@ -744,6 +750,8 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out);
 
 bool vm_roll(vm *v, value x, span at, value *out)
 {
+    if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+        return false;
     if (x.type == V_INT || x.type == V_ROLL) {
         *out = (value){.type = V_ROLL, .num = x.num, .aux = 0};
         return true;
@@ -776,6 +784,8 @@ static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span a
                 d.terms[d.nterms++].sign *= sign;
             }
         } else if (x.type == V_INT || x.type == V_ROLL) {
+            if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+                return false;
             if (d.nterms >= DEXPR_MAX_TERMS)
                 return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
             d.terms[d.nterms++] = (dterm){.sign = sign, .times = 1, .is_constant = true, .constant = x.num};
@@ -1021,6 +1031,10 @@ static const dexpr *record_expr(const vm *v, const roll_record *rec)
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
                       span at, value *out)
 {
+    if (v->rng.oracle == &v->no_draws)
+        return vm_error(v, at,
+                        "cannot compute exactly: these dice are rolled by a formula read inside prob(), mean(), "
+                        "dist(), maximum() or minimum(), which follows the dice of procedures and checks only");
     if (!v->rolls) {
         /* Only the records are cleared: a detail or a face is read only
            through the record written with it, and clearing the other
@@ -1389,6 +1403,9 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
 /* roll.natural, roll.total, roll.faces (the dice kept). */
 static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char *name, span at, value *out)
 {
+    if (v->walk && (!strcmp(name, "natural") || !strcmp(name, "faces")) &&
+        !vm_exact_may_read_faces(v, roll, !strcmp(name, "natural"), at))
+        return false;
     if (strcmp(name, "natural") == 0) {
         *out = value_int(vm_roll_natural(v, roll));
         return true;
@@ -1461,8 +1478,8 @@ static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
     case V_NIL: return put(buf, cap, 0, "nothing");
     case V_BOOL: return put(buf, cap, 0, "%s", x.num ? "true" : "false");
     case V_INT:
-    case V_FRAC: return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
-    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
+    case V_FRAC: return format_rational(buf, cap, 0, x.num, value_den(x));
+    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, value_den(x)), " ft");
     case V_TIME:
         switch ((time_kind)x.home) {
         case TIME_UNTIL_TURN_START: return put(buf, cap, 0, "until start of %s turn", x.num <= 1 ? "next" : "a later");
@@ -1600,6 +1617,8 @@ static bool arith_fail(vm *v, arith_status st, span at, const char *what, value 
 {
     if (st == ARITH_OVERFLOW)
         return vm_error(v, at, "number too large in %s", what);
+    if (st == ARITH_TOO_FINE)
+        return vm_error(v, at, "fraction too fine in %s: its denominator would pass %" PRId64, what, VALUE_DEN_MAX);
     if (st == ARITH_DIV_ZERO)
         return vm_error(v, at, "division by zero");
     return vm_error(v, at, "cannot %s %s and %s", what, value_type_name(a.type), value_type_name(b.type));
@@ -1719,20 +1738,25 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
         if (k.type != V_INT || k.num == 0)
             return vm_error(v, at,
                             k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
-        *out = value_time((time_kind)a.home,
-                          floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num : a.num / k.num);
+        /* in 128 bits: -2^63 / -1 is the one quotient past 64 */
+        __int128 q = (__int128)a.num / k.num;
+        if (floor_div && (__int128)a.num % k.num != 0 && (a.num < 0) != (k.num < 0))
+            q--;
+        if (q > INT64_MAX)
+            return arith_fail(v, ARITH_OVERFLOW, at, "divide", a, b);
+        *out = value_time((time_kind)a.home, (int64_t)q);
         return true;
     } else
         return arith_fail(v, ARITH_TYPE, at, "divide", a, b);
-    value bb = b.type == V_DIST ? (value){.type = V_FRAC, .aux = b.aux, .num = b.num} : value_as_frac(b);
-    value aa = a.type == V_DIST && rt == V_INT ? (value){.type = V_FRAC, .aux = a.aux, .num = a.num} : value_as_frac(a);
+    value bb = b.type == V_DIST ? value_ratio(V_FRAC, b.num, value_den(b)) : value_as_frac(b);
+    value aa = a.type == V_DIST && rt == V_INT ? value_ratio(V_FRAC, a.num, value_den(a)) : value_as_frac(a);
     arith_status st = rat_div(aa, bb, rt, out);
     if (st != ARITH_OK)
         return arith_fail(v, st, at, "divide", a, b);
     if (floor_div) {
         int64_t f = value_floor(*out);
         if (out->type == V_DIST)
-            *out = (value){.type = V_DIST, .aux = 1, .num = f};
+            *out = value_ratio(V_DIST, f, 1);
         else
             *out = value_int(f);
     }
@@ -2030,21 +2054,30 @@ next:
         CASE(JUMP_IF_FALSE)
         {
             int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(POP()))
+            a = POP();
+            if (__builtin_expect(a.type == V_BOOL, 1)) { /* a comparison's: no call to look at it */
+                ip += a.num ? 0 : off;
+                NEXT;
+            }
+            if (__builtin_expect(a.type == V_DISTRIB, 0))
+                goto branch_on_distribution;
+            if (!value_truthy(a))
                 ip += off;
             NEXT;
         }
 /* `and` stops at a false left side, `or` at a true one: that side,
    as a boolean, is the result; else it goes and the right side follows */
-#define SHORT_CIRCUIT(stop_at)                    \
-    {                                             \
-        int16_t off = (int16_t)READ_U16();        \
-        if (value_truthy(PEEK(0)) == (stop_at)) { \
-            SP[-1] = value_bool(stop_at);         \
-            ip += off;                            \
-        } else                                    \
-            SP--;                                 \
-        NEXT;                                     \
+#define SHORT_CIRCUIT(stop_at)                              \
+    {                                                       \
+        int16_t off = (int16_t)READ_U16();                  \
+        if (__builtin_expect(PEEK(0).type == V_DISTRIB, 0)) \
+            goto branch_on_distribution;                    \
+        if (value_truthy(PEEK(0)) == (stop_at)) {           \
+            SP[-1] = value_bool(stop_at);                   \
+            ip += off;                                      \
+        } else                                              \
+            SP--;                                           \
+        NEXT;                                               \
     }
         // clang-format off
         CASE(AND_JUMP) SHORT_CIRCUIT(false);
@@ -2099,6 +2132,7 @@ next:
         CASE(SET_GLOBAL)
         {
             uint16_t g = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "setting a variable"));
             if (g >= v->globals_cap) {
                 size_t old = v->globals_cap;
                 value *grown = mem_grow(v->globals, sizeof(value), &v->globals_cap, (size_t)g + 1);
@@ -2153,7 +2187,7 @@ next:
                 vm_error(v, HERE, "only a list can be indexed, not %s", value_type_name(a.type));
                 goto fail;
             }
-            if (b.type != V_INT) {
+            if (!is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "a list's index is a whole number, not %s", value_type_name(b.type));
                 goto fail;
             }
@@ -2294,12 +2328,13 @@ next:
             /* lo..hi of integers is the list of every integer between */
             b = POP();
             a = POP();
-            if (a.type != V_INT || b.type != V_INT) {
+            if (!is_whole(a) || !is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "an interval needs two whole numbers, not %s and %s", value_type_name(a.type),
                          value_type_name(b.type));
                 goto fail;
             }
-            if (b.num < a.num || (uint64_t)(b.num - a.num) >= v->limits.list_values) {
+            /* the span in unsigned arithmetic: INT64_MIN..INT64_MAX passes 63 bits */
+            if (b.num < a.num || (uint64_t)b.num - (uint64_t)a.num >= v->limits.list_values) {
                 if (b.num < a.num)
                     FAIL_IF(!vm_make_list(v, NULL, 0, HERE, &r));
                 else {
@@ -2380,6 +2415,40 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(CALL_EXACT)
+        {
+            const decl *latest = latest_decl(v, READ_U16());
+            int argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_PROCEDURE, (int)(latest - v->p->decls), f->self, SP - argc, argc, rolled,
+                                   HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CHECK_EXACT)
+        {
+            int check = READ_U16(), argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(argc > CHECK_MAX_PARAMS &&
+                    !vm_error(v, HERE, "too many arguments (limit is %d)", CHECK_MAX_PARAMS));
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_CHECK, check, f->self, SP - argc, argc, rolled, HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(EXACT_ENTER)
+        {
+            FAIL_IF(!vm_exact_enter(v, HERE));
+            NEXT;
+        }
+        CASE(EXACT_LEAVE)
+        {
+            vm_exact_leave(v);
+            NEXT;
+        }
         CASE(CALL)
         {
             const decl *latest = latest_decl(v, READ_U16());
@@ -2419,6 +2488,7 @@ next:
             /* the whole line, however long: writing it is counted against
                the step budget and the memory limit, as building it was */
             int n = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
             vm_text line = {0};
             bool ok = vm_text_add(v, &line, "", HERE);
             for (int i = 0; i < n && ok; i++)
@@ -2437,6 +2507,7 @@ next:
         CASE(EMIT)
         {
             int event = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "emit"));
             value args[32];
             int n = argc > 32 ? 32 : argc;
             memcpy(args, SP - argc, (size_t)n * sizeof(value));
@@ -2456,6 +2527,7 @@ next:
         {
             int cmd = READ_U8();
             int operand = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "a command of play"));
             FAIL_IF(!play_command(v, cmd, operand, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
@@ -2463,6 +2535,7 @@ next:
         CASE(ASK)
         {
             int ruling = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
             FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
@@ -2471,6 +2544,7 @@ next:
         CASE(ACT)
         {
             int action = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "taking an action"));
             value args[32];
             if (argc > 32) {
                 vm_error(v, HERE, "too many arguments (limit is 32)");
@@ -2542,6 +2616,14 @@ next:
 #ifndef FRAY_COMPUTED_GOTO
     vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
+branch_on_distribution:
+    /* true or false only by chance: a condition on dice not rolled, or
+       on a distribution prob() would give the chance of */
+    op_ip = ip - 3;
+    vm_error(v, HERE,
+             "a distribution is neither true nor false: roll the dice to decide, or ask prob() how likely it is "
+             "(a procedure called inside prob() gets one outcome at a time)");
+    goto fail;
 out_of_steps:
     out_of_steps(v, op_span(f, ip));
 fail:
@@ -2570,11 +2652,13 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
         return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
-    int stop = v->nframes;
+    int stop = v->nframes, exact_depth = v->exact_depth;
     if (!push_frame(v, c, self, nargs, &c->where))
         return false;
-    if (!run(v, stop))
+    if (!run(v, stop)) {
+        vm_exact_unwind(v, exact_depth); /* the exact contexts the error left */
         return false;
+    }
     *result = POP();
     return true;
 }
@@ -2633,53 +2717,55 @@ static bool dist_extreme(vm *v, const value *items, size_t n, bool want_max, spa
     return true;
 }
 
-/* An exact probability as a fraction when the weights allow, else the
- * nearest fraction of a double (denominator 2^30). */
-static bool probability_value(vm *v, dist_count num, dist_count den, double p, bool exact, span at, value *out)
+/* The answer of prob() or mean(): whole + num / den, exactly, when the
+ * distribution is exact and the answer fits a number; refused when it is
+ * exact and does not fit, or when the counts went to floating point. A
+ * distribution with mass cut off (dice that explode or reroll without end,
+ * followed to where less than 1e-12 is left) has no exact answer: its
+ * answer, `approx`, is rounded to 6 decimal places (doc/language.md, 3.6). */
+static bool exact_answer(vm *v, const char *fn, const struct dist *d, bool exact, int64_t whole, dist_count num,
+                         dist_count den, double approx, span at, value *out)
 {
-    if (exact && den <= (dist_count)INT32_MAX && num <= (dist_count)INT64_MAX)
-        return rat_make((int64_t)num, (int64_t)den, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
-    int64_t scaled = (int64_t)(p * (double)(1 << 30) + 0.5);
-    return rat_make(scaled, 1 << 30, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
+    if (exact && dist_remainder(d) > 0) {
+        double scaled = approx * 1e6;
+        if (!(scaled > -9e18 && scaled < 9e18))
+            return vm_error(v, at, "%s() is too large for a number", fn);
+        return rat_make((int64_t)llround(scaled), 1000000, V_INT, out) == ARITH_OK ||
+               vm_error(v, at, "%s() is too large for a number", fn);
+    }
+    if (!exact)
+        return vm_error(v, at,
+                        "cannot compute %s() exactly: the distribution has more combinations than 128-bit counts "
+                        "hold (fray prob shows it in floating point)",
+                        fn);
+    if (den <= (dist_count)VALUE_DEN_MAX && num <= (dist_count)INT64_MAX) {
+        arith_status st = rat_add(value_int(whole), value_ratio(V_FRAC, (int64_t)num, (int64_t)den), V_INT, out, 1);
+        if (st == ARITH_OK)
+            return true;
+    }
+    char n[48], q[48];
+    dist_count_format(num, n, sizeof n);
+    dist_count_format(den, q, sizeof q);
+    if (whole)
+        return vm_error(v, at, "%s() is %" PRId64 " + %s/%s exactly, which does not fit in a number", fn, whole, n, q);
+    return vm_error(v, at, "%s() is %s/%s exactly, which does not fit in a number (a denominator has at most 48 bits)",
+                    fn, n, q);
 }
 
 static bool exact_prob_true(vm *v, const struct dist *d, span at, value *out)
 {
-    dist_count num0, den;
-    double p_true = 1.0 - dist_p(d, 0);
-    if (dist_lowest(d) > 0 || dist_highest(d) < 0)
-        return probability_value(v, 1, 1, 1.0, true, at, out);
-    if (dist_exact_p(d, 0, &num0, &den))
-        return probability_value(v, den - num0, den, p_true, true, at, out);
-    return probability_value(v, 0, 1, p_true, false, at, out);
+    dist_count num = 0, den = 1;
+    bool exact = dist_exact_nonzero(d, &num, &den);
+    double approx = 1.0 - dist_p(d, 0) / (1.0 - dist_remainder(d));
+    return exact_answer(v, "prob", d, exact, 0, num, den, approx, at, out);
 }
 
 static bool exact_mean(vm *v, const struct dist *d, span at, value *out)
 {
-    /* sum of outcome * weight over the total, exactly while it fits */
-    dist_count num, den;
-    __int128 total = 0;
-    bool exact = dist_is_exact(d);
-    dist_count common = 0;
-    for (int64_t x = dist_lowest(d); exact && x <= dist_highest(d); x++) {
-        if (!dist_exact_p(d, x, &num, &den)) {
-            exact = false;
-            break;
-        }
-        if (!common)
-            common = den;
-        if (den != common || num > (dist_count)INT64_MAX) {
-            exact = false;
-            break;
-        }
-        __int128 term = (__int128)x * (__int128)num;
-        total += term;
-    }
-    if (exact && common && common <= (dist_count)INT32_MAX && total >= INT64_MIN && total <= INT64_MAX)
-        return rat_make((int64_t)total, (int64_t)common, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
-    double m = dist_mean(d);
-    int64_t scaled = (int64_t)(m * 1000000.0 + (m < 0 ? -0.5 : 0.5));
-    return rat_make(scaled, 1000000, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
+    dist_count num = 0, den = 1;
+    int64_t whole = 0;
+    bool exact = dist_exact_mean(d, &whole, &num, &den);
+    return exact_answer(v, "mean", d, exact, whole, num, den, dist_mean(d), at, out);
 }
 
 /* chain(d4, d6, ...): roll while each die shows its maximum. */
@@ -2715,13 +2801,34 @@ static bool chain(vm *v, int id, const value *args, int argc, span at, value *ou
 static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
 {
     static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
     };
+#define BUILTIN_READS false
+#define BUILTIN_CHANGES true
+    static const bool changes[] = {
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) BUILTIN_##effect,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    };
+#undef BUILTIN_READS
+#undef BUILTIN_CHANGES
     if (id < 0 || id >= BI_COUNT)
         return vm_error(v, at, "internal: unknown builtin %d", id);
     const char *name = names[id];
+    if (v->exact_depth && changes[id]) {
+        char what[64];
+        snprintf(what, sizeof what, "%s()", name);
+        if (vm_exact_refuses(v, at, what))
+            return false;
+    }
+    /* a distribution given to a builtin that does not compute with one
+       itself: computed there, or refused, never taken for a value (where
+       no distribution has been made, as in a fight, none is looked for) */
+    if ((v->scratch.ndists || v->kept.ndists) && id != BI_min && id != BI_max && id != BI_prob && id != BI_mean &&
+        id != BI_dist && id != BI_maximum && id != BI_minimum && vm_dist_among(v, id, args, argc))
+        return vm_dist_builtin(v, id, name, args, argc, at, out);
     const value *items;
     size_t n;
     switch ((builtin_id)id) {
@@ -2755,7 +2862,7 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "%s() needs a number, not %s", name, value_type_name(x.type));
         value fx = x.type == V_DIST ? x : value_as_frac(x);
         int64_t r = id == BI_floor ? value_floor(fx) : id == BI_ceil ? value_ceil(fx) : value_round(fx);
-        *out = x.type == V_DIST ? (value){.type = V_DIST, .aux = 1, .num = r} : value_int(r);
+        *out = x.type == V_DIST ? value_ratio(V_DIST, r, 1) : value_int(r);
         return true;
     }
     case BI_abs: {
@@ -2833,17 +2940,17 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
     case BI_squares: {
         if (args[0].type != V_DIST)
             return vm_error(v, at, "%s() needs a distance, not %s", name, value_type_name(args[0].type));
-        value ft = {.type = V_FRAC, .aux = args[0].aux, .num = args[0].num};
+        value ft = value_ratio(V_FRAC, args[0].num, value_den(args[0]));
         if (id == BI_squares) {
             const value side = v->r->space.square;
-            value per = {.type = V_FRAC, .aux = side.aux, .num = side.num}, q;
+            value per = value_ratio(V_FRAC, side.num, value_den(side)), q;
             arith_status st = rat_div(ft, per, V_FRAC, &q);
             if (st != ARITH_OK)
                 return arith_fail(v, st, at, "divide", ft, per);
             *out = value_int(value_floor(q));
             return true;
         }
-        return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
+        return rat_make(ft.num, value_den(ft), V_INT, out) == ARITH_OK;
     }
     case BI_square_side: *out = v->r->space.square; return true;
     case BI_prob:

@@ -157,6 +157,13 @@ typedef struct frame {
 
 typedef void (*vm_print_fn)(void *user, const char *text);
 
+/* What an exact context (vm_exact.c) saves of the one around it. */
+struct vm_walk;
+typedef struct vm_exact_saved {
+    struct vm_walk *walk;
+    rng_oracle *oracle;
+} vm_exact_saved;
+
 typedef struct vm {
     program *p;
     vm_limits limits;
@@ -206,6 +213,15 @@ typedef struct vm {
     counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
     bool ledger_trying;  /* ledger_try is in use */
 
+    /* Exact contexts (vm_exact.c): the arguments of prob(), mean(),
+       dist(), maximum() and minimum() being computed, nested; the call
+       being walked over its outcomes in the innermost, or NULL; and the
+       oracle that refuses a roll made in one outside any walked call. */
+    int exact_depth;
+    struct vm_walk *walk;
+    uint32_t walks; /* walks begun: each one's own mark on its arguments */
+    rng_oracle no_draws;
+
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;
 
@@ -230,6 +246,7 @@ typedef struct vm {
        each `fray sim` run. */
     value stack[VM_STACK_MAX];
     frame frames[VM_FRAMES_MAX];
+    vm_exact_saved exact_saved[VM_FRAMES_MAX]; /* [0, exact_depth) */
 } vm;
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
@@ -340,8 +357,46 @@ bool vm_dist_value(vm *v, struct dist *d, span at, value *out);
 bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out);
 bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out);
 bool vm_dist_keep(vm *v, value x, span at, value *out);
+/* Whether a distribution is among the args of builtin id, or among the
+ * items of a list among them where the builtin reads them as numbers. */
+bool vm_dist_among(const vm *v, int id, const value *args, int argc);
+/* Builtin `id` (called `name`) of arguments with a distribution among
+ * them: any(), all(), count(), sum(), abs(), floor(), ceil(), round() and
+ * len() compute a distribution; any other is refused. */
+bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out);
 void vm_dist_free_store(vm_store *st);
 const struct dist *vm_dist_lookup(const vm *v, value x);
+
+/* Exact contexts (vm_exact.c). prob(E) and its kind compute E between
+ * vm_exact_enter and vm_exact_leave: there, what would change the state of
+ * play is refused (vm_exact_refuses), and so is a roll, except in a
+ * procedure or check called there, which vm_exact_call walks: it runs once
+ * for every combination of its arguments' outcomes and of the dice it
+ * rolls, and gives the distribution of its results. */
+bool vm_exact_enter(vm *v, span at);
+void vm_exact_leave(vm *v);
+/* Leaves the contexts entered since there were `depth` (an error unwinds). */
+void vm_exact_unwind(vm *v, int depth);
+/* False, with an error, inside an exact context: `what` would change the
+ * state of play or the transcript. */
+bool vm_exact_refuses(vm *v, span at, const char *what);
+typedef enum { VM_EXACT_PROCEDURE, VM_EXACT_CHECK } vm_exact_kind;
+/* Calls procedure `callee` (or check `callee`) for self with args, walked;
+ * rolled: bit i says argument i was written `roll E` (E's dice were
+ * passed, to be rolled as the call is made). *out is the distribution. */
+bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value *args, int argc, unsigned rolled,
+                   span at, value *out);
+/* Whether rolling x (a roll, given to `roll` again) may go ahead: false,
+ * with an error, when x is the outcome of an argument of the call being
+ * walked, which must then be walked as dice (the walk starts over). */
+bool vm_exact_may_roll(vm *v, value x, span at);
+/* The same for reading x.faces, or x.natural (natural). */
+bool vm_exact_may_read_faces(vm *v, value x, bool natural, span at);
+/* An argument's outcome in a walk is a roll with no record: home has
+   ROLL_OUTCOME (and ROLL_NATURAL_KNOWN when aux is its natural die), pad
+   the walk's mark and the argument. */
+#define ROLL_OUTCOME 0x20
+#define ROLL_NATURAL_KNOWN 0x10
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int cmd, int operand, span at);
