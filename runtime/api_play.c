@@ -202,7 +202,6 @@ void fray_limits(fray_limit_fn fn, void *user)
         fn(user, i->name, i->meaning, vm_limit_get(&vm_default_limits, i->name));
 }
 
-
 /* --- names ------------------------------------------------------------------- */
 
 void fray_creatures(fray *f, fray_name_fn fn, void *user)
