@@ -29,8 +29,8 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "\n"
                             "  --ask              put the rules' questions (rulings, reactions) even when\n"
                             "                     reading from a file or pipe: the next line answers\n"
-                            "  --recover[=NAME]   restore a session that did not end with :quit (or\n"
-                            "                     Ctrl-D), up to its last completed command: the newest,\n"
+                            "  --recover[=NAME]   restore a session left unsaved (by a crash, or a quit\n"
+                            "                     without :save), up to its last completed command: the newest,\n"
                             "                     or the journal NAME (they are listed when there are more)\n"
                             "  --journal FILE     keep the crash journal in FILE (default: a file of the\n"
                             "                     session's own in $XDG_STATE_HOME/fray); never another\n"
@@ -358,6 +358,24 @@ static void one_command(repl *r, const char *text)
     fflush(stdout);
 }
 
+bool repl_may_leave(repl *r)
+{
+    if (!r->interactive || !fray_session_unsaved(r->s))
+        return true;
+    if (fray_session_has_journal(r->s)) {
+        r->keep_journal = true;
+        fprintf(stderr, "fray repl: the session is not saved; its journal is kept, and 'fray repl --recover' "
+                        "restores it\n");
+        return true;
+    }
+    if (r->warned_unsaved)
+        return true;
+    r->warned_unsaved = true;
+    fprintf(stderr, "fray repl: the session is not saved, and no journal keeps it: ':save FILE' keeps it; :quit or "
+                    "Ctrl-D again leaves without it\n");
+    return false;
+}
+
 static void loop(repl *r)
 {
     if (r->interactive)
@@ -375,8 +393,13 @@ static void loop(repl *r)
         at_prompt = 1;
         char *text = read_command(r);
         at_prompt = 0;
-        if (!text)
-            break;
+        if (!text) {
+            if (r->interactive)
+                putchar('\n'); /* Ctrl-D leaves the cursor after the prompt */
+            if (repl_may_leave(r))
+                break;
+            continue;
+        }
         if (!blank(text)) {
             remember(r, text);
             one_command(r, text);
@@ -479,7 +502,7 @@ static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir
     if (u.n > 1) {
         /* listed on a second look, to say which is restored */
         char *chosen = u.chosen;
-        printf("%zu sessions did not end with :quit (newest first):\n", u.n);
+        printf("%zu sessions were left unsaved (newest first):\n", u.n);
         u = (unfinished){.print = true};
         fray_session_journals(r->s, dir, found_journal, &u);
         const char *name = strrchr(chosen, '/');
@@ -498,8 +521,10 @@ static void note_unfinished(repl *r, const char *dir)
     unfinished u = {0};
     fray_session_journals(r->s, dir, found_journal, &u);
     if (u.n)
-        fprintf(stderr, "fray repl: %zu earlier session%s did not end with :quit; 'fray repl --recover' restores %s\n",
-                u.n, u.n == 1 ? "" : "s", u.n == 1 ? "it" : "the newest (and lists them)");
+        fprintf(stderr,
+                "fray repl: %zu earlier session%s left unsaved (by a crash, or a quit without :save); "
+                "'fray repl --recover' restores %s\n",
+                u.n, u.n == 1 ? " was" : "s were", u.n == 1 ? "it" : "the newest (and lists them)");
     free(u.chosen);
 }
 
@@ -593,7 +618,8 @@ int cmd_repl(int argc, char **argv)
         history_truncate_file(r.history_path, 1000);
         free(r.history_path);
     }
-    fray_session_close_journal(r.s);
+    if (!r.keep_journal)
+        fray_session_close_journal(r.s);
     fray_session_close(r.s);
     free(dir);
     return r.interactive ? EXIT_OK : r.worst;

@@ -14,7 +14,14 @@ typedef struct repl {
     char *history_path;
     char *pending; /* a command being read (its lines so far) */
     bool quit;
+    bool warned_unsaved; /* leaving unsaved with no journal was said once */
+    bool keep_journal;   /* left unsaved: the journal stays for --recover */
 } repl;
+
+/* Whether the GM may leave now (:quit, Ctrl-D): a session that is not
+ * saved is kept in its journal for `fray repl --recover`, and said so;
+ * with no journal, the first try says that it would be lost. */
+bool repl_may_leave(repl *r);
 
 /* Tab completion over the session's names (repl_complete.c). */
 void repl_complete_init(repl *r);

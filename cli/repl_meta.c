@@ -273,7 +273,7 @@ static void meta_seed(repl *r, const char *arg)
 static void meta_quit(repl *r, const char *arg)
 {
     (void)arg;
-    r->quit = true;
+    r->quit = repl_may_leave(r);
 }
 
 const char *const repl_meta_names[] = {":help",    ":load",    ":save",  ":undo", ":redo", ":reroll",

@@ -309,6 +309,12 @@ fray_status fray_session_journal_in(fray_session *s, const char *dir);
 /* The session ended as it should: its journal is closed and the file
  * removed, and so is the journal it was recovered from. */
 void fray_session_close_journal(fray_session *s);
+/* Whether the session changed (an entry done, undone, redone, rerolled)
+ * since it was last saved or loaded from a save; a recovered session is
+ * unsaved until it is saved. */
+bool fray_session_unsaved(const fray_session *s);
+/* Whether it keeps a journal now (one that a failed write has not lost). */
+bool fray_session_has_journal(const fray_session *s);
 
 /* A journal a session left unfinished (no live session holds it). */
 typedef struct fray_journal_info {

@@ -268,6 +268,16 @@ static bool rebuild(session *s, size_t n)
 
 /* --- new entries --------------------------------------------------------------------- */
 
+/* The timeline changed: `op` `times` times, then e (NULL: none). Written
+ * to the journal as one group, and counted until the next save. */
+static void timeline_changed(session *s, const char *op, size_t times, const session_entry *e)
+{
+    if (!times && !e)
+        return;
+    s->changes++;
+    journal_write(s, op, times, e);
+}
+
 /* Runs e, recording the GM's answers; keeps it on success, else rebuilds
  * the state before it. Takes e. */
 static fray_status add_entry(session *s, session_entry e)
@@ -278,7 +288,7 @@ static fray_status add_entry(session *s, session_entry e)
     e.files.from = FILES_KEPT; /* from now on it reads what it read this time */
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         session_entries_clear(s->undone, &s->nundone);
-        journal_write(s, NULL, 0, &e);
+        timeline_changed(s, NULL, 0, &e);
         return FRAY_OK;
     }
     if (st == FRAY_OK)
@@ -359,7 +369,7 @@ size_t fray_session_undo(fray_session *s, size_t n)
             break;
         s->ndone--;
     }
-    journal_write(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
+    timeline_changed(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
     if (k)
         rebuild(s, s->ndone);
     return k;
@@ -376,7 +386,7 @@ size_t fray_session_redo(fray_session *s, size_t n)
         }
         s->nundone--;
     }
-    journal_write(s, "redo", k, NULL);
+    timeline_changed(s, "redo", k, NULL);
     return k;
 }
 
@@ -419,7 +429,7 @@ fray_status fray_session_reroll(fray_session *s)
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
-        journal_write(s, "undo", 1, &e); /* one group: the old roll or the new one */
+        timeline_changed(s, "undo", 1, &e); /* one group: the old roll or the new one */
         session_entries_clear(s->undone, &s->nundone);
         session_entry_free(&old);
         return FRAY_OK;
@@ -458,7 +468,13 @@ fray_status fray_session_save(fray_session *s, const char *path)
         session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, session_io_error(code));
         return FRAY_ERR_IO;
     }
+    s->saved_changes = s->changes;
     return FRAY_OK;
+}
+
+bool fray_session_unsaved(const fray_session *s)
+{
+    return s->changes != s->saved_changes;
 }
 
 bool fray_session_is_file(const char *path)
@@ -522,8 +538,11 @@ static fray_status load_read(session *s, fray_status st, sfile_loaded *l)
 {
     if (st == FRAY_OK)
         st = take_loaded(s, l);
-    if (st == FRAY_OK && s->journal_fd >= 0)
-        journal_restart(s);
+    if (st == FRAY_OK) {
+        s->saved_changes = s->changes; /* it is what the file holds */
+        if (s->journal_fd >= 0)
+            journal_restart(s);
+    }
     return st;
 }
 
@@ -578,6 +597,8 @@ fray_status fray_session_recover(fray_session *s, const char *journal_path)
     bool saved = l.ended; /* a save given for a journal: read, and left as it is */
     if (st == FRAY_OK)
         st = take_loaded(s, &l);
+    if (st == FRAY_OK)
+        s->changes = s->saved_changes + !saved; /* what a journal held is in no save */
     if (st != FRAY_OK || saved) {
         mem_strfree(path);
         close(fd);
