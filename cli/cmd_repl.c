@@ -360,7 +360,7 @@ static void one_command(repl *r, const char *text)
 
 bool repl_may_leave(repl *r)
 {
-    if (!r->interactive || !fray_session_unsaved(r->s))
+    if (!r->typed || !fray_session_unsaved(r->s))
         return true;
     if (fray_session_has_journal(r->s)) {
         r->keep_journal = true;
@@ -579,7 +579,7 @@ int cmd_repl(int argc, char **argv)
     /* line by line, so that what is printed and what goes to stderr keep
        their order in a transcript */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)};
+    repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO), .typed = isatty(STDIN_FILENO)};
     const char *no_color = getenv("NO_COLOR");
     r.color = o.color == 1 || (o.color == -1 && r.interactive && !(no_color && *no_color));
     r.s = cli_session(&o);

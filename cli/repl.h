@@ -9,6 +9,7 @@
 typedef struct repl {
     fray_session *s;
     bool interactive; /* stdin is a terminal: readline, prompts, history */
+    bool typed;       /* stdin is a terminal (stdout may be a pipe): a GM types */
     bool color;       /* colour in prompts and notes */
     int worst;        /* the worst exit code of a command (scripts exit with it) */
     char *history_path;
