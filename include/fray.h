@@ -74,6 +74,16 @@ fray_status fray_run_string(fray *f, const char *name, const char *text, size_t 
 /* Compiles without running: diagnostics only. `syntax_only` parses only. */
 fray_status fray_check_file(fray *f, const char *path, bool syntax_only);
 
+/* A rules argument as every command takes one: a file, or a module by its
+ * name (`legend`, as `use legend` loads it). A name written as no path (no
+ * '/', not ending in .rules) for which there is no file, or only a
+ * directory, is the module of that name when there is one. */
+bool fray_names_module(fray *f, const char *what);
+/* fray_run_file and fray_check_file of such an argument: a module is run
+ * or checked as `use NAME` (whole: syntax_only parses files only). */
+fray_status fray_run_rules(fray *f, const char *what);
+fray_status fray_check_rules(fray *f, const char *what, bool syntax_only);
+
 /* Sets a stat of the creature that `fray_eval` evaluates for, from an
  * expression (`level`, `5`). */
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
@@ -215,6 +225,8 @@ fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t v
  * (imports, `use` modules from disk) are kept with it: it replays from
  * them (undo, a saved session, a journal), never from disk again. */
 fray_status fray_session_command(fray_session *s, const char *text);
+/* A rules file, or a module by name (fray_names_module), as the command
+ * `use NAME`. */
 fray_status fray_session_load_rules(fray_session *s, const char *path);
 fray_status fray_session_reseed(fray_session *s, uint64_t seed);
 /* Undo or redo up to n entries; the number done. Redo prints again. */

@@ -16,6 +16,10 @@ void api_read_through(fray *f,
                       int (*fn)(void *user, const struct compile_options *opts, struct compile_read *rq, char **text,
                                 size_t *len),
                       void *user);
+/* Whether a rules argument names neither a file nor a module (a name
+ * written as no path, with no file there): *why says so, with the module
+ * it may be a typo of. */
+bool api_rules_missing(fray *f, const char *what, char *why, size_t cap);
 /* The longest file f reads whole: the memory one command may take. */
 size_t api_read_limit(const fray *f);
 /* Compiles and runs the text of a rules file read by the caller (text

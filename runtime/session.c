@@ -345,8 +345,37 @@ static fray_status add_rules(session *s, const char *path, char *text, size_t le
     return add_entry(s, e);
 }
 
+/* A rules argument that is no file: a module by name (`fray repl legend`),
+ * added as an entry `use legend`, or neither, said so. True when it was
+ * one of them, with *st what came of it. */
+static bool module_or_missing(session *s, const char *path, fray_status *st)
+{
+    char why[512];
+    if (api_rules_missing(s->f, path, why, sizeof why)) {
+        session_report(s, FRAY_ERROR, NULL, 0, "%s", why);
+        *st = FRAY_ERR_IO;
+        return true;
+    }
+    if (!fray_names_module(s->f, path))
+        return false;
+    size_t n = strlen(path) + sizeof "use ";
+    char *use = mem_alloc(n);
+    if (!use) {
+        out_of_memory(s);
+        *st = FRAY_ERR_IO;
+        return true;
+    }
+    snprintf(use, n, "use %s", path);
+    *st = fray_session_command(s, use);
+    mem_free(use, n);
+    return true;
+}
+
 fray_status fray_session_load_rules(fray_session *s, const char *path)
 {
+    fray_status st;
+    if (module_or_missing(s, path, &st))
+        return st;
     char *text;
     size_t len;
     if (!read_named_file(s, path, &text, &len))
@@ -551,6 +580,9 @@ fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_s
     char *text;
     size_t len;
     *was_session = false;
+    fray_status st;
+    if (module_or_missing(s, path, &st))
+        return st;
     if (!read_named_file(s, path, &text, &len))
         return FRAY_ERR_IO;
     if (!sfile_is_session(text, len))
