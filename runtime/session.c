@@ -424,6 +424,9 @@ size_t fray_session_redo(fray_session *s, size_t n)
 static uint64_t reroll_seed(const session *s, const session_entry *old)
 {
     uint64_t z = s->opts.seed ^ (0x9e3779b97f4a7c15u * (s->ndone + 1)) ^ (old->reseed ? old->seed : 0x5eed);
+    /* and how many rerolls came before in this session, undone ones too:
+       a reroll undone and made again draws new dice */
+    z ^= 0xd1b54a32d192ed03u * s->rerolls;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
@@ -444,6 +447,7 @@ fray_status fray_session_reroll(fray_session *s)
                        .reseed = true,
                        .asked = s->ask != NULL};
     e.seed = reroll_seed(s, &old);
+    s->rerolls++;
     /* the same command, on the files it read the first time */
     e.files.from = old.files.from;
     if (!e.text || !kept_files_copy(&e.files.kept, &old.files.kept)) {
