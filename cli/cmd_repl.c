@@ -214,14 +214,18 @@ static bool append(char **text, size_t *len, const char *line)
 /* A whole command: more lines while braces are open. NULL at the end. */
 static char *read_command(repl *r)
 {
-    char prompt[64], more[64];
+    char prompt[64], more[96];
     snprintf(prompt, sizeof prompt, "%sfray>%s ", r->color ? "\001\033[1;32m\002" : "",
              r->color ? "\001\033[0m\002" : "");
-    snprintf(more, sizeof more, "%s ...>%s ", r->color ? "\001\033[32m\002" : "", r->color ? "\001\033[0m\002" : "");
     /* the lines so far live in r->pending, where Ctrl-C finds them */
     size_t len = 0;
     int depth = 0;
     for (;;) {
+        /* a command goes on while braces are open: the prompt shows how
+           many (` ...{>`, ` ...{{>`), so that a stray one is seen */
+        int shown = depth < 8 ? depth : 8;
+        snprintf(more, sizeof more, "%s ...%.*s%s>%s ", r->color ? "\001\033[32m\002" : "", shown, "{{{{{{{{",
+                 depth > 8 ? "+" : "", r->color ? "\001\033[0m\002" : "");
         char *line = read_line(r, len ? more : prompt);
         if (!line) {
             if (r->interactive && !len)
@@ -394,8 +398,6 @@ static void loop(repl *r)
         char *text = read_command(r);
         at_prompt = 0;
         if (!text) {
-            if (r->interactive)
-                putchar('\n'); /* Ctrl-D leaves the cursor after the prompt */
             if (repl_may_leave(r))
                 break;
             continue;
