@@ -139,6 +139,13 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user);
 /* The actions the creature could take now, their arguments aside (every
  * action when creature is NULL or unknown). */
 void fray_actions(fray *f, const char *creature, fray_name_fn fn, void *user);
+/* The creatures `creature: action TARGET` may name now: those the action's
+ * target clause and requirements accept; every creature when the action
+ * has no target clause or can take none now. */
+void fray_targets(fray *f, const char *creature, const char *action, fray_name_fn fn, void *user);
+/* The conditions and the stats (and resources) the rules declare. */
+void fray_conditions(fray *f, fray_name_fn fn, void *user);
+void fray_stats(fray *f, fray_name_fn fn, void *user);
 /* The creature whose turn it is, or NULL. */
 const char *fray_current(fray *f);
 /* Where a declaration of the rules comes from: `legend § "Ranges"`, or its

@@ -211,15 +211,32 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user)
             fn(user, f->v->creatures[i].name);
 }
 
+/* Listing asks no questions: rulings take their defaults, reactions are
+   not offered. */
+typedef struct quiet_asks {
+    bool (*ask)(void *, int, const char *, value *);
+    bool (*offer)(void *, const char *);
+} quiet_asks;
+
+static quiet_asks asks_off(vm *v)
+{
+    quiet_asks q = {v->ask, v->offer};
+    v->ask = NULL;
+    v->offer = NULL;
+    return q;
+}
+
+static void asks_on(vm *v, quiet_asks q)
+{
+    v->ask = q.ask;
+    v->offer = q.offer;
+}
+
 void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
 {
     vm *v = f->v;
     int c = who ? vm_find_creature(v, who) : -1;
-    /* no questions while listing: rulings take their defaults */
-    bool (*ask)(void *, int, const char *, value *) = v->ask;
-    bool (*offer)(void *, const char *) = v->offer;
-    v->ask = NULL;
-    v->offer = NULL;
+    quiet_asks q = asks_off(v);
     for (int a = 0; a < v->r->nactions; a++) {
         bool listed = true;
         if (c >= 0) {
@@ -233,8 +250,54 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
         if (listed)
             fn(user, program_string(f->p, v->r->actions[a].name));
     }
-    v->ask = ask;
-    v->offer = offer;
+    asks_on(v, q);
+}
+
+void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn, void *user)
+{
+    vm *v = f->v;
+    int c = who ? vm_find_creature(v, who) : -1;
+    int a = 0;
+    int name = program_find_string(f->p, action);
+    while (a < v->r->nactions && v->r->actions[a].name != name)
+        a++;
+    if (c < 0 || a >= v->r->nactions || !v->r->actions[a].has_target) {
+        fray_creatures(f, fn, user);
+        return;
+    }
+    quiet_asks q = asks_off(v);
+    size_t listed = 0;
+    for (size_t t = 0; t < v->ncreatures; t++) {
+        if ((int)t == f->eval_self)
+            continue;
+        value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
+        refusal why = {{0}, {-1, {0}, -1}};
+        if (act_can(v, c, a, &arg, 1, &why, (span){0})) {
+            fn(user, v->creatures[t].name);
+            listed++;
+        }
+        vm_clear_error(v);
+    }
+    asks_on(v, q);
+    if (!listed) /* the action cannot be taken now at all: any creature */
+        fray_creatures(f, fn, user);
+}
+
+void fray_conditions(fray *f, fray_name_fn fn, void *user)
+{
+    for (int i = 0; i < f->v->r->nconditions; i++)
+        fn(user, program_string(f->p, f->v->r->conditions[i].name));
+}
+
+void fray_stats(fray *f, fray_name_fn fn, void *user)
+{
+    for (size_t i = 0; i < f->p->ndecls; i++) {
+        const decl *d = &f->p->decls[i];
+        /* each once: the declaration in force (an override replaces one) */
+        if ((d->kind == DK_STAT || d->kind == DK_RESOURCE) && d->name >= 0 &&
+            program_find_decl(f->p, d->kind, d->name) == d)
+            fn(user, program_string(f->p, d->name));
+    }
 }
 
 const char *fray_current(fray *f)
