@@ -266,8 +266,21 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
     char *line = NULL;
     if (r->interactive) {
         static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
-        snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
-                 paint(r, "\001\033[0m\002"));
+        /* readline redraws a prompt that wraps over several lines badly
+           when it holds colours (stray "m", "ault]"): a question longer
+           than the line is written out first, the answer read after it */
+        int rows = 0, cols = 0;
+        rl_get_screen_size(&rows, &cols);
+        int visible = 0;
+        for (const char *c = question; *c; c++)
+            visible += ((unsigned char)*c & 0xC0) != 0x80;
+        if (cols > 0 && visible >= cols - 1) {
+            printf("%s%s%s\n", paint(r, "\033[1;33m"), question, paint(r, "\033[0m"));
+            snprintf(colored, sizeof colored, "%s>%s ", paint(r, "\001\033[1;33m\002"), paint(r, "\001\033[0m\002"));
+        } else {
+            snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
+                     paint(r, "\001\033[0m\002"));
+        }
         if (sigsetjmp(at_question_jump, 1)) {
             at_question = 0;
             rl_free_line_state();
