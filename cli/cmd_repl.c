@@ -250,6 +250,51 @@ static char *read_command(repl *r)
 
 /* --- the GM's answers --------------------------------------------------------------------- */
 
+/* One answer to a question: at a terminal with readline, the question as
+ * its prompt; from a script, the next line that is not a comment (both go
+ * in the transcript). NULL at the end of input or on Ctrl-C. */
+static char *read_answer(repl *r, const char *question)
+{
+    fflush(stdout);
+    if (!r->interactive) {
+        fputs(question, stdout);
+        char *line = read_line(r, "");
+        while (line && line[strspn(line, " \t")] == '#') {
+            free(line);
+            line = read_line(r, "");
+        }
+        printf("%s\n", line ? line : "");
+        return line;
+    }
+    static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
+    /* readline redraws a prompt that wraps over several lines badly when it
+       holds colours (stray "m", "ault]"): a question longer than the line
+       is written out first, the answer read after it */
+    int rows = 0, cols = 0;
+    rl_get_screen_size(&rows, &cols);
+    int visible = 0;
+    for (const char *c = question; *c; c++)
+        visible += ((unsigned char)*c & 0xC0) != 0x80;
+    if (cols > 0 && visible >= cols - 1) {
+        printf("%s%s%s\n", paint(r, "\033[1;33m"), question, paint(r, "\033[0m"));
+        snprintf(colored, sizeof colored, "%s>%s ", paint(r, "\001\033[1;33m\002"), paint(r, "\001\033[0m\002"));
+    } else {
+        snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
+                 paint(r, "\001\033[0m\002"));
+    }
+    if (sigsetjmp(at_question_jump, 1)) {
+        at_question = 0;
+        rl_free_line_state();
+        rl_cleanup_after_signal();
+        putchar('\n');
+        return NULL;
+    }
+    at_question = 1;
+    char *line = readline(colored);
+    at_question = 0;
+    return line;
+}
+
 static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
 {
     repl *r = ui;
@@ -258,52 +303,37 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
                        : q->kind == FRAY_ANSWER_NUMBER   ? "a number"
                        : q->kind == FRAY_ANSWER_CREATURE ? "a creature, or nothing"
                                                          : "a word";
-    const char *on_enter = !q->has_default ? "" : q->reaction ? "; Enter: take it" : "; Enter: its default";
+    char on_enter[160] = "";
+    if (q->has_default)
+        snprintf(on_enter, sizeof on_enter, "; Enter: %s",
+                 q->reaction       ? "take it"
+                 : q->default_text ? q->default_text
+                                   : "its default");
     char question[1024];
     snprintf(question, sizeof question, "%s%s%s%s%s [%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
              q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter);
-    fflush(stdout);
-    char *line = NULL;
-    if (r->interactive) {
-        static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
-        /* readline redraws a prompt that wraps over several lines badly
-           when it holds colours (stray "m", "ault]"): a question longer
-           than the line is written out first, the answer read after it */
-        int rows = 0, cols = 0;
-        rl_get_screen_size(&rows, &cols);
-        int visible = 0;
-        for (const char *c = question; *c; c++)
-            visible += ((unsigned char)*c & 0xC0) != 0x80;
-        if (cols > 0 && visible >= cols - 1) {
-            printf("%s%s%s\n", paint(r, "\033[1;33m"), question, paint(r, "\033[0m"));
-            snprintf(colored, sizeof colored, "%s>%s ", paint(r, "\001\033[1;33m\002"), paint(r, "\001\033[0m\002"));
-        } else {
-            snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
-                     paint(r, "\001\033[0m\002"));
-        }
-        if (sigsetjmp(at_question_jump, 1)) {
-            at_question = 0;
-            rl_free_line_state();
-            rl_cleanup_after_signal();
-            putchar('\n');
+    if (r->typed && !r->question_hint_shown) {
+        r->question_hint_shown = true;
+        printf("(a question of the rules: answer it; Enter takes its default; :state, :explain and :help work\n"
+               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time)\n");
+    }
+    char *line;
+    for (;;) {
+        line = read_answer(r, question);
+        if (!line)
+            return false;
+        const char *p = line + strspn(line, " \t");
+        if (*p != ':')
+            break;
+        /* a REPL command at the question */
+        bool again = repl_meta_at_question(r, p);
+        free(line);
+        fflush(stdout);
+        if (!again) {
+            fray_cancel(fray_session_context(r->s));
             return false;
         }
-        at_question = 1;
-        line = readline(colored);
-        at_question = 0;
-    } else {
-        /* a script: the answer is the next line that is not a comment;
-           both go in the transcript */
-        fputs(question, stdout);
-        line = read_line(r, "");
-        while (line && line[strspn(line, " \t")] == '#') {
-            free(line);
-            line = read_line(r, "");
-        }
-        printf("%s\n", line ? line : "");
     }
-    if (!line)
-        return false;
     snprintf(answer, cap, "%s", line);
     free(line);
     return true;

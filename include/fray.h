@@ -98,24 +98,30 @@ fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
 typedef enum { FRAY_ANSWER_YES_NO, FRAY_ANSWER_NUMBER, FRAY_ANSWER_CREATURE, FRAY_ANSWER_WORD } fray_answer_kind;
 
 typedef struct fray_question {
-    bool reaction;         /* take it? (answered yes or no) */
-    fray_answer_kind kind; /* what answers it */
-    const char *ruling;    /* the ruling's name; NULL for a reaction */
-    const char *text;      /* the question: "valeros may ...: take it?" */
-    const char *retry;     /* NULL, or why the last answer did not do */
-    bool has_default;      /* no answer takes the ruling's default, or the
-                              reactions' policy (take them, unless a script said not) */
+    bool reaction;            /* take it? (answered yes or no) */
+    fray_answer_kind kind;    /* what answers it */
+    const char *ruling;       /* the ruling's name; NULL for a reaction */
+    const char *text;         /* the question: "valeros may ...: take it?" */
+    const char *retry;        /* NULL, or why the last answer did not do */
+    bool has_default;         /* no answer takes the ruling's default, or the
+                                 reactions' policy (take them, unless a script said not) */
+    const char *default_text; /* the ruling's default as an answer reads (`no`, `3`), or the
+                                 formula that gives it; NULL when none */
 } fray_question;
 
 /* Writes the GM's answer into answer as text: yes or no, a whole number, a
  * creature's name (or "nothing"), a word. An empty answer, or false, is no
  * answer: the ruling's default or the reactions' policy decides, and with
  * no default the command stops with an error. An answer that does not fit
- * is asked again (q->retry says why), three times at most. Without this
+ * is asked again (q->retry says why), as often as it takes. Without this
  * callback nothing is asked: rulings take their defaults and reactions
  * follow the script's policy, as in `fray run`. */
 typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, size_t cap);
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
+/* Called by the ask callback before it returns: the command that asked
+ * stops with an error ("cancelled at the question"), and in a session the
+ * state is as it was before it (the GM's :undo at a question). */
+void fray_cancel(fray *f);
 
 /* Limits by name (`memory` in MiB): each runaway rule stops at one, with an
  * error that names it. fray_limits lists them with their defaults. A limit

@@ -18,6 +18,7 @@ struct fray {
     void *output_user;
     fray_ask_fn on_ask;
     void *ask_user;
+    bool cancelled; /* fray_cancel at a question: the command stops */
     bool color;
     size_t commands_done; /* commands already run */
     int eval_self;        /* the creature `fray eval` evaluates for */

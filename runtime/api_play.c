@@ -94,12 +94,21 @@ static char *trimmed(char *s)
 }
 
 /* True with *out for an answer that fits; false for no answer (an empty
- * one, none at all, or three that do not fit). */
+ * one, or none at all). An answer that does not fit is asked again, as
+ * often as it takes: what is kept is always an answer that fits. */
 static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
 {
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (;;) {
         char text[256] = "";
-        if (!f->on_ask(f->ask_user, q, text, sizeof text))
+        bool given_any = f->on_ask(f->ask_user, q, text, sizeof text);
+        if (f->cancelled) {
+            /* the command stops here, and the state is as it was before it */
+            f->cancelled = false;
+            vm_error(f->v, (span){0, 0, UINT32_MAX},
+                     "the command was cancelled at the question; nothing of it is done");
+            return false;
+        }
+        if (!given_any)
             return false;
         const char *given = trimmed(text);
         if (!*given)
@@ -108,7 +117,29 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
         if (!q->retry)
             return true;
     }
-    return false;
+}
+
+/* The ruling's default as the GM would type it: a value as written (yes
+ * or no for a yes-no question), or the formula that gives it. */
+static void default_text(fray *f, const r_ruling *rl, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (rl->def.kind == REXPR_CONST) {
+        value d = rl->def.v;
+        if (rl->answer == ANSWER_YES_NO && d.type == V_BOOL)
+            snprintf(out, cap, "%s", d.num ? "yes" : "no");
+        else if (d.type == V_NIL)
+            snprintf(out, cap, "nothing");
+        else if (d.type == V_STR || d.type == V_WORD)
+            snprintf(out, cap, "%s", program_string(f->p, (int)d.num));
+        else
+            vm_format(f->v, d, out, cap);
+    } else if (rl->def.kind == REXPR_CHUNK && rl->def.where.source < f->p->nsources) {
+        const source *src = f->p->sources[rl->def.where.source];
+        span w = rl->def.where;
+        if (w.end <= src->len && w.start < w.end)
+            snprintf(out, cap, "%.*s", (int)(w.end - w.start), src->text + w.start);
+    }
 }
 
 static bool vm_asks(void *user, int ruling, const char *question, value *out)
@@ -121,10 +152,13 @@ static bool vm_asks(void *user, int ruling, const char *question, value *out)
         [ANSWER_CREATURE] = FRAY_ANSWER_CREATURE,
         [ANSWER_WORD] = FRAY_ANSWER_WORD,
     };
+    char def[128];
+    default_text(f, rl, def, sizeof def);
     fray_question q = {.kind = kinds[rl->answer],
                        .ruling = program_string(f->p, rl->name),
                        .text = question,
-                       .has_default = rexpr_present(&rl->def)};
+                       .has_default = rexpr_present(&rl->def),
+                       .default_text = def[0] ? def : NULL};
     return ask_until_it_fits(f, &q, out);
 }
 
@@ -281,6 +315,11 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
     asks_on(v, q);
     if (!listed) /* the action cannot be taken now at all: any creature */
         fray_creatures(f, fn, user);
+}
+
+void fray_cancel(fray *f)
+{
+    f->cancelled = true;
 }
 
 void fray_conditions(fray *f, fray_name_fn fn, void *user)
