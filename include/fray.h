@@ -113,7 +113,8 @@ typedef struct fray_question {
  * creature's name (or "nothing"), a word. An empty answer, or false, is no
  * answer: the ruling's default or the reactions' policy decides, and with
  * no default the command stops with an error. An answer that does not fit
- * is asked again (q->retry says why), as often as it takes. Without this
+ * is asked again (q->retry says why), as often as it takes (after 100 in a
+ * row the command stops with an error: a callback never hangs it). Without this
  * callback nothing is asked: rulings take their defaults and reactions
  * follow the script's policy, as in `fray run`. */
 typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, size_t cap);

@@ -93,12 +93,22 @@ static char *trimmed(char *s)
     return s;
 }
 
+/* How many answers that do not fit end the command: a person never gives
+   so many; a program that answers badly for ever must not hang it. */
+#define ASK_MOST_TRIES 100
+
 /* True with *out for an answer that fits; false for no answer (an empty
  * one, or none at all). An answer that does not fit is asked again, as
- * often as it takes: what is kept is always an answer that fits. */
+ * often as it takes (up to ASK_MOST_TRIES, then the command stops with an
+ * error): what is kept is always an answer that fits. */
 static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
 {
-    for (;;) {
+    for (int tries = 0;; tries++) {
+        if (tries == ASK_MOST_TRIES) {
+            vm_error(f->v, (span){0, 0, UINT32_MAX}, "%d answers in a row did not fit the question; the command stops",
+                     ASK_MOST_TRIES);
+            return false;
+        }
         char text[256] = "";
         bool given_any = f->on_ask(f->ask_user, q, text, sizeof text);
         if (f->cancelled) {

@@ -881,6 +881,29 @@ START_TEST(test_unsaved_follows_every_change)
 }
 END_TEST
 
+/* An ask callback that never answers what fits: the command stops with an
+   error (it must not hang), and nothing of it is kept. */
+static bool always_maybe(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    (void)q;
+    ++*(int *)user;
+    snprintf(answer, cap, "maybe");
+    return true;
+}
+
+START_TEST(test_answers_that_never_fit_stop_the_command)
+{
+    fray_session *s = open_quiet();
+    int asked = 0;
+    fray_session_on_ask(s, always_maybe, &asked);
+    ck_assert_int_eq(fray_session_command(s, "ruling r \"Well?\" { answer yes_no }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "print r"), FRAY_ERR_RULES);
+    ck_assert_int_eq(asked, 100);
+    ck_assert_uint_eq(fray_session_done(s), 1);
+    fray_session_close(s);
+}
+END_TEST
+
 static Suite *session_io_suite(void)
 {
     Suite *s = suite_create("session_io");
@@ -899,6 +922,7 @@ static Suite *session_io_suite(void)
     tcase_add_test(files, test_a_journal_is_never_written_over_another_file);
     tcase_add_test(files, test_a_reroll_stays_with_its_command);
     tcase_add_test(files, test_unsaved_follows_every_change);
+    tcase_add_test(files, test_answers_that_never_fit_stop_the_command);
     suite_add_tcase(s, files);
     return s;
 }
