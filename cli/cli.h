@@ -44,9 +44,13 @@ fray_options cli_fray_options(const cli_options *o);
 fray *cli_open(const cli_options *o);
 fray_session *cli_session(const cli_options *o);
 int cli_exit_code(fray_status st);
-/* The value of a limit by name: the last --limit NAME=N given, else its
- * default (`memory` in MiB). */
-uint64_t cli_limit(const cli_options *o, const char *name);
+/* Applies each --limit NAME=N (checked by cli_parse) through set; false
+ * when one is out of its range (set says so). */
+bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target);
+/* A whole number from lo to hi, written as digits alone (no sign, spaces
+ * or exponent); false when it is not one, or out of range: a number past
+ * 2^64 - 1 is refused, never taken as 2^64 - 1. */
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Runs the -r files silently and applies --with; an exit code. */
 int cli_load_rules(fray *f, const cli_options *o);
 

@@ -1,6 +1,7 @@
 /* cmd_diff: `fray diff A B`, two rule systems side by side: a table
  * fitted to the terminal, Markdown, or JSON. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,9 +264,10 @@ static bool parse_at(const char *arg, char *stat, size_t cap, int64_t *values, s
     *n = 0;
     for (const char *s = eq + 1; *s;) {
         char *end;
+        errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (end == s || *n >= 8 || (*end && *end != ','))
-            return false;
+        if (end == s || errno || *n >= 8 || (*end && *end != ','))
+            return false; /* ERANGE: no value past 64 bits taken as the largest */
         values[(*n)++] = v;
         s = *end ? end + 1 : end;
     }
@@ -280,10 +282,10 @@ int cmd_diff(int argc, char **argv)
     int64_t values[8];
     size_t nvalues = 0;
     uint64_t rounds = 3, runs = 2000, jobs = 0;
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
-    for (int i = 1; i < argc && nrest < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--exit-code")) {
             exit_code = true;
@@ -300,9 +302,8 @@ int cmd_diff(int argc, char **argv)
             return EXIT_USAGE;
         }
         i++;
-        char *end;
-        unsigned long long n = strtoull(val, &end, 10);
-        bool count = *val && !*end && val[0] != '-';
+        uint64_t n = 0;
+        bool count = cli_parse_u64(val, 0, UINT64_MAX, &n);
         if (!strcmp(a, "--format"))
             format = val;
         else if (!strcmp(a, "--profile"))
@@ -312,15 +313,19 @@ int cmd_diff(int argc, char **argv)
                 fprintf(stderr, "fray diff: --at takes STAT=V,V,... (at most 8 whole numbers), not '%s'\n", val);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--rounds") && count && n >= 1 && n <= 100)
-            rounds = n;
-        else if (!strcmp(a, "--runs") && count && n >= 1 && n <= 10000000)
-            runs = n;
-        else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && count && n >= 1 && n <= 256)
-            jobs = n;
-        else {
-            fprintf(stderr, "fray diff: '%s' is not a valid value for %s\n", val, a);
-            return EXIT_USAGE;
+        } else {
+            /* a count: of rounds, runs or threads */
+            bool is_rounds = !strcmp(a, "--rounds"), is_runs = !strcmp(a, "--runs");
+            uint64_t most = is_rounds ? 100 : is_runs ? 10000000 : 256;
+            if (!count || n < 1 || n > most) {
+                fprintf(stderr, "fray diff: %s takes a count of %s from 1 to %llu, not '%s'\n", a,
+                        is_rounds ? "rounds"
+                        : is_runs ? "runs"
+                                  : "threads",
+                        (unsigned long long)most, val);
+                return EXIT_USAGE;
+            }
+            *(is_rounds ? &rounds : is_runs ? &runs : &jobs) = n;
         }
     }
     rest[nrest] = NULL;

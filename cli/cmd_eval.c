@@ -49,9 +49,9 @@ int cmd_eval(int argc, char **argv)
 {
     /* --format first; the rest are the shared options */
     bool json = false;
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
-    for (int i = 0; i < argc && nrest < 255; i++) {
+    for (int i = 0; i < argc; i++) {
         bool eq = !strncmp(argv[i], "--format=", 9);
         if ((!strcmp(argv[i], "--format") && i + 1 < argc) || eq) {
             const char *v = eq ? argv[i] + 9 : argv[++i];

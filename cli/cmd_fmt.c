@@ -16,6 +16,7 @@
 #include "lang/format.h"
 #include "runtime/fio.h"
 #include "runtime/mem.h"
+#include "runtime/vm.h"
 
 static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
                             "Print each rules FILE in the canonical layout. A file with a syntax error is\n"
@@ -26,6 +27,8 @@ static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
                             "  -w, --write     rewrite each FILE in place (atomically) instead of printing it\n"
                             "  --tokens        print the tokens the parser sees instead, one a line, without\n"
                             "                  the `;` that change nothing (the layout never changes them)\n"
+                            "  --limit NAME=N  a limit the parse meets, as for every command: nesting,\n"
+                            "                  string-bytes, memory (fray help limits)\n"
                             "\n"
                             "The layout keeps the line breaks (a newline ends an item) and the comments, and:\n"
                             "  - indents 2 spaces per `{`, and a line continuing an item 4 more than the\n"
@@ -118,13 +121,33 @@ static void print_diag(void *user, const diag *d)
     diag_print(stderr, d, *(bool *)user);
 }
 
+static fray_status set_limit(void *limits, const char *name, uint64_t n)
+{
+    if (vm_limit_set(limits, name, n))
+        return FRAY_OK;
+    fprintf(stderr, "fray: error: no limit '%s' takes %llu (fray help limits)\n", name, (unsigned long long)n);
+    return FRAY_ERR_USAGE;
+}
+
+/* The limits a parse meets, from --limit as every command takes them:
+   nesting, string bytes and memory. False when one is out of its range. */
+static bool parse_limits(const cli_options *o, compile_options *copts)
+{
+    vm_limits lim = vm_default_limits;
+    if (!cli_apply_limits(o, set_limit, &lim))
+        return false;
+    *copts = (compile_options){.max_string = lim.string_bytes, .max_nesting = lim.nesting, .max_memory = lim.memory};
+    return true;
+}
+
 /* Formats one file as mode says; an exit code. A file is read as a rules
  * file is for any command: once, a regular file, up to the memory a command
  * may take, and only if it is rules text. */
-static int format_file(const char *path, fmt_mode mode, size_t limit, bool color)
+static int format_file(const char *path, const compile_options *copts, fmt_mode mode, bool color)
 {
     size_t len = 0;
     char *text;
+    size_t limit = copts->max_memory;
     int code = fio_read_file(path, limit, &text, &len);
     if (code != 0) {
         char why[256];
@@ -147,8 +170,8 @@ static int format_file(const char *path, fmt_mode mode, size_t limit, bool color
     }
     char *out;
     size_t out_len;
-    format_status st =
-        mode == FMT_TOKENS ? format_tokens(src, &sink, &out, &out_len) : format_source(src, &sink, &out, &out_len);
+    format_status st = mode == FMT_TOKENS ? format_tokens(src, copts, &sink, &out, &out_len)
+                                          : format_source(src, copts, &sink, &out, &out_len);
     int rc = EXIT_OK;
     if (st == FORMAT_SYNTAX) {
         rc = EXIT_RULES;
@@ -159,16 +182,28 @@ static int format_file(const char *path, fmt_mode mode, size_t limit, bool color
         error(color, "'%s' left as it is: its layout would change its tokens (a bug in fray fmt)", path);
         rc = EXIT_RULES;
     } else {
+        /* a byte order mark the file began with is kept, and is no part of the layout */
         bool same = out_len == src->len && memcmp(out, src->text, out_len) == 0;
+        const char *bom = src->bom && mode != FMT_TOKENS ? SOURCE_BOM : "";
         if (mode == FMT_PRINT || mode == FMT_TOKENS) {
+            fputs(bom, stdout);
             fwrite(out, 1, out_len, stdout);
         } else if (mode == FMT_CHECK && !same) {
             fflush(stdout);
             fprintf(stderr, "%s: not formatted\n", path);
             rc = EXIT_RULES;
-        } else if (mode == FMT_WRITE && !same && !write_in_place(path, out, out_len)) {
-            error(color, "cannot write '%s': %s", path, strerror(errno));
-            rc = EXIT_IO;
+        } else if (mode == FMT_WRITE && !same) {
+            size_t nb = strlen(bom);
+            char *whole = malloc(nb + out_len + 1);
+            if (whole) {
+                memcpy(whole, bom, nb);
+                memcpy(whole + nb, out, out_len);
+            }
+            if (!whole || !write_in_place(path, whole, nb + out_len)) {
+                error(color, "cannot write '%s': %s", path, whole ? strerror(errno) : "out of memory");
+                rc = EXIT_IO;
+            }
+            free(whole);
         }
     }
     format_free(out, out_len);
@@ -213,6 +248,9 @@ int cmd_fmt(int argc, char **argv)
         fprintf(stderr, "fray fmt: no input files\nTry 'fray fmt --help'.\n");
         rc = EXIT_USAGE;
     }
+    compile_options copts;
+    if (rc == EXIT_OK && !parse_limits(&o, &copts))
+        rc = EXIT_USAGE;
     if (rc != EXIT_OK) {
         free(rest);
         return rc < 0 ? EXIT_OK : rc;
@@ -222,10 +260,9 @@ int cmd_fmt(int argc, char **argv)
         const char *no_color = getenv("NO_COLOR");
         color = isatty(STDERR_FILENO) && !(no_color && *no_color);
     }
-    size_t limit = (size_t)cli_limit(&o, "memory") << 20;
     int worst = EXIT_OK;
     for (int i = first; i < nrest; i++) {
-        int code = format_file(rest[i], mode, limit, color);
+        int code = format_file(rest[i], &copts, mode, color);
         if (code > worst)
             worst = code;
     }

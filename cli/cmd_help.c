@@ -100,7 +100,8 @@ static void on_word(void *user, const fray_word *w)
 static void print_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
 {
     (void)user;
-    printf("  %-14s %-10llu %s\n", name, (unsigned long long)default_value, meaning);
+    printf("  %-14s %-10llu %-18llu %s\n", name, (unsigned long long)default_value,
+           (unsigned long long)fray_limit_most(name), meaning);
 }
 
 /* --- fray-rules(5) ------------------------------------------------------------ */
@@ -165,7 +166,8 @@ static void man_end(man_state *m)
 static void man_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
 {
     (void)user;
-    printf(".TP\n.B %s\n(default %llu) ", name, (unsigned long long)default_value);
+    printf(".TP\n.B %s\n(default %llu, at most %llu) ", name, (unsigned long long)default_value,
+           (unsigned long long)fray_limit_most(name));
     roff(meaning);
     putchar('\n');
 }
@@ -225,10 +227,12 @@ int cmd_help(int argc, char **argv)
         {"events", FRAY_WORD_EVENT, "Built-in events (fray help NAME for its arguments):"},
     };
     if (!strcmp(what, "limits")) {
-        printf("Limits (--limit NAME=N on every command; a rule that passes one stops with an error naming it):\n");
+        printf("Limits (--limit NAME=N on every command; a rule that passes one stops with an error naming it).\n"
+               "Each with its default and the most it takes; N is a whole number from 1 to that most:\n");
         fray_limits(print_limit, NULL);
         printf("Fixed: 8 terms in a dice expression, 100 extra dice from explosions and rerolls per roll,\n"
-               "64 conditions on a creature at once, 50 errors reported per file, imports nested 32 deep;\n"
+               "64 conditions on a creature at once, 50 errors reported per file, imports nested 32 deep,\n"
+               "4096 values held at once by a command and the calls it has in progress;\n"
                "dice and sides may be raised to 60000 and 20000000, what a roll can hold.\n");
         return EXIT_OK;
     }

@@ -14,7 +14,9 @@ static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
                             "Print the exact probability distribution of each expression: every outcome\n"
                             "with its probability, the chance of at least and at most that much, a bar,\n"
                             "and the mean, standard deviation, extremes, median and percentiles. Dice\n"
-                            "are not rolled but computed; comparisons give the chance they hold.\n"
+                            "are not rolled but computed; comparisons give the chance they hold. A\n"
+                            "procedure or check of the rules is run for every outcome of its arguments\n"
+                            "and its dice; what cannot be computed exactly is an error that says why.\n"
                             "Several expressions are shown side by side.\n"
                             "\n"
                             "  --exact            probabilities as exact fractions where they fit\n"
@@ -36,7 +38,25 @@ typedef struct column {
     fray_distribution *d;
     int64_t *sample; /* counts per outcome from lowest..highest */
     size_t sampled;
+    int64_t next; /* print_table: the offset from lowest of its next outcome to show */
 } column;
+
+/* The outcomes of d are lowest + k for k from 0 to this: loops count by
+   offset, because an outcome may be INT64_MAX (x <= highest never ends) */
+static int64_t last_offset(const fray_distribution *d)
+{
+    return fray_distribution_highest(d) - fray_distribution_lowest(d);
+}
+
+/* The offset of c's first outcome with a chance at or after offset k, or
+   -1 when there is none. */
+static int64_t outcome_from(const column *c, int64_t k)
+{
+    for (int64_t n = last_offset(c->d); k <= n; k++)
+        if (fray_distribution_p(c->d, fray_distribution_lowest(c->d) + k) > 0)
+            return k;
+    return -1;
+}
 
 static void probability_text(const column *c, int64_t x, bool exact, char *buf, size_t cap)
 {
@@ -61,8 +81,8 @@ static void summary(const column *c)
         printf("  (explosions cut where less than %.3g of the probability remained)\n", fray_distribution_remainder(d));
     if (c->sampled) {
         double m = 0;
-        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++)
-            m += (double)x * (double)c->sample[x - fray_distribution_lowest(d)];
+        for (int64_t k = 0; k <= last_offset(d); k++)
+            m += (double)(fray_distribution_lowest(d) + k) * (double)c->sample[k];
         printf("  sampled %zu times: mean %.6g\n", c->sampled, m / (double)c->sampled);
     }
 }
@@ -70,14 +90,13 @@ static void summary(const column *c)
 static void print_table(column *cols, int n, bool exact)
 {
     bool unicode = cli_utf8_terminal();
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
     double top = 0;
     for (int i = 0; i < n; i++) {
-        lo = fray_distribution_lowest(cols[i].d) < lo ? fray_distribution_lowest(cols[i].d) : lo;
-        hi = fray_distribution_highest(cols[i].d) > hi ? fray_distribution_highest(cols[i].d) : hi;
-        for (int64_t x = fray_distribution_lowest(cols[i].d); x <= fray_distribution_highest(cols[i].d); x++)
-            if (fray_distribution_p(cols[i].d, x) > top)
-                top = fray_distribution_p(cols[i].d, x);
+        for (int64_t k = 0; k <= last_offset(cols[i].d); k++) {
+            double p = fray_distribution_p(cols[i].d, fray_distribution_lowest(cols[i].d) + k);
+            top = p > top ? p : top;
+        }
+        cols[i].next = outcome_from(&cols[i], 0);
     }
     int bar_width = n == 1 ? 40 : 20;
     /* header */
@@ -91,12 +110,23 @@ static void print_table(column *cols, int n, bool exact)
             printf("  %9s", "sampled");
     }
     putchar('\n');
-    for (int64_t x = lo; x <= hi; x++) {
+    /* the outcomes any expression can give, in order: the columns merged,
+       not every number between the lowest and the highest (d6 beside
+       d6 + 10^12 would be 10^12 lines to skip) */
+    for (;;) {
         bool any = false;
-        for (int i = 0; i < n; i++)
-            any |= fray_distribution_p(cols[i].d, x) > 0;
+        int64_t x = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t at = cols[i].next, v = fray_distribution_lowest(cols[i].d) + at;
+            if (at >= 0 && (!any || v < x))
+                x = v;
+            any |= at >= 0;
+        }
         if (!any)
-            continue; /* outcomes no expression can give */
+            break;
+        for (int i = 0; i < n; i++)
+            if (cols[i].next >= 0 && fray_distribution_lowest(cols[i].d) + cols[i].next == x)
+                cols[i].next = outcome_from(&cols[i], cols[i].next + 1);
         printf("%7lld", (long long)x);
         for (int i = 0; i < n; i++) {
             const fray_distribution *d = cols[i].d;
@@ -151,7 +181,8 @@ static void print_json(column *cols, int n)
                    (long long)fray_distribution_quantile(d, percentiles[k]));
         printf("},\n   \"distribution\": [");
         bool first = true;
-        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++) {
+        for (int64_t k = 0; k <= last_offset(d); k++) {
+            int64_t x = fray_distribution_lowest(d) + k;
             double p = fray_distribution_p(d, x);
             if (p == 0)
                 continue;
@@ -161,8 +192,7 @@ static void print_json(column *cols, int n)
             if (fray_distribution_exact(d, x, frac, sizeof frac))
                 printf(", \"fraction\": \"%s\"", frac);
             if (cols[i].sampled)
-                printf(", \"sampled\": %.17g",
-                       (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+                printf(", \"sampled\": %.17g", (double)cols[i].sample[k] / (double)cols[i].sampled);
             putchar('}');
             first = false;
         }
@@ -176,7 +206,8 @@ static void print_csv(column *cols, int n)
     printf("expression,value,p,at_least,at_most,fraction%s\n", cols[0].sampled ? ",sampled" : "");
     for (int i = 0; i < n; i++) {
         const fray_distribution *d = cols[i].d;
-        for (int64_t x = fray_distribution_lowest(d); x <= fray_distribution_highest(d); x++) {
+        for (int64_t k = 0; k <= last_offset(d); k++) {
+            int64_t x = fray_distribution_lowest(d) + k;
             double p = fray_distribution_p(d, x);
             if (p == 0)
                 continue;
@@ -188,7 +219,7 @@ static void print_csv(column *cols, int n)
             printf("\",%lld,%.17g,%.17g,%.17g,%s", (long long)x, p, fray_distribution_at_least(d, x),
                    fray_distribution_at_most(d, x), frac);
             if (cols[i].sampled)
-                printf(",%.17g", (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+                printf(",%.17g", (double)cols[i].sample[k] / (double)cols[i].sampled);
             putchar('\n');
         }
     }
@@ -200,10 +231,10 @@ int cmd_prob(int argc, char **argv)
     bool exact = false;
     const char *format = "table";
     size_t samples = 0;
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
-    for (int i = 1; i < argc && nrest < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--exact"))
             exact = true;
         else if (!strncmp(argv[i], "--format=", 9))
@@ -212,9 +243,8 @@ int cmd_prob(int argc, char **argv)
             format = argv[++i];
         else if ((!strcmp(argv[i], "--sample") && i + 1 < argc) || !strncmp(argv[i], "--sample=", 9)) {
             const char *n = argv[i][8] == '=' ? argv[i] + 9 : argv[++i];
-            char *end;
-            unsigned long long k = strtoull(n, &end, 10);
-            if (*end || !*n || k == 0 || k > 100000000ULL) {
+            uint64_t k;
+            if (!cli_parse_u64(n, 1, 100000000, &k)) {
                 fprintf(stderr, "fray prob: --sample takes a count from 1 to 100000000\n");
                 return EXIT_USAGE;
             }

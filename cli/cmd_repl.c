@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -28,10 +29,12 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "\n"
                             "  --ask              put the rules' questions (rulings, reactions) even when\n"
                             "                     reading from a file or pipe: the next line answers\n"
-                            "  --recover          restore the last session that did not end with :quit\n"
-                            "                     (or Ctrl-D), up to its last completed command\n"
-                            "  --journal FILE     keep the crash journal in FILE (default:\n"
-                            "                     $XDG_STATE_HOME/fray/journal)\n"
+                            "  --recover[=NAME]   restore a session that did not end with :quit (or\n"
+                            "                     Ctrl-D), up to its last completed command: the newest,\n"
+                            "                     or the journal NAME (they are listed when there are more)\n"
+                            "  --journal FILE     keep the crash journal in FILE (default: a file of the\n"
+                            "                     session's own in $XDG_STATE_HOME/fray); never another\n"
+                            "                     session's, nor one a crash left (--recover reads it)\n"
                             "  --no-journal       keep none (a crash loses the session)\n"
                             "  --seed N           seed for the dice\n"
                             "  -I DIR             search DIR for `use` modules\n"
@@ -42,8 +45,8 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
 /* --- where state files live ---------------------------------------------------- */
 
 /* $XDG_STATE_HOME/fray (or ~/.local/state/fray), created if needed; NULL
- * when there is no such place. */
-static char *state_dir(void)
+ * when there is no such place, with why in why[]. */
+static char *state_dir(char *why, size_t cap)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     char base[4096];
@@ -51,8 +54,10 @@ static char *state_dir(void)
         snprintf(base, sizeof base, "%s", xdg);
     else if (home && *home)
         snprintf(base, sizeof base, "%s/.local/state", home);
-    else
+    else {
+        snprintf(why, cap, "no folder for it ($XDG_STATE_HOME or $HOME/.local/state)");
         return NULL;
+    }
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/fray", base);
     /* mkdir -p, one level at a time */
@@ -63,8 +68,10 @@ static char *state_dir(void)
         mkdir(dir, 0700);
         *p = '/';
     }
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, cap, "cannot make %s: %s", dir, strerror(errno));
         return NULL;
+    }
     return strdup(dir);
 }
 
@@ -379,22 +386,30 @@ static void loop(repl *r)
 }
 
 /* Options of our own (--recover, --journal); the rest are the shared ones. */
-static int parse(int argc, char **argv, cli_options *o, int *first, bool *recover, bool *ask, const char **journal)
+typedef struct repl_options {
+    bool ask, recover;
+    const char *recover_from; /* --recover=NAME */
+    const char *journal;      /* --journal FILE; "" for --no-journal */
+} repl_options;
+
+static int parse(int argc, char **argv, cli_options *o, int *first, repl_options *ro)
 {
     static char *rest[256];
     int n = 0;
     rest[n++] = argv[0];
     for (int i = 1; i < argc && n < 255; i++) {
         if (!strcmp(argv[i], "--recover"))
-            *recover = true;
+            ro->recover = true;
+        else if (!strncmp(argv[i], "--recover=", 10) && argv[i][10])
+            ro->recover = true, ro->recover_from = argv[i] + 10;
         else if (!strcmp(argv[i], "--ask"))
-            *ask = true;
+            ro->ask = true;
         else if (!strcmp(argv[i], "--no-journal"))
-            *journal = "";
+            ro->journal = "";
         else if (!strcmp(argv[i], "--journal") && i + 1 < argc)
-            *journal = argv[++i];
+            ro->journal = argv[++i];
         else if (!strncmp(argv[i], "--journal=", 10))
-            *journal = argv[i] + 10;
+            ro->journal = argv[i] + 10;
         else
             rest[n++] = argv[i];
     }
@@ -406,13 +421,130 @@ static int parse(int argc, char **argv, cli_options *o, int *first, bool *recove
     return rc;
 }
 
+/* --- the journal, and sessions a crash left -------------------------------------- */
+
+/* The journals a crash left in the state folder, newest first. */
+typedef struct unfinished {
+    size_t n;
+    char *chosen; /* the newest with entries done (else the newest) */
+    bool chosen_has_entries;
+    bool print;
+} unfinished;
+
+static void when(int64_t t, char *buf, size_t cap)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!localtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M", &tm))
+        snprintf(buf, cap, "?");
+}
+
+static void found_journal(void *user, const fray_journal_info *j)
+{
+    unfinished *u = user;
+    u->n++;
+    if (!u->chosen || (!u->chosen_has_entries && j->entries)) {
+        free(u->chosen);
+        u->chosen = strdup(j->path);
+        u->chosen_has_entries = j->entries > 0;
+    }
+    if (!u->print)
+        return;
+    char last[256] = "", at[32], undone[32] = "";
+    if (j->entries)
+        repl_describe_entry(&j->last, last, sizeof last);
+    if (j->undone)
+        snprintf(undone, sizeof undone, " (%zu undone)", j->undone);
+    when(j->modified, at, sizeof at);
+    const char *name = strrchr(j->path, '/');
+    printf("  %-34s %s  %5zu entr%s%s%s%s\n", name ? name + 1 : j->path, at, j->entries, j->entries == 1 ? "y" : "ies",
+           undone, last[0] ? "  last: " : "", last);
+}
+
+/* The journal --recover reads: the one named, --journal's, or the newest
+ * in the state folder that holds entries (all of them listed). NULL, said
+ * why, when none. */
+static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir)
+{
+    if (ro->recover_from) {
+        if (strchr(ro->recover_from, '/') || !dir)
+            return strdup(ro->recover_from);
+        return joined(dir, ro->recover_from);
+    }
+    if (ro->journal && *ro->journal)
+        return strdup(ro->journal);
+    unfinished u = {0};
+    if (dir)
+        fray_session_journals(r->s, dir, found_journal, &u);
+    if (u.n > 1) {
+        /* listed on a second look, to say which is restored */
+        char *chosen = u.chosen;
+        printf("%zu sessions did not end with :quit (newest first):\n", u.n);
+        u = (unfinished){.print = true};
+        fray_session_journals(r->s, dir, found_journal, &u);
+        const char *name = strrchr(chosen, '/');
+        printf("restoring %s; --recover=NAME restores another\n", name ? name + 1 : chosen);
+        free(u.chosen);
+        u.chosen = chosen;
+    }
+    if (!u.chosen)
+        fprintf(stderr, "fray repl: no session to recover (no journal left in %s)\n", dir ? dir : "the state folder");
+    return u.chosen;
+}
+
+/* Says, at the start of a session, that others were left by a crash. */
+static void note_unfinished(repl *r, const char *dir)
+{
+    unfinished u = {0};
+    fray_session_journals(r->s, dir, found_journal, &u);
+    if (u.n)
+        fprintf(stderr, "fray repl: %zu earlier session%s did not end with :quit; 'fray repl --recover' restores %s\n",
+                u.n, u.n == 1 ? "" : "s", u.n == 1 ? "it" : "the newest (and lists them)");
+    free(u.chosen);
+}
+
+/* Recovers, then starts the session's journal. A status to exit with, or
+ * EXIT_OK to go on. */
+static int start_session(repl *r, const repl_options *ro, const char *dir, const char *no_dir)
+{
+    bool none = ro->journal && !*ro->journal;
+    const char *file = ro->journal && *ro->journal ? ro->journal : NULL;
+    if (ro->recover) {
+        char *path = journal_to_recover(r, ro, dir);
+        if (!path)
+            return EXIT_USAGE;
+        int rc = cli_exit_code(fray_session_recover(r->s, path));
+        if (rc == EXIT_OK) {
+            size_t done = fray_session_done(r->s);
+            printf("recovered %zu entr%s from %s\n", done, done == 1 ? "y" : "ies", path);
+        }
+        free(path);
+        if (rc != EXIT_OK)
+            return rc;
+    } else if (!file && !none && dir) {
+        note_unfinished(r, dir);
+    }
+    if (none)
+        return EXIT_OK;
+    if (file) /* refused when it is another session's: nothing is started */
+        return fray_session_journal(r->s, file) == FRAY_ERR_USAGE ? EXIT_USAGE : EXIT_OK;
+    if (dir) {
+        fray_session_journal_in(r->s, dir); /* when it cannot be kept, a warning says so */
+        return EXIT_OK;
+    }
+    fprintf(stderr,
+            "fray repl: warning: cannot keep a journal: %s; going on without one (a crash would lose the "
+            "session)\n",
+            no_dir);
+    return EXIT_OK;
+}
+
 int cmd_repl(int argc, char **argv)
 {
     cli_options o;
     int first;
-    bool recover = false, ask = false;
-    const char *journal = NULL;
-    int rc = parse(argc, argv, &o, &first, &recover, &ask, &journal);
+    repl_options ro = {0};
+    int rc = parse(argc, argv, &o, &first, &ro);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
     int nargs = 0;
@@ -430,61 +562,21 @@ int cmd_repl(int argc, char **argv)
         return EXIT_IO;
     fray_session_on_output(r.s, print_line, &r);
     fray_session_on_diagnostic(r.s, print_diagnostic, &r);
-    if (r.interactive || ask) /* else rulings take their defaults, as in a script */
+    if (r.interactive || ro.ask) /* else rulings take their defaults, as in a script */
         fray_session_on_ask(r.s, ask_gm, &r);
-    char *dir = state_dir();
-    /* --no-journal: none (an empty path) */
-    char *journal_path = journal ? (*journal ? strdup(journal) : NULL) : dir ? joined(dir, "journal") : NULL;
-    if (recover) {
-        if (!journal_path || access(journal_path, R_OK) != 0) {
-            char *prev = journal_path ? malloc(strlen(journal_path) + 6) : NULL;
-            if (prev)
-                sprintf(prev, "%s.prev", journal_path);
-            if (!prev || access(prev, R_OK) != 0) {
-                fprintf(stderr, "fray repl: no session to recover (no journal in %s)\n",
-                        journal_path ? journal_path : "the state folder");
-                free(prev);
-                free(journal_path);
-                free(dir);
-                fray_session_close(r.s);
-                return EXIT_USAGE;
-            }
-            free(journal_path);
-            journal_path = prev;
-        }
-        rc = cli_exit_code(fray_session_recover(r.s, journal_path));
-        if (rc != EXIT_OK) {
-            free(journal_path);
-            free(dir);
-            fray_session_close(r.s);
-            return rc;
-        }
-        size_t done = fray_session_done(r.s);
-        printf("recovered %zu entr%s from %s\n", done, done == 1 ? "y" : "ies", journal_path);
-        if (strstr(journal_path, ".prev")) /* go on in the usual place */
-            journal_path[strlen(journal_path) - 5] = '\0';
-    } else if (journal_path && access(journal_path, F_OK) == 0) {
-        /* the last session did not end as it should: keep it aside */
-        char prev[4300];
-        snprintf(prev, sizeof prev, "%s.prev", journal_path);
-        if (rename(journal_path, prev) == 0)
-            fprintf(stderr, "fray repl: the last session did not end with :quit; 'fray repl --recover' restores it\n");
-    }
-    if (!journal_path && !journal && r.interactive)
-        fprintf(stderr, "fray repl: warning: no folder for a journal ($XDG_STATE_HOME or $HOME/.local/state): a "
-                        "crash would lose the session\n");
-    fray_session_journal(r.s, journal_path); /* when it cannot be kept, a warning says so */
-    free(journal_path);
-
+    char no_dir[4400] = "";
+    char *dir = state_dir(no_dir, sizeof no_dir);
+    rc = start_session(&r, &ro, dir, no_dir);
     for (int i = first; i < nargs && rc == EXIT_OK; i++)
         rc = cli_exit_code(fray_session_load_rules(r.s, argv[i]));
     if (rc != EXIT_OK) {
-        fray_session_close_journal(r.s);
+        /* a session recovered stays in its journal; else nothing was done */
+        if (!ro.recover)
+            fray_session_close_journal(r.s);
         fray_session_close(r.s);
         free(dir);
         return rc;
     }
-
     if (r.interactive) {
         r.history_path = dir ? joined(dir, "history") : NULL;
         using_history();

@@ -456,34 +456,24 @@ static void show_progress(void *user, uint64_t done, uint64_t runs)
 
 /* --- the command ------------------------------------------------------------------------ */
 
-static bool parse_count(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long k = strtoull(s, &end, 10);
-    if (!*s || *end || k == 0 || k > max || s[0] == '-')
-        return false;
-    *out = k;
-    return true;
-}
-
 int cmd_sim(int argc, char **argv)
 {
     uint64_t runs = 1000, jobs = 0;
     const char *vs = NULL, *health = NULL, *format = "table";
-    char *rest[256];
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
-    for (int i = 1; i < argc && nrest < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
         if (!strcmp(a, "-n") || !strcmp(a, "--runs")) {
-            if (!val || !parse_count(val, 100000000, &runs)) {
+            if (!val || !cli_parse_u64(val, 1, 100000000, &runs)) {
                 fprintf(stderr, "fray sim: %s takes a count of runs from 1 to 100000000\n", a);
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!val || !parse_count(val, 256, &jobs)) {
+            if (!val || !cli_parse_u64(val, 1, 256, &jobs)) {
                 fprintf(stderr, "fray sim: %s takes a count of threads from 1 to 256\n", a);
                 return EXIT_USAGE;
             }
@@ -520,6 +510,12 @@ int cmd_sim(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *scenario = rest[first];
+    if (o.seed > UINT64_MAX - (runs - 1)) {
+        /* run i plays seed + i: the last one must not wrap round to 0 */
+        fprintf(stderr, "fray sim: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
+                (unsigned long long)o.seed, (unsigned long long)runs, (unsigned long long)UINT64_MAX);
+        return EXIT_USAGE;
+    }
     if (!jobs) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cores > 0 ? (uint64_t)cores : 1;

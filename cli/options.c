@@ -1,5 +1,6 @@
 /* options: the flags every subcommand shares, in GNU style. */
 #define _GNU_SOURCE /* getopt_long */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,44 +25,41 @@ enum {
     OPT_FOLLOW_SYMLINKS
 };
 
-static bool parse_u64(const char *s, uint64_t *out)
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (!s || !*s || *s == '-')
-        return false;
+    if (!s || !isdigit((unsigned char)*s))
+        return false; /* strtoull would take a sign or spaces */
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
+    if (errno || *end || v < lo || v > hi)
+        return false; /* ERANGE: past 2^64 - 1, not saturated */
     *out = v;
     return true;
 }
 
-typedef struct limit_check {
-    const char *name;
-    size_t len;
-    bool found;
-} limit_check;
-
-static void find_limit(void *user, const char *name, const char *meaning, uint64_t default_value)
+/* N for the limit `name`, given as `given` (--limit steps=0, --max-steps 0):
+   a whole number from 1 to the most the limit takes. */
+static bool limit_value(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n)
 {
-    limit_check *lc = user;
-    (void)meaning;
-    (void)default_value;
-    lc->found |= strlen(name) == lc->len && !strncmp(name, lc->name, lc->len);
+    uint64_t most = fray_limit_most(name);
+    if (!most)
+        fprintf(stderr, "fray %s: %s: no limit '%s' ('fray help limits' lists them)\n", cmd, given, name);
+    else if (!*text || text[strspn(text, "0123456789")])
+        fprintf(stderr, "fray %s: %s: '%s' is not a whole number\n", cmd, given, text);
+    else if (!cli_parse_u64(text, 1, most, n))
+        fprintf(stderr, "fray %s: %s: %s takes a number from 1 to %llu\n", cmd, given, name, (unsigned long long)most);
+    else
+        return true;
+    return false;
 }
 
-typedef struct limit_default {
-    const char *name;
-    uint64_t value;
-} limit_default;
-
-static void find_default(void *user, const char *name, const char *meaning, uint64_t default_value)
+/* "fray run: --seed takes a whole number from 0 to ..., not 'x'" */
+static int bad_number(const char *cmd, const char *option, const char *arg, uint64_t lo, uint64_t hi)
 {
-    limit_default *d = user;
-    (void)meaning;
-    if (!strcmp(name, d->name))
-        d->value = default_value;
+    fprintf(stderr, "fray %s: %s takes a whole number from %llu to %llu, not '%s'\n", cmd, option,
+            (unsigned long long)lo, (unsigned long long)hi, arg);
+    return EXIT_USAGE;
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
@@ -89,13 +87,17 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     o->color = -1;
     optind = 1;
     opterr = 0;
-    int c;
+    int c, at = -1;
     uint64_t n;
-    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, NULL)) != -1) {
+    char given[128];
+    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, &at)) != -1) {
+        /* the option as given, for messages: --max-steps 0 */
+        if (at >= 0 && optarg)
+            snprintf(given, sizeof given, "--%s %s", longopts[at].name, optarg);
         switch (c) {
         case OPT_SEED:
-            if (!parse_u64(optarg, &o->seed))
-                goto bad_number;
+            if (!cli_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+                return bad_number(cmd, "--seed", optarg, 0, UINT64_MAX);
             o->seed_given = true;
             break;
         case OPT_COLOR:
@@ -111,28 +113,32 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             }
             break;
         case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &o->max_steps) || o->max_steps == 0)
-                goto bad_number;
-            break;
         case OPT_MAX_DEPTH:
-        case OPT_MAX_CREATURES:
-            if (!parse_u64(optarg, &n) || n == 0 || n > 1000000)
-                goto bad_number;
-            if (c == OPT_MAX_DEPTH)
+        case OPT_MAX_CREATURES: {
+            /* the limits steps, depth and creatures by their own flags */
+            const char *name = c == OPT_MAX_STEPS ? "steps" : c == OPT_MAX_DEPTH ? "depth" : "creatures";
+            if (!limit_value(cmd, given, name, optarg, &n))
+                return EXIT_USAGE;
+            if (c == OPT_MAX_STEPS)
+                o->max_steps = n;
+            else if (c == OPT_MAX_DEPTH)
                 o->max_depth = (int)n;
             else
                 o->max_creatures = (int)n;
             break;
+        }
         case OPT_LIMIT: {
-            /* NAME=N, checked now against the library's list */
+            /* NAME=N, checked now against the library's list and range */
             const char *eq = strchr(optarg, '=');
-            limit_check lc = {.name = optarg, .len = eq ? (size_t)(eq - optarg) : 0};
-            fray_limits(find_limit, &lc);
-            if (!eq || !lc.found || !parse_u64(eq + 1, &n) || n == 0) {
-                fprintf(stderr, "fray %s: --limit takes NAME=N with a NAME of 'fray help limits', not '%s'\n", cmd,
-                        optarg);
+            char name[64];
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "fray %s: --limit takes NAME=N, as in --limit steps=1000000, not '%s'\n", cmd, optarg);
                 return EXIT_USAGE;
             }
+            snprintf(name, sizeof name, "%.*s", (int)(eq - optarg), optarg);
+            snprintf(given, sizeof given, "--limit %s", optarg);
+            if (!limit_value(cmd, given, name, eq + 1, &n))
+                return EXIT_USAGE;
             if (o->nlimits >= 16)
                 goto too_many;
             o->limits[o->nlimits++] = optarg;
@@ -172,9 +178,6 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     }
     *first = optind;
     return EXIT_OK;
-bad_number:
-    fprintf(stderr, "fray %s: '%s' is not a valid number for %s\n", cmd, optarg, argv[optind - 1]);
-    return EXIT_USAGE;
 too_many:
     fprintf(stderr, "fray %s: too many -r, -I or --limit options (64, 64, 16)\n", cmd);
     return EXIT_USAGE;
@@ -221,23 +224,7 @@ static fray_status set_session_limit(void *s, const char *name, uint64_t n)
     return fray_session_set_limit(s, name, n);
 }
 
-uint64_t cli_limit(const cli_options *o, const char *name)
-{
-    uint64_t value = 0;
-    size_t n = strlen(name);
-    for (int i = 0; i < o->nlimits; i++) /* the last one given counts */
-        if (!strncmp(o->limits[i], name, n) && o->limits[i][n] == '=')
-            value = strtoull(o->limits[i] + n + 1, NULL, 10);
-    if (value)
-        return value;
-    limit_default d = {.name = name};
-    fray_limits(find_default, &d);
-    return d.value;
-}
-
-/* Applies --limit NAME=N (checked by cli_parse) through set; false when
- * one is out of its range (the library says so). */
-static bool apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
+bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const char *, uint64_t), void *target)
 {
     for (int i = 0; i < o->nlimits; i++) {
         const char *eq = strchr(o->limits[i], '=');
@@ -257,7 +244,7 @@ fray *cli_open(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_context_limit, f)) {
+    if (!cli_apply_limits(o, set_context_limit, f)) {
         fray_close(f);
         return NULL;
     }
@@ -272,7 +259,7 @@ fray_session *cli_session(const cli_options *o)
         fprintf(stderr, "fray: out of memory\n");
         return NULL;
     }
-    if (!apply_limits(o, set_session_limit, s)) {
+    if (!cli_apply_limits(o, set_session_limit, s)) {
         fray_session_close(s);
         return NULL;
     }

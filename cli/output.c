@@ -8,6 +8,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+
 bool cli_utf8_terminal(void)
 {
     if (!isatty(STDOUT_FILENO))
@@ -60,9 +62,8 @@ int cli_terminal_width(void)
     struct winsize ws;
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
         return ws.ws_col;
-    const char *columns = getenv("COLUMNS");
-    int n = columns ? atoi(columns) : 0;
-    return n >= 40 && n <= 1000 ? n : 80;
+    uint64_t n;
+    return cli_parse_u64(getenv("COLUMNS"), 40, 1000, &n) ? (int)n : 80; /* atoi past 2^31 is undefined */
 }
 
 void cli_print_trimmed(const char *text)

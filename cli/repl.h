@@ -22,6 +22,8 @@ void repl_complete_init(repl *r);
 /* The meta commands (`:help`, `:undo`, ...): runs one line that starts with
  * ':' (repl_meta.c). */
 void repl_meta(repl *r, const char *line);
+/* An entry as :history lists it: its first line. */
+void repl_describe_entry(const fray_entry *e, char *buf, size_t cap);
 /* The names of the meta commands, NULL-terminated (for completion). */
 extern const char *const repl_meta_names[];
 

@@ -56,9 +56,8 @@ static bool count_arg(repl *r, const char *arg, const char *what, size_t *n)
     *n = 1;
     if (!*arg)
         return true;
-    char *end;
-    unsigned long long k = strtoull(arg, &end, 10);
-    if (*end || k == 0 || !isdigit((unsigned char)*arg)) {
+    uint64_t k;
+    if (!cli_parse_u64(arg, 1, SIZE_MAX, &k)) {
         fprintf(stderr, "fray repl: %s takes a number of steps, not '%s'\n", what, arg);
         fail(r, EXIT_USAGE);
         return false;
@@ -67,21 +66,26 @@ static bool count_arg(repl *r, const char *arg, const char *what, size_t *n)
     return true;
 }
 
+void repl_describe_entry(const fray_entry *e, char *buf, size_t cap)
+{
+    switch (e->kind) {
+    case FRAY_ENTRY_COMMAND: {
+        const char *nl = strchr(e->text, '\n');
+        int len = nl ? (int)(nl - e->text) : (int)strlen(e->text);
+        snprintf(buf, cap, "%.*s%s%s", len, e->text, nl ? " ..." : "", e->rerolled ? "   (rerolled)" : "");
+        break;
+    }
+    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e->path); break;
+    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e->seed); break;
+    }
+}
+
 /* The first line of entry i, for listings. */
 static void describe(const repl *r, size_t i, char *buf, size_t cap)
 {
     fray_entry e = {.kind = FRAY_ENTRY_SEED};
     fray_session_entry(r->s, i, &e);
-    switch (e.kind) {
-    case FRAY_ENTRY_COMMAND: {
-        const char *nl = strchr(e.text, '\n');
-        int len = nl ? (int)(nl - e.text) : (int)strlen(e.text);
-        snprintf(buf, cap, "%.*s%s%s", len, e.text, nl ? " ..." : "", e.rerolled ? "   (rerolled)" : "");
-        break;
-    }
-    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e.path); break;
-    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e.seed); break;
-    }
+    repl_describe_entry(&e, buf, cap);
 }
 
 /* --- the commands ------------------------------------------------------------------- */
@@ -197,17 +201,16 @@ static void meta_explain(repl *r, const char *arg)
     if (!*arg) {
         code = fray_run_string(fray_session_context(r->s), "<repl>", "explain", 7) == FRAY_OK ? EXIT_OK : EXIT_RULES;
     } else {
-        char *end;
-        unsigned long long n = strtoull(arg, &end, 10);
+        uint64_t n;
         size_t done = fray_session_done(r->s);
-        if (*end || n == 0 || n > done) {
+        if (!cli_parse_u64(arg, 1, done, &n)) {
             fprintf(stderr, "fray repl: :explain takes the number of an entry from :history (1 to %zu)\n", done);
             fail(r, EXIT_USAGE);
             return;
         }
         char what[256];
         describe(r, (size_t)n - 1, what, sizeof what);
-        printf("[%llu] %s\n", n, what);
+        printf("[%llu] %s\n", (unsigned long long)n, what);
         code = cli_exit_code(fray_session_run_at(r->s, (size_t)n, "explain"));
     }
     if (code != EXIT_OK)
@@ -256,15 +259,15 @@ static void meta_seed(repl *r, const char *arg)
                done > since ? " and the commands" : "");
         return;
     }
-    char *end;
-    unsigned long long seed = strtoull(arg, &end, 10);
-    if (*end || !isdigit((unsigned char)*arg)) {
-        fprintf(stderr, "fray repl: :seed takes a whole number\n");
+    uint64_t seed;
+    if (!cli_parse_u64(arg, 0, UINT64_MAX, &seed)) {
+        fprintf(stderr, "fray repl: :seed takes a whole number from 0 to %llu, not '%s'\n",
+                (unsigned long long)UINT64_MAX, arg);
         fail(r, EXIT_USAGE);
         return;
     }
     if (fray_session_reseed(r->s, seed) == FRAY_OK)
-        printf("the dice now follow seed %llu\n", seed);
+        printf("the dice now follow seed %llu\n", (unsigned long long)seed);
 }
 
 static void meta_quit(repl *r, const char *arg)

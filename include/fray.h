@@ -108,8 +108,11 @@ typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, si
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
 
 /* Limits by name (`memory` in MiB): each runaway rule stops at one, with an
- * error that names it. fray_limits lists them with their defaults. */
+ * error that names it. fray_limits lists them with their defaults. A limit
+ * takes a value from 1 to fray_limit_most(name) (0 for no such limit);
+ * fray_set_limit refuses any other with a diagnostic and FRAY_ERR_USAGE. */
 fray_status fray_set_limit(fray *f, const char *name, uint64_t value);
+uint64_t fray_limit_most(const char *name);
 typedef void (*fray_limit_fn)(void *user, const char *name, const char *meaning, uint64_t default_value);
 void fray_limits(fray_limit_fn fn, void *user);
 
@@ -246,8 +249,15 @@ uint64_t fray_session_seed(const fray_session *s);
 
 /* Saves the whole session (its entries, what can be redone, its seed and
  * the limits of its fray_options; not the search path, nor limits set by
- * name) to path atomically: a temporary file beside it, flushed to disk,
- * renamed over it. The format is text, checked with checksums. */
+ * name) to path, whole or not at all: a temporary file beside it (locked,
+ * so that no other process takes it for one a crash left), flushed to
+ * disk, renamed over it, so that a crash or a full disk leaves the old
+ * file or the new one. A symlink is followed: the file it names is
+ * replaced and the link stays. The file keeps its mode (a new one gets
+ * 0666 less the umask). What is not a regular file (a device, a FIFO, a
+ * folder) is refused and left alone. Temporaries that crashed processes
+ * left in the folder are removed. The format is text, checked with
+ * checksums. */
 fray_status fray_session_save(fray_session *s, const char *path);
 /* Whether path holds a saved session or a journal (by its first line; a
  * look that never waits: only a regular file can be one). To load a file
@@ -257,26 +267,64 @@ bool fray_session_is_file(const char *path);
  * loaded as fray_session_load does, and *was_session set; anything else is
  * a rules file, added as fray_session_load_rules adds one. */
 fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_session);
-/* Replaces the session with the one saved in path, seed and fray_options
- * limits included (the search path and limits set by name stay this
- * session's). A file damaged, cut short or from a newer format is refused
- * whole, with a diagnostic: FRAY_ERR_USAGE (FRAY_ERR_IO when it cannot be
- * read), and the session is unchanged. */
+/* Replaces the session with the one saved in path, and its seed. Limits in
+ * the file (max-steps, max-depth, max-creatures) only lower this
+ * session's: a file never raises a limit above what the program allows.
+ * (The search path and limits set by name stay this session's.) A file
+ * damaged, cut short or from a newer format is refused whole, with a
+ * diagnostic: FRAY_ERR_USAGE (FRAY_ERR_IO when it cannot be read), and the
+ * session is unchanged. A save is as trusted as a rules file: its
+ * checksums find damage, not tampering. */
 fray_status fray_session_load(fray_session *s, const char *path);
 /* The same from a journal, read up to its last complete entry (a note
- * says where it stopped): what a process that died had done. */
+ * says where it stopped): what a process that died had done. The journal
+ * of a session still running (its lock is held) is refused. The journal
+ * read is never written: the session holds its lock, and it is removed
+ * once the session keeps a journal of its own (fray_session_journal) that
+ * holds all it held, or when the session ends as it should; else it stays
+ * as it was. A saved file (one that ends as :save ends it) given for a
+ * journal is read as fray_session_load reads it, and never removed. */
 fray_status fray_session_recover(fray_session *s, const char *journal_path);
 
 /* A journal: the session so far, then every entry, undo and redo appended
  * and flushed to disk as it happens, so that fray_session_recover can
- * bring back a session whose process died. Starts one at path (NULL: none;
- * a load starts it over). FRAY_ERR_IO when it cannot be kept: a file that
- * cannot be opened is reported as a warning, a device that cannot be
- * flushed to disk (/dev/null) quietly keeps none. */
+ * bring back a session whose process died. A journal is one session's
+ * alone: written whole under a temporary name and put in place (a load or
+ * a recovery starts a new one the same way, over the old), only ever
+ * appended to, and locked (flock) for as long as the session keeps it.
+ * When a write fails (a full disk), a warning says so and the session
+ * goes on without it.
+ *
+ * fray_session_journal keeps it at path (NULL: none; a file kept before
+ * stays where it is). Refused, FRAY_ERR_USAGE and the session unchanged,
+ * when path is the journal of another live session, holds a session that
+ * did not end (recover it first), or is a file that is not a journal;
+ * FRAY_ERR_IO, with a warning, when it cannot be written there (a device,
+ * a full disk, a read-only folder): the session then goes on without one
+ * (or with the one it kept before). */
 fray_status fray_session_journal(fray_session *s, const char *path);
+/* The same in a new file of its own in the folder dir, named
+ * journal-DATE-TIME-PID, so that sessions side by side never share one. */
+fray_status fray_session_journal_in(fray_session *s, const char *dir);
 /* The session ended as it should: its journal is closed and the file
- * removed (a plain file only, never a device). */
+ * removed, and so is the journal it was recovered from. */
 void fray_session_close_journal(fray_session *s);
+
+/* A journal a session left unfinished (no live session holds it). */
+typedef struct fray_journal_info {
+    const char *path;
+    int64_t modified; /* its last write, in seconds since 1970 */
+    size_t entries;   /* entries a recovery restores */
+    size_t undone;    /* and entries it can redo */
+    fray_entry last;  /* the last entry done, its text cut at its first line (when entries > 0) */
+} fray_journal_info;
+typedef void (*fray_journal_fn)(void *user, const fray_journal_info *j);
+/* The journals in dir (journal-*, and journal and journal.prev of earlier
+ * versions) that no live session holds, newest first (by their last
+ * write): what crashed sessions left, for fray_session_recover. Each is
+ * read, under its lock; one that holds nothing is removed. Returns how
+ * many; their strings are valid during the call. */
+size_t fray_session_journals(fray_session *s, const char *dir, fray_journal_fn fn, void *user);
 
 /* --- Simulation (what `fray sim` is built on) ----------------------------- */
 

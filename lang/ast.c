@@ -36,13 +36,16 @@ typedef struct block {
 struct ast_arena {
     block *top;
     size_t max_string;
+    int max_nesting;
 };
 
 ast_arena *ast_arena_new(void)
 {
     ast_arena *ar = MEM_NEW(ast_arena);
-    if (ar)
+    if (ar) {
         ar->max_string = STRING_DEFAULT_BYTES;
+        ar->max_nesting = NESTING_DEFAULT;
+    }
     return ar;
 }
 
@@ -54,6 +57,16 @@ void ast_arena_limit_strings(ast_arena *ar, size_t max_bytes)
 size_t ast_arena_max_string(const ast_arena *ar)
 {
     return ar->max_string;
+}
+
+void ast_arena_limit_nesting(ast_arena *ar, int levels)
+{
+    ar->max_nesting = levels;
+}
+
+int ast_arena_max_nesting(const ast_arena *ar)
+{
+    return ar->max_nesting;
 }
 
 void ast_arena_free(ast_arena *ar)

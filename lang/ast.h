@@ -122,6 +122,11 @@ void ast_arena_free(ast_arena *ar);
  * (STRING_DEFAULT_BYTES unless set): the scanner refuses a longer one. */
 void ast_arena_limit_strings(ast_arena *ar, size_t max_bytes);
 size_t ast_arena_max_string(const ast_arena *ar);
+/* How deep the tree a parse builds may be (NESTING_DEFAULT unless set):
+ * the parser refuses a deeper one, so that everything that walks a tree
+ * by recursion (the compiler, the formatter) is bounded by it. */
+void ast_arena_limit_nesting(ast_arena *ar, int levels);
+int ast_arena_max_nesting(const ast_arena *ar);
 
 node *ast_node(ast_arena *ar, ast_kind kind, span sp);
 /* Copy of s[0..len), NUL-terminated, owned by the arena. */

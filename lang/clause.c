@@ -2,6 +2,7 @@
  * with messages that point at the argument and show how the clause is
  * written; and compiling clause formulas with the names their context
  * binds. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,13 +13,15 @@
 
 /* --- formulas in context ---------------------------------------------------- */
 
-void fctx_add(fctx *fx, const char *name)
+bool fctx_add(fctx *fx, const char *name)
 {
     for (int i = 0; i < fx->n; i++)
         if (strcmp(fx->names[i], name) == 0)
-            return;
-    if (fx->n < FCTX_MAX)
-        fx->names[fx->n++] = name;
+            return true;
+    if (fx->n >= FCTX_MAX)
+        return false;
+    fx->names[fx->n++] = name;
+    return true;
 }
 
 static void bind_names(compiler *cc, const fctx *fx)
@@ -250,6 +253,18 @@ bool ccur_int(ccur *k, const char *what, int64_t *out)
     }
     *out = neg ? -n->num : n->num;
     advance(k);
+    return true;
+}
+
+bool ccur_int_in(ccur *k, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    const node *at = k->at;
+    if (!ccur_int(k, what, out))
+        return false;
+    if (*out < lo || *out > hi) {
+        comp_error(k->cc, at->sp, "%s is from %" PRId64 " to %" PRId64 ", not %" PRId64, what, lo, hi, *out);
+        return false;
+    }
     return true;
 }
 

@@ -143,6 +143,14 @@ int fn_end(compiler *cc, fn_state *fs, span where)
             emit_op(cc, OP_NIL, where);
         emit_op(cc, OP_RETURN, where);
         fs->c->nlocals = (uint8_t)fs->nlocals;
+        size_t peak;
+        if (!chunk_measure_stack(fs->c, &peak))
+            cc->oom = true;
+        else if ((uint64_t)fs->c->max_stack + VM_STACK_SLACK > VM_STACK_MAX)
+            comp_error(cc, fs->c->spans[peak],
+                       "too much to work out at once: this holds %u values while it is worked out (the limit is %d); "
+                       "give parts of it names with 'let'",
+                       fs->c->max_stack, VM_STACK_MAX - VM_STACK_SLACK);
         chunk_trim(fs->c);
         id = program_add_chunk(cc->p, fs->c);
         if (id < 0) {
@@ -528,13 +536,13 @@ static void compile_items(compiler *cc, const node *prog)
     }
 }
 
-/* The arena a parse builds its tree in, holding strings to the options'
-   limit (--limit string-bytes=N). */
-static ast_arena *new_arena(const compile_options *opts)
+ast_arena *compile_arena(const compile_options *opts)
 {
     ast_arena *ar = ast_arena_new();
     if (ar && opts && opts->max_string > 0)
         ast_arena_limit_strings(ar, (size_t)opts->max_string);
+    if (ar && opts && opts->max_nesting > 0)
+        ast_arena_limit_nesting(ar, opts->max_nesting);
     return ar;
 }
 
@@ -548,7 +556,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
-    ast_arena *ar = new_arena(cc->opts);
+    ast_arena *ar = compile_arena(cc->opts);
     if (!ar) {
         cc->oom = true;
         return 1;
@@ -572,6 +580,14 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
     return cc->sink->errors - before;
 }
 
+/* A compile may take as much memory as a command (--limit memory=N): the
+   parse of a huge file stops there, with that limit's error, rather than
+   growing without bound. */
+static size_t compile_budget(const compile_options *opts)
+{
+    return opts && opts->max_memory ? opts->max_memory : MEM_DEFAULT_BUDGET;
+}
+
 static void compiler_init(compiler *cc, program *p, diag_sink *sink, const compile_options *opts)
 {
     memset(cc, 0, sizeof *cc);
@@ -579,14 +595,22 @@ static void compiler_init(compiler *cc, program *p, diag_sink *sink, const compi
     cc->sink = sink;
     cc->opts = opts;
     cc->system = -1;
+    cc->outer = mem_get_budget();
+    mem_set_budget(compile_budget(opts));
+    mem_ceiling_reached(); /* what failed before is not this compile's */
 }
 
-static void compiler_done(compiler *cc)
+static void compiler_done(compiler *cc, const char *name)
 {
     if (cc->global_types)
         mem_free(cc->global_types, cc->global_types_cap * sizeof(sty));
-    if (cc->oom)
+    if (mem_ceiling_reached())
+        diag_report(cc->sink, DIAG_ERROR, NULL, (span){0},
+                    "memory limit reached (%zu MiB to compile %s; see --limit memory=N)",
+                    compile_budget(cc->opts) >> 20, name);
+    else if (cc->oom)
         diag_report(cc->sink, DIAG_ERROR, NULL, (span){0}, "out of memory while compiling");
+    mem_restore_budget(cc->outer);
 }
 
 int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
@@ -599,7 +623,7 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
     dir_of(name, dir, sizeof dir);
     cc.importing[cc.nimporting++] = module_key(&cc, name, false);
     compile_text(&cc, name, text, len);
-    compiler_done(&cc);
+    compiler_done(&cc, name);
     return sink->errors - before;
 }
 
@@ -647,18 +671,22 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
     int idx = src ? program_add_source(p, src) : -1;
     if (idx < 0) {
         source_free(src);
-        diag_report(sink, DIAG_ERROR, NULL, (span){0}, "out of memory");
-        return 1;
+        cc.oom = true;
+        compiler_done(&cc, name);
+        return sink->errors - before;
     }
-    ast_arena *ar = new_arena(opts);
+    ast_arena *ar = compile_arena(opts);
     node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;
         cc.src_index = (uint32_t)idx;
         fn_state fs;
         fn_begin(&cc, &fs, CHUNK_FORMULA, distribution ? "distribution" : "eval", expr->sp);
+        if (distribution) /* as in dist(E): nothing rolled, nothing changed (vm_exact.c) */
+            emit_op(&cc, OP_EXACT_ENTER, expr->sp);
         compile_expr(&cc, expr);
         if (distribution) { /* whatever the value, as a distribution */
+            emit_op(&cc, OP_EXACT_LEAVE, expr->sp);
             emit_op(&cc, OP_CALL_BUILTIN, expr->sp);
             emit_byte(&cc, BI_dist, expr->sp);
             emit_byte(&cc, 1, expr->sp);
@@ -666,7 +694,7 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         *chunk_out = fn_end(&cc, &fs, expr->sp);
     }
     ast_arena_free(ar);
-    compiler_done(&cc);
+    compiler_done(&cc, name);
     return sink->errors - before;
 }
 

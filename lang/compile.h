@@ -55,6 +55,11 @@ typedef struct compile_options {
     /* Imports and modules may be symbolic links that lead out of their
        directory (--follow-symlinks). */
     bool follow_symlinks;
+    /* How deep brackets, blocks and operators may nest (0: NESTING_DEFAULT). */
+    int max_nesting;
+    /* The memory one compile may add, in bytes (0: MEM_DEFAULT_BUDGET), as
+       a command may (--limit memory=N): the parse, its tree and the code. */
+    size_t max_memory;
 } compile_options;
 
 #define COMPILE_DEFAULT_READ ((size_t)1 << 30)
@@ -87,6 +92,10 @@ int compile_distribution(program *p, const char *name, const char *text, size_t 
  * distribution compile_distribution computes. */
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                    const compile_options *opts, int *chunk_out);
+
+/* The arena a parse of text builds its tree in, holding strings and
+ * nesting to the options' limits (--limit string-bytes=N, nesting=N). */
+struct ast_arena *compile_arena(const compile_options *opts);
 
 /* Whether `use NAME` finds a module: on the search path, or built in. */
 bool compile_module_exists(const char *name, const compile_options *opts);

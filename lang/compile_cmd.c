@@ -2,6 +2,7 @@
  * pushes the command's arguments in a fixed order and runs OP_PLAY; the
  * words of every command are checked here, so `fray check` finds a
  * misspelt command or a square that cannot be before anything runs. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,11 @@ static void push_arg(compiler *cc, const node *a)
 
 static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
 {
+    if (operand > COMMAND_MAX_ARGS && cmd == CMD_ROLL_INITIATIVE)
+        comp_error(cc, sp, "roll initiative takes at most %d rolls, not %d (the creatures not named roll their own)",
+                   COMMAND_MAX_ARGS / 2, operand / 2);
+    else if (operand > COMMAND_MAX_ARGS)
+        comp_error(cc, sp, "one command takes at most %d arguments, not %d", COMMAND_MAX_ARGS, operand);
     emit_op(cc, OP_PLAY, sp);
     emit_byte(cc, (uint8_t)cmd, sp);
     emit_byte(cc, (uint8_t)(operand & 0xff), sp);
@@ -71,12 +77,23 @@ static bool push_creature(compiler *cc, ccur *k, const char *what)
     return true;
 }
 
+/* A name written as a square that is none (A0) is an error where it is;
+   true if it was one. */
+static bool not_a_square(compiler *cc, const node *a)
+{
+    const char *why = a && (a->kind == AST_NAME || a->kind == AST_WORD) ? square_unnamed(a->text) : NULL;
+    if (why)
+        comp_error(cc, a->sp, "%s is not a square of the map: %s", a->text, why);
+    return why != NULL;
+}
+
 static bool push_square(compiler *cc, ccur *k)
 {
     const node *a = k->at;
     int32_t x, y;
     if (!square_node(a, &x, &y)) {
-        ccur_error(k, "expected a square, as in c4");
+        if (!not_a_square(cc, a))
+            ccur_error(k, "expected a square, as in c4");
         return false;
     }
     ccur_take(k);
@@ -431,8 +448,7 @@ static void clause_command(compiler *cc, const node *cmd)
     case CMD_FORFEIT:
     case CMD_REORDER: {
         static const char *const where[] = {"after", "before"};
-        if (!push_creature(cc, &k, "the creature that moves") ||
-            !push_choice(cc, &k, "'after' or 'before'", where, 2) ||
+        if (!push_creature(cc, &k, "the creature that moves") || !push_choice(cc, &k, "where it moves", where, 2) ||
             !push_creature(cc, &k, "the creature it moves next to"))
             return;
         argc = 3;
@@ -478,7 +494,7 @@ static void clause_command(compiler *cc, const node *cmd)
         } else if (!push_named(cc, &k, "trigger", rules_trigger)) {
             return;
         }
-        if (!push_choice(cc, &k, "'take' or 'decline'", choices, 2))
+        if (!push_choice(cc, &k, "whether reactions are taken", choices, 2))
             return;
         ccur_end(&k);
         argc = 2;
@@ -530,6 +546,14 @@ static void clause_command(compiler *cc, const node *cmd)
                     return;
                 push_word(cc, program_string(cc->p, z), cmd->sp);
             } else if (k.at && k.at->kind == AST_NAME && !square_node(k.at, &(int32_t){0}, &(int32_t){0})) {
+                /* on a grid, a square that is none; under zones, a zone may be called A0 */
+                if (cc->p->rules->space.kind != SPACE_ZONES && not_a_square(cc, k.at))
+                    return;
+                if (cc->p->rules->space.kind == SPACE_GRID) {
+                    comp_error(cc, k.at->sp, "expected a square, as in c4, not '%s': these rules use a grid, not zones",
+                               k.at->text);
+                    return;
+                }
                 int z = ccur_name(&k, "a square or zone");
                 push_word(cc, program_string(cc->p, z), cmd->sp);
             } else if (!push_square(cc, &k)) {
@@ -574,31 +598,32 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         push_word(cc, program_string(cc->p, z), cmd->sp);
         /* pushed: the name, how many neighbours, each neighbour, the traits */
+        /* the neighbours are counted first: their number goes before them */
         int nnext = 0;
-        const node *names[ZONE_MAX_NEIGHBOURS];
         if (ccur_accept(&k, "next")) {
             if (!ccur_expect(&k, "to"))
                 return;
+            ccur names = k;
             while (!ccur_done(&k) && !ccur_is(&k, "with")) {
                 ccur_skip_commas(&k);
-                const node *at = k.at;
                 if (ccur_name(&k, "a zone next to it") < 0)
                     return;
-                if (nnext >= ZONE_MAX_NEIGHBOURS) {
-                    comp_error(cc, at->sp, "a zone has at most %d neighbours", ZONE_MAX_NEIGHBOURS);
-                    return;
-                }
-                names[nnext++] = at;
+                nnext++;
                 ccur_skip_commas(&k);
             }
             if (nnext == 0) {
                 ccur_error(&k, "expected a zone next to it");
                 return;
             }
+            emit_const(cc, value_int(nnext), cmd->sp);
+            for (int i = 0; i < nnext; i++) {
+                ccur_skip_commas(&names);
+                push_word(cc, names.at->text, names.at->sp);
+                ccur_name(&names, "a zone next to it");
+            }
+        } else {
+            emit_const(cc, value_int(0), cmd->sp);
         }
-        emit_const(cc, value_int(nnext), cmd->sp);
-        for (int i = 0; i < nnext; i++)
-            push_word(cc, names[i]->text, names[i]->sp);
         argc = 2 + nnext;
         if (ccur_accept(&k, "with")) {
             /* its traits and features, as words */
@@ -650,8 +675,8 @@ static void clause_command(compiler *cc, const node *cmd)
                 return;
             }
             n = q->num;
-            if (n < 1) {
-                comp_error(cc, q->sp, "fight at least 1 round");
+            if (n < 1 || n > INT32_MAX) {
+                comp_error(cc, q->sp, "fight N rounds takes N from 1 to %d, not %lld", INT32_MAX, (long long)n);
                 return;
             }
         }

@@ -629,7 +629,10 @@ void compile_decl(compiler *cc, const node *item)
     case DK_RESOURCE: decl_resource(&ds); break;
     case DK_PROCEDURE:
         for (const node *p = dn->c ? dn->c->list : NULL; p; p = p->next)
-            fctx_add(&ds.fx, p->text);
+            if (!fctx_add(&ds.fx, p->text)) {
+                comp_error(cc, p->sp, "a procedure takes at most %d parameters", FCTX_MAX);
+                break;
+            }
         decl_procedure(&ds);
         break;
     case DK_ECONOMY: decl_economy(&ds); break;

@@ -21,7 +21,7 @@ const char *sty_name(sty t)
 }
 
 const builtin builtins[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) {#name, lo, hi, TY_##result, params},
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) {#name, lo, hi, TY_##result, params, meaning},
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -130,13 +130,16 @@ static const unit_info units[] = {
     {"arcs", false, 1, 1, TIME_ARCS},
 };
 
-static sty quantity(compiler *cc, const node *n, value *out)
+/* Not inlined, as fold_literal_sum: compile_expr recurses once a level of
+   nesting, and its frame is all that level costs of the stack. */
+static __attribute__((noinline)) sty quantity(compiler *cc, const node *n, value *out)
 {
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(units[i].name, n->text) != 0)
             continue;
-        value amount = {.type = V_FRAC, .aux = (int32_t)n->den, .num = n->num};
-        value scale = {.type = V_FRAC, .aux = (int32_t)units[i].den, .num = units[i].num};
+        /* the scanner gives a decimal's exact num/den, den at most 10^12 */
+        value amount = value_ratio(V_FRAC, n->num, n->den);
+        value scale = value_ratio(V_FRAC, units[i].num, units[i].den);
         if (units[i].distance) {
             if (rat_mul(amount, scale, V_DIST, out) != ARITH_OK) {
                 comp_error(cc, n->sp, "distance is too large");
@@ -145,7 +148,11 @@ static sty quantity(compiler *cc, const node *n, value *out)
             return TY_DIST;
         }
         value total;
-        if (rat_mul(amount, scale, V_FRAC, &total) != ARITH_OK || total.aux != 1) {
+        if (rat_mul(amount, scale, V_FRAC, &total) != ARITH_OK) {
+            comp_error(cc, n->sp, "duration is too large");
+            return TY_TIME;
+        }
+        if (total.type != V_INT) {
             comp_error(cc, n->sp, "a duration must be a whole number of %s", time_kind_name(units[i].kind, 2));
             return TY_TIME;
         }
@@ -287,6 +294,12 @@ const char *suggest_name(compiler *cc, const char *name)
 
 static void unknown_name(compiler *cc, const node *n, const char *what)
 {
+    /* in an expression a square is written in upper case: A0 is none */
+    const char *none = n->text[0] >= 'A' && n->text[0] <= 'Z' ? square_unnamed(n->text) : NULL;
+    if (none) {
+        comp_error(cc, n->sp, "%s is not a square of the map: %s", n->text, none);
+        return;
+    }
     const char *s = suggest_name(cc, n->text);
     if (s)
         comp_error(cc, n->sp, "unknown %s '%s'; did you mean '%s'?", what, n->text, s);
@@ -493,6 +506,9 @@ static void check_condition(compiler *cc, sty t, const node *e)
         comp_error(cc, e->sp, "dice are not a condition; roll them and compare, e.g. 'roll d20 >= 15'");
     else if (t == TY_ROLL)
         comp_error(cc, e->sp, "a roll is not a condition; compare it, e.g. 'roll d20 >= 15'");
+    else if (t == TY_DISTRIB)
+        comp_error(cc, e->sp,
+                   "a distribution is neither true nor false: roll the dice to decide, or ask prob() how likely it is");
     else if (t != TY_BOOL && t != TY_ANY)
         comp_error(cc, e->sp, "%s is not a condition; compare it", sty_name(t));
 }
@@ -552,7 +568,7 @@ static sty compile_index(compiler *cc, const node *e)
     if (base != TY_LIST && base != TY_ANY)
         comp_error(cc, e->a->sp, "only a list can be indexed, not %s", sty_name(base));
     sty at = compile_expr(cc, e->b);
-    if (at != TY_NUM && at != TY_ANY)
+    if (at != TY_NUM && at != TY_ROLL && at != TY_ANY) /* a roll is its total */
         comp_error(cc, e->b->sp, "a list's index is a whole number, not %s", sty_name(at));
     emit_op(cc, OP_INDEX, e->sp);
     return TY_ANY;
@@ -691,19 +707,81 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one", fn, what, a->text);
 }
 
+/* A call with too few or too many arguments, said with the function's
+   form: "apply() takes 2 to 4 arguments, not 5: apply(c, condition [,
+   duration [, source]])". */
+static void arity_error(compiler *cc, const node *e, const builtin *bi, int argc)
+{
+    char takes[64];
+    int lo = bi->min_args, hi = bi->max_args;
+    if (lo == hi && lo == 0)
+        snprintf(takes, sizeof takes, "no arguments");
+    else if (lo == hi)
+        snprintf(takes, sizeof takes, "%d argument%s", lo, lo == 1 ? "" : "s");
+    else if (argc < lo && hi == 255) /* any number: min(a, b, ...) */
+        snprintf(takes, sizeof takes, "at least %d argument%s", lo, lo == 1 ? "" : "s");
+    else if (hi == 255)
+        snprintf(takes, sizeof takes, "at most %d arguments", hi);
+    else
+        snprintf(takes, sizeof takes, "%d %s %d arguments", lo, hi == lo + 1 ? "or" : "to", hi);
+    const char *colon = strstr(bi->meaning, "): ");
+    int form = colon ? (int)(colon - bi->meaning) + 1 : (int)strlen(bi->meaning);
+    comp_error(cc, e->sp, "%s() takes %s, not %d: %.*s", e->text, takes, argc, form, bi->meaning);
+}
+
+/* Dice written as such: a dice literal or name, or a sum, difference or
+   multiple of dice and numbers (`d20 + 5`, `2 * d6`). */
+static bool dice_written(const node *a)
+{
+    switch ((ast_kind)a->kind) {
+    case AST_DICE: return true;
+    case AST_BINARY:
+        if (a->op == '*') /* a multiple: one side a number */
+            return (dice_written(a->a) && a->b->kind == AST_INT) || (a->a->kind == AST_INT && dice_written(a->b));
+        if (a->op != '+' && a->op != '-')
+            return false;
+        return (dice_written(a->a) || a->a->kind == AST_INT) && (dice_written(a->b) || a->b->kind == AST_INT) &&
+               (dice_written(a->a) || dice_written(a->b));
+    default: return false;
+    }
+}
+
+/* The arguments of a procedure or check called in a distribution context,
+   which walks the call over their outcomes (vm_exact.c): dice written as
+   such, or named, stay dice, so that the call may roll them; `roll E`
+   passes E's dice, to be rolled once as the call is made (its bit in the
+   result is set); anything else is the distribution it has there. */
+static unsigned compile_exact_args(compiler *cc, const node *call)
+{
+    unsigned rolled = 0;
+    int i = 0, saved = cc->dist_mode;
+    bool saved_roll = cc->roll_mode;
+    for (const node *a = call->list; a; a = a->next, i++) {
+        const node *what = a->kind == AST_ROLL ? a->a : a;
+        bool as_dice = a->kind == AST_ROLL || dice_written(a) || a->kind == AST_NAME || a->kind == AST_WORD ||
+                       a->kind == AST_MEMBER;
+        if (a->kind == AST_ROLL && i < 8)
+            rolled |= 1u << i;
+        if (as_dice) {
+            cc->dist_mode = 0;
+            cc->roll_mode = false;
+        }
+        sty t = compile_expr(cc, what);
+        cc->dist_mode = saved;
+        cc->roll_mode = saved_roll;
+        if (a->kind == AST_ROLL && t != TY_ANY && t != TY_DICE && t != TY_DISTRIB && !numeric(t))
+            comp_error(cc, a->sp, "cannot roll %s", sty_name(t));
+    }
+    return rolled;
+}
+
 static sty compile_call(compiler *cc, const node *e)
 {
     int argc = ast_list_len(e);
     int b = builtin_find(e->text);
     if (b >= 0) {
-        if (argc < builtins[b].min_args || argc > builtins[b].max_args) {
-            if (builtins[b].min_args == builtins[b].max_args)
-                comp_error(cc, e->sp, "%s() takes %d argument%s, not %d", e->text, builtins[b].min_args,
-                           builtins[b].min_args == 1 ? "" : "s", argc);
-            else
-                comp_error(cc, e->sp, "%s() takes at least %d argument%s", e->text, builtins[b].min_args,
-                           builtins[b].min_args == 1 ? "" : "s");
-        }
+        if (argc < builtins[b].min_args || argc > builtins[b].max_args)
+            arity_error(cc, e, &builtins[b], argc);
         sty first = TY_ANY;
         int n = 0;
         /* prob(), mean(), dist(), maximum() and minimum() look at their
@@ -712,6 +790,10 @@ static sty compile_call(compiler *cc, const node *e)
         bool exact = b == BI_prob || b == BI_mean || b == BI_dist || b == BI_maximum || b == BI_minimum;
         bool chained = b == BI_chain || b == BI_chain_steps;
         int saved_mode = cc->dist_mode;
+        /* the outermost: nothing in it rolls or changes the state (vm_exact.c) */
+        bool enters = exact && !saved_mode;
+        if (enters)
+            emit_op(cc, OP_EXACT_ENTER, e->sp);
         if (exact)
             cc->dist_mode++;
         if (chained)
@@ -737,6 +819,8 @@ static sty compile_call(compiler *cc, const node *e)
                 comp_error(cc, a->sp, "chain() takes dice, not %s", sty_name(t));
         }
         cc->dist_mode = saved_mode;
+        if (enters)
+            emit_op(cc, OP_EXACT_LEAVE, e->sp);
         if (chained && cc->dist_mode)
             b = b == BI_chain ? BI_chain_distribution : BI_chain_steps_distribution;
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
@@ -754,6 +838,13 @@ static sty compile_call(compiler *cc, const node *e)
         int want = cc->p->rules->checks[check].nparams;
         if (argc != want)
             comp_error(cc, e->sp, "check %s takes %d argument%s, not %d", e->text, want, want == 1 ? "" : "s", argc);
+        if (cc->dist_mode) { /* its distribution, every roll walked */
+            unsigned rolled = compile_exact_args(cc, e);
+            emit_op_u16(cc, OP_CHECK_EXACT, check, e->sp);
+            emit_byte(cc, (uint8_t)argc, e->sp);
+            emit_byte(cc, (uint8_t)rolled, e->sp);
+            return TY_DISTRIB;
+        }
         compile_args(cc, e);
         emit_op_u16(cc, OP_CHECK, check, e->sp);
         emit_byte(cc, (uint8_t)argc, e->sp);
@@ -769,6 +860,13 @@ static sty compile_call(compiler *cc, const node *e)
     if (argc != d->nparams)
         comp_error(cc, e->sp, "procedure %s takes %d argument%s, not %d", e->text, d->nparams,
                    d->nparams == 1 ? "" : "s", argc);
+    if (cc->dist_mode) { /* walked over its arguments' outcomes and its own dice */
+        unsigned rolled = compile_exact_args(cc, e);
+        emit_op_u16(cc, OP_CALL_EXACT, program_decl_index(cc->p, d), e->sp);
+        emit_byte(cc, (uint8_t)argc, e->sp);
+        emit_byte(cc, (uint8_t)rolled, e->sp);
+        return TY_ANY;
+    }
     compile_args(cc, e);
     emit_op_u16(cc, OP_CALL, program_decl_index(cc->p, d), e->sp);
     emit_byte(cc, (uint8_t)argc, e->sp);
@@ -791,8 +889,10 @@ static bool flatten_sum(const node *e, const node **terms, bool *negated, int *n
 
 /* A sum of dice and whole-number literals (`d20 + 5`, `2d6 - 1`) as one
  * dice expression of the program: its index, or -1 when a term is not a
- * literal (or too many, or past the u16 operand). */
-static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated, int n)
+ * literal (or too many, or past the u16 operand). Not inlined: its dexpr
+ * would make each level of compile_expr's recursion 1 KB of stack. */
+static __attribute__((noinline)) int fold_literal_sum(compiler *cc, const node *const *terms, const bool *negated,
+                                                      int n)
 {
     if (n < 1 || n > DEXPR_MAX_TERMS || cc->p->ndice >= 0xffff)
         return -1;
@@ -850,6 +950,45 @@ static int fold_literal_sum(compiler *cc, const node *const *terms, const bool *
     return id;
 }
 
+/* `roll E` outside a distribution. Not inlined: its arrays would make
+   each level of compile_expr's recursion larger. */
+static __attribute__((noinline)) sty compile_roll(compiler *cc, const node *e)
+{
+    /* A sum of terms rolls without building dice at run time; a sum of
+       literals is one expression of the program, rolled by one
+       instruction. */
+    const node *terms[8];
+    bool negated[8];
+    int n = 0;
+    bool flat = flatten_sum(e->a, terms, negated, &n, false);
+    int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
+    if (folded >= 0) {
+        emit_op(cc, OP_ROLL_CONST, e->sp);
+        emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
+        emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
+        return TY_ROLL;
+    }
+    if (flat && n > 1) {
+        unsigned mask = 0;
+        for (int i = 0; i < n; i++) {
+            sty t = compile_expr(cc, terms[i]);
+            if (t != TY_ANY && t != TY_DICE && !numeric(t))
+                comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
+            if (negated[i])
+                mask |= 1u << i;
+        }
+        emit_op(cc, OP_ROLL_SUM, e->sp);
+        emit_byte(cc, (uint8_t)n, e->sp);
+        emit_byte(cc, (uint8_t)mask, e->sp);
+        return TY_ROLL;
+    }
+    sty t = compile_expr(cc, e->a);
+    if (t != TY_ANY && t != TY_DICE && !numeric(t))
+        comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
+    emit_op(cc, OP_ROLL, e->sp);
+    return TY_ROLL;
+}
+
 static sty compile_expr_inner(compiler *cc, const node *e);
 
 /* In a distribution context, every value that may be dice becomes its
@@ -879,8 +1018,10 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     switch ((ast_kind)e->kind) {
     case AST_INT: emit_const(cc, value_int(e->num), e->sp); return TY_NUM;
     case AST_FRAC:
-        if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK)
+        if (rat_make(e->num, e->den, V_FRAC, &v) != ARITH_OK) {
             comp_error(cc, e->sp, "number is too large");
+            v = value_int(0);
+        }
         emit_const(cc, v, e->sp);
         return TY_NUM;
     case AST_QTY: {
@@ -888,9 +1029,11 @@ static sty compile_expr_inner(compiler *cc, const node *e)
         sty t = quantity(cc, e, &v);
         if (t == TY_DIST && e->text[0] == 's') {
             /* squares: so many times the grid's square, known when it runs */
-            value n = {.type = V_FRAC, .aux = (int32_t)e->den, .num = e->num};
-            if (n.aux == 1)
-                n.type = V_INT;
+            value n;
+            if (rat_make(e->num, e->den, V_FRAC, &n) != ARITH_OK) {
+                comp_error(cc, e->sp, "number is too large");
+                n = value_int(0);
+            }
             emit_const(cc, n, e->sp);
             emit_op(cc, OP_CALL_BUILTIN, e->sp);
             emit_byte(cc, (uint8_t)BI_square_side, e->sp);
@@ -927,7 +1070,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
             emit_op(cc, OP_NOT, e->sp);
             return TY_BOOL;
         }
-        if (t != TY_ANY && !numeric(t) && t != TY_DIST && t != TY_DICE)
+        if (t != TY_ANY && !numeric(t) && t != TY_DIST && t != TY_DICE && t != TY_DISTRIB)
             comp_error(cc, e->sp, "cannot negate %s", sty_name(t));
         emit_op(cc, OP_NEG, e->sp);
         return t == TY_ROLL ? TY_NUM : t;
@@ -935,9 +1078,14 @@ static sty compile_expr_inner(compiler *cc, const node *e)
     case AST_BINARY: {
         if ((e->op == AND || e->op == OR) && cc->dist_mode) {
             /* both sides are outcomes of independent dice: and is the
-               smaller of two 0/1 outcomes, or the larger */
+               smaller of two 0/1 outcomes, or the larger; each side is
+               made 0/1 first (not not), or -2 and 0 would be -2, true */
             check_condition(cc, compile_expr(cc, e->a), e->a);
+            emit_op(cc, OP_NOT, e->a->sp);
+            emit_op(cc, OP_NOT, e->a->sp);
             check_condition(cc, compile_expr(cc, e->b), e->b);
+            emit_op(cc, OP_NOT, e->b->sp);
+            emit_op(cc, OP_NOT, e->b->sp);
             emit_op(cc, OP_CALL_BUILTIN, e->sp);
             emit_byte(cc, e->op == AND ? BI_min : BI_max, e->sp);
             emit_byte(cc, 2, e->sp);
@@ -997,39 +1145,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
                 comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
             return t == TY_DICE ? TY_DISTRIB : t;
         }
-        /* A sum of terms rolls without building dice at run time; a sum of
-           literals is one expression of the program, rolled by one
-           instruction. */
-        const node *terms[8];
-        bool negated[8];
-        int n = 0;
-        bool flat = flatten_sum(e->a, terms, negated, &n, false);
-        int folded = flat ? fold_literal_sum(cc, terms, negated, n) : -1;
-        if (folded >= 0) {
-            emit_op(cc, OP_ROLL_CONST, e->sp);
-            emit_byte(cc, (uint8_t)(folded & 0xff), e->sp);
-            emit_byte(cc, (uint8_t)(folded >> 8), e->sp);
-            return TY_ROLL;
-        }
-        if (flat && n > 1) {
-            unsigned mask = 0;
-            for (int i = 0; i < n; i++) {
-                sty t = compile_expr(cc, terms[i]);
-                if (t != TY_ANY && t != TY_DICE && !numeric(t))
-                    comp_error(cc, terms[i]->sp, "cannot roll %s", sty_name(t));
-                if (negated[i])
-                    mask |= 1u << i;
-            }
-            emit_op(cc, OP_ROLL_SUM, e->sp);
-            emit_byte(cc, (uint8_t)n, e->sp);
-            emit_byte(cc, (uint8_t)mask, e->sp);
-            return TY_ROLL;
-        }
-        sty t = compile_expr(cc, e->a);
-        if (t != TY_ANY && t != TY_DICE && !numeric(t))
-            comp_error(cc, e->sp, "cannot roll %s", sty_name(t));
-        emit_op(cc, OP_ROLL, e->sp);
-        return TY_ROLL;
+        return compile_roll(cc, e);
     }
     case AST_SPAN: {
         sty a = compile_expr(cc, e->a), b = compile_expr(cc, e->b);
@@ -1259,6 +1375,8 @@ void compile_stmt(compiler *cc, const node *s)
         }
         if (ev < EV_BUILTIN_COUNT) {
             comp_error(cc, s->sp, "%s is an event of the runtime; rules cannot emit it", s->text);
+        } else if (argc > TRIGGER_MAX_PARAMS) {
+            comp_error(cc, s->sp, "an event has at most %d arguments, not %d", TRIGGER_MAX_PARAMS, argc);
         } else if (r->events[ev].emitted && r->events[ev].nargs != argc) {
             comp_error(cc, s->sp, "event %s is emitted elsewhere with %d argument%s, here with %d", s->text,
                        r->events[ev].nargs, r->events[ev].nargs == 1 ? "" : "s", argc);

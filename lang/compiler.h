@@ -6,6 +6,7 @@
 
 #include "lang/compile.h"
 #include "lang/parse.h"
+#include "runtime/mem.h"
 
 /* Static types: what the compiler knows of a value before it exists. */
 typedef enum {
@@ -60,6 +61,7 @@ typedef struct compiler {
     int dist_mode;     /* inside prob(), mean(), dist(): dice become distributions */
     bool roll_mode;    /* sampling: every die is rolled where it appears */
     int system;        /* index of the current system declaration or -1 */
+    mem_budget outer;  /* the memory budget in force before the compile's own */
     sty *global_types; /* parallel to p->globals */
     size_t global_types_cap;
 } compiler;
@@ -112,7 +114,8 @@ typedef struct builtin {
     const char *name;
     int min_args, max_args;
     sty result;
-    const char *params; /* one letter per parameter: builtins.def */
+    const char *params;  /* one letter per parameter: builtins.def */
+    const char *meaning; /* "name(a, b): ...", its form first */
 } builtin;
 extern const builtin builtins[];
 extern const int nbuiltins;

@@ -14,14 +14,15 @@
 
 /* The names a formula of a clause may use besides stats, ranges and the
  * rest of the program: parameters bound by position when it is called. */
-#define FCTX_MAX 16
+#define FCTX_MAX ACTION_MAX_PARAMS
 typedef struct fctx {
     const char *names[FCTX_MAX];
     int n;
     const char *what; /* chunk name for disasm: "condition prone" */
 } fctx;
 
-void fctx_add(fctx *fx, const char *name);
+/* Adds a name once; false when there is no room for it (FCTX_MAX). */
+bool fctx_add(fctx *fx, const char *name);
 /* Compiles e as a formula chunk; its static type goes to *type if given. */
 int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type);
 /* A formula, or a constant when e is a literal: the common clause value. */
@@ -52,6 +53,8 @@ const node *ccur_take(ccur *k);
 /* A bare name: its string id, or -1 after reporting. */
 int ccur_name(ccur *k, const char *what);
 bool ccur_int(ccur *k, const char *what, int64_t *out);
+/* The same, from lo to hi: a number outside is an error at the number. */
+bool ccur_int_in(ccur *k, const char *what, int64_t lo, int64_t hi, int64_t *out);
 /* One of n words: its index, or -1 after reporting. */
 int ccur_choice(ccur *k, const char *what, const char *const *words, int n);
 /* The next argument as a value or formula of type `want` (TY_ANY: any). */

@@ -155,7 +155,10 @@ void decl_action(decl_state *ds)
     a->body = -1;
     if (ds->dn->c) {
         for (const node *p = ds->dn->c->list; p; p = p->next)
-            fctx_add(&ds->fx, p->text);
+            if (!fctx_add(&ds->fx, p->text)) {
+                comp_error(cc, p->sp, "an action takes at most %d parameters", FCTX_MAX);
+                break;
+            }
     } else {
         fctx_add(&ds->fx, "target"); /* `action attack` takes one target */
     }
@@ -339,8 +342,11 @@ static void trig_on(decl_state *ds, const node *clause, ccur *k)
             comp_error(cc, p->sp, "an event pattern lists names, as in %s(who, what)", pat->text);
             return;
         }
-        if (on.nparams < TRIGGER_MAX_PARAMS)
-            on.param_slot[on.nparams++] = param_slot(&ds->fx, p->text);
+        if (on.nparams >= TRIGGER_MAX_PARAMS) {
+            comp_error(cc, p->sp, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
+            return;
+        }
+        on.param_slot[on.nparams++] = param_slot(&ds->fx, p->text);
     }
     if (ccur_is(k, "when")) {
         bool negate;
@@ -464,13 +470,17 @@ static void trigger_names(decl_state *ds)
         for (const node *it = firsts[i]; it; it = it->next)
             if (it->kind == AST_CLAUSE && strcmp(it->text, "on") == 0 && it->list && it->list->kind == AST_CALL)
                 for (const node *p = it->list->list; p; p = p->next)
-                    if (p->kind == AST_NAME)
-                        fctx_add(&ds->fx, p->text);
+                    if (p->kind == AST_NAME && !fctx_add(&ds->fx, p->text)) {
+                        comp_error(ds->cc, p->sp, "a trigger's events name at most %d different things", FCTX_MAX);
+                        return;
+                    }
     for (int i = 0; i < 2; i++)
         for (const node *it = firsts[i]; it; it = it->next)
             if (it->kind == AST_CLAUSE && strcmp(it->text, "reaction") == 0 && it->list && it->list->next &&
-                it->list->next->kind == AST_NAME)
-                fctx_add(&ds->fx, it->list->next->text);
+                it->list->next->kind == AST_NAME && !fctx_add(&ds->fx, it->list->next->text)) {
+                comp_error(ds->cc, it->list->next->sp, "a trigger's events name at most %d different things", FCTX_MAX);
+                return;
+            }
 }
 
 const clause_rule trigger_clauses[] = {

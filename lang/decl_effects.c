@@ -287,7 +287,10 @@ static void cond_ends(decl_state *ds, const node *clause, ccur *k)
             comp_error(cc, p->sp, "an event pattern lists names, as in %s(who, what)", pat->text);
             return;
         }
-        fctx_add(&fx, p->text);
+        if (fx.n >= TRIGGER_MAX_PARAMS || !fctx_add(&fx, p->text)) {
+            comp_error(cc, p->sp, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
+            return;
+        }
     }
     ccur_when(k, &fx, &e.when, &e.negate);
     ccur_end(k);

@@ -21,9 +21,16 @@ static void sp_square(decl_state *ds, const node *clause, ccur *k)
         comp_error(ds->cc, e.where, "a square's side is a fixed distance");
         return;
     }
+    /* every distance on the grid is so many squares times this */
+    if (e.v.type != V_DIST || e.v.num <= 0) {
+        comp_error(ds->cc, e.where, "a square's side is more than 0 ft");
+        return;
+    }
     space_of(ds)->square = e.v;
     ccur_end(k);
 }
+
+#define DIAGONAL_MAX 10
 
 static void sp_diagonal(decl_state *ds, const node *clause, ccur *k)
 {
@@ -35,12 +42,14 @@ static void sp_diagonal(decl_state *ds, const node *clause, ccur *k)
         return;
     }
     const node *n = ccur_take(k);
-    if (n && n->kind == AST_INT && n->num >= 1) {
-        s->diag_num = n->num;
-        s->diag_den = 1;
-    } else if (n && n->kind == AST_FRAC && n->num > 0) {
+    /* at most 10 squares, so that a path's cost in 64 bits has room for
+       a 12-place fraction of a square at every step */
+    if (n && (n->kind == AST_INT || n->kind == AST_FRAC) && n->num > 0 && n->num <= DIAGONAL_MAX * n->den) {
         s->diag_num = n->num;
         s->diag_den = n->den;
+    } else if (n && (n->kind == AST_INT || n->kind == AST_FRAC)) {
+        comp_error(ds->cc, n->sp, "a diagonal step counts more than 0 and at most %d squares", DIAGONAL_MAX);
+        return;
     } else {
         comp_error(ds->cc, n ? n->sp : k->end,
                    "a diagonal step counts a number of squares (as in 1.5), or 'alternate' (1, 2, 1, ...)");
@@ -111,7 +120,7 @@ static void sp_cover(decl_state *ds, const node *clause, ccur *k)
 static void sp_max(decl_state *ds, const node *clause, ccur *k)
 {
     int64_t n;
-    if (!ccur_expect(k, "max") || !ccur_int(k, "how many creatures at most", &n))
+    if (!ccur_expect(k, "max") || !ccur_int_in(k, "how many creatures at most", 1, INT32_MAX, &n))
         return;
     if (strcmp(clause->text, "group") == 0)
         space_of(ds)->group_max = (int)n;
@@ -249,7 +258,7 @@ static void rg_apart(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
     int64_t n;
-    if (!ccur_int(k, "how many zones apart", &n))
+    if (!ccur_int_in(k, "how many zones apart", 1, INT32_MAX, &n))
         return;
     if (!ccur_accept(k, "zone") && !ccur_accept(k, "zones")) {
         ccur_error(k, "expected 'zone' or 'zones'");

@@ -312,7 +312,7 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
         in->reorder_from = 2;
         if (ccur_accept(k, "from")) {
             int64_t r;
-            if (!ccur_expect(k, "round") || !ccur_int(k, "the first round it is allowed", &r))
+            if (!ccur_expect(k, "round") || !ccur_int_in(k, "the first round it is allowed", 1, INT32_MAX, &r))
                 return;
             in->reorder_from = (int)r;
         }

@@ -565,9 +565,9 @@ static bool lay_out(const source *src, fmt_scan *sc, char **out, size_t *out_len
 }
 
 /* Syntax errors are reported as the compiler reports them. */
-static format_status parse_check(const source *src, diag_sink *sink)
+static format_status parse_check(const source *src, const compile_options *opts, diag_sink *sink)
 {
-    ast_arena *ar = ast_arena_new();
+    ast_arena *ar = compile_arena(opts);
     if (!ar)
         return FORMAT_NOMEM;
     int before = sink->errors;
@@ -579,10 +579,10 @@ static format_status parse_check(const source *src, diag_sink *sink)
 }
 
 /* Scans src quietly; an error here means the text does not scan clean. */
-static format_status scan_quiet(const source *src, fmt_scan *sc)
+static format_status scan_quiet(const source *src, const compile_options *opts, fmt_scan *sc)
 {
     diag_sink quiet = {0};
-    if (!fmt_scan_source(src, &quiet, sc))
+    if (!fmt_scan_source(src, opts, &quiet, sc))
         return FORMAT_NOMEM;
     if (quiet.errors) {
         fmt_scan_free(sc);
@@ -592,13 +592,14 @@ static format_status scan_quiet(const source *src, fmt_scan *sc)
 }
 
 /* The layout scans back to the stream it came from. */
-static format_status verify(const source *src, const fmt_scan *sc, const char *text, size_t len)
+static format_status verify(const source *src, const compile_options *opts, const fmt_scan *sc, const char *text,
+                            size_t len)
 {
     source *again = source_new(src->name, text, len);
     if (!again)
         return FORMAT_NOMEM;
     fmt_scan sc2;
-    format_status st = scan_quiet(again, &sc2);
+    format_status st = scan_quiet(again, opts, &sc2);
     source_free(again);
     if (st != FORMAT_OK)
         return st;
@@ -607,21 +608,46 @@ static format_status verify(const source *src, const fmt_scan *sc, const char *t
     return same ? FORMAT_OK : FORMAT_UNSAFE;
 }
 
-format_status format_source(const source *src, diag_sink *sink, char **out, size_t *out_len)
+/* The layout, or only the tokens (what format_tokens gives). */
+static format_status format_as(const source *src, const compile_options *opts, diag_sink *sink, bool tokens, char **out,
+                               size_t *out_len)
+{
+    format_status st = parse_check(src, opts, sink);
+    fmt_scan sc;
+    if (st == FORMAT_OK)
+        st = scan_quiet(src, opts, &sc);
+    if (st != FORMAT_OK)
+        return st;
+    if (tokens) {
+        *out = mem_strndup(sc.stream, sc.stream_len);
+        *out_len = sc.stream_len;
+        st = *out ? FORMAT_OK : FORMAT_NOMEM;
+    } else if (!lay_out(src, &sc, out, out_len)) {
+        st = FORMAT_NOMEM;
+    } else {
+        st = verify(src, opts, &sc, *out, *out_len);
+    }
+    fmt_scan_free(&sc);
+    return st;
+}
+
+/* All formatting takes at most the memory a compile may (--limit memory). */
+static format_status format_within(const source *src, const compile_options *opts, diag_sink *sink, bool tokens,
+                                   char **out, size_t *out_len)
 {
     *out = NULL;
     *out_len = 0;
-    format_status st = parse_check(src, sink);
-    fmt_scan sc;
-    if (st == FORMAT_OK)
-        st = scan_quiet(src, &sc);
-    if (st != FORMAT_OK)
-        return st;
-    if (!lay_out(src, &sc, out, out_len))
-        st = FORMAT_NOMEM;
-    else
-        st = verify(src, &sc, *out, *out_len);
-    fmt_scan_free(&sc);
+    size_t budget = opts && opts->max_memory ? opts->max_memory : MEM_DEFAULT_BUDGET;
+    mem_budget outer = mem_get_budget();
+    mem_set_budget(budget);
+    mem_ceiling_reached();
+    format_status st = format_as(src, opts, sink, tokens, out, out_len);
+    if (mem_ceiling_reached()) {
+        diag_report(sink, DIAG_ERROR, NULL, (span){0},
+                    "memory limit reached (%zu MiB to format %s; see --limit memory=N)", budget >> 20, src->name);
+        st = FORMAT_SYNTAX;
+    }
+    mem_restore_budget(outer);
     if (st != FORMAT_OK && *out) {
         format_free(*out, *out_len);
         *out = NULL;
@@ -630,20 +656,16 @@ format_status format_source(const source *src, diag_sink *sink, char **out, size
     return st;
 }
 
-format_status format_tokens(const source *src, diag_sink *sink, char **out, size_t *out_len)
+format_status format_source(const source *src, const compile_options *opts, diag_sink *sink, char **out,
+                            size_t *out_len)
 {
-    *out = NULL;
-    *out_len = 0;
-    format_status st = parse_check(src, sink);
-    fmt_scan sc;
-    if (st == FORMAT_OK)
-        st = scan_quiet(src, &sc);
-    if (st != FORMAT_OK)
-        return st;
-    *out = mem_strndup(sc.stream, sc.stream_len);
-    *out_len = sc.stream_len;
-    fmt_scan_free(&sc);
-    return *out ? FORMAT_OK : FORMAT_NOMEM;
+    return format_within(src, opts, sink, false, out, out_len);
+}
+
+format_status format_tokens(const source *src, const compile_options *opts, diag_sink *sink, char **out,
+                            size_t *out_len)
+{
+    return format_within(src, opts, sink, true, out, out_len);
 }
 
 void format_free(char *text, size_t len)

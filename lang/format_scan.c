@@ -193,10 +193,10 @@ static bool run_scanner(lexer *lx, fmt_scan *out)
     return ok && !lx->oom;
 }
 
-bool fmt_scan_source(const source *src, diag_sink *sink, fmt_scan *out)
+bool fmt_scan_source(const source *src, const compile_options *opts, diag_sink *sink, fmt_scan *out)
 {
     memset(out, 0, sizeof *out);
-    ast_arena *ar = ast_arena_new();
+    ast_arena *ar = compile_arena(opts);
     if (!ar)
         return false;
     lexer lx = {.src = src, .ar = ar, .sink = sink, .last_token = ';'};

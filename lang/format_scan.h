@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lang/compile.h"
 #include "lang/diag.h"
 
 enum { FMT_COMMENT = -1 };
@@ -26,8 +27,9 @@ typedef struct fmt_scan {
     size_t stream_len, stream_cap;
 } fmt_scan;
 
-/* Scans src. Lexical errors go to sink. False only when out of memory. */
-bool fmt_scan_source(const source *src, diag_sink *sink, fmt_scan *out);
+/* Scans src, to the limits of opts (NULL: the defaults) as the compiler
+ * does. Lexical errors go to sink. False only when out of memory. */
+bool fmt_scan_source(const source *src, const compile_options *opts, diag_sink *sink, fmt_scan *out);
 void fmt_scan_free(fmt_scan *s);
 
 /* Mirrors the scanner's rule: true if a newline after a token of this kind

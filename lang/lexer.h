@@ -21,6 +21,9 @@ typedef struct lexer {
     uint32_t open_at[64]; /* offsets of the innermost open brackets, for notes */
     bool hit_eof;         /* an error was reported at end of input */
     bool oom;
+    bool too_deep;      /* the nesting limit was passed (and said so, once) */
+    span stack_full_at; /* where the parser's stack ran out, if it did */
+    bool stack_full;
     int start_token; /* injected before the first token (expression mode) */
     node *root;
     jmp_buf fatal;         /* flex's fatal errors (out of memory) come back here, never exit() */
@@ -32,5 +35,9 @@ typedef struct lexer {
 void lexer_set_active(lexer *lx);
 /* Frees what flex still holds after a fatal error unwound past it. */
 void lexer_free_stranded(lexer *lx);
+/* Reports, once per parse, that the text at sp nests deeper than the
+ * limit (--limit nesting=N): brackets as the scanner counts them, the
+ * syntax tree as parse.c measures it, or the parser's own stack. */
+void lexer_too_deep(lexer *lx, span sp);
 
 #endif

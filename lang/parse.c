@@ -9,15 +9,93 @@
 #include "lang/scanner.h"
 #include "runtime/mem.h"
 
+/* The parse running on this thread, for the parser's stack allocator. */
+static _Thread_local lexer *parsing;
+
+/* bison's stacks, through the one allocator (so that they count against
+   the memory budget); a failure is out of memory, not deep nesting. */
+void *parse_stack_alloc(size_t size)
+{
+    void *p = lang_yyalloc(size, NULL);
+    if (!p && parsing)
+        parsing->oom = true;
+    return p;
+}
+
+void parse_stack_free(void *p)
+{
+    lang_yyfree(p, NULL);
+}
+
+void lexer_too_deep(lexer *lx, span sp)
+{
+    if (lx->too_deep)
+        return;
+    lx->too_deep = true;
+    diag_report(lx->sink, DIAG_ERROR, lx->src, sp,
+                "nested too deeply (limit is %d levels of brackets, blocks and operators; see --limit nesting=N)",
+                ast_arena_max_nesting(lx->ar));
+}
+
+/* The depth of the tree, measured once, without recursion, before
+ * anything walks it: the compiler, the formatter and the other walkers
+ * recurse once a level, and the limit bounds them all. A long chain of
+ * one operator (`1 + 1 + ... + 1`) is as deep as it is long. Returns false
+ * when out of memory. */
+static bool check_depth(lexer *lx, const node *root, int root_depth)
+{
+    typedef struct {
+        const node *n;
+        int depth;
+    } pending;
+    /* on the heap only for a tree deeper than most files ever are */
+    pending local[512], *stack = local;
+    size_t cap = sizeof local / sizeof local[0], top = 0;
+    int limit = ast_arena_max_nesting(lx->ar);
+    stack[top++] = (pending){root, root_depth};
+    bool ok = true;
+    while (top > 0) {
+        pending at = stack[--top];
+        if (at.depth > limit) {
+            /* the first node past the limit, pointed at where it starts */
+            lexer_too_deep(lx, (span){at.n->sp.start, at.n->sp.start + 1, at.n->sp.source});
+            break;
+        }
+        /* its next sibling at its own depth, then its children one deeper:
+           at most five entries a level */
+        if (top + 5 > cap) {
+            pending *grown = mem_alloc(2 * cap * sizeof *stack);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            memcpy(grown, stack, top * sizeof *stack);
+            if (stack != local)
+                mem_free(stack, cap * sizeof *stack);
+            stack = grown;
+            cap *= 2;
+        }
+        const node *next[5] = {at.n->next, at.n->a, at.n->b, at.n->c, at.n->list};
+        for (int i = 0; i < 5; i++)
+            if (next[i])
+                stack[top++] = (pending){next[i], at.depth + (i > 0)};
+    }
+    if (stack != local)
+        mem_free(stack, cap * sizeof *stack);
+    return ok;
+}
+
 /* Runs the scanner and parser over lx->src. Returns bison's status (0 ok,
  * 1 syntax errors, 2 out of memory). */
 static int run_parser(lexer *lx)
 {
     yyscan_t scanner;
     lexer_set_active(lx);
+    parsing = lx;
     if (lang_yylex_init_extra(lx, &scanner) != 0) {
         lexer_free_stranded(lx);
         lexer_set_active(NULL);
+        parsing = NULL;
         return 2;
     }
     /* Scan a copy that ends in a newline: trailing-context rules (`5 ft`)
@@ -42,6 +120,7 @@ static int run_parser(lexer *lx)
     lang_yylex_destroy(scanner);
     lexer_free_stranded(lx);
     lexer_set_active(NULL);
+    parsing = NULL;
     if (text)
         mem_free(text, size);
     return rc;
@@ -52,10 +131,15 @@ static node *parse(const source *src, uint32_t src_index, ast_arena *ar, diag_si
     lexer lx = {
         .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
     int rc = run_parser(&lx);
+    if (lx.stack_full && !lx.oom) /* its stack only fills with nesting */
+        lexer_too_deep(&lx, lx.stack_full_at);
     if (lx.oom || rc == 2)
         return NULL;
     if (!lx.root) /* bison gave up before the top rule: an empty program */
         lx.root = ast_node(ar, start_token ? AST_LIST : AST_PROGRAM, (span){0, 0, src_index});
+    /* the items of a file are its first level, as an expression is */
+    if (lx.root && !lx.too_deep && !check_depth(&lx, lx.root, start_token ? 1 : 0))
+        return NULL;
     return lx.root;
 }
 

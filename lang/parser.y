@@ -31,6 +31,18 @@ int lang_yylex(LANG_YYSTYPE *yylval, LANG_YYLTYPE *yylloc, yyscan_t scanner);
 
 %code top {
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include <stddef.h>
+#include "runtime/value.h"
+/* The parser's stacks come from the one allocator (parse.c). They grow
+   only with nesting (brackets, prefix operators, `else if`, `? :`), at
+   most a few entries a level, so they can hold any text whose nesting is
+   within NESTING_MAX; past that they are full, which parse.c reports as
+   the nesting limit. */
+void *parse_stack_alloc(size_t size);
+void parse_stack_free(void *p);
+#define YYMALLOC parse_stack_alloc
+#define YYFREE parse_stack_free
+#define YYMAXDEPTH (8 * NESTING_MAX + 64)
 #define YYLLOC_DEFAULT(cur, rhs, n)                                  \
     do {                                                             \
         if (n) {                                                     \
@@ -372,6 +384,12 @@ static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args)
 static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg)
 {
     (void)scanner;
+    if (!strcmp(msg, "memory exhausted")) {
+        /* the stack is full (or out of memory): parse.c says which */
+        lx->stack_full = true;
+        lx->stack_full_at = *loc;
+        return;
+    }
     diag_report(lx->sink, DIAG_ERROR, lx->src, *loc, "%s", msg);
 }
 

@@ -9,6 +9,11 @@ source *source_new(const char *name, const char *text, size_t len)
     source *s = MEM_NEW(source);
     if (!s)
         return NULL;
+    s->bom = len >= 3 && memcmp(text, SOURCE_BOM, 3) == 0;
+    if (s->bom) {
+        text += 3;
+        len -= 3;
+    }
     s->name = mem_strndup(name, strlen(name));
     s->text = mem_strndup(text, len);
     s->len = len;

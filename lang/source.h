@@ -4,6 +4,8 @@
 #ifndef FRAY_SOURCE_H
 #define FRAY_SOURCE_H
 
+#define SOURCE_BOM "\xEF\xBB\xBF" /* UTF-8's byte order mark */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,14 +17,17 @@ typedef struct span {
 
 typedef struct source {
     char *name; /* as given by the user, e.g. "rules/legend.rules" */
-    char *text; /* NUL-terminated copy */
+    char *text; /* NUL-terminated copy, without a UTF-8 byte order mark it began with */
     size_t len;
+    bool bom;              /* it began with one: columns and lines count from after it */
     uint32_t *line_starts; /* offset of each line's first byte */
     size_t nlines, line_cap;
     bool not_text; /* not rules text (binary, or not UTF-8): its lines are never shown */
 } source;
 
-/* Takes copies of name and text. NULL on allocation failure. */
+/* Takes copies of name and text (a UTF-8 byte order mark at its start is
+ * left out: editors write one, and it is no part of the rules). NULL on
+ * allocation failure. */
 source *source_new(const char *name, const char *text, size_t len);
 void source_free(source *s);
 

@@ -66,7 +66,7 @@ const int vocabulary_ncommands = (int)(sizeof vocabulary_commands / sizeof vocab
 
 /* builtins.def starts each meaning with the call's form: "has(c, condition): ..." */
 const word_vocabulary vocabulary_builtins[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) {#name, NULL, meaning},
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) {#name, NULL, meaning},
 #include "runtime/builtins.def"
 #undef BUILTIN
 };

@@ -70,8 +70,8 @@ fray *fray_open(const fray_options *opts)
     vm_limits lim = vm_default_limits;
     if (o.max_steps)
         lim.steps = o.max_steps;
-    if (o.max_call_depth)
-        lim.call_depth = o.max_call_depth;
+    if (o.max_call_depth) /* the VM holds no more frames than that */
+        lim.call_depth = o.max_call_depth < VM_FRAMES_MAX ? o.max_call_depth : VM_FRAMES_MAX;
     if (o.max_creatures)
         lim.creatures = o.max_creatures;
     f->p = program_new();
@@ -86,6 +86,7 @@ fray *fray_open(const fray_options *opts)
     f->copts.npaths = o.search_path_len;
     f->copts.follow_symlinks = o.follow_symlinks;
     f->copts.max_read = lim.memory; /* a file read whole may take what a command may */
+    f->copts.max_memory = lim.memory;
     f->color = o.color;
     f->on_diag = default_diag;
     f->on_output = default_output;

@@ -2,6 +2,7 @@
  * the GM, reseeding, formulas for a creature, and the names completion
  * offers. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,12 @@ static const char *parse_answer(fray *f, fray_answer_kind kind, const char *s, v
     }
     case FRAY_ANSWER_NUMBER: {
         char *end;
+        errno = 0;
         long long n = strtoll(s, &end, 10);
         if (!*s || *end)
             return "answer with a whole number";
+        if (errno == ERANGE)
+            return "answer with a whole number that fits in 64 bits";
         *out = value_int(n);
         return NULL;
     }
@@ -169,16 +173,27 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
 fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
 {
     if (!vm_limit_set(&f->v->limits, name, n)) {
-        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' takes %llu (fray help limits)", name,
-                    (unsigned long long)n);
+        uint64_t most = vm_limit_most(name);
+        if (!most)
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no limit '%s' ('fray help limits' lists them)", name);
+        else
+            diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "limit %s takes a number from 1 to %llu, not %llu", name,
+                        (unsigned long long)most, (unsigned long long)n);
         return FRAY_ERR_USAGE;
     }
-    /* the dice and string limits are met by the compiler, in literals */
+    /* the dice, string and nesting limits are met by the compiler */
     f->copts.max_dice = f->v->limits.dice;
     f->copts.max_sides = f->v->limits.sides;
     f->copts.max_string = f->v->limits.string_bytes;
     f->copts.max_read = f->v->limits.memory; /* and the memory limit by files read whole */
+    f->copts.max_nesting = f->v->limits.nesting;
+    f->copts.max_memory = f->v->limits.memory;
     return FRAY_OK;
+}
+
+uint64_t fray_limit_most(const char *name)
+{
+    return vm_limit_most(name);
 }
 
 void fray_limits(fray_limit_fn fn, void *user)

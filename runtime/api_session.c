@@ -22,6 +22,7 @@ fray_session *fray_session_open(const fray_options *opts)
     session *s = MEM_NEW(session);
     if (!s)
         return NULL;
+    s->journal_fd = s->recovered_fd = -1;
     if (opts)
         s->opts = *opts;
     s->opts.search_path = NULL;
@@ -53,9 +54,7 @@ void fray_session_close(fray_session *s)
     session_entries_free(&s->done, &s->ndone, &s->done_cap);
     session_entries_free(&s->undone, &s->nundone, &s->undone_cap);
     fray_close(s->f);
-    if (s->journal)
-        fclose(s->journal);
-    mem_strfree(s->journal_path);
+    journal_release(s); /* its file stays: the session did not say it ended */
     for (size_t i = 0; i < s->nlimits; i++)
         mem_strfree(s->limits[i].name);
     if (s->limits)

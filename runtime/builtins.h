@@ -3,7 +3,7 @@
 #define FRAY_BUILTINS_H
 
 typedef enum {
-#define BUILTIN(name, lo, hi, result, params, meaning) BI_##name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) BI_##name,
 #include "runtime/builtins.def"
 #undef BUILTIN
     BI_COUNT

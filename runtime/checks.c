@@ -55,7 +55,7 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
                                     DEXPR_MAX_TERMS);
                 rolled.terms[rolled.nterms++] = d->terms[k];
             }
-        } else if (t.type == V_INT || t.type == V_ROLL || (t.type == V_FRAC && t.aux == 1)) {
+        } else if (t.type == V_INT || t.type == V_ROLL || (t.type == V_FRAC && value_den(t) == 1)) {
             if (nextra >= ROLL_MAX_EXTRA)
                 return vm_error(v, at, "check %s has too many terms", name);
             extra[nextra++] = (roll_extra){label, -1, t.num};
@@ -75,7 +75,7 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
         return false;
     for (int i = 0; i < nmods; i++) {
         value a = amounts[i];
-        if (!(a.type == V_INT || (a.type == V_FRAC && a.aux == 1)))
+        if (!(a.type == V_INT || (a.type == V_FRAC && value_den(a) == 1)))
             return vm_error(v, at, "a modifier of check %s is %s, not a whole number", name, value_type_name(a.type));
         extra[nextra++] = (roll_extra){labels[i], conds[i], a.num};
     }
@@ -118,7 +118,7 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     value b = target.type == V_ROLL ? value_int(target.num) : target;
     if (!value_is_number(a) || !value_is_number(b)) {
         if (cmp == 0 || cmp == 1) {
-            bool eq = a.type == b.type && a.num == b.num && a.aux == b.aux;
+            bool eq = a.type == b.type && a.num == b.num && a.aux == b.aux && a.pad == b.pad;
             *result = cmp == 0 ? eq : !eq;
             return true;
         }

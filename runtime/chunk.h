@@ -16,6 +16,12 @@ typedef enum {
     OP_COUNT
 } opcode;
 
+/* The VM's stack of values, shared by the frames of a command. A call
+ * makes room for all its chunk may hold (max_stack) and VM_STACK_SLACK
+ * more, for the arguments of the calls it makes in turn. */
+#define VM_STACK_MAX 4096
+#define VM_STACK_SLACK 64
+
 /* CMP_ROLL's comparison byte: the comparison (EQ..GE less OP_EQ), and this
    bit when the roll is the right-hand operand. */
 #define CMP_ROLL_RIGHT 0x80
@@ -41,8 +47,9 @@ typedef struct chunk {
     value *consts;
     size_t nconsts, consts_cap;
     uint8_t nparams;
-    uint8_t nlocals; /* including parameters */
-    span where;      /* the whole declaration or command */
+    uint8_t nlocals;    /* including parameters */
+    uint32_t max_stack; /* the most values it holds on the stack at once, from its frame's base */
+    span where;         /* the whole declaration or command */
 } chunk;
 
 chunk *chunk_new(chunk_kind kind, const char *name, span where);
@@ -55,6 +62,13 @@ void chunk_trim(chunk *c);
 /* Index of v in the constant pool (reusing an equal one); -1 when the pool
  * is full (limit 65536), -2 when out of memory. */
 int chunk_constant(chunk *c, value v);
+
+/* Works out c->max_stack by following every path through its code (the
+ * effect of each instruction on the stack is known from its operands), so
+ * that a call can make sure of room for all of it at once: a deep
+ * expression holds one value a level. On a deepest point, *peak_at is its
+ * offset. False when out of memory. */
+bool chunk_measure_stack(chunk *c, size_t *peak_at);
 
 struct program;
 /* Listing with source lines interleaved, as `fray disasm` prints it. */

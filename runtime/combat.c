@@ -40,6 +40,10 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->trigger_counts, cb->trigger_counts_cap);
     FREE_ARRAY(cb->cells, cb->cells_cap);
     FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
+    for (int z = 0; z < cb->nzones; z++) {
+        FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
+        FREE_ARRAY(cb->zones[z].traits, cb->zones[z].traits_cap);
+    }
     FREE_ARRAY(cb->zones, cb->zones_cap);
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);
@@ -90,17 +94,37 @@ static bool sync_ledgers(vm *v)
         new_at[i] = len;
         len += new_n[i];
     }
-    for (size_t c = 0; c < v->ncreatures; c++) {
+    /* everything is allocated before anything changes, so that running out
+       of memory leaves every ledger as it was */
+    size_t n = v->ncreatures;
+    counter **fresh = n ? MEM_NEW_ARRAY(counter *, n) : NULL;
+    counter *try = len ? MEM_NEW_ARRAY(counter, (size_t)len) : NULL;
+    bool ok = (!n || fresh) && (!len || try);
+    for (size_t c = 0; ok && len && c < n; c++)
+        ok = (fresh[c] = MEM_NEW_ARRAY(counter, (size_t)len)) != NULL;
+    if (!ok) {
+        for (size_t c = 0; fresh && c < n; c++)
+            if (fresh[c])
+                mem_free(fresh[c], (size_t)len * sizeof(counter));
+        if (fresh)
+            mem_free(fresh, n * sizeof(counter *));
+        if (try)
+            mem_free(try, (size_t)len * sizeof(counter));
+        return false;
+    }
+    for (size_t c = 0; c < n; c++) {
         creature *cr = &v->creatures[c];
-        counter *fresh = len ? MEM_NEW_ARRAY(counter, (size_t)len) : NULL;
-        if (len && !fresh)
-            return false;
-        for (int part = 0; part < 7 && cr->ledger; part++)
-            memcpy(fresh + new_at[part], cr->ledger + old_at[part], (size_t)old_n[part] * sizeof(counter));
+        for (int part = 0; part < 7 && cr->ledger && fresh[c]; part++)
+            memcpy(fresh[c] + new_at[part], cr->ledger + old_at[part], (size_t)old_n[part] * sizeof(counter));
         if (cr->ledger)
             mem_free(cr->ledger, (size_t)old_len * sizeof(counter));
-        cr->ledger = fresh;
+        cr->ledger = fresh[c];
     }
+    if (fresh)
+        mem_free(fresh, n * sizeof(counter *));
+    if (v->ledger_try)
+        mem_free(v->ledger_try, (size_t)old_len * sizeof(counter));
+    v->ledger_try = try;
     v->ledger_len = len;
     v->ledger_slot_turn = new_at[0];
     v->ledger_slot_round = new_at[1];

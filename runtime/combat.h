@@ -88,10 +88,10 @@ typedef struct entry {
 typedef struct hold {
     int32_t creature;
     int32_t action;
-    value args[8];
+    value args[ACTION_MAX_PARAMS];
     int nargs;
     int32_t event;
-    value pattern[8]; /* nil matches anything */
+    value pattern[TRIGGER_MAX_PARAMS]; /* nil matches anything */
     int npattern;
     bool live;
 } hold;
@@ -110,14 +110,14 @@ typedef struct cell_flags {
 } cell_flags;
 enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
 
-#define ZONE_MAX_TRAITS 8
-#define ZONE_MAX_NEIGHBOURS 16
 typedef struct zone_info {
-    int32_t name;                            /* string id */
-    int32_t neighbours[ZONE_MAX_NEIGHBOURS]; /* the zones next to it (both ways) */
+    int32_t name;        /* string id */
+    int32_t *neighbours; /* the zones next to it (both ways) */
     int nneighbours;
-    int32_t traits[ZONE_MAX_TRAITS]; /* its traits and features, as words */
+    size_t neighbours_cap;
+    int32_t *traits; /* its traits and features, as words */
     int ntraits;
+    size_t traits_cap;
 } zone_info;
 
 /* --- the log ------------------------------------------------------------------------ */
@@ -227,6 +227,10 @@ bool combat_sync(struct vm *v);
 
 /* The transcript (log.c): a line of play, or a detail shown by explain. */
 void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line of play of any length (what the rules print). */
+void combat_say_line(struct vm *v, const char *line);
+/* Output that is not play, of any length (show): printed, not logged. */
+void combat_print_line(struct vm *v, const char *line);
 void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Output that is not play (show, explain): printed, not logged. */
 void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -237,6 +241,16 @@ void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
 void combat_say_action(struct vm *v, const char *line);
 void combat_explain(struct vm *v);
 void combat_show_log(struct vm *v);
+/* A line built piece by piece, said (logged) or printed: a piece that would
+   not fit ends the line there and starts the next, indented, so that a long
+   list (of creatures, say) is never cut off. */
+typedef struct combat_line {
+    bool say; /* combat_say, else combat_print */
+    size_t len;
+    char text[1000];
+} combat_line;
+void combat_line_add(struct vm *v, combat_line *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void combat_line_end(struct vm *v, combat_line *l);
 /* `§ "Section"` of a declaration, or "" */
 const char *combat_cite(struct vm *v, const origin *o, char *buf, size_t cap);
 
@@ -286,6 +300,9 @@ int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
 bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
 /* A creature's turn starts: debts become this turn's uses, locks lapse. */
 void ledger_turn_start(struct vm *v, int c);
+/* An encounter begins: the turns of the last one, and what they owe or were
+   charged, are over. */
+void ledger_encounter_start(struct vm *v, int c);
 bool ledger_show(struct vm *v, int c);
 uint32_t ledger_epoch(const struct vm *v, int c, period per);
 
@@ -326,7 +343,9 @@ bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, b
 bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
 bool effects_related(struct vm *v, int rel, int a, int b);
 bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
-void effects_show(struct vm *v, int c, char *buf, size_t cap);
+/* c's effects, oldest first, added to a line: `before` ahead of the first,
+   ", " between them. */
+void effects_show(struct vm *v, int c, combat_line *line, const char *before);
 /* Each effect on c, oldest first: its kind ("condition", "cooldown",
    "relation", "hold"), name, partner (a relation's, or NULL) and what is
    left of it, as show prints it. */
@@ -360,7 +379,7 @@ bool grid_cover(struct vm *v, int a, int b, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b);
 bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
 bool grid_push(struct vm *v, int c, int from, value distance, value *moved, span at);
-void grid_show(struct vm *v);
+bool grid_show(struct vm *v, span at);
 bool grid_adjacent(struct vm *v, int a, int b);
 /* Is the square x (or a square of creature x's footprint) a wall? */
 bool grid_blocked(struct vm *v, value x, bool *out, span at);

@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/mem.h"
 #include "runtime/vm.h"
 
 static const char *const builtin_names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
 };
@@ -46,64 +47,69 @@ static bool in_fight(vm *v, int c, bool *yes, span at)
     return true;
 }
 
+/* Adds k to a list of creatures() (everyone in play), enemies(c) or
+   allies(c) if it belongs there. */
+static bool consider(vm *v, int id, int c, int k, vm_gather *g, span at)
+{
+    const creature *cr = &v->creatures[k];
+    bool want;
+    switch (id) {
+    case BI_creatures: want = !v->cb.active || cr->in_play; break;
+    case BI_enemies:
+    case BI_allies: {
+        int sa = v->creatures[c].side, sb = cr->side;
+        bool enemy = k != c && (sa < 0 || sb < 0 || sa != sb);
+        want = k != c && (id == BI_enemies ? enemy : !enemy);
+        /* only then whether it still fights: that runs a formula */
+        if (want && !in_fight(v, k, &want, at))
+            return false;
+        break;
+    }
+    default: want = false; break;
+    }
+    return !want || vm_gather_add(v, g, value_ref(V_CREATURE, 0, k), at);
+}
+
+/* In initiative order when there is one (a side's entry: its members in
+   play), then those in play without a place in it (joined later, or
+   outside one); else in creation order. Each creature once, at its first
+   place (one that joined its side's fight has an entry of its own too). */
 static bool creature_list(vm *v, int id, int c, span at, value *out)
 {
-    value items[1024];
-    size_t n = 0;
     combat *cb = &v->cb;
-    /* initiative order when there is one, else creation order */
-    int order[1024];
-    int no = 0;
-    if (cb->ordered) {
-        for (int i = 0; i < cb->norder && no < 1024; i++) {
-            if (cb->order[i].creature >= 0)
-                order[no++] = cb->order[i].creature;
-            else
-                for (size_t k = 0; k < v->ncreatures && no < 1024; k++)
-                    if (v->creatures[k].side == cb->order[i].side && v->creatures[k].in_play)
-                        order[no++] = (int)k;
-        }
-        /* in play but not in the order (joined later, or outside one):
-           looked for only when the order lacks some (a quadratic scan a
-           tactic would otherwise pay on every call) */
-        size_t in_play = 0, listed_in_play = 0;
-        for (size_t k = 0; k < v->ncreatures; k++)
-            in_play += v->creatures[k].in_play;
-        for (int i = 0; i < no; i++)
-            listed_in_play += v->creatures[order[i]].in_play;
-        for (size_t k = 0; listed_in_play < in_play && k < v->ncreatures && no < 1024; k++) {
-            bool listed = false;
-            for (int i = 0; i < no; i++)
-                listed |= order[i] == (int)k;
-            if (!listed && v->creatures[k].in_play)
-                order[no++] = (int)k;
-        }
-    } else {
-        for (size_t k = 0; k < v->ncreatures && no < 1024; k++)
-            order[no++] = (int)k;
+    vm_gather g = {0};
+    size_t n = v->ncreatures;
+    if (!cb->ordered) {
+        for (size_t k = 0; k < n; k++)
+            if (!consider(v, id, c, (int)k, &g, at))
+                goto fail;
+        return vm_gather_list(v, &g, at, out);
     }
-    for (int i = 0; i < no && n < 1024; i++) {
-        int k = order[i];
-        const creature *cr = &v->creatures[k];
-        bool want;
-        switch (id) {
-        case BI_creatures: want = !cb->active || cr->in_play; break;
-        case BI_enemies:
-        case BI_allies: {
-            int sa = v->creatures[c].side, sb = cr->side;
-            bool enemy = k != c && (sa < 0 || sb < 0 || sa != sb);
-            want = k != c && (id == BI_enemies ? enemy : !enemy);
-            /* only then whether it still fights: that runs a formula */
-            if (want && !in_fight(v, k, &want, at))
-                return false;
-            break;
-        }
-        default: want = false; break;
-        }
-        if (want)
-            items[n++] = value_ref(V_CREATURE, 0, k);
+    bool *listed = n ? MEM_NEW_ARRAY(bool, n) : NULL;
+    if (n && !listed) {
+        vm_error(v, at, "out of memory");
+        goto fail;
     }
-    return vm_make_list(v, items, n, at, out);
+    bool ok = true;
+    for (int i = 0; ok && i < cb->norder; i++) {
+        const entry *e = &cb->order[i];
+        size_t first = e->creature >= 0 ? (size_t)e->creature : 0, last = e->creature >= 0 ? first + 1 : n;
+        for (size_t k = first; ok && k < last; k++)
+            if (!listed[k] && (e->creature >= 0 || (v->creatures[k].side == e->side && v->creatures[k].in_play))) {
+                listed[k] = true;
+                ok = consider(v, id, c, (int)k, &g, at);
+            }
+    }
+    for (size_t k = 0; ok && k < n; k++)
+        if (!listed[k] && v->creatures[k].in_play)
+            ok = consider(v, id, c, (int)k, &g, at);
+    if (listed)
+        mem_free(listed, n * sizeof(bool));
+    if (ok)
+        return vm_gather_list(v, &g, at, out);
+fail:
+    vm_gather_drop(&g);
+    return false;
 }
 
 /* A word or a string of the program as its string id (zones, groups and
@@ -172,7 +178,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         int n = 1;
         if (argc > 2) {
-            if (args[2].type != V_INT || args[2].num < 1 || args[2].num > 100)
+            if ((args[2].type != V_INT && args[2].type != V_ROLL) || args[2].num < 1 || args[2].num > 100)
                 return vm_error(v, at, "spend(): how many is a whole number from 1 to 100");
             n = (int)args[2].num;
         }
@@ -232,32 +238,39 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         int side = rules_side(v->r, (int)args[0].num);
         if (side < 0)
             return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
-        value items[1024];
-        size_t n = 0;
-        for (size_t c = 0; c < v->ncreatures && n < 1024; c++)
-            if (v->creatures[c].side == side && (!cb->active || v->creatures[c].in_play))
-                items[n++] = value_ref(V_CREATURE, 0, (int64_t)c);
-        return vm_make_list(v, items, n, at, out);
+        vm_gather g = {0};
+        for (size_t c = 0; c < v->ncreatures; c++)
+            if (v->creatures[c].side == side && (!cb->active || v->creatures[c].in_play) &&
+                !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at)) {
+                vm_gather_drop(&g);
+                return false;
+            }
+        return vm_gather_list(v, &g, at, out);
     }
     case BI_sides_standing: {
-        int seen[256];
-        int n = 0;
-        for (size_t c = 0; c < v->ncreatures; c++) {
+        size_t nsides = (size_t)v->r->nsides;
+        bool *seen = nsides ? MEM_NEW_ARRAY(bool, nsides) : NULL;
+        if (nsides && !seen)
+            return vm_error(v, at, "out of memory");
+        int64_t n = 0;
+        bool ok = true;
+        for (size_t c = 0; ok && c < v->ncreatures; c++) {
             bool yes;
-            if (!in_fight(v, (int)c, &yes, at))
-                return false;
-            if (!yes)
+            if (!(ok = in_fight(v, (int)c, &yes, at)) || !yes)
                 continue;
             /* a creature with no side is a side of its own */
-            int side = v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - (int)c;
-            bool dup = false;
-            for (int i = 0; i < n; i++)
-                dup |= seen[i] == side;
-            if (!dup && n < 256)
-                seen[n++] = side;
+            int side = v->creatures[c].side;
+            if (side < 0 || (size_t)side >= nsides)
+                n++;
+            else if (!seen[side]) {
+                seen[side] = true;
+                n++;
+            }
         }
+        if (seen)
+            mem_free(seen, nsides * sizeof(bool));
         *out = value_int(n);
-        return true;
+        return ok;
     }
     case BI_cancel:
         /* it unwinds to the action being taken, which then stops */
@@ -475,21 +488,22 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_engaged_with: {
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        value items[1024];
-        size_t n = 0;
+        vm_gather g = {0};
         int e = v->creatures[a].engagement;
-        for (size_t c = 0; c < v->ncreatures && n < 1024 && e >= 0; c++) {
+        for (size_t c = 0; c < v->ncreatures && e >= 0; c++) {
             const creature *cr = &v->creatures[c];
             if ((int)c == a || cr->engagement != e || !vm_present(v, (int)c))
                 continue;
             int sa = v->creatures[a].side, sb = cr->side;
             bool fighting;
-            if (!in_fight(v, (int)c, &fighting, at))
+            if (!in_fight(v, (int)c, &fighting, at) ||
+                (fighting && (sa < 0 || sb < 0 || sa != sb) &&
+                 !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at))) {
+                vm_gather_drop(&g);
                 return false;
-            if (fighting && (sa < 0 || sb < 0 || sa != sb))
-                items[n++] = value_ref(V_CREATURE, 0, (int64_t)c);
+            }
         }
-        return vm_make_list(v, items, n, at, out);
+        return vm_gather_list(v, &g, at, out);
     }
     case BI_defended:
         if (!creature_at(v, id, args, 0, &a, at))

@@ -174,8 +174,9 @@ static int parse_keep(parser *p, dice *out)
         return fail(p, p->pos, "missing number after '%.*s'", (int)(p->pos - start), p->text + start);
     if (keep && n < 1)
         return fail(p, num_start, "must keep at least 1 die");
-    if (n > out->count)
-        return fail(p, num_start, "cannot %s %lld of %d dice", keep ? "keep" : "drop", (long long)n, (int)out->count);
+    if (n > out->count) /* the number as written: scan_number stops counting past 10^12 */
+        return fail(p, num_start, "cannot %s %.*s of %d dice", keep ? "keep" : "drop", (int)(p->pos - num_start),
+                    p->text + num_start, (int)out->count);
     out->keep_n = (int32_t)n;
     return 0;
 }

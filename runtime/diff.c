@@ -514,8 +514,8 @@ static void space_kind_text(const program *p, text *t)
     else {
         char sq[64];
         sq[0] = '\0';
-        if (s->square.type == V_DIST || s->square.type == V_INT)
-            snprintf(sq, sizeof sq, "%" PRId64 " ft ", s->square.num / (s->square.aux ? s->square.aux : 1));
+        if (s->square.type == V_DIST || s->square.type == V_INT) /* 7.5 ft squares stay 7.5 */
+            snprintf(sq, sizeof sq, "%.12g ft ", (double)s->square.num / (double)value_den(s->square));
         if (s->diag_alternate)
             put(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
         else if (s->diag_num == s->diag_den)
@@ -642,7 +642,46 @@ static const char *system_label(const program *p, char *buf, size_t cap)
     return buf;
 }
 
+/* Whether an error reached the caller through a context during fray_diff:
+   a failure with none said is said as memory running out. */
+typedef struct heard {
+    fray_diagnostic_fn fn;
+    void *user;
+    bool error;
+} heard;
+
+static void hear(void *user, const fray_diagnostic *d)
+{
+    heard *h = user;
+    h->error |= d->level == FRAY_ERROR;
+    if (h->fn)
+        h->fn(h->user, d);
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out);
+
 fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
+{
+    heard h[2] = {{a->on_diag, a->diag_user, false}, {b->on_diag, b->diag_user, false}};
+    a->on_diag = hear;
+    a->diag_user = &h[0];
+    b->on_diag = hear;
+    b->diag_user = &h[1];
+    fray_status st = compare(a, b, o, out);
+    a->on_diag = h[0].fn;
+    a->diag_user = h[0].user;
+    b->on_diag = h[1].fn;
+    b->diag_user = h[1].user;
+    if (st != FRAY_OK && !h[0].error && !h[1].error && a->on_diag) {
+        fray_diagnostic d = {.level = FRAY_ERROR,
+                             .message = "out of memory",
+                             .text = "fray: error: out of memory to compare the two systems\n"};
+        a->on_diag(a->diag_user, &d);
+    }
+    return st;
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
 {
     *out = NULL;
     char na[128], nb[128];

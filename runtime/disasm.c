@@ -72,6 +72,14 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     case OP_CALL:
         fprintf(out, "%5u %u  ; %s", u16, arg[2], u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
         break;
+    case OP_CALL_EXACT:
+        fprintf(out, "%5u %u %u ; %s", u16, arg[2], arg[3],
+                u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
+        break;
+    case OP_CHECK_EXACT:
+        fprintf(out, "%5u %u %u ; %s", u16, arg[2], arg[3],
+                (int)u16 < p->rules->nchecks ? program_string(p, p->rules->checks[u16].name) : "?");
+        break;
     case OP_EMIT:
         fprintf(out, "%5u %u  ; %s", u16, arg[2],
                 (int)u16 < p->rules->nevents ? program_string(p, p->rules->events[u16].name) : "?");
@@ -98,7 +106,7 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     }
     case OP_CALL_BUILTIN: {
         static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
         };

@@ -113,7 +113,7 @@ void dist_free(dist *d)
 
 static int64_t hi_of(const dist *d)
 {
-    return d->lo + (int64_t)d->n - 1;
+    return d->lo + (int64_t)(d->n - 1); /* n - 1 first: the highest may be INT64_MAX */
 }
 
 static bool nonzero(const dist *d, size_t i)
@@ -236,6 +236,107 @@ dist *dist_copy(const dist *d, dist_error *err)
     else
         memcpy(r->p, d->p, d->n * sizeof *d->p);
     return r;
+}
+
+/* -------------------------------------------------------------- mixtures */
+
+/* The mixture so far is a distribution of its own (acc, NULL until the
+   first part), grown to cover each part, its counts over a common
+   denominator while they fit. */
+struct dist_mixer {
+    dist *acc;
+};
+
+dist_mixer *dist_mixer_new(dist_error *err)
+{
+    dist_mixer *m = MEM_NEW(dist_mixer);
+    return m ? m : oom(err);
+}
+
+void dist_mixer_free(dist_mixer *m)
+{
+    if (!m)
+        return;
+    dist_free(m->acc);
+    mem_free(m, sizeof *m);
+}
+
+/* acc covering lo..hi too, new outcomes at 0: a new distribution, the
+   old one's weights moved in. */
+static bool mixer_cover(dist_mixer *m, int64_t lo, int64_t hi, dist_error *err)
+{
+    dist *a = m->acc;
+    if (a && a->lo <= lo && hi_of(a) >= hi)
+        return true;
+    int64_t nlo = a && a->lo < lo ? a->lo : lo, nhi = a && hi_of(a) > hi ? hi_of(a) : hi;
+    dist *grown = new_dist(nlo, nhi, a ? a->exact : true, err);
+    if (!grown)
+        return false;
+    grown->total = a ? a->total : 1;
+    if (a && a->exact)
+        memcpy(grown->w + (a->lo - nlo), a->w, a->n * sizeof *a->w);
+    else if (a)
+        memcpy(grown->p + (a->lo - nlo), a->p, a->n * sizeof *a->p);
+    dist_free(a);
+    m->acc = grown;
+    return true;
+}
+
+/* From counts to probabilities, when an exact weight would not fit. */
+static bool mixer_to_doubles(dist *a, dist_error *err)
+{
+    double *p = MEM_NEW_ARRAY(double, a->cap);
+    if (!p)
+        return oom(err) != NULL;
+    for (size_t i = 0; i < a->n; i++)
+        p[i] = prob(a, i);
+    mem_free(a->w, a->cap * sizeof *a->w);
+    a->w = NULL;
+    a->p = p;
+    a->exact = false;
+    return true;
+}
+
+bool dist_mixer_add(dist_mixer *m, const dist *d, dist_count num, dist_count den, double weight, dist_error *err)
+{
+    if (!mixer_cover(m, d->lo, hi_of(d), err))
+        return false;
+    dist *a = m->acc;
+    size_t at = (size_t)(d->lo - a->lo);
+    /* The weights of a mixture sum to at most 1, so that every count, once
+       over a common denominator L, is at most L: only the denominator of
+       d's weights (den * d->total) and L itself can overflow. */
+    dist_count dden, l;
+    if (a->exact && d->exact && den && !__builtin_mul_overflow(den, d->total, &dden) &&
+        !__builtin_mul_overflow(a->total / gcd128(a->total, dden), dden, &l)) {
+        dist_count up = l / a->total, each = l / dden;
+        if (up > 1)
+            for (size_t i = 0; i < a->n; i++)
+                a->w[i] *= up;
+        a->total = l;
+        for (size_t i = 0; i < d->n; i++)
+            a->w[at + i] += num * d->w[i] * each;
+        return true;
+    }
+    if (a->exact && !mixer_to_doubles(a, err))
+        return false;
+    for (size_t i = 0; i < d->n; i++)
+        a->p[at + i] += weight * prob(d, i);
+    return true;
+}
+
+dist *dist_mixer_finish(dist_mixer *m, dist_error *err)
+{
+    if (!m->acc)
+        return fail(err, "no outcome: every way through was cut");
+    dist *r = dist_copy(m->acc, err);
+    if (r && !r->exact) {
+        long double mass = 0;
+        for (size_t i = 0; i < r->n; i++)
+            mass += r->p[i];
+        r->rem = mass < 1 ? (double)(1 - mass) : 0.0;
+    }
+    return r ? finish(r) : NULL;
 }
 
 /* ------------------------------------------------------------- pairwise */
@@ -529,6 +630,21 @@ dist *dist_floor_div(const dist *a, int64_t k, dist_error *err)
     return map_unary(a, floor_div_fn, &k, x1 < x2 ? x1 : x2, x1 < x2 ? x2 : x1, err);
 }
 
+static int64_t abs_fn(int64_t x, const void *ctx)
+{
+    (void)ctx;
+    return x < 0 ? -x : x;
+}
+
+dist *dist_abs(const dist *a, dist_error *err)
+{
+    int64_t hi = hi_of(a);
+    if (a->lo == INT64_MIN)
+        return fail(err, "outcome does not fit in 64 bits");
+    int64_t lo = a->lo <= 0 && hi >= 0 ? 0 : (a->lo > 0 ? a->lo : -hi);
+    return map_unary(a, abs_fn, NULL, lo, -a->lo > hi ? -a->lo : hi, err);
+}
+
 /* ------------------------------------------------------------ max / min */
 
 /* P(max = v) = pa(v) Fb(v) + Fa(v-1) pb(v) (and the mirror for min with tail
@@ -708,7 +824,8 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err)
             return NULL;
         r->total = total;
         bool ok = true;
-        for (int64_t v = lo; v <= hi && ok; v++) {
+        for (size_t i = 0; i < r->n && ok; i++) { /* by index: hi may be INT64_MAX */
+            int64_t v = lo + (int64_t)i;
             dist_count wt = v >= t->lo && v <= hi_of(t) ? t->w[v - t->lo] : 0;
             dist_count wf = v >= f->lo && v <= hi_of(f) ? f->w[v - f->lo] : 0;
             dist_count x1, x2;
@@ -727,7 +844,8 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err)
     dist *r = new_dist(lo, hi, false, err);
     if (!r)
         return NULL;
-    for (int64_t v = lo; v <= hi; v++) {
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t v = lo + (int64_t)i;
         double xt = v >= t->lo && v <= hi_of(t) ? prob(t, (size_t)(v - t->lo)) : 0.0;
         double xf = v >= f->lo && v <= hi_of(f) ? prob(f, (size_t)(v - f->lo)) : 0.0;
         r->p[v - lo] = pt * xt + pf * xf;
@@ -1798,11 +1916,16 @@ int64_t dist_quantile(const dist *d, double q)
     return hi_of(d);
 }
 
+static dist_count num_or_zero(const dist *d, int64_t outcome)
+{
+    return outcome < d->lo || outcome > hi_of(d) ? 0 : d->w[outcome - d->lo];
+}
+
 bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *den)
 {
     if (!d->exact)
         return false;
-    dist_count w = outcome < d->lo || outcome > hi_of(d) ? 0 : d->w[outcome - d->lo];
+    dist_count w = num_or_zero(d, outcome);
     dist_count g = gcd128(w, d->total);
     *num = w / g;
     *den = d->total / g;
@@ -1812,6 +1935,71 @@ bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *d
 bool dist_is_exact(const dist *d)
 {
     return d->exact;
+}
+
+bool dist_exact_nonzero(const dist *d, dist_count *num, dist_count *den)
+{
+    if (!d->exact)
+        return false;
+    dist_count mass = mass128(d);
+    dist_count w = num_or_zero(d, 0);
+    dist_count g = gcd128(mass - w, mass);
+    *num = (mass - w) / g;
+    *den = mass / g;
+    return true;
+}
+
+/* q * m + r += k * w, for r < m and w <= m: k * w may pass 128 bits, so it
+   is added by doubling, each step reduced modulo m. */
+static void add_multiple(dist_count w, uint64_t k, dist_count m, uint64_t *q, dist_count *r)
+{
+    uint64_t aq = w == m; /* a = w * 2^bit, as aq * m + ar */
+    dist_count ar = w == m ? 0 : w;
+    for (; k; k >>= 1) {
+        if (k & 1) {
+            *q += aq;
+            if (*r >= m - ar) { /* r + ar >= m, without overflow */
+                *r -= m - ar;
+                ++*q;
+            } else {
+                *r += ar;
+            }
+        }
+        aq *= 2;
+        if (ar >= m - ar) {
+            ar -= m - ar;
+            aq++;
+        } else {
+            ar *= 2;
+        }
+    }
+}
+
+bool dist_exact_mean(const dist *d, int64_t *whole, dist_count *num, dist_count *den)
+{
+    if (!d->exact)
+        return false;
+    dist_count m = mass128(d);
+    if (m == 0)
+        return false;
+    /* mean = lo + (sum of i * w[i]) / m, i from 0: q * m + r */
+    uint64_t q = 0;
+    dist_count r = 0;
+    if (m <= ~(dist_count)0 / (dist_count)d->n) { /* the sum fits in 128 bits */
+        dist_count s = 0;
+        for (size_t i = 1; i < d->n; i++)
+            s += (dist_count)i * d->w[i];
+        q = (uint64_t)(s / m);
+        r = s % m;
+    } else {
+        for (size_t i = 1; i < d->n; i++)
+            add_multiple(d->w[i], i, m, &q, &r);
+    }
+    dist_count g = gcd128(r, m);
+    *whole = d->lo + (int64_t)q; /* q < n: the mean lies within lo..hi */
+    *num = r / g;
+    *den = m / g;
+    return true;
 }
 
 double dist_remainder(const dist *d)

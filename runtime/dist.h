@@ -69,6 +69,7 @@ dist *dist_scale(const dist *a, int64_t k, dist_error *err);       /* k * a */
 dist *dist_floor_div(const dist *a, int64_t k, dist_error *err);   /* floor(a / k), k != 0 */
 dist *dist_maximum(const dist *a, const dist *b, dist_error *err); /* max(a, b) */
 dist *dist_minimum(const dist *a, const dist *b, dist_error *err); /* min(a, b) */
+dist *dist_abs(const dist *a, dist_error *err);                    /* |a| */
 
 typedef enum { DIST_EQ, DIST_NE, DIST_LT, DIST_LE, DIST_GT, DIST_GE } dist_cmp;
 /* 1 where the comparison holds, 0 elsewhere. */
@@ -80,6 +81,17 @@ dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err);
  * maximum and another die follows, roll the next one. The outcome is the
  * sum of every die rolled (steps: the number of maxima rolled instead). */
 dist *dist_chain(const dice *const *dice, int n, bool count_steps, dist_error *err);
+
+/* A mixture: distributions, each with a weight (its chance), summed. The
+ * weights are exact (num / den) while the counts fit, and `weight` (the
+ * same chance as a double) after; they sum to at most 1, what is missing
+ * being mass cut off. */
+typedef struct dist_mixer dist_mixer;
+dist_mixer *dist_mixer_new(dist_error *err);
+bool dist_mixer_add(dist_mixer *m, const dist *d, dist_count num, dist_count den, double weight, dist_error *err);
+/* The mixture so far; the mixer stays the caller's to free. */
+dist *dist_mixer_finish(dist_mixer *m, dist_error *err);
+void dist_mixer_free(dist_mixer *m);
 
 void dist_free(dist *d);
 dist *dist_copy(const dist *d, dist_error *err);
@@ -99,6 +111,11 @@ double dist_stddev(const dist *d);
 int64_t dist_quantile(const dist *d, double q);
 /* Exact weights: P(X = outcome) = *num / *den. False when not exact. */
 bool dist_exact_p(const dist *d, int64_t outcome, dist_count *num, dist_count *den);
+/* P(X != 0) = *num / *den and E[X] = *whole + *num / *den (0 <= num <
+ * den), reduced, over the outcomes represented (the mass cut off, when
+ * there is any, left out as dist_mean leaves it out). False when not exact. */
+bool dist_exact_nonzero(const dist *d, dist_count *num, dist_count *den);
+bool dist_exact_mean(const dist *d, int64_t *whole, dist_count *num, dist_count *den);
 bool dist_is_exact(const dist *d);
 /* Probability mass cut off by explosion depth limits (0 when none). */
 double dist_remainder(const dist *d);

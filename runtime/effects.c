@@ -907,7 +907,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             scaled = value_int(value_floor(scaled));
         result = scaled;
     }
-    if (result.type == V_FRAC && result.aux == 1)
+    if (result.type == V_FRAC && value_den(result) == 1)
         result = value_int(result.num);
     *out = result;
     return true;
@@ -1189,18 +1189,22 @@ bool effects_unrelate(vm *v, int rel, int a, int b, span at, bool *done)
 
 bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
 {
-    value items[256];
-    size_t n = 0;
+    vm_gather g = {0};
+    bool ok = true;
     if (!holders) {
-        for (int32_t i = v->creatures[c].effects; i >= 0 && n < 256; i = eff(v, i)->next)
+        for (int32_t i = v->creatures[c].effects; ok && i >= 0; i = eff(v, i)->next)
             if (eff(v, i)->kind == EFF_RELATION && eff(v, i)->what == rel)
-                items[n++] = value_ref(V_CREATURE, 0, eff(v, i)->partner);
+                ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, eff(v, i)->partner), at);
     } else {
-        for (size_t a = 0; a < v->ncreatures && n < 256; a++)
+        for (size_t a = 0; ok && a < v->ncreatures; a++)
             if (find_relation(v, rel, (int)a, c) >= 0)
-                items[n++] = value_ref(V_CREATURE, 0, (int64_t)a);
+                ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)a), at);
     }
-    return vm_make_list(v, items, n, at, out);
+    if (!ok) {
+        vm_gather_drop(&g);
+        return false;
+    }
+    return vm_gather_list(v, &g, at, out);
 }
 
 /* --- show ------------------------------------------------------------------------------- */
@@ -1220,31 +1224,24 @@ void effects_each(vm *v, int c, effects_each_fn fn, void *user)
     }
 }
 
-void effects_show(vm *v, int c, char *buf, size_t cap)
+void effects_show(vm *v, int c, combat_line *line, const char *before)
 {
-    size_t len = 0;
-    buf[0] = '\0';
     /* oldest first reads better: walk to the tail */
     int32_t tail = -1;
     for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
         tail = i;
-    for (int32_t i = tail; i >= 0 && len < cap; i = eff(v, i)->prev) {
+    for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
         const effect *e = eff(v, i);
         char how[96];
         describe_lasts(v, e, how, sizeof how);
-        const char *sep = len ? ", " : "";
+        const char *sep = i == tail ? before : ", ";
         switch ((effect_kind)e->kind) {
-        case EFF_CONDITION:
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s [%s]", sep, what_name(v, e), how);
-            break;
-        case EFF_COOLDOWN:
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s cooling down [%s]", sep, what_name(v, e), how);
-            break;
+        case EFF_CONDITION: combat_line_add(v, line, "%s%s [%s]", sep, what_name(v, e), how); break;
+        case EFF_COOLDOWN: combat_line_add(v, line, "%s%s cooling down [%s]", sep, what_name(v, e), how); break;
         case EFF_RELATION:
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s %s [%s]", sep, what_name(v, e),
-                                    v->creatures[e->partner].name, how);
+            combat_line_add(v, line, "%s%s %s [%s]", sep, what_name(v, e), v->creatures[e->partner].name, how);
             break;
-        case EFF_HOLD: len += (size_t)snprintf(buf + len, cap - len, "%sholding an action [%s]", sep, how); break;
+        case EFF_HOLD: combat_line_add(v, line, "%sholding an action [%s]", sep, how); break;
         }
     }
 }

@@ -91,7 +91,14 @@ bool encounter_is_turn_of(const vm *v, int c)
         return false;
     if (e->creature >= 0)
         return e->creature == c;
-    return v->creatures[c].in_play && v->creatures[c].side == e->side;
+    const creature *cr = &v->creatures[c];
+    if (!cr->in_play || cr->side != e->side)
+        return false;
+    /* a side's turn is a turn of the members it started a turn for: not of
+       one that joined during it, or was surprised (a step starts none) */
+    int p = v->cb.phase;
+    bool steps = p >= 0 && p < v->r->nphases && v->r->phases[p].kind == PHASE_STEPS;
+    return steps || cr->turn_round == v->cb.round_epoch;
 }
 
 int64_t encounter_now_key(const vm *v)
@@ -257,20 +264,22 @@ static bool start_turn(vm *v, int i, span at)
         return turn_events(v, e->creature, true, at);
     }
     /* a side's turn: each member's turn starts */
-    char members[512];
-    size_t len = 0;
-    members[0] = '\0';
+    char whose[96];
+    combat_line line = {.say = true};
+    combat_line_add(v, &line, "%s%s turn (", head, possessive(v, e, whose, sizeof whose));
+    bool named = false;
     for (size_t c = 0; c < v->ncreatures && !cb->quiet; c++) {
         bool yes;
         if (v->creatures[c].side != e->side)
             continue;
         if (!takes_part(v, (int)c, &yes, at))
             return false;
-        if (yes && len < sizeof members)
-            len += (size_t)snprintf(members + len, sizeof members - len, "%s%s", len ? ", " : "", v->creatures[c].name);
+        if (yes)
+            combat_line_add(v, &line, "%s%s", named ? ", " : "", v->creatures[c].name);
+        named |= yes;
     }
-    char whose[96];
-    combat_say(v, "%s%s turn (%s)", head, possessive(v, e, whose, sizeof whose), members);
+    combat_line_add(v, &line, ")");
+    combat_line_end(v, &line);
     if (!effects_tick_position(v, cb->round, cb->phase, e->key, at))
         return false;
     if (!cb->active)
@@ -532,6 +541,7 @@ bool encounter_begin(vm *v, span at)
         creature *cr = &v->creatures[c];
         cr->in_play = true;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
+        ledger_encounter_start(v, (int)c);
     }
     combat_say(v, "encounter begins");
     if (!refresh(v, PER_ENCOUNTER, -1, at))

@@ -31,11 +31,14 @@ static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, 
     return vm_call(v, e->chunk, self, args, nargs, out);
 }
 
-static bool values_match(value a, value b)
+/* An argument of an event against a held action's pattern: `_` (nothing)
+   matches anything, anything else must equal it, as `==` says. */
+static bool values_match(vm *v, value pattern, value arg, span at)
 {
-    if (a.type == V_NIL)
+    bool equal;
+    if (pattern.type == V_NIL)
         return true; /* a pattern's blank */
-    return a.type == b.type && a.num == b.num && a.aux == b.aux && a.home == b.home;
+    return vm_values_equal(v, pattern, arg, at, &equal) && equal;
 }
 
 /* --- trigger limits --------------------------------------------------------------- */
@@ -293,8 +296,10 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         if (!hd->live || hd->event != event)
             continue;
         bool match = true;
-        for (int i = 0; i < hd->npattern && i < nargs; i++)
-            match &= values_match(hd->pattern[i], args[i]);
+        for (int i = 0; i < hd->npattern && i < nargs && match; i++)
+            match = values_match(v, hd->pattern[i], args[i], at);
+        if (v->failed)
+            return false;
         if (!match)
             continue;
         int who = hd->creature;
@@ -306,7 +311,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         hd->live = false;
         effects_drop_hold(v, who, h); /* the effect that would time it out goes too */
         combat_say(v, "%s takes the held action", v->creatures[who].name);
-        value held_args[8];
+        value held_args[ACTION_MAX_PARAMS];
         memcpy(held_args, hd->args, sizeof held_args);
         int acting = encounter_acting(v);
         bool allowed;

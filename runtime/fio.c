@@ -216,6 +216,14 @@ bool fio_rename(const char *from, const char *to)
     return rename(from, to) == 0;
 }
 
+bool fio_link(const char *from, const char *to)
+{
+    fio_fault how;
+    if (injected(&how))
+        return false;
+    return link(from, to) == 0;
+}
+
 bool fio_unlink(const char *path)
 {
     fio_fault how;

@@ -48,6 +48,9 @@ bool fio_write(int fd, const void *data, size_t n);
 bool fio_fsync(int fd);
 bool fio_close(int fd);
 bool fio_rename(const char *from, const char *to);
+/* A second name for a file, failing with EEXIST where `to` is taken (a
+ * rename that never replaces). */
+bool fio_link(const char *from, const char *to);
 bool fio_unlink(const char *path);
 bool fio_sync_dir(const char *path);
 

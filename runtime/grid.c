@@ -201,19 +201,19 @@ static int32_t gap(int32_t a, int32_t sa, int32_t b, int32_t sb)
     return 0;
 }
 
-/* Squares walked for dx, dy by the rules' diagonal step, as a fraction. */
-static value squares_for(const vm *v, int64_t dx, int64_t dy)
+/* Squares walked for dx, dy by the rules' diagonal step, as a fraction.
+   The grid's coordinates (at most 100000 and a footprint) and a diagonal
+   of at most 10 squares keep it within 64 bits, checked all the same. */
+static bool squares_for(vm *v, int64_t dx, int64_t dy, value *out, span at)
 {
     const r_space *sp = &v->r->space;
     int64_t diag = dx < dy ? dx : dy, straight = (dx > dy ? dx : dy) - diag;
-    value r;
-    if (sp->diag_alternate) {
-        rat_make(straight + diag + diag / 2, 1, V_FRAC, &r);
-    } else {
-        int64_t num = straight * sp->diag_den + diag * sp->diag_num;
-        rat_make(num, sp->diag_den, V_FRAC, &r);
-    }
-    return r;
+    __int128 num = sp->diag_alternate ? (__int128)straight + diag + diag / 2
+                                      : (__int128)straight * sp->diag_den + (__int128)diag * sp->diag_num;
+    int64_t den = sp->diag_alternate ? 1 : sp->diag_den;
+    if (num > INT64_MAX || rat_make((int64_t)num, den, V_FRAC, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
 }
 
 static value square_side(const vm *v)
@@ -226,12 +226,11 @@ static value square_side(const vm *v)
     return five;
 }
 
-static value to_feet(const vm *v, value squares)
+static bool to_feet(vm *v, value squares, value *out, span at)
 {
-    value ft;
-    if (rat_mul(square_side(v), squares, V_DIST, &ft) != ARITH_OK)
-        rat_make(INT32_MAX, 1, V_DIST, &ft);
-    return ft;
+    if (rat_mul(square_side(v), squares, V_DIST, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
 }
 
 static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, span at)
@@ -254,30 +253,32 @@ static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, sp
 }
 
 /* Distance for reach and ranges: an adjacent square is always one step. */
-static value reach_squares(const vm *v, int64_t dx, int64_t dy)
+static bool reach_squares(vm *v, int64_t dx, int64_t dy, value *out, span at)
 {
     if (dx <= 1 && dy <= 1) {
-        value one;
-        rat_make(dx || dy ? 1 : 0, 1, V_FRAC, &one);
-        return one;
+        *out = value_int(dx || dy ? 1 : 0);
+        return true;
     }
     /* the first diagonal step counts one; the rest by the rule */
     if (dx >= 1 && dy >= 1) {
-        value rest = squares_for(v, dx - 1, dy - 1), out;
-        rat_add(rest, value_int(1), V_FRAC, &out, 1);
-        return out;
+        value rest;
+        if (!squares_for(v, dx - 1, dy - 1, &rest, at))
+            return false;
+        if (rat_add(rest, value_int(1), V_FRAC, out, 1) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        return true;
     }
-    return squares_for(v, dx, dy);
+    return squares_for(v, dx, dy, out, at);
 }
 
 bool grid_distance(vm *v, value a, value b, value *out, span at)
 {
-    int32_t ax, ay, as, bx, by, bs;
+    int32_t ax = 0, ay = 0, as = 0, bx = 0, by = 0, bs = 0;
     if (!position(v, a, &ax, &ay, &as, at) || !position(v, b, &bx, &by, &bs, at))
         return false;
     int64_t dx = gap(ax, as, bx, bs), dy = gap(ay, as, by, bs);
-    *out = to_feet(v, squares_for(v, dx, dy));
-    return true;
+    value squares;
+    return squares_for(v, dx, dy, &squares, at) && to_feet(v, squares, out, at);
 }
 
 bool grid_blocked(vm *v, value x, bool *out, span at)
@@ -326,22 +327,26 @@ static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, spa
 }
 
 /* Is the square (x, y) within creature c's range? */
-static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y)
+static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y, bool *in, span at)
 {
     const creature *cr = &v->creatures[c];
     int32_t s = size_of(v, c);
     int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
-    value away = to_feet(v, reach_squares(v, dx, dy));
-    if (rat_cmp(away, reach) > 0)
+    value squares, away;
+    *in = false;
+    if (!reach_squares(v, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
         return false;
+    if (rat_cmp(away, reach) > 0)
+        return true;
     if (no_corners && dx == dy && dx > 1) {
-        /* the corners of the outer ring */
-        value whole = value_as_frac(reach);
+        /* the corners of the outer ring: the reach in squares */
         value side = square_side(v), ring;
-        rat_div(whole, side, V_FRAC, &ring);
+        if (rat_div(reach, side, V_FRAC, &ring) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
         if (dx >= value_floor(ring))
-            return false;
+            return true;
     }
+    *in = true;
     return true;
 }
 
@@ -369,7 +374,8 @@ bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
     int32_t sb = size_of(v, b);
     for (int32_t x = cb_->x; x < cb_->x + sb && !*ok; x++)
         for (int32_t y = cb_->y; y < cb_->y + sb && !*ok; y++)
-            *ok = square_within(v, a, reach, no_corners, x, y);
+            if (!square_within(v, a, reach, no_corners, x, y, ok, at))
+                return false;
     return true;
 }
 
@@ -397,8 +403,7 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
     int32_t s = size_of(v, a);
     if (x >= ca->x && x < ca->x + s && y >= ca->y && y < ca->y + s)
         return true; /* one's own square */
-    *ok = square_within(v, a, reach, no_corners, x, y);
-    return true;
+    return square_within(v, a, reach, no_corners, x, y, ok, at);
 }
 
 bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
@@ -544,8 +549,8 @@ static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, ui
     if (dx && dy) {
         if (sp->diag_alternate)
             c = parity ? 2 * unit : unit;
-        else
-            c = unit * sp->diag_num / sp->diag_den;
+        else /* unit is 2 * diag_den: the step is 2 * diag_num units (2 * 10^13 at most) */
+            c = 2 * sp->diag_num;
     } else {
         c = unit;
     }
@@ -570,11 +575,17 @@ static int64_t straightness(int32_t lx, int32_t ly, int64_t w, int32_t gx, int32
     return d < (1 << 24) ? d : (1 << 24) - 1;
 }
 
+/* A path on the grid: each square, and what it costs to get there. */
+typedef struct path_step {
+    int32_t x, y;
+    int64_t cost;
+} path_step;
+
 /* Dijkstra over squares in a box around both ends; the path (from the
    start, excluding it) to the goal or, failing that, the square nearest
-   the goal that can be reached. Returns the number of squares, or -1. */
-static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, int32_t *px, int32_t *py,
-                     int64_t *pcost, int max_len, span at)
+   the goal that can be reached, in *path (the caller frees n + 1 steps).
+   Returns the number of squares, or -1. */
+static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, path_step **path, span at)
 {
     const creature *cr = &v->creatures[c];
     int32_t sx = cr->x, sy = cr->y;
@@ -615,16 +626,20 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
     int start = STATE(sx, sy, 0);
     best[start] = 0;
     int goal = -1;
-    int64_t nearest_d = INT64_MAX;
+    /* the nearest square reached so far: by squares, then the cheapest,
+       then the most direct (compared in turn: a cost of a 12-place
+       diagonal has no room to be packed with the rest in 64 bits) */
+    int64_t nearest_d[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
     int nearest = start;
-    /* a binary heap of (cost, state) ordered by key: the cost, then, among
-       squares of equal cost, the straight-line distance to the goal, so
-       that of equally short paths the most direct is taken; stale entries
-       are skipped */
+    /* a binary heap of (cost, state) ordered by the cost, then, among
+       squares of equal cost, by the straight-line distance to the goal
+       (key), so that of equally short paths the most direct is taken;
+       stale entries are skipped */
     typedef struct {
         int64_t cost, key;
         int state;
     } open_t;
+#define OPEN_BEFORE(a_, b_) ((a_).cost < (b_).cost || ((a_).cost == (b_).cost && (a_).key < (b_).key))
     size_t open_cap = 1024, nopen = 0;
     open_t *open = mem_alloc(open_cap * sizeof(open_t));
     if (!open) {
@@ -644,12 +659,12 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             open_cap *= 2;                                                                            \
         }                                                                                             \
         size_t i_ = nopen++;                                                                          \
-        int64_t k_ = (c_) * ((int64_t)1 << 24) + straightness(lx, ly, w, gx, gy, (s_));               \
-        while (i_ > 0 && open[(i_ - 1) / 2].key > k_) {                                               \
+        open_t e_ = {(c_), straightness(lx, ly, w, gx, gy, (s_)), (s_)};                              \
+        while (i_ > 0 && OPEN_BEFORE(e_, open[(i_ - 1) / 2])) {                                       \
             open[i_] = open[(i_ - 1) / 2];                                                            \
             i_ = (i_ - 1) / 2;                                                                        \
         }                                                                                             \
-        open[i_] = (open_t){(c_), k_, (s_)};                                                          \
+        open[i_] = e_;                                                                                \
     } while (0)
     OPEN_PUSH(0, start);
     for (;;) {
@@ -660,10 +675,10 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
             size_t i = 0;
             for (;;) {
                 size_t l = 2 * i + 1, r = l + 1, m = i;
-                int64_t mk = last.key;
-                if (l < nopen && open[l].key < mk)
-                    m = l, mk = open[l].key;
-                if (r < nopen && open[r].key < mk)
+                open_t mk = last;
+                if (l < nopen && OPEN_BEFORE(open[l], mk))
+                    m = l, mk = open[l];
+                if (r < nopen && OPEN_BEFORE(open[r], mk))
                     m = r;
                 if (m == i)
                     break;
@@ -688,11 +703,11 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
         int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
         bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
         if (free_here) {
-            /* the nearest by squares, then the cheapest, then the most direct */
-            int64_t d = (dgx > dgy ? dgx : dgy) * ((int64_t)1 << 44) + bu * ((int64_t)1 << 20) +
-                        (dgx * dgx + dgy * dgy < (1 << 20) ? dgx * dgx + dgy * dgy : (1 << 20) - 1);
-            if (d < nearest_d) {
-                nearest_d = d;
+            int64_t straight = dgx * dgx + dgy * dgy;
+            int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
+            if (d[0] < nearest_d[0] ||
+                (d[0] == nearest_d[0] && (d[1] < nearest_d[1] || (d[1] == nearest_d[1] && d[2] < nearest_d[2])))) {
+                memcpy(nearest_d, d, sizeof d);
                 nearest = u;
             }
             if (at_goal) {
@@ -724,30 +739,27 @@ static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int
                 }
             }
     }
-    mem_free(open, open_cap * sizeof(open_t));
 #undef OPEN_PUSH
+#undef OPEN_BEFORE
     int end = goal >= 0 ? goal : nearest;
     int n = 0;
-    int32_t tx[4096], ty[4096];
-    int64_t tc[4096];
-    for (int s = end; s != start && s >= 0 && n < 4096; s = prev[s]) {
-        int cell = s / 2;
-        tx[n] = lx + (int32_t)(cell % w);
-        ty[n] = ly + (int32_t)(cell / w);
-        tc[n] = best[s];
+    for (int s = end; s != start && s >= 0; s = prev[s])
         n++;
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)n + 1);
+    if (!p)
+        goto oom;
+    /* from the end back: the path's squares in reverse */
+    int i = n;
+    for (int s = end; s != start && s >= 0; s = prev[s]) {
+        int cell = s / 2;
+        p[--i] = (path_step){lx + (int32_t)(cell % w), ly + (int32_t)(cell / w), best[s]};
     }
 #undef STATE
+    mem_free(open, open_cap * sizeof(open_t));
     mem_free(best, (size_t)states * sizeof(int64_t));
     mem_free(prev, (size_t)states * sizeof(int32_t));
     mem_free(done, (size_t)states);
-    if (n > max_len)
-        n = max_len;
-    for (int i = 0; i < n; i++) {
-        px[i] = tx[n - 1 - i];
-        py[i] = ty[n - 1 - i];
-        pcost[i] = tc[n - 1 - i];
-    }
+    *path = p;
     return n;
 oom:
     mem_free(open, open_cap * sizeof(open_t));
@@ -810,6 +822,127 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     return true;
 }
 
+/* A path given square by square, each next to the one before, and on to
+   the goal; in *path (the caller frees n + 1 steps). Returns the number of
+   squares, or -1. */
+static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_t gy, int64_t unit, path_step **path,
+                    span at)
+{
+    const creature *cr = &v->creatures[c];
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)nvia + 2);
+    if (!p)
+        return vm_error(v, at, "out of memory"), -1;
+    int n = 0;
+    int32_t lx = cr->x, ly = cr->y;
+    int64_t total = 0;
+    uint8_t par = 0;
+    char sq[32];
+    for (int i = 0; i < nvia; i++) {
+        int32_t x = via[i].aux, y = (int32_t)via[i].num;
+        int dx = x - lx, dy = y - ly;
+        square_format(x, y, sq, sizeof sq);
+        int other = blocking_in(v, x, y, c);
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy))
+            vm_error(v, at, "%s is not next to the square before it on the path", sq);
+        else if (flags_at(v, x, y) & CELL_BLOCKED)
+            vm_error(v, at, "the path runs into %s, which is blocked", sq);
+        else if (other >= 0 && enemies_of(v, c, other))
+            vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
+                     v->creatures[other].name);
+        if (v->failed)
+            goto fail;
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        if (dx && dy)
+            par ^= 1;
+        p[n++] = (path_step){x, y, total};
+        lx = x;
+        ly = y;
+    }
+    if (n == 0 || p[n - 1].x != gx || p[n - 1].y != gy) {
+        int dx = gx - lx, dy = gy - ly;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1) {
+            vm_error(v, at, "the path does not reach its end");
+            goto fail;
+        }
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        p[n++] = (path_step){gx, gy, total};
+    }
+    /* the caller frees n + 1 steps, as find_path's */
+    path_step *fit = mem_realloc(p, ((size_t)nvia + 2) * sizeof(path_step), ((size_t)n + 1) * sizeof(path_step));
+    *path = fit ? fit : p;
+    if (!fit) {
+        vm_error(v, at, "out of memory");
+        goto fail;
+    }
+    return n;
+fail:
+    mem_free(p, ((size_t)nvia + 2) * sizeof(path_step));
+    return -1;
+}
+
+/* Moves c along the first squares of a path: as far as max allows, and
+   not to end where another stands. */
+static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int how_word, int64_t unit, value *moved,
+                      span at)
+{
+    creature *cr = &v->creatures[c];
+    /* as far as the budget allows, ending in a free square */
+    int allowed = n;
+    if (max.type == V_DIST) {
+        for (int i = 0; i < n; i++) {
+            value squares, feet;
+            if (rat_make(path[i].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, &feet, at))
+                return vm_error(v, at, "a distance on the grid is too large for a number");
+            if (rat_cmp(feet, max) > 0) {
+                allowed = i;
+                break;
+            }
+        }
+    }
+    /* a move may pass through a friend's square but not end in it */
+    int blocker = -1;
+    while (allowed > 0 && blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c) >= 0) {
+        if (blocker < 0)
+            blocker = blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c);
+        allowed--;
+    }
+    if (blocker >= 0) {
+        char sq[32];
+        square_format(path[allowed].x, path[allowed].y, sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
+    }
+    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
+    if (!within)
+        return vm_error(v, at, "out of memory");
+    value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
+    value start = value_square(cr->x, cr->y);
+    int taken = 0;
+    bool ok = true;
+    for (int i = 0; i < allowed && ok; i++) {
+        bool go_on;
+        ok = step(v, c, path[i].x, path[i].y, how, within, at, &go_on);
+        if (!ok || !go_on)
+            break;
+        taken = i + 1;
+    }
+    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
+    if (!ok)
+        return false;
+    if (taken > 0) {
+        value squares;
+        if (rat_make(path[taken - 1].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, moved, at))
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        char a[32], b[32], d[64];
+        square_format(start.aux, (int32_t)start.num, a, sizeof a);
+        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
+        vm_format(v, *moved, d, sizeof d);
+        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
+        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
+        return events_emit(v, EV_MOVED, args, 4, at);
+    }
+    return true;
+}
+
 bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via, int nvia, value *moved, span at)
 {
     creature *cr = &v->creatures[c];
@@ -841,114 +974,14 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     }
     const r_space *sp = &v->r->space;
     int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
-    int32_t px[4096], py[4096];
-    int64_t pc[4096];
-    int n;
-    if (nvia > 0) {
-        /* a path given square by square */
-        n = 0;
-        int32_t lx = cr->x, ly = cr->y;
-        int64_t total = 0;
-        uint8_t par = 0;
-        for (int i = 0; i < nvia && n < 4096; i++) {
-            int32_t x = via[i].aux, y = (int32_t)via[i].num;
-            int dx = x - lx, dy = y - ly;
-            if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy)) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "%s is not next to the square before it on the path", sq);
-            }
-            if (flags_at(v, x, y) & CELL_BLOCKED) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "the path runs into %s, which is blocked", sq);
-            }
-            int other = blocking_in(v, x, y, c);
-            if (other >= 0 && enemies_of(v, c, other)) {
-                char sq[32];
-                square_format(x, y, sq, sizeof sq);
-                return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
-                                v->creatures[other].name);
-            }
-            total += step_cost(v, lx, ly, dx, dy, par, unit);
-            if (dx && dy)
-                par ^= 1;
-            px[n] = x;
-            py[n] = y;
-            pc[n++] = total;
-            lx = x;
-            ly = y;
-        }
-        if (n == 0 || px[n - 1] != gx || py[n - 1] != gy) {
-            px[n] = gx;
-            py[n] = gy;
-            int dx = gx - lx, dy = gy - ly;
-            if (dx < -1 || dx > 1 || dy < -1 || dy > 1)
-                return vm_error(v, at, "the path does not reach its end");
-            total += step_cost(v, lx, ly, dx, dy, par, unit);
-            pc[n++] = total;
-        }
-    } else {
-        n = find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, px, py, pc, 4096, at);
-        if (n < 0)
-            return false;
-    }
-    /* as far as the budget allows, ending in a free square */
-    value side = square_side(v);
-    int allowed = n;
-    if (max.type == V_DIST) {
-        for (int i = 0; i < n; i++) {
-            value squares, feet;
-            rat_make(pc[i], unit, V_FRAC, &squares);
-            rat_mul(side, squares, V_DIST, &feet);
-            if (rat_cmp(feet, max) > 0) {
-                allowed = i;
-                break;
-            }
-        }
-    }
-    /* a move may pass through a friend's square but not end in it */
-    int blocker = -1;
-    while (allowed > 0 && blocking_in(v, px[allowed - 1], py[allowed - 1], c) >= 0) {
-        if (blocker < 0)
-            blocker = blocking_in(v, px[allowed - 1], py[allowed - 1], c);
-        allowed--;
-    }
-    if (blocker >= 0) {
-        char sq[32];
-        square_format(px[allowed], py[allowed], sq, sizeof sq);
-        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
-    }
-    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
-    if (!within)
-        return vm_error(v, at, "out of memory");
-    value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
-    value start = value_square(cr->x, cr->y);
-    int taken = 0;
-    bool ok = true;
-    for (int i = 0; i < allowed && ok; i++) {
-        bool go_on;
-        ok = step(v, c, px[i], py[i], how, within, at, &go_on);
-        if (!ok || !go_on)
-            break;
-        taken = i + 1;
-    }
-    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
-    if (!ok)
+    path_step *path = NULL;
+    int n = nvia > 0 ? via_path(v, c, via, nvia, gx, gy, unit, &path, at)
+                     : find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, &path, at);
+    if (n < 0)
         return false;
-    if (taken > 0) {
-        value squares;
-        rat_make(pc[taken - 1], unit, V_FRAC, &squares);
-        rat_mul(side, squares, V_DIST, moved);
-        char a[32], b[32], d[64];
-        square_format(start.aux, (int32_t)start.num, a, sizeof a);
-        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
-        vm_format(v, *moved, d, sizeof d);
-        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
-        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
-        return events_emit(v, EV_MOVED, args, 4, at);
-    }
-    return true;
+    bool ok = walk_path(v, c, path, n, max, how_word, unit, moved, at);
+    mem_free(path, ((size_t)n + 1) * sizeof(path_step));
+    return ok;
 }
 
 bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
@@ -964,41 +997,41 @@ bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
     int dy = cr->y > fr->y ? 1 : cr->y < fr->y ? -1 : 0;
     if (!dx && !dy)
         dx = 1;
-    value side = square_side(v);
-    /* whole squares in the distance: feet over the square's side */
-    int64_t steps = (distance.num * (int64_t)side.aux) / ((int64_t)distance.aux * side.num);
-    if (steps > 1000)
-        steps = 1000;
-    int32_t px[1000], py[1000];
-    int64_t pc[1000];
-    int n = 0;
+    value side = square_side(v), squares;
+    /* whole squares in the distance: feet over the square's side (more
+       than 0 ft, the space's declaration makes sure) */
+    if (rat_div(distance, side, V_FRAC, &squares) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    int64_t steps = value_floor(squares);
+    /* the squares it is pushed through, up to an obstacle or the edge of
+       the map (no farther than SQUARE_MAX squares, whatever the distance) */
+    vm_gather vias = {0};
     int32_t x = cr->x, y = cr->y;
     for (int64_t i = 0; i < steps; i++) {
         x += dx;
         y += dy;
-        if (x < 0 || y < 0 || (flags_at(v, x, y) & CELL_BLOCKED) || blocking_in(v, x, y, c) >= 0)
-            break; /* it stops at the obstacle, or at the edge of the map */
-        px[n] = x;
-        py[n] = y;
-        pc[n] = n + 1;
-        n++;
+        if (x < 0 || y < 0 || x >= SQUARE_MAX || y >= SQUARE_MAX || (flags_at(v, x, y) & CELL_BLOCKED) ||
+            blocking_in(v, x, y, c) >= 0)
+            break;
+        if (!vm_gather_add(v, &vias, value_square(x, y), at)) {
+            vm_gather_drop(&vias);
+            return false;
+        }
     }
-    if (n == 0)
+    if (vias.n == 0)
         return true;
-    value to = value_square(px[n - 1], py[n - 1]);
+    value to = vias.items[vias.n - 1];
     int forced = program_find_string(v->p, "forced");
     if (forced < 0)
         forced = program_intern(v->p, "forced", 6);
-    value vias[1000];
-    for (int i = 0; i < n; i++)
-        vias[i] = value_square(px[i], py[i]);
-    (void)pc;
-    return grid_walk(v, c, to, value_nil(), forced, vias, n, moved, at);
+    bool ok = grid_walk(v, c, to, value_nil(), forced, vias.items, (int)vias.n, moved, at);
+    vm_gather_drop(&vias);
+    return ok;
 }
 
 /* --- the map ------------------------------------------------------------------------------- */
 
-void grid_show(vm *v)
+bool grid_show(vm *v, span at)
 {
     const combat *cb = &v->cb;
     int32_t lx = INT32_MAX, ly = INT32_MAX, hx = INT32_MIN, hy = INT32_MIN;
@@ -1023,7 +1056,7 @@ void grid_show(vm *v)
     }
     if (!any) {
         combat_print(v, "the map is empty (place NAME at SQUARE)");
-        return;
+        return true;
     }
     if (lx > 0)
         lx = lx - 1 < 0 ? 0 : lx - 1;
@@ -1035,14 +1068,28 @@ void grid_show(vm *v)
         hx = lx + 60;
     if (hy - ly > 60)
         hy = ly + 60;
-    /* two-letter labels: the first letters, or a letter and a number */
-    char labels[256][3];
-    int labelled[256];
-    int nl = 0;
-    for (size_t c = 0; c < v->ncreatures && nl < 256; c++) {
+    /* two-letter labels: the first letters, or a letter and a number; for
+       the creatures the map shows (at most one a square) */
+    size_t label_cap = (size_t)(hx - lx + 1) * (size_t)(hy - ly + 1);
+    char(*labels)[3] = mem_alloc(label_cap * sizeof *labels);
+    int *labelled = mem_alloc(label_cap * sizeof *labelled);
+    if (!labels || !labelled) {
+        if (labels)
+            mem_free(labels, label_cap * sizeof *labels);
+        if (labelled)
+            mem_free(labelled, label_cap * sizeof *labelled);
+        return vm_error(v, at, "out of memory");
+    }
+    int nl = 0, beyond = 0;
+    for (size_t c = 0; c < v->ncreatures && (size_t)nl < label_cap; c++) {
         const creature *cr = &v->creatures[c];
         if (!cr->placed || !vm_present(v, (int)c))
             continue;
+        int32_t s = size_of(v, (int)c);
+        if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly) {
+            beyond++; /* off the part of the map shown: counted, and said */
+            continue;
+        }
         char lab[3] = {cr->name[0], cr->name[1] ? cr->name[1] : ' ', 0};
         const char *digits = strrchr(cr->name, '_');
         if (digits && digits[1])
@@ -1082,10 +1129,19 @@ void grid_show(vm *v)
             line[--len] = '\0';
         combat_print(v, "%s", line);
     }
-    len = 0;
-    line[0] = '\0';
-    for (int k = 0; k < nl && len < sizeof line; k++)
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", k ? ", " : "", labels[k],
-                                v->creatures[labelled[k]].name);
-    combat_print(v, "%s   (# blocked, ~ difficult)", line);
+    combat_line key = {.say = false};
+    for (int k = 0; k < nl; k++)
+        combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->creatures[labelled[k]].name);
+    combat_line_add(v, &key, "   (# blocked, ~ difficult)");
+    combat_line_end(v, &key);
+    if (beyond) {
+        char from[32], to[32];
+        square_format(lx, ly, from, sizeof from);
+        square_format(hx, hy, to, sizeof to);
+        combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond, beyond == 1 ? "" : "s",
+                     from, to);
+    }
+    mem_free(labels, label_cap * sizeof *labels);
+    mem_free(labelled, label_cap * sizeof *labelled);
+    return true;
 }

@@ -229,8 +229,11 @@ static const char *tie_word(const tie_key *k)
    group of it (`group SIDE by EXPR`). */
 static bool same_group(vm *v, const r_initiative *in, const part *a, const part *b)
 {
+    bool equal = true;
     return in->mode != INIT_SIDES && in->group_side >= 0 && !a->is_side && !b->is_side && a->side == in->group_side &&
-           b->side == in->group_side && (!rexpr_present(&in->group_by) || vm_values_equal(v, a->group, b->group));
+           b->side == in->group_side &&
+           (!rexpr_present(&in->group_by) ||
+            (vm_values_equal(v, a->group, b->group, in->group_by.where, &equal) && equal));
 }
 
 /* How a tie names a group: its side, or with `by`, its first member's group. */
@@ -365,10 +368,13 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         if (ok && shared && in->mode != INIT_SIDES && rexpr_present(&in->group_by))
             ok = eval_for(v, &in->group_by, (int)c, value_nil(), &p->group);
         if (shared && in->mode != INIT_SIDES)
-            for (int k = 0; k < np && !first; k++)
+            for (int k = 0; k < np && !first; k++) {
+                bool equal = true;
                 if (parts[k].side == cr->side && !parts[k].is_side &&
-                    (!rexpr_present(&in->group_by) || vm_values_equal(v, parts[k].group, p->group)))
+                    (!rexpr_present(&in->group_by) ||
+                     (vm_values_equal(v, parts[k].group, p->group, in->group_by.where, &equal) && equal)))
                     first = &parts[k];
+            }
         if (ok && first) {
             p->check = first->check;
             memcpy(p->keys, first->keys, sizeof p->keys);
@@ -430,14 +436,14 @@ void initiative_show(vm *v)
     combat *cb = &v->cb;
     if (cb->quiet)
         return;
-    char line[2048];
-    size_t len = (size_t)snprintf(line, sizeof line, "order:");
-    for (int i = 0; i < cb->norder && len < sizeof line; i++) {
+    combat_line line = {.say = true};
+    combat_line_add(v, &line, "order:");
+    for (int i = 0; i < cb->norder; i++) {
         char score[64] = "";
         if (cb->order[i].score.type != V_NIL)
             vm_format(v, cb->order[i].score, score, sizeof score);
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s%s", i ? "," : "",
-                                entry_name(v, &cb->order[i]), score[0] ? " (" : "", score, score[0] ? ")" : "");
+        combat_line_add(v, &line, "%s %s%s%s%s", i ? "," : "", entry_name(v, &cb->order[i]), score[0] ? " (" : "",
+                        score, score[0] ? ")" : "");
     }
-    combat_say(v, "%s", line);
+    combat_line_end(v, &line);
 }

@@ -283,28 +283,25 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         if (!slot_capacity(v, w->c, b, &bcap, &bunl, at))
             return false;
         bool this_free = bunl || used(w, b) < bcap;
-        bool on_turn = !off_turn;
-        if (on_turn ? this_free : (sl->borrow_this && this_free)) {
+        /* "this turn" is the turn under way or the most recent one; before
+           its first turn of the encounter a creature has none (a step is
+           not a turn) */
+        bool own_turn = !off_turn && cr->turn_begun;
+        if (own_turn ? this_free : (sl->borrow_this && cr->turn_begun && this_free)) {
             forgo_one(w, b);
-        } else if (!on_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
+        } else if (!own_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
             spend_one(w, b, true);
+        } else if (!own_turn && !cr->turn_begun && !sl->borrow_next) {
+            refuse(why, &sl->from, "%s takes a %s of %s's last turn, and %s has had no turn in this encounter",
+                   slot_name(v, s), slot_name(v, b), cr->name, cr->name);
+            return false;
         } else {
             refuse(why, &sl->from, "%s takes a %s, and there is none to give up%s", slot_name(v, s), slot_name(v, b),
-                   on_turn ? " this turn" : "");
+                   own_turn ? " this turn" : "");
             return false;
         }
     }
     return true;
-}
-
-/* Scratch counters for trying a cost. */
-static counter *scratch(vm *v, int c)
-{
-    static _Thread_local counter buf[2048];
-    if (v->ledger_len > (int)(sizeof buf / sizeof buf[0]))
-        return NULL;
-    memcpy(buf, v->creatures[c].ledger, (size_t)v->ledger_len * sizeof(counter));
-    return buf;
 }
 
 /* Uses of slot s that the parts of opt before part i take. */
@@ -317,12 +314,10 @@ static int uses_before(const cost_option *opt, int i, int s)
     return n;
 }
 
-static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
-                       bool slots_free, bool pay, refusal *why, span at)
+static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
+                   bool slots_free, bool pay, refusal *why, span at)
 {
-    view w = {v, c, scratch(v, c), 0};
-    if (!w.k)
-        return vm_error(v, at, "too many slots, actions and triggers to keep a ledger (limit is 2048)");
+    view w = {v, c, k, 0};
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind == COST_RESOURCE) {
@@ -346,7 +341,8 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
     }
     if (!pay)
         return true;
-    memcpy(v->creatures[c].ledger, w.k, (size_t)v->ledger_len * sizeof(counter));
+    if (v->ledger_len > 0)
+        memcpy(v->creatures[c].ledger, w.k, (size_t)v->ledger_len * sizeof(counter));
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind != COST_RESOURCE)
@@ -359,6 +355,26 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
             return false;
     }
     return true;
+}
+
+/* A cost is tried on a copy of c's ledger: the vm's, or, when a formula
+   evaluated during a try (a slot's count) tries a cost itself, one of its own. */
+static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
+                       bool slots_free, bool pay, refusal *why, span at)
+{
+    size_t bytes = (size_t)v->ledger_len * sizeof(counter);
+    bool nested = v->ledger_trying;
+    counter *k = nested && bytes ? mem_alloc(bytes) : v->ledger_try;
+    if (nested && bytes && !k)
+        return vm_error(v, at, "out of memory");
+    if (bytes)
+        memcpy(k, v->creatures[c].ledger, bytes);
+    v->ledger_trying = true;
+    bool ok = try_on(v, c, k, opt, kind, off_turn, borrows_next, slots_free, pay, why, at);
+    v->ledger_trying = nested;
+    if (nested && bytes)
+        mem_free(k, bytes);
+    return ok;
 }
 
 bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why)
@@ -427,11 +443,19 @@ bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why)
     return ledger_pay(v, c, &k, -1, true, false, true, why);
 }
 
+void ledger_encounter_start(vm *v, int c)
+{
+    creature *cr = &v->creatures[c];
+    cr->turn_epoch++; /* per-turn counts, debts and locks of the last encounter lapse */
+    cr->turn_begun = false;
+}
+
 void ledger_turn_start(vm *v, int c)
 {
     creature *cr = &v->creatures[c];
     uint32_t owed = cr->turn_epoch;
     cr->turn_epoch++;
+    cr->turn_begun = true;
     if (!cr->ledger)
         return;
     for (int s = 0; s < v->ledger_nslots; s++) {

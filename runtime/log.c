@@ -93,6 +93,23 @@ void combat_say_action(vm *v, const char *line)
     keep_as(v, false, true, line);
 }
 
+void combat_say_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line);
+    keep(v, false, line);
+}
+
+void combat_print_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line);
+}
+
 void combat_say(vm *v, const char *fmt, ...)
 {
     if (v->cb.quiet)
@@ -118,6 +135,50 @@ void combat_print(vm *v, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     print(v, line);
+}
+
+static void line_emit(vm *v, combat_line *l)
+{
+    while (l->len > 0 && l->text[l->len - 1] == ' ') /* blanks that padded a column */
+        l->text[--l->len] = '\0';
+    if (l->say)
+        combat_say(v, "%s", l->text);
+    else
+        combat_print(v, "%s", l->text);
+}
+
+void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    char piece[sizeof l->text];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(piece, sizeof piece, fmt, ap);
+    va_end(ap);
+    const char *rest = piece;
+    if (l->len > 0 && l->len + strlen(piece) >= sizeof l->text) {
+        /* a separator that opens the piece closes the line instead */
+        char mark = 0;
+        for (; *rest == ',' || *rest == ';' || *rest == ' '; rest++)
+            mark = mark ? mark : *rest != ' ' ? *rest : 0;
+        if (mark && l->len + 1 < sizeof l->text)
+            l->text[l->len++] = mark;
+        l->text[l->len] = '\0';
+        line_emit(v, l);
+        l->len = (size_t)snprintf(l->text, sizeof l->text, "    ");
+    }
+    l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s", rest);
+    if (l->len >= sizeof l->text)
+        l->len = sizeof l->text - 1;
+}
+
+void combat_line_end(vm *v, combat_line *l)
+{
+    if (!v->cb.quiet)
+        line_emit(v, l);
+    l->len = 0;
+    l->text[0] = '\0';
 }
 
 void combat_note(vm *v, const char *fmt, ...)

@@ -21,6 +21,17 @@ void mem_set_budget(size_t bytes)
     budget_end = live_bytes + bytes;
 }
 
+mem_budget mem_get_budget(void)
+{
+    return (mem_budget){budget_on, budget_end};
+}
+
+void mem_restore_budget(mem_budget b)
+{
+    budget_on = b.on;
+    budget_end = b.end;
+}
+
 bool mem_ceiling_reached(void)
 {
     bool hit = ceiling_hit;
@@ -40,8 +51,10 @@ size_t mem_live_bytes(void)
 void *mem_realloc(void *ptr, size_t old_size, size_t new_size)
 {
     if (new_size == 0) {
-        free(ptr);
-        live_bytes -= old_size;
+        if (ptr) { /* freeing nothing takes nothing off the count */
+            free(ptr);
+            live_bytes -= old_size;
+        }
         return NULL;
     }
     if (fail_countdown == 0)

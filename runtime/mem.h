@@ -6,8 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Resize a block. new_size == 0 frees it and returns NULL. Returns NULL on
- * failure (real or injected); the old block is then left untouched. */
+/* Resize a block. new_size == 0 frees it (NULL: nothing) and returns NULL.
+ * Returns NULL on failure (real or injected); the old block is then left
+ * untouched. */
 void *mem_realloc(void *ptr, size_t old_size, size_t new_size);
 
 #define mem_alloc(size) mem_realloc(NULL, 0, (size))
@@ -28,6 +29,15 @@ void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need);
  * does (SIZE_MAX: no budget); an allocation past it fails, and is noted so
  * that the error can name the limit. */
 void mem_set_budget(size_t bytes);
+/* What one command, or one compile, may take by default (--limit memory). */
+#define MEM_DEFAULT_BUDGET ((size_t)1 << 30)
+/* The budget in force, to put back once a budget of one part is done. */
+typedef struct mem_budget {
+    bool on;
+    size_t end;
+} mem_budget;
+mem_budget mem_get_budget(void);
+void mem_restore_budget(mem_budget b);
 /* Whether an allocation failed at the ceiling since the last call; clears. */
 bool mem_ceiling_reached(void);
 

@@ -102,13 +102,13 @@ static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 static bool show_creature(vm *v, int c)
 {
     const creature *cr = &v->creatures[c];
-    char line[2048];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s", cr->name);
+    combat_line line = {.say = false};
+    combat_line_add(v, &line, "%s", cr->name);
     if (cr->side >= 0)
-        len += (size_t)snprintf(line + len, sizeof line - len, " (%s)", program_string(v->p, v->r->sides[cr->side]));
-    len += (size_t)snprintf(line + len, sizeof line - len, ":");
-    size_t bare = len; /* nothing said after the name yet */
-    for (size_t i = 0; i < v->p->ndecls && len < sizeof line; i++) {
+        combat_line_add(v, &line, " (%s)", program_string(v->p, v->r->sides[cr->side]));
+    combat_line_add(v, &line, ":");
+    bool bare = true; /* nothing said after the name yet */
+    for (size_t i = 0; i < v->p->ndecls; i++) {
         if (!vm_stat_shown(v, c, (int)i))
             continue;
         const decl *d = &v->p->decls[i];
@@ -116,20 +116,21 @@ static bool show_creature(vm *v, int c)
         stat_text(v, c, (int)i, val, sizeof val);
         if (v->failed)
             return false;
-        len += (size_t)snprintf(line + len, sizeof line - len, " %s %s", program_string(v->p, d->name), val);
+        combat_line_add(v, &line, " %s %s", program_string(v->p, d->name), val);
+        bare = false;
     }
-    if (cr->placed && len < sizeof line) {
+    if (cr->placed) {
         char sq[32];
         square_format(cr->x, cr->y, sq, sizeof sq);
-        len += (size_t)snprintf(line + len, sizeof line - len, " at %s", sq);
+        combat_line_add(v, &line, " at %s", sq);
+        bare = false;
     }
-    if (cr->zone >= 0 && len < sizeof line)
-        len += (size_t)snprintf(line + len, sizeof line - len, " in %s", program_string(v->p, cr->zone));
-    char effects[1024];
-    effects_show(v, c, effects, sizeof effects);
-    if (effects[0] && len < sizeof line)
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", len == bare ? "" : ";", effects);
-    combat_print(v, "%s", line);
+    if (cr->zone >= 0) {
+        combat_line_add(v, &line, " in %s", program_string(v->p, cr->zone));
+        bare = false;
+    }
+    effects_show(v, c, &line, bare ? " " : "; ");
+    combat_line_end(v, &line);
     return true;
 }
 
@@ -167,41 +168,34 @@ static bool show_tracker(vm *v)
     combat_print(v, "%s", head);
     for (int i = 0; i < cb->norder; i++) {
         const entry *e = &cb->order[i];
-        int members[256];
-        int n = 0;
-        if (e->creature >= 0)
-            members[n++] = e->creature;
-        else
-            for (size_t c = 0; c < v->ncreatures && n < 256; c++)
-                if (v->creatures[c].in_play && v->creatures[c].side == e->side)
-                    members[n++] = (int)c;
-        for (int m = 0; m < n; m++) {
-            int c = members[m];
-            char line[1024], score[32] = "";
-            if (m == 0 && e->score.type != V_NIL)
+        /* the entry's creature, or each member of its side in play */
+        size_t first = e->creature >= 0 ? (size_t)e->creature : 0;
+        size_t last = e->creature >= 0 ? first + 1 : v->ncreatures;
+        for (size_t who = first, m = 0; who < last; who++) {
+            if (e->creature < 0 && !(v->creatures[who].in_play && v->creatures[who].side == e->side))
+                continue;
+            int c = (int)who;
+            char score[32] = "";
+            if (m++ == 0 && e->score.type != V_NIL)
                 vm_format(v, e->score, score, sizeof score);
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
-            len = (size_t)snprintf(line, sizeof line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
-            for (int k = 0; k < enc->ntrack && len < sizeof line; k++) {
+            combat_line line = {.say = false};
+            combat_line_add(v, &line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
+            for (int k = 0; k < enc->ntrack; k++) {
                 char val[64];
                 stat_text(v, c, enc->track[k], val, sizeof val);
                 if (v->failed)
                     return false;
-                len += (size_t)snprintf(line + len, sizeof line - len, " %-9s", val);
+                combat_line_add(v, &line, " %-9s", val);
             }
-            char eff[700];
-            effects_show(v, c, eff, sizeof eff);
             bool out;
             if (!encounter_out(v, c, &out, (span){0}))
                 return false;
             const creature *cr = &v->creatures[c];
             const char *notes = cr->delaying ? "delaying" : out ? "out" : "";
-            if (len < sizeof line)
-                snprintf(line + len, sizeof line - len, " %s%s%s", notes, notes[0] && eff[0] ? ", " : "", eff);
-            size_t l = strlen(line);
-            while (l > 0 && line[l - 1] == ' ')
-                line[--l] = '\0';
-            combat_print(v, "%s", line);
+            combat_line_add(v, &line, " %s", notes);
+            effects_show(v, c, &line, notes[0] ? ", " : "");
+            combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }
     return true;
@@ -245,8 +239,8 @@ static bool show(vm *v, const value *args, int argc, span at)
         } else if (is_word(v, x, "map")) {
             if (v->r->space.kind == SPACE_ZONES)
                 zones_show(v);
-            else
-                grid_show(v);
+            else if (!grid_show(v, at))
+                return false;
         } else if (is_word(v, x, "log")) {
             combat_show_log(v);
         } else if (is_word(v, x, "tracker")) {
@@ -259,15 +253,22 @@ static bool show(vm *v, const value *args, int argc, span at)
                 return false;
         } else if (is_word(v, x, "effects")) {
             for (size_t c = 0; c < v->ncreatures; c++) {
-                char eff[1024];
-                effects_show(v, (int)c, eff, sizeof eff);
-                if (eff[0])
-                    combat_print(v, "%s: %s", v->creatures[c].name, eff);
+                if (v->creatures[c].effects < 0)
+                    continue;
+                combat_line line = {.say = false};
+                combat_line_add(v, &line, "%s", v->creatures[c].name);
+                effects_show(v, (int)c, &line, ": ");
+                combat_line_end(v, &line);
             }
         } else {
-            char val[1024];
-            vm_format(v, x, val, sizeof val);
-            combat_print(v, "%s", val);
+            /* the whole value, as print writes it */
+            vm_text val = {0};
+            bool ok = vm_text_value(v, &val, x, at);
+            if (ok)
+                combat_print_line(v, val.buf);
+            vm_text_free(&val);
+            if (!ok)
+                return false;
         }
     }
     return true;
@@ -323,8 +324,10 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     int n = (int)args[argc - 3 - np].num;
     int action = (int)args[argc - 4 - np].num;
     const value *act_args = &args[1];
-    if (n > 8 || np > 8)
-        return vm_error(v, at, "a held action takes at most 8 arguments");
+    if (n > ACTION_MAX_PARAMS)
+        return vm_error(v, at, "a held action takes at most %d arguments", ACTION_MAX_PARAMS);
+    if (np > TRIGGER_MAX_PARAMS)
+        return vm_error(v, at, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
     /* `allow hold only SLOT or ...`: every way to pay the action spends one of them */
     if (in->nhold_only > 0 && !hold_allowed(v, action)) {
         char names[128], cite[160];
@@ -392,18 +395,24 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     return true;
 }
 
+static bool run_command(vm *v, int cmd, const value *args, int argc, span at);
+
 bool play_command(vm *v, int cmd, int operand, span at)
 {
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     if (cmd == CMD_CREATURE)
         return vm_spawn(v, operand, at);
-    int argc = operand;
-    if (argc > 64)
-        return vm_error(v, at, "too many arguments (limit is 64)");
-    value args[64];
-    memcpy(args, v->sp - argc, (size_t)argc * sizeof(value));
-    v->sp -= argc;
+    /* the arguments stay where they were pushed, under what the command's
+       own calls push, and go when it is done */
+    value *args = v->sp - operand;
+    bool ok = run_command(v, cmd, args, operand, at);
+    v->sp = args;
+    return ok;
+}
+
+static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
+{
     combat *cb = &v->cb;
     switch ((command_id)cmd) {
     case CMD_BEGIN:

@@ -35,6 +35,7 @@ typedef struct side_turn {
     double *fires;          /* per trigger: the chance it fires in the turn */
     uint64_t paths;
     bool changed;     /* some path changed more than hit points */
+    bool healed;      /* that change was to hit points, other than damage dealt */
     char change[160]; /* the first such change, in words */
 } side_turn;
 
@@ -45,7 +46,8 @@ typedef struct fight {
     fray *f;                 /* the profile compiled, with `begin encounter` and `roll initiative` */
     int health;              /* declaration of the health stat */
     int64_t hp[2];
-    double first[2]; /* the chance the attacker (0) or the defender (1) acts first */
+    double first[2];    /* the chance the attacker (0) or the defender (1) acts first */
+    bool first_unknown; /* the initiative's dice were too many to walk */
     side_turn turn[2];
     bool exact;    /* every turn's paths were walked and none changed more than hit points */
     char why[256]; /* why not */
@@ -127,6 +129,7 @@ static bool who_first(fight *g)
 {
     rng_oracle o = {.min_weight = PROFILE_INITIATIVE_CUT};
     uint64_t paths = 0;
+    double cut = 0;
     sim_tally t = {.health = g->health, .watch = -1, .actor = -1};
     do {
         int who[2];
@@ -142,10 +145,25 @@ static bool who_first(fight *g)
             }
         if (!o.too_deep && !o.diverged)
             g->first[acting == who[1] ? 1 : 0] += path_weight(&o);
+        else
+            cut += path_weight(&o);
         vm_free(v);
-        if (++paths >= PROFILE_MAX_PATHS)
+        if (++paths >= PROFILE_MAX_PATHS) {
+            /* the chances of the paths walked are not the whole of them */
+            if (!g->why[0])
+                snprintf(g->why, sizeof g->why, "the initiative has more than %d combinations of dice",
+                         PROFILE_MAX_PATHS);
             break;
+        }
     } while (rng_oracle_advance(&o));
+    /* Ties rolled again and again are cut, and the rest counts in
+       proportion: that is a small part (a twentieth for two d20s). Dice
+       too fine for the cut from their first roll on (two d1000s) leave
+       next to nothing, and a proportion of that is no answer. */
+    g->first_unknown = cut > 0.5 || paths >= PROFILE_MAX_PATHS;
+    if (cut > 0.5 && !g->why[0])
+        snprintf(g->why, sizeof g->why,
+                 "the initiative's dice are too many to walk (%.0f%% of its chances would be left out)", 100 * cut);
     mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
     mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
     mem_free(t.down, t.creatures_cap * sizeof *t.down);
@@ -236,6 +254,21 @@ static bool walk_turn(fight *g, int k)
         }
         int64_t dealt = (size_t)who[1 - k] < t.ncreatures ? t.taken[who[1 - k]] : 0;
         ok = add_damage(s, dealt, w) && !t.failed;
+        /* the chain knows only the damage one deals the other: a turn that
+           heals either, or hurts the one who acts, is not a link of it
+           (damage is counted as it is dealt, healing nowhere) */
+        value hp[2];
+        for (int c = 0; c < 2 && !t.changed && !s->changed; c++) {
+            int64_t want = c == k ? g->hp[c] : g->hp[c] - dealt;
+            if (vm_get_stat(v, who[c], g->health, &hp[c]) && value_is_number(hp[c]) &&
+                (c == k ? value_round(hp[c]) != want : value_round(hp[c]) > want)) {
+                s->changed = s->healed = true;
+                if (c == k)
+                    snprintf(s->change, sizeof s->change, "changes its own hit points");
+                else
+                    snprintf(s->change, sizeof s->change, "restores the %s's hit points", role_names[c]);
+            }
+        }
         for (int i = 0; i < t.nchecks; i++) {
             s->check[i] = t.check[i];
             s->met[i] += t.met[i] ? w : 0;
@@ -269,7 +302,8 @@ static bool walk_turn(fight *g, int k)
     if (ok && !g->why[0])
         walk_failed(g, s, diverged);
     if (ok && s->changed && !g->why[0])
-        snprintf(g->why, sizeof g->why, "the %s's turn %s: more than hit points change", role_names[k], s->change);
+        snprintf(g->why, sizeof g->why, "the %s's turn %s%s", role_names[k], s->change,
+                 s->healed ? ", not by damage the other deals" : ": more than hit points change");
     return ok;
 }
 
@@ -514,6 +548,11 @@ static void fig_hp(const fight *g, char *buf, size_t cap, double *p)
 }
 static void fig_first(const fight *g, char *buf, size_t cap, double *p)
 {
+    if (g->first_unknown) { /* not walked, and a simulation does not tell it */
+        *p = -1;
+        buf[0] = '\0';
+        return;
+    }
     double total = g->first[0] + g->first[1];
     *p = total > 0 ? g->first[0] / total : 0;
     percent(buf, cap, *p);

@@ -5,6 +5,8 @@
 
 #include "runtime/mem.h"
 
+static void discard(fray_report *r, size_t sections_cap, size_t last_rows_cap);
+
 static char *copy(report_builder *rb, const char *s)
 {
     if (!s)
@@ -51,6 +53,8 @@ void report_section(report_builder *rb, const char *title, const char *note)
     if (rb->oom)
         return;
     trim_last(rb);
+    if (rb->oom) /* the last section keeps its room: it is still the last */
+        return;
     fray_report *r = rb->r;
     fray_report_section *grown = mem_grow(r->sections, sizeof *grown, &rb->sections_cap, r->nsections + 1);
     if (!grown) {
@@ -95,31 +99,30 @@ fray_report *report_end(report_builder *rb)
         if (r->nsections) {
             void *s =
                 mem_realloc(r->sections, rb->sections_cap * sizeof *r->sections, r->nsections * sizeof *r->sections);
-            if (s)
+            if (s) {
                 r->sections = s;
-            else
-                rb->oom = true;
+                rb->sections_cap = r->nsections;
+            } else {
+                rb->oom = true; /* they keep their room */
+            }
         } else {
             mem_free(r->sections, rb->sections_cap * sizeof *r->sections);
             r->sections = NULL;
+            rb->sections_cap = 0;
         }
-        rb->sections_cap = r->nsections;
     }
     if (rb->oom) {
-        if (rb->r && rb->sections_cap != rb->r->nsections) {
-            /* frees by the counts: make them the capacities */
-            fray_report_section *s = rb->r->sections;
-            mem_free(s, rb->sections_cap * sizeof *s);
-            rb->r->sections = NULL;
-            rb->r->nsections = 0;
-        }
-        fray_report_free(rb->r);
+        /* the last section's rows and the sections may still have room
+           past their counts: they go by their capacities */
+        discard(rb->r, rb->sections_cap, rb->rows_cap);
         rb->r = NULL;
     }
     return rb->r;
 }
 
-void fray_report_free(fray_report *r)
+/* Frees r, whose sections array holds sections_cap and whose last section's
+   rows array holds last_rows_cap. */
+static void discard(fray_report *r, size_t sections_cap, size_t last_rows_cap)
 {
     if (!r)
         return;
@@ -131,13 +134,19 @@ void fray_report_free(fray_report *r)
             mem_strfree((char *)s->rows[k].b);
         }
         if (s->rows)
-            mem_free(s->rows, s->nrows * sizeof *s->rows);
+            mem_free(s->rows, (i + 1 == r->nsections ? last_rows_cap : s->nrows) * sizeof *s->rows);
         mem_strfree((char *)s->title);
         mem_strfree((char *)s->note);
     }
     if (r->sections)
-        mem_free(r->sections, r->nsections * sizeof *r->sections);
+        mem_free(r->sections, sections_cap * sizeof *r->sections);
     mem_strfree((char *)r->a);
     mem_strfree((char *)r->b);
     mem_free(r, sizeof *r);
+}
+
+void fray_report_free(fray_report *r)
+{
+    if (r)
+        discard(r, r->nsections, r->nsections ? r->sections[r->nsections - 1].nrows : 0);
 }

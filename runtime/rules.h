@@ -268,6 +268,7 @@ typedef struct r_bonus {
 /* --- checks, actions, triggers, rulings ------------------------------------ */
 
 #define CHECK_MAX_PARAMS 8
+#define ACTION_MAX_PARAMS 16 /* and a procedure's (lang/decl.h FCTX_MAX) */
 typedef struct r_check {
     int name;
     origin from;

@@ -1,7 +1,7 @@
 /* session: the timeline of entries, replayed to make the state of play
- * (see session.h); saving it and keeping its journal. The format of the
- * files is session_file.c's; opening a session, its settings, callbacks
- * and entries are api_session.c's. */
+ * (see session.h); saving, loading and recovering it. The format of the
+ * files is session_file.c's, the journal session_journal.c's; opening a
+ * session, its settings, callbacks and entries are api_session.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "runtime/session.h"
 
@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "runtime/api_files.h"
 #include "runtime/fio.h"
 #include "runtime/mem.h"
+#include "runtime/safefile.h"
 
 /* --- entries ------------------------------------------------------------------ */
 
@@ -109,34 +111,9 @@ static void out_of_memory(const session *s)
     session_report(s, FRAY_ERROR, NULL, 0, "out of memory");
 }
 
-/* --- the journal's records ------------------------------------------------------ */
-
-/* Flushes out to the disk: after a crash, what was written is there. */
-static bool sync_file(FILE *out)
+const char *session_io_error(int code)
 {
-    return fflush(out) == 0 && fsync(fileno(out)) == 0;
-}
-
-static void journal_lost(session *s)
-{
-    session_report(s, FRAY_ERROR, s->journal_path, 0, "cannot write the journal %s: %s; going on without one",
-                   s->journal_path, strerror(errno));
-    fclose(s->journal);
-    s->journal = NULL;
-}
-
-static void journal_write(session *s, const session_entry *e, const char *op)
-{
-    if (!s->journal)
-        return;
-    sfile_writer w = {.out = s->journal, .hash = s->journal_hash};
-    if (e)
-        sfile_write_entry(&w, e);
-    if (op)
-        sfile_write_op(&w, op);
-    s->journal_hash = w.hash;
-    if (!sync_file(s->journal))
-        journal_lost(s);
+    return code > 0 ? strerror(code) : fio_error_text(code);
 }
 
 /* --- replaying ------------------------------------------------------------------ */
@@ -179,6 +156,54 @@ static void set_quiet(session *s, fray *f, bool quiet)
     fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->diagnose, quiet ? NULL : s->diagnose_user);
 }
 
+typedef struct limit_default {
+    const char *name;
+    uint64_t value;
+} limit_default;
+
+static void find_default(void *user, const char *name, const char *meaning, uint64_t value)
+{
+    limit_default *d = user;
+    (void)meaning;
+    if (!strcmp(name, d->name))
+        d->value = value;
+}
+
+/* A limit as the process sets it: by name, else in its options, else the
+ * default. */
+static uint64_t own_limit(const session *s, const char *name, uint64_t in_options)
+{
+    for (size_t i = 0; i < s->nlimits; i++)
+        if (!strcmp(s->limits[i].name, name))
+            return s->limits[i].value;
+    limit_default d = {.name = name, .value = in_options};
+    if (!in_options)
+        fray_limits(find_default, &d);
+    return d.value;
+}
+
+/* A loaded file's limit lowers the process's own, never raises it. */
+static void lower_limit(const session *s, fray *f, const char *name, uint64_t in_options, uint64_t cap)
+{
+    if (cap && cap < own_limit(s, name, in_options))
+        fray_set_limit(f, name, cap);
+}
+
+/* The lower of two limits where 0 is none. */
+static uint64_t lower(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
+sfile_settings session_settings(const session *s)
+{
+    return (sfile_settings){
+        .seed = s->opts.seed,
+        .max_steps = lower(s->opts.max_steps, s->file_max_steps),
+        .max_call_depth = (int)lower((uint64_t)s->opts.max_call_depth, (uint64_t)s->file_max_call_depth),
+        .max_creatures = (int)lower((uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures)};
+}
+
 fray *session_open_context(session *s, bool quiet)
 {
     fray *f = fray_open(&s->opts);
@@ -189,6 +214,9 @@ fray *session_open_context(session *s, bool quiet)
         fray_set_limit(f, s->limits[i].name, s->limits[i].value); /* each was checked when set */
     /* the files its entries read come through the session: kept, served */
     api_read_through(f, session_read_file, s);
+    lower_limit(s, f, "steps", s->opts.max_steps, s->file_max_steps);
+    lower_limit(s, f, "depth", (uint64_t)s->opts.max_call_depth, (uint64_t)s->file_max_call_depth);
+    lower_limit(s, f, "creatures", (uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures);
     return f;
 }
 
@@ -233,7 +261,7 @@ static bool rebuild(session *s, size_t n)
     if (!same || s->replay_short)
         session_report(s, FRAY_WARNING, NULL, 0,
                        "replaying the session did not go as it went the first time "
-                       "(a rules file changed on disk?)");
+                       "(was it saved by another version of fray, or edited?)");
     s->replay_short = false;
     return true;
 }
@@ -250,7 +278,7 @@ static fray_status add_entry(session *s, session_entry e)
     e.files.from = FILES_KEPT; /* from now on it reads what it read this time */
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         session_entries_clear(s->undone, &s->nundone);
-        journal_write(s, &e, NULL);
+        journal_write(s, NULL, 0, &e);
         return FRAY_OK;
     }
     if (st == FRAY_OK)
@@ -330,8 +358,8 @@ size_t fray_session_undo(fray_session *s, size_t n)
         if (!session_entries_push(&s->undone, &s->nundone, &s->undone_cap, s->done[s->ndone - 1]))
             break;
         s->ndone--;
-        journal_write(s, NULL, "undo");
     }
+    journal_write(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
     if (k)
         rebuild(s, s->ndone);
     return k;
@@ -347,8 +375,8 @@ size_t fray_session_redo(fray_session *s, size_t n)
             break;
         }
         s->nundone--;
-        journal_write(s, NULL, "redo");
     }
+    journal_write(s, "redo", k, NULL);
     return k;
 }
 
@@ -391,8 +419,7 @@ fray_status fray_session_reroll(fray_session *s)
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
-        journal_write(s, NULL, "undo");
-        journal_write(s, &e, NULL);
+        journal_write(s, "undo", 1, &e); /* one group: the old roll or the new one */
         session_entries_clear(s->undone, &s->nundone);
         session_entry_free(&old);
         return FRAY_OK;
@@ -418,48 +445,19 @@ fray_status fray_session_run_at(fray_session *s, size_t n, const char *text)
 
 fray_status fray_session_save(fray_session *s, const char *path)
 {
-    size_t size = strlen(path) + 16;
-    char *tmp = mem_alloc(size);
-    if (!tmp) {
-        out_of_memory(s);
+    safefile sf;
+    int code = safefile_begin(&sf, path, 0666);
+    if (code == 0) {
+        sfile_writer w;
+        sfile_write_session(&w, sf.fd, s);
+        sfile_write_end(&w);
+        code = sfile_write_finish(&w) ? safefile_commit(&sf, true) : errno;
+        safefile_close(&sf);
+    }
+    if (code != 0) {
+        session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, session_io_error(code));
         return FRAY_ERR_IO;
     }
-    snprintf(tmp, size, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!out) {
-        session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        mem_free(tmp, size);
-        return FRAY_ERR_IO;
-    }
-    sfile_writer w;
-    sfile_write_session(&w, out, s);
-    sfile_write_end(&w);
-    bool ok = !ferror(out) && sync_file(out);
-    ok &= fclose(out) == 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
-        session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        mem_free(tmp, size);
-        return FRAY_ERR_IO;
-    }
-    /* the rename itself reaches the disk with its folder */
-    char *slash = strrchr(tmp, '/');
-    const char *dir = ".";
-    if (slash) {
-        *slash = '\0';
-        dir = slash == tmp ? "/" : tmp;
-    }
-    int dfd = open(dir, O_RDONLY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    mem_free(tmp, size);
     return FRAY_OK;
 }
 
@@ -477,13 +475,14 @@ bool fray_session_is_file(const char *path)
 }
 
 /* Exchanges the session's entries and settings with l's (the search path
- * and limits stay the session's: they are this process's). */
+ * and limits stay the session's: they are this process's; a file's limits
+ * can only lower them). */
 static void swap_loaded(session *s, sfile_loaded *l)
 {
     sfile_loaded mine = {.settings = {.seed = s->opts.seed,
-                                      .max_steps = s->opts.max_steps,
-                                      .max_call_depth = s->opts.max_call_depth,
-                                      .max_creatures = s->opts.max_creatures},
+                                      .max_steps = s->file_max_steps,
+                                      .max_call_depth = s->file_max_call_depth,
+                                      .max_creatures = s->file_max_creatures},
                          .done = s->done,
                          .ndone = s->ndone,
                          .done_cap = s->done_cap,
@@ -491,9 +490,9 @@ static void swap_loaded(session *s, sfile_loaded *l)
                          .nundone = s->nundone,
                          .undone_cap = s->undone_cap};
     s->opts.seed = l->settings.seed;
-    s->opts.max_steps = l->settings.max_steps;
-    s->opts.max_call_depth = l->settings.max_call_depth;
-    s->opts.max_creatures = l->settings.max_creatures;
+    s->file_max_steps = l->settings.max_steps;
+    s->file_max_call_depth = l->settings.max_call_depth;
+    s->file_max_creatures = l->settings.max_creatures;
     s->done = l->done;
     s->ndone = l->ndone;
     s->done_cap = l->done_cap;
@@ -503,8 +502,8 @@ static void swap_loaded(session *s, sfile_loaded *l)
     *l = mine;
 }
 
-/* Replaces the session with the one l holds (taken); on failure it is as
- * it was. */
+/* Replaces the session with the one read into l; on failure it is as it
+ * was. Frees l. */
 static fray_status take_loaded(session *s, sfile_loaded *l)
 {
     swap_loaded(s, l);
@@ -514,19 +513,18 @@ static fray_status take_loaded(session *s, sfile_loaded *l)
         return FRAY_ERR_IO;
     }
     sfile_loaded_free(l);
-    if (s->journal_path) /* the journal starts over from it */
-        fray_session_journal(s, s->journal_path);
     return FRAY_OK;
 }
 
-/* Replaces the session with the one in path; on failure it is as it was. */
-static fray_status load_file(session *s, const char *path, bool journal)
+/* A saved session, read into l with status st, replaces this one, and the
+ * journal starts over from it. */
+static fray_status load_read(session *s, fray_status st, sfile_loaded *l)
 {
-    sfile_loaded l;
-    fray_status st = sfile_read(s, path, journal, &l);
-    if (st != FRAY_OK)
-        return st;
-    return take_loaded(s, &l);
+    if (st == FRAY_OK)
+        st = take_loaded(s, l);
+    if (st == FRAY_OK && s->journal_fd >= 0)
+        journal_restart(s);
+    return st;
 }
 
 fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_session)
@@ -540,64 +538,58 @@ fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_s
         return add_rules(s, path, text, len);
     *was_session = true;
     sfile_loaded l;
-    fray_status st = sfile_read_text(s, path, text, len, false, &l);
-    if (st != FRAY_OK)
-        return st;
-    return take_loaded(s, &l);
+    return load_read(s, sfile_parse(s, path, text, len, false, &l), &l);
 }
 
 fray_status fray_session_load(fray_session *s, const char *path)
 {
-    return load_file(s, path, false);
+    sfile_loaded l;
+    return load_read(s, sfile_read(s, path, false, &l), &l);
 }
 
 fray_status fray_session_recover(fray_session *s, const char *journal_path)
 {
-    return load_file(s, journal_path, true);
-}
-
-fray_status fray_session_journal(fray_session *s, const char *path)
-{
-    if (s->journal)
-        fclose(s->journal);
-    s->journal = NULL;
-    char *copy = path ? mem_strndup(path, strlen(path)) : NULL; /* path may be s->journal_path itself */
-    mem_strfree(s->journal_path);
-    s->journal_path = copy;
-    if (!path)
-        return FRAY_OK;
-    if (!copy) {
-        out_of_memory(s);
+    /* Its lock is taken first, and kept: the journal of a live session is
+       not read, and the one read is not taken by another recovery while
+       this session puts what it holds in a journal of its own. It is
+       never written: removed once that journal is in place. */
+    int code, fd = safefile_lock(journal_path, &code);
+    if (fd < 0) {
+        if (code == EWOULDBLOCK) {
+            session_report(s, FRAY_ERROR, journal_path, 0,
+                           "%s is the journal of a session still running in another process: not recovered",
+                           journal_path);
+            return FRAY_ERR_USAGE;
+        }
+        session_report(s, FRAY_ERROR, journal_path, 0, "cannot read %s: %s", journal_path, session_io_error(code));
         return FRAY_ERR_IO;
     }
-    s->journal = fopen(s->journal_path, "w");
-    if (!s->journal) {
-        session_report(s, FRAY_WARNING, s->journal_path, 0,
-                       "cannot keep a journal in %s (%s): a crash would lose the session", s->journal_path,
-                       strerror(errno));
+    char *path = mem_strndup(journal_path, strlen(journal_path)), *text = NULL;
+    size_t len = 0;
+    code = path ? fio_read_fd(fd, SFILE_MAX_BYTES, &text, &len) : ENOMEM;
+    if (code != 0) {
+        session_report(s, FRAY_ERROR, journal_path, 0, "cannot read %s: %s", journal_path, session_io_error(code));
+        mem_strfree(path);
+        close(fd);
         return FRAY_ERR_IO;
     }
-    sfile_writer w;
-    sfile_write_session(&w, s->journal, s);
-    s->journal_hash = w.hash;
-    if (!sync_file(s->journal)) { /* a device (/dev/null) is not synced: quietly no journal */
-        fclose(s->journal);
-        s->journal = NULL;
-        return FRAY_ERR_IO;
+    sfile_loaded l;
+    fray_status st = sfile_parse(s, journal_path, text, len, true, &l);
+    bool saved = l.ended; /* a save given for a journal: read, and left as it is */
+    if (st == FRAY_OK)
+        st = take_loaded(s, &l);
+    if (st != FRAY_OK || saved) {
+        mem_strfree(path);
+        close(fd);
+        return st;
     }
+    /* an earlier recovery's journal is left as it is */
+    if (s->recovered_fd >= 0)
+        close(s->recovered_fd);
+    mem_strfree(s->recovered_path);
+    s->recovered_fd = fd;
+    s->recovered_path = path;
+    if (s->journal_fd >= 0)
+        journal_restart(s);
     return FRAY_OK;
-}
-
-void fray_session_close_journal(fray_session *s)
-{
-    if (!s->journal)
-        return;
-    /* only a journal file of our own goes: never a device (--journal
-       /dev/null) or anything else that is not a plain file */
-    struct stat st;
-    bool plain = fstat(fileno(s->journal), &st) == 0 && S_ISREG(st.st_mode);
-    fclose(s->journal);
-    s->journal = NULL;
-    if (plain && s->journal_path)
-        unlink(s->journal_path);
 }

@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "fray.h"
 #include "runtime/kept_files.h"
@@ -78,9 +77,20 @@ struct fray_session {
     void *print_user;
     fray_diagnostic_fn diagnose; /* NULL: the context's default */
     void *diagnose_user;
-    FILE *journal;
+    /* limits a loaded file asked for (0: none); they only ever lower the
+       process's own (opts, and limits set by name) */
+    uint64_t file_max_steps;
+    int file_max_call_depth, file_max_creatures;
+    /* the journal (session_journal.c): open and locked for as long as the
+       session keeps it */
+    int journal_fd;        /* -1: none */
+    bool journal_broken;   /* a write failed: nothing more is written to it */
     uint64_t journal_hash; /* the checksum of what the journal holds so far */
     char *journal_path;
+    /* the journal a recovery read, locked until the session is in a
+       journal of its own, then removed */
+    int recovered_fd; /* -1: none */
+    char *recovered_path;
 };
 
 /* A context with the session's settings, limits and callbacks (none when
@@ -91,6 +101,18 @@ fray *session_open_context(session *s, bool quiet);
  * the diagnostic callback; file and line when they are known. */
 void session_report(const session *s, fray_level level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Words for an errno value or a FIO_ERR_ code. */
+const char *session_io_error(int code);
+
+/* The journal (session_journal.c): what a call did, appended and flushed
+ * to the disk as one group, so that a crash recovers all of it or none:
+ * `op` ("undo" or "redo") `times` times, then the entry e (NULL: none);
+ * the journal started over from the whole session (after a load); closed
+ * and forgotten, its file left. */
+void journal_write(session *s, const char *op, size_t times, const session_entry *e);
+fray_status journal_restart(session *s);
+void journal_release(session *s);
 
 /* Entries and lists of them. */
 void session_entry_free(session_entry *e);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "runtime/fio.h"
 #include "runtime/mem.h"
 
 static const char header_word[] = "fray session ";
@@ -26,9 +27,65 @@ static const uint64_t fnv_start = 0xcbf29ce484222325u;
 
 /* --- writing ---------------------------------------------------------------------- */
 
+void sfile_write_start(sfile_writer *w, int fd, uint64_t hash)
+{
+    *w = (sfile_writer){.fd = fd, .hash = hash};
+}
+
+static void flush(sfile_writer *w)
+{
+    if (!w->error && w->len && !fio_write(w->fd, w->buf, w->len))
+        w->error = errno ? errno : EIO;
+    w->len = 0;
+}
+
+/* Bytes as they are, outside the checksum. */
+static void put_raw(sfile_writer *w, const void *data, size_t n)
+{
+    if (w->error)
+        return;
+    if (w->len + n > w->cap) {
+        /* grown as a group needs (most are a line or two), written out
+           once it holds SFILE_WRITE_SIZE */
+        if (w->len + n > SFILE_WRITE_SIZE) {
+            flush(w);
+            if (n > SFILE_WRITE_SIZE) { /* a large text goes straight out */
+                if (!w->error && !fio_write(w->fd, data, n))
+                    w->error = errno ? errno : EIO;
+                return;
+            }
+        }
+        size_t want = w->cap ? w->cap : 256;
+        while (want < w->len + n)
+            want *= 2;
+        if (want > w->cap) {
+            char *grown = mem_realloc(w->buf, w->cap, want);
+            if (!grown) {
+                w->error = ENOMEM;
+                return;
+            }
+            w->buf = grown;
+            w->cap = want;
+        }
+    }
+    memcpy(w->buf + w->len, data, n);
+    w->len += n;
+}
+
+bool sfile_write_finish(sfile_writer *w)
+{
+    flush(w);
+    if (w->buf)
+        mem_free(w->buf, w->cap);
+    w->buf = NULL;
+    w->cap = 0;
+    errno = w->error;
+    return w->error == 0;
+}
+
 static void put(sfile_writer *w, const void *data, size_t n)
 {
-    fwrite(data, 1, n, w->out);
+    put_raw(w, data, n);
     w->hash = fnv1a(w->hash, data, n);
 }
 
@@ -43,8 +100,10 @@ static void putf(sfile_writer *w, const char *fmt, ...)
         return;
     if ((size_t)n >= sizeof buf) { /* a long path: once more, allocated */
         char *big = mem_alloc((size_t)n + 1);
-        if (!big)
+        if (!big) {
+            w->error = w->error ? w->error : ENOMEM;
             return;
+        }
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -58,7 +117,9 @@ static void putf(sfile_writer *w, const char *fmt, ...)
 /* Closes a group: what came before holds together. */
 static void check(sfile_writer *w)
 {
-    fprintf(w->out, "check %016" PRIx64 "\n", w->hash);
+    char line[32];
+    int n = snprintf(line, sizeof line, "check %016" PRIx64 "\n", w->hash);
+    put_raw(w, line, (size_t)n);
 }
 
 /* The files an entry read, after it: `source LEN PATH`, or `source-use
@@ -111,23 +172,32 @@ void sfile_write_op(sfile_writer *w, const char *op)
     check(w);
 }
 
-void sfile_write_end(sfile_writer *w)
+void sfile_write_group(sfile_writer *w, const char *op, size_t times, const session_entry *e)
 {
-    fputs("end\n", w->out);
+    for (size_t i = 0; op && i < times; i++)
+        putf(w, "%s\n", op);
+    if (e)
+        write_records(w, e);
+    check(w);
 }
 
-void sfile_write_session(sfile_writer *w, FILE *out, const session *s)
+void sfile_write_end(sfile_writer *w)
 {
-    *w = (sfile_writer){.out = out, .hash = fnv_start};
+    put_raw(w, "end\n", 4);
+}
+
+void sfile_write_session(sfile_writer *w, int fd, const session *s)
+{
+    sfile_write_start(w, fd, fnv_start);
     putf(w, "%s%d\n", header_word, SESSION_FORMAT);
-    const fray_options *o = &s->opts;
-    putf(w, "option seed %" PRIu64 "\n", o->seed);
-    if (o->max_steps)
-        putf(w, "option max-steps %" PRIu64 "\n", o->max_steps);
-    if (o->max_call_depth)
-        putf(w, "option max-depth %d\n", o->max_call_depth);
-    if (o->max_creatures)
-        putf(w, "option max-creatures %d\n", o->max_creatures);
+    sfile_settings o = session_settings(s);
+    putf(w, "option seed %" PRIu64 "\n", o.seed);
+    if (o.max_steps)
+        putf(w, "option max-steps %" PRIu64 "\n", o.max_steps);
+    if (o.max_call_depth)
+        putf(w, "option max-depth %d\n", o.max_call_depth);
+    if (o.max_creatures)
+        putf(w, "option max-creatures %d\n", o.max_creatures);
     check(w);
     for (size_t i = 0; i < s->ndone; i++)
         sfile_write_entry(w, &s->done[i]);
@@ -244,8 +314,11 @@ static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, 
         bool asks = alen > 5 && !memcmp(arg + alen - 5, " asks", 5);
         if (!number(arg, asks ? alen - 5 : alen, &v))
             return false;
-        session_entry e = {
-            .kind = ENTRY_COMMAND, .len = (size_t)v, .reseed = p->rerolled, .seed = p->reroll, .asked = asks};
+        session_entry e = {.kind = ENTRY_COMMAND,
+                           .len = (size_t)v,
+                           .reseed = p->rerolled,
+                           .seed = p->rerolled ? p->reroll : 0,
+                           .asked = asks};
         p->rerolled = false;
         e.text = read_block(r, e.len);
         if (!e.text || !session_entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
@@ -334,69 +407,26 @@ bool sfile_is_session(const char *text, size_t len)
 
 char *sfile_slurp(const char *path, size_t *len)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return NULL;
     char *text = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len + 1 >= cap) {
-            size_t want = cap ? 2 * cap : 65536;
-            char *grown = cap < (1u << 30) ? mem_realloc(text, cap, want) : NULL;
-            if (!grown) {
-                int why = cap < (1u << 30) ? ENOMEM : EFBIG;
-                mem_free(text, cap);
-                fclose(in);
-                errno = why;
-                return NULL;
-            }
-            text = grown;
-            cap = want;
-        }
-        size_t got = fread(text + *len, 1, cap - *len - 1, in);
-        *len += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(in);
-    int why = errno;
-    fclose(in);
-    /* to its size: the text is freed as len + 1 bytes */
-    char *fit = bad ? NULL : mem_realloc(text, cap, *len + 1);
-    if (!fit) {
-        mem_free(text, cap);
-        errno = bad ? why : ENOMEM;
-        return NULL;
-    }
-    fit[*len] = '\0';
-    return fit;
-}
-
-/* The settings a file starts from: the session's. */
-static sfile_settings settings_of(const session *s)
-{
-    return (sfile_settings){.seed = s->opts.seed,
-                            .max_steps = s->opts.max_steps,
-                            .max_call_depth = s->opts.max_call_depth,
-                            .max_creatures = s->opts.max_creatures};
+    return fio_read_file(path, SFILE_MAX_BYTES, &text, len) == 0 ? text : NULL;
 }
 
 fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l)
 {
-    *l = (sfile_loaded){.settings = settings_of(s)};
+    *l = (sfile_loaded){.settings = session_settings(s)};
     size_t len;
-    char *text = sfile_slurp(path, &len);
-    if (!text) {
-        session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, strerror(errno));
+    char *text = NULL;
+    int code = fio_read_file(path, SFILE_MAX_BYTES, &text, &len);
+    if (code != 0) {
+        session_report(s, FRAY_ERROR, path, 0, "cannot read %s: %s", path, session_io_error(code));
         return FRAY_ERR_IO;
     }
-    return sfile_read_text(s, path, text, len, journal, l);
+    return sfile_parse(s, path, text, len, journal, l);
 }
 
-fray_status sfile_read_text(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l)
+fray_status sfile_parse(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l)
 {
-    const sfile_settings base = settings_of(s);
+    const sfile_settings base = session_settings(s);
     *l = (sfile_loaded){.settings = base};
     reader r = {.text = text, .len = len};
     const char *line;
@@ -476,6 +506,7 @@ fray_status sfile_read_text(const session *s, const char *path, char *text, size
     if (version == 1) /* it kept no files: they are read from disk, as they were then */
         for (size_t i = 0; i < l->ndone + l->nundone; i++)
             (i < l->ndone ? &l->done[i] : &l->undone[i - l->ndone])->files.from = FILES_DISK;
+    l->ended = ended;
     if (journal && good_at < len && !ended)
         session_report(s, FRAY_NOTE, path, (int)good_line,
                        "%s: read up to line %zu, the last entry that was complete; the rest %s", path, good_line,

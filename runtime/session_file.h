@@ -32,25 +32,39 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "runtime/session.h"
 
 #define SESSION_FORMAT 2
 
-/* Writes records to out, keeping the running checksum. */
+/* Writes records to the descriptor fd through fio, keeping the running
+ * checksum. Records are gathered in memory and written a group at a time
+ * (or in pieces of SFILE_WRITE_SIZE when a group is larger); the first
+ * failure sticks, and sfile_write_finish says whether all of it went. */
 typedef struct sfile_writer {
-    FILE *out;
+    int fd;
+    char *buf;
+    size_t len, cap;
     uint64_t hash;
+    int error; /* errno of the first failure, 0 while none */
 } sfile_writer;
 
+#define SFILE_WRITE_SIZE ((size_t)1 << 18)
+
+/* Starts writing at the end of a file whose checksum so far is hash. */
+void sfile_write_start(sfile_writer *w, int fd, uint64_t hash);
 /* The header and the settings, then the session so far: its entries, what
- * can be redone (as entries undone again). */
-void sfile_write_session(sfile_writer *w, FILE *out, const session *s);
+ * can be redone (as entries undone again). Starts w. */
+void sfile_write_session(sfile_writer *w, int fd, const session *s);
 void sfile_write_entry(sfile_writer *w, const session_entry *e);
 /* "undo" or "redo" */
 void sfile_write_op(sfile_writer *w, const char *op);
+/* One group: op (NULL: none) `times` times, then e (NULL: none). */
+void sfile_write_group(sfile_writer *w, const char *op, size_t times, const session_entry *e);
 void sfile_write_end(sfile_writer *w);
+/* Writes what is left and frees the buffer: false, errno set, when any of
+ * it could not be written. */
+bool sfile_write_finish(sfile_writer *w);
 
 /* The settings a file carries (`option` lines). */
 typedef struct sfile_settings {
@@ -58,11 +72,16 @@ typedef struct sfile_settings {
     int max_call_depth, max_creatures;
 } sfile_settings;
 
+/* The settings a session writes to a file: its seed, and the limits of its
+ * options, lowered by those of a file it loaded. */
+sfile_settings session_settings(const session *s);
+
 /* A session read from a file. */
 typedef struct sfile_loaded {
     sfile_settings settings;
     session_entry *done, *undone;
     size_t ndone, done_cap, nundone, undone_cap;
+    bool ended; /* it has its end line: a saved file, not a journal */
 } sfile_loaded;
 
 /* Reads path into l (settings start from the session's). A saved file must
@@ -71,14 +90,18 @@ typedef struct sfile_loaded {
  * failure l holds nothing. Format 1, whose entries kept no files, is read
  * too: its entries read their files from disk (FILES_DISK). */
 fray_status sfile_read(const session *s, const char *path, bool journal, sfile_loaded *l);
-/* The same from the file's text, read already (taken, and freed here). */
-fray_status sfile_read_text(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l);
 /* Whether text is a saved session or a journal, by its first line. */
 bool sfile_is_session(const char *text, size_t len);
+/* The same from a file already read, text[len] (path names it). Frees text. */
+fray_status sfile_parse(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l);
 void sfile_loaded_free(sfile_loaded *l);
 
+/* The most a saved session or a journal may hold. */
+#define SFILE_MAX_BYTES ((size_t)1 << 30)
+
 /* A whole file read into memory (NUL-terminated, allocated *len + 1), at
- * most 1 GiB; NULL with errno set when it cannot be read. */
+ * most SFILE_MAX_BYTES, through fio_read_file (a regular file only); NULL
+ * with errno set when it cannot be read. */
 char *sfile_slurp(const char *path, size_t *len);
 
 #endif

@@ -26,6 +26,11 @@
 
 #define SIM_DEFAULT_RUNS 1000
 #define SIM_MAX_THREADS 256
+/* A worker's stack: twice what the deepest walk needs at the most the
+   limits allow (the compiler at --limit nesting=10000: 2 MiB, 5.3 MiB under
+   the sanitizers; calls from C at --limit depth=256: 3 and 4.8 MiB). Only
+   what is used is ever backed by memory. */
+#define SIM_THREAD_STACK ((size_t)16 << 20)
 
 /* --- the hooks ------------------------------------------------------------------ */
 
@@ -34,18 +39,30 @@ static bool ensure_creatures(sim_tally *t, size_t n)
     if (n <= t->ncreatures)
         return true;
     if (n > t->creatures_cap) {
-        size_t cap = t->creatures_cap, cap2 = t->creatures_cap, cap3 = t->creatures_cap;
-        int64_t *dealt = mem_grow(t->dealt, sizeof *dealt, &cap, n);
-        if (!dealt)
+        /* the three grow together, or not at all: they share one capacity */
+        size_t cap = t->creatures_cap ? t->creatures_cap : 8;
+        while (cap < n)
+            cap *= 2;
+        int64_t *dealt = mem_alloc(cap * sizeof *dealt), *taken = mem_alloc(cap * sizeof *taken);
+        bool *down = mem_alloc(cap * sizeof *down);
+        if (!dealt || !taken || !down) { /* freeing NULL frees nothing */
+            mem_free(dealt, cap * sizeof *dealt);
+            mem_free(taken, cap * sizeof *taken);
+            mem_free(down, cap * sizeof *down);
             return false;
+        }
+        if (t->ncreatures) {
+            memcpy(dealt, t->dealt, t->ncreatures * sizeof *dealt);
+            memcpy(taken, t->taken, t->ncreatures * sizeof *taken);
+            memcpy(down, t->down, t->ncreatures * sizeof *down);
+        }
+        if (t->creatures_cap) {
+            mem_free(t->dealt, t->creatures_cap * sizeof *t->dealt);
+            mem_free(t->taken, t->creatures_cap * sizeof *t->taken);
+            mem_free(t->down, t->creatures_cap * sizeof *t->down);
+        }
         t->dealt = dealt;
-        int64_t *taken = mem_grow(t->taken, sizeof *taken, &cap2, n);
-        if (!taken)
-            return false;
         t->taken = taken;
-        bool *down = mem_grow(t->down, sizeof *down, &cap3, n);
-        if (!down)
-            return false;
         t->down = down;
         t->creatures_cap = cap;
     }
@@ -301,6 +318,7 @@ typedef struct worker {
     uint64_t *fired; /* one run's firings, per trigger */
     int health;      /* declaration index in f's program */
     bool compiled;
+    bool said; /* worker 0: an error of its reached the caller */
     /* the first failure */
     uint64_t failed_run;
     bool failed;
@@ -316,6 +334,24 @@ static void capture_diag(void *user, const fray_diagnostic *d)
         return;
     w->error_len = strlen(d->text);
     w->error_text = mem_strndup(d->text, w->error_len);
+}
+
+/* Worker 0's diagnostics go to the caller, noting that something was said. */
+static void forward_diag(void *user, const fray_diagnostic *d)
+{
+    worker *w = user;
+    w->said |= d->level == FRAY_ERROR;
+    w->parent->on_diag(w->parent->diag_user, d);
+}
+
+/* An error with nothing said about it: memory ran out (a context, a
+   thread's counts, the result), which no diagnostic could report. */
+static void say_out_of_memory(fray *f, const char *scenario)
+{
+    char text[4200];
+    snprintf(text, sizeof text, "fray: error: %s: out of memory to simulate it\n", scenario);
+    fray_diagnostic d = {.level = FRAY_ERROR, .message = "out of memory", .text = text};
+    f->on_diag(f->diag_user, &d);
 }
 
 static void discard_output(void *user, const char *text)
@@ -383,7 +419,7 @@ static bool compile_scenario(worker *w)
     if (!w->f)
         return false;
     if (w->index == 0)
-        fray_on_diagnostic(w->f, w->parent->on_diag, w->parent->diag_user);
+        fray_on_diagnostic(w->f, forward_diag, w);
     else
         fray_on_diagnostic(w->f, capture_diag, w);
     w->f->color = w->parent->color;
@@ -402,7 +438,7 @@ static bool compile_scenario(worker *w)
         /* asked for by name and not there; with no name and no tracked
            stat, damage is not counted */
         if (w->index == 0) {
-            fray_on_diagnostic(w->f, w->parent->on_diag, w->parent->diag_user);
+            fray_on_diagnostic(w->f, forward_diag, w);
             diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
                         "%s: no stat or resource '%s' to count damage by (see --health)", sh->scenario, health);
         }
@@ -712,6 +748,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         mem_free(ws, (size_t)o.threads * sizeof *ws);
         mem_free(tids, (size_t)o.threads * sizeof *tids);
         kept_files_free(&files.kept);
+        say_out_of_memory(f, scenario);
         return FRAY_ERR_RULES;
     }
     /* worker 0 compiles first, on this thread, reporting what it finds;
@@ -721,17 +758,29 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     int started = 1;
     files.served_only = true; /* the other threads only read what is kept */
     if (ws[0].compiled) {
+        /* each worker compiles the scenario and runs it as the main thread
+           does, so it gets as much stack, whatever the system gives a
+           thread by default (2 MiB with an unlimited stack) */
+        pthread_attr_t attr;
+        bool sized = pthread_attr_init(&attr) == 0;
+        if (sized && pthread_attr_setstacksize(&attr, SIM_THREAD_STACK) != 0) {
+            pthread_attr_destroy(&attr);
+            sized = false;
+        }
         for (int i = 1; i < o.threads; i++) {
             ws[i] = (worker){.sh = &sh, .parent = f, .index = i};
-            if (pthread_create(&tids[i], NULL, work, &ws[i]) != 0)
+            if (pthread_create(&tids[i], sized ? &attr : NULL, work, &ws[i]) != 0)
                 break;
             started++;
         }
+        if (sized)
+            pthread_attr_destroy(&attr);
         run_loop(&ws[0]);
     }
     for (int i = 1; i < started; i++)
         pthread_join(tids[i], NULL);
     fray_status st = ws[0].compiled ? FRAY_OK : FRAY_ERR_RULES;
+    bool said = ws[0].said;
     /* the earliest run that failed speaks for all */
     int first = -1;
     for (int i = 0; i < started; i++)
@@ -747,6 +796,9 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         fray_diagnostic d = {.level = FRAY_ERROR, .message = "", .text = w->error_text ? w->error_text : ""};
         if (w->error_text)
             f->on_diag(f->diag_user, &d);
+        else if (!ws[0].said) /* its error could not be kept */
+            say_out_of_memory(f, scenario);
+        said = true;
         if (w->failed) {
             snprintf(note, sizeof note,
                      "fray: note: run %llu of %llu failed; replay it with: fray run --seed %llu %s\n",
@@ -766,6 +818,8 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         if (!*out)
             st = FRAY_ERR_RULES;
     }
+    if (st != FRAY_OK && !said)
+        say_out_of_memory(f, scenario);
     /* each thread's memory is counted by that thread: the sums of the
        others were made there, but are freed here (see mem.c) */
     for (int i = 0; i < started; i++) {

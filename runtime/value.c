@@ -1,6 +1,7 @@
 #include "runtime/value.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const type_names[] = {
 #define VALUE_NAME(name, desc) desc,
@@ -31,115 +32,115 @@ const char *time_kind_name(time_kind k, int64_t count)
     return count == 1 ? time_one[k] : time_many[k];
 }
 
-static int64_t gcd(int64_t a, int64_t b)
+/* The arithmetic works in 128 bits: a numerator times a denominator
+ * (63 + 48 bits), or the sum of two such products, always fits, so a
+ * result is refused only when, reduced, it does not fit a value. */
+typedef __int128 wide;
+
+static wide gcd_wide(wide a, wide b)
 {
     if (a < 0)
         a = -a;
     if (b < 0)
         b = -b;
     while (b) {
-        int64_t t = a % b;
+        if (a <= UINT64_MAX && b <= UINT64_MAX) { /* the usual: a 64-bit division is many times cheaper */
+            uint64_t x = (uint64_t)a, y = (uint64_t)b;
+            while (y) {
+                uint64_t t = x % y;
+                x = y;
+                y = t;
+            }
+            return x;
+        }
+        wide t = a % b;
         a = b;
         b = t;
     }
     return a;
 }
 
-arith_status rat_make(int64_t num, int64_t den, value_type t, value *out)
+static arith_status make_wide(wide num, wide den, value_type t, value *out)
 {
     if (den == 0)
         return ARITH_DIV_ZERO;
     if (den < 0) {
-        if (num == INT64_MIN || den == INT64_MIN)
-            return ARITH_OVERFLOW;
         num = -num;
         den = -den;
     }
-    int64_t g = gcd(num, den);
-    if (g > 1) {
-        num /= g;
-        den /= g;
+    if (den != 1) {
+        wide g = gcd_wide(num, den);
+        if (g > 1) {
+            num /= g;
+            den /= g;
+        }
     }
-    if (den > INT32_MAX)
+    if (num > INT64_MAX || num < INT64_MIN)
         return ARITH_OVERFLOW;
+    if (den > VALUE_DEN_MAX)
+        return ARITH_TOO_FINE;
     if (t == V_INT || t == V_FRAC)
         t = den == 1 ? V_INT : V_FRAC;
-    *out = (value){.type = (uint8_t)t, .aux = (int32_t)den, .num = num};
+    *out = t == V_INT ? value_int((int64_t)num) : value_ratio(t, (int64_t)num, (int64_t)den);
     return ARITH_OK;
+}
+
+arith_status rat_make(int64_t num, int64_t den, value_type t, value *out)
+{
+    if (den == 1 && (t == V_INT || t == V_FRAC)) { /* a whole number: nothing to reduce */
+        *out = value_int(num);
+        return ARITH_OK;
+    }
+    return make_wide(num, den, t, out);
 }
 
 static void parts(value v, int64_t *n, int64_t *d)
 {
     *n = v.num;
-    *d = (v.type == V_FRAC || v.type == V_DIST) ? v.aux : 1;
+    *d = value_den(v);
 }
 
 arith_status rat_add(value a, value b, value_type t, value *out, int sign)
 {
-    int64_t an, ad, bn, bd, l, r, n, d;
+    if (a.type == V_INT && b.type == V_INT && t == V_INT) { /* the usual sum: no fractions, no 128 bits */
+        int64_t n;
+        if (sign < 0 ? __builtin_sub_overflow(a.num, b.num, &n) : __builtin_add_overflow(a.num, b.num, &n))
+            return ARITH_OVERFLOW;
+        *out = value_int(n);
+        return ARITH_OK;
+    }
+    int64_t an, ad, bn, bd;
     parts(a, &an, &ad);
     parts(b, &bn, &bd);
-    if (sign < 0) {
-        if (bn == INT64_MIN)
-            return ARITH_OVERFLOW;
-        bn = -bn;
-    }
-    if (ad == bd) {
-        if (__builtin_add_overflow(an, bn, &n))
-            return ARITH_OVERFLOW;
-        return rat_make(n, ad, t, out);
-    }
-    if (__builtin_mul_overflow(an, bd, &l) || __builtin_mul_overflow(bn, ad, &r) || __builtin_add_overflow(l, r, &n) ||
-        __builtin_mul_overflow(ad, bd, &d))
-        return ARITH_OVERFLOW;
-    return rat_make(n, d, t, out);
+    wide right = sign < 0 ? -(wide)bn : (wide)bn;
+    if (ad == bd)
+        return make_wide((wide)an + right, ad, t, out);
+    return make_wide((wide)an * bd + right * ad, (wide)ad * bd, t, out);
 }
 
 arith_status rat_mul(value a, value b, value_type t, value *out)
 {
-    int64_t an, ad, bn, bd, n, d;
+    if (a.type == V_INT && b.type == V_INT && t == V_INT) {
+        int64_t n;
+        if (__builtin_mul_overflow(a.num, b.num, &n))
+            return ARITH_OVERFLOW;
+        *out = value_int(n);
+        return ARITH_OK;
+    }
+    int64_t an, ad, bn, bd;
     parts(a, &an, &ad);
     parts(b, &bn, &bd);
-    /* cross-reduce first so exact results that fit are not lost to overflow */
-    int64_t g1 = gcd(an, bd), g2 = gcd(bn, ad);
-    if (g1 > 1) {
-        an /= g1;
-        bd /= g1;
-    }
-    if (g2 > 1) {
-        bn /= g2;
-        ad /= g2;
-    }
-    if (__builtin_mul_overflow(an, bn, &n) || __builtin_mul_overflow(ad, bd, &d))
-        return ARITH_OVERFLOW;
-    return rat_make(n, d, t, out);
+    return make_wide((wide)an * bn, (wide)ad * bd, t, out);
 }
 
 arith_status rat_div(value a, value b, value_type t, value *out)
 {
-    int64_t bn, bd;
+    int64_t an, ad, bn, bd;
+    parts(a, &an, &ad);
     parts(b, &bn, &bd);
     if (bn == 0)
         return ARITH_DIV_ZERO;
-    value inv = {.type = V_FRAC, .aux = 1, .num = 0};
-    /* 1/b = bd/bn; keep the sign on the numerator */
-    if (bn < 0) {
-        if (bn == INT64_MIN || bd == INT64_MIN)
-            return ARITH_OVERFLOW;
-        bn = -bn;
-        bd = -bd;
-    }
-    if (bn > INT32_MAX) {
-        /* Denominator would not fit: divide via a general make. */
-        int64_t an, ad, n, d;
-        parts(a, &an, &ad);
-        if (__builtin_mul_overflow(an, bd, &n) || __builtin_mul_overflow(ad, bn, &d))
-            return ARITH_OVERFLOW;
-        return rat_make(n, d, t, out);
-    }
-    inv.num = bd;
-    inv.aux = (int32_t)bn;
-    return rat_mul(a, inv, t, out);
+    return make_wide((wide)an * bd, (wide)ad * bn, t, out);
 }
 
 int rat_cmp(value a, value b)
@@ -147,7 +148,7 @@ int rat_cmp(value a, value b)
     int64_t an, ad, bn, bd;
     parts(a, &an, &ad);
     parts(b, &bn, &bd);
-    __int128 l = (__int128)an * bd, r = (__int128)bn * ad;
+    wide l = (wide)an * bd, r = (wide)bn * ad;
     return l < r ? -1 : l > r;
 }
 
@@ -221,7 +222,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= lo && *p <= hi) {
         col = col * 26 + (*p - lo + 1);
-        if (col > 100000)
+        if (col > SQUARE_MAX)
             return false;
         p++;
     }
@@ -229,7 +230,7 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
         return false;
     while (*p >= '0' && *p <= '9') {
         row = row * 10 + (*p - '0');
-        if (row > 100000)
+        if (row > SQUARE_MAX)
             return false;
         p++;
     }
@@ -238,6 +239,32 @@ bool square_parse(const char *text, int32_t *x, int32_t *y)
     *x = (int32_t)(col - 1);
     *y = (int32_t)(row - 1);
     return true;
+}
+
+#define TEXT_OF(n) #n
+#define TEXT(n) TEXT_OF(n)
+#define SQUARE_MAX_TEXT TEXT(SQUARE_MAX)
+
+const char *square_unnamed(const char *text)
+{
+    int32_t x, y;
+    const char *p = text;
+    bool upper = *p >= 'A' && *p <= 'Z';
+    char lo = upper ? 'A' : 'a', hi = upper ? 'Z' : 'z';
+    size_t letters = 0, digits = 0;
+    while (p[letters] >= lo && p[letters] <= hi)
+        letters++;
+    while (p[letters + digits] >= '0' && p[letters + digits] <= '9')
+        digits++;
+    if (!letters || !digits || p[letters + digits] || square_parse(text, &x, &y))
+        return NULL;
+    if (strspn(p + letters, "0") == digits)
+        return "rows are numbered from 1";
+    if (p[letters] == '0')
+        return "a row number does not start with 0";
+    if (letters > 4 || (letters == 4 && memcmp(p, upper ? "EQXD" : "eqxd", 4) > 0))
+        return "the map has " SQUARE_MAX_TEXT " columns, A to EQXD";
+    return "the map has " SQUARE_MAX_TEXT " rows";
 }
 
 int square_format(int32_t x, int32_t y, char *buf, size_t cap)

@@ -75,10 +75,37 @@ enum { HOME_PROGRAM = 0, HOME_VM = 1, HOME_KEPT = 2 };
 typedef struct value {
     uint8_t type; /* value_type */
     uint8_t home; /* HOME_* for DICE, STR, LIST, WORD; time_kind for TIME */
-    uint16_t pad;
-    int32_t aux; /* FRAC/DIST: denominator (> 0); ROLL: roll record; ENUM: enum id */
-    int64_t num; /* BOOL/INT: value; FRAC/DIST: numerator; ROLL: total; others: index */
+    uint16_t pad; /* FRAC/DIST: the denominator's high 16 bits */
+    int32_t aux;  /* FRAC/DIST: its low 32 bits (read them with value_den); ROLL: roll record; ENUM: enum id */
+    int64_t num;  /* BOOL/INT: value; FRAC/DIST: numerator; ROLL: total; others: index */
 } value;
+
+/* A fraction's (or a distance's) denominator has 48 bits, the room a
+ * sixteen-byte value has beside its numerator: enough for a decimal's 12
+ * places (10^12) times a few hundred, or 1/3037000499. */
+#define VALUE_DEN_BITS 48
+#define VALUE_DEN_MAX ((INT64_C(1) << VALUE_DEN_BITS) - 1)
+
+/* The denominator of a FRAC or DIST (1 for any other number). */
+static inline int64_t value_den(value v)
+{
+    if (v.type != V_FRAC && v.type != V_DIST)
+        return 1;
+    return (int64_t)((uint64_t)v.pad << 32 | (uint32_t)v.aux);
+}
+/* A FRAC or DIST as it stands, num/den with 1 <= den <= VALUE_DEN_MAX (not
+ * reduced: rat_make reduces and checks). */
+static inline value value_ratio(value_type t, int64_t num, int64_t den)
+{
+    return (value){
+        .type = (uint8_t)t, .pad = (uint16_t)((uint64_t)den >> 32), .aux = (int32_t)(uint32_t)den, .num = num};
+}
+
+/* The same value, bit for bit (a fraction's whole denominator included). */
+static inline bool value_identical(value a, value b)
+{
+    return a.type == b.type && a.home == b.home && a.pad == b.pad && a.aux == b.aux && a.num == b.num;
+}
 
 static inline value value_nil(void)
 {
@@ -116,9 +143,24 @@ static inline value value_square(int32_t x, int32_t y)
 #define STRING_DEFAULT_BYTES 65536
 #define STRING_MAX_BYTES (1 << 30)
 
+/* How deep anything Fray walks by recursion may nest, by default and at
+ * most (--limit nesting=N): the syntax tree of a rules file (brackets,
+ * blocks, operators) and lists held in lists. Each walker recurses once a
+ * level, so the maximum is what the smallest stack Fray runs on (8 MiB,
+ * the main thread's usual and `fray sim`'s workers') holds with room to
+ * spare for the deepest walker, under the sanitizers too. */
+#define NESTING_DEFAULT 1000
+#define NESTING_MAX 10000
+
 /* Squares are written as a column letter and a row number, as on a battle
- * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... */
+ * map: A1 (or a1) is (0, 0), B3 is (1, 2); after Z come AA, AB, ... Columns
+ * and rows are numbered up to SQUARE_MAX: the map ends there. */
+#define SQUARE_MAX 100000
 bool square_parse(const char *text, int32_t *x, int32_t *y);
+/* Why text, written as a square (letters of one case, then a number), is
+ * none ("rows are numbered from 1"); NULL when it is a square, or is not
+ * written as one. */
+const char *square_unnamed(const char *text);
 /* snprintf-style. */
 int square_format(int32_t x, int32_t y, char *buf, size_t cap);
 
@@ -127,11 +169,13 @@ int square_format(int32_t x, int32_t y, char *buf, size_t cap);
 typedef enum {
     ARITH_OK,
     ARITH_OVERFLOW,
+    ARITH_TOO_FINE, /* a fraction whose denominator passes VALUE_DEN_MAX */
     ARITH_DIV_ZERO,
     ARITH_TYPE,
 } arith_status;
 
-/* Exact rationals over int64 with overflow detection. den > 0 always. */
+/* Exact rationals: a 64-bit numerator over a denominator of 1 to
+ * VALUE_DEN_MAX, always reduced; a result that does not fit is an error. */
 arith_status rat_make(int64_t num, int64_t den, value_type t, value *out);
 arith_status rat_add(value a, value b, value_type t, value *out, int sign);
 arith_status rat_mul(value a, value b, value_type t, value *out);

@@ -5,6 +5,7 @@
 #include "runtime/sim.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,28 +22,30 @@ const vm_limits vm_default_limits = {
     .effects = 1000000,
     .list_values = 1u << 22,
     .dice_exprs = 1u << 16,
-    .memory = (size_t)1 << 30,
+    .memory = MEM_DEFAULT_BUDGET,
     .trigger_depth = 32,
     .fight_rounds = 1000,
     .dice = DICE_DEFAULT_COUNT,
     .sides = DICE_DEFAULT_SIDES,
     .string_bytes = STRING_DEFAULT_BYTES,
+    .nesting = NESTING_DEFAULT,
     .exact = {.outcomes = DIST_DEFAULT_OUTCOMES, .work = DIST_DEFAULT_WORK},
 };
 
 const vm_limit_info vm_limit_infos[] = {
     {"steps", "instructions per command, or per turn of a fight (--max-steps)", UINT64_MAX / 200},
-    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", 100000},
+    {"depth", "nested calls of procedures, formulas and triggers (--max-depth)", VM_FRAMES_MAX},
     {"creatures", "creatures in play at once (--max-creatures)", 100000000},
     {"effects", "effects in force at once: conditions, cooldowns, holds, relations", 100000000},
     {"list-values", "values held in lists at once", (uint64_t)1 << 32},
     {"dice-exprs", "dice expressions built by arithmetic in one command", (uint64_t)1 << 32},
-    {"memory", "MiB of memory one command may take", (uint64_t)1 << 20},
+    {"memory", "MiB of memory one command, or the compile of one file, may take", (uint64_t)1 << 20},
     {"trigger-depth", "triggers setting off triggers", 100000},
     {"fight-rounds", "rounds of a fight without an end", 100000000},
     {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
     {"sides", "sides of one die", DICE_MAX_SIDES},
     {"string-bytes", "bytes of one string written in a rules file or a command", STRING_MAX_BYTES},
+    {"nesting", "levels of brackets, blocks and operators in rules, and of lists in lists", NESTING_MAX},
     {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
     {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},
     {NULL, NULL, 0},
@@ -70,6 +73,8 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
         return &l->sides;
     if (!strcmp(name, "string-bytes"))
         return &l->string_bytes;
+    if (!strcmp(name, "nesting"))
+        return &l->nesting;
     if (!strcmp(name, "outcomes"))
         return *wide = true, (void *)&l->exact.outcomes;
     if (!strcmp(name, "exact-work"))
@@ -77,12 +82,17 @@ static void *limit_slot(vm_limits *l, const char *name, bool *wide)
     return NULL;
 }
 
-bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+uint64_t vm_limit_most(const char *name)
 {
     const vm_limit_info *info = vm_limit_infos;
     while (info->name && strcmp(info->name, name))
         info++;
-    if (!info->name || n < 1 || n > info->max)
+    return info->name ? info->max : 0;
+}
+
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t n)
+{
+    if (n < 1 || n > vm_limit_most(name))
         return false;
     bool wide;
     void *slot = limit_slot(l, name, &wide);
@@ -177,6 +187,8 @@ void vm_free(vm *v)
         if (v->creatures[i].held)
             mem_free(v->creatures[i].held, (size_t)v->creatures[i].held_len * sizeof(int32_t));
     }
+    if (v->ledger_try)
+        mem_free(v->ledger_try, (size_t)v->ledger_len * sizeof(counter));
     combat_free(&v->cb);
     if (v->creatures)
         mem_free(v->creatures, v->creatures_cap * sizeof(creature));
@@ -238,7 +250,7 @@ static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
     if (c->len == 4 && c->code[0] == OP_CONST && c->code[3] == OP_RETURN) {
         di->fixed = c->consts[c->code[1] | c->code[2] << 8];
         /* a fraction for a whole-number stat is base_stat's error to give */
-        di->has_fixed = !(whole && di->fixed.type == V_FRAC && di->fixed.aux != 1);
+        di->has_fixed = !(whole && di->fixed.type == V_FRAC && value_den(di->fixed) != 1);
     } else if (c->len == 5 && c->code[0] == OP_SELF && c->code[1] == OP_GET_STAT && c->code[4] == OP_RETURN && !whole)
         di->alias = c->code[2] | c->code[3] << 8;
 }
@@ -499,7 +511,7 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
         if (!vm_call(v, latest->value, c, NULL, 0, out))
             return false;
         /* a whole-number stat's formula must give one too */
-        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && out->aux != 1) {
+        if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && value_den(*out) != 1) {
             char shown[64];
             vm_format(v, *out, shown, sizeof shown);
             const char *name = program_string(v->p, latest->name);
@@ -601,6 +613,11 @@ static bool note_damage(vm *v, int c, int decl_index, value now, const value *ol
    resource within its min and max. Changing a resource is an event. */
 bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
 {
+    if (v->exact_depth && vm_exact_refuses(v, at, "setting a stat"))
+        return false;
+    if (x.type == V_DISTRIB)
+        return vm_error(v, at, "a stat holds a value, not a distribution: roll the dice to set %s",
+                        program_string(v->p, v->p->decls[decl_index].name));
     int slot = vm_stat_slot(v, decl_index);
     if (slot < 0)
         return vm_error(v, at, "out of memory");
@@ -615,7 +632,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
                             program_string(v->p, v->p->decls[decl_index].name));
         if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
-        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && x.aux == 1))) {
+        if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
             char shown[64];
             vm_format(v, x, shown, sizeof shown);
             const char *name = program_string(v->p, v->p->decls[decl_index].name);
@@ -642,7 +659,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->sim && c == v->sim->watch && di->first != sim_health(v))
         sim_note_change(v, -1, di->first);
     v->creatures[c].stats[slot] = kept;
-    if (res && !(old.type == kept.type && old.num == kept.num && old.aux == kept.aux)) {
+    if (res && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
         return events_emit(v, EV_RESOURCE_CHANGED, args, 4, at);
@@ -733,6 +750,8 @@ static bool roll_dexpr(vm *v, const dexpr *d, span at, value *out);
 
 bool vm_roll(vm *v, value x, span at, value *out)
 {
+    if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+        return false;
     if (x.type == V_INT || x.type == V_ROLL) {
         *out = (value){.type = V_ROLL, .num = x.num, .aux = 0};
         return true;
@@ -765,6 +784,8 @@ static bool roll_sum(vm *v, const value *parts, int n, unsigned negative, span a
                 d.terms[d.nterms++].sign *= sign;
             }
         } else if (x.type == V_INT || x.type == V_ROLL) {
+            if (x.type == V_ROLL && v->walk && !vm_exact_may_roll(v, x, at))
+                return false;
             if (d.nterms >= DEXPR_MAX_TERMS)
                 return vm_error(v, at, "dice expression has too many terms (limit is %d)", DEXPR_MAX_TERMS);
             d.terms[d.nterms++] = (dterm){.sign = sign, .times = 1, .is_constant = true, .constant = x.num};
@@ -1010,6 +1031,10 @@ static const dexpr *record_expr(const vm *v, const roll_record *rec)
 static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_extra *extra, int nextra, int check,
                       span at, value *out)
 {
+    if (v->rng.oracle == &v->no_draws)
+        return vm_error(v, at,
+                        "cannot compute exactly: these dice are rolled by a formula read inside prob(), mean(), "
+                        "dist(), maximum() or minimum(), which follows the dice of procedures and checks only");
     if (!v->rolls) {
         /* Only the records are cleared: a detail or a face is read only
            through the record written with it, and clearing the other
@@ -1107,11 +1132,40 @@ static const roll_record *roll_of(const vm *v, value r)
     return rec;
 }
 
+/* How many lists deep x is: 0 for what is no list. */
+static uint32_t list_depth(const vm *v, value x)
+{
+    const vm_store *st = x.type == V_LIST ? store_of(v, x) : NULL;
+    return st && (size_t)x.num < st->nlists ? st->lists[x.num].depth : 0;
+}
+
+/* A list as deep as `depth`, or the error that says it may not be: every
+   walk of a list (printing, comparing, keeping it) goes once down a level,
+   so the nesting limit that bounds the rules' text bounds them too. */
+static bool nesting_ok(vm *v, uint32_t depth, span at)
+{
+    if (depth <= (uint32_t)v->limits.nesting)
+        return true;
+    return vm_error(v, at, "lists nested too deeply (limit is %d levels; see --limit nesting=N)", v->limits.nesting);
+}
+
+static bool list_limit_reached(vm *v, span at)
+{
+    return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)", v->limits.list_values);
+}
+
 static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, size_t n, span at, value *out)
 {
+    uint32_t depth = 1;
+    for (size_t i = 0; items && i < n; i++) {
+        uint32_t d = list_depth(v, items[i]);
+        if (d >= depth)
+            depth = d + 1;
+    }
+    if (!nesting_ok(v, depth, at))
+        return false;
     if (st->nitems + n > v->limits.list_values)
-        return vm_error(v, at, "list memory limit reached (%zu values; see --limit list-values=N)",
-                        v->limits.list_values);
+        return list_limit_reached(v, at);
     value *grown = mem_grow(st->items, sizeof(value), &st->items_cap, st->nitems + n);
     if (!grown && n)
         return vm_error(v, at, "out of memory");
@@ -1123,7 +1177,7 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
     st->lists = lists;
     for (size_t i = 0; i < n; i++)
         st->items[st->nitems + i] = items ? items[i] : value_nil();
-    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n};
+    st->lists[st->nlists] = (vm_list){(uint32_t)st->nitems, (uint32_t)n, depth};
     st->nitems += n;
     *out = value_ref(V_LIST, home, (int64_t)st->nlists++);
     return true;
@@ -1132,6 +1186,33 @@ static bool store_list(vm *v, vm_store *st, uint8_t home, const value *items, si
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out)
 {
     return store_list(v, &v->scratch, HOME_VM, items, n, at, out);
+}
+
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at)
+{
+    /* the list it becomes will be a scratch list: held to the limit now */
+    if (v->scratch.nitems + g->n + 1 > v->limits.list_values)
+        return list_limit_reached(v, at);
+    value *grown = mem_grow(g->items, sizeof(value), &g->cap, g->n + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    g->items = grown;
+    g->items[g->n++] = x;
+    return true;
+}
+
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out)
+{
+    bool ok = vm_make_list(v, g->items, g->n, at, out);
+    vm_gather_drop(g);
+    return ok;
+}
+
+void vm_gather_drop(vm_gather *g)
+{
+    if (g->items)
+        mem_free(g->items, g->cap * sizeof(value));
+    *g = (vm_gather){0};
 }
 
 static value *list_slots(vm *v, value list, size_t *n)
@@ -1152,7 +1233,24 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
     return st->items + st->lists[list.num].start;
 }
 
+static bool keep_value(vm *v, value x, span at, value *out, int depth);
+
+/* Out of keep_value's frame, which a list takes once a level. */
+static __attribute__((noinline)) bool keep_dice(vm *v, value x, span at, value *out)
+{
+    const dexpr *d = vm_dexpr(v, x);
+    dexpr copy = *d; /* store_dexpr may move the table d points into */
+    return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
+}
+
 bool vm_keep(vm *v, value x, span at, value *out)
+{
+    return keep_value(v, x, at, out, 1);
+}
+
+/* depth: how many lists down x is, against the nesting limit (met when
+   the list was made: this only holds if the limit came down since) */
+static bool keep_value(vm *v, value x, span at, value *out, int depth)
 {
     *out = x;
     if (x.type == V_ROLL)
@@ -1161,20 +1259,21 @@ bool vm_keep(vm *v, value x, span at, value *out)
         return true;
     if (x.type == V_DISTRIB)
         return vm_dist_keep(v, x, at, out);
-    if (x.type == V_DICE) {
-        const dexpr *d = vm_dexpr(v, x);
-        dexpr copy = *d; /* store_dexpr may move the table d points into */
-        return store_dexpr(v, &v->kept, HOME_KEPT, &copy, at, out);
-    }
+    if (x.type == V_DICE)
+        return keep_dice(v, x, at, out);
     if (x.type == V_LIST) {
+        if (!nesting_ok(v, (uint32_t)depth, at))
+            return false;
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         value *copy = n ? mem_alloc(n * sizeof(value)) : NULL;
         if (n && !copy)
             return vm_error(v, at, "out of memory");
+        if (n)
+            memcpy(copy, items, n * sizeof(value));
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++)
-            ok = vm_keep(v, items[i], at, &copy[i]);
+            ok = keep_value(v, copy[i], at, &copy[i], depth + 1);
         ok = ok && store_list(v, &v->kept, HOME_KEPT, copy, n, at, out);
         if (copy)
             mem_free(copy, n * sizeof(value));
@@ -1304,6 +1403,9 @@ static size_t format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, con
 /* roll.natural, roll.total, roll.faces (the dice kept). */
 static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char *name, span at, value *out)
 {
+    if (v->walk && (!strcmp(name, "natural") || !strcmp(name, "faces")) &&
+        !vm_exact_may_read_faces(v, roll, !strcmp(name, "natural"), at))
+        return false;
     if (strcmp(name, "natural") == 0) {
         *out = value_int(vm_roll_natural(v, roll));
         return true;
@@ -1314,17 +1416,19 @@ static __attribute__((noinline)) bool roll_member(vm *v, value roll, const char 
     }
     if (strcmp(name, "faces") != 0)
         return vm_error(v, at, "a roll has no member '%s'", name);
-    value items[256];
-    size_t n = 0;
+    vm_gather g = {0};
     dice_face scratch[DICE_PACKED_MAX];
     uint16_t counts[DEXPR_MAX_TERMS];
     const dexpr *rolled;
     const dice_face *faces = roll_faces(v, roll, scratch, counts, &rolled);
     for (uint32_t i = 0, t = 0; faces && t < DEXPR_MAX_TERMS; t++)
-        for (uint16_t k = 0; k < counts[t] && n < 256; k++, i++)
-            if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)))
-                items[n++] = value_int(faces[i].value);
-    return vm_make_list(v, items, n, at, out);
+        for (uint16_t k = 0; k < counts[t]; k++, i++)
+            if (!(faces[i].flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)) &&
+                !vm_gather_add(v, &g, value_int(faces[i].value), at)) {
+                vm_gather_drop(&g);
+                return false;
+            }
+    return vm_gather_list(v, &g, at, out);
 }
 
 size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
@@ -1359,15 +1463,23 @@ size_t vm_format_roll(vm *v, value x, char *buf, size_t cap)
     return put(buf, cap, at, " = %" PRId64, x.num);
 }
 
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth);
+
 size_t vm_format(vm *v, value x, char *buf, size_t cap)
+{
+    return format_value(v, x, buf, cap, 1);
+}
+
+/* depth: how many lists down x is */
+static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
 {
     const program *p = v->p;
     switch ((value_type)x.type) {
     case V_NIL: return put(buf, cap, 0, "nothing");
     case V_BOOL: return put(buf, cap, 0, "%s", x.num ? "true" : "false");
     case V_INT:
-    case V_FRAC: return format_rational(buf, cap, 0, x.num, x.type == V_FRAC ? x.aux : 1);
-    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, x.aux), " ft");
+    case V_FRAC: return format_rational(buf, cap, 0, x.num, value_den(x));
+    case V_DIST: return put(buf, cap, format_rational(buf, cap, 0, x.num, value_den(x)), " ft");
     case V_TIME:
         switch ((time_kind)x.home) {
         case TIME_UNTIL_TURN_START: return put(buf, cap, 0, "until start of %s turn", x.num <= 1 ? "next" : "a later");
@@ -1408,18 +1520,95 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap)
         return put(buf, cap, 0, "%s", sq);
     }
     case V_LIST: {
+        /* deeper than the nesting limit (lowered since the list was made):
+           the rest is left out, as it is past the end of buf */
+        if (depth > v->limits.nesting)
+            return put(buf, cap, 0, "[...]");
         size_t n;
         const value *items = vm_list_items(v, x, &n);
         size_t at = put(buf, cap, 0, "[");
-        for (size_t i = 0; i < n; i++) {
+        /* the walk stops where buf does: a list that holds another many
+           times over would take longer than any command to write out */
+        for (size_t i = 0; i < n && at < cap; i++) {
             if (i)
                 at = put(buf, cap, at, ", ");
-            at += vm_format(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0);
+            at += format_value(v, items[i], at < cap ? buf + at : NULL, at < cap ? cap - at : 0, depth + 1);
         }
         return put(buf, cap, at, "]");
     }
     default: return put(buf, cap, 0, "?");
     }
+}
+
+/* --- text of any length ----------------------------------------------------------- */
+
+static bool out_of_steps(vm *v, span at)
+{
+    v->steps_left = 0;
+    if (!v->failed)
+        vm_error(v, at, "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)", v->limits.steps);
+    return false;
+}
+
+/* Room in t for len more bytes and a NUL. */
+static bool text_room(vm *v, vm_text *t, size_t len, span at)
+{
+    if (t->cap - t->len > len)
+        return true;
+    char *grown = mem_grow(t->buf, 1, &t->cap, t->len + len + 1);
+    if (!grown)
+        return vm_error(v, at, "out of memory");
+    t->buf = grown;
+    return true;
+}
+
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at)
+{
+    size_t len = strlen(s);
+    if (!text_room(v, t, len, at))
+        return false;
+    memcpy(t->buf + t->len, s, len + 1);
+    t->len += len;
+    return true;
+}
+
+static bool text_value(vm *v, vm_text *t, value x, span at, int depth)
+{
+    /* each value written is a step of the command, as an instruction is */
+    if (--v->steps_left < 0)
+        return out_of_steps(v, at);
+    if (x.type != V_LIST) {
+        size_t len = vm_format(v, x, NULL, 0);
+        if (!text_room(v, t, len, at))
+            return false;
+        vm_format(v, x, t->buf + t->len, len + 1);
+        t->len += len;
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at) || !vm_text_add(v, t, "[", at))
+        return false;
+    size_t n;
+    vm_list_items(v, x, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* the items again each time: writing one may move the store */
+        size_t len;
+        value item = vm_list_items(v, x, &len)[i];
+        if ((i && !vm_text_add(v, t, ", ", at)) || !text_value(v, t, item, at, depth + 1))
+            return false;
+    }
+    return vm_text_add(v, t, "]", at);
+}
+
+bool vm_text_value(vm *v, vm_text *t, value x, span at)
+{
+    return text_value(v, t, x, at, 1);
+}
+
+void vm_text_free(vm_text *t)
+{
+    if (t->buf)
+        mem_free(t->buf, t->cap);
+    *t = (vm_text){0};
 }
 
 /* --- arithmetic -------------------------------------------------------------------- */
@@ -1428,6 +1617,8 @@ static bool arith_fail(vm *v, arith_status st, span at, const char *what, value 
 {
     if (st == ARITH_OVERFLOW)
         return vm_error(v, at, "number too large in %s", what);
+    if (st == ARITH_TOO_FINE)
+        return vm_error(v, at, "fraction too fine in %s: its denominator would pass %" PRId64, what, VALUE_DEN_MAX);
     if (st == ARITH_DIV_ZERO)
         return vm_error(v, at, "division by zero");
     return vm_error(v, at, "cannot %s %s and %s", what, value_type_name(a.type), value_type_name(b.type));
@@ -1460,6 +1651,9 @@ static bool list_concat(vm *v, value a, value b, span at, value *out)
         dst[i] = pa[i];
     for (size_t i = 0; i < nb; i++)
         dst[na + i] = pb[i];
+    /* as deep as the deeper of the two */
+    uint32_t da = list_depth(v, a), db = list_depth(v, b);
+    v->scratch.lists[out->num].depth = da > db ? da : db;
     return true;
 }
 
@@ -1544,24 +1738,38 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
         if (k.type != V_INT || k.num == 0)
             return vm_error(v, at,
                             k.num == 0 ? "division by zero" : "a duration can only be divided by a whole number");
-        *out = value_time((time_kind)a.home,
-                          floor_div ? (a.num - ((a.num % k.num + k.num) % k.num)) / k.num : a.num / k.num);
+        /* in 128 bits: -2^63 / -1 is the one quotient past 64 */
+        __int128 q = (__int128)a.num / k.num;
+        if (floor_div && (__int128)a.num % k.num != 0 && (a.num < 0) != (k.num < 0))
+            q--;
+        if (q > INT64_MAX)
+            return arith_fail(v, ARITH_OVERFLOW, at, "divide", a, b);
+        *out = value_time((time_kind)a.home, (int64_t)q);
         return true;
     } else
         return arith_fail(v, ARITH_TYPE, at, "divide", a, b);
-    value bb = b.type == V_DIST ? (value){.type = V_FRAC, .aux = b.aux, .num = b.num} : value_as_frac(b);
-    value aa = a.type == V_DIST && rt == V_INT ? (value){.type = V_FRAC, .aux = a.aux, .num = a.num} : value_as_frac(a);
+    value bb = b.type == V_DIST ? value_ratio(V_FRAC, b.num, value_den(b)) : value_as_frac(b);
+    value aa = a.type == V_DIST && rt == V_INT ? value_ratio(V_FRAC, a.num, value_den(a)) : value_as_frac(a);
     arith_status st = rat_div(aa, bb, rt, out);
     if (st != ARITH_OK)
         return arith_fail(v, st, at, "divide", a, b);
     if (floor_div) {
         int64_t f = value_floor(*out);
         if (out->type == V_DIST)
-            *out = (value){.type = V_DIST, .aux = 1, .num = f};
+            *out = value_ratio(V_DIST, f, 1);
         else
             *out = value_int(f);
     }
     return true;
+}
+
+/* The same dice written the same way (`2d6 + 1`), wherever they were built. */
+static __attribute__((noinline)) bool same_dice(const vm *v, value a, value b)
+{
+    const dexpr *da = vm_dexpr(v, a), *db = vm_dexpr(v, b);
+    char ta[512], tb[512];
+    return da && db && format_dexpr(da, ta, sizeof ta, 0, NULL, NULL) < sizeof ta &&
+           format_dexpr(db, tb, sizeof tb, 0, NULL, NULL) < sizeof tb && !strcmp(ta, tb);
 }
 
 static bool values_equal(const vm *v, value a, value b)
@@ -1584,13 +1792,37 @@ static bool values_equal(const vm *v, value a, value b)
         if (a.home == b.home)
             return a.num == b.num;
         return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+    case V_DICE: return (a.home == b.home && a.num == b.num) || same_dice(v, a, b);
     default: return a.num == b.num && a.home == b.home;
     }
 }
 
-bool vm_values_equal(const vm *v, value a, value b)
+/* a == b: lists by value, item by item, each item a step of the budget (a
+   list may hold another many times over) and each level down counted
+   against the nesting limit. False on an error, *equal otherwise. */
+static bool equal_values(vm *v, value a, value b, span at, int depth, bool *equal)
 {
-    return values_equal(v, a, b);
+    if (a.type != V_LIST || b.type != V_LIST || (a.home == b.home && a.num == b.num)) {
+        *equal = values_equal(v, a, b);
+        return true;
+    }
+    if (!nesting_ok(v, (uint32_t)depth, at))
+        return false;
+    size_t na, nb;
+    const value *ia = vm_list_items(v, a, &na), *ib = vm_list_items(v, b, &nb);
+    *equal = na == nb;
+    for (size_t i = 0; i < na && *equal; i++) { /* comparing makes nothing: the items stay put */
+        if (--v->steps_left < 0)
+            return out_of_steps(v, at);
+        if (!equal_values(v, ia[i], ib[i], at, depth + 1, equal))
+            return false;
+    }
+    return true;
+}
+
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal)
+{
+    return equal_values(v, a, b, at, 1, equal);
 }
 
 static bool do_compare(vm *v, value a, value b, span at, int *cmp)
@@ -1651,7 +1883,8 @@ static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const 
         return vm_error(
             v, *at, "calls nested too deeply (limit is %d; a rule that calls or triggers itself? see --limit depth=N)",
             v->limits.call_depth);
-    if (v->sp + c->nlocals + 64 > v->stack + VM_STACK_MAX)
+    /* room for all it may hold at once, from its base (its arguments) */
+    if ((uint64_t)(v->sp - v->stack) - (uint64_t)nargs + c->max_stack + VM_STACK_SLACK > VM_STACK_MAX)
         return vm_error(v, *at, "stack limit reached (%d values)", VM_STACK_MAX);
     if (nargs != c->nparams) {
         /* pad missing optional parameters (an action's target) with nothing */
@@ -1690,6 +1923,7 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
     value *sp;
     value a, b, r;
     int cmp;
+    bool equal;
 
 #ifdef FRAY_COMPUTED_GOTO
     static void *const dispatch[OP_COUNT] = {
@@ -1723,6 +1957,14 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
         body;                                                \
         NEXT;                                                \
     }
+/* two lists out of line: they are walked, and may fail */
+#define EQUAL(a, b)                                           \
+    do {                                                      \
+        if ((a).type != V_LIST || (b).type != V_LIST)         \
+            equal = values_equal(v, a, b);                    \
+        else                                                  \
+            FAIL_IF(!equal_values(v, a, b, HERE, 1, &equal)); \
+    } while (0)
 /* whole numbers inline; the rest (and the error's location) out of line */
 #define COMPARE(a, b)                                        \
     do {                                                     \
@@ -1812,21 +2054,30 @@ next:
         CASE(JUMP_IF_FALSE)
         {
             int16_t off = (int16_t)READ_U16();
-            if (!value_truthy(POP()))
+            a = POP();
+            if (__builtin_expect(a.type == V_BOOL, 1)) { /* a comparison's: no call to look at it */
+                ip += a.num ? 0 : off;
+                NEXT;
+            }
+            if (__builtin_expect(a.type == V_DISTRIB, 0))
+                goto branch_on_distribution;
+            if (!value_truthy(a))
                 ip += off;
             NEXT;
         }
 /* `and` stops at a false left side, `or` at a true one: that side,
    as a boolean, is the result; else it goes and the right side follows */
-#define SHORT_CIRCUIT(stop_at)                    \
-    {                                             \
-        int16_t off = (int16_t)READ_U16();        \
-        if (value_truthy(PEEK(0)) == (stop_at)) { \
-            SP[-1] = value_bool(stop_at);         \
-            ip += off;                            \
-        } else                                    \
-            SP--;                                 \
-        NEXT;                                     \
+#define SHORT_CIRCUIT(stop_at)                              \
+    {                                                       \
+        int16_t off = (int16_t)READ_U16();                  \
+        if (__builtin_expect(PEEK(0).type == V_DISTRIB, 0)) \
+            goto branch_on_distribution;                    \
+        if (value_truthy(PEEK(0)) == (stop_at)) {           \
+            SP[-1] = value_bool(stop_at);                   \
+            ip += off;                                      \
+        } else                                              \
+            SP--;                                           \
+        NEXT;                                               \
     }
         // clang-format off
         CASE(AND_JUMP) SHORT_CIRCUIT(false);
@@ -1881,6 +2132,7 @@ next:
         CASE(SET_GLOBAL)
         {
             uint16_t g = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "setting a variable"));
             if (g >= v->globals_cap) {
                 size_t old = v->globals_cap;
                 value *grown = mem_grow(v->globals, sizeof(value), &v->globals_cap, (size_t)g + 1);
@@ -1935,7 +2187,7 @@ next:
                 vm_error(v, HERE, "only a list can be indexed, not %s", value_type_name(a.type));
                 goto fail;
             }
-            if (b.type != V_INT) {
+            if (!is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "a list's index is a whole number, not %s", value_type_name(b.type));
                 goto fail;
             }
@@ -2064,8 +2316,8 @@ next:
             NEXT;
         }
         // clang-format off
-        CASE(EQ) BINARY(OP_EQ, PUSH(value_bool(values_equal(v, a, b))));
-        CASE(NE) BINARY(OP_NE, PUSH(value_bool(!values_equal(v, a, b))));
+        CASE(EQ) BINARY(OP_EQ, EQUAL(a, b); PUSH(value_bool(equal)));
+        CASE(NE) BINARY(OP_NE, EQUAL(a, b); PUSH(value_bool(!equal)));
         CASE(LT) BINARY(OP_LT, COMPARE(a, b); PUSH(value_bool(cmp < 0)));
         CASE(LE) BINARY(OP_LE, COMPARE(a, b); PUSH(value_bool(cmp <= 0)));
         CASE(GT) BINARY(OP_GT, COMPARE(a, b); PUSH(value_bool(cmp > 0)));
@@ -2076,12 +2328,13 @@ next:
             /* lo..hi of integers is the list of every integer between */
             b = POP();
             a = POP();
-            if (a.type != V_INT || b.type != V_INT) {
+            if (!is_whole(a) || !is_whole(b)) { /* a roll is its total */
                 vm_error(v, HERE, "an interval needs two whole numbers, not %s and %s", value_type_name(a.type),
                          value_type_name(b.type));
                 goto fail;
             }
-            if (b.num < a.num || (uint64_t)(b.num - a.num) >= v->limits.list_values) {
+            /* the span in unsigned arithmetic: INT64_MIN..INT64_MAX passes 63 bits */
+            if (b.num < a.num || (uint64_t)b.num - (uint64_t)a.num >= v->limits.list_values) {
                 if (b.num < a.num)
                     FAIL_IF(!vm_make_list(v, NULL, 0, HERE, &r));
                 else {
@@ -2162,6 +2415,40 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(CALL_EXACT)
+        {
+            const decl *latest = latest_decl(v, READ_U16());
+            int argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_PROCEDURE, (int)(latest - v->p->decls), f->self, SP - argc, argc, rolled,
+                                   HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(CHECK_EXACT)
+        {
+            int check = READ_U16(), argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(argc > CHECK_MAX_PARAMS &&
+                    !vm_error(v, HERE, "too many arguments (limit is %d)", CHECK_MAX_PARAMS));
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_CHECK, check, f->self, SP - argc, argc, rolled, HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
+        CASE(EXACT_ENTER)
+        {
+            FAIL_IF(!vm_exact_enter(v, HERE));
+            NEXT;
+        }
+        CASE(EXACT_LEAVE)
+        {
+            vm_exact_leave(v);
+            NEXT;
+        }
         CASE(CALL)
         {
             const decl *latest = latest_decl(v, READ_U16());
@@ -2198,27 +2485,29 @@ next:
         }
         CASE(PRINT)
         {
+            /* the whole line, however long: writing it is counted against
+               the step budget and the memory limit, as building it was */
             int n = READ_U8();
-            char line[4096];
-            size_t at = 0;
-            for (int i = 0; i < n; i++) {
-                if (i && at < sizeof line)
-                    at += (size_t)snprintf(line + at, sizeof line - at, " ");
-                if (at < sizeof line)
-                    at += vm_format(v, SP[i - n], line + at, sizeof line - at);
-            }
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
+            vm_text line = {0};
+            bool ok = vm_text_add(v, &line, "", HERE);
+            for (int i = 0; i < n && ok; i++)
+                ok = (!i || vm_text_add(v, &line, " ", HERE)) && vm_text_value(v, &line, SP[i - n], HERE);
             SP -= n;
-            if (v->cb.quiet) {
+            if (ok && v->cb.quiet) {
                 if (v->print)
-                    v->print(v->print_user, line); /* quiet keeps what the rules print */
-            } else {
-                combat_say(v, "%s", line); /* a line of the transcript, kept in the log */
+                    v->print(v->print_user, line.buf); /* quiet keeps what the rules print */
+            } else if (ok) {
+                combat_say_line(v, line.buf); /* a line of the transcript, kept in the log */
             }
+            vm_text_free(&line);
+            FAIL_IF(!ok);
             NEXT;
         }
         CASE(EMIT)
         {
             int event = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "emit"));
             value args[32];
             int n = argc > 32 ? 32 : argc;
             memcpy(args, SP - argc, (size_t)n * sizeof(value));
@@ -2238,6 +2527,7 @@ next:
         {
             int cmd = READ_U8();
             int operand = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "a command of play"));
             FAIL_IF(!play_command(v, cmd, operand, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
@@ -2245,6 +2535,7 @@ next:
         CASE(ASK)
         {
             int ruling = READ_U16();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
             FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
@@ -2253,6 +2544,7 @@ next:
         CASE(ACT)
         {
             int action = READ_U16(), argc = READ_U8();
+            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "taking an action"));
             value args[32];
             if (argc > 32) {
                 vm_error(v, HERE, "too many arguments (limit is 32)");
@@ -2324,11 +2616,16 @@ next:
 #ifndef FRAY_COMPUTED_GOTO
     vm_error(v, op_span(f, ip - 1), "invalid instruction %d", ip[-1]);
 #endif
+branch_on_distribution:
+    /* true or false only by chance: a condition on dice not rolled, or
+       on a distribution prob() would give the chance of */
+    op_ip = ip - 3;
+    vm_error(v, HERE,
+             "a distribution is neither true nor false: roll the dice to decide, or ask prob() how likely it is "
+             "(a procedure called inside prob() gets one outcome at a time)");
+    goto fail;
 out_of_steps:
-    v->steps_left = 0;
-    if (!v->failed)
-        vm_error(v, op_span(f, ip), "step limit reached (%" PRIu64 " steps; an endless loop? see --max-steps)",
-                 v->limits.steps);
+    out_of_steps(v, op_span(f, ip));
 fail:
     /* unwind this run's frames (there is always one: the stack top is
        set from it, whichever of v->sp and sp was current); the caller
@@ -2351,15 +2648,17 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
     if (chunk_id < 0 || (size_t)chunk_id >= v->p->nchunks)
         return vm_error(v, (span){0}, "internal: no chunk %d", chunk_id);
     const chunk *c = v->p->chunks[chunk_id];
-    if (v->sp + nargs + 64 > v->stack + VM_STACK_MAX)
+    if (v->sp + nargs + VM_STACK_SLACK > v->stack + VM_STACK_MAX)
         return vm_error(v, c->where, "stack limit reached (%d values)", VM_STACK_MAX);
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
-    int stop = v->nframes;
+    int stop = v->nframes, exact_depth = v->exact_depth;
     if (!push_frame(v, c, self, nargs, &c->where))
         return false;
-    if (!run(v, stop))
+    if (!run(v, stop)) {
+        vm_exact_unwind(v, exact_depth); /* the exact contexts the error left */
         return false;
+    }
     *result = POP();
     return true;
 }
@@ -2418,53 +2717,55 @@ static bool dist_extreme(vm *v, const value *items, size_t n, bool want_max, spa
     return true;
 }
 
-/* An exact probability as a fraction when the weights allow, else the
- * nearest fraction of a double (denominator 2^30). */
-static bool probability_value(vm *v, dist_count num, dist_count den, double p, bool exact, span at, value *out)
+/* The answer of prob() or mean(): whole + num / den, exactly, when the
+ * distribution is exact and the answer fits a number; refused when it is
+ * exact and does not fit, or when the counts went to floating point. A
+ * distribution with mass cut off (dice that explode or reroll without end,
+ * followed to where less than 1e-12 is left) has no exact answer: its
+ * answer, `approx`, is rounded to 6 decimal places (doc/language.md, 3.6). */
+static bool exact_answer(vm *v, const char *fn, const struct dist *d, bool exact, int64_t whole, dist_count num,
+                         dist_count den, double approx, span at, value *out)
 {
-    if (exact && den <= (dist_count)INT32_MAX && num <= (dist_count)INT64_MAX)
-        return rat_make((int64_t)num, (int64_t)den, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
-    int64_t scaled = (int64_t)(p * (double)(1 << 30) + 0.5);
-    return rat_make(scaled, 1 << 30, V_INT, out) == ARITH_OK || vm_error(v, at, "probability overflow");
+    if (exact && dist_remainder(d) > 0) {
+        double scaled = approx * 1e6;
+        if (!(scaled > -9e18 && scaled < 9e18))
+            return vm_error(v, at, "%s() is too large for a number", fn);
+        return rat_make((int64_t)llround(scaled), 1000000, V_INT, out) == ARITH_OK ||
+               vm_error(v, at, "%s() is too large for a number", fn);
+    }
+    if (!exact)
+        return vm_error(v, at,
+                        "cannot compute %s() exactly: the distribution has more combinations than 128-bit counts "
+                        "hold (fray prob shows it in floating point)",
+                        fn);
+    if (den <= (dist_count)VALUE_DEN_MAX && num <= (dist_count)INT64_MAX) {
+        arith_status st = rat_add(value_int(whole), value_ratio(V_FRAC, (int64_t)num, (int64_t)den), V_INT, out, 1);
+        if (st == ARITH_OK)
+            return true;
+    }
+    char n[48], q[48];
+    dist_count_format(num, n, sizeof n);
+    dist_count_format(den, q, sizeof q);
+    if (whole)
+        return vm_error(v, at, "%s() is %" PRId64 " + %s/%s exactly, which does not fit in a number", fn, whole, n, q);
+    return vm_error(v, at, "%s() is %s/%s exactly, which does not fit in a number (a denominator has at most 48 bits)",
+                    fn, n, q);
 }
 
 static bool exact_prob_true(vm *v, const struct dist *d, span at, value *out)
 {
-    dist_count num0, den;
-    double p_true = 1.0 - dist_p(d, 0);
-    if (dist_lowest(d) > 0 || dist_highest(d) < 0)
-        return probability_value(v, 1, 1, 1.0, true, at, out);
-    if (dist_exact_p(d, 0, &num0, &den))
-        return probability_value(v, den - num0, den, p_true, true, at, out);
-    return probability_value(v, 0, 1, p_true, false, at, out);
+    dist_count num = 0, den = 1;
+    bool exact = dist_exact_nonzero(d, &num, &den);
+    double approx = 1.0 - dist_p(d, 0) / (1.0 - dist_remainder(d));
+    return exact_answer(v, "prob", d, exact, 0, num, den, approx, at, out);
 }
 
 static bool exact_mean(vm *v, const struct dist *d, span at, value *out)
 {
-    /* sum of outcome * weight over the total, exactly while it fits */
-    dist_count num, den;
-    __int128 total = 0;
-    bool exact = dist_is_exact(d);
-    dist_count common = 0;
-    for (int64_t x = dist_lowest(d); exact && x <= dist_highest(d); x++) {
-        if (!dist_exact_p(d, x, &num, &den)) {
-            exact = false;
-            break;
-        }
-        if (!common)
-            common = den;
-        if (den != common || num > (dist_count)INT64_MAX) {
-            exact = false;
-            break;
-        }
-        __int128 term = (__int128)x * (__int128)num;
-        total += term;
-    }
-    if (exact && common && common <= (dist_count)INT32_MAX && total >= INT64_MIN && total <= INT64_MAX)
-        return rat_make((int64_t)total, (int64_t)common, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
-    double m = dist_mean(d);
-    int64_t scaled = (int64_t)(m * 1000000.0 + (m < 0 ? -0.5 : 0.5));
-    return rat_make(scaled, 1000000, V_INT, out) == ARITH_OK || vm_error(v, at, "mean overflow");
+    dist_count num = 0, den = 1;
+    int64_t whole = 0;
+    bool exact = dist_exact_mean(d, &whole, &num, &den);
+    return exact_answer(v, "mean", d, exact, whole, num, den, dist_mean(d), at, out);
 }
 
 /* chain(d4, d6, ...): roll while each die shows its maximum. */
@@ -2500,13 +2801,34 @@ static bool chain(vm *v, int id, const value *args, int argc, span at, value *ou
 static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
 {
     static const char *const names[] = {
-#define BUILTIN(name, lo, hi, result, params, meaning) #name,
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
 #include "runtime/builtins.def"
 #undef BUILTIN
     };
+#define BUILTIN_READS false
+#define BUILTIN_CHANGES true
+    static const bool changes[] = {
+#define BUILTIN(name, lo, hi, result, params, effect, meaning) BUILTIN_##effect,
+#include "runtime/builtins.def"
+#undef BUILTIN
+    };
+#undef BUILTIN_READS
+#undef BUILTIN_CHANGES
     if (id < 0 || id >= BI_COUNT)
         return vm_error(v, at, "internal: unknown builtin %d", id);
     const char *name = names[id];
+    if (v->exact_depth && changes[id]) {
+        char what[64];
+        snprintf(what, sizeof what, "%s()", name);
+        if (vm_exact_refuses(v, at, what))
+            return false;
+    }
+    /* a distribution given to a builtin that does not compute with one
+       itself: computed there, or refused, never taken for a value (where
+       no distribution has been made, as in a fight, none is looked for) */
+    if ((v->scratch.ndists || v->kept.ndists) && id != BI_min && id != BI_max && id != BI_prob && id != BI_mean &&
+        id != BI_dist && id != BI_maximum && id != BI_minimum && vm_dist_among(v, id, args, argc))
+        return vm_dist_builtin(v, id, name, args, argc, at, out);
     const value *items;
     size_t n;
     switch ((builtin_id)id) {
@@ -2540,7 +2862,7 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "%s() needs a number, not %s", name, value_type_name(x.type));
         value fx = x.type == V_DIST ? x : value_as_frac(x);
         int64_t r = id == BI_floor ? value_floor(fx) : id == BI_ceil ? value_ceil(fx) : value_round(fx);
-        *out = x.type == V_DIST ? (value){.type = V_DIST, .aux = 1, .num = r} : value_int(r);
+        *out = x.type == V_DIST ? value_ratio(V_DIST, r, 1) : value_int(r);
         return true;
     }
     case BI_abs: {
@@ -2591,8 +2913,12 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
             return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
         items = vm_list_items(v, args[0], &n);
         int64_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            k += values_equal(v, items[i], args[1]);
+        for (size_t i = 0; i < n; i++) {
+            bool equal;
+            if (!equal_values(v, items[i], args[1], at, 1, &equal))
+                return false;
+            k += equal;
+        }
         *out = value_int(k);
         return true;
     }
@@ -2614,17 +2940,17 @@ static bool builtin_call(vm *v, int id, value *args, int argc, span at, value *o
     case BI_squares: {
         if (args[0].type != V_DIST)
             return vm_error(v, at, "%s() needs a distance, not %s", name, value_type_name(args[0].type));
-        value ft = {.type = V_FRAC, .aux = args[0].aux, .num = args[0].num};
+        value ft = value_ratio(V_FRAC, args[0].num, value_den(args[0]));
         if (id == BI_squares) {
             const value side = v->r->space.square;
-            value per = {.type = V_FRAC, .aux = side.aux, .num = side.num}, q;
+            value per = value_ratio(V_FRAC, side.num, value_den(side)), q;
             arith_status st = rat_div(ft, per, V_FRAC, &q);
             if (st != ARITH_OK)
                 return arith_fail(v, st, at, "divide", ft, per);
             *out = value_int(value_floor(q));
             return true;
         }
-        return rat_make(ft.num, ft.aux, V_INT, out) == ARITH_OK;
+        return rat_make(ft.num, value_den(ft), V_INT, out) == ARITH_OK;
     }
     case BI_square_side: *out = v->r->space.square; return true;
     case BI_prob:

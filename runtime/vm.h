@@ -13,7 +13,8 @@
 #include "runtime/rng.h"
 #include "runtime/value.h"
 
-#define VM_STACK_MAX 4096
+/* Calls in progress at once: the most --limit depth takes. Calls made from
+   C (a stat's formula, a trigger) recurse in C too, at most this deep. */
 #define VM_FRAMES_MAX 256
 
 typedef struct vm_limits {
@@ -28,6 +29,7 @@ typedef struct vm_limits {
     int fight_rounds;   /* rounds of a `fight` without an end */
     int dice, sides;    /* dice rolled by one term, and sides of a die */
     int string_bytes;   /* the longest string a rules file may write */
+    int nesting;        /* levels of brackets, blocks and operators, and of lists in lists */
     dist_limits exact;  /* outcomes and work of an exact distribution */
 } vm_limits;
 
@@ -43,6 +45,8 @@ extern const vm_limit_info vm_limit_infos[];
 /* Sets a limit by name; false for an unknown name or a value out of range. */
 bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
 uint64_t vm_limit_get(const vm_limits *l, const char *name);
+/* The most a limit takes (it takes from 1), or 0 for no such limit. */
+uint64_t vm_limit_most(const char *name);
 
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
@@ -62,6 +66,7 @@ typedef struct creature {
     int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
     uint32_t turn_round; /* the round (its epoch) of its last turn */
     int32_t effects;     /* first effect on it, -1 */
     counter *ledger;     /* spent actions: combat.h, ledger.c */
@@ -114,6 +119,7 @@ typedef struct roll_detail {
 
 typedef struct vm_list {
     uint32_t start, len;
+    uint32_t depth; /* 1, and one more for each list nested in it: never past --limit nesting */
 } vm_list;
 
 typedef struct vm_store {
@@ -150,6 +156,13 @@ typedef struct frame {
 } frame;
 
 typedef void (*vm_print_fn)(void *user, const char *text);
+
+/* What an exact context (vm_exact.c) saves of the one around it. */
+struct vm_walk;
+typedef struct vm_exact_saved {
+    struct vm_walk *walk;
+    rng_oracle *oracle;
+} vm_exact_saved;
 
 typedef struct vm {
     program *p;
@@ -197,6 +210,17 @@ typedef struct vm {
     int ledger_len;      /* counters per creature, and where each part starts */
     int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
     int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
+    bool ledger_trying;  /* ledger_try is in use */
+
+    /* Exact contexts (vm_exact.c): the arguments of prob(), mean(),
+       dist(), maximum() and minimum() being computed, nested; the call
+       being walked over its outcomes in the innermost, or NULL; and the
+       oracle that refuses a roll made in one outside any walked call. */
+    int exact_depth;
+    struct vm_walk *walk;
+    uint32_t walks; /* walks begun: each one's own mark on its arguments */
+    rng_oracle no_draws;
 
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;
@@ -222,6 +246,7 @@ typedef struct vm {
        each `fray sim` run. */
     value stack[VM_STACK_MAX];
     frame frames[VM_FRAMES_MAX];
+    vm_exact_saved exact_saved[VM_FRAMES_MAX]; /* [0, exact_depth) */
 } vm;
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
@@ -234,11 +259,27 @@ bool vm_run_commands(vm *v, size_t first);
 /* Evaluates a chunk for creature `self` (-1 for none), with args. */
 bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *result);
 
-/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"). */
+/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"),
+ * snprintf-style, into buf: a list is written only as far as buf holds
+ * (the length returned is then at least cap, not the whole text's). */
 size_t vm_format(vm *v, value x, char *buf, size_t cap);
 
-/* Whether two values are equal, as `==` says. */
-bool vm_values_equal(const vm *v, value a, value b);
+/* The text of values for print and show: whole, however long. Each value
+ * written is a step of the command's budget, and the text counts against
+ * its memory, so a list that holds another many times over ends with the
+ * step limit, as an endless loop does. False on an error (v->error). */
+typedef struct vm_text {
+    char *buf; /* NUL-terminated once anything is added */
+    size_t len, cap;
+} vm_text;
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
+bool vm_text_value(vm *v, vm_text *t, value x, span at);
+void vm_text_free(vm_text *t);
+
+/* Whether two values are equal, as `==` says: lists by value, item by
+ * item (counted against the step budget and the nesting limit; false,
+ * with the error at `at`, when one of them is passed). */
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
 
 /* Creature helpers shared with the play commands. */
 int vm_find_creature(const vm *v, const char *name);
@@ -276,6 +317,17 @@ const dexpr *vm_dexpr(const vm *v, value d);
 /* Appends a scratch list (items NULL: n nothing values to fill in). */
 bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
 const value *vm_list_items(const vm *v, value list, size_t *n);
+/* A list gathered item by item, when its length is not known before (the
+ * creatures that pass a test): it grows through the allocator, is held to
+ * --limit list-values as it grows, and becomes a scratch list. */
+typedef struct vm_gather {
+    value *items;
+    size_t n, cap;
+} vm_gather;
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at);
+/* The scratch list of what was gathered; the gathering is dropped either way. */
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out);
+void vm_gather_drop(vm_gather *g);
 /* A copy of x that outlives the command (kept dice and lists, a roll
  * without its breakdown). */
 bool vm_keep(vm *v, value x, span at, value *out);
@@ -305,8 +357,46 @@ bool vm_dist_value(vm *v, struct dist *d, span at, value *out);
 bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out);
 bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out);
 bool vm_dist_keep(vm *v, value x, span at, value *out);
+/* Whether a distribution is among the args of builtin id, or among the
+ * items of a list among them where the builtin reads them as numbers. */
+bool vm_dist_among(const vm *v, int id, const value *args, int argc);
+/* Builtin `id` (called `name`) of arguments with a distribution among
+ * them: any(), all(), count(), sum(), abs(), floor(), ceil(), round() and
+ * len() compute a distribution; any other is refused. */
+bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out);
 void vm_dist_free_store(vm_store *st);
 const struct dist *vm_dist_lookup(const vm *v, value x);
+
+/* Exact contexts (vm_exact.c). prob(E) and its kind compute E between
+ * vm_exact_enter and vm_exact_leave: there, what would change the state of
+ * play is refused (vm_exact_refuses), and so is a roll, except in a
+ * procedure or check called there, which vm_exact_call walks: it runs once
+ * for every combination of its arguments' outcomes and of the dice it
+ * rolls, and gives the distribution of its results. */
+bool vm_exact_enter(vm *v, span at);
+void vm_exact_leave(vm *v);
+/* Leaves the contexts entered since there were `depth` (an error unwinds). */
+void vm_exact_unwind(vm *v, int depth);
+/* False, with an error, inside an exact context: `what` would change the
+ * state of play or the transcript. */
+bool vm_exact_refuses(vm *v, span at, const char *what);
+typedef enum { VM_EXACT_PROCEDURE, VM_EXACT_CHECK } vm_exact_kind;
+/* Calls procedure `callee` (or check `callee`) for self with args, walked;
+ * rolled: bit i says argument i was written `roll E` (E's dice were
+ * passed, to be rolled as the call is made). *out is the distribution. */
+bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value *args, int argc, unsigned rolled,
+                   span at, value *out);
+/* Whether rolling x (a roll, given to `roll` again) may go ahead: false,
+ * with an error, when x is the outcome of an argument of the call being
+ * walked, which must then be walked as dice (the walk starts over). */
+bool vm_exact_may_roll(vm *v, value x, span at);
+/* The same for reading x.faces, or x.natural (natural). */
+bool vm_exact_may_read_faces(vm *v, value x, bool natural, span at);
+/* An argument's outcome in a walk is a roll with no record: home has
+   ROLL_OUTCOME (and ROLL_NATURAL_KNOWN when aux is its natural die), pad
+   the walk's mark and the argument. */
+#define ROLL_OUTCOME 0x20
+#define ROLL_NATURAL_KNOWN 0x10
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int cmd, int operand, span at);

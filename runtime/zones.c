@@ -35,17 +35,24 @@ static int add_zone(vm *v, int name, span at)
     return cb->nzones++;
 }
 
+/* Adds a word to a zone's neighbours or traits, once. */
+static bool add_word(vm *v, int32_t **words, int *n, size_t *cap, int32_t w, span at)
+{
+    for (int i = 0; i < *n; i++)
+        if ((*words)[i] == w)
+            return true;
+    int32_t *g = mem_grow(*words, sizeof(int32_t), cap, (size_t)*n + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory");
+    *words = g;
+    (*words)[(*n)++] = w;
+    return true;
+}
+
 static bool link_zone(vm *v, int z, int other, span at)
 {
     zone_info *zi = &v->cb.zones[z];
-    for (int i = 0; i < zi->nneighbours; i++)
-        if (zi->neighbours[i] == v->cb.zones[other].name)
-            return true;
-    if (zi->nneighbours >= ZONE_MAX_NEIGHBOURS)
-        return vm_error(v, at, "zone %s has %d neighbours already (the most)", program_string(v->p, zi->name),
-                        ZONE_MAX_NEIGHBOURS);
-    zi->neighbours[zi->nneighbours++] = v->cb.zones[other].name;
-    return true;
+    return add_word(v, &zi->neighbours, &zi->nneighbours, &zi->neighbours_cap, v->cb.zones[other].name, at);
 }
 
 bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits, span at)
@@ -59,14 +66,8 @@ bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, co
         return false;
     for (int i = 0; i < ntraits; i++) {
         zone_info *zi = &cb->zones[z];
-        bool known = false;
-        for (int t = 0; t < zi->ntraits; t++)
-            known |= zi->traits[t] == (int32_t)traits[i].num;
-        if (known)
-            continue;
-        if (zi->ntraits >= ZONE_MAX_TRAITS)
-            return vm_error(v, at, "a zone has at most %d traits and features", ZONE_MAX_TRAITS);
-        zi->traits[zi->ntraits++] = (int32_t)traits[i].num;
+        if (!add_word(v, &zi->traits, &zi->ntraits, &zi->traits_cap, (int32_t)traits[i].num, at))
+            return false;
     }
     /* next to each other, both ways */
     for (int i = 0; i < nneighbours; i++) {
@@ -81,6 +82,9 @@ bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, co
 
 bool zones_place(vm *v, int c, int zone, span at)
 {
+    if (v->r->space.kind == SPACE_GRID)
+        return vm_error(v, at, "these rules use a grid, not zones, so there is no zone '%s' (place NAME at SQUARE)",
+                        program_string(v->p, zone));
     if (zone_index(v, zone) < 0)
         return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
                         program_string(v->p, zone));
@@ -341,41 +345,40 @@ void zones_show(vm *v)
     }
     for (int z = 0; z < cb->nzones; z++) {
         const zone_info *zi = &cb->zones[z];
-        char line[1024];
-        size_t len = (size_t)snprintf(line, sizeof line, "%s", program_string(v->p, zi->name));
-        for (int k = 0; k < zi->nneighbours && len < sizeof line; k++)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", k ? ", " : " (next to ",
-                                    program_string(v->p, zi->neighbours[k]));
-        if (zi->nneighbours && len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, ")");
-        for (int t = 0; t < zi->ntraits && len < sizeof line; t++)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", t ? ", " : " [",
-                                    program_string(v->p, zi->traits[t]));
-        if (zi->ntraits && len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, "]");
-        if (len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, ":");
+        combat_line line = {.say = false};
+        combat_line_add(v, &line, "%s", program_string(v->p, zi->name));
+        for (int k = 0; k < zi->nneighbours; k++)
+            combat_line_add(v, &line, "%s%s", k ? ", " : " (next to ", program_string(v->p, zi->neighbours[k]));
+        if (zi->nneighbours)
+            combat_line_add(v, &line, ")");
+        for (int t = 0; t < zi->ntraits; t++)
+            combat_line_add(v, &line, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
+        if (zi->ntraits)
+            combat_line_add(v, &line, "]");
+        combat_line_add(v, &line, ":");
         bool first = true;
-        for (size_t c = 0; c < v->ncreatures && len < sizeof line; c++) {
+        for (size_t c = 0; c < v->ncreatures; c++) {
             const creature *cr = &v->creatures[c];
             if (!vm_present(v, (int)c) || cr->zone != zi->name)
                 continue;
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", first ? "" : ",", cr->name);
-            first = false;
-            /* its group, whether the group defends it, its engagement */
+            /* the creature, its group, whether the group defends it, its engagement */
+            char about[160] = "";
+            size_t len = 0;
             const char *sep = " [";
-            if (cr->group >= 0 && len < sizeof line) {
-                len += (size_t)snprintf(line + len, sizeof line - len, "%sgroup %s%s", sep,
+            if (cr->group >= 0) {
+                len += (size_t)snprintf(about + len, sizeof about - len, "%sgroup %s%s", sep,
                                         program_string(v->p, cr->group), cr->defended ? ", defended" : "");
                 sep = ", ";
             }
-            if (cr->engagement >= 0 && len < sizeof line) {
-                len += (size_t)snprintf(line + len, sizeof line - len, "%sengagement %d", sep, cr->engagement);
+            if (cr->engagement >= 0 && len < sizeof about) {
+                len += (size_t)snprintf(about + len, sizeof about - len, "%sengagement %d", sep, cr->engagement);
                 sep = ", ";
             }
-            if (sep[0] == ',' && len < sizeof line)
-                len += (size_t)snprintf(line + len, sizeof line - len, "]");
+            if (sep[0] == ',' && len < sizeof about)
+                snprintf(about + len, sizeof about - len, "]");
+            combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about);
+            first = false;
         }
-        combat_print(v, "%s", line);
+        combat_line_end(v, &line);
     }
 }

@@ -152,6 +152,35 @@ START_TEST(test_given_roll_out_of_range)
 }
 END_TEST
 
+/* The players' rolls for a table of 40 are entered in one command (it
+   stopped at 64 arguments, 32 rolls) */
+START_TEST(test_forty_rolls_entered_at_once)
+{
+    char text[4096];
+    size_t len = (size_t)snprintf(text, sizeof text,
+                                  "check init(self) = d20\ninitiative { roll init\n order highest first }\n"
+                                  "creature g x40 { }\nbegin encounter\nroll initiative");
+    for (int i = 1; i <= 40; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s g_%d %d", i > 1 ? "," : "", i, i == 40 ? 20 : 1);
+    snprintf(text + len, sizeof text - len, "\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "g_40: init d20 (20) = 20", "order: g_40 (20)", "round 1: g_40's turn", NULL);
+    done(r);
+}
+END_TEST
+
+/* A held action keeps all of its arguments, as many as an action takes */
+START_TEST(test_held_action_with_ten_arguments)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n allow hold }\n"
+                   "action small(x1, x2, x3, x4, x5, x6, x7, x8, x9, x10) { print x9, x10 }\n"
+                   "creature a { speed 1 }\ncreature b { }\nbegin encounter\nroll initiative\n"
+                   "hold a small 1 2 3 4 5 6 7 8 9 10 on boom(_)\nemit boom(1)\n");
+    lines_in_order(r, "a takes the held action", "9 10", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_sides_roll_once_and_party_wins_ties)
 {
     /* shock: each side rolls d8, the party adds its best dex, the party wins ties */
@@ -544,6 +573,93 @@ START_TEST(test_immediate_borrows_this_or_next_swift)
     lines_in_order(r, "a: quick", "b's turn", "a: react", "round 2: a's turn",
                    "a cannot quick: no swift left this turn", NULL);
     done(r);
+}
+END_TEST
+
+/* A creature that has had no turn in this encounter has no turn whose
+   swift it could give up: its immediate action owes the next turn's. */
+START_TEST(test_immediate_before_the_first_turn_borrows_the_next)
+{
+    run *r = ok(1, ECONOMY "b: react\nnext\nb: quick\n");
+    lines_in_order(r, "b: react", "b's turn", "b cannot quick: no swift left this turn (1 of 1 spent)", NULL);
+    done(r);
+    /* the same for one that joins the fight after the order is rolled */
+    r = ok(1, ECONOMY "creature c { speed 0 }\nc: react\nnext\nnext\nc: quick\n");
+    lines_in_order(r, "c joins the fight", "c: react", "c's turn", "c cannot quick: no swift left this turn", NULL);
+    done(r);
+    /* `from this turn` alone: nothing to give up, and the refusal says why */
+    r = ok(1, BASE "economy { § \"Actions\"\n slot swift 1 per turn\n"
+                   " slot immediate 1 per round borrows swift from this turn }\n"
+                   "action react costs immediate { anytime }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                   "b: react\nnext\nnext\nb: react\n");
+    lines_in_order(r,
+                   "b cannot react: immediate takes a swift of b's last turn, and b has had no turn in this "
+                   "encounter (§ \"Actions\")",
+                   "round 2: a's turn", "b: react", NULL);
+    done(r);
+}
+END_TEST
+
+/* The turns of an encounter end with it: a use owed to the next turn, or
+   made outside the last one, is not charged to the next encounter. */
+START_TEST(test_ledger_starts_afresh_each_encounter)
+{
+    run *r = ok(1, ECONOMY "a: quick\nnext\na: react\nend encounter\nbegin encounter\nroll initiative\na: quick\n");
+    lines_in_order(r, "a: react", "encounter ends", "round 1: a's turn", "a: quick", NULL);
+    absent(r, "a cannot quick");
+    done(r);
+    r = ok(1, BASE "economy { slot reaction 1 per turn }\naction parry costs reaction { anytime }\n"
+                   "creature a { speed 1 }\ncreature b { speed 2 }\nbegin encounter\nroll initiative\n"
+                   "next\nnext\na: parry\nend encounter\nbegin encounter\nroll initiative\na: parry\n");
+    lines_in_order(r, "round 2: b's turn", "a: parry", "encounter begins", "a: parry", NULL);
+    absent(r, "a cannot parry");
+    done(r);
+}
+END_TEST
+
+/* In mode sides, a side's turn is a turn of the members whose turn it
+   started: one that joins the fight during it waits for a turn of its own. */
+START_TEST(test_joining_member_waits_for_its_own_turn)
+{
+    run *r = ok(1, "stat speed = 0\ninitiative { mode sides\n score speed }\n"
+                   "economy { slot main 1 per turn }\naction hit costs main { }\n"
+                   "creature a side party { speed 2 }\ncreature b side foes { speed 1 }\n"
+                   "begin encounter\nroll initiative\ncreature late side party { speed 1 }\nlate: hit\nnext\nnext\n"
+                   "late: hit\n");
+    lines_in_order(r, "round 1: party's turn (a)", "late joins the fight",
+                   "late cannot hit: it is a's turn, not late's", "late's turn", "late: hit", NULL);
+    done(r);
+    /* a surprised member takes no part in its side's turn of the surprise round */
+    r = ok(1,
+           "stat speed = 0\nruling ambushed \"Unaware?\" { answer yes_no\n asked per creature\n default no }\n"
+           "check init(self) = d8\n"
+           "initiative { mode sides\n roll init\n order highest first\n surprised when ambushed\n"
+           " surprise round }\neconomy { slot main 1 per turn }\naction hit costs main { }\n"
+           "creature hero side party { }\ncreature sleepy side party { }\ncreature orc side horde { }\n"
+           "answer ambushed yes for sleepy\nbegin encounter\nroll initiative hero 8, orc 1\nsleepy: hit\nhero: hit\n");
+    lines_in_order(r, "surprise round: party's turn (hero)", "sleepy cannot hit: it is hero's turn, not sleepy's",
+                   "hero: hit", NULL);
+    done(r);
+}
+END_TEST
+
+/* A ledger is as long as the rules need: 3000 actions, each with its own
+   count, and a cost is still tried and paid. */
+START_TEST(test_ledger_grows_with_the_rules)
+{
+    size_t cap = 200000, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text + len, cap - len, "%s", BASE "economy { slot main 1 per turn }\n");
+    for (int i = 0; i < 3000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "action a%d costs main { }\n", i);
+    snprintf(text + len, cap - len,
+             "creature x { speed 1 }\ncreature y { }\nbegin encounter\nroll initiative\nx: a2999\nx: a0\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "x: a2999", "x cannot a0: no main left this turn (1 of 1 spent)", NULL);
+    done(r);
+    free(text);
 }
 END_TEST
 
@@ -1051,6 +1167,33 @@ START_TEST(test_hold_only_some_slots)
 }
 END_TEST
 
+/* A held action's pattern matches the event's arguments by value, as `==`
+   does: a list built anew, a roll of 20 for the number 20. */
+static run *hold_for_walk(const char *walked_how)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n allow hold }\n"
+             "action strike(target) { target creature\n print self, \"strikes\", target }\n"
+             "action walk { emit walked(self, [1, \"%s\"], roll 1d1 + 19) }\n"
+             "creature a { speed 3 }\ncreature b { speed 2 }\n"
+             "begin encounter\nroll initiative\nhold a strike b on walked(b, [1, \"far\"], 20)\nnext\nb: walk\n",
+             walked_how);
+    return ok(1, text);
+}
+
+START_TEST(test_hold_pattern_matches_by_value)
+{
+    run *r = hold_for_walk("far");
+    lines_in_order(r, "a holds strike b until walked(b, [1, far], 20)", "b's turn", "a takes the held action",
+                   "a strikes b", NULL);
+    done(r);
+    r = hold_for_walk("near");
+    absent(r, "a strikes b");
+    done(r);
+}
+END_TEST
+
 /* A held action whose own cost can be paid but not the hold's on top of it
    is refused as a whole: the slot its own cost took is given back. */
 START_TEST(test_refused_held_action_pays_nothing)
@@ -1171,6 +1314,75 @@ START_TEST(test_walk_stays_on_the_board)
                    "print walk(a, b, 20 ft)\n");
     lines_in_order(r, "a moves A1 -> E", NULL);
     ck_assert_msg(!strstr(r->out, "E0"), "%s", r->out);
+    done(r);
+}
+END_TEST
+
+/* A path longer than any fixed buffer (a winding corridor of about 5,000
+   squares) is walked from its start: 20 ft of it, not none. */
+START_TEST(test_walk_a_long_path_from_its_start)
+{
+    size_t cap = 100000, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text + len, cap - len, "space grid { square 5 ft\n diagonal 1 }\ncreature a { }\n");
+    /* walls across rows 2, 4, ... with the gap at alternate ends */
+    for (int row = 2; row <= 700; row += 2)
+        len += (size_t)snprintf(text + len, cap - len, "wall %s%d to %s%d\n", row % 4 ? "A" : "B", row,
+                                row % 4 ? "L" : "M", row);
+    snprintf(text + len, cap - len, "place a at A1\nprint walk(a, A701, 20 ft)\nprint square_of(a)\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "a moves A1 -> E1 (20 ft)", "20 ft", "E1", NULL);
+    done(r);
+    free(text);
+}
+END_TEST
+
+/* Pushed as far as the distance says, past any fixed number of squares. */
+START_TEST(test_push_goes_the_whole_distance)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at a1\nplace b at b1\n"
+                   "print push(b, a, 6000 ft)\nprint square_of(b)\n");
+    lines_in_order(r, "b moves B1 -> ", "6000 ft", NULL);
+    done(r);
+}
+END_TEST
+
+/* The map draws every creature it shows, and its key names them all. */
+START_TEST(test_map_shows_every_creature)
+{
+    char text[20000];
+    size_t len = (size_t)snprintf(text, sizeof text, "space grid { square 5 ft }\ncreature g x300 { }\n");
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "place g_%d at %c%d\n", i + 1, 'A' + i % 20, 1 + i / 20);
+    snprintf(text + len, sizeof text - len, "show map\n");
+    run *r = ok(1, text);
+    /* row 15 is full, and the key ends with the last of them */
+    lines_in_order(r, " 15 g", " g_300   (# blocked, ~ difficult)", NULL);
+    absent(r, " 15 g0 g1 g2 g3 g4 g5 g6 g7 g8 g9 g0 g1 g2 g3 g4 g5 g6 g7 g8 .");
+    done(r);
+}
+END_TEST
+
+/* A creature beyond the part of the map drawn is counted, not left out
+   without a word */
+START_TEST(test_map_counts_creatures_beyond_it)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at A1\nplace b at CA90\n"
+                   "show map\n");
+    lines_in_order(r, "a  a   (# blocked, ~ difficult)", "(1 creature beyond the part of the map shown, A1 to BI61)",
+                   NULL);
+    done(r);
+}
+END_TEST
+
+/* On a grid there are no zones: enter() says so, not "no zone" */
+START_TEST(test_no_zones_on_a_grid)
+{
+    run *r = play(1, "space grid { square 5 ft }\ncreature a { }\nplace a at B2\nprint enter(a, \"hall\")\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error, "these rules use a grid, not zones, so there is no zone 'hall'"), "%s",
+                  r->v->error);
     done(r);
 }
 END_TEST
@@ -1305,6 +1517,25 @@ START_TEST(test_zones_apart)
 }
 END_TEST
 
+/* A zone has as many neighbours and traits as it is given, and show map
+   lists everyone in it. */
+START_TEST(test_zone_without_fixed_caps)
+{
+    char text[20000];
+    size_t len = (size_t)snprintf(text, sizeof text, "space zones { }\nzone hub\ncreature g x200 { }\n");
+    for (int i = 1; i <= 20; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "zone z%d next to hub with t%d\nzone hub with u%d\n", i,
+                                i, i);
+    for (int i = 1; i <= 200; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "place g_%d in hub\n", i);
+    snprintf(text + len, sizeof text - len, "print zones_apart(\"z1\", \"z20\")\nshow map\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "2", "hub (next to z1, z2", "z19, z20) [u1, u2", "u19, u20]: g_1, g_2", "g_199, g_200",
+                   "z20 (next to hub) [t20]:", NULL);
+    done(r);
+}
+END_TEST
+
 /* `defense protects EXPR`: the share is found for the member to protect,
    so it may follow the member's zone (or a ruling); a share of 1 or more
    is an error. */
@@ -1364,6 +1595,38 @@ START_TEST(test_relations)
 }
 END_TEST
 
+/* partners() and holders() list every creature in the relation, however many */
+START_TEST(test_partners_and_holders_of_many)
+{
+    run *r = ok(1, "relation watch(watcher, watched) { }\ncreature a { }\ncreature b { }\ncreature x x300 { }\n"
+                   "for c in creatures() { if c != a and c != b { relate(watch, a, c)\n relate(watch, c, b) } }\n"
+                   "print len(partners(watch, a)), len(holders(watch, b))\n");
+    lines_in_order(r, "watch: a is watcher, x_300 is watched", "300 300", NULL);
+    done(r);
+}
+END_TEST
+
+/* A creature in many conditions is shown in all of them, in the tracker,
+   in show NAME and in show effects (the line was cut at 700 bytes). */
+START_TEST(test_show_every_condition)
+{
+    char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof text, "%s", BASE);
+    for (int i = 1; i <= 60; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "condition a_rather_long_condition_name_%d { }\n", i);
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n");
+    for (int i = 1; i <= 60; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "apply a_rather_long_condition_name_%d to a\n", i);
+    snprintf(text + len, sizeof text - len, "show tracker\nshow a\nshow effects\n");
+    run *r = ok(1, text);
+    lines_in_order(r, "round 1 - turn 1 of 2", "a_rather_long_condition_name_60 [until removed]\n     1  b",
+                   "a: speed 2; a_rather", "a_rather_long_condition_name_60 [until removed]\n", "a: a_rather",
+                   "a_rather_long_condition_name_60 [until removed]\n", NULL);
+    done(r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("combat");
@@ -1377,6 +1640,8 @@ static Suite *make_suite(void)
     tcase_add_test(i, test_decimal_tiebreak);
     tcase_add_test(i, test_given_roll_out_of_range);
     tcase_add_test(i, test_sides_roll_once_and_party_wins_ties);
+    tcase_add_test(i, test_forty_rolls_entered_at_once);
+    tcase_add_test(i, test_held_action_with_ten_arguments);
     tcase_add_test(i, test_group_rolls_once_and_stays_together);
     tcase_add_test(i, test_group_by_splits_the_side);
     tcase_add_test(i, test_below_when);
@@ -1401,6 +1666,10 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_combined_and_alternative_costs);
     tcase_add_test(e, test_off_turn_needs_anytime);
     tcase_add_test(e, test_immediate_borrows_this_or_next_swift);
+    tcase_add_test(e, test_immediate_before_the_first_turn_borrows_the_next);
+    tcase_add_test(e, test_ledger_starts_afresh_each_encounter);
+    tcase_add_test(e, test_joining_member_waits_for_its_own_turn);
+    tcase_add_test(e, test_ledger_grows_with_the_rules);
     tcase_add_test(e, test_cap_across_slots);
     tcase_add_test(e, test_borrowed_use_not_counted_by_limits);
     tcase_add_test(e, test_exclusive_by_kind_until_next_turn);
@@ -1422,6 +1691,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_modifiers_set_add_scale_and_typed_bonuses);
     tcase_add_test(c, test_stacking_condition_counts_each_time);
     tcase_add_test(c, test_excludes_implies_holds);
+    tcase_add_test(c, test_show_every_condition);
     tcase_add_test(c, test_modifier_index_follows_implies_and_holds);
     tcase_add_test(c, test_modifier_index_sees_later_rules);
     tcase_add_test(c, test_too_many_conditions_is_an_error);
@@ -1440,6 +1710,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
+    tcase_add_test(ev, test_hold_pattern_matches_by_value);
     tcase_add_test(ev, test_refused_held_action_pays_nothing);
     tcase_add_test(ev, test_rulings_answered_defaulted_and_per_creature);
     suite_add_tcase(s, ev);
@@ -1449,6 +1720,11 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_walk_stays_on_the_board);
+    tcase_add_test(g, test_walk_a_long_path_from_its_start);
+    tcase_add_test(g, test_map_shows_every_creature);
+    tcase_add_test(g, test_no_zones_on_a_grid);
+    tcase_add_test(g, test_map_counts_creatures_beyond_it);
+    tcase_add_test(g, test_push_goes_the_whole_distance);
     tcase_add_test(g, test_walk_through_friends_not_enemies);
     tcase_add_test(g, test_share_when_lets_others_in);
     tcase_add_test(g, test_placed_tells_who_is_on_the_map);
@@ -1458,7 +1734,9 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
+    tcase_add_test(g, test_zone_without_fixed_caps);
     tcase_add_test(g, test_relations);
+    tcase_add_test(g, test_partners_and_holders_of_many);
     suite_add_tcase(s, g);
     return s;
 }

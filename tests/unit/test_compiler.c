@@ -11,6 +11,7 @@
 
 #include "lang/compile.h"
 #include "runtime/rules.h"
+#include "runtime/mem.h"
 #include "runtime/program.h"
 
 typedef struct msgs {
@@ -176,8 +177,29 @@ END_TEST
 
 START_TEST(test_builtin_arity)
 {
-    ck_assert_int_ge(compile("print floor(1, 2)\n"), 1);
-    ck_assert(has_msg("floor() takes"));
+    ASSERT_ERROR("print floor(1, 2)\n", "floor() takes 1 argument, not 2: floor(x)");
+    /* too many for a function that takes a range says so (it said "at least") */
+    ASSERT_ERROR("print spend(1, 2, 3, 4)\n", "spend() takes 2 or 3 arguments, not 4: spend(c, slot [, n])");
+    ASSERT_ERROR("print spend(1)\n", "spend() takes 2 or 3 arguments, not 1");
+    ASSERT_ERROR("print min()\n", "min() takes at least 1 argument, not 0");
+    ASSERT_ERROR("print acting(1)\n", "acting() takes no arguments, not 1: acting()");
+    /* past what any number means */
+    char text[2048] = "print min(0";
+    for (int i = 0; i < 300; i++)
+        strcat(text, ", 1");
+    strcat(text, ")\n");
+    ASSERT_ERROR(text, "min() takes at most 255 arguments, not 301");
+}
+END_TEST
+
+/* A string given to the library may begin with a UTF-8 byte order mark: it
+   is left out, and spans count from after it. */
+START_TEST(test_byte_order_mark_left_out)
+{
+    ck_assert_int_eq(compile("\xEF\xBB\xBFstat dex = 0\n"), 0);
+    ck_assert_int_eq(compile("\xEF\xBB\xBFprint 1 + \"x\"\n"), 1);
+    ck_assert(has_msg("cannot add a number and a string"));
+    ck_assert_uint_eq(M.where[0].start, 6); /* "1 + ...", as without the mark */
 }
 END_TEST
 
@@ -394,6 +416,37 @@ START_TEST(test_commands_become_chunks)
 }
 END_TEST
 
+/* A compile takes no more memory than a command may (--limit memory): a
+   text too big for it stops with that limit's error, and the budget in
+   force before is in force again after. */
+START_TEST(test_compile_memory_budget)
+{
+    size_t len = 0, cap = 256 << 10;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; len + 64 < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "print %d * 2 + (%d - 1) // 3\n", i, i);
+    compile_options o = {.max_memory = (size_t)1 << 20};
+    ck_assert_int_ge(compile_string(P, "big.rules", text, len, &S, &o), 1);
+    ck_assert(has_msg("memory limit reached (1 MiB to compile big.rules; see --limit memory=N)"));
+    ck_assert(!mem_get_budget().on);
+    /* under a budget of its own, the caller's comes back */
+    mem_set_budget((size_t)64 << 20);
+    mem_budget outer = mem_get_budget();
+    o.max_memory = (size_t)256 << 20;
+    ck_assert_int_eq(compile_string(P, "small.rules", "print 1\n", 8, &S, &o), 0);
+    mem_budget after = mem_get_budget();
+    mem_set_budget(SIZE_MAX);
+    ck_assert(after.on && after.end == outer.end);
+    /* with room enough, the big text compiles */
+    program_free(P);
+    P = program_new();
+    o.max_memory = (size_t)512 << 20;
+    ck_assert_int_eq(compile_string(P, "big.rules", text, len, &S, &o), 0);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_compile_expression)
 {
     int ck = -1;
@@ -451,6 +504,54 @@ START_TEST(test_spans_and_opcodes_valid_with_core)
 {
     ck_assert_int_eq(compile("use core\nprint 1\n"), 0);
     check_chunks_well_formed();
+}
+END_TEST
+
+/* The most a chunk holds on the stack at once, from its frame's base: a
+   value for each operand still waiting, the branches of a choice counted
+   once, a loop's list, index and element, the parameters. */
+START_TEST(test_chunk_stack_need)
+{
+    static const struct {
+        const char *src;
+        uint32_t need;
+    } cases[] = {
+        {"print 1 + (2 + (3 + (4 + 5)))\n", 5},
+        {"print 1 + 2 + 3 + 4 + 5\n", 2},
+        {"print true ? 1 : (2 + 3)\n", 2},
+        {"print true and false or true and false\n", 1},
+        {"print [1, 2, [3, 4, 5]], 6\n", 5},
+        {"for i in [1, 2, 3] { print i }\n", 4},
+        {"repeat 3 { print 1, 2 }\n", 3},
+        {"procedure f(a, b, c) { return a }\n", 4},
+        {"procedure g(a) { let x = a + 1\n if x > 2 { return x * (a + 1) } else { return 0 } }\n", 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(compile(cases[i].src), 0);
+        const chunk *c = P->chunks[P->nchunks - 1];
+        ck_assert_msg(c->max_stack == cases[i].need, "%s holds %u at once, not %u", cases[i].src, c->max_stack,
+                      cases[i].need);
+    }
+}
+END_TEST
+
+/* What no run of a chunk can hold is an error where it is deepest. */
+START_TEST(test_chunk_too_much_at_once)
+{
+    char src[16384] = "print ";
+    size_t at = strlen(src);
+    for (int level = 0; level < 17; level++) {
+        at += (size_t)snprintf(src + at, sizeof src - at, "max(");
+        for (int k = 0; k < 250; k++)
+            at += (size_t)snprintf(src + at, sizeof src - at, "1,");
+    }
+    at += (size_t)snprintf(src + at, sizeof src - at, "7");
+    for (int level = 0; level < 17; level++)
+        at += (size_t)snprintf(src + at, sizeof src - at, ")");
+    snprintf(src + at, sizeof src - at, "\n");
+    ASSERT_ERROR(src, "too much to work out at once: this holds 4251 values");
+    /* the deepest point: the innermost call's last argument */
+    ck_assert_int_eq(M.where[0].start, (uint32_t)(strchr(src, '7') - src));
 }
 END_TEST
 
@@ -531,6 +632,7 @@ static Suite *make_suite(void)
     suite_add_tcase(s, e);
     TCase *m = tcase_create("modules");
     tcase_add_checked_fixture(m, setup, teardown);
+    tcase_add_test(m, test_byte_order_mark_left_out);
     tcase_add_test(m, test_use_missing_module);
     tcase_add_test(m, test_use_core_from_stdlib);
     tcase_add_test(m, test_import_cycle);
@@ -545,10 +647,13 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_initiative_compiles_to_a_plan);
     tcase_add_test(o, test_commands_become_chunks);
     tcase_add_test(o, test_compile_expression);
+    tcase_add_test(o, test_compile_memory_budget);
     tcase_add_test(o, test_spans_and_opcodes_valid);
     tcase_add_test(o, test_spans_and_opcodes_valid_with_core);
     tcase_add_test(o, test_opcode_tables);
     tcase_add_test(o, test_roll_of_literals_is_one_instruction);
+    tcase_add_test(o, test_chunk_stack_need);
+    tcase_add_test(o, test_chunk_too_much_at_once);
     suite_add_tcase(s, o);
     return s;
 }

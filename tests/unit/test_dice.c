@@ -159,6 +159,8 @@ static const error_case error_cases[] = {
     {"4d6kh5", 5, "cannot keep 5 of 4 dice"},
     {"4d6k5", 4, "cannot keep 5 of 4 dice"},
     {"4d6dl5", 5, "cannot drop 5 of 4 dice"},
+    /* the number as written, not where counting it stopped */
+    {"4d6kh99999999999999999999", 5, "cannot keep 99999999999999999999 of 4 dice"},
     {"4d6kh0", 5, "must keep at least 1 die"},
     {"60001d6", 0, "too many dice (fray rolls at most 60000 at once)"},
     {"99999999999999999999d6", 0, "too many dice (fray rolls at most 60000 at once)"},

@@ -353,6 +353,111 @@ START_TEST(big_sum_goes_inexact)
 }
 END_TEST
 
+/* mean() and prob() exactly: whole + num/den, reduced, even where the sum
+   of outcome times count passes 128 bits (48d6: 6^48 times 241 outcomes) */
+START_TEST(exact_mean_and_chance)
+{
+    int64_t whole;
+    dist_count num, den;
+    dist *d = dice_dist("4d6kh3");
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 12);
+    ck_assert(num == 317 && den == 1296); /* 15869/1296 */
+    dist_free(d);
+    d = dice_dist("48d6");
+    ck_assert(dist_is_exact(d));
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 168);
+    ck_assert(num == 0 && den == 1);
+    dist_free(d);
+    d = dice_dist("47d6"); /* the fast path, for comparison: 164.5 */
+    ck_assert(dist_exact_mean(d, &whole, &num, &den));
+    ck_assert_int_eq(whole, 164);
+    ck_assert(num == 1 && den == 2);
+    dist_free(d);
+    dist_error err = {.message = ""};
+    dist *six = dice_dist("d6"), *far = constant(INT64_MAX - 7);
+    d = dist_add(six, far, &err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(dist_exact_mean(d, &whole, &num, &den)); /* no 64-bit sum along the way */
+    ck_assert_int_eq(whole, INT64_MAX - 4);
+    ck_assert(num == 1 && den == 2);
+    dist_free(d);
+    dist *five = constant(5);
+    d = dist_compare(six, five, DIST_GE, &err);
+    ck_assert(dist_exact_nonzero(d, &num, &den));
+    ck_assert(num == 1 && den == 3);
+    dist_free(d);
+    dist_free(five);
+    dist_free(far);
+    dist_free(six);
+    d = dice_dist("100d6"); /* past 128 bits: no exact answer */
+    ck_assert(!dist_is_exact(d));
+    ck_assert(!dist_exact_mean(d, &whole, &num, &den));
+    ck_assert(!dist_exact_nonzero(d, &num, &den));
+    dist_free(d);
+}
+END_TEST
+
+/* A mixture of distributions, each with its chance: exact over the least
+   common denominator while it fits, in doubles after; what the weights
+   leave out is the remainder. */
+START_TEST(mixtures)
+{
+    dist_error err = {.message = ""};
+    dist_mixer *m = dist_mixer_new(&err);
+    dist *d6 = dice_dist("d6"), *one = constant(1), *far = constant(100);
+    /* 1/2 of d6, 1/3 of 1, 1/6 of 100 */
+    ck_assert(dist_mixer_add(m, d6, 1, 2, 0.5, &err));
+    ck_assert(dist_mixer_add(m, one, 1, 3, 1.0 / 3, &err));
+    ck_assert(dist_mixer_add(m, far, 1, 6, 1.0 / 6, &err));
+    dist *r = dist_mixer_finish(m, &err);
+    ck_assert_ptr_nonnull(r);
+    ck_assert(dist_is_exact(r));
+    ck_assert_int_eq(dist_lowest(r), 1);
+    ck_assert_int_eq(dist_highest(r), 100);
+    assert_exact(r, 1, 5, 12); /* 1/12 + 1/3 */
+    assert_exact(r, 6, 1, 12);
+    assert_exact(r, 100, 1, 6);
+    assert_exact(r, 50, 0, 1);
+    ck_assert(dist_remainder(r) == 0);
+    dist_free(r);
+    dist_mixer_free(m);
+    /* weights summing to less than 1: the rest is cut off */
+    m = dist_mixer_new(&err);
+    ck_assert(dist_mixer_add(m, one, 1, 4, 0.25, &err));
+    r = dist_mixer_finish(m, &err);
+    ck_assert(fabs(dist_remainder(r) - 0.75) < 1e-12);
+    dist_free(r);
+    /* a denominator past 128 bits: doubles from then on */
+    dist_count big = (dist_count)1 << 126; /* times 6 passes 128 bits */
+    ck_assert(dist_mixer_add(m, d6, 1, big, 1.0 / (double)big, &err));
+    ck_assert(dist_mixer_add(m, one, 1, 3, 1.0 / 3, &err));
+    r = dist_mixer_finish(m, &err);
+    ck_assert(!dist_is_exact(r));
+    ck_assert(fabs(dist_p(r, 1) - (0.25 + 1.0 / 3)) < 1e-12);
+    dist_free(r);
+    dist_mixer_free(m);
+    /* nothing added: an error, not an empty distribution */
+    m = dist_mixer_new(&err);
+    ck_assert_ptr_null(dist_mixer_finish(m, &err));
+    dist_mixer_free(m);
+    /* |x| folds the outcomes below 0 onto those above */
+    dist *four = constant(4), *centred = dist_sub(d6, four, &err);
+    r = dist_abs(centred, &err);
+    ck_assert_int_eq(dist_lowest(r), 0);
+    ck_assert_int_eq(dist_highest(r), 3);
+    assert_exact(r, 1, 2, 6); /* 3 and 5 */
+    assert_exact(r, 3, 1, 6);
+    dist_free(r);
+    dist_free(centred);
+    dist_free(four);
+    dist_free(d6);
+    dist_free(one);
+    dist_free(far);
+}
+END_TEST
+
 START_TEST(errors)
 {
     dist_error err = {.message = ""};
@@ -535,6 +640,8 @@ static Suite *make_suite(void)
     tcase_add_test(tc, rerolls);
     tcase_add_test(tc, explosions);
     tcase_add_test(tc, big_sum_goes_inexact);
+    tcase_add_test(tc, exact_mean_and_chance);
+    tcase_add_test(tc, mixtures);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, count_format);
     tcase_add_test(tc, quantiles_at_exact_boundaries);

@@ -4,7 +4,7 @@
  * its options' reader, so that a reader can serve files from elsewhere. */
 #define _DEFAULT_SOURCE /* mkdtemp, symlink */
 #include "tests/unit/check_main.h"
-#include "tests/unit/dir_util.h"
+#include "tests/unit/scratch_util.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -61,7 +61,7 @@ END_TEST
 
 static void make_dir(void)
 {
-    make_dir_named("files");
+    make_scratch_dir("files");
 }
 
 /* files_read of name in the folder's `rules`, which it must stay in */

@@ -2,7 +2,6 @@
  * the fault hook fails, shortens or kills the operation it is told to. */
 #define _POSIX_C_SOURCE 200809L
 #include "tests/unit/check_main.h"
-#include "tests/unit/dir_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +14,11 @@
 
 #include "runtime/fio.h"
 #include "runtime/mem.h"
+#include "tests/unit/scratch_util.h"
 
 static void make_dir(void)
 {
-    make_dir_named("fio");
+    make_scratch_dir("fio");
 }
 
 START_TEST(test_reads_a_regular_file_whole)

@@ -98,11 +98,11 @@ END_TEST
 
 START_TEST(test_decimals_and_percents_exact)
 {
-    parsed *p = parse_text("print 1.5, 50%, 5%, 0.01, 2.50, 0.333\n");
+    parsed *p = parse_text("print 1.5, 50%, 5%, 0.01, 2.50, 0.333, 12.5%, 0.1234567891\n");
     assert_clean(p);
     node *pr = item(p, 0);
-    int64_t want[][2] = {{3, 2}, {1, 2}, {1, 20}, {1, 100}, {5, 2}, {333, 1000}};
-    for (int i = 0; i < 6; i++) {
+    int64_t want[][2] = {{3, 2}, {1, 2}, {1, 20}, {1, 100}, {5, 2}, {333, 1000}, {1, 8}, {1234567891, 10000000000}};
+    for (int i = 0; i < 8; i++) {
         node *f = child(pr, i);
         ck_assert_int_eq(f->kind, AST_FRAC);
         ck_assert_int_eq(f->num, want[i][0]);
@@ -116,12 +116,20 @@ START_TEST(test_decimal_too_precise)
 {
     parsed *p = parse_text("print 0.1234567890123\n");
     ck_assert_int_eq(p->sink.errors, 1);
-    ck_assert_ptr_nonnull(strstr(p->msgs[0], "too precise"));
+    ck_assert_ptr_nonnull(strstr(p->msgs[0], "at most 12 digits after the point"));
     done(p);
     p = parse_text("print 0.000000000001\n");
     assert_clean(p);
     ck_assert_int_eq(child(item(p, 0), 0)->num, 1);
     ck_assert_int_eq(child(item(p, 0), 0)->den, 1000000000000);
+    done(p);
+    /* reduced before it must fit: 10^19 + 1/10^12 in 128 bits is too large,
+       but 10^7 and 12 places fits once reduced (its digits pass 2^63) */
+    p = parse_text("print 10000000.123456789012, 99999999999999999999.5\n");
+    ck_assert_int_eq(p->sink.errors, 1);
+    ck_assert_ptr_nonnull(strstr(p->msgs[0], "too large"));
+    ck_assert_int_eq(child(item(p, 0), 0)->num, 2500000030864197253);
+    ck_assert_int_eq(child(item(p, 0), 0)->den, 250000000000);
     done(p);
 }
 END_TEST

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "tests/unit/check_main.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -164,6 +165,8 @@ START_TEST(test_session_every_allocation_can_fail)
     bool completed = false;
     long n;
     for (n = 0; n < 100000 && !completed; n++) {
+        /* a journal is never written over one an earlier run left */
+        unlink(journal);
         mem_fail_after(n);
         completed = play_session(rules, saved, journal);
         mem_fail_after(-1);
@@ -178,6 +181,103 @@ START_TEST(test_session_every_allocation_can_fail)
 }
 END_TEST
 
+/* --- fray sim and fray diff --------------------------------------------------------- */
+
+/* Tries `attempt` with the Nth allocation failing, for N = 0, 1, ... until
+ * it goes through; each try must leave no memory behind. */
+static void each_allocation_fails(bool (*attempt)(long n, void *user), void *user, const char *what)
+{
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        completed = attempt(n, user);
+        mem_fail_after(-1);
+        ck_assert_msg(mem_live_bytes() == before, "%s: leak after failing allocation %ld: %zu bytes", what, n,
+                      mem_live_bytes() - before);
+    }
+    ck_assert_msg(completed, "%s never went through", what);
+    ck_assert_int_gt(n, 50);
+}
+
+/* One simulation of the scenario in the file `user`: a failed one says why
+ * (it could end with nothing said, and fray sim exit 1 silently). */
+static bool simulate(long n, void *user)
+{
+    fray *f = fray_open(&(fray_options){.seed = 1});
+    if (!f)
+        return false;
+    int errors = 0;
+    fray_on_output(f, quiet, NULL);
+    fray_on_diagnostic(f, count_diag, &errors);
+    fray_sim_result *r = NULL;
+    fray_status st = fray_sim(f, user, &(fray_sim_options){.runs = 3, .threads = 1}, &r);
+    bool completed = st == FRAY_OK && r && r->runs == 3;
+    if (st != FRAY_OK)
+        ck_assert_msg(errors > 0, "fray_sim failed at allocation %ld with nothing said", n);
+    fray_sim_free(r);
+    fray_close(f);
+    return completed;
+}
+
+START_TEST(test_sim_every_allocation_can_fail)
+{
+    char rules[256];
+    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(rules, sizeof rules, "%s/fray-oom-sim-%ld.rules", dir, (long)getpid());
+    FILE *out = fopen(rules, "w");
+    ck_assert_ptr_nonnull(out);
+    fputs("stat speed = 0\nresource hp max 6\nencounter { out when self.hp <= 0\n track hp }\n"
+          "initiative { mode static; score speed }\naction hit { target enemy\n target.hp -= roll d4 }\n"
+          "tactic brute { self: hit nearest(self, enemies(self)) }\n"
+          "creature a side x tactic brute { speed 2 }\ncreature b side y tactic brute { speed 1 }\n"
+          "begin encounter\nroll initiative\nfight\n",
+          out);
+    fclose(out);
+    each_allocation_fails(simulate, rules, "the simulation");
+    unlink(rules);
+}
+END_TEST
+
+/* Two systems loaded and compared: a failed comparison says why. */
+static bool compare(long n, void *user)
+{
+    static const char sys_a[] = "system a \"A\" { § \"x\" }\nstat dex = 0\neconomy { slot main 1 per turn }\n"
+                                "check init(self) = d20 + self.dex\ninitiative { roll init }\n";
+    static const char sys_b[] = "system b \"B\" { § \"x\" }\nstat dex = 1\neconomy { slot main 2 per turn }\n"
+                                "check init(self) = d12 + self.dex\ninitiative { roll init\n order lowest first }\n";
+    (void)user;
+    fray *a = fray_open(&(fray_options){.seed = 1}), *b = fray_open(&(fray_options){.seed = 1});
+    bool completed = false;
+    if (a && b) {
+        int errors = 0;
+        fray_on_output(a, quiet, NULL);
+        fray_on_output(b, quiet, NULL);
+        fray_on_diagnostic(a, count_diag, &errors);
+        fray_on_diagnostic(b, count_diag, &errors);
+        fray_report *r = NULL;
+        fray_status st = fray_run_string(a, "a.rules", sys_a, strlen(sys_a));
+        if (st == FRAY_OK)
+            st = fray_run_string(b, "b.rules", sys_b, strlen(sys_b));
+        if (st == FRAY_OK)
+            st = fray_diff(a, b, &(fray_diff_options){.runs = 10}, &r);
+        completed = st == FRAY_OK && r;
+        if (st != FRAY_OK)
+            ck_assert_msg(errors > 0, "fray diff failed at allocation %ld with nothing said", n);
+        fray_report_free(r);
+    }
+    fray_close(a);
+    fray_close(b);
+    return completed;
+}
+
+START_TEST(test_diff_every_allocation_can_fail)
+{
+    each_allocation_fails(compare, NULL, "the comparison");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("oom");
@@ -185,6 +285,8 @@ static Suite *make_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_allocation_can_fail);
     tcase_add_test(tc, test_session_every_allocation_can_fail);
+    tcase_add_test(tc, test_sim_every_allocation_can_fail);
+    tcase_add_test(tc, test_diff_every_allocation_can_fail);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -18,7 +18,7 @@ static void assert_rat(value v, value_type t, int64_t num, int64_t den)
     ck_assert_int_eq(v.type, t);
     ck_assert_int_eq(v.num, num);
     if (t == V_FRAC || t == V_DIST)
-        ck_assert_int_eq(v.aux, den);
+        ck_assert_int_eq(value_den(v), den);
     else
         ck_assert_int_eq(den, 1);
 }
@@ -61,8 +61,40 @@ START_TEST(test_make_errors)
     value v = value_int(99);
     ck_assert_int_eq(rat_make(1, 0, V_FRAC, &v), ARITH_DIV_ZERO);
     ck_assert_int_eq(rat_make(INT64_MIN, -1, V_FRAC, &v), ARITH_OVERFLOW);
-    /* a denominator that does not fit the 32-bit aux field */
-    ck_assert_int_eq(rat_make(1, (int64_t)INT32_MAX + 2, V_FRAC, &v), ARITH_OVERFLOW);
+    /* a denominator past its 48 bits */
+    ck_assert_int_eq(rat_make(1, VALUE_DEN_MAX + 1, V_FRAC, &v), ARITH_TOO_FINE);
+    ck_assert_int_eq(rat_make(1, INT64_MAX, V_FRAC, &v), ARITH_TOO_FINE);
+    /* but one that reduces under them is fine */
+    ck_assert_int_eq(rat_make(2, (VALUE_DEN_MAX + 1) * 2, V_FRAC, &v), ARITH_TOO_FINE);
+    ck_assert_int_eq(rat_make(4, (VALUE_DEN_MAX + 1) * 2, V_FRAC, &v), ARITH_OK);
+    assert_rat(v, V_FRAC, 1, (VALUE_DEN_MAX + 1) / 2);
+}
+END_TEST
+
+/* Denominators past 32 bits: a decimal's 12 places, 1/3037000499. */
+START_TEST(test_wide_denominators)
+{
+    value v, r;
+    ck_assert_int_eq(rat_make(123456789012, INT64_C(1000000000000), V_FRAC, &v), ARITH_OK);
+    assert_rat(v, V_FRAC, 30864197253, INT64_C(250000000000));
+    ck_assert_int_eq(rat_div(value_int(1), value_int(3037000499), V_FRAC, &r), ARITH_OK);
+    assert_rat(r, V_FRAC, 1, 3037000499);
+    /* two wide denominators that differ only above bit 32 stay apart */
+    value a = frac(1, (INT64_C(1) << 32) + 3), b = frac(1, (INT64_C(2) << 32) + 3);
+    ck_assert_int_eq(a.aux, b.aux);
+    ck_assert_int_ne(rat_cmp(a, b), 0);
+    ck_assert(!value_identical(a, b));
+    /* a sum whose product of denominators passes 48 bits is refused, not wrapped */
+    ck_assert_int_eq(rat_add(frac(1, 2147483647), frac(1, 2147483646), V_FRAC, &r, 1), ARITH_TOO_FINE);
+    /* a sum whose intermediate products pass 64 bits, but not its result */
+    ck_assert_int_eq(rat_add(frac(INT64_MAX, 5), frac(INT64_MAX, 10), V_FRAC, &r, -1), ARITH_OK);
+    assert_rat(r, V_FRAC, INT64_MAX, 10);
+    ck_assert_int_eq(rat_add(value_int(INT64_MAX), value_int(INT64_MAX), V_FRAC, &r, -1), ARITH_OK);
+    assert_rat(r, V_INT, 0, 1);
+    /* floor and round of a wide fraction */
+    ck_assert_int_eq(value_floor(frac(-1, INT64_C(1000000000000))), -1);
+    ck_assert_int_eq(value_ceil(frac(-1, INT64_C(1000000000000))), 0);
+    ck_assert_int_eq(value_round(frac(INT64_C(500000000000), INT64_C(1000000000000))), 1);
 }
 END_TEST
 
@@ -101,9 +133,9 @@ START_TEST(test_mul_exact_and_cross_reduced)
     /* (2^40/3) * (3/2^40) fits only if reduced before multiplying */
     value big;
     ck_assert_int_eq(rat_make(INT64_C(1) << 40, 3, V_FRAC, &big), ARITH_OK);
-    value small = {.type = V_FRAC, .aux = 1 << 30, .num = 3};
+    value small = value_ratio(V_FRAC, 3, INT64_C(1) << 40);
     ck_assert_int_eq(rat_mul(big, small, V_FRAC, &r), ARITH_OK);
-    assert_rat(r, V_INT, 1024, 1);
+    assert_rat(r, V_INT, 1, 1);
 }
 END_TEST
 
@@ -132,7 +164,10 @@ START_TEST(test_div)
     /* dividing by a numerator too large for a denominator */
     ck_assert_int_eq(rat_div(value_int(INT64_C(1) << 40), value_int(INT64_C(1) << 38), V_FRAC, &r), ARITH_OK);
     assert_rat(r, V_INT, 4, 1);
-    ck_assert_int_eq(rat_div(value_int(1), value_int(INT64_C(1) << 40), V_FRAC, &r), ARITH_OVERFLOW);
+    ck_assert_int_eq(rat_div(value_int(1), value_int(INT64_C(1) << 40), V_FRAC, &r), ARITH_OK);
+    assert_rat(r, V_FRAC, 1, INT64_C(1) << 40);
+    ck_assert_int_eq(rat_div(value_int(1), value_int(INT64_C(1) << 48), V_FRAC, &r), ARITH_TOO_FINE);
+    ck_assert_int_eq(rat_div(value_int(INT64_MIN), value_int(-1), V_FRAC, &r), ARITH_OVERFLOW);
 }
 END_TEST
 
@@ -216,6 +251,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_make_sign_on_numerator);
     tcase_add_test(tc, test_make_whole_becomes_int);
     tcase_add_test(tc, test_make_errors);
+    tcase_add_test(tc, test_wide_denominators);
     tcase_add_test(tc, test_add_exact);
     tcase_add_test(tc, test_add_overflow);
     tcase_add_test(tc, test_mul_exact_and_cross_reduced);

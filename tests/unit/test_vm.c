@@ -39,6 +39,89 @@ static run *expect_error(const char *text, const char *needle, const vm_limits *
     return r;
 }
 
+/* --- lists: how deep, how long to write, equal by value ------------------- */
+
+/* A list is as deep as the limit lets it be, when it is made: every walk of
+   it (print, ==, keeping it in a variable) then stays within the limit. */
+START_TEST(test_list_depth_met_where_made)
+{
+    vm_limits lim = vm_default_limits;
+    lim.nesting = 50;
+    run *r = expect_error("let l = []\nrepeat 100 { l = [l] }\nprint \"unreached\"\n",
+                          "lists nested too deeply (limit is 50 levels; see --limit nesting=N)", &lim);
+    ck_assert_int_eq(r->v->error_at.start, 28); /* the list `[l]` */
+    finish(r);
+    /* joining lists keeps the deeper one's depth; 50 levels is allowed */
+    expect_output("let l = []\nrepeat 49 { l = [l] }\nlet m = [[1]] + l\nprint len(m), m == l + [], [[]] + [[]]\n",
+                  "2 false [[], []]\n");
+    r = expect_error("let l = []\nrepeat 49 { l = [l] }\nlet m = [l + [1]]\nprint [m]\n", "lists nested too deeply",
+                     &lim);
+    finish(r);
+    /* a list built deep in a procedure is kept whole by the variable */
+    expect_output("procedure deep(n) { let l = []\n repeat n { l = [l] }\n return l }\nlet k = deep(30)\n"
+                  "repeat 29 { k = k[0] }\nprint k\n",
+                  "[[]]\n");
+}
+END_TEST
+
+/* What a fixed buffer cannot hold is not walked: a list holding another
+   2^60 times over is written as far as the buffer goes, at once. */
+START_TEST(test_format_stops_where_the_buffer_does)
+{
+    run *r = start("let l = [1]\nrepeat 60 { l = [l, l] }\n", 1, NULL);
+    ck_assert(r->ok);
+    value l = r->v->globals[0];
+    char buf[64];
+    size_t n = vm_format(r->v, l, buf, sizeof buf);
+    ck_assert_uint_ge(n, sizeof buf);
+    ck_assert_str_eq(buf, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]");
+    /* a limit lowered since the list was made: the rest is left out */
+    r->v->limits.nesting = 3;
+    char all[128];
+    n = vm_format(r->v, l, all, sizeof all);
+    ck_assert_str_eq(all, "[[[[...], [...]], [[...], [...]]], [[[...], [...]], [[...], [...]]]]");
+    ck_assert_uint_eq(n, strlen(all));
+    finish(r);
+}
+END_TEST
+
+/* print writes a line of any length, each value a step of the budget. */
+START_TEST(test_print_counts_steps)
+{
+    run *r = start("print 1..3000\n", 1, NULL);
+    ck_assert(r->ok);
+    /* "[1, 2, ... 3000]\n": the digits, 2999 ", ", the brackets and the newline */
+    ck_assert_uint_eq(strlen(r->out), 9 * 1 + 90 * 2 + 900 * 3 + 2001 * 4 + 2999 * 2 + 2 + 1);
+    ck_assert_str_eq(r->out + strlen(r->out) - 7, " 3000]\n");
+    finish(r);
+    vm_limits lim = vm_default_limits;
+    lim.steps = 100000;
+    r = expect_error("let l = [1]\nrepeat 60 { l = [l, l] }\nprint \"before\"\nprint l\n",
+                     "step limit reached (100000 steps", &lim);
+    ck_assert_str_eq(r->out, "before\n");
+    finish(r);
+}
+END_TEST
+
+START_TEST(test_equality_by_value)
+{
+    expect_output("print [1] == [1], [] == [], [1, [2, [3]]] == [1, [2, [3]]], [1, [2]] == [1, [3]], [1] != [1, 1]\n",
+                  "true true true false true\n");
+    expect_output(
+        "print count([[1], [2], [1]], [1]), [1, 2] + [3] == [1, 2, 3], [5 ft] == [5 ft], [\"a\"] == [\"a\"]\n",
+        "2 true true true\n");
+    expect_output("print d20 == d20, dice(2, 6) + 1 == 2d6 + 1, d6 == d8, 2d6 == d6 + d6\n", "true true false false\n");
+    /* two lists holding others 2^60 times over: compared until the steps run out */
+    vm_limits lim = vm_default_limits;
+    lim.steps = 100000;
+    run *r = expect_error("let a = [1]\nlet b = [1]\nrepeat 60 { a = [a, a]\n b = [b, b] }\nprint a == b\n",
+                          "step limit reached (100000 steps", &lim);
+    finish(r);
+    /* one list is equal to itself at once */
+    expect_output("let a = [1]\nrepeat 60 { a = [a, a] }\nprint a == a, count([a, a, 1], a)\n", "true 2\n");
+}
+END_TEST
+
 START_TEST(test_integer_arithmetic)
 {
     expect_output("print 1 + 2 * 3, (1 + 2) * 3, 10 - 20, -(4)\n", "7 9 -10 -4\n");
@@ -265,6 +348,25 @@ START_TEST(test_step_limit)
     ck_assert(r->ok);
     ck_assert_str_eq(r->out, "ok\n");
     finish(r);
+}
+END_TEST
+
+/* A limit takes 1 to its most: 0 and past the most are refused and change
+   nothing; an unknown name has no most. */
+START_TEST(test_limit_values)
+{
+    vm_limits lim = vm_default_limits;
+    ck_assert_uint_eq(vm_limit_most("dice"), 60000);
+    ck_assert_uint_eq(vm_limit_most("no-such-limit"), 0);
+    ck_assert(!vm_limit_set(&lim, "steps", 0));
+    ck_assert(!vm_limit_set(&lim, "dice", 60001));
+    ck_assert(!vm_limit_set(&lim, "no-such-limit", 5));
+    ck_assert_uint_eq(vm_limit_get(&lim, "steps"), vm_limit_get(&vm_default_limits, "steps"));
+    ck_assert_uint_eq(vm_limit_get(&lim, "dice"), vm_limit_get(&vm_default_limits, "dice"));
+    ck_assert(vm_limit_set(&lim, "dice", 60000));
+    ck_assert(vm_limit_set(&lim, "steps", 1));
+    ck_assert_uint_eq(vm_limit_get(&lim, "dice"), 60000);
+    ck_assert_uint_eq(vm_limit_get(&lim, "steps"), 1);
 }
 END_TEST
 
@@ -523,6 +625,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_procedures);
     tcase_add_test(c, test_recursion_limit);
     tcase_add_test(c, test_step_limit);
+    tcase_add_test(c, test_limit_values);
     tcase_add_test(c, test_error_in_a_call_unwinds_the_stack);
     tcase_add_test(c, test_error_stops_later_commands);
     tcase_add_test(c, test_loops);
@@ -536,6 +639,10 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_runtime_error_location);
     tcase_add_test(c, test_vm_call_formula);
     tcase_add_test(c, test_cleared_error_gives_back_the_budget);
+    tcase_add_test(c, test_list_depth_met_where_made);
+    tcase_add_test(c, test_format_stops_where_the_buffer_does);
+    tcase_add_test(c, test_print_counts_steps);
+    tcase_add_test(c, test_equality_by_value);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("triggers");
     tcase_add_test(t, test_trigger_statement_body_when_unless);
