@@ -19,8 +19,10 @@ struct fray {
     fray_ask_fn on_ask;
     void *ask_user;
     bool color;
-    size_t commands_done; /* commands already run */
-    int eval_self;        /* the creature `fray eval` evaluates for */
+    size_t commands_done;  /* commands already run */
+    int eval_self;         /* the creature `fray eval` evaluates for */
+    uint64_t uses;         /* calls that compiled, ran, reseeded or set a limit */
+    bool failed_unchanged; /* the last run failed with nothing compiled or run */
 };
 
 /* Reports the VM's pending error as a diagnostic and clears it. */

@@ -151,11 +151,13 @@ void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
 
 void fray_reseed(fray *f, uint64_t seed)
 {
+    f->uses++;
     rng_seed(&f->v->rng, seed);
 }
 
 fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)
 {
+    f->uses++;
     int self = vm_find_creature(f->v, who);
     if (self < 0) {
         diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no creature named '%s' in play", who);
@@ -172,6 +174,7 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
 
 fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
 {
+    f->uses++;
     if (!vm_limit_set(&f->v->limits, name, n)) {
         uint64_t most = vm_limit_most(name);
         if (!most)
