@@ -53,16 +53,23 @@ static inline fray_options fuzz_options(const uint8_t *data, size_t size)
         set((target), "fight-rounds", FUZZ_FIGHT_ROUNDS); \
     } while (0)
 
+/* Set by fuzz/replay.c (FUZZ_ECHO=1): what an input prints and its
+   diagnostics go to stdout, for tests/regress.test to compare with what
+   it should print. Under libFuzzer nothing sets it. */
+__attribute__((weak)) int fuzz_echo;
+
 static inline void fuzz_quiet_output(void *user, const char *line)
 {
     (void)user;
-    (void)line;
+    if (fuzz_echo)
+        printf("%s\n", line);
 }
 
 static inline void fuzz_quiet_diagnostic(void *user, const fray_diagnostic *d)
 {
     (void)user;
-    (void)d;
+    if (fuzz_echo)
+        fputs(d->text, stdout);
 }
 
 /* Writes the input to /tmp/fray-fuzz-NAME.PID; the path, or NULL. */
