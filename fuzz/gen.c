@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "fray.h"
+#include "fuzz/fuzz.h"
 
 /* --- text that grows --------------------------------------------------------- */
 
@@ -304,26 +305,14 @@ static char *read_file(const char *path)
 
 /* --- checking a form with libfray -------------------------------------------- */
 
-static void quiet_output(void *user, const char *line)
-{
-    (void)user;
-    (void)line;
-}
-
-static void quiet_diagnostic(void *user, const fray_diagnostic *d)
-{
-    (void)user;
-    (void)d;
-}
-
 /* Whether text runs without an error. */
 static bool runs(const char *text)
 {
     fray *f = fray_open(&(fray_options){.seed = 1});
     if (!f)
         die("out of memory");
-    fray_on_output(f, quiet_output, NULL);
-    fray_on_diagnostic(f, quiet_diagnostic, NULL);
+    fray_on_output(f, fuzz_quiet_output, NULL);
+    fray_on_diagnostic(f, fuzz_quiet_diagnostic, NULL);
     bool ok = fray_run_string(f, "gen", text, strlen(text)) == FRAY_OK;
     fray_close(f);
     return ok;
