@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -36,24 +35,6 @@ static const char usage[] = "Usage: fray diff [OPTION]... A B\n"
                             "  fray diff --profile examples/profiles/duel legend fortitude\n";
 
 /* --- loading ------------------------------------------------------------------- */
-
-/* A rules file, or a system by name. Whether there is a file is a look
- * that opens nothing: reading it says what is wrong, if anything (a pipe,
- * a device); a directory is a file only when named as a path. */
-static int load(fray *f, const char *what)
-{
-    bool path_like = strchr(what, '/') || strstr(what, ".rules");
-    struct stat st;
-    if (stat(what, &st) == 0 && (path_like || !S_ISDIR(st.st_mode)))
-        return cli_exit_code(fray_run_file(f, what));
-    if (path_like) {
-        fprintf(stderr, "fray diff: %s: no such file\n", what);
-        return EXIT_IO;
-    }
-    char text[512];
-    snprintf(text, sizeof text, "use %s\n", what);
-    return cli_exit_code(fray_run_string(f, what, text, strlen(text)));
-}
 
 /* --- the table --------------------------------------------------------------------- */
 
@@ -348,9 +329,9 @@ int cmd_diff(int argc, char **argv)
     fray *fa = cli_open(&o), *fb = cli_open(&o);
     int code = fa && fb ? EXIT_OK : EXIT_IO;
     if (code == EXIT_OK)
-        code = load(fa, rest[first]);
+        code = cli_exit_code(fray_run_rules(fa, rest[first]));
     if (code == EXIT_OK)
-        code = load(fb, rest[first + 1]);
+        code = cli_exit_code(fray_run_rules(fb, rest[first + 1]));
     fray_report *r = NULL;
     if (code == EXIT_OK) {
         fray_diff_options d = {.stat = stat[0] ? stat : NULL,

@@ -34,7 +34,7 @@ int cli_load_rules(fray *f, const cli_options *o)
        transcript. Errors are still reported. */
     fray_on_output(f, discard, NULL);
     for (int i = 0; i < o->nrules && code == EXIT_OK; i++)
-        code = cli_exit_code(fray_run_file(f, o->rules[i]));
+        code = cli_exit_code(fray_run_rules(f, o->rules[i]));
     fray_on_output(f, NULL, NULL);
     for (int i = 0; i < o->nwith && code == EXIT_OK; i++) {
         char stat[128];

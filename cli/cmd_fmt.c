@@ -1,14 +1,10 @@
 /* cmd_fmt: `fray fmt`, rules files in the canonical layout of
  * lang/format.c: printed, checked (--check) or rewritten in place (-w). */
-#ifndef _XOPEN_SOURCE     /* the readline flags may set it */
-#define _XOPEN_SOURCE 700 /* mkstemp, fchmod, fsync, realpath */
-#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -16,6 +12,7 @@
 #include "lang/format.h"
 #include "runtime/fio.h"
 #include "runtime/mem.h"
+#include "runtime/safefile.h"
 #include "runtime/vm.h"
 
 static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
@@ -63,56 +60,24 @@ static void error(bool color, const char *fmt, ...)
     diag_print(stderr, &d, color);
 }
 
-/* A temporary file beside path, renamed over it: readers see the old
- * file or the new one, never half of it. Through a symbolic link, the
- * file it names is rewritten (the link stays). */
-static bool write_file(const char *path, const char *text, size_t len)
+/* Replaces path whole, as a save is replaced (runtime/safefile.h): a
+ * temporary beside it, renamed over it, so that readers and a kill see
+ * the old file or the new one, never half of it; through a symbolic link
+ * the file it names is rewritten (the link stays), and its mode is kept.
+ * 0 or an errno value or FIO_ERR_ code. */
+static int write_in_place(const char *path, const char *bom, const char *text, size_t len)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".fmt-XXXXXX");
-    if (!tmp)
-        return false;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".fmt-XXXXXX", sizeof ".fmt-XXXXXX");
-    int fd = mkstemp(tmp);
-    bool ok = fd >= 0;
-    for (size_t done = 0; ok && done < len;) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        ok = w > 0;
-        done += ok ? (size_t)w : 0;
-    }
-    ok = ok && fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    int saved = errno;
-    if (ok)
-        ok = rename(tmp, path) == 0;
+    safefile sf;
+    int code = safefile_begin(&sf, path, 0666);
+    if (code != 0)
+        return code;
+    size_t nb = strlen(bom);
+    if (fio_write(sf.fd, bom, nb) && fio_write(sf.fd, text, len))
+        code = safefile_commit(&sf, true);
     else
-        errno = saved;
-    if (!ok && fd >= 0) {
-        saved = errno;
-        unlink(tmp);
-        errno = saved;
-    }
-    free(tmp);
-    return ok;
-}
-
-static bool write_in_place(const char *path, const char *text, size_t len)
-{
-    char *real = realpath(path, NULL);
-    if (!real)
-        return false;
-    bool ok = write_file(real, text, len);
-    int saved = errno;
-    free(real);
-    errno = saved;
-    return ok;
+        code = errno ? errno : EIO;
+    safefile_close(&sf);
+    return code;
 }
 
 static void print_diag(void *user, const diag *d)
@@ -193,17 +158,11 @@ static int format_file(const char *path, const compile_options *copts, fmt_mode 
             fprintf(stderr, "%s: not formatted\n", path);
             rc = EXIT_RULES;
         } else if (mode == FMT_WRITE && !same) {
-            size_t nb = strlen(bom);
-            char *whole = malloc(nb + out_len + 1);
-            if (whole) {
-                memcpy(whole, bom, nb);
-                memcpy(whole + nb, out, out_len);
-            }
-            if (!whole || !write_in_place(path, whole, nb + out_len)) {
-                error(color, "cannot write '%s': %s", path, whole ? strerror(errno) : "out of memory");
+            int why = write_in_place(path, bom, out, out_len);
+            if (why != 0) {
+                error(color, "cannot write '%s': %s", path, fio_error_text(why));
                 rc = EXIT_IO;
             }
-            free(whole);
         }
     }
     format_free(out, out_len);

@@ -1,6 +1,7 @@
 /* fray help: the language's vocabulary, from the library's own tables, so
  * what help says is what the compiler accepts. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -94,6 +95,61 @@ static void on_word(void *user, const fray_word *w)
     if (w->kind == FRAY_WORD_DECLARATION) {
         l->in_decl = w->word;
         l->clauses_titled = false;
+    }
+}
+
+/* `fray help` alone: every word of the language by kind, names only,
+   wrapped, a clause once however many declarations have it. */
+typedef struct overview {
+    fray_word_kind kind;
+    int column;
+    const char *seen[1024]; /* clause words printed so far */
+    int nseen;
+} overview;
+
+static void overview_word(void *user, const fray_word *w)
+{
+    overview *o = user;
+    if (w->kind != o->kind)
+        return;
+    for (int i = 0; i < o->nseen; i++)
+        if (!strcmp(o->seen[i], w->word))
+            return;
+    if (o->nseen < (int)(sizeof o->seen / sizeof o->seen[0]))
+        o->seen[o->nseen++] = w->word;
+    int n = (int)strlen(w->word);
+    if (o->column + 1 + n > 78) {
+        printf("\n ");
+        o->column = 1;
+    }
+    printf(" %s", w->word);
+    o->column += 1 + n;
+}
+
+static void print_overview(void)
+{
+    static const struct {
+        fray_word_kind kind;
+        const char *title;
+    } kinds[] = {{FRAY_WORD_DECLARATION, "Declarations"},
+                 {FRAY_WORD_CLAUSE, "Clauses (of the declarations)"},
+                 {FRAY_WORD_COMMAND, "Play commands"},
+                 {FRAY_WORD_FUNCTION, "Built-in functions"},
+                 {FRAY_WORD_EVENT, "Built-in events"}};
+    printf("The words of the Fray language. fray help WORD explains one; fray help TOPIC\n"
+           "lists them with their meanings (declarations, commands, functions, events,\n"
+           "limits); fray --help lists the program's commands.\n");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        /* the clause words repeat; the seen list is only as long as needed */
+        overview *o = calloc(1, sizeof *o);
+        if (!o)
+            return;
+        o->kind = kinds[k].kind;
+        printf("\n%s:\n ", kinds[k].title);
+        o->column = 1;
+        fray_vocabulary(overview_word, o);
+        printf("\n");
+        free(o);
     }
 }
 
@@ -203,7 +259,7 @@ static int print_man(void)
 int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage, stdout);
+        print_overview();
         return EXIT_OK;
     }
     if (argc > 2) {

@@ -29,8 +29,8 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "\n"
                             "  --ask              put the rules' questions (rulings, reactions) even when\n"
                             "                     reading from a file or pipe: the next line answers\n"
-                            "  --recover[=NAME]   restore a session that did not end with :quit (or\n"
-                            "                     Ctrl-D), up to its last completed command: the newest,\n"
+                            "  --recover[=NAME]   restore a session left unsaved (by a crash, or a quit\n"
+                            "                     without :save), up to its last completed command: the newest,\n"
                             "                     or the journal NAME (they are listed when there are more)\n"
                             "  --journal FILE     keep the crash journal in FILE (default: a file of the\n"
                             "                     session's own in $XDG_STATE_HOME/fray); never another\n"
@@ -214,14 +214,18 @@ static bool append(char **text, size_t *len, const char *line)
 /* A whole command: more lines while braces are open. NULL at the end. */
 static char *read_command(repl *r)
 {
-    char prompt[64], more[64];
+    char prompt[64], more[96];
     snprintf(prompt, sizeof prompt, "%sfray>%s ", r->color ? "\001\033[1;32m\002" : "",
              r->color ? "\001\033[0m\002" : "");
-    snprintf(more, sizeof more, "%s ...>%s ", r->color ? "\001\033[32m\002" : "", r->color ? "\001\033[0m\002" : "");
     /* the lines so far live in r->pending, where Ctrl-C finds them */
     size_t len = 0;
     int depth = 0;
     for (;;) {
+        /* a command goes on while braces are open: the prompt shows how
+           many (` ...{>`, ` ...{{>`), so that a stray one is seen */
+        int shown = depth < 8 ? depth : 8;
+        snprintf(more, sizeof more, "%s ...%.*s%s>%s ", r->color ? "\001\033[32m\002" : "", shown, "{{{{{{{{",
+                 depth > 8 ? "+" : "", r->color ? "\001\033[0m\002" : "");
         char *line = read_line(r, len ? more : prompt);
         if (!line) {
             if (r->interactive && !len)
@@ -246,6 +250,51 @@ static char *read_command(repl *r)
 
 /* --- the GM's answers --------------------------------------------------------------------- */
 
+/* One answer to a question: at a terminal with readline, the question as
+ * its prompt; from a script, the next line that is not a comment (both go
+ * in the transcript). NULL at the end of input or on Ctrl-C. */
+static char *read_answer(repl *r, const char *question)
+{
+    fflush(stdout);
+    if (!r->interactive) {
+        fputs(question, stdout);
+        char *line = read_line(r, "");
+        while (line && line[strspn(line, " \t")] == '#') {
+            free(line);
+            line = read_line(r, "");
+        }
+        printf("%s\n", line ? line : "");
+        return line;
+    }
+    static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
+    /* readline redraws a prompt that wraps over several lines badly when it
+       holds colours (stray "m", "ault]"): a question longer than the line
+       is written out first, the answer read after it */
+    int rows = 0, cols = 0;
+    rl_get_screen_size(&rows, &cols);
+    int visible = 0;
+    for (const char *c = question; *c; c++)
+        visible += ((unsigned char)*c & 0xC0) != 0x80;
+    if (cols > 0 && visible >= cols - 1) {
+        printf("%s%s%s\n", paint(r, "\033[1;33m"), question, paint(r, "\033[0m"));
+        snprintf(colored, sizeof colored, "%s>%s ", paint(r, "\001\033[1;33m\002"), paint(r, "\001\033[0m\002"));
+    } else {
+        snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
+                 paint(r, "\001\033[0m\002"));
+    }
+    if (sigsetjmp(at_question_jump, 1)) {
+        at_question = 0;
+        rl_free_line_state();
+        rl_cleanup_after_signal();
+        putchar('\n');
+        return NULL;
+    }
+    at_question = 1;
+    char *line = readline(colored);
+    at_question = 0;
+    return line;
+}
+
 static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
 {
     repl *r = ui;
@@ -254,39 +303,37 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
                        : q->kind == FRAY_ANSWER_NUMBER   ? "a number"
                        : q->kind == FRAY_ANSWER_CREATURE ? "a creature, or nothing"
                                                          : "a word";
-    const char *on_enter = !q->has_default ? "" : q->reaction ? "; Enter: take it" : "; Enter: its default";
+    char on_enter[160] = "";
+    if (q->has_default)
+        snprintf(on_enter, sizeof on_enter, "; Enter: %s",
+                 q->reaction       ? "take it"
+                 : q->default_text ? q->default_text
+                                   : "its default");
     char question[1024];
     snprintf(question, sizeof question, "%s%s%s%s%s [%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
              q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter);
-    fflush(stdout);
-    char *line = NULL;
-    if (r->interactive) {
-        static char colored[1200]; /* static: it outlives a Ctrl-C's jump */
-        snprintf(colored, sizeof colored, "%s%s%s", paint(r, "\001\033[1;33m\002"), question,
-                 paint(r, "\001\033[0m\002"));
-        if (sigsetjmp(at_question_jump, 1)) {
-            at_question = 0;
-            rl_free_line_state();
-            rl_cleanup_after_signal();
-            putchar('\n');
+    if (r->typed && !r->question_hint_shown) {
+        r->question_hint_shown = true;
+        printf("(a question of the rules: answer it; Enter takes its default; :state, :explain and :help work\n"
+               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time)\n");
+    }
+    char *line;
+    for (;;) {
+        line = read_answer(r, question);
+        if (!line)
+            return false;
+        const char *p = line + strspn(line, " \t");
+        if (*p != ':')
+            break;
+        /* a REPL command at the question */
+        bool again = repl_meta_at_question(r, p);
+        free(line);
+        fflush(stdout);
+        if (!again) {
+            fray_cancel(fray_session_context(r->s));
             return false;
         }
-        at_question = 1;
-        line = readline(colored);
-        at_question = 0;
-    } else {
-        /* a script: the answer is the next line that is not a comment;
-           both go in the transcript */
-        fputs(question, stdout);
-        line = read_line(r, "");
-        while (line && line[strspn(line, " \t")] == '#') {
-            free(line);
-            line = read_line(r, "");
-        }
-        printf("%s\n", line ? line : "");
     }
-    if (!line)
-        return false;
     snprintf(answer, cap, "%s", line);
     free(line);
     return true;
@@ -358,6 +405,24 @@ static void one_command(repl *r, const char *text)
     fflush(stdout);
 }
 
+bool repl_may_leave(repl *r)
+{
+    if (!r->typed || !fray_session_unsaved(r->s))
+        return true;
+    if (fray_session_has_journal(r->s)) {
+        r->keep_journal = true;
+        fprintf(stderr, "fray repl: the session is not saved; its journal is kept, and 'fray repl --recover' "
+                        "restores it\n");
+        return true;
+    }
+    if (r->warned_unsaved)
+        return true;
+    r->warned_unsaved = true;
+    fprintf(stderr, "fray repl: the session is not saved, and no journal keeps it: ':save FILE' keeps it; :quit or "
+                    "Ctrl-D again leaves without it\n");
+    return false;
+}
+
 static void loop(repl *r)
 {
     if (r->interactive)
@@ -375,8 +440,11 @@ static void loop(repl *r)
         at_prompt = 1;
         char *text = read_command(r);
         at_prompt = 0;
-        if (!text)
-            break;
+        if (!text) {
+            if (repl_may_leave(r))
+                break;
+            continue;
+        }
         if (!blank(text)) {
             remember(r, text);
             one_command(r, text);
@@ -479,7 +547,7 @@ static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir
     if (u.n > 1) {
         /* listed on a second look, to say which is restored */
         char *chosen = u.chosen;
-        printf("%zu sessions did not end with :quit (newest first):\n", u.n);
+        printf("%zu sessions were left unsaved (newest first):\n", u.n);
         u = (unfinished){.print = true};
         fray_session_journals(r->s, dir, found_journal, &u);
         const char *name = strrchr(chosen, '/');
@@ -498,8 +566,10 @@ static void note_unfinished(repl *r, const char *dir)
     unfinished u = {0};
     fray_session_journals(r->s, dir, found_journal, &u);
     if (u.n)
-        fprintf(stderr, "fray repl: %zu earlier session%s did not end with :quit; 'fray repl --recover' restores %s\n",
-                u.n, u.n == 1 ? "" : "s", u.n == 1 ? "it" : "the newest (and lists them)");
+        fprintf(stderr,
+                "fray repl: %zu earlier session%s left unsaved (by a crash, or a quit without :save); "
+                "'fray repl --recover' restores %s\n",
+                u.n, u.n == 1 ? " was" : "s were", u.n == 1 ? "it" : "the newest (and lists them)");
     free(u.chosen);
 }
 
@@ -554,7 +624,7 @@ int cmd_repl(int argc, char **argv)
     /* line by line, so that what is printed and what goes to stderr keep
        their order in a transcript */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)};
+    repl r = {.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO), .typed = isatty(STDIN_FILENO)};
     const char *no_color = getenv("NO_COLOR");
     r.color = o.color == 1 || (o.color == -1 && r.interactive && !(no_color && *no_color));
     r.s = cli_session(&o);
@@ -593,7 +663,8 @@ int cmd_repl(int argc, char **argv)
         history_truncate_file(r.history_path, 1000);
         free(r.history_path);
     }
-    fray_session_close_journal(r.s);
+    if (!r.keep_journal)
+        fray_session_close_journal(r.s);
     fray_session_close(r.s);
     free(dir);
     return r.interactive ? EXIT_OK : r.worst;

@@ -60,12 +60,12 @@ static int run_files(mode m, int argc, char **argv)
             fray *g = cli_open(&o);
             if (!g)
                 return EXIT_IO;
-            st = fray_check_file(g, argv[i], o.syntax_only);
+            st = fray_check_rules(g, argv[i], o.syntax_only);
             fray_close(g);
         } else if (m == MODE_DISASM) {
-            st = fray_check_file(f, argv[i], false);
+            st = fray_check_rules(f, argv[i], false);
         } else {
-            st = fray_run_file(f, argv[i]);
+            st = fray_run_rules(f, argv[i]);
         }
         int code = cli_exit_code(st);
         if (code > worst || (worst == EXIT_OK && code != EXIT_OK))

@@ -45,9 +45,9 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "help") && argc > 2)
+    if (!strcmp(cmd, "help"))
         return cmd_help(argc - 1, argv + 1);
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage, stdout);
         return EXIT_OK;
     }

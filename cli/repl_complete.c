@@ -1,7 +1,9 @@
 /* repl_complete: Tab completion. What is offered depends on where the
  * cursor is: REPL commands after ':', file names after `:load` and
- * `:save`, the actions a creature may take now after `NAME:`, creatures
- * where a creature goes, and otherwise commands, keywords and creatures. */
+ * `:save`, the actions a creature may take now after `NAME:`, the targets
+ * the action may take after `NAME: ACTION`, conditions after `apply` and
+ * `remove`, a creature's stats after `NAME.`, creatures where a creature
+ * goes, and at the start commands, keywords and `NAME:` for each creature. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdio.h>
@@ -63,6 +65,29 @@ static void add_word(void *user, const fray_word *w)
     add(user, first);
 }
 
+/* `NAME:`, to act: what a creature at the start of a line mostly is */
+static void add_actor(void *user, const char *name)
+{
+    char with_colon[256];
+    snprintf(with_colon, sizeof with_colon, "%s:", name);
+    add(user, with_colon);
+}
+
+/* `NAME.STAT` for the creature before the dot */
+typedef struct member_of {
+    words *into;
+    const char *creature;
+    size_t len;
+} member_of;
+
+static void add_member(void *user, const char *stat)
+{
+    member_of *m = user;
+    char both[256];
+    snprintf(both, sizeof both, "%.*s.%s", (int)m->len, m->creature, stat);
+    add(m->into, both);
+}
+
 static char *next_candidate(const char *text, int state)
 {
     static size_t at, len;
@@ -117,6 +142,10 @@ static char **complete(const char *text, int start, int end)
             add(&offered, vocabulary.w[i]);
         for (const char *const *m = repl_meta_names; *m; m++)
             add(&offered, *m + 1);
+    } else if (strchr(text, '.')) {
+        /* NAME.STAT */
+        member_of m = {&offered, text, strcspn(text, ".")};
+        fray_stats(f, add_member, &m);
     } else if (n == 1 && before[0][strlen(before[0]) - 1] == ':') {
         /* NAME: ACTION */
         before[0][strlen(before[0]) - 1] = '\0';
@@ -124,8 +153,16 @@ static char **complete(const char *text, int start, int end)
     } else if (n == 2 && !strcmp(before[1], ":")) {
         /* NAME : ACTION, after a completed name */
         fray_actions(f, before[0], add_name, &offered);
+    } else if (n == 2 && before[0][strlen(before[0]) - 1] == ':') {
+        /* NAME: ACTION TARGET */
+        before[0][strlen(before[0]) - 1] = '\0';
+        fray_targets(f, before[0], before[1], add_name, &offered);
+    } else if (n == 3 && !strcmp(before[1], ":")) {
+        fray_targets(f, before[0], before[2], add_name, &offered);
     } else if (n == 2 && !strcmp(before[0], "can")) {
         fray_actions(f, before[1], add_name, &offered);
+    } else if (n == 1 && (!strcmp(before[0], "apply") || !strcmp(before[0], "remove"))) {
+        fray_conditions(f, add_name, &offered);
     } else if (n >= 1) {
         /* arguments: creatures mostly */
         fray_creatures(f, add_name, &offered);
@@ -135,7 +172,7 @@ static char **complete(const char *text, int start, int end)
         /* the first word: a command, a keyword or a creature about to act */
         for (size_t i = 0; i < vocabulary.n; i++)
             add(&offered, vocabulary.w[i]);
-        fray_creatures(f, add_name, &offered);
+        fray_creatures(f, add_actor, &offered);
     }
     return rl_completion_matches(text, next_candidate);
 }

@@ -273,13 +273,15 @@ static void meta_seed(repl *r, const char *arg)
 static void meta_quit(repl *r, const char *arg)
 {
     (void)arg;
-    r->quit = true;
+    r->quit = repl_may_leave(r);
 }
 
 const char *const repl_meta_names[] = {":help",    ":load",    ":save",  ":undo", ":redo", ":reroll",
                                        ":explain", ":history", ":state", ":seed", ":quit", NULL};
 
-void repl_meta(repl *r, const char *line)
+/* The REPL command a line names (any unambiguous prefix), its argument in
+ * arg; NULL, said, when it names none or several. */
+static const meta *lookup(const char *line, char *arg, size_t cap)
 {
     char name[32];
     size_t n = 0;
@@ -289,27 +291,21 @@ void repl_meta(repl *r, const char *line)
     name[n] = '\0';
     while (isspace((unsigned char)*p))
         p++;
-    char arg[1024];
-    snprintf(arg, sizeof arg, "%s", p);
+    snprintf(arg, cap, "%s", p);
     for (size_t k = strlen(arg); k > 0 && isspace((unsigned char)arg[k - 1]);)
         arg[--k] = '\0';
     const meta *found = NULL;
     int matches = 0;
     for (size_t i = 0; i < nmetas; i++) {
-        if (!strcmp(metas[i].name, name)) {
-            found = &metas[i];
-            matches = 1;
-            break;
-        }
+        if (!strcmp(metas[i].name, name))
+            return &metas[i];
         if (n && !strncmp(metas[i].name, name, n)) {
             found = &metas[i];
             matches++;
         }
     }
-    if (matches == 1) {
-        found->run(r, arg);
-        return;
-    }
+    if (matches == 1)
+        return found;
     if (matches > 1) {
         fprintf(stderr, "fray repl: ':%s' could be", name);
         for (size_t i = 0; i < nmetas; i++)
@@ -319,5 +315,29 @@ void repl_meta(repl *r, const char *line)
     } else {
         fprintf(stderr, "fray repl: ':%s' is not a REPL command (:help lists them)\n", name);
     }
-    fail(r, EXIT_USAGE);
+    return NULL;
+}
+
+void repl_meta(repl *r, const char *line)
+{
+    char arg[1024];
+    const meta *m = lookup(line, arg, sizeof arg);
+    if (m)
+        m->run(r, arg);
+    else
+        fail(r, EXIT_USAGE);
+}
+
+bool repl_meta_at_question(repl *r, const char *line)
+{
+    char arg[1024];
+    const meta *m = lookup(line, arg, sizeof arg);
+    if (m && m->run == meta_undo)
+        return false; /* the command is cancelled */
+    if (m && (m->run == meta_help || m->run == meta_explain || m->run == meta_history || m->run == meta_state))
+        m->run(r, arg);
+    else if (m)
+        fprintf(stderr, "fray repl: :%s waits until the question is answered (or :undo cancels the command)\n",
+                m->name);
+    return true;
 }

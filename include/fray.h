@@ -74,6 +74,16 @@ fray_status fray_run_string(fray *f, const char *name, const char *text, size_t 
 /* Compiles without running: diagnostics only. `syntax_only` parses only. */
 fray_status fray_check_file(fray *f, const char *path, bool syntax_only);
 
+/* A rules argument as every command takes one: a file, or a module by its
+ * name (`legend`, as `use legend` loads it). A name written as no path (no
+ * '/', not ending in .rules) for which there is no file, or only a
+ * directory, is the module of that name when there is one. */
+bool fray_names_module(fray *f, const char *what);
+/* fray_run_file and fray_check_file of such an argument: a module is run
+ * or checked as `use NAME` (whole: syntax_only parses files only). */
+fray_status fray_run_rules(fray *f, const char *what);
+fray_status fray_check_rules(fray *f, const char *what, bool syntax_only);
+
 /* Sets a stat of the creature that `fray_eval` evaluates for, from an
  * expression (`level`, `5`). */
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
@@ -88,24 +98,31 @@ fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
 typedef enum { FRAY_ANSWER_YES_NO, FRAY_ANSWER_NUMBER, FRAY_ANSWER_CREATURE, FRAY_ANSWER_WORD } fray_answer_kind;
 
 typedef struct fray_question {
-    bool reaction;         /* take it? (answered yes or no) */
-    fray_answer_kind kind; /* what answers it */
-    const char *ruling;    /* the ruling's name; NULL for a reaction */
-    const char *text;      /* the question: "valeros may ...: take it?" */
-    const char *retry;     /* NULL, or why the last answer did not do */
-    bool has_default;      /* no answer takes the ruling's default, or the
-                              reactions' policy (take them, unless a script said not) */
+    bool reaction;            /* take it? (answered yes or no) */
+    fray_answer_kind kind;    /* what answers it */
+    const char *ruling;       /* the ruling's name; NULL for a reaction */
+    const char *text;         /* the question: "valeros may ...: take it?" */
+    const char *retry;        /* NULL, or why the last answer did not do */
+    bool has_default;         /* no answer takes the ruling's default, or the
+                                 reactions' policy (take them, unless a script said not) */
+    const char *default_text; /* the ruling's default as an answer reads (`no`, `3`), or the
+                                 formula that gives it; NULL when none */
 } fray_question;
 
 /* Writes the GM's answer into answer as text: yes or no, a whole number, a
  * creature's name (or "nothing"), a word. An empty answer, or false, is no
  * answer: the ruling's default or the reactions' policy decides, and with
  * no default the command stops with an error. An answer that does not fit
- * is asked again (q->retry says why), three times at most. Without this
+ * is asked again (q->retry says why), as often as it takes (after 100 in a
+ * row the command stops with an error: a callback never hangs it). Without this
  * callback nothing is asked: rulings take their defaults and reactions
  * follow the script's policy, as in `fray run`. */
 typedef bool (*fray_ask_fn)(void *user, const fray_question *q, char *answer, size_t cap);
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user);
+/* Called by the ask callback before it returns: the command that asked
+ * stops with an error ("cancelled at the question"), and in a session the
+ * state is as it was before it (the GM's :undo at a question). */
+void fray_cancel(fray *f);
 
 /* Limits by name (`memory` in MiB): each runaway rule stops at one, with an
  * error that names it. fray_limits lists them with their defaults. A limit
@@ -129,6 +146,13 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user);
 /* The actions the creature could take now, their arguments aside (every
  * action when creature is NULL or unknown). */
 void fray_actions(fray *f, const char *creature, fray_name_fn fn, void *user);
+/* The creatures `creature: action TARGET` may name now: those the action's
+ * target clause and requirements accept; every creature when the action
+ * has no target clause or can take none now. */
+void fray_targets(fray *f, const char *creature, const char *action, fray_name_fn fn, void *user);
+/* The conditions and the stats (and resources) the rules declare. */
+void fray_conditions(fray *f, fray_name_fn fn, void *user);
+void fray_stats(fray *f, fray_name_fn fn, void *user);
 /* The creature whose turn it is, or NULL. */
 const char *fray_current(fray *f);
 /* Where a declaration of the rules comes from: `legend § "Ranges"`, or its
@@ -219,6 +243,8 @@ fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t v
  * (imports, `use` modules from disk) are kept with it: it replays from
  * them (undo, a saved session, a journal), never from disk again. */
 fray_status fray_session_command(fray_session *s, const char *text);
+/* A rules file, or a module by name (fray_names_module), as the command
+ * `use NAME`. */
 fray_status fray_session_load_rules(fray_session *s, const char *path);
 fray_status fray_session_reseed(fray_session *s, uint64_t seed);
 /* Undo or redo up to n entries; the number done. Redo prints again. */
@@ -313,6 +339,12 @@ fray_status fray_session_journal_in(fray_session *s, const char *dir);
 /* The session ended as it should: its journal is closed and the file
  * removed, and so is the journal it was recovered from. */
 void fray_session_close_journal(fray_session *s);
+/* Whether the session changed (an entry done, undone, redone, rerolled)
+ * since it was last saved or loaded from a save; a recovered session is
+ * unsaved until it is saved. */
+bool fray_session_unsaved(const fray_session *s);
+/* Whether it keeps a journal now (one that a failed write has not lost). */
+bool fray_session_has_journal(const fray_session *s);
 
 /* A journal a session left unfinished (no live session holds it). */
 typedef struct fray_journal_info {

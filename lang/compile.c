@@ -255,6 +255,20 @@ static const struct embedded *find_embedded(const char *name)
     return NULL;
 }
 
+const char *compile_module_like(const char *name)
+{
+    const char *best = NULL;
+    int best_d = 3; /* a typo or two: farther is no suggestion */
+    for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++) {
+        int d = diag_edit_distance(name, embedded_stdlib[i].name, best_d);
+        if (d < best_d) {
+            best_d = d;
+            best = embedded_stdlib[i].name;
+        }
+    }
+    return best;
+}
+
 bool compile_module_exists(const char *name, const compile_options *opts)
 {
     /* a look that opens nothing: loading the module says what is wrong

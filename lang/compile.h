@@ -104,6 +104,9 @@ int compile_sample(program *p, const char *name, const char *text, size_t len, d
  * nesting to the options' limits (--limit string-bytes=N, nesting=N). */
 struct ast_arena *compile_arena(const compile_options *opts);
 
+/* The module built into fray whose name is closest to name, a typo or
+ * two away; NULL when none is. */
+const char *compile_module_like(const char *name);
 /* Whether `use NAME` finds a module: on the search path, or built in. */
 bool compile_module_exists(const char *name, const compile_options *opts);
 

@@ -1,6 +1,10 @@
 #include "lang/diag.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/* The most columns of a source line a diagnostic shows. */
+#define DIAG_LINE_CHARS 160
 
 void diag_vreport(diag_sink *sink, diag_level level, const source *src, span where, const char *fmt, va_list ap)
 {
@@ -42,6 +46,62 @@ static const char *level_color(diag_level l)
     return l == DIAG_ERROR ? "\033[1;31m" : l == DIAG_WARNING ? "\033[1;35m" : "\033[1;36m";
 }
 
+/* A source line as a diagnostic shows it: tabs and control bytes made
+ * visible as single columns, and each invalid UTF-8 byte as one '?', so
+ * that the caret lines up in any terminal. */
+typedef struct shown_line {
+    const char *text;
+    size_t len;
+    uint32_t start; /* the line's offset in its source */
+    span where;
+    size_t chars, caret_from, caret_len; /* in columns, set by show_line */
+} shown_line;
+
+/* Walks l, writing the columns from `from` up to `to` to out (NULL: none),
+ * and counts its columns and where the caret goes. */
+static void show_line(FILE *out, shown_line *l, size_t from, size_t to)
+{
+    size_t chars = 0, caret_from = 0, caret_len = 0;
+    size_t valid_until = 0; /* bytes before this index belong to checked UTF-8 sequences */
+    for (size_t i = 0; i < l->len; i++) {
+        unsigned char c = (unsigned char)l->text[i];
+        bool lead = (c & 0xC0) != 0x80;
+        uint32_t at = l->start + (uint32_t)i;
+        if (c >= 0x80 && i >= valid_until) {
+            int need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf ? 1 : -1;
+            bool ok = need > 0;
+            for (int k = 1; ok && k <= need; k++)
+                ok = i + (size_t)k < l->len && ((unsigned char)l->text[i + k] & 0xC0) == 0x80;
+            if (ok) {
+                valid_until = i + (size_t)need + 1;
+            } else {
+                if (at == l->where.start)
+                    caret_from = chars;
+                if (at >= l->where.start && at < l->where.end)
+                    caret_len++;
+                if (out && chars >= from && chars < to)
+                    fputc('?', out);
+                chars++;
+                continue;
+            }
+        }
+        if (at == l->where.start)
+            caret_from = chars;
+        if (lead && at >= l->where.start && at < l->where.end)
+            caret_len++;
+        size_t column = lead ? chars : chars - 1; /* a continuation byte goes with its lead */
+        if (out && column >= from && column < to)
+            fputc(c == '\t' ? ' ' : c < 0x20 || c == 0x7f ? '?' : c, out);
+        if (lead)
+            chars++;
+    }
+    if (l->where.start >= l->start + l->len)
+        caret_from = chars;
+    l->chars = chars;
+    l->caret_from = caret_from;
+    l->caret_len = caret_len;
+}
+
 void diag_print(FILE *out, const diag *d, bool color)
 {
     const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
@@ -58,47 +118,28 @@ void diag_print(FILE *out, const diag *d, bool color)
         return;
     size_t len;
     const char *text = source_line(d->src, line, &len);
-    /* Show the line with tabs and control bytes made visible as single
-     * columns, so the caret lines up in any terminal. */
     fprintf(out, "%5d | ", line);
-    size_t caret_from = 0, caret_len = 0, chars = 0;
-    uint32_t line_start = (uint32_t)(text - d->src->text);
-    size_t valid_until = 0; /* bytes before this index belong to checked UTF-8 sequences */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-        bool lead = (c & 0xC0) != 0x80;
-        if (c >= 0x80 && i >= valid_until) {
-            int need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf ? 1 : -1;
-            bool ok = need > 0;
-            for (int k = 1; ok && k <= need; k++)
-                ok = i + (size_t)k < len && ((unsigned char)text[i + k] & 0xC0) == 0x80;
-            if (ok) {
-                valid_until = i + (size_t)need + 1;
-            } else {
-                /* an invalid byte shows as one '?' column */
-                if (line_start + i == d->where.start)
-                    caret_from = chars;
-                if (line_start + i >= d->where.start && line_start + i < d->where.end)
-                    caret_len++;
-                fputc('?', out);
-                chars++;
-                continue;
-            }
-        }
-        if (line_start + i == d->where.start)
-            caret_from = chars;
-        if (lead && line_start + i >= d->where.start && line_start + i < d->where.end)
-            caret_len++;
-        if (c == '\t' || (c < 0x20) || c == 0x7f)
-            fputc(c == '\t' ? ' ' : '?', out);
-        else
-            fputc(c, out);
-        if (lead)
-            chars++;
+    shown_line l = {.text = text, .len = len, .start = (uint32_t)(text - d->src->text), .where = d->where};
+    show_line(NULL, &l, 0, SIZE_MAX); /* measured first */
+    /* A line longer than DIAG_LINE_CHARS shows the part around the caret,
+       with "..." where it is cut: a 30,000-character line helps no one. */
+    size_t from = 0, to = l.chars;
+    if (l.chars > DIAG_LINE_CHARS) {
+        from = l.caret_from > DIAG_LINE_CHARS / 3 ? l.caret_from - DIAG_LINE_CHARS / 3 : 0;
+        if (from + DIAG_LINE_CHARS > l.chars)
+            from = l.chars > DIAG_LINE_CHARS ? l.chars - DIAG_LINE_CHARS : 0;
+        to = from + DIAG_LINE_CHARS;
     }
-    if (d->where.start >= line_start + len)
-        caret_from = chars;
+    size_t caret_from = l.caret_from, caret_len = l.caret_len;
+    if (from > 0)
+        fputs("...", out);
+    show_line(out, &l, from, to);
+    if (to < l.chars)
+        fputs("...", out);
     fputc('\n', out);
+    caret_from = caret_from - from + (from > 0 ? 3 : 0);
+    if (l.caret_from + caret_len > to) /* the underline ends where the line shown does */
+        caret_len = to > l.caret_from ? to - l.caret_from : 1;
     fprintf(out, "      | %*s%s^", (int)caret_from, "", lc);
     for (size_t i = 1; i < caret_len; i++)
         fputc('~', out);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "fray.h"
@@ -11,6 +12,7 @@
 #include "runtime/mem.h"
 #include "runtime/vm.h"
 #include "runtime/api_internal.h"
+#include "runtime/api_files.h"
 
 const char *fray_version(void)
 {
@@ -210,6 +212,77 @@ fray_status fray_check_file(fray *f, const char *path, bool syntax_only)
     int errors = compile_file(f->p, path, &f->sink, &o);
     f->commands_done = f->p->ncommands;
     return errors < 0 ? FRAY_ERR_IO : errors > 0 ? FRAY_ERR_RULES : FRAY_OK;
+}
+
+/* Written as a path: with a '/', or ending in .rules. */
+static bool path_like(const char *what)
+{
+    size_t n = strlen(what);
+    return !n || strchr(what, '/') || (n >= 6 && !strcmp(what + n - 6, ".rules"));
+}
+
+bool fray_names_module(fray *f, const char *what)
+{
+    struct stat st;
+    if (path_like(what) || (stat(what, &st) == 0 && !S_ISDIR(st.st_mode)))
+        return false; /* a file of that name: read as a file, whatever it is */
+    return compile_module_exists(what, &f->copts);
+}
+
+bool api_rules_missing(fray *f, const char *what, char *why, size_t cap)
+{
+    struct stat st;
+    if (path_like(what) || stat(what, &st) == 0 || compile_module_exists(what, &f->copts))
+        return false;
+    const char *like = compile_module_like(what);
+    snprintf(why, cap, "cannot read '%s': no such file, and no module of that name%s%s%s", what,
+             like ? "; did you mean '" : "", like ? like : "", like ? "'?" : "");
+    return true;
+}
+
+/* A name that is neither a file nor a module: said as both. */
+static bool neither(fray *f, const char *what)
+{
+    char why[512];
+    if (!api_rules_missing(f, what, why, sizeof why))
+        return false;
+    diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", why);
+    return true;
+}
+
+/* `use NAME` for a module named on the command line */
+static fray_status use_module(fray *f, const char *name, bool run)
+{
+    char *text = mem_alloc(strlen(name) + sizeof "use \n");
+    if (!text)
+        return FRAY_ERR_IO;
+    int len = sprintf(text, "use %s\n", name);
+    fray_status st;
+    if (run) {
+        st = fray_run_string(f, name, text, (size_t)len);
+    } else {
+        int errors = compile_string(f->p, name, text, (size_t)len, &f->sink, &f->copts);
+        f->commands_done = f->p->ncommands;
+        st = errors > 0 ? FRAY_ERR_RULES : FRAY_OK;
+    }
+    mem_free(text, strlen(name) + sizeof "use \n");
+    return st;
+}
+
+fray_status fray_run_rules(fray *f, const char *what)
+{
+    f->uses++;
+    if (fray_names_module(f, what))
+        return use_module(f, what, true);
+    return neither(f, what) ? FRAY_ERR_IO : fray_run_file(f, what);
+}
+
+fray_status fray_check_rules(fray *f, const char *what, bool syntax_only)
+{
+    f->uses++;
+    if (fray_names_module(f, what))
+        return use_module(f, what, false);
+    return neither(f, what) ? FRAY_ERR_IO : fray_check_file(f, what, syntax_only);
 }
 
 static bool ensure_eval_self(fray *f)

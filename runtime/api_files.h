@@ -19,14 +19,19 @@ void api_read_through(fray *f,
                       int (*fn)(void *user, const struct compile_options *opts, struct compile_read *rq, char **text,
                                 size_t *len),
                       void *user);
+/* Whether a rules argument names neither a file nor a module (a name
+ * written as no path, with no file there): *why says so, with the module
+ * it may be a typo of. */
+bool api_rules_missing(fray *f, const char *what, char *why, size_t cap);
 /* The longest file f reads whole: the memory one command may take. */
 size_t api_read_limit(const fray *f);
 /* Compiles and runs the text of a rules file read by the caller (text
  * that is not rules text is refused whole). */
 fray_status api_run_file_text(fray *f, const char *path, const char *text, size_t len);
-/* How many calls have compiled into f, run it, reseeded it, set a limit
- * or reported through it: the same count means nothing of that was done
- * to f in between. */
+/* How many calls may have changed f: that compiled into it, ran it (a
+ * command, an expression, the requirements of actions), reseeded it, set
+ * a limit, cancelled a question or reported through it. The same count
+ * means nothing of that was done to f in between. */
 uint64_t api_uses(const fray *f);
 /* Whether f's last fray_run_string or api_run_file_text failed before
  * anything of its text was compiled or run (it is not rules text, or does

@@ -18,10 +18,11 @@ struct fray {
     void *output_user;
     fray_ask_fn on_ask;
     void *ask_user;
+    bool cancelled; /* fray_cancel at a question: the command stops */
     bool color;
     size_t commands_done;  /* commands already run */
     int eval_self;         /* the creature `fray eval` evaluates for */
-    uint64_t uses;         /* calls that compiled, ran, reseeded or set a limit */
+    uint64_t uses;         /* calls that may have changed it (api_uses) */
     bool failed_unchanged; /* the last run failed with nothing compiled or run */
 };
 

@@ -93,13 +93,32 @@ static char *trimmed(char *s)
     return s;
 }
 
+/* How many answers that do not fit end the command: a person never gives
+   so many; a program that answers badly for ever must not hang it. */
+#define ASK_MOST_TRIES 100
+
 /* True with *out for an answer that fits; false for no answer (an empty
- * one, none at all, or three that do not fit). */
+ * one, or none at all). An answer that does not fit is asked again, as
+ * often as it takes (up to ASK_MOST_TRIES, then the command stops with an
+ * error): what is kept is always an answer that fits. */
 static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
 {
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (int tries = 0;; tries++) {
+        if (tries == ASK_MOST_TRIES) {
+            vm_error(f->v, (span){0, 0, UINT32_MAX}, "%d answers in a row did not fit the question; the command stops",
+                     ASK_MOST_TRIES);
+            return false;
+        }
         char text[256] = "";
-        if (!f->on_ask(f->ask_user, q, text, sizeof text))
+        bool given_any = f->on_ask(f->ask_user, q, text, sizeof text);
+        if (f->cancelled) {
+            /* the command stops here, and the state is as it was before it */
+            f->cancelled = false;
+            vm_error(f->v, (span){0, 0, UINT32_MAX},
+                     "the command was cancelled at the question; nothing of it is done");
+            return false;
+        }
+        if (!given_any)
             return false;
         const char *given = trimmed(text);
         if (!*given)
@@ -108,7 +127,29 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
         if (!q->retry)
             return true;
     }
-    return false;
+}
+
+/* The ruling's default as the GM would type it: a value as written (yes
+ * or no for a yes-no question), or the formula that gives it. */
+static void default_text(fray *f, const r_ruling *rl, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (rl->def.kind == REXPR_CONST) {
+        value d = rl->def.v;
+        if (rl->answer == ANSWER_YES_NO && d.type == V_BOOL)
+            snprintf(out, cap, "%s", d.num ? "yes" : "no");
+        else if (d.type == V_NIL)
+            snprintf(out, cap, "nothing");
+        else if (d.type == V_STR || d.type == V_WORD)
+            snprintf(out, cap, "%s", program_string(f->p, (int)d.num));
+        else
+            vm_format(f->v, d, out, cap);
+    } else if (rl->def.kind == REXPR_CHUNK && rl->def.where.source < f->p->nsources) {
+        const source *src = f->p->sources[rl->def.where.source];
+        span w = rl->def.where;
+        if (w.end <= src->len && w.start < w.end)
+            snprintf(out, cap, "%.*s", (int)(w.end - w.start), src->text + w.start);
+    }
 }
 
 static bool vm_asks(void *user, int ruling, const char *question, value *out)
@@ -121,10 +162,13 @@ static bool vm_asks(void *user, int ruling, const char *question, value *out)
         [ANSWER_CREATURE] = FRAY_ANSWER_CREATURE,
         [ANSWER_WORD] = FRAY_ANSWER_WORD,
     };
+    char def[128];
+    default_text(f, rl, def, sizeof def);
     fray_question q = {.kind = kinds[rl->answer],
                        .ruling = program_string(f->p, rl->name),
                        .text = question,
-                       .has_default = rexpr_present(&rl->def)};
+                       .has_default = rexpr_present(&rl->def),
+                       .default_text = def[0] ? def : NULL};
     return ask_until_it_fits(f, &q, out);
 }
 
@@ -214,15 +258,33 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user)
             fn(user, f->v->creatures[i].name);
 }
 
-void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
+/* Listing asks no questions: rulings take their defaults, reactions are
+   not offered. */
+typedef struct quiet_asks {
+    bool (*ask)(void *, int, const char *, value *);
+    bool (*offer)(void *, const char *);
+} quiet_asks;
+
+static quiet_asks asks_off(vm *v)
 {
-    vm *v = f->v;
-    int c = who ? vm_find_creature(v, who) : -1;
-    /* no questions while listing: rulings take their defaults */
-    bool (*ask)(void *, int, const char *, value *) = v->ask;
-    bool (*offer)(void *, const char *) = v->offer;
+    quiet_asks q = {v->ask, v->offer};
     v->ask = NULL;
     v->offer = NULL;
+    return q;
+}
+
+static void asks_on(vm *v, quiet_asks q)
+{
+    v->ask = q.ask;
+    v->offer = q.offer;
+}
+
+void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
+{
+    f->uses++; /* it tries the actions' requirements */
+    vm *v = f->v;
+    int c = who ? vm_find_creature(v, who) : -1;
+    quiet_asks q = asks_off(v);
     for (int a = 0; a < v->r->nactions; a++) {
         bool listed = true;
         if (c >= 0) {
@@ -236,8 +298,61 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
         if (listed)
             fn(user, program_string(f->p, v->r->actions[a].name));
     }
-    v->ask = ask;
-    v->offer = offer;
+    asks_on(v, q);
+}
+
+void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn, void *user)
+{
+    f->uses++; /* it tries the action's requirements */
+    vm *v = f->v;
+    int c = who ? vm_find_creature(v, who) : -1;
+    int a = 0;
+    int name = program_find_string(f->p, action);
+    while (a < v->r->nactions && v->r->actions[a].name != name)
+        a++;
+    if (c < 0 || a >= v->r->nactions || !v->r->actions[a].has_target) {
+        fray_creatures(f, fn, user);
+        return;
+    }
+    quiet_asks q = asks_off(v);
+    size_t listed = 0;
+    for (size_t t = 0; t < v->ncreatures; t++) {
+        if ((int)t == f->eval_self)
+            continue;
+        value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
+        refusal why = {{0}, {-1, {0}, -1}};
+        if (act_can(v, c, a, &arg, 1, &why, (span){0})) {
+            fn(user, v->creatures[t].name);
+            listed++;
+        }
+        vm_clear_error(v);
+    }
+    asks_on(v, q);
+    if (!listed) /* the action cannot be taken now at all: any creature */
+        fray_creatures(f, fn, user);
+}
+
+void fray_cancel(fray *f)
+{
+    f->uses++;
+    f->cancelled = true;
+}
+
+void fray_conditions(fray *f, fray_name_fn fn, void *user)
+{
+    for (int i = 0; i < f->v->r->nconditions; i++)
+        fn(user, program_string(f->p, f->v->r->conditions[i].name));
+}
+
+void fray_stats(fray *f, fray_name_fn fn, void *user)
+{
+    for (size_t i = 0; i < f->p->ndecls; i++) {
+        const decl *d = &f->p->decls[i];
+        /* each once: the declaration in force (an override replaces one) */
+        if ((d->kind == DK_STAT || d->kind == DK_RESOURCE) && d->name >= 0 &&
+            program_find_decl(f->p, d->kind, d->name) == d)
+            fn(user, program_string(f->p, d->name));
+    }
 }
 
 const char *fray_current(fray *f)

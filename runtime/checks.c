@@ -117,8 +117,10 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     value a = roll.type == V_ROLL ? value_int(roll.num) : roll;
     value b = target.type == V_ROLL ? value_int(target.num) : target;
     if (!value_is_number(a) || !value_is_number(b)) {
-        if (cmp == 0 || cmp == 1) {
-            bool eq = a.type == b.type && a.num == b.num && a.aux == b.aux && a.pad == b.pad;
+        if (cmp == 0 || cmp == 1) { /* by value, as == compares */
+            bool eq;
+            if (!vm_values_equal(v, a, b, at, &eq))
+                return false;
             *result = cmp == 0 ? eq : !eq;
             return true;
         }

@@ -271,6 +271,16 @@ static bool rebuild(session *s, size_t n)
 
 /* --- new entries --------------------------------------------------------------------- */
 
+/* The timeline changed: `op` `times` times, then e (NULL: none). Written
+ * to the journal as one group, and counted until the next save. */
+static void timeline_changed(session *s, const char *op, size_t times, const session_entry *e)
+{
+    if (!times && !e)
+        return;
+    s->changes++;
+    journal_write(s, op, times, e);
+}
+
 /* Runs e, recording the GM's answers; keeps it on success, else rebuilds
  * the state before it. Takes e.
  *
@@ -287,7 +297,7 @@ static fray_status add_entry(session *s, session_entry e)
     e.files.from = FILES_KEPT; /* from now on it reads what it read this time */
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         session_entries_clear(s->undone, &s->nundone);
-        journal_write(s, NULL, 0, &e);
+        timeline_changed(s, NULL, 0, &e);
         if (settled)
             s->settled_uses = api_uses(s->f);
         return FRAY_OK;
@@ -350,8 +360,37 @@ static fray_status add_rules(session *s, const char *path, char *text, size_t le
     return add_entry(s, e);
 }
 
+/* A rules argument that is no file: a module by name (`fray repl legend`),
+ * added as an entry `use legend`, or neither, said so. True when it was
+ * one of them, with *st what came of it. */
+static bool module_or_missing(session *s, const char *path, fray_status *st)
+{
+    char why[512];
+    if (api_rules_missing(s->f, path, why, sizeof why)) {
+        session_report(s, FRAY_ERROR, NULL, 0, "%s", why);
+        *st = FRAY_ERR_IO;
+        return true;
+    }
+    if (!fray_names_module(s->f, path))
+        return false;
+    size_t n = strlen(path) + sizeof "use ";
+    char *use = mem_alloc(n);
+    if (!use) {
+        out_of_memory(s);
+        *st = FRAY_ERR_IO;
+        return true;
+    }
+    snprintf(use, n, "use %s", path);
+    *st = fray_session_command(s, use);
+    mem_free(use, n);
+    return true;
+}
+
 fray_status fray_session_load_rules(fray_session *s, const char *path)
 {
+    fray_status st;
+    if (module_or_missing(s, path, &st))
+        return st;
     char *text;
     size_t len;
     if (!read_named_file(s, path, &text, &len))
@@ -374,7 +413,7 @@ size_t fray_session_undo(fray_session *s, size_t n)
             break;
         s->ndone--;
     }
-    journal_write(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
+    timeline_changed(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
     if (k)
         rebuild(s, s->ndone);
     return k;
@@ -394,7 +433,7 @@ size_t fray_session_redo(fray_session *s, size_t n)
     }
     if (settled) /* each entry redone as a rebuild replays it */
         s->settled_uses = api_uses(s->f);
-    journal_write(s, "redo", k, NULL);
+    timeline_changed(s, "redo", k, NULL);
     return k;
 }
 
@@ -403,6 +442,9 @@ size_t fray_session_redo(fray_session *s, size_t n)
 static uint64_t reroll_seed(const session *s, const session_entry *old)
 {
     uint64_t z = s->opts.seed ^ (0x9e3779b97f4a7c15u * (s->ndone + 1)) ^ (old->reseed ? old->seed : 0x5eed);
+    /* and how many rerolls came before in this session, undone ones too:
+       a reroll undone and made again draws new dice */
+    z ^= 0xd1b54a32d192ed03u * s->rerolls;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
@@ -423,6 +465,7 @@ fray_status fray_session_reroll(fray_session *s)
                        .reseed = true,
                        .asked = s->ask != NULL};
     e.seed = reroll_seed(s, &old);
+    s->rerolls++;
     /* the same command, on the files it read the first time */
     e.files.from = old.files.from;
     if (!e.text || !kept_files_copy(&e.files.kept, &old.files.kept)) {
@@ -437,7 +480,7 @@ fray_status fray_session_reroll(fray_session *s)
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
-        journal_write(s, "undo", 1, &e); /* one group: the old roll or the new one */
+        timeline_changed(s, "undo", 1, &e); /* one group: the old roll or the new one */
         session_entries_clear(s->undone, &s->nundone);
         session_entry_free(&old);
         return FRAY_OK;
@@ -476,7 +519,13 @@ fray_status fray_session_save(fray_session *s, const char *path)
         session_report(s, FRAY_ERROR, path, 0, "cannot write %s: %s", path, session_io_error(code));
         return FRAY_ERR_IO;
     }
+    s->saved_changes = s->changes;
     return FRAY_OK;
+}
+
+bool fray_session_unsaved(const fray_session *s)
+{
+    return s->changes != s->saved_changes;
 }
 
 bool fray_session_is_file(const char *path)
@@ -540,8 +589,11 @@ static fray_status load_read(session *s, fray_status st, sfile_loaded *l)
 {
     if (st == FRAY_OK)
         st = take_loaded(s, l);
-    if (st == FRAY_OK && s->journal_fd >= 0)
-        journal_restart(s);
+    if (st == FRAY_OK) {
+        s->saved_changes = s->changes; /* it is what the file holds */
+        if (s->journal_fd >= 0)
+            journal_restart(s);
+    }
     return st;
 }
 
@@ -550,6 +602,9 @@ fray_status fray_session_load_any(fray_session *s, const char *path, bool *was_s
     char *text;
     size_t len;
     *was_session = false;
+    fray_status st;
+    if (module_or_missing(s, path, &st))
+        return st;
     if (!read_named_file(s, path, &text, &len))
         return FRAY_ERR_IO;
     if (!sfile_is_session(text, len))
@@ -596,6 +651,8 @@ fray_status fray_session_recover(fray_session *s, const char *journal_path)
     bool saved = l.ended; /* a save given for a journal: read, and left as it is */
     if (st == FRAY_OK)
         st = take_loaded(s, &l);
+    if (st == FRAY_OK)
+        s->changes = s->saved_changes + !saved; /* what a journal held is in no save */
     if (st != FRAY_OK || saved) {
         mem_strfree(path);
         close(fd);

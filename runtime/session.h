@@ -81,6 +81,11 @@ struct fray_session {
     void *print_user;
     fray_diagnostic_fn diagnose; /* NULL: the context's default */
     void *diagnose_user;
+    /* changes to the timeline (entries done, undone, redone, rerolled),
+       and how many of them the last save or load holds: the session is
+       unsaved while they differ */
+    uint64_t changes, saved_changes;
+    uint64_t rerolls; /* rerolls made, undone ones too: each draws new dice */
     /* limits a loaded file asked for (0: none); they only ever lower the
        process's own (opts, and limits set by name) */
     uint64_t file_max_steps;

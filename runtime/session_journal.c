@@ -231,6 +231,11 @@ fray_status fray_session_journal_in(fray_session *s, const char *dir)
     return FRAY_OK;
 }
 
+bool fray_session_has_journal(const fray_session *s)
+{
+    return s->journal_fd >= 0 && !s->journal_broken;
+}
+
 void fray_session_close_journal(fray_session *s)
 {
     remove_if_still(s, s->journal_fd, s->journal_path);

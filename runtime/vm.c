@@ -2223,23 +2223,26 @@ next:
                     vm_error(v, HERE, "no stat '%s' to read from a list", name);
                     goto fail;
                 }
-                value tmp[256], src[256];
-                if (n > 256) {
-                    vm_error(v, HERE, "list too long to map (limit is 256)");
-                    goto fail;
+                /* reading a stat may build lists and move the store: the
+                   items are copied first (a list of any length) */
+                vm_gather src = {0}, got = {0};
+                bool ok = true;
+                for (size_t i = 0; i < n && ok; i++)
+                    ok = vm_gather_add(v, &src, items[i], HERE);
+                for (size_t i = 0; i < n && ok; i++) {
+                    value it = src.items[i], stat;
+                    if (it.type != V_CREATURE)
+                        ok = vm_error(v, HERE, "%s has no stat '%s'", value_type_name(it.type), name);
+                    else
+                        ok = vm_get_stat(v, (int)it.num, program_decl_index(v->p, sd), &stat) &&
+                             vm_gather_add(v, &got, stat, HERE);
                 }
-                /* reading a stat may build lists and move the store: copy first */
-                memcpy(src, items, n * sizeof(value));
-                for (size_t i = 0; i < n; i++) {
-                    value it = src[i];
-                    if (it.type != V_CREATURE) {
-                        vm_error(v, HERE, "%s has no stat '%s'", value_type_name(it.type), name);
-                        goto fail;
-                    }
-                    FAIL_IF(!vm_get_stat(v, (int)it.num, program_decl_index(v->p, sd), &tmp[i]));
-                }
+                vm_gather_drop(&src);
+                if (!ok)
+                    vm_gather_drop(&got);
+                FAIL_IF(!ok);
                 f = &v->frames[v->nframes - 1];
-                FAIL_IF(!vm_make_list(v, tmp, n, HERE, &r));
+                FAIL_IF(!vm_gather_list(v, &got, HERE, &r));
                 PUSH(r);
                 NEXT;
             }

@@ -11,6 +11,7 @@
  *                   (both with the escapes of send)
  *   exit N          wait for the program to end with status N
  *   patience N      let each later wait take up to N seconds
+ *   columns N       make the terminal N columns wide (200 at the start)
  * Each wait gives up after 10 seconds (or the patience given). On failure it says which step and
  * shows the output it saw (escape sequences made visible), and exits 1. */
 #define _DEFAULT_SOURCE
@@ -20,6 +21,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -144,6 +146,14 @@ int main(int argc, char **argv)
         arg = arg ? arg + 1 : line + strlen(line);
         if (!strncmp(line, "patience ", 9)) {
             patience = atof(arg);
+            continue;
+        }
+        if (!strncmp(line, "columns ", 8)) {
+            ws.ws_col = (unsigned short)atoi(arg);
+            if (ioctl(fd, TIOCSWINSZ, &ws) != 0) {
+                fprintf(stderr, "%s:%d: cannot resize the terminal\n", argv[1], step);
+                return 1;
+            }
             continue;
         }
         if (!strncmp(line, "send ", 5)) {

@@ -112,6 +112,37 @@ START_TEST(test_format_at_end_of_line)
 }
 END_TEST
 
+/* A line past 160 columns shows the 160 around the caret, "..." where it
+   is cut, and the caret still under the column it names. */
+START_TEST(test_format_long_line_shows_a_window)
+{
+    char text[1001];
+    for (int i = 0; i < 1000; i++)
+        text[i] = (char)('a' + i % 26);
+    text[1000] = '\0';
+    text[500] = '?';
+    char *s = render("long", text, 500, 503, DIAG_ERROR, "m");
+    char want[400];
+    /* columns 447 to 606 (0-based), the caret 53 columns in */
+    snprintf(want, sizeof want, "long:1:501: error: m\n    1 | ...%.160s...\n      | %*s^~~\n", text + 447, 3 + 53, "");
+    ck_assert_str_eq(s, want);
+    free(s);
+    /* at the end of a long line: the last 160 columns, nothing cut after */
+    s = render("long", text, 1000, 1000, DIAG_ERROR, "m");
+    snprintf(want, sizeof want, "long:1:1001: error: m\n    1 | ...%.160s\n      | %*s^\n", text + 840, 3 + 160, "");
+    ck_assert_str_eq(s, want);
+    free(s);
+    /* a span that runs past what is shown is underlined up to its end */
+    s = render("long", text, 10, 900, DIAG_ERROR, "m");
+    char under[200];
+    memset(under, '~', 159);
+    under[159] = '\0';
+    snprintf(want, sizeof want, "long:1:11: error: m\n    1 | %.160s...\n      |           ^%.149s\n", text, under);
+    ck_assert_str_eq(s, want);
+    free(s);
+}
+END_TEST
+
 START_TEST(test_format_crlf)
 {
     char *s = render("c", "ab\r\ncd\r\n", 4, 6, DIAG_ERROR, "m");
@@ -248,6 +279,7 @@ static Suite *make_suite(void)
     tcase_add_test(tf, test_format_tab_is_one_column);
     tcase_add_test(tf, test_format_invalid_byte_one_column);
     tcase_add_test(tf, test_format_at_end_of_line);
+    tcase_add_test(tf, test_format_long_line_shows_a_window);
     tcase_add_test(tf, test_format_crlf);
     tcase_add_test(tf, test_format_no_source);
     tcase_add_test(tf, test_format_line_number_width);

@@ -842,6 +842,68 @@ START_TEST(test_a_reroll_stays_with_its_command)
 }
 END_TEST
 
+/* What `fray repl` asks before the GM leaves: has the session changed
+   since it was saved or loaded? A recovered one has, until it is saved. */
+START_TEST(test_unsaved_follows_every_change)
+{
+    make_dir();
+    char journal[128];
+    snprintf(journal, sizeof journal, "%s/journal", dir);
+    fray_session *s = open_quiet();
+    ck_assert(!fray_session_unsaved(s)); /* nothing to lose */
+    ck_assert_int_eq(fray_session_journal(s, journal), FRAY_OK);
+    ck_assert(fray_session_has_journal(s));
+    ck_assert_int_eq(fray_session_command(s, "print roll d20"), FRAY_OK);
+    ck_assert(fray_session_unsaved(s));
+    ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+    ck_assert(!fray_session_unsaved(s));
+    ck_assert_int_ne(fray_session_command(s, "no such command"), FRAY_OK);
+    ck_assert(!fray_session_unsaved(s)); /* a command that failed changed nothing */
+    ck_assert_uint_eq(fray_session_undo(s, 1), 1);
+    ck_assert(fray_session_unsaved(s));
+    ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+    ck_assert_uint_eq(fray_session_redo(s, 1), 1);
+    ck_assert(fray_session_unsaved(s));
+    ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+    ck_assert_int_eq(fray_session_reroll(s), FRAY_OK);
+    ck_assert(fray_session_unsaved(s));
+    ck_assert_int_eq(fray_session_load(s, saved), FRAY_OK);
+    ck_assert(!fray_session_unsaved(s)); /* it is what the file holds */
+    ck_assert_int_eq(fray_session_command(s, "print 1"), FRAY_OK);
+    fray_session_close(s); /* as a crash leaves it: the journal stays */
+    fray_session *back = open_quiet();
+    ck_assert_int_eq(fray_session_recover(back, journal), FRAY_OK);
+    ck_assert(fray_session_unsaved(back));
+    ck_assert(!fray_session_has_journal(back));
+    fray_session_close_journal(back);
+    fray_session_close(back);
+    remove_dir();
+}
+END_TEST
+
+/* An ask callback that never answers what fits: the command stops with an
+   error (it must not hang), and nothing of it is kept. */
+static bool always_maybe(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    (void)q;
+    ++*(int *)user;
+    snprintf(answer, cap, "maybe");
+    return true;
+}
+
+START_TEST(test_answers_that_never_fit_stop_the_command)
+{
+    fray_session *s = open_quiet();
+    int asked = 0;
+    fray_session_on_ask(s, always_maybe, &asked);
+    ck_assert_int_eq(fray_session_command(s, "ruling r \"Well?\" { answer yes_no }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "print r"), FRAY_ERR_RULES);
+    ck_assert_int_eq(asked, 100);
+    ck_assert_uint_eq(fray_session_done(s), 1);
+    fray_session_close(s);
+}
+END_TEST
+
 static Suite *session_io_suite(void)
 {
     Suite *s = suite_create("session_io");
@@ -859,6 +921,8 @@ static Suite *session_io_suite(void)
     tcase_add_test(files, test_a_save_never_raises_a_limit);
     tcase_add_test(files, test_a_journal_is_never_written_over_another_file);
     tcase_add_test(files, test_a_reroll_stays_with_its_command);
+    tcase_add_test(files, test_unsaved_follows_every_change);
+    tcase_add_test(files, test_answers_that_never_fit_stop_the_command);
     suite_add_tcase(s, files);
     return s;
 }
