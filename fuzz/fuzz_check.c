@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fray *f = fray_open(&(fray_options){.seed = 1});
         if (!f)
             break;
+        fray_set_limit(f, "memory", FUZZ_MEMORY_MIB);
         fray_on_diagnostic(f, fuzz_quiet_diagnostic, NULL);
         fray_check_file(f, path, syntax_only);
         fray_close(f);

@@ -1,8 +1,12 @@
 /* libFuzzer harness: REPL command sequences against a rule system. The
  * first byte picks the system (one of the five, or none); each line after
- * it (with the lines that follow while braces are open) is a command, or an undo (":u"), a redo (":r"), a reroll
- * (":x"), a reseed (":s N"). Questions are put, and answered from a rotation of answers of every kind. After each line
- * the session must still stand: errors are fine; a crash, a sanitizer report, a leak or a hang is a bug. */
+ * it (with the lines that follow while braces are open) is a command, or
+ * an undo (":u"), a redo (":r"), a reroll (":x"), a reseed (":s N"), up to
+ * 64 of them. Questions are put, and answered from a rotation of answers
+ * of every kind. Lines may be of any length (libFuzzer's -max_len bounds
+ * them), and the commands share the input's step budget (fuzz.h). After
+ * each line the session must still stand: errors are fine; a crash, a
+ * sanitizer report, a leak or a hang is a bug. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +15,8 @@
 
 #include "fray.h"
 #include "fuzz/fuzz.h"
+
+#define MAX_LINES 64
 
 static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
 {
@@ -24,21 +30,26 @@ static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const systems[] = {"use legend", "use lurasko", "use escalation", "use shock", "use fortitude"};
-    if (size < 1 || size > 4096)
+    if (size < 1)
+        return 0;
+    char *line = malloc(size);
+    if (!line)
         return 0;
     unsigned turn = 0;
-    fray_options o = {.max_steps = 20000, .max_creatures = 50};
+    fray_options o = fuzz_options(data + 1, size - 1);
     fray_session *s = fray_session_open(&o);
-    if (!s)
+    if (!s) {
+        free(line);
         return 0;
+    }
+    FUZZ_LIMITS(fray_session_set_limit, s);
     fray_session_on_output(s, fuzz_quiet_output, NULL);
     fray_session_on_diagnostic(s, fuzz_quiet_diagnostic, NULL);
     fray_session_on_ask(s, answer, &turn);
     if (data[0] % 6 < 5)
         fray_session_command(s, systems[data[0] % 6]);
-    char line[4097];
     size_t at = 1, lines = 0;
-    while (at < size && lines < 64) {
+    while (at < size && lines < MAX_LINES) {
         /* a line, and more while braces are open, as the REPL reads */
         size_t n = 0;
         int depth = 0;
@@ -63,5 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fray_session_command(s, line);
     }
     fray_session_close(s);
+    free(line);
     return 0;
 }

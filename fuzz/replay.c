@@ -1,15 +1,21 @@
 /* fuzz/replay.c: a main for a fuzz harness built without libFuzzer, so
  * that `make check` replays inputs through it (the seed corpora and every
  * input that ever failed, kept in tests/regress/). Runs each file given;
- * a crash or a sanitizer report ends the process, which the test sees. */
+ * a crash or a sanitizer report ends the process, which the test sees.
+ * With FUZZ_ECHO=1 in the environment, what the inputs print and their
+ * diagnostics go to stdout. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+int fuzz_echo; /* fuzz.h: print what the inputs print */
+
 int main(int argc, char **argv)
 {
+    const char *echo = getenv("FUZZ_ECHO");
+    fuzz_echo = echo && *echo == '1';
     for (int i = 1; i < argc; i++) {
         FILE *in = fopen(argv[i], "rb");
         if (!in) {

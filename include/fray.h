@@ -235,7 +235,11 @@ fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t v
 /* A new entry: a command or script (diagnostics name it `<repl>`), a rules
  * file (read now, and kept), or new dice. On success it joins the session
  * and what was undone can no longer be redone; on failure the state is
- * rebuilt as it was before it. The files a command or rules file reads
+ * rebuilt as it was before it, by replaying the session's entries in a new
+ * context; an entry that fails before any of it is compiled (it does not
+ * parse) changed nothing, and the context stays as it was, unless
+ * something was done to it outside the session's entries since (commands
+ * run on fray_session_context, a limit set, new dice). The files a command or rules file reads
  * (imports, `use` modules from disk) are kept with it: it replays from
  * them (undo, a saved session, a journal), never from disk again. */
 fray_status fray_session_command(fray_session *s, const char *text);

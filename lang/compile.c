@@ -586,6 +586,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->dir = dir;
         cc->src = src;
         cc->src_index = (uint32_t)idx;
+        cc->items_compiled = true;
         compile_items(cc, root);
         cc->dir = saved_dir;
         cc->src = saved_src;
@@ -627,29 +628,47 @@ static void compiler_done(compiler *cc, const char *name)
     mem_restore_budget(cc->outer);
 }
 
-int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                   const compile_options *opts)
+/* With unchanged, nothing of the text was compiled when it is not rules
+   text or does not parse: the source added for it is taken back, and the
+   name interned for the import check must have been there already. */
+int compile_or_nothing(program *p, const char *name, const char *text, size_t len, bool as_file, diag_sink *sink,
+                       const compile_options *opts, bool *unchanged)
 {
+    if (unchanged)
+        *unchanged = false;
+    if (as_file) {
+        size_t end = files_text_end(text, len);
+        if (end < len) {
+            files_report_not_text(sink, name, text, end);
+            if (unchanged)
+                *unchanged = true;
+            return 1;
+        }
+    }
     compiler cc;
     compiler_init(&cc, p, sink, opts);
     int before = sink->errors;
-    char dir[4096];
-    dir_of(name, dir, sizeof dir);
+    size_t nsources = p->nsources, nstrings = p->nstrings;
     cc.importing[cc.nimporting++] = module_key(&cc, name, false);
     compile_text(&cc, name, text, len);
     compiler_done(&cc, name);
+    if (unchanged && !cc.items_compiled && p->nstrings == nstrings) {
+        program_release(p, nsources, p->nchunks);
+        *unchanged = true;
+    }
     return sink->errors - before;
+}
+
+int compile_string(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
+                   const compile_options *opts)
+{
+    return compile_or_nothing(p, name, text, len, false, sink, opts, NULL);
 }
 
 int compile_file_text(program *p, const char *path, const char *text, size_t len, diag_sink *sink,
                       const compile_options *opts)
 {
-    size_t end = files_text_end(text, len);
-    if (end < len) {
-        files_report_not_text(sink, path, text, end);
-        return 1;
-    }
-    return compile_string(p, path, text, len, sink, opts);
+    return compile_or_nothing(p, path, text, len, true, sink, opts, NULL);
 }
 
 int compile_file(program *p, const char *path, diag_sink *sink, const compile_options *opts)

@@ -80,6 +80,13 @@ int compile_string(program *p, const char *name, const char *text, size_t len, d
  * not show the line. */
 int compile_file_text(program *p, const char *path, const char *text, size_t len, diag_sink *sink,
                       const compile_options *opts);
+/* compile_string, or compile_file_text when as_file, for a caller that
+ * must know whether the program changed: when the text is refused before
+ * any of it is compiled (it is not rules text, or does not parse), the
+ * program is left exactly as it was and *unchanged is set (when unchanged
+ * is not NULL). */
+int compile_or_nothing(program *p, const char *name, const char *text, size_t len, bool as_file, diag_sink *sink,
+                       const compile_options *opts, bool *unchanged);
 /* Compiles one expression into a formula chunk (evaluated for `self`) and
  * stores its index in *chunk_out. */
 int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,

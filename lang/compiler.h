@@ -58,11 +58,12 @@ typedef struct compiler {
     const char *importing[MAX_IMPORT_DEPTH];
     int nimporting;
     bool oom;
-    int dist_mode;     /* inside prob(), mean(), dist(): dice become distributions */
-    bool roll_mode;    /* sampling: every die is rolled where it appears */
-    int system;        /* index of the current system declaration or -1 */
-    mem_budget outer;  /* the memory budget in force before the compile's own */
-    sty *global_types; /* parallel to p->globals */
+    bool items_compiled; /* a parse got through to compile_items */
+    int dist_mode;       /* inside prob(), mean(), dist(): dice become distributions */
+    bool roll_mode;      /* sampling: every die is rolled where it appears */
+    int system;          /* index of the current system declaration or -1 */
+    mem_budget outer;    /* the memory budget in force before the compile's own */
+    sty *global_types;   /* parallel to p->globals */
     size_t global_types_cap;
 } compiler;
 

@@ -139,6 +139,7 @@ static fray_status run_pending(fray *f)
 
 fray_status fray_run_file(fray *f, const char *path)
 {
+    f->uses++;
     int errors = compile_file(f->p, path, &f->sink, &f->copts);
     if (errors < 0)
         return FRAY_ERR_IO;
@@ -149,13 +150,32 @@ fray_status fray_run_file(fray *f, const char *path)
     return run_pending(f);
 }
 
-fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len)
+/* Compiles text (a rules file's when as_file) and runs what it added. A
+   text refused before any of it is compiled leaves f as it was: the
+   errors it counted are taken back too, so that the cap on errors
+   reported (max_errors) counts as it would in a context that never saw
+   it. */
+static fray_status run_text(fray *f, const char *name, const char *text, size_t len, bool as_file)
 {
-    if (compile_string(f->p, name, text, len, &f->sink, &f->copts) > 0) {
+    f->uses++;
+    diag_sink before = f->sink;
+    bool unchanged;
+    if (compile_or_nothing(f->p, name, text, len, as_file, &f->sink, &f->copts, &unchanged) > 0) {
+        f->failed_unchanged = unchanged;
+        if (unchanged) {
+            f->sink.errors = before.errors;
+            f->sink.warnings = before.warnings;
+        }
         f->commands_done = f->p->ncommands;
         return FRAY_ERR_RULES;
     }
+    f->failed_unchanged = false;
     return run_pending(f);
+}
+
+fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len)
+{
+    return run_text(f, name, text, len, false);
 }
 
 void api_read_through(fray *f, compile_read_fn fn, void *user)
@@ -171,15 +191,22 @@ size_t api_read_limit(const fray *f)
 
 fray_status api_run_file_text(fray *f, const char *path, const char *text, size_t len)
 {
-    if (compile_file_text(f->p, path, text, len, &f->sink, &f->copts) > 0) {
-        f->commands_done = f->p->ncommands;
-        return FRAY_ERR_RULES;
-    }
-    return run_pending(f);
+    return run_text(f, path, text, len, true);
+}
+
+uint64_t api_uses(const fray *f)
+{
+    return f->uses;
+}
+
+bool api_failed_unchanged(const fray *f)
+{
+    return f->failed_unchanged;
 }
 
 fray_status fray_check_file(fray *f, const char *path, bool syntax_only)
 {
+    f->uses++;
     compile_options o = f->copts;
     o.syntax_only = syntax_only;
     int errors = compile_file(f->p, path, &f->sink, &o);
@@ -244,6 +271,7 @@ static fray_status use_module(fray *f, const char *name, bool run)
 
 fray_status fray_run_rules(fray *f, const char *what)
 {
+    f->uses++;
     if (fray_names_module(f, what))
         return use_module(f, what, true);
     return neither(f, what) ? FRAY_ERR_IO : fray_run_file(f, what);
@@ -251,6 +279,7 @@ fray_status fray_run_rules(fray *f, const char *what)
 
 fray_status fray_check_rules(fray *f, const char *what, bool syntax_only)
 {
+    f->uses++;
     if (fray_names_module(f, what))
         return use_module(f, what, false);
     return neither(f, what) ? FRAY_ERR_IO : fray_check_file(f, what, syntax_only);
@@ -266,6 +295,7 @@ static bool ensure_eval_self(fray *f)
 
 fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 {
+    f->uses++;
     int formula;
     if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
@@ -279,6 +309,7 @@ fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 
 static fray_status eval_chunk(fray *f, const char *expr, value *out)
 {
+    f->uses++;
     if (!ensure_eval_self(f))
         return api_runtime_failure(f);
     return api_eval_as(f, expr, f->eval_self, out);
@@ -286,6 +317,7 @@ static fray_status eval_chunk(fray *f, const char *expr, value *out)
 
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
 {
+    f->uses++;
     int id = program_find_string(f->p, stat);
     const decl *d = id >= 0 ? program_find_decl(f->p, DK_STAT, id) : NULL;
     if (!d && id >= 0)
@@ -324,6 +356,7 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out);
 
 fray_status fray_prob(fray *f, const char *expr, fray_distribution **out)
 {
+    f->uses++;
     size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
     fray_status st = prob_of(f, expr, out);
     program_release(f->p, nsources, nchunks); /* *out holds a copy */
@@ -440,6 +473,7 @@ static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *value
 
 fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values)
 {
+    f->uses++;
     size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
     fray_status st = sample_of(f, expr, n, values);
     program_release(f->p, nsources, nchunks); /* only numbers come out */

@@ -1,9 +1,12 @@
-/* api_files: what a session needs of its contexts to serve the files they
- * read (runtime/entry_files.c), without the rest of their insides. */
+/* api_files: what a session needs of its contexts, without the rest of
+ * their insides: to serve the files they read (runtime/entry_files.c), and
+ * to know when a failed entry left its context as it was. */
 #ifndef FRAY_API_FILES_H
 #define FRAY_API_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fray.h"
 
@@ -25,5 +28,14 @@ size_t api_read_limit(const fray *f);
 /* Compiles and runs the text of a rules file read by the caller (text
  * that is not rules text is refused whole). */
 fray_status api_run_file_text(fray *f, const char *path, const char *text, size_t len);
+/* How many calls may have changed f: that compiled into it, ran it (a
+ * command, an expression, the requirements of actions), reseeded it, set
+ * a limit, cancelled a question or reported through it. The same count
+ * means nothing of that was done to f in between. */
+uint64_t api_uses(const fray *f);
+/* Whether f's last fray_run_string or api_run_file_text failed before
+ * anything of its text was compiled or run (it is not rules text, or does
+ * not parse), leaving f as it was before that call but for api_uses. */
+bool api_failed_unchanged(const fray *f);
 
 #endif

@@ -20,8 +20,10 @@ struct fray {
     void *ask_user;
     bool cancelled; /* fray_cancel at a question: the command stops */
     bool color;
-    size_t commands_done; /* commands already run */
-    int eval_self;        /* the creature `fray eval` evaluates for */
+    size_t commands_done;  /* commands already run */
+    int eval_self;         /* the creature `fray eval` evaluates for */
+    uint64_t uses;         /* calls that may have changed it (api_uses) */
+    bool failed_unchanged; /* the last run failed with nothing compiled or run */
 };
 
 /* Reports the VM's pending error as a diagnostic and clears it. */

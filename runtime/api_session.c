@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fray.h"
+#include "runtime/api_files.h"
 #include "runtime/mem.h"
 #include "runtime/session.h"
 
@@ -90,9 +91,13 @@ void fray_session_on_ask(fray_session *s, fray_ask_fn fn, void *user)
 
 fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t value)
 {
+    /* before any entry, the context is as a rebuild would open it */
+    bool settled = s->ndone == 0 && api_uses(s->f) == s->settled_uses;
     fray_status st = fray_set_limit(s->f, name, value); /* checks it, with a diagnostic when wrong */
     if (st != FRAY_OK)
         return st;
+    if (settled)
+        s->settled_uses = api_uses(s->f);
     for (size_t i = 0; i < s->nlimits; i++)
         if (!strcmp(s->limits[i].name, name)) {
             s->limits[i].value = value;

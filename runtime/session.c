@@ -217,6 +217,7 @@ fray *session_open_context(session *s, bool quiet)
     lower_limit(s, f, "steps", s->opts.max_steps, s->file_max_steps);
     lower_limit(s, f, "depth", (uint64_t)s->opts.max_call_depth, (uint64_t)s->file_max_call_depth);
     lower_limit(s, f, "creatures", (uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures);
+    s->settled_uses = api_uses(f); /* no entry yet: as a rebuild of none */
     return f;
 }
 
@@ -257,6 +258,8 @@ static bool rebuild(session *s, size_t n)
     bool same = true;
     for (size_t i = 0; i < n && i < s->ndone; i++)
         same &= replay_entry(s, &s->done[i]) == FRAY_OK;
+    /* a look back at an earlier point (n < ndone) is not the timeline's state */
+    s->settled_uses = n >= s->ndone ? api_uses(s->f) : UINT64_MAX;
     set_quiet(s, s->f, false);
     if (!same || s->replay_short)
         session_report(s, FRAY_WARNING, NULL, 0,
@@ -279,9 +282,15 @@ static void timeline_changed(session *s, const char *op, size_t times, const ses
 }
 
 /* Runs e, recording the GM's answers; keeps it on success, else rebuilds
- * the state before it. Takes e. */
+ * the state before it. Takes e.
+ *
+ * A rebuild replays every entry from the first, which in a long session
+ * takes seconds. It is not needed when the context held the timeline's
+ * state and nothing else before e (settled), and e failed having changed
+ * nothing: a command or file that does not parse, with no reseed first. */
 static fray_status add_entry(session *s, session_entry e)
 {
+    bool settled = api_uses(s->f) == s->settled_uses;
     s->recording = &e;
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
@@ -289,12 +298,18 @@ static fray_status add_entry(session *s, session_entry e)
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
         session_entries_clear(s->undone, &s->nundone);
         timeline_changed(s, NULL, 0, &e);
+        if (settled)
+            s->settled_uses = api_uses(s->f);
         return FRAY_OK;
     }
+    bool unchanged = st != FRAY_OK && settled && e.kind != ENTRY_SEED && !e.reseed && api_failed_unchanged(s->f);
     if (st == FRAY_OK)
         out_of_memory(s);
     session_entry_free(&e);
-    rebuild(s, s->ndone);
+    if (unchanged)
+        s->settled_uses = api_uses(s->f);
+    else
+        rebuild(s, s->ndone);
     return st == FRAY_OK ? FRAY_ERR_IO : st;
 }
 
@@ -406,6 +421,7 @@ size_t fray_session_undo(fray_session *s, size_t n)
 
 size_t fray_session_redo(fray_session *s, size_t n)
 {
+    bool settled = api_uses(s->f) == s->settled_uses;
     size_t k = 0;
     for (; k < n && s->nundone > 0; k++) {
         session_entry e = s->undone[s->nundone - 1];
@@ -415,6 +431,8 @@ size_t fray_session_redo(fray_session *s, size_t n)
         }
         s->nundone--;
     }
+    if (settled) /* each entry redone as a rebuild replays it */
+        s->settled_uses = api_uses(s->f);
     timeline_changed(s, "redo", k, NULL);
     return k;
 }

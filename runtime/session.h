@@ -70,6 +70,10 @@ struct fray_session {
     const session_entry *replaying;
     size_t next_reply;
     bool replay_short; /* a replayed command asked more than was written down */
+    /* api_uses(f) when f last held the entries done and nothing else (a
+       different count: something else was done to it since, so only a
+       rebuild gives the state of the timeline) */
+    uint64_t settled_uses;
     session_entry *recording;
     fray_ask_fn ask; /* NULL: nothing is put to the GM in new entries */
     void *ask_user;

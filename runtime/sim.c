@@ -700,6 +700,7 @@ static bool system_of(fray *f, const char *scenario, const compile_options *copt
 
 fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts, fray_sim_result **out)
 {
+    f->uses++;
     *out = NULL;
     fray_sim_options o = *opts;
     if (!o.runs)
