@@ -12,8 +12,9 @@ void diag_vreport(diag_sink *sink, diag_level level, const source *src, span whe
         sink->errors++;
     else if (level == DIAG_WARNING)
         sink->warnings++;
-    if (sink->max_errors && sink->errors > sink->max_errors) {
-        if (level == DIAG_ERROR && sink->errors == sink->max_errors + 1 && sink->fn) {
+    int counted = sink->errors - sink->counted_from;
+    if (sink->max_errors && counted > sink->max_errors) {
+        if (level == DIAG_ERROR && counted == sink->max_errors + 1 && sink->fn) {
             char msg[96];
             snprintf(msg, sizeof msg, "too many errors (limit is %d); not reporting the rest", sink->max_errors);
             diag d = {DIAG_ERROR, NULL, where, msg};

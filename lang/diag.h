@@ -24,8 +24,15 @@ typedef struct diag_sink {
     diag_fn fn;
     void *user;
     int errors, warnings;
-    int max_errors; /* stop reporting after this many (0 = no cap) */
+    int max_errors;   /* stop reporting after this many (0 = no cap) ... */
+    int counted_from; /* ... errors since this count: one file's, one command's */
 } diag_sink;
+
+/* The cap on errors counts from here: a new file or command. */
+static inline void diag_sink_restart(diag_sink *sink)
+{
+    sink->counted_from = sink->errors;
+}
 
 void diag_report(diag_sink *sink, diag_level level, const source *src, span where, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

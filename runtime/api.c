@@ -139,7 +139,7 @@ static fray_status run_pending(fray *f)
 
 fray_status fray_run_file(fray *f, const char *path)
 {
-    f->uses++;
+    api_use(f);
     int errors = compile_file(f->p, path, &f->sink, &f->copts);
     if (errors < 0)
         return FRAY_ERR_IO;
@@ -157,7 +157,7 @@ fray_status fray_run_file(fray *f, const char *path)
    it. */
 static fray_status run_text(fray *f, const char *name, const char *text, size_t len, bool as_file)
 {
-    f->uses++;
+    api_use(f);
     diag_sink before = f->sink;
     bool unchanged;
     if (compile_or_nothing(f->p, name, text, len, as_file, &f->sink, &f->copts, &unchanged) > 0) {
@@ -206,7 +206,7 @@ bool api_failed_unchanged(const fray *f)
 
 fray_status fray_check_file(fray *f, const char *path, bool syntax_only)
 {
-    f->uses++;
+    api_use(f);
     compile_options o = f->copts;
     o.syntax_only = syntax_only;
     int errors = compile_file(f->p, path, &f->sink, &o);
@@ -271,7 +271,7 @@ static fray_status use_module(fray *f, const char *name, bool run)
 
 fray_status fray_run_rules(fray *f, const char *what)
 {
-    f->uses++;
+    api_use(f);
     if (fray_names_module(f, what))
         return use_module(f, what, true);
     return neither(f, what) ? FRAY_ERR_IO : fray_run_file(f, what);
@@ -279,7 +279,7 @@ fray_status fray_run_rules(fray *f, const char *what)
 
 fray_status fray_check_rules(fray *f, const char *what, bool syntax_only)
 {
-    f->uses++;
+    api_use(f);
     if (fray_names_module(f, what))
         return use_module(f, what, false);
     return neither(f, what) ? FRAY_ERR_IO : fray_check_file(f, what, syntax_only);
@@ -295,7 +295,7 @@ static bool ensure_eval_self(fray *f)
 
 fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 {
-    f->uses++;
+    api_use(f);
     int formula;
     if (compile_expression(f->p, "<eval>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
         return FRAY_ERR_RULES;
@@ -309,7 +309,7 @@ fray_status api_eval_as(fray *f, const char *expr, int self, value *out)
 
 static fray_status eval_chunk(fray *f, const char *expr, value *out)
 {
-    f->uses++;
+    api_use(f);
     if (!ensure_eval_self(f))
         return api_runtime_failure(f);
     return api_eval_as(f, expr, f->eval_self, out);
@@ -317,7 +317,7 @@ static fray_status eval_chunk(fray *f, const char *expr, value *out)
 
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
 {
-    f->uses++;
+    api_use(f);
     int id = program_find_string(f->p, stat);
     const decl *d = id >= 0 ? program_find_decl(f->p, DK_STAT, id) : NULL;
     if (!d && id >= 0)
@@ -356,7 +356,7 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out);
 
 fray_status fray_prob(fray *f, const char *expr, fray_distribution **out)
 {
-    f->uses++;
+    api_use(f);
     size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
     fray_status st = prob_of(f, expr, out);
     program_release(f->p, nsources, nchunks); /* *out holds a copy */
@@ -473,7 +473,7 @@ static fray_status sample_of(fray *f, const char *expr, size_t n, int64_t *value
 
 fray_status fray_sample(fray *f, const char *expr, size_t n, int64_t *values)
 {
-    f->uses++;
+    api_use(f);
     size_t nsources = f->p->nsources, nchunks = f->p->nchunks;
     fray_status st = sample_of(f, expr, n, values);
     program_release(f->p, nsources, nchunks); /* only numbers come out */

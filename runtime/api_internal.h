@@ -26,6 +26,15 @@ struct fray {
     bool failed_unchanged; /* the last run failed with nothing compiled or run */
 };
 
+/* A call that may change f begins (api_uses counts it); the cap on errors
+ * reported counts from here, so that one command's errors are capped on
+ * their own, not with all a long session made before. */
+static inline void api_use(fray *f)
+{
+    f->uses++;
+    diag_sink_restart(&f->sink);
+}
+
 /* Reports the VM's pending error as a diagnostic and clears it. */
 fray_status api_runtime_failure(fray *f);
 /* Compiles and evaluates one expression with `self` the creature given. */

@@ -195,13 +195,13 @@ void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
 
 void fray_reseed(fray *f, uint64_t seed)
 {
-    f->uses++;
+    api_use(f);
     rng_seed(&f->v->rng, seed);
 }
 
 fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)
 {
-    f->uses++;
+    api_use(f);
     int self = vm_find_creature(f->v, who);
     if (self < 0) {
         diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no creature named '%s' in play", who);
@@ -218,7 +218,7 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
 
 fray_status fray_set_limit(fray *f, const char *name, uint64_t n)
 {
-    f->uses++;
+    api_use(f);
     if (!vm_limit_set(&f->v->limits, name, n)) {
         uint64_t most = vm_limit_most(name);
         if (!most)
@@ -281,7 +281,7 @@ static void asks_on(vm *v, quiet_asks q)
 
 void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
 {
-    f->uses++; /* it tries the actions' requirements */
+    api_use(f); /* it tries the actions' requirements */
     vm *v = f->v;
     int c = who ? vm_find_creature(v, who) : -1;
     quiet_asks q = asks_off(v);
@@ -303,7 +303,7 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
 
 void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn, void *user)
 {
-    f->uses++; /* it tries the action's requirements */
+    api_use(f); /* it tries the action's requirements */
     vm *v = f->v;
     int c = who ? vm_find_creature(v, who) : -1;
     int a = 0;
@@ -334,7 +334,7 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
 
 void fray_cancel(fray *f)
 {
-    f->uses++;
+    api_use(f);
     f->cancelled = true;
 }
 

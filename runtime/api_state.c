@@ -207,7 +207,7 @@ static bool state_json(fray *f, jbuf *b)
 
 fray_status fray_state(fray *f, fray_output_fn fn, void *user)
 {
-    f->uses++;
+    api_use(f);
     jbuf b = {0};
     bool ok = state_json(f, &b);
     if (ok)
@@ -221,7 +221,7 @@ fray_status fray_state(fray *f, fray_output_fn fn, void *user)
 
 fray_status fray_explain(fray *f, fray_output_fn fn, void *user)
 {
-    f->uses++;
+    api_use(f);
     fray_output_fn saved = f->on_output;
     void *saved_user = f->output_user;
     f->on_output = fn;

@@ -662,8 +662,8 @@ static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_re
 
 fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
 {
-    a->uses++;
-    b->uses++;
+    api_use(a);
+    api_use(b);
     heard h[2] = {{a->on_diag, a->diag_user, false}, {b->on_diag, b->diag_user, false}};
     a->on_diag = hear;
     a->diag_user = &h[0];
