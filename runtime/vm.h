@@ -290,8 +290,11 @@ bool vm_set_stat(vm *v, int creature, int decl_index, value x, span at);
 int vm_stat_slot(vm *v, int decl_index);
 /* Whether a creature's state shows this declaration: a stat or resource
  * the creature was given, or one the encounter tracks (defaults are not
- * news). The tracker, `show` and the JSON state all ask it. */
+ * news), unless it is `internal`. The tracker, `show` and the JSON state
+ * all ask it. */
 bool vm_stat_shown(vm *v, int c, int decl_index);
+/* Whether the declaration of this stat that stands is `internal`. */
+bool vm_stat_internal(vm *v, int decl_index);
 
 /* Reports a runtime error at `at` and stops the current command. */
 bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
