@@ -129,7 +129,7 @@ static bool show_creature(vm *v, int c)
         combat_line_add(v, &line, " in %s", program_string(v->p, cr->zone));
         bare = false;
     }
-    effects_show(v, c, &line, bare ? " " : "; ");
+    effects_show_held(v, c, &line, bare ? " " : "; ");
     combat_line_end(v, &line);
     return true;
 }
@@ -197,7 +197,7 @@ static bool show_tracker(vm *v)
             const creature *cr = &v->creatures[c];
             const char *notes = cr->delaying ? "delaying" : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
-            effects_show(v, c, &line, notes[0] ? ", " : "");
+            effects_show_held(v, c, &line, notes[0] ? ", " : "");
             combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }

@@ -2546,7 +2546,8 @@ next:
         CASE(ASK)
         {
             int ruling = READ_U16();
-            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
+            /* a display reads a ruling as it stands (rulings_ask) */
+            FAIL_IF(v->exact_depth > v->peek_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
             FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
