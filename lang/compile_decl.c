@@ -499,9 +499,17 @@ static void stat_derived(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+void stat_internal(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    ds->cc->p->decls[ds->decl_index].internal = true;
+    ccur_end(k);
+}
+
 const clause_rule stat_clauses[] = {
     {"in", "in LOW..HIGH (the values it may take)", stat_in, false},
     {"derived", "derived (always its formula: it cannot be set)", stat_derived, false},
+    {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
 };
 const int stat_nclauses = (int)(sizeof stat_clauses / sizeof stat_clauses[0]);
 

@@ -98,6 +98,11 @@ struct decl_state {
  * ds->from.cite. */
 void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *stmts_seen);
 
+/* `internal`, a clause of stat and resource alike: the rules' own
+   bookkeeping, which rules read as any stat but no display shows. */
+#define STAT_INTERNAL_USAGE "internal (the rules' own bookkeeping: never shown to a GM)"
+void stat_internal(decl_state *ds, const node *clause, ccur *k);
+
 /* The clauses each declaration accepts, by kind (space: two kinds); the
    vocabulary (vocabulary.c) lists them for `fray help`. */
 extern const clause_rule system_clauses[];

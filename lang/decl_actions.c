@@ -657,6 +657,7 @@ const clause_rule resource_clauses[] = {
     {"start", "start EXPR", res_value, false},
     {"min", "min EXPR", res_value, false},
     {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
+    {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
 };
 const int resource_nclauses = (int)(sizeof resource_clauses / sizeof resource_clauses[0]);
 

@@ -254,6 +254,23 @@ static void cond_holds(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+static void cond_why(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    const node *s = ccur_take(k);
+    if (!s || s->kind != AST_STRING || !s->text[0]) {
+        comp_error(ds->cc, s ? s->sp : k->end,
+                   "'why' takes a few words in quotes, as in 'why \"until its first turn\"'");
+        return;
+    }
+    int id = comp_intern(ds->cc, s->text);
+    if (id < 0)
+        return;
+    cond_of(ds)->why = id;
+    cond_of(ds)->has_why = true;
+    ccur_end(k);
+}
+
 static void cond_stacks(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
@@ -313,6 +330,7 @@ const clause_rule condition_clauses[] = {
     {"ends", "ends on EVENT(NAMES) [when|unless EXPR]", cond_ends, false},
     {"stacks", "stacks", cond_stacks, false},
     {"holds", "holds when EXPR", cond_holds, false},
+    {"why", "why \"TEXT\" (what the tracker says of it while it holds by itself)", cond_why, false},
 };
 const int condition_nclauses = (int)(sizeof condition_clauses / sizeof condition_clauses[0]);
 
@@ -324,6 +342,9 @@ void decl_condition(decl_state *ds)
     rules *r = ds->cc->p->rules;
     c = cond_of(ds);
     c->from.cite = ds->from.cite;
+    if (c->has_why && !rexpr_present(&c->holds))
+        comp_error(ds->cc, ds->dn->sp, "condition %s says 'why' it holds by itself, but has no 'holds when'",
+                   ds->dn->text);
     if (rexpr_present(&c->holds) && !rules_add_holds(r, ds->object)) {
         ds->cc->oom = true;
         return;

@@ -346,6 +346,11 @@ bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, sp
 /* c's effects, oldest first, added to a line: `before` ahead of the first,
    ", " between them. */
 void effects_show(struct vm *v, int c, combat_line *line, const char *before);
+/* The same, then every condition c is in without an effect of its own
+   (section 7.8), with what makes it hold: `flat_footed (until its first
+   turn)` (its `why`), `exposed (from unconscious)`. Read without asking
+   or changing anything (vm_peek_begin). */
+void effects_show_held(struct vm *v, int c, combat_line *line, const char *before);
 /* Each effect on c, oldest first: its kind ("condition", "cooldown",
    "relation", "hold"), name, partner (a relation's, or NULL) and what is
    left of it, as show prints it. */

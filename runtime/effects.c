@@ -1245,3 +1245,80 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
         }
     }
 }
+
+/* --- what a display shows: every condition that holds ------------------------------------ */
+
+typedef struct shown_cond {
+    int cond;
+    int via; /* the condition that implies it, or -1: it holds by itself */
+} shown_cond;
+
+static bool listed(const shown_cond *s, int n, int cond)
+{
+    for (int i = 0; i < n; i++)
+        if (s[i].cond == cond)
+            return true;
+    return false;
+}
+
+/* The conditions c is in without an effect of its own, read as has() reads
+   them (section 7.8) but between vm_peek_begin and vm_peek_end, so that
+   showing them asks nothing and changes nothing; one whose formula cannot
+   be read so (it would roll, or a ruling has no answer yet) is left out. */
+static int derived_conditions(vm *v, int c, shown_cond *out, int cap)
+{
+    shown_cond all[HELD_MAX];
+    int n = 0;
+    for (int32_t i = v->creatures[c].effects; i >= 0 && n < HELD_MAX; i = eff(v, i)->next)
+        if (eff(v, i)->kind == EFF_CONDITION && !listed(all, n, eff(v, i)->what))
+            all[n++] = (shown_cond){eff(v, i)->what, -2}; /* applied: shown with its effect */
+    if (!vm_peek_begin(v, (span){0})) {
+        vm_clear_error(v);
+        return 0;
+    }
+    const rules *r = v->r;
+    for (int k = 0; k < r->nholds_conditions && n < HELD_MAX; k++) {
+        int cond = r->holds_conditions[k];
+        bool yes = false;
+        if (!effects_holds_by_itself(v, c, cond, &yes, (span){0}))
+            vm_clear_error(v);
+        else if (yes && !listed(all, n, cond))
+            all[n++] = (shown_cond){cond, -1};
+    }
+    for (int k = 0; k < n; k++) {
+        const r_condition *rc = &r->conditions[all[k].cond];
+        for (int m = 0; m < rc->nimplies && n < HELD_MAX; m++) {
+            const r_implies *im = &rc->implies[m];
+            bool holds = false;
+            if (!guard_holds(v, &im->when, im->negate, c, NULL, 0, &holds))
+                vm_clear_error(v);
+            else if (holds && !listed(all, n, im->condition))
+                all[n++] = (shown_cond){im->condition, all[k].cond};
+        }
+    }
+    vm_peek_end(v);
+    int got = 0;
+    for (int k = 0; k < n && got < cap; k++)
+        if (all[k].via != -2)
+            out[got++] = all[k];
+    return got;
+}
+
+void effects_show_held(vm *v, int c, combat_line *line, const char *before)
+{
+    effects_show(v, c, line, before);
+    shown_cond s[HELD_MAX];
+    int n = derived_conditions(v, c, s, HELD_MAX);
+    bool first = v->creatures[c].effects < 0;
+    for (int k = 0; k < n; k++, first = false) {
+        const r_condition *rc = &v->r->conditions[s[k].cond];
+        const char *sep = first ? before : ", ";
+        const char *name = program_string(v->p, rc->name);
+        if (s[k].via >= 0)
+            combat_line_add(v, line, "%s%s (from %s)", sep, name,
+                            program_string(v->p, v->r->conditions[s[k].via].name));
+        else
+            combat_line_add(v, line, "%s%s (%s)", sep, name,
+                            rc->has_why ? program_string(v->p, rc->why) : "by its rule");
+    }
+}

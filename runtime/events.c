@@ -490,6 +490,16 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     answer *a = find_answer(v, ruling, key);
     if (!a && key >= 0)
         a = find_answer(v, ruling, -2);
+    if (v->peek_depth) {
+        /* read for a display: as it stands, asked of no one, noted nowhere */
+        if (a) {
+            *out = a->v;
+            return true;
+        }
+        if (rexpr_present(&rl->def))
+            return eval(v, &rl->def, self, NULL, 0, out);
+        return vm_error(v, at, "ruling %s is not answered yet", name);
+    }
     char cite[160], shown[64];
     combat_cite(v, &rl->from, cite, sizeof cite);
     if (a) {

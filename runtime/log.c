@@ -211,8 +211,37 @@ const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
     return buf;
 }
 
+static uint32_t text_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* Whether the detail at log index i was already explained: a rule read
+   again (a ruling's answer, a check's citation) is one line however many
+   times the rules read it. seen is an open-addressed set of log indices
+   (-1 empty), mask + 1 long, or NULL when out of memory (nothing is left
+   out then). */
+static bool detail_seen(const combat *cb, int32_t *seen, size_t mask, int i)
+{
+    if (!seen)
+        return false;
+    const char *text = cb->log[i].text;
+    for (size_t k = text_hash(text) & mask;; k = (k + 1) & mask) {
+        if (seen[k] < 0) {
+            seen[k] = i;
+            return false;
+        }
+        if (strcmp(cb->log[seen[k]].text, text) == 0)
+            return true;
+    }
+}
+
 /* The last command that did something, from its last action on (all of
-   it if it took no action), every line with the rules behind it. */
+   it if it took no action), every line with the rules behind it; each
+   rule once. */
 void combat_explain(vm *v)
 {
     combat *cb = &v->cb;
@@ -222,14 +251,27 @@ void combat_explain(vm *v)
     for (int i = 0; i < cb->nlog; i++)
         if (cb->log[i].command == which && cb->log[i].action)
             from = i;
+    size_t details = 0;
+    for (int i = from; i < cb->nlog; i++)
+        details += cb->log[i].command == which && cb->log[i].detail;
+    size_t cap = 16;
+    while (cap < 2 * details)
+        cap *= 2;
+    int32_t *seen = details ? mem_alloc(cap * sizeof(int32_t)) : NULL;
+    for (size_t k = 0; seen && k < cap; k++)
+        seen[k] = -1;
     for (int i = from; i < cb->nlog; i++) {
         if (cb->log[i].command != which)
+            continue;
+        if (cb->log[i].detail && detail_seen(cb, seen, cap - 1, i))
             continue;
         char line[1100];
         snprintf(line, sizeof line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
         print(v, line);
         any = true;
     }
+    if (seen)
+        mem_free(seen, cap * sizeof(int32_t));
     if (!any)
         print(v, "nothing to explain: the last command rolled and decided nothing");
 }

@@ -129,7 +129,7 @@ static bool show_creature(vm *v, int c)
         combat_line_add(v, &line, " in %s", program_string(v->p, cr->zone));
         bare = false;
     }
-    effects_show(v, c, &line, bare ? " " : "; ");
+    effects_show_held(v, c, &line, bare ? " " : "; ");
     combat_line_end(v, &line);
     return true;
 }
@@ -162,8 +162,9 @@ static bool show_tracker(vm *v)
     char head[256];
     size_t len = (size_t)snprintf(head, sizeof head, "  init  %-12s", "name");
     for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
-        len += (size_t)snprintf(head + len, sizeof head - len, " %-9s",
-                                program_string(v->p, v->p->decls[enc->track[k]].name));
+        if (!vm_stat_internal(v, enc->track[k]))
+            len += (size_t)snprintf(head + len, sizeof head - len, " %-9s",
+                                    program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
     combat_print(v, "%s", head);
     for (int i = 0; i < cb->norder; i++) {
@@ -182,6 +183,8 @@ static bool show_tracker(vm *v)
             combat_line line = {.say = false};
             combat_line_add(v, &line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
             for (int k = 0; k < enc->ntrack; k++) {
+                if (vm_stat_internal(v, enc->track[k]))
+                    continue;
                 char val[64];
                 stat_text(v, c, enc->track[k], val, sizeof val);
                 if (v->failed)
@@ -194,7 +197,7 @@ static bool show_tracker(vm *v)
             const creature *cr = &v->creatures[c];
             const char *notes = cr->delaying ? "delaying" : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
-            effects_show(v, c, &line, notes[0] ? ", " : "");
+            effects_show_held(v, c, &line, notes[0] ? ", " : "");
             combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }

@@ -56,6 +56,7 @@ typedef struct decl {
     int nparams;
     int object; /* index in its rules table (condition, action, ...), or -1 */
     bool overrides;
+    bool internal; /* stat or resource: the rules' own bookkeeping, never shown to a GM */
 } decl;
 
 typedef struct enum_info {

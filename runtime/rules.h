@@ -257,6 +257,8 @@ typedef struct r_condition {
     int nends_on;
     bool stacks;
     rexpr holds; /* applies by itself while this holds (self) */
+    bool has_why;
+    int why; /* string id: what the tracker says of it while it holds by itself */
 } r_condition;
 
 typedef struct r_bonus {

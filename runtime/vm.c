@@ -373,12 +373,20 @@ int vm_stat_slot(vm *v, int decl_index)
     return v->stat_slot[decl_index];
 }
 
+bool vm_stat_internal(vm *v, int decl_index)
+{
+    /* the declaration that stands says whether it is the rules' own */
+    return vm_stat_slot(v, decl_index) >= 0 && v->p->decls[v->decl_info[decl_index].latest].internal;
+}
+
 bool vm_stat_shown(vm *v, int c, int decl_index)
 {
     const decl *d = &v->p->decls[decl_index];
     if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
         return false;
     int slot = vm_stat_slot(v, decl_index);
+    if (slot < 0 || vm_stat_internal(v, decl_index))
+        return false;
     bool tracked = false;
     for (int k = 0; k < v->r->encounter.ntrack; k++)
         tracked |= v->r->encounter.track[k] == decl_index;
@@ -2538,7 +2546,8 @@ next:
         CASE(ASK)
         {
             int ruling = READ_U16();
-            FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
+            /* a display reads a ruling as it stands (rulings_ask) */
+            FAIL_IF(v->exact_depth > v->peek_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
             FAIL_IF(!rulings_ask(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);

@@ -221,6 +221,8 @@ typedef struct vm {
     struct vm_walk *walk;
     uint32_t walks; /* walks begun: each one's own mark on its arguments */
     rng_oracle no_draws;
+    /* Reading for a display (vm_peek_begin): the exact context it is, or 0. */
+    int peek_depth;
 
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;
@@ -290,8 +292,11 @@ bool vm_set_stat(vm *v, int creature, int decl_index, value x, span at);
 int vm_stat_slot(vm *v, int decl_index);
 /* Whether a creature's state shows this declaration: a stat or resource
  * the creature was given, or one the encounter tracks (defaults are not
- * news). The tracker, `show` and the JSON state all ask it. */
+ * news), unless it is `internal`. The tracker, `show` and the JSON state
+ * all ask it. */
 bool vm_stat_shown(vm *v, int c, int decl_index);
+/* Whether the declaration of this stat that stands is `internal`. */
+bool vm_stat_internal(vm *v, int decl_index);
 
 /* Reports a runtime error at `at` and stops the current command. */
 bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -377,6 +382,13 @@ bool vm_exact_enter(vm *v, span at);
 void vm_exact_leave(vm *v);
 /* Leaves the contexts entered since there were `depth` (an error unwinds). */
 void vm_exact_unwind(vm *v, int depth);
+/* What a display reads (the conditions that hold on a creature) is read
+ * between vm_peek_begin and vm_peek_end: an exact context, where nothing
+ * changes the state of play, no die is rolled, and a ruling is read as it
+ * stands (the GM's answer, else its default) without asking the GM,
+ * spending an answer given for one use, or writing to the transcript. */
+bool vm_peek_begin(vm *v, span at);
+void vm_peek_end(vm *v);
 /* False, with an error, inside an exact context: `what` would change the
  * state of play or the transcript. */
 bool vm_exact_refuses(vm *v, span at, const char *what);

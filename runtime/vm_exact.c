@@ -93,6 +93,21 @@ void vm_exact_unwind(vm *v, int depth)
         vm_exact_leave(v);
 }
 
+bool vm_peek_begin(vm *v, span at)
+{
+    combat_flush_roll(v); /* a line waiting for its roll is written before what is shown */
+    if (!vm_exact_enter(v, at))
+        return false;
+    v->peek_depth = v->exact_depth;
+    return true;
+}
+
+void vm_peek_end(vm *v)
+{
+    vm_exact_unwind(v, v->peek_depth - 1);
+    v->peek_depth = 0;
+}
+
 bool vm_exact_refuses(vm *v, span at, const char *what)
 {
     if (!v->exact_depth)
