@@ -106,6 +106,21 @@ void compile_command(compiler *cc, const node *cmd);
 /* `self: attack t` inside a body. */
 void compile_act_stmt(compiler *cc, const node *s);
 bool stat_is_derived(compiler *cc, const decl *d);
+/* A play command's words checked where they are written (cmd_check.c),
+ * each false (or void) after reporting what is wrong. A creature named by
+ * a bare name: one that plays (not a group's name, not a typo). */
+bool cmd_creature_known(compiler *cc, const node *a);
+/* argc arguments for action ai: not more than its parameters, and for a
+   command its target when it has a `target` clause (reported at end). */
+bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end);
+/* The first argument, of static type `type`, is what the target clause takes. */
+bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type);
+/* An actor's action that is none; a play command word typed after an actor. */
+void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
+/* A line whose first word is no declaration or command. */
+void cmd_unknown_word(compiler *cc, const node *cmd);
+/* A creature line names a side no creature had yet. */
+void cmd_new_side(compiler *cc, const node *name);
 /* The string ids a "did you mean" can suggest for a name in expressions. */
 const char *suggest_name(compiler *cc, const char *name);
 

@@ -151,11 +151,24 @@ fray_status fray_run_file(fray *f, const char *path)
 
 fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len)
 {
-    if (compile_string(f->p, name, text, len, &f->sink, &f->copts) > 0) {
+    /* a command written without its actor says whose turn it is */
+    int acting = f->v ? encounter_acting(f->v) : -1;
+    f->copts.turn_of = acting >= 0 ? f->v->creatures[acting].name : NULL;
+    int errors = compile_string(f->p, name, text, len, &f->sink, &f->copts);
+    f->copts.turn_of = NULL;
+    if (errors > 0) {
         f->commands_done = f->p->ncommands;
         return FRAY_ERR_RULES;
     }
     return run_pending(f);
+}
+
+fray_status api_run_typed(fray *f, const char *text, size_t len)
+{
+    f->copts.typed = true;
+    fray_status st = fray_run_string(f, "<repl>", text, len);
+    f->copts.typed = false;
+    return st;
 }
 
 void api_read_through(fray *f, compile_read_fn fn, void *user)

@@ -25,5 +25,8 @@ size_t api_read_limit(const fray *f);
 /* Compiles and runs the text of a rules file read by the caller (text
  * that is not rules text is refused whole). */
 fray_status api_run_file_text(fray *f, const char *path, const char *text, size_t len);
+/* Compiles and runs one command typed at the prompt: as fray_run_string,
+ * and a creature line that makes a new side says so. */
+fray_status api_run_typed(fray *f, const char *text, size_t len);
 
 #endif
