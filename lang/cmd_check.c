@@ -11,6 +11,7 @@
 #include "lang/decl.h"
 #include "lang/suggest.h"
 #include "runtime/commands.h"
+#include "runtime/value.h"
 
 /* Every creature declared, by the names it plays under (`creature wolf x3`
    plays as wolf_1 .. wolf_3). */
@@ -68,6 +69,11 @@ bool cmd_creature_known(compiler *cc, const node *a)
     suggestion s;
     suggest_init(&s, a->text);
     consider_creatures(cc, &s);
+    /* `wolf1` reads as a square too (column wolf): a creature close to it
+       is what was meant; a square with none close is said as a square */
+    int32_t x, y;
+    if (!s.found && square_parse(a->text, &x, &y))
+        return true;
     comp_error(cc, a->sp, "no creature '%s'%s%s%s", a->text, s.found ? "; did you mean '" : "", s.found ? s.best : "",
                s.found ? "'?" : "");
     return false;
@@ -137,7 +143,7 @@ void cmd_unknown_action(compiler *cc, const node *action, const char *actor)
 {
     for (int i = 0; i < CMD_COUNT; i++)
         if (i != CMD_ACT && strcmp(command_words[i], action->text) == 0) {
-            comp_error(cc, action->sp, "'%s' is a play command, not an action: it is written without '%s:' (%s)",
+            comp_error(cc, action->sp, "'%s' is a play command, not an action: it is written without '%s:', as '%s'",
                        action->text, actor, command_usage[i]);
             return;
         }
@@ -148,6 +154,19 @@ void cmd_unknown_action(compiler *cc, const node *action, const char *actor)
         suggest_consider(&s, program_string(cc->p, r->actions[i].name), 0);
     comp_error(cc, action->sp, "no action '%s'%s%s%s", action->text, s.found ? "; did you mean '" : "",
                s.found ? s.best : "", s.found ? "'?" : "");
+}
+
+void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also)
+{
+    suggestion s;
+    suggest_init(&s, name);
+    for (size_t i = 0; i < cc->p->ndecls; i++) {
+        const decl *d = &cc->p->decls[i];
+        if ((d->kind == kind || d->kind == also) && d->name >= 0)
+            suggest_consider(&s, program_string(cc->p, d->name), 0);
+    }
+    comp_error(cc, at, "no %s '%s'%s%s%s", what, name, s.found ? "; did you mean '" : "", s.found ? s.best : "",
+               s.found ? "'?" : "");
 }
 
 /* The text of a span, at most cap - 1 bytes of it. */

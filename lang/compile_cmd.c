@@ -114,18 +114,14 @@ static void push_word(compiler *cc, const char *w, span at)
 }
 
 /* A name that must be a declared thing of one kind; pushed as its word. */
-static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(const rules *, int))
+static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(const rules *, int), decl_kind kind)
 {
     const node *a = k->at;
     int name = ccur_name(k, what);
     if (name < 0)
         return false;
     if (lookup(cc->p->rules, name) < 0) {
-        const char *s = suggest_name(cc, a->text);
-        if (s)
-            comp_error(cc, a->sp, "no %s '%s'; did you mean '%s'?", what, a->text, s);
-        else
-            comp_error(cc, a->sp, "no %s '%s'", what, a->text);
+        cmd_no_such(cc, a->sp, a->text, what, kind, kind);
         return false;
     }
     emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, name), a->sp);
@@ -243,9 +239,7 @@ static void compile_creature(compiler *cc, const node *cmd)
         if (!sd)
             sd = program_find_decl(cc->p, DK_RESOURCE, w);
         if (!sd) {
-            const char *s = suggest_name(cc, it->text);
-            comp_error(cc, it->a ? it->a->sp : it->sp, "no stat or resource '%s'%s%s%s", it->text,
-                       s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+            cmd_no_such(cc, it->a ? it->a->sp : it->sp, it->text, "stat or resource", DK_STAT, DK_RESOURCE);
             continue;
         }
         if (!it->list || (it->list->next && it->list->next->kind != AST_SEP)) {
@@ -448,9 +442,7 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         int ri = rules_ruling(r, name);
         if (ri < 0) {
-            const char *s = suggest_name(cc, at->text);
-            comp_error(cc, at->sp, "no ruling '%s'%s%s%s", at->text, s ? "; did you mean '" : "", s ? s : "",
-                       s ? "'?" : "");
+            cmd_no_such(cc, at->sp, at->text, "ruling", DK_RULING, DK_RULING);
             return;
         }
         emit_const(cc, value_int(ri), at->sp);
@@ -477,7 +469,7 @@ static void clause_command(compiler *cc, const node *cmd)
         static const char *const choices[] = {"take", "decline"};
         if (ccur_accept(&k, "reactions")) {
             emit_op(cc, OP_NIL, cmd->sp);
-        } else if (!push_named(cc, &k, "trigger", rules_trigger)) {
+        } else if (!push_named(cc, &k, "trigger", rules_trigger, DK_TRIGGER)) {
             return;
         }
         if (!push_choice(cc, &k, "whether reactions are taken", choices, 2))
@@ -487,7 +479,7 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_APPLY: {
-        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "to") ||
+        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "to") ||
             !push_creature(cc, &k, "the creature"))
             return;
         if (ccur_accept(&k, "for")) {
@@ -514,7 +506,7 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_REMOVE:
-        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "from") ||
+        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "from") ||
             !push_creature(cc, &k, "the creature"))
             return;
         ccur_end(&k);

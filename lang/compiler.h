@@ -117,6 +117,9 @@ bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool c
 bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type);
 /* An actor's action that is none; a play command word typed after an actor. */
 void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
+/* A name that should be a declared thing of kind (or also) and is none:
+   "no WHAT 'NAME'" at `at`, with the one of that kind it may be. */
+void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also);
 /* A line whose first word is no declaration or command. */
 void cmd_unknown_word(compiler *cc, const node *cmd);
 /* A creature line names a side no creature had yet. */

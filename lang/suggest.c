@@ -17,21 +17,21 @@ static void lower(char *out, const char *in)
     out[i] = '\0';
 }
 
-/* `lvl` for `level`: the same first letter, and every letter typed found
-   in order in the candidate, which is at most twice as long */
+/* `lvl` for `level`, `dmg` for `damage`: the candidate with some of its
+   vowels (or underscores) left out, its first letter kept */
 static bool abbreviates(const char *typed, const char *cand)
 {
     size_t lt = strlen(typed), lc = strlen(cand);
-    if (lt < 3 || lc <= lt || lc > 2 * lt || typed[0] != cand[0])
+    if (lt < 3 || lc <= lt || typed[0] != cand[0])
         return false;
-    const char *c = cand;
-    for (const char *t = typed; *t; t++) {
-        c = strchr(c, *t);
-        if (!c)
+    const char *t = typed;
+    for (const char *c = cand; *c; c++) {
+        if (*t && *c == *t)
+            t++;
+        else if (!strchr("aeiouy_", *c))
             return false;
-        c++;
     }
-    return true;
+    return *t == '\0';
 }
 
 /* Edits between a and b: a letter put in, left out, changed, or two
