@@ -13,10 +13,10 @@
 
 typedef struct suggestion {
     const char *typed;
-    bool found;                  /* false: nothing close */
-    char best[SUGGEST_MAX + 1];  /* the closest candidate (a copy) */
-    int score;                   /* of best: lower is closer */
-    int tag;                     /* the caller's tag for best (what kind of thing it is) */
+    bool found;                 /* false: nothing close */
+    char best[SUGGEST_MAX + 1]; /* the closest candidate (a copy) */
+    int score;                  /* of best: lower is closer */
+    int tag;                    /* the caller's tag for best (what kind of thing it is) */
 } suggestion;
 
 void suggest_init(suggestion *s, const char *typed);
