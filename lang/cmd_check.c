@@ -42,6 +42,31 @@ static const decl *group_named(compiler *cc, const char *name)
     return d && d->nparams > 1 ? d : NULL;
 }
 
+bool cmd_creature_like(compiler *cc, const char *name, char *out)
+{
+    suggestion s;
+    suggest_init(&s, name);
+    consider_creatures(cc, &s);
+    if (s.found)
+        strcpy(out, s.best);
+    return s.found;
+}
+
+bool cmd_names_group(compiler *cc, const char *name)
+{
+    return group_named(cc, name) != NULL;
+}
+
+bool cmd_arg_known(compiler *cc, const node *a)
+{
+    char like[SUGGEST_MAX + 1];
+    if (!a || a->kind != AST_NAME)
+        return true;
+    if (group_named(cc, a->text) || (!name_resolves(cc, a->text) && cmd_creature_like(cc, a->text, like)))
+        return cmd_creature_known(cc, a);
+    return true;
+}
+
 bool cmd_creature_known(compiler *cc, const node *a)
 {
     if (!a || a->kind != AST_NAME)

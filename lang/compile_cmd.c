@@ -154,7 +154,7 @@ static int push_action_args(compiler *cc, const node *action, const node *stop, 
         if (a->kind == AST_SEP)
             continue;
         bool target = command && argc == 0 && cc->p->rules->actions[ai].has_target;
-        if (target && !cmd_creature_known(cc, a)) {
+        if (target ? !cmd_creature_known(cc, a) : command && !cmd_arg_known(cc, a)) {
             ok = false;
         } else {
             sty t = push_arg(cc, a);

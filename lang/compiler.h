@@ -110,6 +110,14 @@ bool stat_is_derived(compiler *cc, const decl *d);
  * each false (or void) after reporting what is wrong. A creature named by
  * a bare name: one that plays (not a group's name, not a typo). */
 bool cmd_creature_known(compiler *cc, const node *a);
+/* An argument of any kind: a group's name, or a word no one declared that
+   is close to a creature's name, is taken for a creature mistyped. */
+bool cmd_arg_known(compiler *cc, const node *a);
+/* The creature name closest to name, if one is close (out: SUGGEST_MAX + 1
+   bytes). */
+bool cmd_creature_like(compiler *cc, const char *name, char *out);
+/* Whether name is that of a group (`creature wolf x3`), which no one plays. */
+bool cmd_names_group(compiler *cc, const char *name);
 /* argc arguments for action ai: not more than its parameters, and for a
    command its target when it has a `target` clause (reported at end). */
 bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end);
