@@ -60,6 +60,12 @@ typedef struct compile_options {
     /* The memory one compile may add, in bytes (0: MEM_DEFAULT_BUDGET), as
        a command may (--limit memory=N): the parse, its tree and the code. */
     size_t max_memory;
+    /* The creature whose turn it is (NULL: none), for a play command typed
+       without its actor: the error says whose command it could be. */
+    const char *turn_of;
+    /* Commands typed one at a time (the REPL): a creature line that makes
+       a new side says so. */
+    bool typed;
 } compile_options;
 
 #define COMPILE_DEFAULT_READ ((size_t)1 << 30)

@@ -21,22 +21,24 @@ static bool square_node(const node *a, int32_t *x, int32_t *y)
     return a && (a->kind == AST_NAME || a->kind == AST_DICE) && square_parse(a->text, x, y);
 }
 
-static void push_arg(compiler *cc, const node *a)
+/* Its static type is returned. */
+static sty push_arg(compiler *cc, const node *a)
 {
     int32_t sx, sy;
     if (a->kind == AST_DICE && square_node(a, &sx, &sy)) {
         emit_const(cc, value_square(sx, sy), a->sp);
-        return;
+        return TY_SQUARE;
     }
     if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
         int32_t x, y;
-        if (square_parse(a->text, &x, &y))
+        if (square_parse(a->text, &x, &y)) {
             emit_const(cc, value_square(x, y), a->sp);
-        else
-            emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
-        return;
+            return TY_SQUARE;
+        }
+        emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
+        return TY_WORD;
     }
-    compile_expr(cc, a);
+    return compile_expr(cc, a);
 }
 
 static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
@@ -61,14 +63,8 @@ static bool push_creature(compiler *cc, ccur *k, const char *what)
         return false;
     }
     ccur_take(k);
-    if (a->kind == AST_NAME && !name_resolves(cc, a->text)) {
-        const char *s = suggest_name(cc, a->text);
-        if (s)
-            comp_error(cc, a->sp, "no creature '%s'; did you mean '%s'?", a->text, s);
-        else
-            comp_error(cc, a->sp, "no creature '%s'", a->text);
+    if (!cmd_creature_known(cc, a))
         return false;
-    }
     sty t = compile_expr(cc, a);
     if (t != TY_CREATURE && t != TY_ANY) {
         comp_error(cc, a->sp, "expected %s, not %s", what, sty_name(t));
@@ -118,18 +114,14 @@ static void push_word(compiler *cc, const char *w, span at)
 }
 
 /* A name that must be a declared thing of one kind; pushed as its word. */
-static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(const rules *, int))
+static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(const rules *, int), decl_kind kind)
 {
     const node *a = k->at;
     int name = ccur_name(k, what);
     if (name < 0)
         return false;
     if (lookup(cc->p->rules, name) < 0) {
-        const char *s = suggest_name(cc, a->text);
-        if (s)
-            comp_error(cc, a->sp, "no %s '%s'; did you mean '%s'?", what, a->text, s);
-        else
-            comp_error(cc, a->sp, "no %s '%s'", what, a->text);
+        cmd_no_such(cc, a->sp, a->text, what, kind, kind);
         return false;
     }
     emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, name), a->sp);
@@ -137,8 +129,11 @@ static bool push_named(compiler *cc, ccur *k, const char *what, int (*lookup)(co
 }
 
 /* `ACTION ARGS...` after an actor: the action's index, then its arguments.
- * A missing action is reported at the end of the command (`where`). */
-static int push_action_args(compiler *cc, const node *action, const node *stop, span where, int *index_out)
+ * A missing action is reported at the end of the command (`where`). A
+ * command (not a statement of a body) is held to the action's target
+ * clause too: its target named, and a creature (`actor` names who acts). */
+static int push_action_args(compiler *cc, const node *action, const node *stop, span where, const char *actor,
+                            bool command, int *index_out)
 {
     *index_out = -1;
     if (!action || action->kind != AST_NAME) {
@@ -149,23 +144,31 @@ static int push_action_args(compiler *cc, const node *action, const node *stop, 
     int id = comp_intern(cc, action->text);
     int ai = rules_action(cc->p->rules, id);
     if (ai < 0) {
-        const char *s = suggest_name(cc, action->text);
-        comp_error(cc, action->sp, "no action '%s'%s%s%s", action->text, s ? "; did you mean '" : "", s ? s : "",
-                   s ? "'?" : "");
+        cmd_unknown_action(cc, action, actor);
         return -1;
     }
     int argc = 0;
+    bool ok = true;
+    const node *last = action;
     for (const node *a = action->next; a && a != stop; a = a->next) {
         if (a->kind == AST_SEP)
             continue;
-        push_arg(cc, a);
+        bool target = command && argc == 0 && cc->p->rules->actions[ai].has_target;
+        if (target ? !cmd_creature_known(cc, a) : command && !cmd_arg_known(cc, a)) {
+            ok = false;
+        } else {
+            sty t = push_arg(cc, a);
+            if (target && !cmd_target_kind(cc, ai, action, a, t))
+                ok = false;
+        }
         argc++;
+        last = a;
     }
-    const decl *d = program_find_decl(cc->p, DK_ACTION, id);
-    int want = d ? d->nparams : 0;
-    if (argc > want)
-        comp_error(cc, action->sp, "action %s takes %d argument%s, not %d", action->text, want, want == 1 ? "" : "s",
-                   argc);
+    span end = {last->sp.end, last->sp.end, last->sp.source};
+    if (!command || ok)
+        ok = cmd_action_count(cc, ai, action, argc, command, end) && ok;
+    if (!ok)
+        return -1;
     *index_out = ai;
     return argc;
 }
@@ -236,9 +239,7 @@ static void compile_creature(compiler *cc, const node *cmd)
         if (!sd)
             sd = program_find_decl(cc->p, DK_RESOURCE, w);
         if (!sd) {
-            const char *s = suggest_name(cc, it->text);
-            comp_error(cc, it->a ? it->a->sp : it->sp, "no stat or resource '%s'%s%s%s", it->text,
-                       s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+            cmd_no_such(cc, it->a ? it->a->sp : it->sp, it->text, "stat or resource", DK_STAT, DK_RESOURCE);
             continue;
         }
         if (!it->list || (it->list->next && it->list->next->kind != AST_SEP)) {
@@ -337,17 +338,13 @@ static int compile_act(compiler *cc, const node *cmd, bool as_command)
 {
     /* the actor: a creature by name, or any expression in a body */
     int id = comp_intern(cc, cmd->text);
-    if (!as_command || name_resolves(cc, cmd->text)) {
-        node actor = {.kind = AST_NAME, .text = cmd->text, .sp = cmd->a ? cmd->a->sp : cmd->sp};
+    node actor = {.kind = AST_NAME, .text = cmd->text, .sp = cmd->a ? cmd->a->sp : cmd->sp};
+    if (!as_command || cmd_creature_known(cc, &actor))
         compile_expr(cc, &actor);
-    } else {
-        const char *s = suggest_name(cc, cmd->text);
-        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "no creature '%s'%s%s%s", cmd->text, s ? "; did you mean '" : "",
-                   s ? s : "", s ? "'?" : "");
+    else
         emit_op_u16(cc, OP_CREATURE, id, cmd->sp);
-    }
     int action;
-    int argc = push_action_args(cc, cmd->list, NULL, cmd->sp, &action);
+    int argc = push_action_args(cc, cmd->list, NULL, cmd->sp, cmd->text, as_command, &action);
     if (argc < 0)
         return -1;
     emit_op_u16(cc, OP_ACT, action, cmd->sp);
@@ -370,25 +367,7 @@ static void clause_command(compiler *cc, const node *cmd)
             id = (command_id)i;
     if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END || id == CMD_SHOW ||
         id == CMD_ROLL_INITIATIVE) {
-        const char *best = NULL;
-        int best_d = 3;
-        for (int i = 0; i < CMD_COUNT; i++) {
-            int d = diag_edit_distance(cmd->text, command_words[i], 2);
-            if (d < best_d) {
-                best_d = d;
-                best = command_words[i];
-            }
-        }
-        for (int k = 0; k < DK_COUNT; k++) { /* a misspelt declaration */
-            int d = diag_edit_distance(cmd->text, decl_kind_name((decl_kind)k), 2);
-            if (d < best_d) {
-                best_d = d;
-                best = decl_kind_name((decl_kind)k);
-            }
-        }
-        const char *hint = best ? best : suggest_name(cc, cmd->text);
-        comp_error(cc, cmd->a ? cmd->a->sp : cmd->sp, "unknown declaration or command '%s'%s%s%s", cmd->text,
-                   hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+        cmd_unknown_word(cc, cmd);
         return;
     }
     if (cmd->b) {
@@ -408,6 +387,7 @@ static void clause_command(compiler *cc, const node *cmd)
         ccur_end(&k);
         break;
     case CMD_HOLD: {
+        const char *who = k.at && k.at->text ? k.at->text : "NAME";
         if (!push_creature(cc, &k, "the creature that holds an action"))
             return;
         const node *on = k.at;
@@ -418,7 +398,7 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         }
         int action;
-        int n = push_action_args(cc, k.at, on, cmd->sp, &action);
+        int n = push_action_args(cc, k.at, on, cmd->sp, who, true, &action);
         if (n < 0)
             return;
         emit_const(cc, value_int(action), cmd->sp);
@@ -462,9 +442,7 @@ static void clause_command(compiler *cc, const node *cmd)
             return;
         int ri = rules_ruling(r, name);
         if (ri < 0) {
-            const char *s = suggest_name(cc, at->text);
-            comp_error(cc, at->sp, "no ruling '%s'%s%s%s", at->text, s ? "; did you mean '" : "", s ? s : "",
-                       s ? "'?" : "");
+            cmd_no_such(cc, at->sp, at->text, "ruling", DK_RULING, DK_RULING);
             return;
         }
         emit_const(cc, value_int(ri), at->sp);
@@ -491,7 +469,7 @@ static void clause_command(compiler *cc, const node *cmd)
         static const char *const choices[] = {"take", "decline"};
         if (ccur_accept(&k, "reactions")) {
             emit_op(cc, OP_NIL, cmd->sp);
-        } else if (!push_named(cc, &k, "trigger", rules_trigger)) {
+        } else if (!push_named(cc, &k, "trigger", rules_trigger, DK_TRIGGER)) {
             return;
         }
         if (!push_choice(cc, &k, "whether reactions are taken", choices, 2))
@@ -501,7 +479,7 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_APPLY: {
-        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "to") ||
+        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "to") ||
             !push_creature(cc, &k, "the creature"))
             return;
         if (ccur_accept(&k, "for")) {
@@ -528,7 +506,7 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_REMOVE:
-        if (!push_named(cc, &k, "condition", rules_condition) || !ccur_expect(&k, "from") ||
+        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "from") ||
             !push_creature(cc, &k, "the creature"))
             return;
         ccur_end(&k);
@@ -686,10 +664,11 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_CAN: {
+        const char *who = k.at && k.at->text ? k.at->text : "NAME";
         if (!push_creature(cc, &k, "the creature"))
             return;
         int action;
-        int n = push_action_args(cc, k.at, NULL, cmd->sp, &action);
+        int n = push_action_args(cc, k.at, NULL, cmd->sp, who, true, &action);
         if (n < 0)
             return;
         emit_const(cc, value_int(action), cmd->sp);

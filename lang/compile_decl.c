@@ -171,13 +171,17 @@ static void register_inner_names(compiler *cc, const node *dn)
     }
 }
 
-/* Sides are named by the creatures that take them. */
+/* Sides are named by the creatures that take them; a new one is announced. */
 static void register_side(compiler *cc, const node *dn)
 {
     for (const node *a = dn->list; a; a = a->next)
-        if (a->kind == AST_NAME && strcmp(a->text, "side") == 0 && a->next && a->next->kind == AST_NAME)
-            if (rules_add_side(cc->p->rules, comp_intern(cc, a->next->text)) < 0)
+        if (a->kind == AST_NAME && strcmp(a->text, "side") == 0 && a->next && a->next->kind == AST_NAME) {
+            int name = comp_intern(cc, a->next->text);
+            if (name >= 0 && rules_side(cc->p->rules, name) < 0)
+                cmd_new_side(cc, a->next);
+            if (rules_add_side(cc->p->rules, name) < 0)
                 cc->oom = true;
+        }
 }
 
 /* The kind of answer of a ruling (its `answer` clause, in the header or the

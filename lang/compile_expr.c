@@ -6,6 +6,7 @@
 
 #include "lang/compiler.h"
 #include "lang/parser.h"
+#include "lang/suggest.h"
 #include "runtime/builtins.h"
 #include "runtime/mem.h"
 #include "runtime/rules.h"
@@ -301,6 +302,10 @@ static void unknown_name(compiler *cc, const node *n, const char *what)
         return;
     }
     const char *s = suggest_name(cc, n->text);
+    /* a group's name is no creature: its members are (wolf1: wolf_1) */
+    char like[SUGGEST_MAX + 1];
+    if ((!s || cmd_names_group(cc, s)) && cmd_creature_like(cc, n->text, like))
+        s = like;
     if (s)
         comp_error(cc, n->sp, "unknown %s '%s'; did you mean '%s'?", what, n->text, s);
     else

@@ -107,6 +107,32 @@ void compile_command(compiler *cc, const node *cmd);
 /* `self: attack t` inside a body. */
 void compile_act_stmt(compiler *cc, const node *s);
 bool stat_is_derived(compiler *cc, const decl *d);
+/* A play command's words checked where they are written (cmd_check.c),
+ * each false (or void) after reporting what is wrong. A creature named by
+ * a bare name: one that plays (not a group's name, not a typo). */
+bool cmd_creature_known(compiler *cc, const node *a);
+/* An argument of any kind: a group's name, or a word no one declared that
+   is close to a creature's name, is taken for a creature mistyped. */
+bool cmd_arg_known(compiler *cc, const node *a);
+/* The creature name closest to name, if one is close (out: SUGGEST_MAX + 1
+   bytes). */
+bool cmd_creature_like(compiler *cc, const char *name, char *out);
+/* Whether name is that of a group (`creature wolf x3`), which no one plays. */
+bool cmd_names_group(compiler *cc, const char *name);
+/* argc arguments for action ai: not more than its parameters, and for a
+   command its target when it has a `target` clause (reported at end). */
+bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end);
+/* The first argument, of static type `type`, is what the target clause takes. */
+bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type);
+/* An actor's action that is none; a play command word typed after an actor. */
+void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
+/* A name that should be a declared thing of kind (or also) and is none:
+   "no WHAT 'NAME'" at `at`, with the one of that kind it may be. */
+void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also);
+/* A line whose first word is no declaration or command. */
+void cmd_unknown_word(compiler *cc, const node *cmd);
+/* A creature line names a side no creature had yet. */
+void cmd_new_side(compiler *cc, const node *name);
 /* The string ids a "did you mean" can suggest for a name in expressions. */
 const char *suggest_name(compiler *cc, const char *name);
 

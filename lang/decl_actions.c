@@ -163,6 +163,8 @@ void decl_action(decl_state *ds)
         fctx_add(&ds->fx, "target"); /* `action attack` takes one target */
     }
     act_of(ds)->nparams = ds->fx.n;
+    for (int i = 0; i < ds->fx.n; i++)
+        act_of(ds)->params[i] = comp_intern(cc, ds->fx.names[i]);
     bool stmts = false;
     decl_clauses(ds, action_clauses, action_nclauses, &stmts);
     int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b) : -1;

@@ -81,6 +81,13 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
             return true;
         }
     }
+    /* a target that is no creature is refused before the requirements,
+       which are written for one */
+    value t = nargs > 0 ? args[0] : value_nil();
+    if (a->has_target && t.type != V_CREATURE) {
+        set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
+        return true;
+    }
     for (int i = 0; i < a->nrequires; i++) {
         value w;
         if (!eval(v, &a->requires[i], actor, args, nargs, &w))
@@ -93,11 +100,6 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
             set_refusal(why, &rule, "it requires %.*s", len > 80 ? 80 : len, src->text + a->requires[i].where.start);
             return true;
         }
-    }
-    value t = nargs > 0 ? args[0] : value_nil();
-    if (a->has_target && t.type != V_CREATURE) {
-        set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
-        return true;
     }
     if (t.type == V_CREATURE) {
         int target = (int)t.num;

@@ -160,7 +160,12 @@ static fray_status run_text(fray *f, const char *name, const char *text, size_t 
     api_use(f);
     diag_sink before = f->sink;
     bool unchanged;
-    if (compile_or_nothing(f->p, name, text, len, as_file, &f->sink, &f->copts, &unchanged) > 0) {
+    /* a command written without its actor says whose turn it is */
+    int acting = f->v ? encounter_acting(f->v) : -1;
+    f->copts.turn_of = acting >= 0 ? f->v->creatures[acting].name : NULL;
+    int errors = compile_or_nothing(f->p, name, text, len, as_file, &f->sink, &f->copts, &unchanged);
+    f->copts.turn_of = NULL;
+    if (errors > 0) {
         f->failed_unchanged = unchanged;
         if (unchanged) {
             f->sink.errors = before.errors;
@@ -176,6 +181,14 @@ static fray_status run_text(fray *f, const char *name, const char *text, size_t 
 fray_status fray_run_string(fray *f, const char *name, const char *text, size_t len)
 {
     return run_text(f, name, text, len, false);
+}
+
+fray_status api_run_typed(fray *f, const char *text, size_t len)
+{
+    f->copts.typed = true;
+    fray_status st = fray_run_string(f, "<repl>", text, len);
+    f->copts.typed = false;
+    return st;
 }
 
 void api_read_through(fray *f, compile_read_fn fn, void *user)

@@ -37,5 +37,8 @@ uint64_t api_uses(const fray *f);
  * anything of its text was compiled or run (it is not rules text, or does
  * not parse), leaving f as it was before that call but for api_uses. */
 bool api_failed_unchanged(const fray *f);
+/* Compiles and runs one command typed at the prompt: as fray_run_string,
+ * and a creature line that makes a new side says so. */
+fray_status api_run_typed(fray *f, const char *text, size_t len);
 
 #endif

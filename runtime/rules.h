@@ -304,6 +304,7 @@ typedef struct r_action {
     period limit_per;
     int body;
     int nparams;
+    int params[ACTION_MAX_PARAMS]; /* names (string ids): what a play command's arguments are */
 } r_action;
 
 #define TRIGGER_MAX_ON 4

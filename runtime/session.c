@@ -228,7 +228,7 @@ static fray_status run_entry(session *s, const session_entry *e)
     case ENTRY_COMMAND:
         if (e->reseed)
             fray_reseed(s->f, e->seed);
-        return fray_run_string(s->f, "<repl>", e->text, e->len);
+        return api_run_typed(s->f, e->text, e->len);
     case ENTRY_FILE: return api_run_file_text(s->f, e->path, e->text, e->len);
     case ENTRY_SEED: fray_reseed(s->f, e->seed); return FRAY_OK;
     }
@@ -497,7 +497,7 @@ fray_status fray_session_run_at(fray_session *s, size_t n, const char *text)
         n = s->ndone;
     if (!rebuild(s, n))
         return FRAY_ERR_IO;
-    fray_status st = fray_run_string(s->f, "<repl>", text, strlen(text));
+    fray_status st = api_run_typed(s->f, text, strlen(text));
     rebuild(s, s->ndone);
     return st;
 }

@@ -9,6 +9,7 @@
 
 #include "lang/diag.h"
 #include "lang/source.h"
+#include "lang/suggest.h"
 
 /* diag_print of one diagnostic into a string (caller frees). */
 static char *render(const char *name, const char *text, uint32_t start, uint32_t end, diag_level level, const char *msg)
@@ -254,6 +255,48 @@ START_TEST(test_edit_distance)
 }
 END_TEST
 
+/* The closest of cands to typed, or "" when none is close. */
+static const char *suggest_of(const char *typed, const char *const *cands, int n)
+{
+    static suggestion s;
+    suggest_init(&s, typed);
+    for (int i = 0; i < n; i++)
+        suggest_consider(&s, cands[i], i);
+    return s.found ? s.best : "";
+}
+
+START_TEST(test_suggest_close_for_the_length)
+{
+    static const char *const words[] = {"dead", "level", "wolf_1", "dorn", "party", "attack", "stride", "x"};
+    int n = (int)(sizeof words / sizeof words[0]);
+    ck_assert_str_eq(suggest_of("delay", words, n), "");    /* two edits in five letters: too far */
+    ck_assert_str_eq(suggest_of("lvl", words, n), "level"); /* vowels left out */
+    ck_assert_str_eq(suggest_of("sre", words, n), "");      /* not an abbreviation of stride */
+    ck_assert_str_eq(suggest_of("Wolf_1", words, n), "wolf_1");
+    ck_assert_str_eq(suggest_of("wolf1", words, n), "wolf_1");
+    ck_assert_str_eq(suggest_of("dron", words, n), "dorn"); /* a swap is one edit */
+    ck_assert_str_eq(suggest_of("partty", words, n), "party");
+    ck_assert_str_eq(suggest_of("atack", words, n), "attack");
+    ck_assert_str_eq(suggest_of("y", words, n), "");    /* one letter is close to nothing */
+    ck_assert_str_eq(suggest_of("X", words, n), "x");   /* but to itself in another case */
+    ck_assert_str_eq(suggest_of("dorn", words, n), ""); /* the word itself is no suggestion */
+}
+END_TEST
+
+START_TEST(test_suggest_fewest_edits_first_on_a_tie)
+{
+    suggestion s;
+    suggest_init(&s, "stre");
+    suggest_consider(&s, "stra", 0);
+    suggest_consider(&s, "str", 1);
+    ck_assert_str_eq(s.best, "stra"); /* one edit each: the first stays */
+    ck_assert_int_eq(s.tag, 0);
+    suggest_consider(&s, "Stre", 2);
+    ck_assert_str_eq(s.best, "Stre"); /* case only: closest of all */
+    ck_assert_int_eq(s.tag, 2);
+}
+END_TEST
+
 START_TEST(test_edit_distance_cap)
 {
     /* beyond the cap the result is cap + 1, never less than the cap */
@@ -290,6 +333,8 @@ static Suite *make_suite(void)
     tcase_add_test(ts, test_source_line_col);
     tcase_add_test(ts, test_edit_distance);
     tcase_add_test(ts, test_edit_distance_cap);
+    tcase_add_test(ts, test_suggest_close_for_the_length);
+    tcase_add_test(ts, test_suggest_fewest_edits_first_on_a_tie);
     suite_add_tcase(s, ts);
     return s;
 }

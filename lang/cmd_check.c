@@ -1,0 +1,267 @@
+/* cmd_check: a play command's words checked against what the rules and
+ * the creatures declare, where the command is written and before any rule
+ * runs: a mistake at the table is answered on the command's own line, in
+ * the command's terms (the creatures there are, the action's parameters,
+ * what its target must be), with a suggestion only from what is valid at
+ * that point and only when it is close (lang/suggest.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/decl.h"
+#include "lang/suggest.h"
+#include "runtime/commands.h"
+#include "runtime/value.h"
+
+/* Every creature declared, by the names it plays under (`creature wolf x3`
+   plays as wolf_1 .. wolf_3). */
+static void consider_creatures(compiler *cc, suggestion *s)
+{
+    for (size_t i = 0; i < cc->p->ndecls; i++) {
+        const decl *d = &cc->p->decls[i];
+        if (d->kind != DK_CREATURE || d->name < 0)
+            continue;
+        const char *base = program_string(cc->p, d->name);
+        if (d->nparams <= 1) {
+            suggest_consider(s, base, 0);
+            continue;
+        }
+        for (int k = 1; k <= d->nparams; k++) {
+            char member[SUGGEST_MAX + 1];
+            if (snprintf(member, sizeof member, "%s_%d", base, k) < (int)sizeof member)
+                suggest_consider(s, member, 0);
+        }
+    }
+}
+
+/* The group `creature NAME xN` declared, or NULL. */
+static const decl *group_named(compiler *cc, const char *name)
+{
+    int id = program_find_string(cc->p, name);
+    const decl *d = id >= 0 ? program_find_decl(cc->p, DK_CREATURE, id) : NULL;
+    return d && d->nparams > 1 ? d : NULL;
+}
+
+bool cmd_creature_like(compiler *cc, const char *name, char *out)
+{
+    suggestion s;
+    suggest_init(&s, name);
+    consider_creatures(cc, &s);
+    if (s.found)
+        strcpy(out, s.best);
+    return s.found;
+}
+
+bool cmd_names_group(compiler *cc, const char *name)
+{
+    return group_named(cc, name) != NULL;
+}
+
+bool cmd_arg_known(compiler *cc, const node *a)
+{
+    char like[SUGGEST_MAX + 1];
+    if (!a || a->kind != AST_NAME)
+        return true;
+    if (group_named(cc, a->text) || (!name_resolves(cc, a->text) && cmd_creature_like(cc, a->text, like)))
+        return cmd_creature_known(cc, a);
+    return true;
+}
+
+bool cmd_creature_known(compiler *cc, const node *a)
+{
+    if (!a || a->kind != AST_NAME)
+        return true;
+    const decl *g = group_named(cc, a->text);
+    if (g) {
+        /* the members, as many as a line holds */
+        char list[256] = "";
+        size_t used = 0;
+        int k = 1;
+        for (; k <= g->nparams; k++) {
+            int n = snprintf(list + used, sizeof list - used, "%s%s_%d", k > 1 ? ", " : "", a->text, k);
+            if (n < 0 || (size_t)n >= sizeof list - used - 8) {
+                list[used] = '\0';
+                break;
+            }
+            used += (size_t)n;
+        }
+        comp_error(cc, a->sp, "'%s' names %d creatures (%s%s): say which one", a->text, g->nparams, list,
+                   k <= g->nparams ? ", ..." : "");
+        return false;
+    }
+    if (name_resolves(cc, a->text))
+        return true;
+    suggestion s;
+    suggest_init(&s, a->text);
+    consider_creatures(cc, &s);
+    /* `wolf1` reads as a square too (column wolf): a creature close to it
+       is what was meant; a square with none close is said as a square */
+    int32_t x, y;
+    if (!s.found && square_parse(a->text, &x, &y))
+        return true;
+    comp_error(cc, a->sp, "no creature '%s'%s%s%s", a->text, s.found ? "; did you mean '" : "", s.found ? s.best : "",
+               s.found ? "'?" : "");
+    return false;
+}
+
+static const char *target_wanted(const r_action *a)
+{
+    switch ((target_kind)a->target) {
+    case TARGET_ENEMY: return "an enemy";
+    case TARGET_ALLY: return "an ally";
+    case TARGET_SELF: return "the actor itself";
+    case TARGET_OTHER: return "a creature other than the actor";
+    case TARGET_ANY: break;
+    }
+    return "any creature";
+}
+
+/* "target, style": the action's parameters, for a message. */
+static void parameter_list(compiler *cc, const r_action *a, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < a->nparams && used < cap; i++) {
+        int n = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", program_string(cc->p, a->params[i]));
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end)
+{
+    const r_action *a = &cc->p->rules->actions[ai];
+    /* an action used in a body before its declaration is compiled: its
+       count is known (pass 1), its names and clauses not yet */
+    const decl *d = program_find_decl(cc->p, DK_ACTION, a->name);
+    int want = d ? d->nparams : a->nparams;
+    char params[200] = "";
+    if (a->nparams == want)
+        parameter_list(cc, a, params, sizeof params);
+    if (argc > want) {
+        if (want == 0)
+            comp_error(cc, action->sp, "action %s takes no arguments, not %d", action->text, argc);
+        else
+            comp_error(cc, action->sp, "action %s takes %d argument%s%s%s%s, not %d", action->text, want,
+                       want == 1 ? "" : "s", *params ? " (" : "", params, *params ? ")" : "", argc);
+        return false;
+    }
+    if (command && argc == 0 && a->has_target) {
+        comp_error(cc, end, "action %s needs its target, %s (it takes %s)", action->text, target_wanted(a), params);
+        return false;
+    }
+    return true;
+}
+
+bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type)
+{
+    const r_action *a = &cc->p->rules->actions[ai];
+    if (!a->has_target || type == TY_CREATURE || type == TY_ANY)
+        return true;
+    comp_error(cc, arg->sp, "the target of %s is a creature (%s), not %s", action->text, target_wanted(a),
+               sty_name(type));
+    return false;
+}
+
+void cmd_unknown_action(compiler *cc, const node *action, const char *actor)
+{
+    for (int i = 0; i < CMD_COUNT; i++)
+        if (i != CMD_ACT && strcmp(command_words[i], action->text) == 0) {
+            comp_error(cc, action->sp, "'%s' is a play command, not an action: it is written without '%s:', as '%s'",
+                       action->text, actor, command_usage[i]);
+            return;
+        }
+    const rules *r = cc->p->rules;
+    suggestion s;
+    suggest_init(&s, action->text);
+    for (int i = 0; i < r->nactions; i++)
+        suggest_consider(&s, program_string(cc->p, r->actions[i].name), 0);
+    comp_error(cc, action->sp, "no action '%s'%s%s%s", action->text, s.found ? "; did you mean '" : "",
+               s.found ? s.best : "", s.found ? "'?" : "");
+}
+
+void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also)
+{
+    suggestion s;
+    suggest_init(&s, name);
+    for (size_t i = 0; i < cc->p->ndecls; i++) {
+        const decl *d = &cc->p->decls[i];
+        if ((d->kind == kind || d->kind == also) && d->name >= 0)
+            suggest_consider(&s, program_string(cc->p, d->name), 0);
+    }
+    comp_error(cc, at, "no %s '%s'%s%s%s", what, name, s.found ? "; did you mean '" : "", s.found ? s.best : "",
+               s.found ? "'?" : "");
+}
+
+/* The text of a span, at most cap - 1 bytes of it. */
+static void span_text(compiler *cc, span sp, char *out, size_t cap)
+{
+    const source *src = cc->p->sources[sp.source];
+    size_t n = sp.end > sp.start ? sp.end - sp.start : 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, src->text + sp.start, n);
+    out[n] = '\0';
+}
+
+enum { LIKE_WORD, LIKE_ACTION, LIKE_STAT };
+
+void cmd_unknown_word(compiler *cc, const node *cmd)
+{
+    span at = cmd->a ? cmd->a->sp : cmd->sp;
+    const char *who = cc->opts && cc->opts->turn_of ? cc->opts->turn_of : "NAME";
+    char line[160];
+    span_text(cc, cmd->sp, line, sizeof line);
+    /* an action written without who takes it */
+    int id = program_find_string(cc->p, cmd->text);
+    if (id >= 0 && rules_action(cc->p->rules, id) >= 0) {
+        if (cc->opts && cc->opts->turn_of)
+            comp_error(cc, at, "an action needs the creature that takes it, as in '%s: %s' (it is %s's turn)", who,
+                       line, who);
+        else
+            comp_error(cc, at, "an action needs the creature that takes it, as in 'NAME: %s'", line);
+        return;
+    }
+    suggestion s;
+    suggest_init(&s, cmd->text);
+    for (int i = 0; i < CMD_COUNT; i++)
+        suggest_consider(&s, command_words[i], LIKE_WORD);
+    for (int k = 0; k < DK_COUNT; k++) /* a misspelt declaration */
+        suggest_consider(&s, decl_kind_name((decl_kind)k), LIKE_WORD);
+    const rules *r = cc->p->rules;
+    for (int i = 0; i < r->nactions; i++)
+        suggest_consider(&s, program_string(cc->p, r->actions[i].name), LIKE_ACTION);
+    for (size_t i = 0; i < cc->p->ndecls; i++) {
+        const decl *d = &cc->p->decls[i];
+        if ((d->kind == DK_STAT || d->kind == DK_RESOURCE) && d->name >= 0)
+            suggest_consider(&s, program_string(cc->p, d->name), LIKE_STAT);
+    }
+    const char *rest = cmd->list ? line + (cmd->list->sp.start - cmd->sp.start) : "";
+    if (cmd->list && cmd->list->sp.start - cmd->sp.start >= sizeof line)
+        rest = "...";
+    if (!s.found)
+        comp_error(cc, at, "unknown declaration or command '%s'", cmd->text);
+    else if (s.tag == LIKE_ACTION)
+        comp_error(cc, at, "unknown declaration or command '%s'; did you mean the action '%s', as in '%s: %s%s%s'?",
+                   cmd->text, s.best, who, s.best, *rest ? " " : "", rest);
+    else if (s.tag == LIKE_STAT)
+        comp_error(cc, at, "unknown declaration or command '%s'; did you mean the stat '%s', as in '%s.%s = %s'?",
+                   cmd->text, s.best, who, s.best, *rest ? rest : "VALUE");
+    else
+        comp_error(cc, at, "unknown declaration or command '%s'; did you mean '%s'?", cmd->text, s.best);
+}
+
+void cmd_new_side(compiler *cc, const node *name)
+{
+    const rules *r = cc->p->rules;
+    suggestion s;
+    suggest_init(&s, name->text);
+    for (int i = 0; i < r->nsides; i++)
+        suggest_consider(&s, program_string(cc->p, r->sides[i]), 0);
+    if (s.found)
+        diag_report(cc->sink, DIAG_WARNING, cc->p->sources[name->sp.source], name->sp,
+                    "new side '%s'; did you mean '%s'?", name->text, s.best);
+    else if (cc->opts && cc->opts->typed && r->nsides > 0) /* the first side is news to no one */
+        comp_note(cc, name->sp, "new side '%s'", name->text);
+}
