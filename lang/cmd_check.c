@@ -237,9 +237,9 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
         if ((d->kind == DK_STAT || d->kind == DK_RESOURCE) && d->name >= 0)
             suggest_consider(&s, program_string(cc->p, d->name), LIKE_STAT);
     }
-    const char *rest = cmd->list ? line + (cmd->list->sp.start - cmd->sp.start) : "";
-    if (cmd->list && cmd->list->sp.start - cmd->sp.start >= sizeof line)
-        rest = "...";
+    /* the rest of the line after the word, as far as `line` holds it */
+    size_t after = cmd->list ? cmd->list->sp.start - cmd->sp.start : 0;
+    const char *rest = !cmd->list ? "" : after < strlen(line) ? line + after : "...";
     if (!s.found)
         comp_error(cc, at, "unknown declaration or command '%s'", cmd->text);
     else if (s.tag == LIKE_ACTION)
