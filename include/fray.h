@@ -61,6 +61,13 @@ typedef struct fray_options {
 /* Opens a context. NULL only when out of memory. */
 fray *fray_open(const fray_options *opts);
 void fray_close(fray *f);
+/* A copy of f that goes on by itself: its rules, its state of play, its
+ * dice where they stand (the copy rolls what f would roll next), its
+ * limits and callbacks. To load a rule system once and play many fights
+ * from it, or to try something and throw it away. The search path is
+ * shared: it must outlive both. NULL when out of memory, or when f is in
+ * the middle of a command (asked from inside one of its callbacks). */
+fray *fray_clone(const fray *f);
 
 /* Where diagnostics and script output go. Defaults: stderr and stdout. */
 void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user);
@@ -210,6 +217,14 @@ typedef struct fray_session fray_session;
 /* A session with nothing done yet: opts (NULL for the defaults) is
  * copied, search path included. NULL only when out of memory. */
 fray_session *fray_session_open(const fray_options *opts);
+/* A copy of s that goes on by itself: its entries, undone ones too, its
+ * settings, limits and callbacks, and its state of play, made from the
+ * copies of the context s keeps (a rule system loaded is not compiled
+ * again). It keeps no journal (fray_session_journal gives it one). To
+ * load a rule system once and play many sessions from it. NULL when out
+ * of memory, or when s is in the middle of an entry (asked from inside
+ * one of its callbacks). */
+fray_session *fray_session_clone(const fray_session *s);
 /* Frees the session and its contexts; a journal it keeps is left on disk
  * (fray_session_close_journal first when the session ended as it should). */
 void fray_session_close(fray_session *s);

@@ -37,10 +37,16 @@ source *source_new(const char *name, const char *text, size_t len)
     return s;
 }
 
+source *source_share(source *s)
+{
+    atomic_fetch_add_explicit(&s->shares, 1, memory_order_relaxed);
+    return s;
+}
+
 void source_free(source *s)
 {
-    if (!s)
-        return;
+    if (!s || atomic_fetch_sub_explicit(&s->shares, 1, memory_order_acq_rel) > 0)
+        return; /* another holds it still */
     mem_strfree(s->name);
     if (s->text)
         mem_free(s->text, s->len + 1);

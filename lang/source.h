@@ -7,6 +7,7 @@
 #define SOURCE_BOM "\xEF\xBB\xBF" /* UTF-8's byte order mark */
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,13 +23,18 @@ typedef struct source {
     bool bom;              /* it began with one: columns and lines count from after it */
     uint32_t *line_starts; /* offset of each line's first byte */
     size_t nlines, line_cap;
-    bool not_text; /* not rules text (binary, or not UTF-8): its lines are never shown */
+    bool not_text;      /* not rules text (binary, or not UTF-8): its lines are never shown */
+    atomic_uint shares; /* owners besides the first (source_share) */
 } source;
 
 /* Takes copies of name and text (a UTF-8 byte order mark at its start is
  * left out: editors write one, and it is no part of the rules). NULL on
  * allocation failure. */
 source *source_new(const char *name, const char *text, size_t len);
+/* s, held by one more owner (a context copied whole: fray_clone): a
+ * source never changes once made, so copies share it, each freeing it
+ * once. */
+source *source_share(source *s);
 void source_free(source *s);
 
 /* 1-based line and column (column counted in characters, not bytes). */

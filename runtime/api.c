@@ -107,6 +107,29 @@ void fray_close(fray *f)
     mem_free(f, sizeof *f);
 }
 
+fray *fray_clone(const fray *from)
+{
+    if (!vm_at_rest(from->v))
+        return NULL;
+    fray *f = MEM_NEW(fray);
+    if (!f)
+        return NULL;
+    *f = *from;
+    f->p = program_clone(from->p);
+    f->v = f->p ? vm_clone(from->v, f->p) : NULL;
+    if (!f->v) {
+        program_free(f->p);
+        mem_free(f, sizeof *f);
+        return NULL;
+    }
+    /* what calls back with the context calls back with the copy */
+    f->sink.user = f;
+    vm_set_output(f->v, forward_output, f);
+    if (f->v->ask_user)
+        f->v->ask_user = f;
+    return f;
+}
+
 void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user)
 {
     f->on_diag = fn ? fn : default_diag;
@@ -195,6 +218,18 @@ void api_read_through(fray *f, compile_read_fn fn, void *user)
 {
     f->copts.read = fn;
     f->copts.read_user = user;
+}
+
+uint64_t api_source_bytes(const fray *f)
+{
+    return f->p->source_bytes;
+}
+
+void api_adopt(fray *f, const char *const *paths, size_t npaths, compile_read_fn fn, void *user)
+{
+    f->copts.search_path = paths;
+    f->copts.npaths = npaths;
+    api_read_through(f, fn, user);
 }
 
 size_t api_read_limit(const fray *f)

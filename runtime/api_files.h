@@ -33,6 +33,16 @@ fray_status api_run_file_text(fray *f, const char *path, const char *text, size_
  * a limit, cancelled a question or reported through it. The same count
  * means nothing of that was done to f in between. */
 uint64_t api_uses(const fray *f);
+/* The bytes of source f has compiled so far: what replaying it would
+ * compile again. */
+uint64_t api_source_bytes(const fray *f);
+/* f, a copy made for another session (fray_clone), reads its files
+ * through fn with user and searches paths for modules, as fray_open and
+ * api_read_through set them. */
+void api_adopt(fray *f, const char *const *paths, size_t npaths,
+               int (*fn)(void *user, const struct compile_options *opts, struct compile_read *rq, char **text,
+                         size_t *len),
+               void *user);
 /* Whether f's last fray_run_string or api_run_file_text failed before
  * anything of its text was compiled or run (it is not rules text, or does
  * not parse), leaving f as it was before that call but for api_uses. */

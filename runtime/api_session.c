@@ -54,6 +54,7 @@ void fray_session_close(fray_session *s)
         return;
     session_entries_free(&s->done, &s->ndone, &s->done_cap);
     session_entries_free(&s->undone, &s->nundone, &s->undone_cap);
+    checkpoints_clear(s);
     fray_close(s->f);
     journal_release(s); /* its file stays: the session did not say it ended */
     for (size_t i = 0; i < s->nlimits; i++)
@@ -98,6 +99,8 @@ fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t v
         return st;
     if (settled)
         s->settled_uses = api_uses(s->f);
+    for (int i = 0; i < s->ncheckpoints; i++) /* as the context, rebuilt from one, would have it */
+        fray_set_limit(s->checkpoints[i].f, name, value);
     for (size_t i = 0; i < s->nlimits; i++)
         if (!strcmp(s->limits[i].name, name)) {
             s->limits[i].value = value;

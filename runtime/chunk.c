@@ -44,10 +44,16 @@ chunk *chunk_new(chunk_kind kind, const char *name, span where)
     return c;
 }
 
+chunk *chunk_share(chunk *c)
+{
+    atomic_fetch_add_explicit(&c->shares, 1, memory_order_relaxed);
+    return c;
+}
+
 void chunk_free(chunk *c)
 {
-    if (!c)
-        return;
+    if (!c || atomic_fetch_sub_explicit(&c->shares, 1, memory_order_acq_rel) > 0)
+        return; /* another holds it still */
     mem_strfree(c->name);
     if (c->code)
         mem_free(c->code, c->cap);

@@ -3,6 +3,7 @@
 #ifndef FRAY_CHUNK_H
 #define FRAY_CHUNK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,9 +51,14 @@ typedef struct chunk {
     uint8_t nlocals;    /* including parameters */
     uint32_t max_stack; /* the most values it holds on the stack at once, from its frame's base */
     span where;         /* the whole declaration or command */
+    atomic_uint shares; /* owners besides the first (chunk_share) */
 } chunk;
 
 chunk *chunk_new(chunk_kind kind, const char *name, span where);
+/* c, held by one more owner (a context copied whole: fray_clone): a
+ * chunk never changes once compiled (the compiler writes only the chunks
+ * it is making), so copies share it, each freeing it once. */
+chunk *chunk_share(chunk *c);
 void chunk_free(chunk *c);
 /* Append one byte attributed to sp. Returns false when out of memory. */
 bool chunk_write(chunk *c, uint8_t byte, span sp);

@@ -52,6 +52,44 @@ void combat_free(combat *cb)
     combat_init(cb);
 }
 
+#define CLONE_ARRAY(to, from, field, cap, ok) \
+    ((to)->field = mem_dup((from)->field, (size_t)(from)->cap * sizeof(*(from)->field), (ok)))
+
+bool combat_clone(combat *cb, const combat *from)
+{
+    bool ok = true;
+    *cb = *from;
+    CLONE_ARRAY(cb, from, order, order_cap, &ok);
+    CLONE_ARRAY(cb, from, given, ngiven, &ok);
+    CLONE_ARRAY(cb, from, effects, effects_cap, &ok);
+    CLONE_ARRAY(cb, from, q_turn_start, q_turn_start_cap, &ok);
+    CLONE_ARRAY(cb, from, q_turn_end, q_turn_end_cap, &ok);
+    CLONE_ARRAY(cb, from, q_phase, q_phase_cap, &ok);
+    CLONE_ARRAY(cb, from, heap, heap_cap, &ok);
+    CLONE_ARRAY(cb, from, holds, holds_cap, &ok);
+    CLONE_ARRAY(cb, from, answers, answers_cap, &ok);
+    CLONE_ARRAY(cb, from, trigger_policy, trigger_policy_cap, &ok);
+    CLONE_ARRAY(cb, from, trigger_counts, trigger_counts_cap, &ok);
+    CLONE_ARRAY(cb, from, cells, cells_cap, &ok);
+    CLONE_ARRAY(cb, from, cell_index, cell_index_cap, &ok);
+    CLONE_ARRAY(cb, from, zones, zones_cap, &ok);
+    if (!cb->zones)
+        cb->nzones = 0;
+    for (int z = 0; z < cb->nzones; z++) {
+        CLONE_ARRAY(&cb->zones[z], &from->zones[z], neighbours, neighbours_cap, &ok);
+        CLONE_ARRAY(&cb->zones[z], &from->zones[z], traits, traits_cap, &ok);
+    }
+    CLONE_ARRAY(cb, from, log, log_cap, &ok);
+    if (!cb->log)
+        cb->nlog = 0;
+    for (int i = 0; i < cb->nlog; i++)
+        cb->log[i].text = from->log[i].text ? mem_dup(from->log[i].text, strlen(from->log[i].text) + 1, &ok) : NULL;
+    cb->index = NULL; /* built again when first asked */
+    if (!ok)
+        combat_free(cb);
+    return ok;
+}
+
 /* Grows an int32 array to n, filling new places with -1. */
 static bool grow_heads(int32_t **arr, size_t *cap, size_t n)
 {

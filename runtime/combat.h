@@ -222,6 +222,11 @@ struct vm;
 /* Lifecycle (combat.c). */
 void combat_init(combat *cb);
 void combat_free(combat *cb);
+/* Makes cb a copy of from, its own, at rest (no command under way), its
+ * effect index left to be built again; false when out of memory (cb then
+ * holds nothing). Copies each array combat_free frees: keep the two in
+ * step. */
+bool combat_clone(combat *cb, const combat *from);
 /* Makes room for creatures and rules that arrived since the last call. */
 bool combat_sync(struct vm *v);
 

@@ -65,6 +65,21 @@ int32_t keymap_get(const keymap *m, uint64_t key)
     return m->cap ? m->values[find(m, key)] : -1;
 }
 
+keymap keymap_clone(const keymap *from, bool *ok)
+{
+    keymap m = *from;
+    m.keys = mem_dup(from->keys, from->cap * sizeof(uint64_t), ok);
+    m.values = mem_dup(from->values, from->cap * sizeof(int32_t), ok);
+    if (m.cap && (!m.keys || !m.values)) {
+        if (m.keys)
+            mem_free(m.keys, m.cap * sizeof(uint64_t));
+        if (m.values)
+            mem_free(m.values, m.cap * sizeof(int32_t));
+        return (keymap){0};
+    }
+    return m;
+}
+
 void keymap_free(keymap *m)
 {
     if (m->cap) {

@@ -20,6 +20,9 @@ typedef struct keymap {
 bool keymap_put(keymap *m, uint64_t key, int32_t value);
 /* The value of key, or -1. */
 int32_t keymap_get(const keymap *m, uint64_t key);
+/* A copy of the map, its own; an empty map with *ok set false when out of
+ * memory (or when *ok is false already). */
+keymap keymap_clone(const keymap *from, bool *ok);
 void keymap_free(keymap *m);
 
 #endif

@@ -100,6 +100,18 @@ void mem_strfree(char *s)
         mem_free(s, strlen(s) + 1);
 }
 
+void *mem_dup(const void *p, size_t bytes, bool *ok)
+{
+    if (!p || !bytes)
+        return NULL;
+    void *copy = *ok ? mem_alloc(bytes) : NULL;
+    if (!copy) {
+        *ok = false;
+        return NULL;
+    }
+    return memcpy(copy, p, bytes);
+}
+
 void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need)
 {
     if (need <= *cap)

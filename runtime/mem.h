@@ -22,6 +22,11 @@ void *mem_calloc(size_t n, size_t size);
 char *mem_strndup(const char *s, size_t len);
 void mem_strfree(char *s);
 
+/* A copy of the first `bytes` bytes of p, for copying a structure whole
+ * (fray_clone): NULL when p is NULL or bytes 0, and NULL with *ok set false
+ * when out of memory, or when *ok is false already (a copy that has failed
+ * takes nothing more). */
+void *mem_dup(const void *p, size_t bytes, bool *ok);
 /* Grow an array of elem_size elements to hold at least need; doubles. */
 void *mem_grow(void *ptr, size_t elem_size, size_t *cap, size_t need);
 

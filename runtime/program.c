@@ -77,6 +77,79 @@ void program_free(program *p)
     mem_free(p, sizeof *p);
 }
 
+/* An array of pointers to objects, each copied with copy (or shared); on
+ * failure the array is NULL and empty, or holds NULL for each object not
+ * copied. */
+static void **copy_objects(void *const *from, size_t n, size_t cap, void *(*copy)(void *), bool *ok)
+{
+    if (!from || !cap)
+        return NULL;
+    void **to = *ok ? mem_calloc(cap, sizeof *to) : NULL;
+    if (!to) {
+        *ok = false;
+        return NULL;
+    }
+    for (size_t i = 0; i < n && *ok; i++)
+        *ok = (to[i] = copy(from[i])) != NULL;
+    return to;
+}
+
+static void *share_source(void *s)
+{
+    return source_share(s);
+}
+
+static void *share_chunk(void *c)
+{
+    return chunk_share(c);
+}
+
+static void *copy_string(void *s)
+{
+    return mem_strndup(s, strlen(s));
+}
+
+/* Every table, as program_free frees them; sources and chunks, which
+ * never change once made, shared. */
+program *program_clone(const program *from)
+{
+    program *p = MEM_NEW(program);
+    if (!p)
+        return NULL;
+    bool ok = true;
+    *p = *from;
+    p->sources =
+        (source **)copy_objects((void *const *)from->sources, from->nsources, from->sources_cap, share_source, &ok);
+    p->strings =
+        (char **)copy_objects((void *const *)from->strings, from->nstrings, from->strings_cap, copy_string, &ok);
+    p->chunks = (chunk **)copy_objects((void *const *)from->chunks, from->nchunks, from->chunks_cap, share_chunk, &ok);
+    if (!p->sources)
+        p->nsources = p->sources_cap = 0;
+    if (!p->strings)
+        p->nstrings = p->strings_cap = 0;
+    if (!p->chunks)
+        p->nchunks = p->chunks_cap = 0;
+    p->string_hash = mem_dup(from->string_hash, from->hash_cap * sizeof(int32_t), &ok);
+    p->dice = mem_dup(from->dice, from->dice_cap * sizeof(dexpr), &ok);
+    p->decls = mem_dup(from->decls, from->decls_cap * sizeof(decl), &ok);
+    p->decl_by_name = keymap_clone(&from->decl_by_name, &ok);
+    p->decl_by_place = keymap_clone(&from->decl_by_place, &ok);
+    p->enums = mem_dup(from->enums, from->enums_cap * sizeof(enum_info), &ok);
+    if (!p->enums)
+        p->nenums = p->enums_cap = 0;
+    for (size_t i = 0; i < p->nenums; i++)
+        p->enums[i].members = mem_dup(from->enums[i].members, (size_t)from->enums[i].nmembers * sizeof(int), &ok);
+    p->globals = mem_dup(from->globals, from->globals_cap * sizeof(int), &ok);
+    p->commands = mem_dup(from->commands, from->commands_cap * sizeof(int), &ok);
+    p->modules = mem_dup(from->modules, from->modules_cap * sizeof(int), &ok);
+    p->rules = ok ? rules_clone(from->rules) : NULL;
+    if (!p->rules) {
+        program_free(p);
+        return NULL;
+    }
+    return p;
+}
+
 void program_release(program *p, size_t nsources, size_t nchunks)
 {
     while (p->nchunks > nchunks)
@@ -94,6 +167,7 @@ int program_add_source(program *p, source *s)
         return -1;
     p->sources = grown;
     p->sources[p->nsources] = s;
+    p->source_bytes += s->len;
     return (int)p->nsources++;
 }
 

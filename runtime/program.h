@@ -68,6 +68,7 @@ typedef struct enum_info {
 typedef struct program {
     source **sources;
     size_t nsources, sources_cap;
+    uint64_t source_bytes; /* of every source ever added: the work of compiling it all again */
 
     char **strings; /* interned; ids are indices */
     size_t nstrings, strings_cap;
@@ -106,6 +107,9 @@ typedef struct program {
 } program;
 
 program *program_new(void);
+/* A copy of p, its own: sources, strings, code and rules; NULL when out of
+ * memory. */
+program *program_clone(const program *p);
 void program_free(program *p);
 
 /* Adds a source; returns its index or -1. The program takes ownership. */

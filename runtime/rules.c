@@ -175,6 +175,79 @@ void rules_free(rules *r)
     mem_free(r, sizeof *r);
 }
 
+/* A table copied whole; when it cannot be, none (its objects with it). */
+#define CLONE_TABLE(r, from, name, ok)                                                               \
+    do {                                                                                             \
+        (r)->name = mem_dup((from)->name, (size_t)(from)->name##_cap * sizeof(*(from)->name), (ok)); \
+        if (!(r)->name)                                                                              \
+            (r)->n##name = (r)->name##_cap = 0;                                                      \
+    } while (0)
+
+static void clone_condition(r_condition *c, const r_condition *from, bool *ok)
+{
+    c->mods = mem_dup(from->mods, (size_t)from->nmods * sizeof(r_modifier), ok);
+    c->forbids = mem_dup(from->forbids, (size_t)from->nforbids * sizeof(r_forbid), ok);
+    c->protects = mem_dup(from->protects, (size_t)from->nprotects * sizeof(r_forbid), ok);
+    c->implies = mem_dup(from->implies, (size_t)from->nimplies * sizeof(r_implies), ok);
+    c->excludes = mem_dup(from->excludes, (size_t)from->nexcludes * sizeof(int), ok);
+    c->ends_on = mem_dup(from->ends_on, (size_t)from->nends_on * sizeof(r_ends_on), ok);
+}
+
+/* Every table and what its objects own, as rules_free frees them: a field
+ * that owns memory is copied in both. */
+rules *rules_clone(const rules *from)
+{
+    rules *r = MEM_NEW(rules);
+    if (!r)
+        return NULL;
+    bool ok = true;
+    *r = *from;
+    CLONE_TABLE(r, from, slots, &ok);
+    CLONE_TABLE(r, from, limits, &ok);
+    CLONE_TABLE(r, from, exclusives, &ok);
+    CLONE_TABLE(r, from, exchanges, &ok);
+    CLONE_TABLE(r, from, phases, &ok);
+    CLONE_TABLE(r, from, conditions, &ok);
+    CLONE_TABLE(r, from, bonuses, &ok);
+    CLONE_TABLE(r, from, checks, &ok);
+    CLONE_TABLE(r, from, actions, &ok);
+    CLONE_TABLE(r, from, triggers, &ok);
+    CLONE_TABLE(r, from, rulings, &ok);
+    CLONE_TABLE(r, from, relations, &ok);
+    CLONE_TABLE(r, from, tactics, &ok);
+    CLONE_TABLE(r, from, resources, &ok);
+    CLONE_TABLE(r, from, ranges, &ok);
+    CLONE_TABLE(r, from, events, &ok);
+    CLONE_TABLE(r, from, stats, &ok);
+    CLONE_TABLE(r, from, items, &ok);
+    CLONE_TABLE(r, from, creatures, &ok);
+    CLONE_TABLE(r, from, sides, &ok);
+    for (int i = 0; i < r->nconditions; i++)
+        clone_condition(&r->conditions[i], &from->conditions[i], &ok);
+    for (int i = 0; i < r->nactions; i++)
+    r->actions[i].requires =
+        mem_dup(from->actions[i].requires, (size_t)from->actions[i].nrequires * sizeof(rexpr), &ok);
+    for (int i = 0; i < r->nchecks; i++)
+        r->checks[i].labels = mem_dup(from->checks[i].labels, (size_t)from->checks[i].nterms * sizeof(int), &ok);
+    for (int i = 0; i < r->nevents; i++) {
+        const r_event *e = &from->events[i];
+        r->events[i].triggers = mem_dup(e->triggers, (size_t)e->triggers_cap * sizeof(int), &ok);
+        r->events[i].ending = mem_dup(e->ending, (size_t)e->ending_cap * sizeof(int), &ok);
+    }
+    for (int i = 0; i < r->nitems; i++)
+        r->items[i].props = mem_dup(from->items[i].props, (size_t)from->items[i].nprops * sizeof(r_prop), &ok);
+    for (int i = 0; i < r->ncreatures; i++)
+        r->creatures[i].settings =
+            mem_dup(from->creatures[i].settings, (size_t)from->creatures[i].nsettings * sizeof(r_setting), &ok);
+    r->named = keymap_clone(&from->named, &ok);
+    r->holds_conditions = mem_dup(from->holds_conditions, (size_t)from->holds_conditions_cap * sizeof(int), &ok);
+    if (!ok) {
+        rules_free(r);
+        return NULL;
+    }
+    return r;
+}
+
 /* The key of a name in one of the tables: the table's place in the struct
  * tells the tables apart. */
 #define NAMED_KEY(table, name) ((uint64_t)offsetof(rules, table) << 32 | (uint32_t)(name))

@@ -534,6 +534,8 @@ typedef struct rules {
 rules *rules_new(void);
 /* The space of rules that declare none: 5 ft squares, diagonals of 1. */
 void rules_space_defaults(r_space *s);
+/* A copy of r, its own; NULL when out of memory. */
+rules *rules_clone(const rules *r);
 void rules_free(rules *r);
 
 /* Lookups by name (string id); -1 when absent. */

@@ -38,6 +38,36 @@ void session_entry_free(session_entry *e)
     *e = (session_entry){0};
 }
 
+/* A copy of from in *to, its own; false when out of memory (*to then
+ * holds what was copied, to be freed). */
+static bool entry_copy(session_entry *to, const session_entry *from)
+{
+    bool ok = true;
+    *to = (session_entry){.kind = from->kind,
+                          .len = from->len,
+                          .seed = from->seed,
+                          .reseed = from->reseed,
+                          .asked = from->asked,
+                          .files.from = from->files.from};
+    to->text = mem_dup(from->text, from->len + 1, &ok);
+    to->path = from->path ? mem_dup(from->path, strlen(from->path) + 1, &ok) : NULL;
+    for (size_t i = 0; i < from->nreplies && ok; i++)
+        ok = session_entry_reply(to, from->replies[i], strlen(from->replies[i]));
+    return ok && kept_files_copy(&to->files.kept, &from->files.kept);
+}
+
+static bool entries_copy(session_entry **list, size_t *n, size_t *cap, const session_entry *from, size_t nfrom)
+{
+    for (size_t i = 0; i < nfrom; i++) {
+        session_entry e;
+        if (!entry_copy(&e, &from[i]) || !session_entries_push(list, n, cap, e)) {
+            session_entry_free(&e);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool session_entry_reply(session_entry *e, const char *text, size_t len)
 {
     char **grown = mem_grow(e->replies, sizeof *grown, &e->replies_cap, e->nreplies + 1);
@@ -204,19 +234,26 @@ sfile_settings session_settings(const session *s)
         .max_creatures = (int)lower((uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures)};
 }
 
+/* The session's limits: those set by name, and those a loaded file
+ * lowered. */
+static void apply_limits(const session *s, fray *f)
+{
+    for (size_t i = 0; i < s->nlimits; i++)
+        fray_set_limit(f, s->limits[i].name, s->limits[i].value); /* each was checked when set */
+    lower_limit(s, f, "steps", s->opts.max_steps, s->file_max_steps);
+    lower_limit(s, f, "depth", (uint64_t)s->opts.max_call_depth, (uint64_t)s->file_max_call_depth);
+    lower_limit(s, f, "creatures", (uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures);
+}
+
 fray *session_open_context(session *s, bool quiet)
 {
     fray *f = fray_open(&s->opts);
     if (!f)
         return NULL;
     set_quiet(s, f, quiet);
-    for (size_t i = 0; i < s->nlimits; i++)
-        fray_set_limit(f, s->limits[i].name, s->limits[i].value); /* each was checked when set */
     /* the files its entries read come through the session: kept, served */
     api_read_through(f, session_read_file, s);
-    lower_limit(s, f, "steps", s->opts.max_steps, s->file_max_steps);
-    lower_limit(s, f, "depth", (uint64_t)s->opts.max_call_depth, (uint64_t)s->file_max_call_depth);
-    lower_limit(s, f, "creatures", (uint64_t)s->opts.max_creatures, (uint64_t)s->file_max_creatures);
+    apply_limits(s, f);
     s->settled_uses = api_uses(f); /* no entry yet: as a rebuild of none */
     return f;
 }
@@ -248,7 +285,12 @@ static fray_status replay_entry(session *s, const session_entry *e)
 /* A fresh context holding the first n entries of the timeline. */
 static bool rebuild(session *s, size_t n)
 {
-    fray *f = session_open_context(s, true);
+    size_t from = 0;
+    fray *f = checkpoints_open(s, n, &from);
+    if (f)
+        set_quiet(s, f, true);
+    else
+        f = session_open_context(s, true);
     if (!f) {
         out_of_memory(s);
         return false;
@@ -256,7 +298,7 @@ static bool rebuild(session *s, size_t n)
     fray_close(s->f);
     s->f = f;
     bool same = true;
-    for (size_t i = 0; i < n && i < s->ndone; i++)
+    for (size_t i = from; i < n && i < s->ndone; i++)
         same &= replay_entry(s, &s->done[i]) == FRAY_OK;
     /* a look back at an earlier point (n < ndone) is not the timeline's state */
     s->settled_uses = n >= s->ndone ? api_uses(s->f) : UINT64_MAX;
@@ -267,6 +309,38 @@ static bool rebuild(session *s, size_t n)
                        "(was it saved by another version of fray, or edited?)");
     s->replay_short = false;
     return true;
+}
+
+fray_session *fray_session_clone(const fray_session *from)
+{
+    if (from->replaying || from->recording)
+        return NULL; /* in the middle of an entry */
+    session *s = fray_session_open(&from->opts);
+    if (!s)
+        return NULL;
+    s->print = from->print;
+    s->print_user = from->print_user;
+    s->diagnose = from->diagnose;
+    s->diagnose_user = from->diagnose_user;
+    s->ask = from->ask;
+    s->ask_user = from->ask_user;
+    bool ok = true;
+    for (size_t i = 0; i < from->nlimits && ok; i++)
+        ok = fray_session_set_limit(s, from->limits[i].name, from->limits[i].value) == FRAY_OK;
+    s->file_max_steps = from->file_max_steps;
+    s->file_max_call_depth = from->file_max_call_depth;
+    s->file_max_creatures = from->file_max_creatures;
+    s->changes = from->changes;
+    s->saved_changes = from->saved_changes;
+    s->rerolls = from->rerolls;
+    ok = ok && entries_copy(&s->done, &s->ndone, &s->done_cap, from->done, from->ndone) &&
+         entries_copy(&s->undone, &s->nundone, &s->undone_cap, from->undone, from->nundone) &&
+         checkpoints_copy(s, from);
+    if (!ok || !rebuild(s, s->ndone)) {
+        fray_session_close(s);
+        return NULL;
+    }
+    return s;
 }
 
 /* --- new entries --------------------------------------------------------------------- */
@@ -300,6 +374,7 @@ static fray_status add_entry(session *s, session_entry e)
         timeline_changed(s, NULL, 0, &e);
         if (settled)
             s->settled_uses = api_uses(s->f);
+        checkpoints_maybe(s);
         return FRAY_OK;
     }
     bool unchanged = st != FRAY_OK && settled && e.kind != ENTRY_SEED && !e.reseed && api_failed_unchanged(s->f);
@@ -414,6 +489,7 @@ size_t fray_session_undo(fray_session *s, size_t n)
         s->ndone--;
     }
     timeline_changed(s, "undo", k, NULL); /* one group: a crash recovers all k or none */
+    checkpoints_trim(s, s->ndone);
     if (k)
         rebuild(s, s->ndone);
     return k;
@@ -433,6 +509,7 @@ size_t fray_session_redo(fray_session *s, size_t n)
     }
     if (settled) /* each entry redone as a rebuild replays it */
         s->settled_uses = api_uses(s->f);
+    checkpoints_maybe(s);
     timeline_changed(s, "redo", k, NULL);
     return k;
 }
@@ -458,6 +535,7 @@ fray_status fray_session_reroll(fray_session *s)
     }
     /* the old entry goes back where it was on failure: its place is kept */
     session_entry old = s->done[--s->ndone];
+    checkpoints_trim(s, s->ndone);
     rebuild(s, s->ndone);
     session_entry e = {.kind = ENTRY_COMMAND,
                        .text = mem_strndup(old.text, old.len),
@@ -483,6 +561,7 @@ fray_status fray_session_reroll(fray_session *s)
         timeline_changed(s, "undo", 1, &e); /* one group: the old roll or the new one */
         session_entries_clear(s->undone, &s->nundone);
         session_entry_free(&old);
+        checkpoints_maybe(s);
         return FRAY_OK;
     }
     session_entry_free(&e);
@@ -573,6 +652,7 @@ static void swap_loaded(session *s, sfile_loaded *l)
  * was. Frees l. */
 static fray_status take_loaded(session *s, sfile_loaded *l)
 {
+    checkpoints_clear(s); /* of another timeline, and settings */
     swap_loaded(s, l);
     if (!rebuild(s, s->ndone)) {
         swap_loaded(s, l); /* out of memory: back as it was, in the context it kept */

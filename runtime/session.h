@@ -56,6 +56,14 @@ typedef struct session_limit {
 
 typedef struct fray_session session;
 
+/* A copy of the context as it stood after the first `at` entries
+ * (session_checkpoints.c). */
+typedef struct session_checkpoint {
+    fray *f;
+    size_t at;
+} session_checkpoint;
+#define SESSION_CHECKPOINTS 8
+
 struct fray_session {
     fray_options opts; /* its search path and their strings owned */
     session_limit *limits;
@@ -65,6 +73,9 @@ struct fray_session {
     size_t ndone, done_cap;
     session_entry *undone; /* undone entries, the next to redo last */
     size_t nundone, undone_cap;
+    /* where a rebuild starts from: the newest last */
+    session_checkpoint checkpoints[SESSION_CHECKPOINTS];
+    int ncheckpoints;
     /* questions: answered from `replaying` while replaying, else by the GM
        through `ask` and written down in `recording` */
     const session_entry *replaying;
@@ -105,6 +116,17 @@ struct fray_session {
 /* A context with the session's settings, limits and callbacks (none when
  * quiet: while replaying); NULL when out of memory. */
 fray *session_open_context(session *s, bool quiet);
+
+/* Checkpoints (session_checkpoints.c): one taken after the entry just
+ * done when enough was done since the last; those past the first n
+ * entries dropped, or all; a copy of the newest after at most n entries
+ * (NULL: none), *at set to where it stands; the copies of another
+ * session's, made this one's. */
+void checkpoints_maybe(session *s);
+void checkpoints_trim(session *s, size_t n);
+void checkpoints_clear(session *s);
+fray *checkpoints_open(const session *s, size_t n, size_t *at);
+bool checkpoints_copy(session *s, const session *from);
 
 /* The session's own messages (a file refused, the journal lost), through
  * the diagnostic callback; file and line when they are known. */

@@ -253,6 +253,12 @@ typedef struct vm {
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
 void vm_free(vm *v);
+/* Whether v is between commands: nothing under way on its stack, in an
+ * exact walk, a simulation or a roll. */
+bool vm_at_rest(const vm *v);
+/* A copy of v, its own, running p (a copy of v's program); NULL when v is
+ * not at rest or out of memory (vm_clone.c). */
+vm *vm_clone(const vm *v, program *p);
 void vm_set_output(vm *v, vm_print_fn fn, void *user);
 
 /* Runs every command of the program from `first` on. Returns false on a

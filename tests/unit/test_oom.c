@@ -89,6 +89,37 @@ START_TEST(test_every_allocation_can_fail)
 }
 END_TEST
 
+/* A copy of a context that has played (fray_clone), with the Nth
+   allocation failing: NULL and nothing kept, or a copy that plays on. */
+START_TEST(test_clone_every_allocation_can_fail)
+{
+    int errors = 0;
+    fray *f = fray_open(&(fray_options){.seed = 1});
+    ck_assert_ptr_nonnull(f);
+    fray_on_output(f, quiet, NULL);
+    fray_on_diagnostic(f, quiet_diag, &errors);
+    ck_assert_int_eq(fray_run_string(f, "oom.rules", script, strlen(script)), FRAY_ERR_RULES);
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        fray *copy = fray_clone(f);
+        mem_fail_after(-1);
+        if (copy) {
+            completed = true;
+            ck_assert_int_eq(fray_run_string(copy, "more.rules", "next\nshow\n", 10), FRAY_OK);
+            fray_close(copy);
+        }
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    ck_assert_msg(completed, "the context was never copied");
+    ck_assert_int_gt(n, 20);
+    fray_close(f);
+}
+END_TEST
+
 /* --- a session ------------------------------------------------------------------- */
 
 static void count_diag(void *user, const fray_diagnostic *d)
@@ -137,6 +168,9 @@ static bool play_session(const char *rules, const char *saved, const char *journ
     ok &= fray_session_reroll(s) == FRAY_OK;
     ok &= fray_session_run_at(s, 2, "print a.hp") == FRAY_OK;
     ok &= fray_session_undo(s, 1) == 1;
+    fray_session *copy = fray_session_clone(s);
+    ok &= copy && fray_session_command(copy, "print roll d6 + a.hp") == FRAY_OK && fray_session_done(copy) == 4;
+    fray_session_close(copy);
     ok &= fray_session_save(s, saved) == FRAY_OK;
     fray_session_close(s); /* the journal stays */
     fray_session *t = open_session(&errors);
@@ -284,6 +318,7 @@ static Suite *make_suite(void)
     TCase *tc = tcase_create("oom");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_allocation_can_fail);
+    tcase_add_test(tc, test_clone_every_allocation_can_fail);
     tcase_add_test(tc, test_session_every_allocation_can_fail);
     tcase_add_test(tc, test_sim_every_allocation_can_fail);
     tcase_add_test(tc, test_diff_every_allocation_can_fail);

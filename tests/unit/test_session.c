@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fray.h"
 #include "tests/unit/check_main.h"
@@ -163,6 +164,221 @@ START_TEST(test_failures_do_not_pile_up)
 }
 END_TEST
 
+/* --- copies ------------------------------------------------------------------------ */
+
+/* The text of one of the shipped example skirmishes (malloc'd). */
+static char *read_example(const char *system)
+{
+    const char *srcdir = getenv("srcdir");
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s-skirmish.rules", srcdir ? srcdir : ".", system);
+    FILE *in = fopen(path, "rb");
+    ck_assert_msg(in != NULL, "cannot read %s", path);
+    char *text = malloc(1 << 20);
+    ck_assert_ptr_nonnull(text);
+    size_t n = fread(text, 1, (1 << 20) - 1, in);
+    text[n] = '\0';
+    fclose(in);
+    return text;
+}
+
+/* The end of the statement at text: a line, and the lines after it while
+   braces are open or the next begins with `else`. */
+static const char *statement_end(const char *text)
+{
+    int depth = 0;
+    bool quoted = false, comment = false;
+    for (const char *c = text; *c; c++) {
+        if (*c == '\n') {
+            comment = false;
+            const char *next = c + 1;
+            while (*next == ' ')
+                next++;
+            if (depth <= 0 && strncmp(next, "else", 4) != 0)
+                return c + 1;
+        } else if (comment) {
+            continue;
+        } else if (*c == '"') {
+            quoted = !quoted;
+        } else if (!quoted && *c == '#') {
+            comment = true;
+        } else if (!quoted) {
+            depth += *c == '{' ? 1 : *c == '}' ? -1 : 0;
+        }
+    }
+    return text + strlen(text);
+}
+
+/* Plays the example: its declarations at once (they name each other),
+   then from `begin encounter` on statement by statement; with copies,
+   each statement in a copy of the context the one before played in (the
+   older closed). */
+static void play_example(const char *text, heard *h, bool copies)
+{
+    fray *f = fray_open(&(fray_options){.seed = 3});
+    ck_assert_ptr_nonnull(f);
+    fray_on_output(f, on_output, h);
+    fray_on_diagnostic(f, on_diagnostic, h);
+    const char *begin = strstr(text, "\nbegin encounter");
+    ck_assert_ptr_nonnull(begin);
+    ck_assert_int_eq(fray_run_string(f, "<example>", text, (size_t)(begin + 1 - text)), FRAY_OK);
+    for (const char *at = begin + 1; *at;) {
+        const char *end = statement_end(at);
+        fray_run_string(f, "<example>", at, (size_t)(end - at));
+        at = end;
+        if (copies) {
+            fray *copy = fray_clone(f);
+            ck_assert_ptr_nonnull(copy);
+            fray_close(f);
+            f = copy;
+        }
+    }
+    fray_close(f);
+}
+
+/* A copy plays on exactly as the context it was copied from would have:
+   the same transcript, dice included, however often it is copied. */
+START_TEST(test_copies_play_as_the_original)
+{
+    char *text = read_example(systems[_i]);
+    heard *once = calloc(1, sizeof *once), *copied = calloc(1, sizeof *copied);
+    ck_assert_ptr_nonnull(once);
+    ck_assert_ptr_nonnull(copied);
+    play_example(text, once, false);
+    play_example(text, copied, true);
+    ck_assert_int_eq(once->errors, 0);
+    ck_assert_uint_gt(once->n, 2000); /* a whole fight was played */
+    ck_assert_str_eq(once->text, copied->text);
+    free(once);
+    free(copied);
+    free(text);
+}
+END_TEST
+
+static int64_t eval_int(fray *f, const char *expr)
+{
+    char out[64];
+    ck_assert_int_eq(fray_eval(f, expr, out, sizeof out), FRAY_OK);
+    return strtoll(out, NULL, 10);
+}
+
+/* What is done to a copy is not done to the original, nor the other way
+   round, and either outlives the other. */
+START_TEST(test_copies_go_their_own_way)
+{
+    heard *h = calloc(1, sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    fray *f = fray_open(&(fray_options){.seed = 5});
+    ck_assert_ptr_nonnull(f);
+    fray_on_output(f, on_output, h);
+    const char *setup = "use legend\ncreature dorn side party { max_hp 30 }\n";
+    ck_assert_int_eq(fray_run_string(f, "setup", setup, strlen(setup)), FRAY_OK);
+    fray *copy = fray_clone(f);
+    ck_assert_ptr_nonnull(copy);
+    const char *more = "dorn.hp -= 7\ncreature orc side foes {}";
+    ck_assert_int_eq(fray_run_string(copy, "a", more, strlen(more)), FRAY_OK);
+    ck_assert_int_eq(eval_int(copy, "dorn.hp"), 23);
+    ck_assert_int_eq(eval_int(f, "dorn.hp"), 30);
+    ck_assert_int_eq(eval_int(copy, "len(creatures())"), eval_int(f, "len(creatures())") + 1);
+    /* the same dice from where they stood */
+    int64_t a = eval_int(f, "roll 10d100"), b = eval_int(copy, "roll 10d100");
+    ck_assert_int_eq(a, b);
+    fray_close(f); /* what they shared stays the copy's */
+    const char *fight = "show\nbegin encounter\nroll initiative\n";
+    ck_assert_int_eq(fray_run_string(copy, "b", fight, strlen(fight)), FRAY_OK);
+    ck_assert_int_eq(eval_int(copy, "dorn.hp"), 23);
+    fray_close(copy);
+    free(h);
+}
+END_TEST
+
+/* Asked from inside a command (a question it puts), a copy is refused:
+   the state is half-way through it. */
+static bool clone_while_asked(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    (void)q;
+    fray_session *s = user;
+    ck_assert_ptr_null(fray_session_clone(s));
+    ck_assert_ptr_null(fray_clone(fray_session_context(s)));
+    snprintf(answer, cap, "no");
+    return true;
+}
+
+START_TEST(test_no_copy_mid_command)
+{
+    heard *h = calloc(1, sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    fray_session *s = open_heard(h);
+    fray_session_on_ask(s, clone_while_asked, s);
+    ck_assert_int_eq(fray_session_command(s, "use legend"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "creature dorn side party {}\ncreature wolf side foes {}"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "begin encounter"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "roll initiative"), FRAY_OK);
+    ck_assert(strstr(h->text, "wolf") != NULL);
+    fray_session_close(s);
+    free(h);
+}
+END_TEST
+
+/* Entries in a long session, each a command that changes the state. */
+static void long_play(fray_session *s, int n)
+{
+    ck_assert_int_eq(fray_session_command(s, "use legend"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "creature a x2 side red {}\ncreature b side blue {}"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "begin encounter\nroll initiative\nlet l = [0]"), FRAY_OK);
+    for (int i = 0; i < n; i++) {
+        char command[96];
+        snprintf(command, sizeof command, "let l = [roll(d%d), %d]\na_1.hp -= 1\na_1.hp += 1", 4 + i % 17, i);
+        ck_assert_int_eq(fray_session_command(s, command), FRAY_OK);
+    }
+}
+
+/* A session rebuilt from the copies it keeps (after a failure, an undo
+   past them, a redo, a look back) is the state a replay of every entry
+   from the first gives, dice included: a loaded save replays them all. */
+START_TEST(test_rebuilt_from_copies_as_replayed)
+{
+    char saved[64];
+    snprintf(saved, sizeof saved, "/tmp/fray-test-copies-%ld.session", (long)getpid());
+    heard *kept = calloc(1, sizeof *kept), *replayed = calloc(1, sizeof *replayed);
+    ck_assert_ptr_nonnull(kept);
+    ck_assert_ptr_nonnull(replayed);
+    fray_session *s = open_heard(kept);
+    long_play(s, 1200);
+    ck_assert_int_ne(fray_session_command(s, "print 1 // 0"), FRAY_OK);
+    ck_assert_uint_eq(fray_session_undo(s, 700), 700);
+    ck_assert_int_ne(fray_session_command(s, "print 1 // 0"), FRAY_OK);
+    ck_assert_uint_eq(fray_session_redo(s, 300), 300);
+    ck_assert_int_eq(fray_session_run_at(s, 100, "print l"), FRAY_OK);
+    ck_assert_int_eq(fray_session_reroll(s), FRAY_OK);
+    ck_assert_int_ne(fray_session_command(s, "a_1.hp -= 1\nprint 1 // 0"), FRAY_OK);
+    /* a copy of the session, played on alike */
+    fray_session *copy = fray_session_clone(s);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_uint_eq(fray_session_done(copy), fray_session_done(s));
+    ck_assert_uint_eq(fray_session_undone(copy), fray_session_undone(s));
+    ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+    fray_session *t = open_heard(replayed);
+    ck_assert_int_eq(fray_session_load(t, saved), FRAY_OK);
+    unlink(saved);
+    look(s, kept);
+    look(t, replayed);
+    ck_assert_str_eq(kept->text, replayed->text);
+    ck_assert(strstr(kept->text, "a_1") != NULL);
+    heard *other = calloc(1, sizeof *other);
+    ck_assert_ptr_nonnull(other);
+    fray_session_on_output(copy, on_output, other);
+    look(copy, other);
+    ck_assert_str_eq(other->text, replayed->text);
+    fray_session_close(copy);
+    fray_session_close(s);
+    fray_session_close(t);
+    free(kept);
+    free(replayed);
+    free(other);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -171,6 +387,13 @@ static Suite *session_suite(void)
     tcase_add_test(tc, test_rebuild_only_when_changed);
     tcase_add_test(tc, test_failures_do_not_pile_up);
     suite_add_tcase(s, tc);
+    TCase *copies = tcase_create("copies");
+    tcase_set_timeout(copies, 120);
+    tcase_add_loop_test(copies, test_copies_play_as_the_original, 0, (int)(sizeof systems / sizeof systems[0]));
+    tcase_add_test(copies, test_copies_go_their_own_way);
+    tcase_add_test(copies, test_no_copy_mid_command);
+    tcase_add_test(copies, test_rebuilt_from_copies_as_replayed);
+    suite_add_tcase(s, copies);
     return s;
 }
 
