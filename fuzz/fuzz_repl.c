@@ -6,7 +6,8 @@
  * of every kind. Lines may be of any length (libFuzzer's -max_len bounds
  * them), and the commands share the input's step budget (fuzz.h). After
  * each line the session must still stand: errors are fine; a crash, a
- * sanitizer report, a leak or a hang is a bug. */
+ * sanitizer report, a leak or a hang is a bug. The system is loaded once
+ * per process: each input plays in a copy of a session that loaded it. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,27 +28,43 @@ static bool answer(void *ui, const fray_question *q, char *out, size_t cap)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The session each input starts from: the rule system loaded once per
+ * process, each input playing in a copy of it (fray_session_clone), as a
+ * rebuild does from the session's own copies. */
+static fray_session *base_session(int system)
 {
     static const char *const systems[] = {"use legend", "use lurasko", "use escalation", "use shock", "use fortitude"};
-    if (size < 1)
-        return 0;
-    char *line = malloc(size);
-    if (!line)
-        return 0;
-    unsigned turn = 0;
-    fray_options o = fuzz_options(data + 1, size - 1);
+    static fray_session *bases[6];
+    if (bases[system])
+        return bases[system];
+    fray_options o = {.seed = 1, .max_creatures = FUZZ_CREATURES};
     fray_session *s = fray_session_open(&o);
-    if (!s) {
-        free(line);
-        return 0;
-    }
+    if (!s)
+        return NULL;
     FUZZ_LIMITS(fray_session_set_limit, s);
     fray_session_on_output(s, fuzz_quiet_output, NULL);
     fray_session_on_diagnostic(s, fuzz_quiet_diagnostic, NULL);
+    if (system < 5 && fray_session_command(s, systems[system]) != FRAY_OK) {
+        fray_session_close(s);
+        return NULL;
+    }
+    return bases[system] = s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    fray_session *base = base_session(data[0] % 6);
+    fray_session *s = base ? fray_session_clone(base) : NULL;
+    char *line = s ? malloc(size) : NULL;
+    if (!line) {
+        fray_session_close(s);
+        return 0;
+    }
+    unsigned turn = 0;
+    fray_session_set_limit(s, "steps", fuzz_steps_per_command(data + 1, size - 1));
     fray_session_on_ask(s, answer, &turn);
-    if (data[0] % 6 < 5)
-        fray_session_command(s, systems[data[0] % 6]);
     size_t at = 1, lines = 0;
     while (at < size && lines < MAX_LINES) {
         /* a line, and more while braces are open, as the REPL reads */
