@@ -12,6 +12,12 @@
  *   exit N          wait for the program to end with status N
  *   patience N      let each later wait take up to N seconds
  *   columns N       make the terminal N columns wide (200 at the start)
+ *   never TEXT      fail if TEXT shows anywhere in the output from here
+ *                   to the end (escapes of send): what a whole session
+ *                   must never print, such as a diagnostic located in a
+ *                   rules file
+ * With PTYRUN_TRANSCRIPT=FILE in the environment, everything the program
+ * writes is copied to FILE, to read the session as the terminal showed it.
  * Each wait gives up after 10 seconds (or the patience given). On failure it says which step and
  * shows the output it saw (escape sequences made visible), and exits 1. */
 #define _DEFAULT_SOURCE
@@ -30,6 +36,38 @@
 
 static char seen[1 << 16]; /* output since the last expect */
 static size_t nseen;
+
+/* `never` patterns, each with the output it has yet to be looked for in
+   (the tail kept from the last look, so a pattern cut between two reads
+   is still found) */
+#define NEVER_MAX 16
+static struct {
+    char text[256];
+    size_t len;
+    char tail[1 << 16];
+    size_t ntail;
+} nevers[NEVER_MAX];
+static int nnevers;
+static const char *never_seen; /* the first one that showed */
+static FILE *transcript;       /* PTYRUN_TRANSCRIPT, or NULL */
+
+static void look_for_nevers(const char *buf, size_t n)
+{
+    for (int k = 0; k < nnevers && !never_seen; k++) {
+        char *tail = nevers[k].tail;
+        size_t cap = sizeof nevers[k].tail;
+        for (size_t i = 0; i < n; i++) {
+            if (nevers[k].ntail == cap) { /* keep what a match may still end in */
+                memmove(tail, tail + cap - nevers[k].len, nevers[k].len);
+                nevers[k].ntail = nevers[k].len;
+            }
+            tail[nevers[k].ntail++] = buf[i];
+            if (nevers[k].ntail >= nevers[k].len &&
+                !memcmp(tail + nevers[k].ntail - nevers[k].len, nevers[k].text, nevers[k].len))
+                never_seen = nevers[k].text;
+        }
+    }
+}
 
 static void show_seen(void)
 {
@@ -64,6 +102,9 @@ static bool pump(int fd, int ms)
     }
     memcpy(seen + nseen, buf, (size_t)n);
     nseen += (size_t)n;
+    look_for_nevers(buf, (size_t)n);
+    if (transcript)
+        fwrite(buf, 1, (size_t)n, transcript);
     return true;
 }
 
@@ -121,6 +162,11 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 2;
     }
+    const char *transcript_path = getenv("PTYRUN_TRANSCRIPT");
+    if (transcript_path && !(transcript = fopen(transcript_path, "we"))) {
+        perror(transcript_path);
+        return 2;
+    }
     struct winsize ws = {.ws_row = 40, .ws_col = 200};
     int fd;
     pid_t pid = forkpty(&fd, NULL, NULL, &ws);
@@ -154,6 +200,27 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s:%d: cannot resize the terminal\n", argv[1], step);
                 return 1;
             }
+            continue;
+        }
+        if (never_seen) {
+            fprintf(stderr, "%s:%d: saw \"%s\", which was never to show\n", argv[1], step, never_seen);
+            show_seen();
+            kill(pid, SIGKILL);
+            return 1;
+        }
+        if (!strncmp(line, "never ", 6)) {
+            if (nnevers == NEVER_MAX) {
+                fprintf(stderr, "%s:%d: too many 'never' steps\n", argv[1], step);
+                return 2;
+            }
+            char text[4096];
+            size_t n = unescape(arg, text);
+            if (n == 0 || n >= sizeof nevers[0].text) {
+                fprintf(stderr, "%s:%d: a 'never' text of 1 to %zu bytes\n", argv[1], step, sizeof nevers[0].text - 1);
+                return 2;
+            }
+            memcpy(nevers[nnevers].text, text, n);
+            nevers[nnevers++].len = n;
             continue;
         }
         if (!strncmp(line, "send ", 5)) {
@@ -204,6 +271,13 @@ int main(int argc, char **argv)
             int got = 0;
             while ((got = waitpid(pid, &status, WNOHANG)) == 0 && now() < until)
                 pump(fd, 50);
+            if (never_seen) {
+                fprintf(stderr, "%s:%d: saw \"%s\", which was never to show\n", argv[1], step, never_seen);
+                show_seen();
+                if (got != pid)
+                    kill(pid, SIGKILL);
+                return 1;
+            }
             if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != atoi(arg)) {
                 fprintf(stderr, "%s:%d: the program did not exit with status %s (%s)\n", argv[1], step, arg,
                         got != pid          ? "still running"
@@ -223,5 +297,9 @@ int main(int argc, char **argv)
     }
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
+    if (never_seen) {
+        fprintf(stderr, "%s: saw \"%s\", which was never to show\n", argv[1], never_seen);
+        return 1;
+    }
     return 0;
 }
