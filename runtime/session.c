@@ -283,7 +283,16 @@ static fray_status replay_entry(session *s, const session_entry *e)
 }
 
 /* A fresh context holding the first n entries of the timeline. */
+static bool rebuild_checked(session *s, size_t n, bool *replayed_same);
+
 static bool rebuild(session *s, size_t n)
+{
+    return rebuild_checked(s, n, NULL);
+}
+
+/* As rebuild; with replayed_same, whether every entry replayed as it ran
+   the first time is said there instead of in a warning. */
+static bool rebuild_checked(session *s, size_t n, bool *replayed_same)
 {
     size_t from = 0;
     fray *f = checkpoints_open(s, n, &from);
@@ -303,7 +312,9 @@ static bool rebuild(session *s, size_t n)
     /* a look back at an earlier point (n < ndone) is not the timeline's state */
     s->settled_uses = n >= s->ndone ? api_uses(s->f) : UINT64_MAX;
     set_quiet(s, s->f, false);
-    if (!same || s->replay_short)
+    if (replayed_same)
+        *replayed_same = same && !s->replay_short;
+    else if (!same || s->replay_short)
         session_report(s, FRAY_WARNING, NULL, 0,
                        "replaying the session did not go as it went the first time "
                        "(was it saved by another version of fray, or edited?)");
@@ -336,7 +347,10 @@ fray_session *fray_session_clone(const fray_session *from)
     ok = ok && entries_copy(&s->done, &s->ndone, &s->done_cap, from->done, from->ndone) &&
          entries_copy(&s->undone, &s->nundone, &s->undone_cap, from->undone, from->nundone) &&
          checkpoints_copy(s, from);
-    if (!ok || !rebuild(s, s->ndone)) {
+    /* a copy is the session as it is, or none (a replay cut short by a
+       lack of memory is not it) */
+    bool same = false;
+    if (!ok || !rebuild_checked(s, s->ndone, &same) || !same) {
         fray_session_close(s);
         return NULL;
     }

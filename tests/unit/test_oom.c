@@ -168,9 +168,6 @@ static bool play_session(const char *rules, const char *saved, const char *journ
     ok &= fray_session_reroll(s) == FRAY_OK;
     ok &= fray_session_run_at(s, 2, "print a.hp") == FRAY_OK;
     ok &= fray_session_undo(s, 1) == 1;
-    fray_session *copy = fray_session_clone(s);
-    ok &= copy && fray_session_command(copy, "print roll d6 + a.hp") == FRAY_OK && fray_session_done(copy) == 4;
-    fray_session_close(copy);
     ok &= fray_session_save(s, saved) == FRAY_OK;
     fray_session_close(s); /* the journal stays */
     fray_session *t = open_session(&errors);
@@ -212,6 +209,46 @@ START_TEST(test_session_every_allocation_can_fail)
     unlink(journal);
     ck_assert_msg(completed, "the session never went through");
     ck_assert_int_gt(n, 50);
+}
+END_TEST
+
+/* A copy of a session (fray_session_clone) that keeps a copy of its
+   context (a checkpoint: more source than one is taken after), with the
+   Nth allocation failing: NULL and nothing kept, or a copy that plays on. */
+START_TEST(test_session_clone_every_allocation_can_fail)
+{
+    int errors = 0;
+    fray_session *s = open_session(&errors);
+    ck_assert_ptr_nonnull(s);
+    /* enough rules that the session keeps a copy of its context after them */
+    size_t cap = 40000, len = 0;
+    char *rules = malloc(cap);
+    ck_assert_ptr_nonnull(rules);
+    for (int i = 0; len + 64 < cap; i++)
+        len += (size_t)snprintf(rules + len, cap - len, "stat s%d = %d\n", i, i);
+    ck_assert_int_eq(fray_session_command(s, rules), FRAY_OK);
+    free(rules);
+    ck_assert_int_eq(fray_session_command(s, "creature a { s3 4 }"), FRAY_OK);
+    size_t before = mem_live_bytes();
+    bool completed = false;
+    long n;
+    for (n = 0; n < 100000 && !completed; n++) {
+        mem_fail_after(n);
+        fray_session *copy = fray_session_clone(s);
+        mem_fail_after(-1);
+        if (copy) {
+            completed = true;
+            ck_assert_int_eq(fray_session_command(copy, "print a.s3 + a.s7"), FRAY_OK);
+            ck_assert_uint_eq(fray_session_done(copy), 3);
+            fray_session_close(copy);
+        }
+        ck_assert_msg(mem_live_bytes() == before, "leak after failing allocation %ld: %zu bytes", n,
+                      mem_live_bytes() - before);
+    }
+    ck_assert_msg(completed, "the session was never copied");
+    ck_assert_int_gt(n, 20);
+    ck_assert_uint_eq(fray_session_done(s), 2);
+    fray_session_close(s);
 }
 END_TEST
 
@@ -320,6 +357,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_every_allocation_can_fail);
     tcase_add_test(tc, test_clone_every_allocation_can_fail);
     tcase_add_test(tc, test_session_every_allocation_can_fail);
+    tcase_add_test(tc, test_session_clone_every_allocation_can_fail);
     tcase_add_test(tc, test_sim_every_allocation_can_fail);
     tcase_add_test(tc, test_diff_every_allocation_can_fail);
     suite_add_tcase(s, tc);
