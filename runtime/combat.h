@@ -13,6 +13,7 @@
  *   grid.c        squares, distance, sight, movement
  *   zones.c       zones, groups and engagements
  *   log.c         the transcript and explain
+ *   hidden.c      what the players do not know, and the lines that tell it
  *
  * Nothing here knows a rule system: every number and name comes from the
  * rules tables (rules.h). */

@@ -1,6 +1,8 @@
 /* log: the transcript of play and what `explain` adds to it. Every line a
  * command prints is kept with the command's number; details (each die, each
  * modifier and the rule it comes from) are kept but only shown by explain.
+ * A line that tells something hidden from the players (hidden.c) is kept
+ * as such and printed with COMBAT_HIDDEN_MARK before it.
  * The log is a ring, so a long session uses bounded memory. */
 #include <stdarg.h>
 #include <stdio.h>
