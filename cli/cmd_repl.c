@@ -94,9 +94,18 @@ static bool ends_with(const char *s, const char *end)
 
 /* On a terminal the transcript is coloured where the eye looks first: a
  * check's outcome, a refusal, the start of a turn or round. */
+void repl_print_hidden_mark(const repl *r)
+{
+    printf("%s%s%s", r->color ? "\033[1;35m" : "", FRAY_HIDDEN_MARK, r->color ? "\033[0m" : "");
+}
+
 static void print_line(void *user, const char *line)
 {
     const repl *r = user;
+    if (!strncmp(line, FRAY_HIDDEN_MARK, strlen(FRAY_HIDDEN_MARK))) {
+        repl_print_hidden_mark(r);
+        line += strlen(FRAY_HIDDEN_MARK);
+    }
     const char *color = NULL;
     size_t plain = strlen(line); /* the part printed without colour */
     if (r->color) {

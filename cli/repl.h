@@ -28,6 +28,9 @@ bool repl_may_leave(repl *r);
 /* Tab completion over the session's names (repl_complete.c). */
 void repl_complete_init(repl *r);
 
+/* The mark of what the players must not know (FRAY_HIDDEN_MARK), in a
+ * colour that stands out on a terminal; the line goes on after it. */
+void repl_print_hidden_mark(const repl *r);
 /* The meta commands (`:help`, `:undo`, ...): runs one line that starts with
  * ':' (repl_meta.c). */
 void repl_meta(repl *r, const char *line);

@@ -238,8 +238,10 @@ static void meta_state(repl *r, const char *arg)
     const char *who = fray_current(f);
     if (who) {
         char cmd[200];
-        snprintf(cmd, sizeof cmd, "show economy %s", who);
+        if (fray_is_hidden(f, who))
+            repl_print_hidden_mark(r);
         printf("%s's turn\n", who);
+        snprintf(cmd, sizeof cmd, "show economy %s", who);
         fray_run_string(f, "<repl>", cmd, strlen(cmd));
     }
 }

@@ -177,6 +177,39 @@ fray_status fray_state(fray *f, fray_output_fn fn, void *user);
  * every die, modifier, rule (with its citation) and trigger behind it. */
 fray_status fray_explain(fray *f, fray_output_fn fn, void *user);
 
+/* --- Hidden information: what the players may see --------------------- */
+
+/* The GM may keep a creature from the players (`creature ... hidden`,
+ * `hide NAME`), or only some stats of one they see (`hide NAME hp`). A
+ * line of the transcript that tells something hidden (said in a hidden
+ * creature's action or turn, naming a hidden creature, or naming a
+ * creature with one of its hidden stats) comes to the output callback
+ * with this mark before it, and so does a line of `show` that does. */
+#define FRAY_HIDDEN_MARK "(gm) "
+
+/* Who a view is for: the GM sees everything, the players nothing hidden. */
+typedef enum { FRAY_VIEW_GM, FRAY_VIEW_PLAYERS } fray_view;
+
+/* fray_state for a view. For the players, hidden creatures are left out
+ * (from the creatures, the order and "turn": null while it is a hidden
+ * creature's turn), and so are the hidden stats of the others, and their
+ * effects shared with a hidden creature. For the GM it is fray_state,
+ * with "hidden": true on each hidden creature and "hidden_stats": the
+ * names of the stats kept from the players. */
+fray_status fray_state_view(fray *f, fray_view view, fray_output_fn fn, void *user);
+
+/* A line of the transcript kept so far (the last 8192 at most). */
+typedef struct fray_line {
+    const char *text; /* without FRAY_HIDDEN_MARK */
+    bool hidden;      /* it told something hidden when it was said, or it names what is hidden now */
+} fray_line;
+typedef void (*fray_line_fn)(void *user, const fray_line *line);
+/* The transcript, oldest line first (what `show log` prints); in the
+ * players' view, without the hidden lines. */
+void fray_transcript(fray *f, fray_view view, fray_line_fn fn, void *user);
+/* Whether the creature is hidden from the players (whole). */
+bool fray_is_hidden(fray *f, const char *creature);
+
 /* The exact distribution of an expression (`4d6kh3`, `d20 + 5 >= 15`):
  * its dice are not rolled but computed. Free it with
  * fray_distribution_free. */

@@ -203,6 +203,8 @@ static void compile_creature(compiler *cc, const node *cmd)
             int side = ccur_name(&k, "the creature's side");
             if (side >= 0)
                 r->creatures[ci].side = rules_add_side(r, side);
+        } else if (ccur_accept(&k, "hidden")) {
+            r->creatures[ci].hidden = true;
         } else if (ccur_accept(&k, "tactic")) {
             const node *at = k.at;
             int tac = ccur_name(&k, "a tactic");
@@ -663,6 +665,25 @@ static void clause_command(compiler *cc, const node *cmd)
         argc = 1;
         break;
     }
+    case CMD_HIDE:
+    case CMD_REVEAL:
+        if (!push_creature(cc, &k, "the creature"))
+            return;
+        for (argc = 1; !ccur_done(&k); argc++) {
+            const node *a = k.at;
+            int name = ccur_name(&k, "a stat");
+            if (name < 0)
+                return;
+            const decl *sd = program_find_decl(cc->p, DK_STAT, name);
+            if (!sd)
+                sd = program_find_decl(cc->p, DK_RESOURCE, name);
+            if (!sd) {
+                cmd_no_such(cc, a->sp, a->text, "stat or resource", DK_STAT, DK_RESOURCE);
+                return;
+            }
+            emit_const(cc, value_int(program_decl_index(cc->p, sd)), a->sp);
+        }
+        break;
     case CMD_CAN: {
         const char *who = k.at && k.at->text ? k.at->text : "NAME";
         if (!push_creature(cc, &k, "the creature"))

@@ -51,7 +51,7 @@ const decl_vocabulary vocabulary_decls[] = {
     {"tactic", "tactic NAME { STATEMENTS }", "how a creature plays its turn in 'fight'", NULL, NULL},
     {"item", "item NAME[: BASE] [\"TITLE\"] { PROPERTY VALUE; ... }",
      "equipment with properties (reach, threat range, damage)", NULL, NULL},
-    {"creature", "creature NAME [\"TITLE\"] [xN] [side SIDE] [tactic TACTIC] { STAT VALUE; ... }",
+    {"creature", "creature NAME [\"TITLE\"] [xN] [side SIDE] [tactic TACTIC] [hidden] { STAT VALUE; ... }",
      "brings creatures into play (also a command)", NULL, NULL},
     {"override", "override DECLARATION", "replaces an earlier declaration of the same name (a variant)", NULL, NULL},
 };

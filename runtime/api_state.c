@@ -75,11 +75,21 @@ static void jb_value(jbuf *b, vm *v, value x)
 typedef struct effect_list {
     jbuf *b;
     bool first;
+    vm *v;
+    bool players; /* leave out what is shared with a hidden creature */
 } effect_list;
+
+static bool hidden_name(vm *v, const char *name)
+{
+    int c = vm_find_creature(v, name);
+    return c >= 0 && v->creatures[c].hidden;
+}
 
 static void on_effect(void *user, const char *kind, const char *name, const char *partner, const char *lasts)
 {
     effect_list *l = user;
+    if (l->players && partner && hidden_name(l->v, partner))
+        return;
     jb_put(l->b, l->first ? "{\"kind\": " : ", {\"kind\": ");
     jb_str(l->b, kind);
     jb_put(l->b, ", \"name\": ");
@@ -94,13 +104,14 @@ static void on_effect(void *user, const char *kind, const char *name, const char
     l->first = false;
 }
 
-/* Every stat a creature was given, and every tracked one. */
-static bool creature_stats(jbuf *b, vm *v, int c)
+/* Every stat a creature was given, and every tracked one (for the
+   players, those not hidden). */
+static bool creature_stats(jbuf *b, vm *v, int c, bool players)
 {
     bool first = true;
     jb_put(b, "{");
     for (size_t i = 0; i < v->p->ndecls; i++) {
-        if (!vm_stat_shown(v, c, (int)i))
+        if (!vm_stat_shown(v, c, (int)i) || (players && hidden_stat(v, c, (int)i)))
             continue;
         const decl *d = &v->p->decls[i];
         value x;
@@ -116,7 +127,7 @@ static bool creature_stats(jbuf *b, vm *v, int c)
     return true;
 }
 
-static bool creature_json(jbuf *b, vm *v, int c)
+static bool creature_json(jbuf *b, vm *v, int c, bool players)
 {
     const creature *cr = &v->creatures[c];
     char text[64];
@@ -149,17 +160,25 @@ static bool creature_json(jbuf *b, vm *v, int c)
         jb_str(b, program_string(v->p, cr->zone));
     else
         jb_put(b, "null");
+    if (!players && (cr->hidden || cr->nhidden_stats)) {
+        jb_put(b, cr->hidden ? ", \"hidden\": true, \"hidden_stats\": [" : ", \"hidden_stats\": [");
+        for (int i = 0; i < cr->nhidden_stats; i++) {
+            jb_put(b, i ? ", " : "");
+            jb_str(b, program_string(v->p, v->p->decls[cr->hidden_stats[i]].name));
+        }
+        jb_put(b, "]");
+    }
     jb_put(b, ", \"stats\": ");
-    if (!creature_stats(b, v, c))
+    if (!creature_stats(b, v, c, players))
         return false;
     jb_put(b, ", \"effects\": [");
-    effect_list l = {.b = b, .first = true};
+    effect_list l = {.b = b, .first = true, .v = v, .players = players};
     effects_each(v, c, on_effect, &l);
     jb_put(b, "]}");
     return true;
 }
 
-static bool state_json(fray *f, jbuf *b)
+static bool state_json(fray *f, jbuf *b, bool players)
 {
     vm *v = f->v;
     if (!combat_sync(v))
@@ -176,7 +195,7 @@ static bool state_json(fray *f, jbuf *b)
              ", \"encounter\": {\"active\": %s, \"round\": %d, \"turn\": ", cb->active ? "true" : "false", cb->round);
     jb_put(b, text);
     int acting = encounter_acting(v);
-    if (acting >= 0 && cb->active)
+    if (acting >= 0 && cb->active && !(players && v->creatures[acting].hidden))
         jb_str(b, v->creatures[acting].name);
     else
         jb_put(b, "null");
@@ -186,9 +205,13 @@ static bool state_json(fray *f, jbuf *b)
     else
         jb_put(b, "null");
     jb_put(b, ", \"order\": [");
+    bool first = true;
     for (int i = 0; cb->active && cb->ordered && i < cb->norder; i++) {
         const entry *e = &cb->order[i];
-        jb_put(b, i ? ", {\"name\": " : "{\"name\": ");
+        if (players && e->creature >= 0 && v->creatures[e->creature].hidden)
+            continue;
+        jb_put(b, first ? "{\"name\": " : ", {\"name\": ");
+        first = false;
         jb_str(b, e->creature >= 0 ? v->creatures[e->creature].name : program_string(p, v->r->sides[e->side]));
         jb_put(b, e->creature >= 0 ? ", \"side\": false" : ", \"side\": true");
         jb_put(b, ", \"score\": ");
@@ -196,9 +219,13 @@ static bool state_json(fray *f, jbuf *b)
         jb_put(b, "}");
     }
     jb_put(b, "]}, \"creatures\": [");
+    first = true;
     for (size_t c = 0; c < v->ncreatures; c++) {
-        jb_put(b, c ? ",\n  " : "\n  ");
-        if (!creature_json(b, v, (int)c))
+        if (players && v->creatures[c].hidden)
+            continue;
+        jb_put(b, first ? "\n  " : ",\n  ");
+        first = false;
+        if (!creature_json(b, v, (int)c, players))
             return false;
     }
     jb_put(b, "]}");
@@ -207,9 +234,14 @@ static bool state_json(fray *f, jbuf *b)
 
 fray_status fray_state(fray *f, fray_output_fn fn, void *user)
 {
+    return fray_state_view(f, FRAY_VIEW_GM, fn, user);
+}
+
+fray_status fray_state_view(fray *f, fray_view view, fray_output_fn fn, void *user)
+{
     api_use(f);
     jbuf b = {0};
-    bool ok = state_json(f, &b);
+    bool ok = state_json(f, &b, view == FRAY_VIEW_PLAYERS);
     if (ok)
         fn(user, b.s);
     if (b.s)
@@ -230,4 +262,21 @@ fray_status fray_explain(fray *f, fray_output_fn fn, void *user)
     f->on_output = saved;
     f->output_user = saved_user;
     return FRAY_OK;
+}
+
+void fray_transcript(fray *f, fray_view view, fray_line_fn fn, void *user)
+{
+    const combat *cb = &f->v->cb;
+    for (int i = 0; i < cb->nlog; i++) {
+        if (cb->log[i].detail)
+            continue;
+        fray_line line = {cb->log[i].text, combat_log_hidden(f->v, i)};
+        if (!(line.hidden && view == FRAY_VIEW_PLAYERS))
+            fn(user, &line);
+    }
+}
+
+bool fray_is_hidden(fray *f, const char *name)
+{
+    return hidden_name(f->v, name);
 }

@@ -13,6 +13,7 @@
  *   grid.c        squares, distance, sight, movement
  *   zones.c       zones, groups and engagements
  *   log.c         the transcript and explain
+ *   hidden.c      what the players do not know, and the lines that tell it
  *
  * Nothing here knows a rule system: every number and name comes from the
  * rules tables (rules.h). */
@@ -126,6 +127,7 @@ typedef struct log_line {
     uint32_t command; /* which top-level command wrote it */
     bool detail;      /* shown by explain only */
     bool action;      /* a creature's action starts here (explain begins at the last) */
+    bool hidden;      /* it told something hidden from the players when it was said */
     char *text;
 } log_line;
 
@@ -214,6 +216,7 @@ typedef struct combat {
     bool quiet;               /* sim: keep no log and print nothing */
     int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
     int pending_log;          /* its line in the log (completed when it is compared), or -1 */
+    bool pending_hidden;
     char pending_line[1024];
 } combat;
 
@@ -246,6 +249,11 @@ void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
 void combat_say_action(struct vm *v, const char *line);
 void combat_explain(struct vm *v);
 void combat_show_log(struct vm *v);
+/* Whether log line i tells something hidden: it did when it was said, or
+   it names what is hidden now. */
+bool combat_log_hidden(const struct vm *v, int i);
+/* What the rules print in a quiet run: printed (marked if hidden), not kept. */
+void combat_output(struct vm *v, const char *line);
 /* A line built piece by piece, said (logged) or printed: a piece that would
    not fit ends the line there and starts the next, indented, so that a long
    list (of creatures, say) is never cut off. */
@@ -393,6 +401,19 @@ bool grid_show(struct vm *v, span at);
 bool grid_adjacent(struct vm *v, int a, int b);
 /* Is the square x (or a square of creature x's footprint) a wall? */
 bool grid_blocked(struct vm *v, value x, bool *out, span at);
+
+/* Hidden information (hidden.c). A line that tells something hidden
+   from the players is printed with this mark before it. */
+#define COMBAT_HIDDEN_MARK "(gm) "
+/* Does the line tell something hidden? A line of play (of_play: not a
+   display) does too when it is said in a hidden creature's action or turn. */
+bool hidden_line(const struct vm *v, const char *text, bool of_play);
+/* Is this stat of c kept from the players (`hide NAME STAT`)? */
+bool hidden_stat(const struct vm *v, int c, int decl_index);
+/* A creature comes into play, hidden or not. */
+void hidden_spawn(struct vm *v, int c, bool hidden);
+/* `hide`/`reveal`: c whole (nstats 0), or these stats of it (decl indices). */
+bool hidden_set(struct vm *v, int c, bool hide, const value *stats, int nstats, span at);
 
 /* Zones (zones.c). */
 /* A zone, or more about one: neighbours and traits add to what it has. */

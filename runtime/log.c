@@ -1,6 +1,8 @@
 /* log: the transcript of play and what `explain` adds to it. Every line a
  * command prints is kept with the command's number; details (each die, each
  * modifier and the rule it comes from) are kept but only shown by explain.
+ * A line that tells something hidden from the players (hidden.c) is kept
+ * as such and printed with COMBAT_HIDDEN_MARK before it.
  * The log is a ring, so a long session uses bounded memory. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 
 #define LOG_MAX 8192
 
-static void keep_as(vm *v, bool detail, bool action, const char *text)
+static void keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
     combat *cb = &v->cb;
     if (cb->quiet)
@@ -39,19 +41,47 @@ static void keep_as(vm *v, bool detail, bool action, const char *text)
     }
     cb->log = g;
     cb->log_cap = (int)cap;
-    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, copy};
+    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, hidden, copy};
     cb->explain_command = cb->command_no; /* explain describes the last command that did something */
 }
 
-static void keep(vm *v, bool detail, const char *text)
+static void keep(vm *v, bool detail, bool hidden, const char *text)
 {
-    keep_as(v, detail, false, text);
+    keep_as(v, detail, false, hidden, text);
 }
 
-static void print(vm *v, const char *line)
+/* A line printed as it is, or with the mark of what is hidden before it. */
+static void output(vm *v, const char *line, bool hidden)
 {
-    if (v->print && !v->cb.quiet)
+    if (!v->print)
+        return;
+    if (!hidden) {
         v->print(v->print_user, line);
+        return;
+    }
+    char small[1100];
+    size_t n = strlen(line), size = sizeof COMBAT_HIDDEN_MARK + n;
+    char *marked = size <= sizeof small ? small : mem_alloc(size);
+    if (!marked) { /* out of memory: the mark alone says what the line was */
+        v->print(v->print_user, COMBAT_HIDDEN_MARK);
+        return;
+    }
+    memcpy(marked, COMBAT_HIDDEN_MARK, sizeof COMBAT_HIDDEN_MARK - 1);
+    memcpy(marked + sizeof COMBAT_HIDDEN_MARK - 1, line, n + 1);
+    v->print(v->print_user, marked);
+    if (marked != small)
+        mem_free(marked, size);
+}
+
+static void print(vm *v, const char *line, bool hidden)
+{
+    if (!v->cb.quiet)
+        output(v, line, hidden);
+}
+
+void combat_output(vm *v, const char *line)
+{
+    output(v, line, hidden_line(v, line, true));
 }
 
 void combat_flush_roll(vm *v)
@@ -60,13 +90,15 @@ void combat_flush_roll(vm *v)
     if (!cb->pending_roll)
         return;
     cb->pending_roll = 0;
-    print(v, cb->pending_line);
+    cb->pending_hidden |= hidden_line(v, cb->pending_line, true);
+    print(v, cb->pending_line, cb->pending_hidden);
     /* the log holds the line from when it was rolled: bring it up to date */
     if (cb->pending_log >= 0 && cb->pending_log < cb->nlog) {
         char *copy = mem_strndup(cb->pending_line, strlen(cb->pending_line));
         if (copy) {
             mem_strfree(cb->log[cb->pending_log].text);
             cb->log[cb->pending_log].text = copy;
+            cb->log[cb->pending_log].hidden = cb->pending_hidden;
         }
     }
     cb->pending_log = -1;
@@ -80,7 +112,8 @@ void combat_pending_roll(vm *v, int64_t seq, const char *line)
         return;
     snprintf(cb->pending_line, sizeof cb->pending_line, "%s", line);
     cb->pending_roll = seq;
-    keep(v, false, line);
+    cb->pending_hidden = hidden_line(v, line, true);
+    keep(v, false, cb->pending_hidden, line);
     cb->pending_log = cb->nlog - 1;
 }
 
@@ -89,8 +122,9 @@ void combat_say_action(vm *v, const char *line)
     if (v->cb.quiet)
         return;
     combat_flush_roll(v);
-    print(v, line);
-    keep_as(v, false, true, line);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep_as(v, false, true, hidden, line);
 }
 
 void combat_say_line(vm *v, const char *line)
@@ -98,8 +132,9 @@ void combat_say_line(vm *v, const char *line)
     if (v->cb.quiet)
         return;
     combat_flush_roll(v);
-    print(v, line);
-    keep(v, false, line);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep(v, false, hidden, line);
 }
 
 void combat_print_line(vm *v, const char *line)
@@ -107,7 +142,7 @@ void combat_print_line(vm *v, const char *line)
     if (v->cb.quiet)
         return;
     combat_flush_roll(v);
-    print(v, line);
+    print(v, line, hidden_line(v, line, false));
 }
 
 void combat_say(vm *v, const char *fmt, ...)
@@ -120,8 +155,9 @@ void combat_say(vm *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    print(v, line);
-    keep(v, false, line);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep(v, false, hidden, line);
 }
 
 void combat_print(vm *v, const char *fmt, ...)
@@ -134,7 +170,7 @@ void combat_print(vm *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    print(v, line);
+    print(v, line, hidden_line(v, line, false));
 }
 
 static void line_emit(vm *v, combat_line *l)
@@ -190,7 +226,7 @@ void combat_note(vm *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    keep(v, true, line);
+    keep(v, true, hidden_line(v, line, true), line);
 }
 
 const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
@@ -267,13 +303,13 @@ void combat_explain(vm *v)
             continue;
         char line[1100];
         snprintf(line, sizeof line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
-        print(v, line);
+        print(v, line, combat_log_hidden(v, i));
         any = true;
     }
     if (seen)
         mem_free(seen, cap * sizeof(int32_t));
     if (!any)
-        print(v, "nothing to explain: the last command rolled and decided nothing");
+        print(v, "nothing to explain: the last command rolled and decided nothing", false);
 }
 
 void combat_show_log(vm *v)
@@ -281,5 +317,10 @@ void combat_show_log(vm *v)
     combat *cb = &v->cb;
     for (int i = 0; i < cb->nlog; i++)
         if (!cb->log[i].detail)
-            print(v, cb->log[i].text);
+            print(v, cb->log[i].text, combat_log_hidden(v, i));
+}
+
+bool combat_log_hidden(const vm *v, int i)
+{
+    return v->cb.log[i].hidden || hidden_line(v, v->cb.log[i].text, false);
 }

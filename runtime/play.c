@@ -46,6 +46,7 @@ bool vm_spawn(vm *v, int t, span at)
         cr->side = tp->side;
         cr->tactic = tp->tactic;
         cr->forfeit_next_to = -1;
+        hidden_spawn(v, c, tp->hidden); /* before anything is said of it */
         for (int i = 0; i < tp->nsettings; i++) {
             value x;
             const r_setting *s = &v->r->creatures[t].settings[i];
@@ -80,6 +81,9 @@ bool vm_spawn(vm *v, int t, span at)
 
 /* --- show ----------------------------------------------------------------------- */
 
+/* Where a stat is kept from the players, the GM sees it marked. */
+#define HIDDEN_STAT_MARK "(gm)"
+
 static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 {
     value x;
@@ -96,6 +100,8 @@ static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
             len += vm_format(v, max, buf + len, cap - len < cap ? cap - len : 0);
         }
     }
+    if (hidden_stat(v, c, decl_index) && len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, HIDDEN_STAT_MARK);
     return len;
 }
 
@@ -139,6 +145,16 @@ static const char *entry_name(vm *v, const entry *e)
     return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
+static void indent_line(combat_line *l, const char *indent)
+{
+    size_t n = strlen(indent);
+    if (l->len + n >= sizeof l->text)
+        return;
+    memmove(l->text + n, l->text, l->len + 1);
+    memcpy(l->text, indent, n);
+    l->len += n;
+}
+
 /* The tracker: the order with the current turn marked, the tracked stats
    and every condition with what is left of it. */
 static bool show_tracker(vm *v)
@@ -153,6 +169,12 @@ static bool show_tracker(vm *v)
         combat_print(v, "encounter begun; no initiative yet");
         return true;
     }
+    /* rows of hidden creatures come marked: the others are set in line with them */
+    bool marked = false;
+    for (size_t c = 0; c < v->ncreatures && v->secrets > 0; c++)
+        marked |= v->creatures[c].hidden;
+    const char *indent = marked ? "     " : "";
+    _Static_assert(sizeof "     " == sizeof COMBAT_HIDDEN_MARK, "the indent is the width of the mark");
     int shown_turn = cb->turn >= 0 && cb->turn < cb->norder ? cb->turn + 1 : 0;
     const char *what = cb->free_round ? "free round" : cb->surprise ? "surprise round" : NULL;
     if (what)
@@ -160,7 +182,7 @@ static bool show_tracker(vm *v)
     else
         combat_print(v, "round %d - turn %d of %d", cb->round, shown_turn, cb->norder);
     char head[256];
-    size_t len = (size_t)snprintf(head, sizeof head, "  init  %-12s", "name");
+    size_t len = (size_t)snprintf(head, sizeof head, "%s  init  %-12s", indent, "name");
     for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
         if (!vm_stat_internal(v, enc->track[k]))
             len += (size_t)snprintf(head + len, sizeof head - len, " %-9s",
@@ -182,6 +204,7 @@ static bool show_tracker(vm *v)
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             combat_line line = {.say = false};
             combat_line_add(v, &line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
+            size_t row_start = line.len;
             for (int k = 0; k < enc->ntrack; k++) {
                 if (vm_stat_internal(v, enc->track[k]))
                     continue;
@@ -198,6 +221,8 @@ static bool show_tracker(vm *v)
             const char *notes = cr->delaying ? "delaying" : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
             effects_show_held(v, c, &line, notes[0] ? ", " : "");
+            if (marked && line.len >= row_start && !hidden_line(v, line.text, false))
+                indent_line(&line, indent);
             combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }
@@ -543,6 +568,11 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
     }
     case CMD_FIGHT: return encounter_fight(v, (int)args[0].num, at);
     case CMD_EXPLAIN: combat_explain(v); return true;
+    case CMD_HIDE:
+    case CMD_REVEAL: {
+        int c = creature_arg(v, args[0], at);
+        return c >= 0 && hidden_set(v, c, cmd == CMD_HIDE, args + 1, argc - 1, at);
+    }
     case CMD_CAN: {
         int c = creature_arg(v, args[0], at);
         if (c < 0)

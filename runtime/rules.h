@@ -434,6 +434,7 @@ typedef struct r_creature {
     int display; /* string id or -1 */
     int side;    /* string id or -1 */
     int tactic;  /* tactic index or -1 */
+    bool hidden; /* `hidden`: the players do not know of them yet */
     r_setting *settings;
     int nsettings;
 } r_creature;

@@ -2506,8 +2506,7 @@ next:
                 ok = (!i || vm_text_add(v, &line, " ", HERE)) && vm_text_value(v, &line, SP[i - n], HERE);
             SP -= n;
             if (ok && v->cb.quiet) {
-                if (v->print)
-                    v->print(v->print_user, line.buf); /* quiet keeps what the rules print */
+                combat_output(v, line.buf); /* quiet keeps what the rules print */
             } else if (ok) {
                 combat_say_line(v, line.buf); /* a line of the transcript, kept in the log */
             }

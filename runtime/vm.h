@@ -48,6 +48,9 @@ uint64_t vm_limit_get(const vm_limits *l, const char *name);
 /* The most a limit takes (it takes from 1), or 0 for no such limit. */
 uint64_t vm_limit_most(const char *name);
 
+/* Stats of one creature that `hide NAME STAT` may keep from the players. */
+#define VM_HIDDEN_STATS_MAX 8
+
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
     int display;  /* program string id or -1 */
@@ -77,6 +80,11 @@ typedef struct creature {
     int32_t x, y;
     int32_t zone, group, engagement; /* word ids / engagement number, -1 */
     bool defended;
+    /* what the players do not know: the creature itself (`hidden`, `hide
+       NAME`), or only these stats of it (`hide NAME STAT`), by decl index */
+    bool hidden;
+    uint8_t nhidden_stats;
+    int32_t hidden_stats[VM_HIDDEN_STATS_MAX];
 } creature;
 
 /* The breakdowns of the latest rolls, kept in rings so that a long loop of
@@ -186,6 +194,9 @@ typedef struct vm {
 
     creature *creatures;
     size_t ncreatures, creatures_cap;
+    /* creatures hidden whole or in part (hidden.c): while none is, no line
+       of the transcript is searched for them */
+    int32_t secrets;
     int32_t *name_index; /* open addressing over creature names, -1 empty */
     size_t name_index_cap;
 
