@@ -196,8 +196,12 @@ static bool state_json(fray *f, jbuf *b)
         jb_put(b, "}");
     }
     jb_put(b, "]}, \"creatures\": [");
+    bool first = true;
     for (size_t c = 0; c < v->ncreatures; c++) {
-        jb_put(b, c ? ",\n  " : "\n  ");
+        if (v->creatures[c].gone) /* out of the game */
+            continue;
+        jb_put(b, first ? "\n  " : ",\n  ");
+        first = false;
         if (!creature_json(b, v, (int)c))
             return false;
     }
