@@ -532,6 +532,8 @@ static bool place_index(vm *v, part *p, int *to, span at)
         part q;
         if (!(ok = part_of_entry(v, e, &q, at)))
             break;
+        if (q.creature < 0)
+            continue; /* a side with no one left in play: no place to compare */
         int c = compare_parts(p, &q, in->lowest_first);
         if (c < 0 && ntied == 0) {
             *to = i;
