@@ -925,8 +925,7 @@ bool encounter_remove(vm *v, int c, span at)
         if (at_index <= cb->turn)
             cb->turn--; /* the next turn is the one after the entry that went */
     }
-    /* those who readied against it, or moved next to it, lose nothing but the
-       reference: a forfeit next to it goes nowhere */
+    /* a move promised next to it (a forfeited turn) has nowhere to go */
     for (size_t o = 0; o < v->ncreatures; o++)
         if (v->creatures[o].forfeit_next_to == c)
             v->creatures[o].forfeit_next_to = -1;
