@@ -307,9 +307,12 @@ static int cmd_roll_initiative(compiler *cc, const node *cmd)
         fctx none = {0};
         rexpr e;
         const node *at = k.at;
-        if (!at) {
-            ccur_error(&k, "expected the number rolled");
-            return n;
+        if (!at || at->kind == AST_SEP) {
+            /* no number: the creature rolls its own */
+            emit_op(cc, OP_NIL, cmd->sp);
+            n += 2;
+            ccur_skip_commas(&k);
+            continue;
         }
         ccur_take(&k);
         if (rexpr_of(cc, &none, at, TY_NUM, "the number rolled", &e)) {
@@ -508,6 +511,16 @@ static void clause_command(compiler *cc, const node *cmd)
         break;
     }
     case CMD_REMOVE:
+        /* `remove NAME`: a creature leaves play; a condition alone still
+           asks for `from NAME` */
+        if (k.at && !k.at->next && k.at->kind == AST_NAME &&
+            !program_find_decl(cc->p, DK_CONDITION, comp_intern(cc, k.at->text))) {
+            if (!push_creature(cc, &k, "the creature that leaves play"))
+                return;
+            ccur_end(&k);
+            argc = 1;
+            break;
+        }
         if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "from") ||
             !push_creature(cc, &k, "the creature"))
             return;

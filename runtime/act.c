@@ -49,6 +49,15 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
     const r_action *a = &v->r->actions[action];
     creature *c = &v->creatures[actor];
     *ok = false;
+    if (c->gone) {
+        set_refusal(why, NULL, "%s has been removed from play", c->name);
+        return true;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (args[i].type == V_CREATURE && v->creatures[args[i].num].gone) {
+            set_refusal(why, NULL, "%s has been removed from play", v->creatures[args[i].num].name);
+            return true;
+        }
     if (v->cb.active && !c->in_play) {
         set_refusal(why, NULL, "%s is not in the encounter", c->name);
         return true;

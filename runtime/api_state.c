@@ -221,7 +221,7 @@ static bool state_json(fray *f, jbuf *b, bool players)
     jb_put(b, "]}, \"creatures\": [");
     first = true;
     for (size_t c = 0; c < v->ncreatures; c++) {
-        if (players && v->creatures[c].hidden)
+        if (v->creatures[c].gone || (players && v->creatures[c].hidden)) /* out of the game, or not theirs to see */
             continue;
         jb_put(b, first ? "\n  " : ",\n  ");
         first = false;

@@ -78,11 +78,13 @@ typedef struct effect {
 typedef struct entry {
     int32_t creature; /* -1: the turn of a whole side */
     int32_t side;
-    int64_t key;  /* where in the round: entries are sorted by key, lowest first */
-    value score;  /* as shown */
-    value check;  /* the roll that placed it, or nil */
-    bool away;    /* moved by a delay this round (allow delay ... returns) */
-    int64_t home; /* if away: the key it had before */
+    int64_t key;   /* where in the round: entries are sorted by key, lowest first */
+    value score;   /* as shown */
+    value check;   /* the roll that placed it, or nil */
+    bool away;     /* moved by a delay this round (allow delay ... returns) */
+    int64_t home;  /* if away: the key it had before */
+    bool unrolled; /* joined after the order was rolled, put last without a roll */
+    bool moved;    /* moved from where its score put it (delay, reorder, ...): the score no longer places it */
 } entry;
 
 /* A held action: taken when a matching event is emitted. */
@@ -274,6 +276,11 @@ bool encounter_next(struct vm *v, span at);
 bool encounter_end_span(struct vm *v, int kind, span at); /* scene, quest, arc: 1..3 */
 bool encounter_delay(struct vm *v, span at);
 bool encounter_resume(struct vm *v, int c, span at);
+/* `remove NAME`: c leaves play for good, its effects, holds, relations,
+   engagement and place on the map ended; in an encounter it leaves the
+   order, the turn passing on if it was its own, and the encounter ends if
+   it is over without it. */
+bool encounter_remove(struct vm *v, int c, span at);
 bool encounter_fight(struct vm *v, int rounds, span at);
 /* c plays its turn by its tactic. */
 bool encounter_play_tactic(struct vm *v, int c, span at);
@@ -294,11 +301,29 @@ bool encounter_reorder(struct vm *v, int c, bool after, int other, bool forfeit,
 bool encounter_roll_initiative(struct vm *v, const value *given, int ngiven, span at);
 /* Has c an entry of its own in the order (not only its side's)? */
 bool encounter_has_place(const struct vm *v, int c);
+/* c's own entry in the order, or -1. */
+int encounter_index_of(const struct vm *v, int c);
 bool encounter_start_rounds(struct vm *v, span at);
 
 /* Initiative (initiative.c). */
 bool initiative_roll(struct vm *v, const value *given, int ngiven, span at);
 void initiative_show(struct vm *v);
+/* Does e's creature wait (delay)? Shown after the others: it has no place
+   until it resumes. */
+bool initiative_waiting(const struct vm *v, const entry *e);
+/* The index of the entry listed at `row` (0 to 2 * norder - 1) of the order
+   as play goes: first those that do not wait, then those that do; -1 when
+   the row lists none. */
+int initiative_listed(const struct vm *v, int row);
+/* How e's place is shown: its score while the score places it; else none,
+   and a note (`moved; rolled 21`, `delaying; rolled 21`, `no roll yet`). */
+void initiative_entry_text(struct vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap);
+/* `roll initiative NAME [N], ...` once the order is rolled: each creature
+   named that has no place of its own yet (it joined later) rolls, or takes
+   the number given, and is put where the rules' order puts it. */
+bool initiative_place(struct vm *v, const value *given, int ngiven, span at);
+/* Puts e at index `to` of the order, its key between its neighbours'. */
+bool encounter_insert_entry(struct vm *v, entry e, int to, span at);
 
 /* Ledger (ledger.c). */
 typedef struct refusal {
@@ -369,7 +394,7 @@ void effects_show_held(struct vm *v, int c, combat_line *line, const char *befor
    left of it, as show prints it. */
 typedef void (*effects_each_fn)(void *user, const char *kind, const char *name, const char *partner, const char *lasts);
 void effects_each(struct vm *v, int c, effects_each_fn fn, void *user);
-/* Ends every effect on c (it leaves play). */
+/* Ends every effect on c, and every relation with c (it leaves play). */
 bool effects_clear(struct vm *v, int c, span at);
 
 /* Events (events.c). */

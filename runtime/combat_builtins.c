@@ -54,7 +54,7 @@ static bool consider(vm *v, int id, int c, int k, vm_gather *g, span at)
     const creature *cr = &v->creatures[k];
     bool want;
     switch (id) {
-    case BI_creatures: want = !v->cb.active || cr->in_play; break;
+    case BI_creatures: want = vm_present(v, k); break;
     case BI_enemies:
     case BI_allies: {
         int sa = v->creatures[c].side, sb = cr->side;
@@ -240,7 +240,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
         vm_gather g = {0};
         for (size_t c = 0; c < v->ncreatures; c++)
-            if (v->creatures[c].side == side && (!cb->active || v->creatures[c].in_play) &&
+            if (v->creatures[c].side == side && vm_present(v, (int)c) &&
                 !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at)) {
                 vm_gather_drop(&g);
                 return false;

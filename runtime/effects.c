@@ -768,6 +768,23 @@ bool effects_clear(vm *v, int c, span at)
     while (v->creatures[c].effects >= 0)
         if (!end_effect(v, v->creatures[c].effects, "left play", at))
             return false;
+    /* a relation another holds with it has no partner left, ... */
+    for (size_t o = 0; o < v->ncreatures; o++) {
+        int32_t next;
+        for (int32_t i = v->creatures[o].effects; i >= 0; i = next) {
+            next = eff(v, i)->next;
+            /* ... and what lasts until one of its turns will never end */
+            const effect *e = eff(v, i);
+            bool its_turn = (e->queue == Q_TURN_START || e->queue == Q_TURN_END) && e->anchor == c;
+            if (!(e->kind == EFF_RELATION && e->partner == c) && !its_turn)
+                continue;
+            char why[300];
+            snprintf(why, sizeof why, "%s left play", v->creatures[c].name);
+            if (!end_effect(v, i, why, at))
+                return false;
+            next = v->creatures[o].effects; /* the list may have changed */
+        }
+    }
     return true;
 }
 

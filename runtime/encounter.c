@@ -455,7 +455,7 @@ static void return_delayed(vm *v)
         if (!cb->order[i].away)
             continue;
         entry back = cb->order[i];
-        back.away = false;
+        back.away = back.moved = false;
         back.key = back.home;
         memmove(&cb->order[i], &cb->order[i + 1], (size_t)(cb->norder - i - 1) * sizeof(entry));
         int to = 0;
@@ -539,7 +539,7 @@ bool encounter_begin(vm *v, span at)
     cb->awaiting_start = false;
     for (size_t c = 0; c < v->ncreatures; c++) {
         creature *cr = &v->creatures[c];
-        cr->in_play = true;
+        cr->in_play = !cr->gone;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
         ledger_encounter_start(v, (int)c);
     }
@@ -695,14 +695,44 @@ bool encounter_start_rounds(vm *v, span at)
     return start_round(v, at);
 }
 
+/* `roll initiative` once the order is rolled: each creature that joined
+   since, put last without a roll, rolls for its place. */
+static bool place_all_unrolled(vm *v, span at)
+{
+    combat *cb = &v->cb;
+    int n = 0;
+    for (int i = 0; i < cb->norder; i++)
+        n += cb->order[i].unrolled;
+    if (n == 0)
+        return vm_error(v, at,
+                        "initiative is already rolled for this encounter, and no creature has joined the fight since "
+                        "(one that joins is placed with 'roll initiative NAME [ROLLED]')");
+    value *given = MEM_NEW_ARRAY(value, 2 * (size_t)n);
+    if (!given)
+        return vm_error(v, at, "out of memory");
+    int k = 0;
+    for (int i = 0; i < cb->norder; i++)
+        if (cb->order[i].unrolled) {
+            given[k++] = value_ref(V_CREATURE, 0, cb->order[i].creature);
+            given[k++] = value_nil();
+        }
+    bool ok = initiative_place(v, given, k, at);
+    mem_free(given, 2 * (size_t)n * sizeof(value));
+    return ok;
+}
+
 bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
 {
     combat *cb = &v->cb;
     const r_initiative *in = &v->r->initiative;
     if (!cb->active)
         return vm_error(v, at, "no encounter: 'begin encounter' first");
+    if (cb->ordered && cb->free_round)
+        return vm_error(v, at, "initiative is rolled as the free round ends: enter the rolls then");
+    if (cb->ordered && ngiven > 0)
+        return initiative_place(v, given, ngiven, at);
     if (cb->ordered)
-        return vm_error(v, at, "initiative is already rolled for this encounter");
+        return place_all_unrolled(v, at);
     /* who is surprised, by the rules' own test */
     for (size_t c = 0; c < v->ncreatures; c++) {
         creature *cr = &v->creatures[c];
@@ -738,8 +768,11 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
             if (seen)
                 continue;
             int32_t who = by_sides && cr->side >= 0 ? -1 : (int32_t)c;
-            cb->order[cb->norder] =
-                (entry){who, cr->side, (int64_t)cb->norder * KEY_GAP, value_nil(), value_nil(), false, 0};
+            cb->order[cb->norder] = (entry){.creature = who,
+                                            .side = cr->side,
+                                            .key = (int64_t)cb->norder * KEY_GAP,
+                                            .score = value_nil(),
+                                            .check = value_nil()};
             cb->norder++;
         }
         forget_given(cb);
@@ -855,6 +888,76 @@ bool encounter_resume(vm *v, int c, span at)
     return true;
 }
 
+/* --- remove ------------------------------------------------------------------------------- */
+
+/* Does a side's entry still have a member in play? */
+static bool side_has_members(const vm *v, int side)
+{
+    for (size_t c = 0; c < v->ncreatures; c++)
+        if (v->creatures[c].in_play && v->creatures[c].side == side)
+            return true;
+    return false;
+}
+
+bool encounter_remove(vm *v, int c, span at)
+{
+    combat *cb = &v->cb;
+    creature *cr = &v->creatures[c];
+    if (cr->gone)
+        return vm_error(v, at, "%s has already been removed from play", cr->name);
+    /* its entry: its own, or its side's when it was the last member */
+    bool active = cb->active && cb->ordered;
+    bool its_turn = active && cb->in_turn && encounter_is_turn_of(v, c);
+    cr->gone = true;
+    cr->in_play = false;
+    cr->delaying = cr->resumed = cr->forfeit = false;
+    cr->forfeit_next_to = -1;
+    int at_index = -1;
+    for (int i = 0; active && i < cb->norder && at_index < 0; i++) {
+        const entry *e = &cb->order[i];
+        if (e->creature == c || (e->creature < 0 && e->side == cr->side && !side_has_members(v, e->side)))
+            at_index = i;
+    }
+    bool entry_turn = at_index >= 0 && at_index == cb->turn && cb->in_turn;
+    if (at_index >= 0) {
+        memmove(&cb->order[at_index], &cb->order[at_index + 1], (size_t)(cb->norder - at_index - 1) * sizeof(entry));
+        cb->norder--;
+        if (at_index <= cb->turn)
+            cb->turn--; /* the next turn is the one after the entry that went */
+    }
+    /* a move promised next to it (a forfeited turn) has nowhere to go */
+    for (size_t o = 0; o < v->ncreatures; o++)
+        if (v->creatures[o].forfeit_next_to == c)
+            v->creatures[o].forfeit_next_to = -1;
+    cr->placed = false;
+    cr->zone = cr->group = cr->engagement = -1;
+    combat_say(v, "%s is removed from play%s", cr->name, its_turn ? " in its own turn" : "");
+    if (!effects_clear(v, c, at))
+        return false;
+    /* an action readied against it, or for what it does, can never be taken */
+    for (int h = 0; h < cb->nholds; h++) {
+        hold *hd = &cb->holds[h];
+        bool names = false;
+        for (int i = 0; i < hd->nargs; i++)
+            names |= hd->args[i].type == V_CREATURE && hd->args[i].num == c;
+        for (int i = 0; i < hd->npattern; i++)
+            names |= hd->pattern[i].type == V_CREATURE && hd->pattern[i].num == c;
+        if (!hd->live || !names)
+            continue;
+        hd->live = false;
+        effects_drop_hold(v, hd->creature, h);
+        combat_say(v, "%s's held action is lost: %s left play", v->creatures[hd->creature].name, cr->name);
+    }
+    if (!active || !cb->active)
+        return true;
+    if (entry_turn)
+        cb->in_turn = false;
+    if (!encounter_check_over(v, at) || !cb->active)
+        return !v->failed;
+    /* its turn is over: the next one starts (a side's goes on for the rest) */
+    return entry_turn ? next_participant(v, at) : true;
+}
+
 /* Renumbers every key from 0, keeping order, and maps waiting positions
    along with them. */
 static bool renumber(vm *v, span at)
@@ -892,6 +995,41 @@ static bool renumber(vm *v, span at)
     return true;
 }
 
+/* The key for an entry put at index `to`: between its new neighbours'. */
+static bool key_at(vm *v, int to, int64_t *key, span at)
+{
+    combat *cb = &v->cb;
+    int64_t lo = to > 0 ? cb->order[to - 1].key : (cb->norder ? cb->order[0].key : 0) - 2 * KEY_GAP;
+    int64_t hi = to < cb->norder ? cb->order[to].key : (cb->norder ? cb->order[cb->norder - 1].key : 0) + 2 * KEY_GAP;
+    if (hi - lo < 2) {
+        if (!renumber(v, at))
+            return false;
+        lo = to > 0 ? cb->order[to - 1].key : -2 * KEY_GAP;
+        hi = to < cb->norder ? cb->order[to].key : (int64_t)cb->norder * KEY_GAP + KEY_GAP;
+    }
+    *key = lo + (hi - lo) / 2;
+    return true;
+}
+
+bool encounter_insert_entry(vm *v, entry e, int to, span at)
+{
+    combat *cb = &v->cb;
+    size_t cap = (size_t)cb->order_cap;
+    entry *g = mem_grow(cb->order, sizeof(entry), &cap, (size_t)cb->norder + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory");
+    cb->order = g;
+    cb->order_cap = (int)cap;
+    if (!key_at(v, to, &e.key, at))
+        return false;
+    memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - to) * sizeof(entry));
+    cb->order[to] = e;
+    cb->norder++;
+    if (cb->turn >= to)
+        cb->turn++; /* the turn under way stays its own */
+    return true;
+}
+
 static bool move_entry(vm *v, int from, int to, span at)
 {
     combat *cb = &v->cb;
@@ -906,16 +1044,9 @@ static bool move_entry(vm *v, int from, int to, span at)
         cur--;
     else if (cur == from)
         cur = -1;
-    /* the key between its new neighbours */
-    int64_t lo = to > 0 ? cb->order[to - 1].key : cb->order[0].key - 2 * KEY_GAP;
-    int64_t hi = to < cb->norder ? cb->order[to].key : (cb->norder ? cb->order[cb->norder - 1].key : 0) + 2 * KEY_GAP;
-    if (hi - lo < 2) {
-        if (!renumber(v, at))
-            return false;
-        lo = to > 0 ? cb->order[to - 1].key : -2 * KEY_GAP;
-        hi = to < cb->norder ? cb->order[to].key : (int64_t)cb->norder * KEY_GAP + KEY_GAP;
-    }
-    moving.key = lo + (hi - lo) / 2;
+    if (!key_at(v, to, &moving.key, at))
+        return false;
+    moving.moved = true;
     memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - to) * sizeof(entry));
     cb->order[to] = moving;
     cb->norder++;
@@ -931,6 +1062,11 @@ static int index_of(const vm *v, int c)
         if (v->cb.order[i].creature == c)
             return i;
     return -1;
+}
+
+int encounter_index_of(const vm *v, int c)
+{
+    return index_of(v, c);
 }
 
 bool encounter_has_place(const vm *v, int c)

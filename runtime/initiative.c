@@ -431,6 +431,32 @@ static const char *entry_name(vm *v, const entry *e)
     return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
+bool initiative_waiting(const vm *v, const entry *e)
+{
+    return e->creature >= 0 && v->creatures[e->creature].delaying;
+}
+
+int initiative_listed(const vm *v, int row)
+{
+    const combat *cb = &v->cb;
+    int i = row % cb->norder;
+    return initiative_waiting(v, &cb->order[i]) == (row >= cb->norder) ? i : -1;
+}
+
+void initiative_entry_text(vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap)
+{
+    char rolled[64] = "";
+    if (e->score.type != V_NIL)
+        vm_format(v, e->score, rolled, sizeof rolled);
+    bool waiting = initiative_waiting(v, e);
+    note[0] = '\0';
+    snprintf(score, score_cap, "%s", waiting || e->moved ? "" : rolled);
+    if (waiting || e->moved)
+        snprintf(note, note_cap, "%s%s%s", waiting ? "delaying" : "moved", rolled[0] ? "; rolled " : "", rolled);
+    else if (e->unrolled)
+        snprintf(note, note_cap, "no roll yet");
+}
+
 void initiative_show(vm *v)
 {
     combat *cb = &v->cb;
@@ -438,12 +464,256 @@ void initiative_show(vm *v)
         return;
     combat_line line = {.say = true};
     combat_line_add(v, &line, "order:");
-    for (int i = 0; i < cb->norder; i++) {
-        char score[64] = "";
-        if (cb->order[i].score.type != V_NIL)
-            vm_format(v, cb->order[i].score, score, sizeof score);
-        combat_line_add(v, &line, "%s %s%s%s%s", i ? "," : "", entry_name(v, &cb->order[i]), score[0] ? " (" : "",
-                        score, score[0] ? ")" : "");
+    /* as play goes: a creature that waits comes after the others */
+    int said = 0;
+    for (int row = 0; row < 2 * cb->norder; row++) {
+        int i = initiative_listed(v, row);
+        if (i < 0)
+            continue;
+        const entry *e = &cb->order[i];
+        char score[64], note[96];
+        initiative_entry_text(v, e, score, sizeof score, note, sizeof note);
+        const char *shown = score[0] ? score : note;
+        combat_line_add(v, &line, "%s %s%s%s%s", said++ ? "," : "", entry_name(v, e), shown[0] ? " (" : "", shown,
+                        shown[0] ? ")" : "");
     }
     combat_line_end(v, &line);
+}
+
+/* --- late arrivals ------------------------------------------------------------- */
+
+/* The part of an entry already in the order, scored again from the roll
+   that placed it (the keys that do not roll: its score, tiebreak and fixed
+   tie keys). */
+static bool part_of_entry(vm *v, const entry *e, part *q, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    memset(q, 0, sizeof *q);
+    q->creature = e->creature;
+    if (e->creature < 0)
+        for (size_t c = 0; c < v->ncreatures && q->creature < 0; c++)
+            if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+                q->creature = (int)c;
+    if (q->creature < 0)
+        return true; /* a side with no one left: scored as nothing */
+    q->side = e->side;
+    q->is_side = e->creature < 0;
+    q->check = e->check;
+    if (rexpr_present(&in->below)) {
+        value b;
+        if (!eval_for(v, &in->below, q->creature, value_nil(), &b))
+            return false;
+        q->below = value_truthy(b);
+    }
+    return score_part(v, q, at);
+}
+
+/* Where p goes in the order as it stands: before the first entry it beats,
+   before those put last without a roll; among those it ties with, as the
+   rules' random tie key settles it (rolled among them only: their own
+   places do not change). */
+static bool place_index(vm *v, part *p, int *to, span at)
+{
+    combat *cb = &v->cb;
+    const r_initiative *in = &v->r->initiative;
+    int n = cb->norder;
+    part *tied = MEM_NEW_ARRAY(part, (size_t)n + 1);
+    if (!tied)
+        return vm_error(v, at, "out of memory");
+    int ntied = 0, first_tied = -1;
+    bool ok = true;
+    *to = n;
+    for (int i = 0; i < n && ok; i++) {
+        const entry *e = &cb->order[i];
+        if (e->unrolled) {
+            *to = i;
+            break;
+        }
+        part q;
+        if (!(ok = part_of_entry(v, e, &q, at)))
+            break;
+        if (q.creature < 0)
+            continue; /* a side with no one left in play: no place to compare */
+        int c = compare_parts(p, &q, in->lowest_first);
+        if (c < 0 && ntied == 0) {
+            *to = i;
+            break;
+        }
+        if (c == 0) {
+            if (ntied == 0)
+                first_tied = i;
+            q.order = ntied;
+            tied[ntied++] = q;
+        } else if (ntied > 0) {
+            *to = i; /* past the tied run */
+            break;
+        }
+    }
+    if (ok && ntied > 0) {
+        /* the tied run and p: p is the last brought into play */
+        p->order = ntied;
+        tied[ntied] = *p;
+        combat_flush_roll(v);
+        ok = settle(v, tied, ntied + 1, at);
+        int before = 0;
+        for (int k = 0; ok && k <= ntied && tied[k].order != ntied; k++)
+            before++;
+        if (ok)
+            *to = first_tied + before;
+        if (ok)
+            p->nkeys = 1; /* its place is found: only the score is shown */
+    }
+    mem_free(tied, ((size_t)n + 1) * sizeof(part));
+    return ok;
+}
+
+/* The index of a place c can share without a roll of its own: its side's
+   (mode sides), or its group's (`group SIDE [by EXPR]`): the last member
+   of the group in the order. -1 if none. */
+static bool shared_place(vm *v, int c, int *at_index, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    combat *cb = &v->cb;
+    const creature *cr = &v->creatures[c];
+    *at_index = -1;
+    if (cr->side < 0)
+        return true;
+    if (in->mode == INIT_SIDES) {
+        for (int i = 0; i < cb->norder; i++)
+            if (cb->order[i].creature < 0 && cb->order[i].side == cr->side)
+                *at_index = i;
+        return true;
+    }
+    if (in->group_side < 0 || cr->side != in->group_side)
+        return true;
+    value mine = value_nil();
+    if (rexpr_present(&in->group_by) && !eval_for(v, &in->group_by, c, value_nil(), &mine))
+        return false;
+    for (int i = 0; i < cb->norder; i++) {
+        const entry *e = &cb->order[i];
+        if (e->unrolled || e->creature < 0 || e->creature == c || v->creatures[e->creature].side != cr->side)
+            continue;
+        bool equal = true;
+        if (rexpr_present(&in->group_by)) {
+            value theirs;
+            if (!eval_for(v, &in->group_by, e->creature, value_nil(), &theirs) ||
+                !vm_values_equal(v, mine, theirs, in->group_by.where, &equal))
+                return false;
+        }
+        if (equal)
+            *at_index = i;
+    }
+    return true;
+}
+
+static bool place_one(vm *v, int c, value given, span at)
+{
+    combat *cb = &v->cb;
+    const r_initiative *in = &v->r->initiative;
+    creature *cr = &v->creatures[c];
+    char score[64] = "";
+    int old = encounter_index_of(v, c);
+    if (!cr->in_play)
+        return vm_error(v, at, "%s is not in the encounter", cr->name);
+    if (old >= 0 && !cb->order[old].unrolled) {
+        if (cb->order[old].score.type != V_NIL)
+            vm_format(v, cb->order[old].score, score, sizeof score);
+        return vm_error(v, at,
+                        "%s already has its place in the order%s%s%s; only a creature that joined the fight "
+                        "since is placed this way",
+                        cr->name, score[0] ? " (" : "", score, score[0] ? ")" : "");
+    }
+    int shared;
+    if (!shared_place(v, c, &shared, at))
+        return false;
+    if (old < 0 && shared >= 0 && in->mode == INIT_SIDES)
+        return vm_error(v, at, "%s already has its place in the order: it acts in its side's turns (%s)", cr->name,
+                        program_string(v->p, v->r->sides[cr->side]));
+    if (old < 0)
+        return vm_error(v, at, "%s has no place of its own in the order to take", cr->name);
+    if (old >= 0 && old == cb->turn && cb->in_turn)
+        return vm_error(v, at, "%s is taking its turn: place it once the turn is over", cr->name);
+    if (given.type != V_NIL && (in->mode == INIT_STATIC || shared >= 0))
+        return vm_error(v, at, "%s rolls no initiative of its own (%s): give no number", cr->name,
+                        in->mode == INIT_STATIC  ? "the order is by score, without a roll"
+                        : in->mode == INIT_SIDES ? "its side rolled once for all its members"
+                                                 : "its group rolled once for all its members");
+    /* out of its place at the end */
+    memmove(&cb->order[old], &cb->order[old + 1], (size_t)(cb->norder - old - 1) * sizeof(entry));
+    cb->norder--;
+    if (cb->turn > old)
+        cb->turn--;
+    if (in->mode == INIT_SIDES && shared >= 0) {
+        combat_say(v, "%s acts with its side, %s, in the side's place in the order (the side rolled once)", cr->name,
+                   program_string(v->p, v->r->sides[cr->side]));
+        return true;
+    }
+    entry e = {.creature = c, .side = cr->side, .score = value_nil(), .check = value_nil()};
+    int to = 0;
+    if (shared >= 0) {
+        /* its group's roll and keys, right after the group's last member */
+        if (shared >= old)
+            shared--;
+        e.score = cb->order[shared].score;
+        e.check = cb->order[shared].check;
+        to = shared + 1;
+    } else {
+        /* by sides, a side new to the fight rolls as the side */
+        bool as_side = in->mode == INIT_SIDES && cr->side >= 0;
+        part p = {.creature = c, .side = cr->side, .is_side = as_side};
+        if (as_side)
+            e.creature = -1;
+        if (rexpr_present(&in->below)) {
+            value b;
+            if (!eval_for(v, &in->below, c, value_nil(), &b))
+                return false;
+            p.below = value_truthy(b);
+        }
+        int64_t forced = given.type == V_ROLL || given.type == V_INT ? given.num : 0;
+        if (in->mode == INIT_STATIC)
+            p.check = value_nil();
+        else if (!roll_check(v, c, forced, &p.check, at))
+            return false;
+        if (!score_part(v, &p, at) || !place_index(v, &p, &to, at))
+            return false;
+        combat_flush_roll(v);
+        e.score = p.keys[0];
+        e.check = p.check;
+    }
+    if (!encounter_insert_entry(v, e, to, at))
+        return false;
+    if (e.score.type != V_NIL)
+        vm_format(v, e.score, score, sizeof score);
+    char where[300];
+    if (to > 0)
+        snprintf(where, sizeof where, "after %s", entry_name(v, &cb->order[to - 1]));
+    else if (cb->norder > 1)
+        snprintf(where, sizeof where, "first, before %s", entry_name(v, &cb->order[1]));
+    else
+        snprintf(where, sizeof where, "alone");
+    bool this_round = cb->awaiting_start || to > cb->turn;
+    char who[300];
+    if (e.creature < 0)
+        snprintf(who, sizeof who, "%s's side, %s,", cr->name, program_string(v->p, v->r->sides[cr->side]));
+    else
+        snprintf(who, sizeof who, "%s", cr->name);
+    combat_say(v, "%s takes its place in the order%s%s%s: %s (%s)", who, score[0] ? " at " : "", score,
+               shared >= 0 ? ", its group's roll" : "", where,
+               this_round ? "its turn comes this round" : "it acts from the next round");
+    return true;
+}
+
+bool initiative_place(vm *v, const value *given, int ngiven, span at)
+{
+    for (int g = 0; g + 1 < ngiven; g += 2) {
+        if (given[g].type != V_CREATURE)
+            return vm_error(v, at, "roll initiative NAME [ROLLED]: a creature, not %s", value_type_name(given[g].type));
+        for (int h = 0; h < g; h += 2)
+            if (given[h].type == V_CREATURE && given[h].num == given[g].num)
+                return vm_error(v, at, "%s is named twice", vm_name(v, (int)given[g].num));
+        if (!place_one(v, (int)given[g].num, given[g + 1], at))
+            return false;
+    }
+    initiative_show(v);
+    return true;
 }

@@ -71,8 +71,16 @@ bool vm_spawn(vm *v, int t, span at)
                 cb->order = g;
                 cb->order_cap = (int)cap;
                 int64_t key = cb->norder ? cb->order[cb->norder - 1].key + ((int64_t)1 << 32) : 0;
-                cb->order[cb->norder++] = (entry){c, v->creatures[c].side, key, value_nil(), value_nil(), false, 0};
-                combat_say(v, "%s joins the fight, last in the order", name);
+                cb->order[cb->norder++] = (entry){.creature = c,
+                                                  .side = v->creatures[c].side,
+                                                  .key = key,
+                                                  .score = value_nil(),
+                                                  .check = value_nil(),
+                                                  .unrolled = true};
+                combat_say(v,
+                           "%s joins the fight, last in the order (to place it by initiative: roll initiative %s "
+                           "[ROLLED])",
+                           name, name);
             }
         }
     }
@@ -175,7 +183,10 @@ static bool show_tracker(vm *v)
         marked |= v->creatures[c].hidden;
     const char *indent = marked ? "     " : "";
     _Static_assert(sizeof "     " == sizeof COMBAT_HIDDEN_MARK, "the indent is the width of the mark");
-    int shown_turn = cb->turn >= 0 && cb->turn < cb->norder ? cb->turn + 1 : 0;
+    /* rows as play goes: a creature that waits after the others */
+    int shown_turn = 0;
+    for (int i = 0; cb->turn >= 0 && cb->turn < cb->norder && i <= cb->turn; i++)
+        shown_turn += !initiative_waiting(v, &cb->order[i]);
     const char *what = cb->free_round ? "free round" : cb->surprise ? "surprise round" : NULL;
     if (what)
         combat_print(v, "%s - turn %d of %d", what, shown_turn, cb->norder);
@@ -189,8 +200,13 @@ static bool show_tracker(vm *v)
                                     program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
     combat_print(v, "%s", head);
-    for (int i = 0; i < cb->norder; i++) {
+    for (int row = 0; row < 2 * cb->norder; row++) {
+        int i = initiative_listed(v, row);
+        if (i < 0)
+            continue;
         const entry *e = &cb->order[i];
+        char rolled[32], note[96];
+        initiative_entry_text(v, e, rolled, sizeof rolled, note, sizeof note);
         /* the entry's creature, or each member of its side in play */
         size_t first = e->creature >= 0 ? (size_t)e->creature : 0;
         size_t last = e->creature >= 0 ? first + 1 : v->ncreatures;
@@ -198,9 +214,7 @@ static bool show_tracker(vm *v)
             if (e->creature < 0 && !(v->creatures[who].in_play && v->creatures[who].side == e->side))
                 continue;
             int c = (int)who;
-            char score[32] = "";
-            if (m++ == 0 && e->score.type != V_NIL)
-                vm_format(v, e->score, score, sizeof score);
+            const char *score = m++ == 0 ? rolled : "";
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             combat_line line = {.say = false};
             combat_line_add(v, &line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
@@ -217,9 +231,10 @@ static bool show_tracker(vm *v)
             bool out;
             if (!encounter_out(v, c, &out, (span){0}))
                 return false;
-            const creature *cr = &v->creatures[c];
-            const char *notes = cr->delaying ? "delaying" : out ? "out" : "";
+            const char *notes = note[0] && e->creature >= 0 ? note : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
+            if (note[0] && out && e->creature >= 0)
+                combat_line_add(v, &line, ", out");
             effects_show_held(v, c, &line, notes[0] ? ", " : "");
             if (marked && line.len >= row_start && !hidden_line(v, line.text, false))
                 indent_line(&line, indent);
@@ -236,12 +251,15 @@ static void show_order(vm *v)
         combat_print(v, "no initiative order yet");
         return;
     }
-    for (int i = 0; i < cb->norder; i++) {
-        char score[64] = "";
-        if (cb->order[i].score.type != V_NIL)
-            vm_format(v, cb->order[i].score, score, sizeof score);
-        combat_print(v, "%s %6s  %s%s", i == cb->turn && cb->in_turn ? ">" : " ", score, entry_name(v, &cb->order[i]),
-                     cb->order[i].creature >= 0 && v->creatures[cb->order[i].creature].delaying ? " (delaying)" : "");
+    for (int row = 0; row < 2 * cb->norder; row++) {
+        int i = initiative_listed(v, row);
+        if (i < 0)
+            continue;
+        const entry *e = &cb->order[i];
+        char score[64], note[96];
+        initiative_entry_text(v, e, score, sizeof score, note, sizeof note);
+        combat_print(v, "%s %6s  %s%s%s%s", i == cb->turn && cb->in_turn ? ">" : " ", score, entry_name(v, e),
+                     note[0] ? " (" : "", note, note[0] ? ")" : "");
     }
 }
 
@@ -250,10 +268,15 @@ static bool show(vm *v, const value *args, int argc, span at)
     if (argc == 0) {
         if (v->cb.active)
             return show_tracker(v);
-        for (size_t c = 0; c < v->ncreatures; c++)
+        bool any = false;
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            if (v->creatures[c].gone)
+                continue;
+            any = true;
             if (!show_creature(v, (int)c))
                 return false;
-        if (v->ncreatures == 0)
+        }
+        if (!any)
             combat_print(v, "no creatures yet");
         return true;
     }
@@ -434,6 +457,12 @@ bool play_command(vm *v, int cmd, int operand, span at)
     /* the arguments stay where they were pushed, under what the command's
        own calls push, and go when it is done */
     value *args = v->sp - operand;
+    /* a creature removed from play is named by no command but show */
+    for (int i = 0; i < operand && cmd != CMD_SHOW; i++)
+        if (args[i].type == V_CREATURE && (size_t)args[i].num < v->ncreatures && v->creatures[args[i].num].gone) {
+            v->sp = args;
+            return vm_error(v, at, "%s has been removed from play", v->creatures[args[i].num].name);
+        }
     bool ok = run_command(v, cmd, args, operand, at);
     v->sp = args;
     return ok;
@@ -517,6 +546,10 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         return effects_apply(v, c, cond, args[2], by, at, &applied);
     }
     case CMD_REMOVE: {
+        if (argc == 1) {
+            int c = creature_arg(v, args[0], at);
+            return c >= 0 && encounter_remove(v, c, at);
+        }
         int cond = rules_condition(v->r, (int)args[0].num);
         int c = creature_arg(v, args[1], at);
         bool removed;

@@ -60,6 +60,7 @@ typedef struct creature {
     value *stats; /* by stat slot; V_NIL = not set, use the declared default */
     /* play */
     bool in_play;  /* taken into the encounter */
+    bool gone;     /* taken out of play by the GM (`remove NAME`): in no encounter again */
     bool acted;    /* has had a turn in this encounter */
     bool delaying; /* waits to take its turn later */
     bool forfeit;  /* gives up its next turn to move in the order */
@@ -435,7 +436,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
    is no encounter. */
 static inline bool vm_present(const vm *v, int c)
 {
-    return !v->cb.active || v->creatures[c].in_play;
+    return !v->creatures[c].gone && (!v->cb.active || v->creatures[c].in_play);
 }
 /* A creature's display: its name. */
 const char *vm_name(const vm *v, int c);

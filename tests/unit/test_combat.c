@@ -437,7 +437,7 @@ START_TEST(test_reorder_start_downward_only_not_between_enemies)
     run *r = ok(1, text);
     lines_in_order(r, "c can only move down the order now",
                    "a cannot move between two enemies whose turns are adjacent", "a moves after d",
-                   "order: b (3), c (2), d (1), a (4)", "round 1: b's turn", NULL);
+                   "order: b (3), c (2), d (1), a (moved; rolled 4)", "round 1: b's turn", NULL);
     done(r);
 }
 END_TEST
@@ -459,8 +459,8 @@ START_TEST(test_reorder_start_bottom_up)
     run *r = ok(1, text);
     lines_in_order(r, "a cannot move between two enemies whose turns are adjacent", "c moves after e",
                    "d has had its chance to move: the decisions go from the bottom of the order up", "a moves after d",
-                   "order: b (4), d (2), a (5), e (1), c (3)", "b has had its chance to move", "round 1: b's turn",
-                   NULL);
+                   "order: b (4), d (2), a (moved; rolled 5), e (1), c (moved; rolled 3)",
+                   "b has had its chance to move", "round 1: b's turn", NULL);
     done(r);
 }
 END_TEST
