@@ -371,8 +371,9 @@ static bool cmd_damage(compiler *cc, ccur *k, const node *cmd, bool heal)
         const r_encounter *e = &cc->p->rules->encounter;
         const char *stat = e->ntrack > 0 ? program_string(cc->p, cc->p->decls[e->track[0]].name) : "STAT";
         const char *who = k->at && k->at->kind == AST_NAME ? k->at->text : "NAME";
-        comp_error(cc, cmd->sp, "these rules say nothing of %s (no resource says '%s by PROCEDURE'): set %s.%s %s= N instead",
-                   what, heal ? "heal" : "damage", who, stat, heal ? "+" : "-");
+        comp_error(cc, cmd->sp,
+                   "these rules say nothing of %s (no resource says '%s by PROCEDURE'): set %s.%s %s= N instead", what,
+                   heal ? "heal" : "damage", who, stat, heal ? "+" : "-");
         return false;
     }
     /* `damage wolf_2 -3` reads as one subtraction: a negative amount */
@@ -428,8 +429,8 @@ static bool cmd_damage(compiler *cc, ccur *k, const node *cmd, bool heal)
             len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", w);
         }
         if (sg.found)
-            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)", kn->text,
-                       sg.best, known);
+            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)",
+                       kn->text, sg.best, known);
         else
             comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known);
         return false;

@@ -694,7 +694,8 @@ const clause_rule resource_clauses[] = {
     {"min", "min EXPR", res_value, false},
     {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
     {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
-    {"damage", "damage by PROCEDURE [kinds KIND, ...] (what 'damage NAME N [KIND]' calls: PROCEDURE(creature, N[, KIND]))",
+    {"damage",
+     "damage by PROCEDURE [kinds KIND, ...] (what 'damage NAME N [KIND]' calls: PROCEDURE(creature, N[, KIND]))",
      res_by, false},
     {"heal", "heal by PROCEDURE (what 'heal NAME N' calls: PROCEDURE(creature, N))", res_by, false},
 };

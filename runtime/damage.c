@@ -67,8 +67,7 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
         return vm_error(v, at, "expected a creature, not %s", value_type_name(args[0].type));
     int c = (int)args[0].num;
     if (args[1].type != V_INT || args[1].aux != 1 || args[1].num < 0)
-        return vm_error(v, at, "the amount %s is a whole number, 0 or more",
-                        heal ? "healed" : "of damage");
+        return vm_error(v, at, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
     int stat = res->stat;
     const decl *d = damage_procedure(v, res, heal, at);
     if (!d)
