@@ -662,6 +662,7 @@ static void res_by(decl_state *ds, const node *clause, ccur *k)
     bool damage = strcmp(clause->text, "damage") == 0;
     if (!ccur_expect(k, "by"))
         return;
+    const node *at = k->at;
     int proc = ccur_name(k, "the procedure the command calls");
     if (proc < 0)
         return;
@@ -670,13 +671,13 @@ static void res_by(decl_state *ds, const node *clause, ccur *k)
     if (damage && ccur_accept(k, "kinds")) {
         while (!ccur_done(k)) {
             ccur_skip_commas(k);
-            const node *at = k->at;
+            const node *kat = k->at;
             int kind = ccur_name(k, "a kind of damage");
             if (kind < 0)
                 return;
             r = res_of(ds);
             if (r->nkinds >= RESOURCE_MAX_KINDS) {
-                comp_error(ds->cc, at->sp, "at most %d kinds of damage", RESOURCE_MAX_KINDS);
+                comp_error(ds->cc, kat->sp, "at most %d kinds of damage", RESOURCE_MAX_KINDS);
                 return;
             }
             r->kinds[r->nkinds++] = kind;
@@ -686,6 +687,17 @@ static void res_by(decl_state *ds, const node *clause, ccur *k)
             ccur_error(k, "expected the kinds of damage, as in 'kinds lethal, nonlethal'");
     }
     ccur_end(k);
+    /* the names of a file are all declared before its bodies: the procedure
+       is known here, with its parameters */
+    const decl *d = program_find_decl(ds->cc->p, DK_PROCEDURE, proc);
+    int want = 2 + (damage && res_of(ds)->nkinds > 0);
+    if (!d)
+        comp_error(ds->cc, at->sp, "no procedure '%s' (declare 'procedure %s(creature, amount%s) { ... }')", at->text,
+                   at->text, want == 3 ? ", kind" : "");
+    else if (d->nparams != want)
+        comp_error(ds->cc, at->sp,
+                   "procedure %s takes %d argument%s; '%s by' calls it with %d (the creature, the amount%s)", at->text,
+                   d->nparams, d->nparams == 1 ? "" : "s", clause->text, want, want == 3 ? ", the kind" : "");
 }
 
 const clause_rule resource_clauses[] = {
