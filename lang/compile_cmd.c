@@ -11,6 +11,7 @@
 #include "runtime/combat.h"
 #include "runtime/commands.h"
 #include "runtime/mem.h"
+#include "lang/suggest.h"
 
 /* --- arguments ------------------------------------------------------------------ */
 
@@ -363,6 +364,87 @@ void compile_act_stmt(compiler *cc, const node *s)
         emit_op(cc, OP_POP, s->sp);
 }
 
+/* `damage NAME N [KIND]`, `heal NAME N`: checked against what the rules
+   declare for them (a resource's `damage by`/`heal by`), on the user's line.
+   Pushed: the creature, the amount, the kind (or nil). */
+static bool cmd_damage(compiler *cc, ccur *k, const node *cmd, bool heal)
+{
+    const char *what = heal ? "healing" : "damage";
+    const r_resource *res = rules_damage_resource(cc->p, heal);
+    if (!res) {
+        /* the GM can still change a stat by hand: name the tracker's first column */
+        const r_encounter *e = &cc->p->rules->encounter;
+        const char *stat = e->ntrack > 0 ? program_string(cc->p, cc->p->decls[e->track[0]].name) : "STAT";
+        const char *who = k->at && k->at->kind == AST_NAME ? k->at->text : "NAME";
+        comp_error(cc, cmd->sp,
+                   "these rules say nothing of %s (no resource says '%s by PROCEDURE'): set %s.%s %s= N instead", what,
+                   heal ? "heal" : "damage", who, stat, heal ? "+" : "-");
+        return false;
+    }
+    /* `damage wolf_2 -3` reads as one subtraction: a negative amount */
+    const node *first = k->at;
+    if (first && first->kind == AST_BINARY && first->op == '-' && first->a && first->a->kind == AST_NAME &&
+        name_resolves(cc, first->a->text)) {
+        span minus = {first->a->sp.end + 1, first->b->sp.end, first->sp.source};
+        comp_error(cc, minus, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
+        return false;
+    }
+    if (!push_creature(cc, k, heal ? "the creature healed" : "the creature that takes the damage"))
+        return false;
+    const node *at = k->at;
+    if (!at || at->kind == AST_SEP) {
+        ccur_error(k, "expected the amount, as in '%s'", heal ? "heal NAME 5" : "damage NAME 7");
+        return false;
+    }
+    ccur_take(k);
+    fctx none = {0};
+    rexpr n;
+    if (!rexpr_of(cc, &none, at, TY_NUM, heal ? "the amount healed" : "the amount of damage", &n))
+        return false;
+    if (n.kind == REXPR_CONST) {
+        if (n.v.type != V_INT || n.v.aux != 1 || n.v.num < 0) {
+            comp_error(cc, at->sp, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
+            return false;
+        }
+        emit_const(cc, n.v, at->sp);
+    } else {
+        compile_expr(cc, at);
+    }
+    if (heal || ccur_done(k)) {
+        emit_op(cc, OP_NIL, cmd->sp);
+        ccur_end(k);
+        return true;
+    }
+    const node *kn = k->at;
+    int kind = ccur_name(k, "the kind of damage");
+    if (kind < 0)
+        return false;
+    if (res->nkinds == 0) {
+        comp_error(cc, kn->sp, "these rules have no kinds of damage: damage NAME N");
+        return false;
+    }
+    if (rules_damage_kind(res, kind) < 0) {
+        char known[256];
+        size_t len = 0;
+        suggestion sg;
+        suggest_init(&sg, kn->text);
+        for (int i = 0; i < res->nkinds && len < sizeof known; i++) {
+            const char *w = program_string(cc->p, res->kinds[i]);
+            suggest_consider(&sg, w, 0);
+            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", w);
+        }
+        if (sg.found)
+            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)",
+                       kn->text, sg.best, known);
+        else
+            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known);
+        return false;
+    }
+    push_word(cc, kn->text, kn->sp);
+    ccur_end(k);
+    return true;
+}
+
 /* Commands written as a word and arguments (`next`, `place a at c4`). */
 static void clause_command(compiler *cc, const node *cmd)
 {
@@ -709,6 +791,12 @@ static void clause_command(compiler *cc, const node *cmd)
         argc = n + 2;
         break;
     }
+    case CMD_DAMAGE:
+    case CMD_HEAL:
+        if (!cmd_damage(cc, &k, cmd, id == CMD_HEAL))
+            return;
+        argc = 3;
+        break;
     default: return;
     }
     emit_play(cc, id, argc, cmd->sp);

@@ -654,12 +654,62 @@ static void res_refresh(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `damage by PROC [kinds K, ...]` and `heal by PROC`: the procedure name is
+   looked up when a command runs it (a later override stands), and checked
+   then and by `damage`/`heal` where they are written. */
+static void res_by(decl_state *ds, const node *clause, ccur *k)
+{
+    bool damage = strcmp(clause->text, "damage") == 0;
+    if (!ccur_expect(k, "by"))
+        return;
+    const node *at = k->at;
+    int proc = ccur_name(k, "the procedure the command calls");
+    if (proc < 0)
+        return;
+    r_resource *r = res_of(ds);
+    *(damage ? &r->damage_by : &r->heal_by) = proc;
+    if (damage && ccur_accept(k, "kinds")) {
+        while (!ccur_done(k)) {
+            ccur_skip_commas(k);
+            const node *kat = k->at;
+            int kind = ccur_name(k, "a kind of damage");
+            if (kind < 0)
+                return;
+            r = res_of(ds);
+            if (r->nkinds >= RESOURCE_MAX_KINDS) {
+                comp_error(ds->cc, kat->sp, "at most %d kinds of damage", RESOURCE_MAX_KINDS);
+                return;
+            }
+            r->kinds[r->nkinds++] = kind;
+            ccur_skip_commas(k);
+        }
+        if (res_of(ds)->nkinds == 0)
+            ccur_error(k, "expected the kinds of damage, as in 'kinds lethal, nonlethal'");
+    }
+    ccur_end(k);
+    /* the names of a file are all declared before its bodies: the procedure
+       is known here, with its parameters */
+    const decl *d = program_find_decl(ds->cc->p, DK_PROCEDURE, proc);
+    int want = 2 + (damage && res_of(ds)->nkinds > 0);
+    if (!d)
+        comp_error(ds->cc, at->sp, "no procedure '%s' (declare 'procedure %s(creature, amount%s) { ... }')", at->text,
+                   at->text, want == 3 ? ", kind" : "");
+    else if (d->nparams != want)
+        comp_error(ds->cc, at->sp,
+                   "procedure %s takes %d argument%s; '%s by' calls it with %d (the creature, the amount%s)", at->text,
+                   d->nparams, d->nparams == 1 ? "" : "s", clause->text, want, want == 3 ? ", the kind" : "");
+}
+
 const clause_rule resource_clauses[] = {
     {"max", "max EXPR", res_value, false},
     {"start", "start EXPR", res_value, false},
     {"min", "min EXPR", res_value, false},
     {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
     {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
+    {"damage",
+     "damage by PROCEDURE [kinds KIND, ...] (what 'damage NAME N [KIND]' calls: PROCEDURE(creature, N[, KIND]))",
+     res_by, false},
+    {"heal", "heal by PROCEDURE (what 'heal NAME N' calls: PROCEDURE(creature, N))", res_by, false},
 };
 const int resource_nclauses = (int)(sizeof resource_clauses / sizeof resource_clauses[0]);
 
@@ -685,6 +735,7 @@ void decl_resource(decl_state *ds)
     memset(&r->resources[i], 0, sizeof(r_resource));
     r->resources[i].stat = ds->decl_index;
     r->resources[i].from = ds->from;
+    r->resources[i].damage_by = r->resources[i].heal_by = -1;
     ds->object = i;
     decl_clauses(ds, resource_clauses, resource_nclauses, NULL);
     res_of(ds)->from.cite = ds->from.cite;

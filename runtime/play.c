@@ -113,6 +113,11 @@ static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
     return len;
 }
 
+size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
+{
+    return stat_text(v, c, decl_index, buf, cap);
+}
+
 static bool show_creature(vm *v, int c)
 {
     const creature *cr = &v->creatures[c];
@@ -600,6 +605,8 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         return a >= 0 && b >= 0 && zones_engage(v, a, b, at);
     }
     case CMD_FIGHT: return encounter_fight(v, (int)args[0].num, at);
+    case CMD_DAMAGE:
+    case CMD_HEAL: return play_damage(v, cmd == CMD_HEAL, args, argc, at);
     case CMD_EXPLAIN: combat_explain(v); return true;
     case CMD_HIDE:
     case CMD_REVEAL: {

@@ -483,7 +483,11 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
         compile_string(g->f->p, path, setup, strlen(setup), &g->f->sink, &copts) != 0)
         return false;
     const rules *r = g->f->p->rules;
-    g->health = r->encounter.ntrack > 0 ? r->encounter.track[0] : -1;
+    /* the first declaration, as a run counts damage by it: the tracker may
+       name a later override (a system's own hp) */
+    const program *p = g->f->p;
+    g->health =
+        r->encounter.ntrack > 0 ? sim_find_health(p, program_string(p, p->decls[r->encounter.track[0]].name)) : -1;
     if (g->health < 0) {
         diag_report(&g->f->sink, DIAG_ERROR, NULL, (span){0},
                     "%s: the rules' encounter tracks no stat, so damage cannot be told", path);

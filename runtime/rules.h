@@ -361,11 +361,19 @@ typedef struct r_tactic {
     int body;
 } r_tactic;
 
+#define RESOURCE_MAX_KINDS 16
 typedef struct r_resource {
     int stat; /* decl index of the resource */
     origin from;
     rexpr max, start, min;
     period refresh;
+    /* `damage by PROC [kinds K, ...]`, `heal by PROC`: the procedures a GM's
+       damage and heal commands call (name ids, -1: none), and the kinds of
+       damage PROC takes as its third argument (word ids; the first is the
+       default) */
+    int damage_by, heal_by;
+    int kinds[RESOURCE_MAX_KINDS];
+    int nkinds;
 } r_resource;
 
 /* --- space and ranges -------------------------------------------------------- */
@@ -564,6 +572,13 @@ int rules_event(rules *r, int name);
 int rules_find_event(const rules *r, int name);
 /* Resource record for a stat declaration index, or NULL. */
 const r_resource *rules_resource_of(const rules *r, int decl_index);
+/* The resource a GM's `damage` (heal false) or `heal` goes to: the last
+   standing declaration with the clause; NULL when the rules say nothing
+   of it (damage.c). */
+struct program;
+const r_resource *rules_damage_resource(const struct program *p, bool heal);
+/* The index of a kind of damage the resource takes, or -1. */
+int rules_damage_kind(const r_resource *res, int word);
 /* Entries by name, created on first sight (the compiler's first pass) so
  * declarations may refer to each other in any order; -1 when out of
  * memory. rules_add_named takes condition, action, check, relation,

@@ -360,8 +360,7 @@ static void discard_output(void *user, const char *text)
     (void)text;
 }
 
-/* The first declaration of the health stat, or -1. */
-static int find_health(const program *p, const char *name)
+int sim_find_health(const program *p, const char *name)
 {
     int id = program_find_string(p, name);
     for (size_t i = 0; id >= 0 && i < p->ndecls; i++)
@@ -433,7 +432,7 @@ static bool compile_scenario(worker *w)
     const rules *r = w->f->p->rules;
     if (!health && r->encounter.ntrack > 0)
         health = program_string(w->f->p, w->f->p->decls[r->encounter.track[0]].name);
-    w->health = health ? find_health(w->f->p, health) : -1;
+    w->health = health ? sim_find_health(w->f->p, health) : -1;
     if (w->health < 0 && sh->health) {
         /* asked for by name and not there; with no name and no tracked
            stat, damage is not counted */

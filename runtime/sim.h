@@ -41,6 +41,10 @@ void sim_note_trigger(struct vm *v, int trigger);
 void sim_note_check(struct vm *v, int check, bool met);
 /* A condition applied (condition >= 0), or a watched stat changed (stat >= 0). */
 void sim_note_change(struct vm *v, int condition, int stat);
+/* The first declaration of the stat or resource of this name (what a
+   run's `health` is), or -1; a later override counts as the same stat. */
+struct program;
+int sim_find_health(const struct program *p, const char *name);
 /* Records who stands as an encounter ends, or at the end of a run. */
 bool sim_note_outcome(struct vm *v, span at);
 

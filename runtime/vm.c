@@ -388,8 +388,9 @@ bool vm_stat_shown(vm *v, int c, int decl_index)
     if (slot < 0 || vm_stat_internal(v, decl_index))
         return false;
     bool tracked = false;
+    /* the tracker may name a later override of it */
     for (int k = 0; k < v->r->encounter.ntrack; k++)
-        tracked |= v->r->encounter.track[k] == decl_index;
+        tracked |= v->decl_info[v->r->encounter.track[k]].first == v->decl_info[decl_index].first;
     return slot >= 0 && (v->creatures[c].stats[slot].type != V_NIL || tracked);
 }
 

@@ -442,5 +442,11 @@ static inline bool vm_present(const vm *v, int c)
 const char *vm_name(const vm *v, int c);
 /* Adds a creature from a template (play.c), taking it into play. */
 bool vm_spawn(vm *v, int template_index, span at);
+/* A stat of a creature as show and the tracker write it (`hp 3/10`). */
+size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
+/* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
+   rules declare for it, run on the creature, then the resource echoed.
+   args: the creature, the amount, the kind or nil. */
+bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
 
 #endif
