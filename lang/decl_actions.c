@@ -608,6 +608,11 @@ static void ruling_asked(decl_state *ds, const node *clause, ccur *k)
     int a = ccur_choice(k, "how long an answer stands", pers, 5);
     if (a >= 0)
         ruling_of(ds)->per = (asked_per)a;
+    /* per creature (or side) per encounter: forgotten when it ends */
+    if ((a == ASKED_PER_CREATURE || a == ASKED_PER_SIDE) && ccur_accept(k, "per")) {
+        static const char *const again[] = {"encounter"};
+        ruling_of(ds)->each_encounter = ccur_choice(k, "when it is asked again", again, 1) == 0;
+    }
     ccur_end(k);
 }
 
@@ -622,7 +627,7 @@ static void ruling_default(decl_state *ds, const node *clause, ccur *k)
 
 const clause_rule ruling_clauses[] = {
     {"answer", "answer yes_no|number|creature|word|one of WORD, ...", ruling_answer, false},
-    {"asked", "asked per use|creature|side|encounter|game", ruling_asked, false},
+    {"asked", "asked per use|creature|side|encounter|game [per encounter]", ruling_asked, false},
     {"default", "default EXPR", ruling_default, false},
 };
 const int ruling_nclauses = (int)(sizeof ruling_clauses / sizeof ruling_clauses[0]);

@@ -102,8 +102,8 @@ typedef struct answer {
                          (per side), ANSWER_KEY_EVERYONE or ANSWER_KEY_ONE */
     value v;
 } answer;
-#define ANSWER_KEY_ONE (-1)        /* a ruling asked once for all (per use, encounter, game) */
-#define ANSWER_KEY_EVERYONE (-2)   /* every creature or side not answered on its own */
+#define ANSWER_KEY_ONE (-1)           /* a ruling asked once for all (per use, encounter, game) */
+#define ANSWER_KEY_EVERYONE (-2)      /* every creature or side not answered on its own */
 #define ANSWER_KEY_SIDE(s) (-4 - (s)) /* a side (from -3 for the creatures of no side) */
 
 /* --- space ----------------------------------------------------------------------- */

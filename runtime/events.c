@@ -597,7 +597,7 @@ void rulings_end_encounter(vm *v)
     int kept = 0;
     for (int i = 0; i < cb->nanswers; i++) {
         const r_ruling *rl = &v->r->rulings[cb->answers[i].ruling];
-        if (rl->per == ASKED_PER_ENCOUNTER)
+        if (rl->per == ASKED_PER_ENCOUNTER || rl->each_encounter)
             continue;
         cb->answers[kept++] = cb->answers[i];
     }

@@ -346,6 +346,7 @@ typedef struct r_ruling {
     int question; /* string id */
     answer_kind answer;
     asked_per per;
+    bool each_encounter; /* asked per creature or side, and again in each encounter */
     rexpr def;
     int choices[RULING_MOST_CHOICES]; /* string ids of the words that answer it (`answer one of ...`) */
     int nchoices;                     /* 0: any word (or any answer of its kind) */
