@@ -329,7 +329,8 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
     if (r->typed && !r->question_hint_shown) {
         r->question_hint_shown = true;
         printf("(a question of the rules: answer it; Enter takes its default; :state, :explain and :help work\n"
-               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time)\n");
+               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time;\n"
+               " an answer followed by 'for all' answers every creature the question is put for)\n");
     }
     char *line;
     for (;;) {
