@@ -311,20 +311,35 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
                        : q->kind == FRAY_ANSWER_YES_NO   ? "yes/no"
                        : q->kind == FRAY_ANSWER_NUMBER   ? "a number"
                        : q->kind == FRAY_ANSWER_CREATURE ? "a creature, or nothing"
+                       : q->choices                      ? q->choices
                                                          : "a word";
-    char on_enter[160] = "";
+    char on_enter[160] = "", for_all[160] = "";
     if (q->has_default)
         snprintf(on_enter, sizeof on_enter, "; Enter: %s",
                  q->reaction       ? "take it"
                  : q->default_text ? q->default_text
                                    : "its default");
+    if (q->each) {
+        /* an example answer, as it would be typed */
+        /* an example answer, as it would be typed: its default, else a choice */
+        char example[64] = "ANSWER";
+        size_t first = q->choices ? strcspn(q->choices, "/") : 0;
+        if (q->default_text && !strpbrk(q->default_text, " (") && strlen(q->default_text) < sizeof example)
+            snprintf(example, sizeof example, "%s", q->default_text);
+        else if (q->kind == FRAY_ANSWER_YES_NO)
+            snprintf(example, sizeof example, "no");
+        else if (first && first < sizeof example)
+            snprintf(example, sizeof example, "%.*s", (int)first, q->choices);
+        snprintf(for_all, sizeof for_all, "; '%s for all': every %s", example, q->each);
+    }
     char question[1024];
-    snprintf(question, sizeof question, "%s%s%s%s%s [%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
-             q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter);
+    snprintf(question, sizeof question, "%s%s%s%s%s [%s%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
+             q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter, for_all);
     if (r->typed && !r->question_hint_shown) {
         r->question_hint_shown = true;
         printf("(a question of the rules: answer it; Enter takes its default; :state, :explain and :help work\n"
-               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time)\n");
+               " here, :undo cancels the command; 'answer RULING VALUE [for NAME]' answers one ahead of time;\n"
+               " an answer followed by 'for all' answers every creature the question is put for)\n");
     }
     char *line;
     for (;;) {

@@ -114,12 +114,18 @@ typedef struct fray_question {
                                  reactions' policy (take them, unless a script said not) */
     const char *default_text; /* the ruling's default as an answer reads (`no`, `3`), or the
                                  formula that gives it; NULL when none */
+    const char *choices;      /* the words that answer it, "a/b/c"; NULL for any of its kind */
+    const char *each;         /* "creature" or "side" when the ruling is asked of each: an
+                                 answer followed by "for all" answers it for every one
+                                 not answered yet; else NULL */
 } fray_question;
 
 /* Writes the GM's answer into answer as text: yes or no, a whole number, a
- * creature's name (or "nothing"), a word. An empty answer, or false, is no
- * answer: the ruling's default or the reactions' policy decides, and with
- * no default the command stops with an error. An answer that does not fit
+ * creature's name (or "nothing"), a word (one of q->choices when it has
+ * them), followed by "for all" where q->each allows it. An empty answer is
+ * no answer: the ruling's default or the reactions' policy decides, and with
+ * no default it is asked again. False (no answer at all) takes the default
+ * too, and with none the command stops with an error. An answer that does not fit
  * is asked again (q->retry says why), as often as it takes (after 100 in a
  * row the command stops with an error: a callback never hangs it). Without this
  * callback nothing is asked: rulings take their defaults and reactions

@@ -200,6 +200,8 @@ static void preset_ruling_answer(compiler *cc, const node *dn, int obj)
             arg = it->list;
     if (!arg || (arg->kind != AST_NAME && arg->kind != AST_WORD) || !arg->text)
         return;
+    if (strcmp(arg->text, "one") == 0) /* answer one of WORDS */
+        cc->p->rules->rulings[obj].answer = ANSWER_WORD;
     for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
         if (strcmp(arg->text, kinds[i]) == 0)
             cc->p->rules->rulings[obj].answer = (answer_kind)i;

@@ -2,6 +2,7 @@
  * make (`check`), what happens when something happens (`trigger`), what the
  * GM decides (`ruling`), and per-creature pools (`resource`) and equipment
  * (`item`). */
+#include <stdio.h>
 #include <string.h>
 
 #include "lang/decl.h"
@@ -551,9 +552,45 @@ static r_ruling *ruling_of(decl_state *ds)
     return &ds->cc->p->rules->rulings[ds->object];
 }
 
+/* `answer one of w1, w2, ...`: a word answer, and the words that give it */
+static void ruling_choices(decl_state *ds, ccur *k)
+{
+    r_ruling *rl = ruling_of(ds);
+    rl->answer = ANSWER_WORD;
+    if (ccur_done(k)) {
+        ccur_error(k, "expected the words that answer it after 'one of'");
+        return;
+    }
+    while (!ccur_done(k)) {
+        const node *n = k->at;
+        if (n->kind != AST_NAME && n->kind != AST_WORD && n->kind != AST_STRING) {
+            ccur_error(k, "expected a word that answers it");
+            k->at = NULL;
+            return;
+        }
+        ccur_take(k);
+        int id = comp_intern(ds->cc, n->text);
+        for (int i = 0; i < rl->nchoices; i++)
+            if (rl->choices[i] == id)
+                comp_error(ds->cc, n->sp, "'%s' is one of the choices already", n->text);
+        if (rl->nchoices == RULING_MOST_CHOICES) {
+            comp_error(ds->cc, n->sp, "a ruling offers at most %d choices", RULING_MOST_CHOICES);
+            k->at = NULL;
+            return;
+        }
+        rl->choices[rl->nchoices++] = id;
+        ccur_skip_commas(k);
+    }
+}
+
 static void ruling_answer(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
+    if (ccur_accept(k, "one")) {
+        if (ccur_expect(k, "of"))
+            ruling_choices(ds, k);
+        return;
+    }
     static const char *const kinds[] = {"yes_no", "number", "creature", "word"};
     int a = ccur_choice(k, "the kind of answer", kinds, 4);
     if (a >= 0)
@@ -566,10 +603,16 @@ static void ruling_asked(decl_state *ds, const node *clause, ccur *k)
     (void)clause;
     if (!ccur_expect(k, "per"))
         return;
-    static const char *const pers[] = {"use", "creature", "encounter", "game"};
-    int a = ccur_choice(k, "how long an answer stands", pers, 4);
+    /* in the order of asked_per */
+    static const char *const pers[] = {"use", "creature", "encounter", "game", "side"};
+    int a = ccur_choice(k, "how long an answer stands", pers, 5);
     if (a >= 0)
         ruling_of(ds)->per = (asked_per)a;
+    /* per creature (or side) per encounter: forgotten when it ends */
+    if ((a == ASKED_PER_CREATURE || a == ASKED_PER_SIDE) && ccur_accept(k, "per")) {
+        static const char *const again[] = {"encounter"};
+        ruling_of(ds)->each_encounter = ccur_choice(k, "when it is asked again", again, 1) == 0;
+    }
     ccur_end(k);
 }
 
@@ -583,11 +626,37 @@ static void ruling_default(decl_state *ds, const node *clause, ccur *k)
 }
 
 const clause_rule ruling_clauses[] = {
-    {"answer", "answer yes_no|number|creature|word", ruling_answer, false},
-    {"asked", "asked per use|creature|encounter|game", ruling_asked, false},
+    {"answer", "answer yes_no|number|creature|word|one of WORD, ...", ruling_answer, false},
+    {"asked", "asked per use|creature|side|encounter|game [per encounter]", ruling_asked, false},
     {"default", "default EXPR", ruling_default, false},
 };
 const int ruling_nclauses = (int)(sizeof ruling_clauses / sizeof ruling_clauses[0]);
+
+/* A default written as a word or a string must be one of the choices; one
+ * a formula gives is checked when it is taken. */
+static void default_is_a_choice(compiler *cc, const r_ruling *rl)
+{
+    if (!rl->nchoices || !rexpr_present(&rl->def))
+        return;
+    value d;
+    if (rl->def.kind == REXPR_CONST) {
+        d = rl->def.v;
+    } else {
+        const chunk *c = cc->p->chunks[rl->def.chunk];
+        if (!(c->nconsts == 1 && c->code[0] == OP_CONST && c->len == 4))
+            return;
+        d = c->consts[0]; /* a bare word compiles to one constant push */
+    }
+    if (d.type == V_STR || d.type == V_WORD) {
+        const char *text = program_string(cc->p, (int)d.num);
+        for (int i = 0; i < rl->nchoices; i++)
+            if (!strcmp(text, program_string(cc->p, rl->choices[i])))
+                return;
+    }
+    char list[512];
+    rules_choices_text(cc->p, rl, list, sizeof list);
+    comp_error(cc, rl->def.where, "the default is not one of the choices: %s", list);
+}
 
 void decl_ruling(decl_state *ds)
 {
@@ -604,6 +673,7 @@ void decl_ruling(decl_state *ds)
     }
     decl_clauses(ds, ruling_clauses, ruling_nclauses, NULL);
     ruling_of(ds)->from.cite = ds->from.cite;
+    default_is_a_choice(cc, ruling_of(ds));
 }
 
 /* --- tactic ------------------------------------------------------------------------- */

@@ -38,10 +38,36 @@ static bool parse_yes_no(const char *s, bool *yes)
     return false;
 }
 
-/* The text of an answer as a value of the kind asked; NULL, or why not. */
-static const char *parse_answer(fray *f, fray_answer_kind kind, const char *s, value *out)
+/* Is word one of the choices, "a/b/c"? */
+static bool is_a_choice(const char *choices, const char *word)
 {
-    switch (kind) {
+    size_t n = strlen(word);
+    for (const char *c = choices; *c;) {
+        size_t len = strcspn(c, "/");
+        if (len == n && !strncmp(c, word, n))
+            return true;
+        c += len + (c[len] == '/');
+    }
+    return false;
+}
+
+/* Takes "for all" off the end of an answer: true when it was there. */
+static bool for_all_taken_off(char *s)
+{
+    static const char tail[] = "for all";
+    size_t n = strlen(s), t = sizeof tail - 1;
+    if (n <= t || strcasecmp(s + n - t, tail) || !isspace((unsigned char)s[n - t - 1]))
+        return false;
+    s[n - t] = '\0';
+    while (n - t > 0 && isspace((unsigned char)s[n - t - 1]))
+        s[--n - t] = '\0';
+    return true;
+}
+
+/* The text of an answer as a value of the kind asked; NULL, or why not. */
+static const char *parse_answer(fray *f, const fray_question *q, const char *s, value *out)
+{
+    switch (q->kind) {
     case FRAY_ANSWER_YES_NO: {
         bool yes;
         if (!parse_yes_no(s, &yes))
@@ -97,12 +123,14 @@ static char *trimmed(char *s)
    so many; a program that answers badly for ever must not hang it. */
 #define ASK_MOST_TRIES 100
 
-/* True with *out for an answer that fits; false for no answer (an empty
- * one, or none at all). An answer that does not fit is asked again, as
- * often as it takes (up to ASK_MOST_TRIES, then the command stops with an
- * error): what is kept is always an answer that fits. */
-static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
+/* True with *out for an answer that fits (and *for_all when it ended in
+ * "for all", where q->each allows it); false for no answer (an empty one
+ * where there is a default, or none at all). An answer that does not fit is
+ * asked again, as often as it takes (up to ASK_MOST_TRIES, then the command
+ * stops with an error): what is kept is always an answer that fits. */
+static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *for_all)
 {
+    char why[600];
     for (int tries = 0;; tries++) {
         if (tries == ASK_MOST_TRIES) {
             vm_error(f->v, (span){0, 0, UINT32_MAX}, "%d answers in a row did not fit the question; the command stops",
@@ -120,12 +148,25 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out)
         }
         if (!given_any)
             return false;
-        const char *given = trimmed(text);
-        if (!*given)
+        char *given = trimmed(text);
+        if (!*given && q->has_default)
             return false;
-        q->retry = parse_answer(f, q->kind, given, out);
-        if (!q->retry)
+        bool all = q->each && for_all_taken_off(given);
+        if (q->choices && !is_a_choice(q->choices, given)) {
+            snprintf(why, sizeof why, "choose one of %s", q->choices);
+            q->retry = why;
+            continue;
+        }
+        if (!*given) {
+            q->retry = "there is no default: answer it";
+            continue;
+        }
+        q->retry = parse_answer(f, q, given, out);
+        if (!q->retry) {
+            if (for_all)
+                *for_all = all;
             return true;
+        }
     }
 }
 
@@ -152,7 +193,7 @@ static void default_text(fray *f, const r_ruling *rl, char *out, size_t cap)
     }
 }
 
-static bool vm_asks(void *user, int ruling, const char *question, value *out)
+static bool vm_asks(void *user, int ruling, const char *question, value *out, bool *for_all)
 {
     fray *f = user;
     const r_ruling *rl = &f->v->r->rulings[ruling];
@@ -162,14 +203,19 @@ static bool vm_asks(void *user, int ruling, const char *question, value *out)
         [ANSWER_CREATURE] = FRAY_ANSWER_CREATURE,
         [ANSWER_WORD] = FRAY_ANSWER_WORD,
     };
-    char def[128];
+    char def[128], choices[512];
     default_text(f, rl, def, sizeof def);
+    rules_choices_text(f->p, rl, choices, sizeof choices);
     fray_question q = {.kind = kinds[rl->answer],
                        .ruling = program_string(f->p, rl->name),
                        .text = question,
                        .has_default = rexpr_present(&rl->def),
-                       .default_text = def[0] ? def : NULL};
-    return ask_until_it_fits(f, &q, out);
+                       .default_text = def[0] ? def : NULL,
+                       .choices = choices[0] ? choices : NULL,
+                       .each = rl->per == ASKED_PER_CREATURE ? "creature"
+                               : rl->per == ASKED_PER_SIDE   ? "side"
+                                                             : NULL};
+    return ask_until_it_fits(f, &q, out, for_all);
 }
 
 static bool vm_offers(void *user, const char *question)
@@ -177,7 +223,7 @@ static bool vm_offers(void *user, const char *question)
     fray *f = user;
     fray_question q = {.reaction = true, .kind = FRAY_ANSWER_YES_NO, .text = question, .has_default = true};
     value yes;
-    if (ask_until_it_fits(f, &q, &yes))
+    if (ask_until_it_fits(f, &q, &yes, NULL))
         return value_truthy(yes);
     return f->v->cb.reactions_policy == 1; /* no answer: as a script would */
 }
@@ -261,7 +307,7 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user)
 /* Listing asks no questions: rulings take their defaults, reactions are
    not offered. */
 typedef struct quiet_asks {
-    bool (*ask)(void *, int, const char *, value *);
+    bool (*ask)(void *, int, const char *, value *, bool *);
     bool (*offer)(void *, const char *);
 } quiet_asks;
 

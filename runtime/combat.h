@@ -101,9 +101,13 @@ typedef struct hold {
 
 typedef struct answer {
     int32_t ruling;
-    int32_t creature; /* -1 for answers that are not per creature */
+    int32_t creature; /* who it is for: a creature (asked per creature), ANSWER_KEY_SIDE
+                         (per side), ANSWER_KEY_EVERYONE or ANSWER_KEY_ONE */
     value v;
 } answer;
+#define ANSWER_KEY_ONE (-1)           /* a ruling asked once for all (per use, encounter, game) */
+#define ANSWER_KEY_EVERYONE (-2)      /* every creature or side not answered on its own */
+#define ANSWER_KEY_SIDE(s) (-4 - (s)) /* a side (from -3 for the creatures of no side) */
 
 /* --- space ----------------------------------------------------------------------- */
 
@@ -400,6 +404,8 @@ bool effects_clear(struct vm *v, int c, span at);
 /* Events (events.c). */
 bool events_emit(struct vm *v, int event, const value *args, int nargs, span at);
 bool rulings_ask(struct vm *v, int ruling, int self, value *out, span at);
+/* Keeps the GM's answer for a creature (its side, for a ruling asked per
+ * side), or with creature -1 for all not answered on their own. */
 bool rulings_answer(struct vm *v, int ruling, value answer, int creature, span at);
 void rulings_end_encounter(struct vm *v);
 

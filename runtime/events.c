@@ -419,6 +419,20 @@ static answer *find_answer(vm *v, int ruling, int who)
     return NULL;
 }
 
+/* Is a word answer one of the ruling's choices (any, when it has none)? */
+static bool answer_is_a_choice(vm *v, const r_ruling *rl, value a, span at)
+{
+    if (!rl->nchoices)
+        return true;
+    char text[128], list[512];
+    vm_format(v, a, text, sizeof text);
+    for (int i = 0; i < rl->nchoices; i++)
+        if (!strcmp(text, program_string(v->p, rl->choices[i])))
+            return true;
+    rules_choices_text(v->p, rl, list, sizeof list);
+    return vm_error(v, at, "ruling %s is answered with one of %s, not %s", program_string(v->p, rl->name), list, text);
+}
+
 static bool answer_fits(vm *v, const r_ruling *rl, value a, span at)
 {
     const char *name = program_string(v->p, rl->name);
@@ -438,9 +452,24 @@ static bool answer_fits(vm *v, const r_ruling *rl, value a, span at)
     case ANSWER_WORD:
         if (a.type != V_WORD && a.type != V_ENUM && a.type != V_STR)
             return vm_error(v, at, "ruling %s is answered with a word, not %s", name, value_type_name(a.type));
-        return true;
+        return answer_is_a_choice(v, rl, a, at);
     }
     return true;
+}
+
+static bool asked_of_each(const r_ruling *rl)
+{
+    return rl->per == ASKED_PER_CREATURE || rl->per == ASKED_PER_SIDE;
+}
+
+/* Who an answer for creature c (-1: for all) is kept under. */
+static int answer_key(const vm *v, const r_ruling *rl, int c)
+{
+    if (!asked_of_each(rl))
+        return ANSWER_KEY_ONE;
+    if (c < 0)
+        return ANSWER_KEY_EVERYONE;
+    return rl->per == ASKED_PER_SIDE ? ANSWER_KEY_SIDE(v->creatures[c].side) : c;
 }
 
 bool rulings_answer(vm *v, int ruling, value a, int who, span at)
@@ -449,10 +478,7 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
     const r_ruling *rl = &v->r->rulings[ruling];
     if (!answer_fits(v, rl, a, at))
         return false;
-    if (rl->per != ASKED_PER_CREATURE)
-        who = -1;
-    else if (who < 0)
-        who = -2; /* stands for every creature not answered on its own */
+    who = answer_key(v, rl, who);
     value kept;
     if (!vm_keep(v, a, at, &kept))
         return false;
@@ -480,16 +506,26 @@ static void format_answer(vm *v, const r_ruling *rl, value a, char *buf, size_t 
         vm_format(v, a, buf, cap);
 }
 
+/* Whom the question is put for: the creature, or its side. */
+static const char *asked_of(const vm *v, const r_ruling *rl, int self)
+{
+    int side = v->creatures[self].side;
+    if (rl->per == ASKED_PER_SIDE)
+        return side >= 0 ? program_string(v->p, v->r->sides[side]) : v->creatures[self].name;
+    return v->creatures[self].name;
+}
+
 bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
 {
     const r_ruling *rl = &v->r->rulings[ruling];
     const char *name = program_string(v->p, rl->name);
-    int key = rl->per == ASKED_PER_CREATURE ? self : -1;
-    if (rl->per == ASKED_PER_CREATURE && self < 0)
-        return vm_error(v, at, "ruling %s is asked per creature, but no creature is at hand here", name);
+    if (asked_of_each(rl) && self < 0)
+        return vm_error(v, at, "ruling %s is asked per %s, but no creature is at hand here", name,
+                        rl->per == ASKED_PER_SIDE ? "side" : "creature");
+    int key = answer_key(v, rl, self);
     answer *a = find_answer(v, ruling, key);
-    if (!a && key >= 0)
-        a = find_answer(v, ruling, -2);
+    if (!a && key != ANSWER_KEY_ONE)
+        a = find_answer(v, ruling, ANSWER_KEY_EVERYONE);
     if (v->peek_depth) {
         /* read for a display: as it stands, asked of no one, noted nowhere */
         if (a) {
@@ -505,8 +541,8 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     if (a) {
         *out = a->v;
         format_answer(v, rl, *out, shown, sizeof shown);
-        combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, key >= 0 ? " for " : "",
-                    key >= 0 ? v->creatures[key].name : "", shown, cite);
+        combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
+                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown, cite);
         /* an answer for one use is spent by it */
         if (rl->per == ASKED_PER_USE)
             *a = v->cb.answers[--v->cb.nanswers];
@@ -514,17 +550,20 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     }
     char question[512];
     const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : name;
-    if (key >= 0)
-        snprintf(question, sizeof question, "%s (%s)", q, v->creatures[key].name);
+    if (asked_of_each(rl))
+        snprintf(question, sizeof question, "%s (%s)", q, asked_of(v, rl, self));
     else
         snprintf(question, sizeof question, "%s", q);
     bool asked = v->ask != NULL;
     if (asked) {
         value got;
-        if (v->ask(v->ask_user, ruling, question, &got)) {
+        bool for_all = false;
+        if (v->ask(v->ask_user, ruling, question, &got, &for_all)) {
             if (!answer_fits(v, rl, got, at))
                 return false;
-            if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, key, at))
+            if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, self, at))
+                return false;
+            if (for_all && asked_of_each(rl) && !rulings_answer(v, ruling, got, -1, at))
                 return false;
             *out = got;
             format_answer(v, rl, *out, shown, sizeof shown);
@@ -546,10 +585,10 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
             return false;
         /* taken at the prompt, the default is the GM's answer from now on,
            as any other would be: not asked again for this creature */
-        return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, key, at);
+        return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, self, at);
     }
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,
-                    question, name, key >= 0 ? " for NAME" : "");
+                    question, name, asked_of_each(rl) ? " for NAME" : "");
 }
 
 void rulings_end_encounter(vm *v)
@@ -558,7 +597,7 @@ void rulings_end_encounter(vm *v)
     int kept = 0;
     for (int i = 0; i < cb->nanswers; i++) {
         const r_ruling *rl = &v->r->rulings[cb->answers[i].ruling];
-        if (rl->per == ASKED_PER_ENCOUNTER)
+        if (rl->per == ASKED_PER_ENCOUNTER || rl->each_encounter)
             continue;
         cb->answers[kept++] = cb->answers[i];
     }

@@ -5,9 +5,11 @@
 #include "runtime/rules.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/mem.h"
+#include "runtime/program.h"
 
 static const char *const period_names[] = {"", "turn", "round", "encounter", "scene", "quest", "arc"};
 
@@ -431,4 +433,13 @@ int rules_add_named(rules *r, decl_kind kind, int name)
     case DK_CREATURE: ADD_NAMED(creatures, find_creature);
     default: return -1;
     }
+}
+
+void rules_choices_text(const program *p, const r_ruling *rl, char *out, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        out[0] = '\0';
+    for (int i = 0; i < rl->nchoices && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "/" : "", program_string(p, rl->choices[i]));
 }

@@ -13,6 +13,7 @@
 #define FRAY_RULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lang/ast.h"
@@ -336,14 +337,19 @@ typedef struct r_trigger {
 } r_trigger;
 
 typedef enum { ANSWER_YES_NO, ANSWER_NUMBER, ANSWER_CREATURE, ANSWER_WORD } answer_kind;
-typedef enum { ASKED_PER_USE, ASKED_PER_CREATURE, ASKED_PER_ENCOUNTER, ASKED_PER_GAME } asked_per;
+typedef enum { ASKED_PER_USE, ASKED_PER_CREATURE, ASKED_PER_ENCOUNTER, ASKED_PER_GAME, ASKED_PER_SIDE } asked_per;
+/* A question has a few answers to choose from, not a list to scroll. */
+#define RULING_MOST_CHOICES 16
 typedef struct r_ruling {
     int name;
     origin from;
     int question; /* string id */
     answer_kind answer;
     asked_per per;
+    bool each_encounter; /* asked per creature or side, and again in each encounter */
     rexpr def;
+    int choices[RULING_MOST_CHOICES]; /* string ids of the words that answer it (`answer one of ...`) */
+    int nchoices;                     /* 0: any word (or any answer of its kind) */
 } r_ruling;
 
 typedef struct r_relation {
@@ -546,6 +552,9 @@ void rules_space_defaults(r_space *s);
 /* A copy of r, its own; NULL when out of memory. */
 rules *rules_clone(const rules *r);
 void rules_free(rules *r);
+/* A ruling's choices as a GM reads them, "a/b/c" (truncated to cap). */
+struct program;
+void rules_choices_text(const struct program *p, const r_ruling *rl, char *out, size_t cap);
 
 /* Lookups by name (string id); -1 when absent. */
 int rules_slot(const rules *r, int name);

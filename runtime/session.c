@@ -171,13 +171,16 @@ static bool answer_question(void *user, const fray_question *q, char *answer, si
         snprintf(answer, cap, "%s", s->replaying->replies[s->next_reply++]);
         return true;
     }
-    if (!s->ask || !s->ask(s->ask_user, q, answer, cap))
+    bool given = s->ask && s->ask(s->ask_user, q, answer, cap);
+    if (!given)
         answer[0] = '\0'; /* no answer: written down as an empty one */
     /* an answer that is asked again is not kept: only the one that fits is
        what replaying must give */
     if (s->recording && s->recording->nreplies && q->retry)
         mem_strfree(s->recording->replies[--s->recording->nreplies]);
-    return !s->recording || session_entry_reply(s->recording, answer, strlen(answer));
+    if (s->recording && !session_entry_reply(s->recording, answer, strlen(answer)))
+        return false;
+    return given;
 }
 
 static void set_quiet(session *s, fray *f, bool quiet)

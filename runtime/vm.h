@@ -239,8 +239,9 @@ typedef struct vm {
     /* what a simulated run tallies (sim.h); NULL when not simulating */
     struct sim_tally *sim;
 
-    /* rulings the REPL answers; NULL in scripts */
-    bool (*ask)(void *user, int ruling, const char *question, value *answer);
+    /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
+       for every creature (or side) the ruling is asked of, not this one only */
+    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *for_all);
     bool (*offer)(void *user, const char *question); /* reactions: take it? */
     void *ask_user;
 

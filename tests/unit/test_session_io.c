@@ -904,6 +904,70 @@ START_TEST(test_answers_that_never_fit_stop_the_command)
 }
 END_TEST
 
+/* Answers in turn from a list; records why each was asked again. */
+typedef struct scripted {
+    const char *const *answers;
+    int n, asked;
+    char why[4][128];
+    bool each_offered;
+} scripted;
+
+static bool scripted_answer(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    scripted *sc = user;
+    if (sc->asked < 4)
+        snprintf(sc->why[sc->asked], sizeof sc->why[0], "%s", q->retry ? q->retry : "");
+    sc->each_offered |= q->each != NULL;
+    if (sc->asked >= sc->n)
+        return false;
+    snprintf(answer, cap, "%s", sc->answers[sc->asked++]);
+    return true;
+}
+
+START_TEST(test_a_ruling_with_choices_takes_only_them)
+{
+    fray_session *s = open_quiet();
+    static const char *const answers[] = {"", "brutal", "stats_matter"};
+    scripted sc = {answers, 3, 0, {{0}}, false};
+    fray_session_on_ask(s, scripted_answer, &sc);
+    ck_assert_int_eq(
+        fray_session_command(s, "ruling r \"Which?\" { answer one of all_equal, stats_matter; asked per game }"),
+        FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "print r"), FRAY_OK);
+    ck_assert_int_eq(sc.asked, 3);
+    ck_assert_str_eq(sc.why[0], "");
+    ck_assert_str_eq(sc.why[1], "choose one of all_equal/stats_matter"); /* Enter, with no default */
+    ck_assert_str_eq(sc.why[2], "choose one of all_equal/stats_matter");
+    /* the answer stands: not asked again */
+    ck_assert_int_eq(fray_session_command(s, "print r"), FRAY_OK);
+    ck_assert_int_eq(sc.asked, 3);
+    /* ahead of time, a word that is not a choice is refused */
+    ck_assert_int_eq(fray_session_command(s, "answer r brutal"), FRAY_ERR_RULES);
+    fray_session_close(s);
+}
+END_TEST
+
+START_TEST(test_an_answer_for_all_answers_every_creature)
+{
+    fray_session *s = open_quiet();
+    static const char *const answers[] = {"yes for all"};
+    scripted sc = {answers, 1, 0, {{0}}, false};
+    fray_session_on_ask(s, scripted_answer, &sc);
+    ck_assert_int_eq(fray_session_command(s, "ruling r \"Well?\" { answer yes_no; asked per creature }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "action probe { print self, r }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "creature a side one { }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "creature b side two { }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "a: probe"), FRAY_OK);
+    ck_assert(sc.each_offered);
+    ck_assert_int_eq(fray_session_command(s, "b: probe"), FRAY_OK);
+    ck_assert_int_eq(sc.asked, 1);
+    /* no answer at all, with no default: the command stops */
+    ck_assert_int_eq(fray_session_command(s, "ruling q \"Well?\" { answer number }"), FRAY_OK);
+    ck_assert_int_eq(fray_session_command(s, "print q"), FRAY_ERR_RULES);
+    fray_session_close(s);
+}
+END_TEST
+
 static Suite *session_io_suite(void)
 {
     Suite *s = suite_create("session_io");
@@ -923,6 +987,8 @@ static Suite *session_io_suite(void)
     tcase_add_test(files, test_a_reroll_stays_with_its_command);
     tcase_add_test(files, test_unsaved_follows_every_change);
     tcase_add_test(files, test_answers_that_never_fit_stop_the_command);
+    tcase_add_test(files, test_a_ruling_with_choices_takes_only_them);
+    tcase_add_test(files, test_an_answer_for_all_answers_every_creature);
     suite_add_tcase(s, files);
     return s;
 }
