@@ -170,6 +170,13 @@ static void indent_line(combat_line *l, const char *indent)
 
 /* The tracker: the order with the current turn marked, the tracked stats
    and every condition with what is left of it. */
+/* A tracked stat's column: as wide as its name, at least 9. */
+static int track_width(const vm *v, int stat)
+{
+    int n = (int)strlen(program_string(v->p, v->p->decls[stat].name));
+    return n > 9 ? n : 9;
+}
+
 static bool show_tracker(vm *v)
 {
     combat *cb = &v->cb;
@@ -197,11 +204,20 @@ static bool show_tracker(vm *v)
         combat_print(v, "%s - turn %d of %d", what, shown_turn, cb->norder);
     else
         combat_print(v, "round %d - turn %d of %d", cb->round, shown_turn, cb->norder);
-    char head[256];
-    size_t len = (size_t)snprintf(head, sizeof head, "%s  init  %-12s", indent, "name");
+    /* columns as wide as what they hold: a decimal score, a long name */
+    int score_w = 4, name_w = 12;
+    for (int i = 0; i < cb->norder; i++) {
+        char rolled[32], note[96];
+        initiative_entry_text(v, &cb->order[i], rolled, sizeof rolled, note, sizeof note);
+        score_w = (int)strlen(rolled) > score_w ? (int)strlen(rolled) : score_w;
+    }
+    for (size_t c = 0; c < v->ncreatures; c++)
+        name_w = (int)strlen(v->creatures[c].name) > name_w ? (int)strlen(v->creatures[c].name) : name_w;
+    char head[512];
+    size_t len = (size_t)snprintf(head, sizeof head, "%s  %*s  %-*s", indent, score_w, "init", name_w, "name");
     for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
         if (!vm_stat_internal(v, enc->track[k]))
-            len += (size_t)snprintf(head + len, sizeof head - len, " %-9s",
+            len += (size_t)snprintf(head + len, sizeof head - len, " %-*s", track_width(v, enc->track[k]),
                                     program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
     combat_print(v, "%s", head);
@@ -222,7 +238,7 @@ static bool show_tracker(vm *v)
             const char *score = m++ == 0 ? rolled : "";
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             combat_line line = {.say = false};
-            combat_line_add(v, &line, "%s %4s  %-12s", mark, score, v->creatures[c].name);
+            combat_line_add(v, &line, "%s %*s  %-*s", mark, score_w, score, name_w, v->creatures[c].name);
             size_t row_start = line.len;
             for (int k = 0; k < enc->ntrack; k++) {
                 if (vm_stat_internal(v, enc->track[k]))
@@ -231,7 +247,7 @@ static bool show_tracker(vm *v)
                 stat_text(v, c, enc->track[k], val, sizeof val);
                 if (v->failed)
                     return false;
-                combat_line_add(v, &line, " %-9s", val);
+                combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val);
             }
             bool out;
             if (!encounter_out(v, c, &out, (span){0}))
