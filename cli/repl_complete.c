@@ -122,6 +122,22 @@ static int split(const char *line, int end, char words_out[][64], int max)
     return n;
 }
 
+/* Commands whose next word is a creature, and nothing else. */
+static bool takes_creature(const char *command)
+{
+    static const char *const commands[] = {"hide", "reveal", "damage", "heal", "resume", "place", "show"};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(command, commands[i]))
+            return true;
+    return false;
+}
+
+/* `apply CONDITION to NAME`, `remove CONDITION from NAME`. */
+static bool takes_creature_after(const char *command, const char *word)
+{
+    return (!strcmp(command, "apply") && !strcmp(word, "to")) || (!strcmp(command, "remove") && !strcmp(word, "from"));
+}
+
 static char **complete(const char *text, int start, int end)
 {
     (void)end;
@@ -163,6 +179,11 @@ static char **complete(const char *text, int start, int end)
         fray_actions(f, before[1], add_name, &offered);
     } else if (n == 1 && (!strcmp(before[0], "apply") || !strcmp(before[0], "remove"))) {
         fray_conditions(f, add_name, &offered);
+        if (!strcmp(before[0], "remove")) /* remove NAME: a creature out of play */
+            fray_creatures(f, add_name, &offered);
+    } else if ((n == 1 && takes_creature(before[0])) || (n == 3 && takes_creature_after(before[0], before[2])) ||
+               (n >= 2 && !strcmp(before[0], "roll") && !strcmp(before[1], "initiative"))) {
+        fray_creatures(f, add_name, &offered);
     } else if (n >= 1) {
         /* arguments: creatures mostly */
         fray_creatures(f, add_name, &offered);
