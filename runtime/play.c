@@ -170,6 +170,25 @@ static void indent_line(combat_line *l, const char *indent)
 
 /* The tracker: the order with the current turn marked, the tracked stats
    and every condition with what is left of it. */
+/* Whether c is out of the fight, read for the tracker as a display reads
+   (vm_peek_begin): the rulings as they stand, asked of no one, so that
+   showing the tracker puts no question; a formula that cannot be read so
+   (it would roll) leaves c shown as in. */
+static bool shown_out(vm *v, int c)
+{
+    bool out = false;
+    if (!vm_peek_begin(v, (span){0})) {
+        vm_clear_error(v);
+        return false;
+    }
+    if (!encounter_out(v, c, &out, (span){0})) {
+        vm_clear_error(v);
+        out = false;
+    }
+    vm_peek_end(v);
+    return out;
+}
+
 /* A tracked stat's column: as wide as its name, at least 9. */
 static int track_width(const vm *v, int stat)
 {
@@ -249,9 +268,7 @@ static bool show_tracker(vm *v)
                     return false;
                 combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val);
             }
-            bool out;
-            if (!encounter_out(v, c, &out, (span){0}))
-                return false;
+            bool out = shown_out(v, c);
             const char *notes = note[0] && e->creature >= 0 ? note : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
             if (note[0] && out && e->creature >= 0)
