@@ -1650,6 +1650,79 @@ static dist *pool_of(const dice *d, const dist *unit, bool keep_applies, dist_er
     return r;
 }
 
+/* How many of the faces lo..hi `CMP at` holds for. */
+static int64_t faces_meeting(uint8_t cmp, int32_t at, int64_t lo, int64_t hi)
+{
+    int64_t a = lo, b = hi; /* the faces it holds for: a..b */
+    switch (cmp) {
+    case DICE_CMP_EQ: a = b = at; break;
+    case DICE_CMP_GE: a = at; break;
+    case DICE_CMP_GT: a = (int64_t)at + 1; break;
+    case DICE_CMP_LE: b = at; break;
+    case DICE_CMP_LT: b = (int64_t)at - 1; break;
+    default: return 0;
+    }
+    a = a < lo ? lo : a;
+    b = b > hi ? hi : b;
+    return b >= a ? b - a + 1 : 0;
+}
+
+/* The chance that a roll of d wants more extra dice than a roll may make.
+ * A roll makes at most DICE_MAX_EXPLOSIONS extra dice, explosions and
+ * rerolls together, over the whole pool (dice_roll), then stops; the
+ * distributions here treat each die on its own (one die's explosions cut
+ * at the budget), which is the rolls' own only while the pool's total is
+ * within it. Each die is taken to want extra
+ * dice one after another, each with the chance c that a face rerolls or
+ * explodes (a bound above the truth when it does both), and the pool's
+ * total is the dice's sum, whose distribution up to the budget is had by
+ * squaring (a few thousand steps for any count). */
+static double budget_overrun(const dice *d, int64_t lo, int64_t hi)
+{
+    double s = (double)(hi - lo + 1);
+    double rerolled = d->reroll_cmp == DICE_CMP_NONE ? 0 : (double)faces_meeting(d->reroll_cmp, d->reroll_at, lo, hi);
+    double q = rerolled / s;
+    double exploding = d->explode == DICE_NO_EXPLODE ? 0 : (double)faces_meeting(d->explode_cmp, d->explode_at, lo, hi);
+    double p = exploding / (d->reroll_once || s <= rerolled ? s : s - rerolled);
+    p = p > 1 ? 1 : p;
+    if (d->count == 1)
+        p = 0; /* one die's explosions are cut at the budget as its rolls are (explode_die) */
+    if (q == 0 && p == 0)
+        return 0;
+    enum { B = DICE_MAX_EXPLOSIONS + 1 }; /* totals 0..B-1 fit; B or more do not */
+    if (d->reroll_once && p == 0 && d->count < B)
+        return 0; /* a die rerolls once at most */
+    double one[B], sum[B], t[B];
+    double c = 1 - (1 - q) * (1 - p);
+    for (int k = 0; k < B; k++)
+        one[k] = d->reroll_once && p == 0 ? (k == 0 ? 1 - q : k == 1 ? q : 0) : pow(c, k) * (1 - c);
+    for (int k = 0; k < B; k++)
+        sum[k] = k == 0;
+    /* sum = one^count, truncated below B */
+    for (int32_t n = d->count; n > 0; n >>= 1) {
+        if (n & 1) {
+            for (int k = 0; k < B; k++) {
+                t[k] = 0;
+                for (int j = 0; j <= k; j++)
+                    t[k] += sum[j] * one[k - j];
+            }
+            memcpy(sum, t, sizeof t);
+        }
+        if (n > 1) {
+            for (int k = 0; k < B; k++) {
+                t[k] = 0;
+                for (int j = 0; j <= k; j++)
+                    t[k] += one[j] * one[k - j];
+            }
+            memcpy(one, t, sizeof t);
+        }
+    }
+    double within = 0;
+    for (int k = 0; k < B; k++)
+        within += sum[k];
+    return within >= 1 ? 0 : 1 - within;
+}
+
 dist *dist_dice(const dice *d, double epsilon, dist_error *err)
 {
     if (!d || d->count < 1 || d->count > DICE_MAX_COUNT || d->sides < 1 || d->sides > DICE_MAX_SIDES ||
@@ -1658,6 +1731,13 @@ dist *dist_dice(const dice *d, double epsilon, dist_error *err)
     int64_t lo = d->fudge ? -1 : 1, hi = d->fudge ? 1 : d->sides;
     if (d->explode != DICE_NO_EXPLODE && covers_all(d->explode_cmp, d->explode_at, lo, hi))
         return fail(err, "an explosion on every face never ends");
+    /* the rolls stop at the budget: past it, no answer here is theirs */
+    double overrun = budget_overrun(d, lo, hi);
+    if (overrun > (epsilon > DIST_DEFAULT_EPSILON ? epsilon : DIST_DEFAULT_EPSILON))
+        return fail(err,
+                    "a roll makes at most %d extra dice (explosions and rerolls together), and %d dice want more "
+                    "with a chance of %.3g: their rolls stop there, so no exact answer is theirs (fewer dice)",
+                    DICE_MAX_EXPLOSIONS, (int)d->count, overrun);
     bool plain = d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE && d->success_cmp == DICE_CMP_NONE &&
                  (d->keep == DICE_KEEP_ALL || (d->keep <= DICE_KEEP_LOW ? d->keep_n >= d->count : d->keep_n == 0));
     if (plain)

@@ -63,6 +63,30 @@ static void assert_exact(const dist *d, int64_t outcome, unsigned long long num,
 
 /* ---------------------------------------------------------- known values */
 
+/* A roll makes at most 100 extra dice, its whole pool counted: where the
+   pool wants more with a chance worth counting, the rolls stop there and
+   no distribution of dice that never stop is theirs, so it is refused. */
+START_TEST(refused_where_the_budget_of_extra_dice_binds)
+{
+    static const char *const refused[] = {"208d2r2", "100d2!", "60d2!", "300d4r<2", "120d2ro2!"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        dice d;
+        ck_assert_int_eq(dice_parse(refused[i], strlen(refused[i]), &d, NULL), 0);
+        dist_error err = {.message = ""};
+        dist *r = dist_dice(&d, DIST_DEFAULT_EPSILON, &err);
+        ck_assert_msg(r == NULL, "%s was not refused", refused[i]);
+        ck_assert_msg(strstr(err.message, "at most 100 extra dice") != NULL, "%s: %s", refused[i], err.message);
+    }
+    /* where the budget is out of reach, the answer stands */
+    static const char *const kept[] = {"200d6r1", "20d6!", "150d10ro1", "100d10ro1", "8d6kh3!"};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        dist_free(dice_dist(kept[i]));
+    dist *d = dice_dist("200d6r1");
+    ck_assert_near(dist_mean(d), 800, 1e-9);
+    dist_free(d);
+}
+END_TEST
+
 START_TEST(sum_3d6)
 {
     dist *d = dice_dist("3d6");
@@ -647,6 +671,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, quantiles_at_exact_boundaries);
     tcase_add_test(tc, limits_given_are_met);
     tcase_add_test(tc, out_of_memory);
+    tcase_add_test(tc, refused_where_the_budget_of_extra_dice_binds);
     suite_add_tcase(s, tc);
 
     TCase *roller = tcase_create("roller");
