@@ -27,7 +27,7 @@ bool fctx_add(fctx *fx, const char *name)
 static void bind_names(compiler *cc, const fctx *fx)
 {
     for (int i = 0; fx && i < fx->n; i++)
-        fn_add_local(cc, comp_intern(cc, fx->names[i]), TY_ANY, (span){0});
+        fn_add_local(cc, comp_intern(cc, fx->names[i]), fx->types[i], (span){0});
 }
 
 int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type)

@@ -151,16 +151,89 @@ bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool c
         comp_error(cc, end, "action %s needs its target, %s (it takes %s)", action->text, target_wanted(a), params);
         return false;
     }
+    if (argc < a->nrequired && a->nparams == want) {
+        /* the first missing parameter that says what it takes */
+        int i = argc;
+        while (!a->takes[i])
+            i++;
+        comp_error(cc, end, "action %s needs its %s, %s (it takes %s)", action->text,
+                   program_string(cc->p, a->params[i]), program_string(cc->p, a->takes_text[i]), params);
+        return false;
+    }
     return true;
 }
 
-bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type)
+uint32_t sty_values(sty t)
+{
+#define BIT(v) (UINT32_C(1) << (v))
+    switch (t) {
+    case TY_ANY: break;
+    case TY_NIL: return BIT(V_NIL);
+    case TY_BOOL: return BIT(V_BOOL);
+    case TY_NUM: return BIT(V_INT) | BIT(V_FRAC);
+    case TY_DIST: return BIT(V_DIST);
+    case TY_TIME: return BIT(V_TIME);
+    case TY_DICE: return BIT(V_DICE);
+    case TY_ROLL: return BIT(V_ROLL);
+    case TY_STR: return BIT(V_STR);
+    case TY_ENUM: return BIT(V_ENUM);
+    case TY_CREATURE: return BIT(V_CREATURE);
+    case TY_LIST: return BIT(V_LIST);
+    case TY_WORD: return BIT(V_WORD);
+    case TY_DISTRIB: return BIT(V_DISTRIB);
+    case TY_ITEM: return BIT(V_ITEM);
+    case TY_SQUARE: return BIT(V_SQUARE);
+    }
+#undef BIT
+    return 0;
+}
+
+/* Whether the declaration of action ai has been compiled: before it is
+   (a body using an action declared later), only its count is known. */
+static bool declared(compiler *cc, const r_action *a)
+{
+    const decl *d = program_find_decl(cc->p, DK_ACTION, a->name);
+    return !d || d->nparams == a->nparams;
+}
+
+uint32_t cmd_arg_takes(compiler *cc, int ai, int i)
 {
     const r_action *a = &cc->p->rules->actions[ai];
-    if (!a->has_target || type == TY_CREATURE || type == TY_ANY)
+    return i < a->nparams && declared(cc, a) ? a->takes[i] : 0;
+}
+
+bool cmd_arg_is_creature(compiler *cc, int ai, int i, bool command)
+{
+    const r_action *a = &cc->p->rules->actions[ai];
+    if (command && i == 0 && a->has_target)
         return true;
-    comp_error(cc, arg->sp, "the target of %s is a creature (%s), not %s", action->text, target_wanted(a),
-               sty_name(type));
+    return i < a->nparams && declared(cc, a) && a->takes[i] == sty_values(TY_CREATURE);
+}
+
+bool cmd_arg_kind(compiler *cc, int ai, const node *action, const node *arg, int i, bool command, sty type)
+{
+    const r_action *a = &cc->p->rules->actions[ai];
+    if (type == TY_ANY || i >= a->nparams || !declared(cc, a))
+        return true;
+    if (command && i == 0 && a->has_target) {
+        if (type == TY_CREATURE)
+            return true;
+        comp_error(cc, arg->sp, "the target of %s is a creature (%s), not %s", action->text, target_wanted(a),
+                   sty_name(type));
+        return false;
+    }
+    if ((a->takes[i] & TAKES_CONDITION) && type == TY_WORD && arg->kind == AST_NAME) {
+        /* a word that must name a condition is checked where it is written */
+        int id = program_find_string(cc->p, arg->text);
+        if (id >= 0 && rules_condition(cc->p->rules, id) >= 0)
+            return true;
+        cmd_no_such(cc, arg->sp, arg->text, "condition", DK_CONDITION, DK_CONDITION);
+        return false;
+    }
+    if (!a->takes[i] || (a->takes[i] & sty_values(type)))
+        return true;
+    comp_error(cc, arg->sp, "%s takes its %s as %s, not %s", action->text, program_string(cc->p, a->params[i]),
+               program_string(cc->p, a->takes_text[i]), sty_name(type));
     return false;
 }
 

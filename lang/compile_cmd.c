@@ -23,23 +23,32 @@ static bool square_node(const node *a, int32_t *x, int32_t *y)
 }
 
 /* Its static type is returned. */
-static sty push_arg(compiler *cc, const node *a)
+static sty push_arg_taking(compiler *cc, const node *a, uint32_t takes)
 {
+    /* `d6` reads as a square too: it is one where a square may be given */
+    bool squares = !takes || (takes & sty_values(TY_SQUARE));
     int32_t sx, sy;
-    if (a->kind == AST_DICE && square_node(a, &sx, &sy)) {
+    if (squares && a->kind == AST_DICE && square_node(a, &sx, &sy)) {
         emit_const(cc, value_square(sx, sy), a->sp);
         return TY_SQUARE;
     }
     if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
         int32_t x, y;
-        if (square_parse(a->text, &x, &y)) {
+        bool square = square_parse(a->text, &x, &y);
+        if (squares && square) {
             emit_const(cc, value_square(x, y), a->sp);
             return TY_SQUARE;
         }
         emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
-        return TY_WORD;
+        /* a square where neither a square nor a word is taken is said as one */
+        return square && !(takes & sty_values(TY_WORD)) ? TY_SQUARE : TY_WORD;
     }
     return compile_expr(cc, a);
+}
+
+static sty push_arg(compiler *cc, const node *a)
+{
+    return push_arg_taking(cc, a, 0);
 }
 
 static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
@@ -154,12 +163,12 @@ static int push_action_args(compiler *cc, const node *action, const node *stop, 
     for (const node *a = action->next; a && a != stop; a = a->next) {
         if (a->kind == AST_SEP)
             continue;
-        bool target = command && argc == 0 && cc->p->rules->actions[ai].has_target;
-        if (target ? !cmd_creature_known(cc, a) : command && !cmd_arg_known(cc, a)) {
+        bool creature = cmd_arg_is_creature(cc, ai, argc, command);
+        if (creature ? !cmd_creature_known(cc, a) : command && !cmd_arg_known(cc, a)) {
             ok = false;
         } else {
-            sty t = push_arg(cc, a);
-            if (target && !cmd_target_kind(cc, ai, action, a, t))
+            sty t = push_arg_taking(cc, a, cmd_arg_takes(cc, ai, argc));
+            if (!cmd_arg_kind(cc, ai, action, a, argc, command, t))
                 ok = false;
         }
         argc++;

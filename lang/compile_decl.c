@@ -44,8 +44,15 @@ static bool is_named(decl_kind k)
 
 /* --- pass 1 ------------------------------------------------------------------ */
 
-static sty type_from_name(compiler *cc, const node *t)
+/* The type a word names: a stat's (`stat weapon: item`) or, with
+   `parameter`, an action parameter's, which may also be what only a
+   command's words are (a square, a word). */
+static sty type_named(compiler *cc, const node *t, bool parameter)
 {
+    if (parameter && strcmp(t->text, "square") == 0)
+        return TY_SQUARE;
+    if (parameter && strcmp(t->text, "word") == 0)
+        return TY_WORD;
     int id = program_find_string(cc->p, t->text);
     for (size_t e = 0; id >= 0 && e < cc->p->nenums; e++)
         if (cc->p->enums[e].name == id)
@@ -65,9 +72,19 @@ static sty type_from_name(compiler *cc, const node *t)
         return TY_ITEM; /* `stat weapon: sword` would be odd, but an item kind works */
     comp_error(cc, t->sp,
                "unknown type '%s' (an enum, int, number, bool, distance, time, dice, creature, item, "
-               "list or text)",
-               t->text);
+               "list%s or text)",
+               t->text, parameter ? ", square, word, condition, zone" : "");
     return TY_ANY;
+}
+
+static sty type_from_name(compiler *cc, const node *t)
+{
+    return type_named(cc, t, false);
+}
+
+sty parameter_type(compiler *cc, const node *t)
+{
+    return type_named(cc, t, true);
 }
 
 static sty guess_type(compiler *cc, const node *dn)
@@ -255,6 +272,9 @@ void declare_names(compiler *cc, const node *prog)
             d->type = (int)guess_type(cc, dn);
         if (k == DK_PROCEDURE || k == DK_CHECK || k == DK_RELATION || k == DK_ACTION)
             d->nparams = ast_list_len(dn->c);
+        for (const node *p = k != DK_ACTION && dn->c ? dn->c->list : NULL; p; p = p->next)
+            if (p->a)
+                comp_error(cc, p->a->sp, "only an action's parameters say what they take (a command's words)");
         if (k == DK_CREATURE)
             d->nparams = creature_count(cc, dn);
         if (k == DK_RANGE && !dn->a)

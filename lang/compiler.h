@@ -88,6 +88,8 @@ int fn_add_local(compiler *cc, int name, sty type, span sp);
 
 /* Expressions and statements (compile_expr.c). */
 sty compile_expr(compiler *cc, const node *e);
+/* The type an action parameter's kind word names (`dest: square`). */
+sty parameter_type(compiler *cc, const node *t);
 void compile_stmt(compiler *cc, const node *s);
 void compile_block(compiler *cc, const node *block);
 bool is_statement(const node *n);
@@ -119,11 +121,20 @@ bool cmd_arg_known(compiler *cc, const node *a);
 bool cmd_creature_like(compiler *cc, const char *name, char *out);
 /* Whether name is that of a group (`creature wolf x3`), which no one plays. */
 bool cmd_names_group(compiler *cc, const char *name);
-/* argc arguments for action ai: not more than its parameters, and for a
-   command its target when it has a `target` clause (reported at end). */
+/* argc arguments for action ai: not more than its parameters, every
+   parameter that says what it takes given, and for a command its target
+   when it has a `target` clause (reported at end). */
 bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end);
-/* The first argument, of static type `type`, is what the target clause takes. */
-bool cmd_target_kind(compiler *cc, int ai, const node *action, const node *arg, sty type);
+/* The value types (a bit per value_type) of a static type. */
+uint32_t sty_values(sty t);
+/* Argument i, of static type `type`, is what its parameter takes: the
+   target clause's for the first of a command, the parameter's kinds. */
+bool cmd_arg_kind(compiler *cc, int ai, const node *action, const node *arg, int i, bool command, sty type);
+/* What argument i of action ai takes (r_action.takes; 0: anything). */
+uint32_t cmd_arg_takes(compiler *cc, int ai, int i);
+/* Whether argument i of action ai takes a creature (the target of a
+   command, or a parameter of kind creature). */
+bool cmd_arg_is_creature(compiler *cc, int ai, int i, bool command);
 /* An actor's action that is none; a play command word typed after an actor. */
 void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
 /* A name that should be a declared thing of kind (or also) and is none:

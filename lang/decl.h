@@ -17,6 +17,7 @@
 #define FCTX_MAX ACTION_MAX_PARAMS
 typedef struct fctx {
     const char *names[FCTX_MAX];
+    sty types[FCTX_MAX]; /* what each holds, when known (0: anything) */
     int n;
     const char *what; /* chunk name for disasm: "condition prone" */
 } fctx;

@@ -146,6 +146,48 @@ const clause_rule action_clauses[] = {
 };
 const int action_nclauses = (int)(sizeof action_clauses / sizeof action_clauses[0]);
 
+/* `dest: square or creature`: what parameter i takes, for the checks of
+   a command (where it is written) and of the action (when it is taken);
+   a parameter of one kind has that type in the action's formulas. */
+static void parameter_kinds(decl_state *ds, int i, const node *p)
+{
+    compiler *cc = ds->cc;
+    r_action *a = act_of(ds);
+    char text[200] = "";
+    size_t used = 0;
+    int nkinds = 0;
+    sty only = TY_ANY;
+    for (const node *k = p->a->list; k; k = k->next, nkinds++) {
+        bool condition = strcmp(k->text, "condition") == 0, zone = strcmp(k->text, "zone") == 0;
+        sty t = condition || zone ? TY_WORD : parameter_type(cc, k);
+        if (t == TY_ANY)
+            return; /* reported */
+        uint32_t values = condition ? sty_values(TY_WORD) | TAKES_CONDITION
+                          : zone    ? sty_values(TY_WORD) | sty_values(TY_STR) | TAKES_ZONE
+                                    : sty_values(t);
+        if (a->takes[i] & values) {
+            comp_error(cc, k->sp, "%s takes %s already", p->text, sty_name(t));
+            return;
+        }
+        a->takes[i] |= values;
+        only = t;
+        const char *shown = condition ? "a condition" : zone ? "a zone" : sty_name(t);
+        char named[80];
+        if (t == TY_ENUM || (t == TY_ITEM && strcmp(k->text, "item") != 0)) {
+            /* an enum or an item kind is named as declared */
+            snprintf(named, sizeof named, "%s %s", strchr("aeiou", k->text[0]) ? "an" : "a", k->text);
+            shown = named;
+        }
+        int n = snprintf(text + used, sizeof text - used, "%s%s", nkinds ? " or " : "", shown);
+        if (n > 0 && (size_t)n < sizeof text - used)
+            used += (size_t)n;
+    }
+    a->takes_text[i] = comp_intern(cc, text);
+    a->nrequired = i + 1;
+    if (nkinds == 1)
+        ds->fx.types[i] = only;
+}
+
 void decl_action(decl_state *ds)
 {
     compiler *cc = ds->cc;
@@ -154,12 +196,20 @@ void decl_action(decl_state *ds)
     a->kind = -1;
     a->target_range = -1;
     a->body = -1;
+    a->nrequired = 0;
+    for (int i = 0; i < ACTION_MAX_PARAMS; i++) {
+        a->takes[i] = 0;
+        a->takes_text[i] = -1;
+    }
     if (ds->dn->c) {
-        for (const node *p = ds->dn->c->list; p; p = p->next)
+        for (const node *p = ds->dn->c->list; p; p = p->next) {
             if (!fctx_add(&ds->fx, p->text)) {
                 comp_error(cc, p->sp, "an action takes at most %d parameters", FCTX_MAX);
                 break;
             }
+            if (p->a)
+                parameter_kinds(ds, ds->fx.n - 1, p);
+        }
     } else {
         fctx_add(&ds->fx, "target"); /* `action attack` takes one target */
     }

@@ -91,7 +91,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 
 %type <n> program items opt_item item block block_opt cite clause args arg connective
 %type <n> decl command stmt else_opt lvalue expr postfix primary name exprs exprs_ne
-%type <n> params params_ne type_opt init_opt names module action_head keyword_name
+%type <n> params params_ne param kinds type_opt init_opt names module action_head keyword_name
 
 /* Juxtaposed clause arguments: `arg: expr` yields to any operator that can
    continue the expression, so `a - b` is one argument. Write `(-b)` or use
@@ -226,8 +226,19 @@ params:
     ;
 
 params_ne:
+    param                       { $$ = ast_append(mk(lx, AST_LIST, @$), $1); }
+  | params_ne ',' param         { $$ = ast_append($1, $3); }
+    ;
+
+/* `dest: square or creature`: a parameter with the kinds it accepts */
+param:
+    name
+  | name ':' kinds              { $$ = $1; $$->a = $3; }
+    ;
+
+kinds:
     name                        { $$ = ast_append(mk(lx, AST_LIST, @$), $1); }
-  | params_ne ',' name          { $$ = ast_append($1, $3); }
+  | kinds OR name               { $$ = ast_append($1, $3); }
     ;
 
 command:

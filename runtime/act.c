@@ -95,7 +95,38 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
     value t = nargs > 0 ? args[0] : value_nil();
     if (a->has_target && t.type != V_CREATURE) {
         set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
+        why->missing = nargs == 0;
         return true;
+    }
+    /* what each parameter says it takes, given and of its kind */
+    for (int i = a->has_target ? 1 : 0; i < a->nparams; i++) {
+        if (!a->takes[i])
+            continue;
+        const char *param = program_string(v->p, a->params[i]), *kinds = program_string(v->p, a->takes_text[i]);
+        if (i >= nargs) {
+            set_refusal(why, &a->from, "%s needs its %s, %s", action_name(v, action), param, kinds);
+            why->missing = true;
+            return true;
+        }
+        int word =
+            (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
+        if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
+            set_refusal(why, &a->from, "no condition '%s'", program_string(v->p, word));
+            return true;
+        }
+        if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
+            set_refusal(why, &a->from, "no zone '%s' here", program_string(v->p, word));
+            return true;
+        }
+        if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
+            const char *got = value_type_name(args[i].type);
+            set_refusal(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
+                        args[i].type == V_NIL     ? ""
+                        : strchr("aeiou", got[0]) ? "an "
+                                                  : "a ",
+                        got);
+            return true;
+        }
     }
     for (int i = 0; i < a->nrequires; i++) {
         value w;
@@ -200,7 +231,7 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     const r_action *a = &v->r->actions[action];
-    refusal why = {{0}, {-1, {0}, -1}};
+    refusal why = {{0}, {-1, {0}, -1}, false};
     bool ok;
     if (!allowed(v, actor, action, args, nargs, held, &why, &ok, at))
         return false;

@@ -336,9 +336,9 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
         if (c >= 0) {
             /* asked without arguments: a refusal for a missing target, or an
                error from a requirement that reads one, still offers it */
-            refusal why = {{0}, {-1, {0}, -1}};
+            refusal why = {{0}, {-1, {0}, -1}, false};
             bool ok = act_can(v, c, a, NULL, 0, &why, (span){0});
-            listed = ok || v->failed || strstr(why.why, "needs a creature to target");
+            listed = ok || v->failed || why.missing;
             vm_clear_error(v);
         }
         if (listed)
@@ -366,7 +366,7 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
         if ((int)t == f->eval_self)
             continue;
         value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
-        refusal why = {{0}, {-1, {0}, -1}};
+        refusal why = {{0}, {-1, {0}, -1}, false};
         if (act_can(v, c, a, &arg, 1, &why, (span){0})) {
             fn(user, v->creatures[t].name);
             listed++;

@@ -333,6 +333,7 @@ bool encounter_insert_entry(struct vm *v, entry e, int to, span at);
 typedef struct refusal {
     char why[256];
     origin rule;
+    bool missing; /* for want of an argument the action needs */
 } refusal;
 /* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
    With pay, pays it. Fills *why when it cannot. */

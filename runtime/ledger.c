@@ -397,10 +397,10 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     bool slots_free = !enforced(v);
     /* every way to pay is refused: say why for each (once per reason), so
        "no bonus action left" is not read as the only thing missing */
-    refusal all = {{0}, {-1, {0}, -1}};
+    refusal all = {{0}, {-1, {0}, -1}, false};
     size_t len = 0;
     for (int o = 0; o < k->noptions; o++) {
-        refusal tmp = {{0}, {-1, {0}, -1}};
+        refusal tmp = {{0}, {-1, {0}, -1}, false};
         if (try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &tmp, at))
             return true;
         if (v->failed)

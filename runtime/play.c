@@ -651,7 +651,7 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         if (c < 0)
             return false;
         int action = (int)args[argc - 1].num;
-        refusal why = {{0}, {-1, {0}, -1}};
+        refusal why = {{0}, {-1, {0}, -1}, false};
         bool ok = act_can(v, c, action, args + 1, argc - 2, &why, at);
         if (v->failed)
             return false;

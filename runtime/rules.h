@@ -271,6 +271,10 @@ typedef struct r_bonus {
 /* --- checks, actions, triggers, rulings ------------------------------------ */
 
 #define CHECK_MAX_PARAMS 8
+/* Beyond the value types a parameter takes: a word that must name a
+   declared condition, or a zone of the map. */
+#define TAKES_CONDITION (UINT32_C(1) << 30)
+#define TAKES_ZONE (UINT32_C(1) << 31)
 #define ACTION_MAX_PARAMS 16 /* and a procedure's (lang/decl.h FCTX_MAX) */
 typedef struct r_check {
     int name;
@@ -306,6 +310,12 @@ typedef struct r_action {
     int body;
     int nparams;
     int params[ACTION_MAX_PARAMS]; /* names (string ids): what a play command's arguments are */
+    /* `dest: square or creature`: per parameter, the value types it takes
+       (a bit per value_type; 0 takes anything, and may be left out) and
+       how a message names them ("a square or a creature", a string id) */
+    uint32_t takes[ACTION_MAX_PARAMS]; /* with TAKES_CONDITION, TAKES_ZONE */
+    int takes_text[ACTION_MAX_PARAMS];
+    int nrequired; /* through the last parameter that says what it takes */
 } r_action;
 
 #define TRIGGER_MAX_ON 4
