@@ -6,10 +6,10 @@
  * Then the cost is paid, `provoking` and `acting` are emitted, the body
  * runs, and `acted` is emitted. */
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/mem.h"
 #include "runtime/vm.h"
 
 static const char *action_name(vm *v, int a)
@@ -243,11 +243,12 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
      * each was checked alone, so when the hold's cannot be paid after the
      * action's, the action's payment is undone (its slots and resources). */
     counter *saved = NULL;
+    size_t saved_bytes = (size_t)v->ledger_len * sizeof(counter);
     value saved_res[COST_MAX_OPTIONS * COST_MAX_PARTS];
     int res_decl[COST_MAX_OPTIONS * COST_MAX_PARTS], nres = 0;
     if (held) {
-        if (v->creatures[actor].ledger) {
-            saved = malloc((size_t)v->ledger_len * sizeof(counter));
+        if (v->creatures[actor].ledger && saved_bytes) {
+            saved = mem_alloc(saved_bytes);
             if (!saved)
                 return vm_error(v, at, "out of memory");
             memcpy(saved, v->creatures[actor].ledger, (size_t)v->ledger_len * sizeof(counter));
@@ -259,7 +260,7 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
                     continue;
                 res_decl[nres] = part->index;
                 if (!vm_get_stat(v, actor, part->index, &saved_res[nres])) {
-                    free(saved);
+                    mem_free(saved, saved_bytes);
                     return false;
                 }
                 nres++;
@@ -273,11 +274,11 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
             memcpy(v->creatures[actor].ledger, saved, (size_t)v->ledger_len * sizeof(counter));
         for (int i = 0; i < nres; i++)
             if (!vm_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
-                free(saved);
+                mem_free(saved, saved_bytes);
                 return false;
             }
     }
-    free(saved);
+    mem_free(saved, saved_bytes);
     if (!hold_paid) {
         if (v->failed)
             return false;

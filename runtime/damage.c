@@ -5,6 +5,7 @@
  * they do in play. The command then echoes the resource as the tracker
  * shows it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime/commands.h"
 #include "runtime/vm.h"
@@ -80,14 +81,32 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
             return vm_error(v, at, "these rules know no damage of kind '%s'", program_string(v->p, kind));
         call[n++] = value_ref(V_WORD, HOME_PROGRAM, kind);
     }
+    /* the tracker's other columns, to say those the command changed */
+    const r_encounter *enc = &v->r->encounter;
+    char before[8][64];
+    for (int k = 0; k < enc->ntrack; k++) {
+        play_stat_text(v, c, enc->track[k], before[k], sizeof before[k]);
+        if (v->failed)
+            return false;
+    }
     value out;
     if (!vm_call(v, d->body, -1, call, n, &out))
         return false;
-    /* the resource as the tracker shows it */
-    char left[256];
-    play_stat_text(v, c, stat, left, sizeof left);
+    /* the resource as the tracker shows it, then what else changed */
+    char line[640];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s ", v->creatures[c].name,
+                                  program_string(v->p, v->p->decls[stat].name));
+    if (len < sizeof line)
+        len += play_stat_text(v, c, stat, line + len, sizeof line - len);
+    for (int k = 0; k < enc->ntrack && len < sizeof line; k++) {
+        char now[64];
+        play_stat_text(v, c, enc->track[k], now, sizeof now);
+        if (enc->track[k] != stat && strcmp(now, before[k]) != 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, ", %s %s",
+                                    program_string(v->p, v->p->decls[enc->track[k]].name), now);
+    }
     if (v->failed)
         return false;
-    combat_say(v, "%s: %s %s", v->creatures[c].name, program_string(v->p, v->p->decls[stat].name), left);
+    combat_say(v, "%s", line);
     return true;
 }
