@@ -169,12 +169,12 @@ static char **complete(const char *text, int start, int end)
     } else if (n == 2 && !strcmp(before[1], ":")) {
         /* NAME : ACTION, after a completed name */
         fray_actions(f, before[0], add_name, &offered);
-    } else if (n == 2 && before[0][strlen(before[0]) - 1] == ':') {
-        /* NAME: ACTION TARGET */
+    } else if (n >= 2 && before[0][strlen(before[0]) - 1] == ':') {
+        /* NAME: ACTION ARGS...: what the next parameter takes */
         before[0][strlen(before[0]) - 1] = '\0';
-        fray_targets(f, before[0], before[1], add_name, &offered);
-    } else if (n == 3 && !strcmp(before[1], ":")) {
-        fray_targets(f, before[0], before[2], add_name, &offered);
+        fray_arguments(f, before[0], before[1], n - 2, add_name, &offered);
+    } else if (n >= 3 && !strcmp(before[1], ":")) {
+        fray_arguments(f, before[0], before[2], n - 3, add_name, &offered);
     } else if (n == 2 && !strcmp(before[0], "can")) {
         fray_actions(f, before[1], add_name, &offered);
     } else if (n == 1 && (!strcmp(before[0], "apply") || !strcmp(before[0], "remove"))) {

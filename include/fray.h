@@ -163,6 +163,11 @@ void fray_actions(fray *f, const char *creature, fray_name_fn fn, void *user);
  * target clause and requirements accept; every creature when the action
  * has no target clause or can take none now. */
 void fray_targets(fray *f, const char *creature, const char *action, fray_name_fn fn, void *user);
+/* What argument `index` (from 0) of `creature: action ...` may be: for a
+ * parameter that says what it takes, the conditions, zones, items or
+ * creatures it takes (nothing for a square, a number or a text); else as
+ * fray_targets. */
+void fray_arguments(fray *f, const char *creature, const char *action, int index, fray_name_fn fn, void *user);
 /* The conditions and the stats (and resources) the rules declare. */
 void fray_conditions(fray *f, fray_name_fn fn, void *user);
 void fray_stats(fray *f, fray_name_fn fn, void *user);

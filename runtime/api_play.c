@@ -378,6 +378,28 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
         fray_creatures(f, fn, user);
 }
 
+void fray_arguments(fray *f, const char *who, const char *action, int index, fray_name_fn fn, void *user)
+{
+    vm *v = f->v;
+    int name = program_find_string(f->p, action);
+    int a = name >= 0 ? rules_action(v->r, name) : -1;
+    if (a < 0 || index < 0 || index >= v->r->actions[a].nparams || !v->r->actions[a].takes[index]) {
+        fray_targets(f, who, action, fn, user); /* its target, or any creature */
+        return;
+    }
+    uint32_t takes = v->r->actions[a].takes[index];
+    if (takes & TAKES_CONDITION)
+        fray_conditions(f, fn, user);
+    for (int z = 0; (takes & TAKES_ZONE) && z < v->cb.nzones; z++)
+        fn(user, program_string(f->p, v->cb.zones[z].name));
+    if (takes & (UINT32_C(1) << V_ITEM))
+        for (int i = 0; i < v->r->nitems; i++)
+            fn(user, program_string(f->p, v->r->items[i].name));
+    if (takes & (UINT32_C(1) << V_CREATURE))
+        fray_creatures(f, fn, user);
+    /* a square, a number, a text: nothing to offer */
+}
+
 void fray_cancel(fray *f)
 {
     api_use(f);
