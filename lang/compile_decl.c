@@ -272,9 +272,15 @@ void declare_names(compiler *cc, const node *prog)
             d->type = (int)guess_type(cc, dn);
         if (k == DK_PROCEDURE || k == DK_CHECK || k == DK_RELATION || k == DK_ACTION)
             d->nparams = ast_list_len(dn->c);
-        for (const node *p = k != DK_ACTION && dn->c ? dn->c->list : NULL; p; p = p->next)
-            if (p->a)
+        for (const node *p = dn->c && dn->c->kind == AST_LIST ? dn->c->list : NULL; p; p = p->next) {
+            if (p->a && k != DK_ACTION)
                 comp_error(cc, p->a->sp, "only an action's parameters say what they take (a command's words)");
+            for (const node *q = dn->c->list; q != p; q = q->next)
+                if (p->text && q->text && strcmp(p->text, q->text) == 0) {
+                    comp_error(cc, p->sp, "parameter '%s' is named twice", p->text);
+                    break;
+                }
+        }
         if (k == DK_CREATURE)
             d->nparams = creature_count(cc, dn);
         if (k == DK_RANGE && !dn->a)

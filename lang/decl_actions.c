@@ -218,6 +218,10 @@ void decl_action(decl_state *ds)
         act_of(ds)->params[i] = comp_intern(cc, ds->fx.names[i]);
     bool stmts = false;
     decl_clauses(ds, action_clauses, action_nclauses, &stmts);
+    a = act_of(ds);
+    if (a->has_target && a->takes[0] && !(a->takes[0] & sty_values(TY_CREATURE)) && ds->dn->c && ds->dn->c->list)
+        comp_error(cc, ds->dn->c->list->a->sp, "the target clause takes a creature as %s, which says %s",
+                   ds->fx.names[0], program_string(cc->p, a->takes_text[0]));
     int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b) : -1;
     a = act_of(ds);
     a->body = body;
