@@ -315,10 +315,10 @@ void initiative_show(struct vm *v);
 /* Does e's creature wait (delay)? Shown after the others: it has no place
    until it resumes. */
 bool initiative_waiting(const struct vm *v, const entry *e);
-/* The index of the entry listed at `row` (0 to 2 * norder - 1) of the order
-   as play goes: first those that do not wait, then those that do; -1 when
-   the row lists none. */
-int initiative_listed(const struct vm *v, int row);
+/* The entries of the order as play goes, first those that do not wait,
+   then those that do: `for (int row = 0, i; (i = initiative_each(v, &row))
+   >= 0;)` visits each entry's index once; -1 after the last. */
+int initiative_each(const struct vm *v, int *row);
 /* How e's place is shown: its score while the score places it; else none,
    and a note (`moved; rolled 21`, `delaying; rolled 21`, `no roll yet`). */
 void initiative_entry_text(struct vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap);

@@ -436,11 +436,16 @@ bool initiative_waiting(const vm *v, const entry *e)
     return e->creature >= 0 && v->creatures[e->creature].delaying;
 }
 
-int initiative_listed(const vm *v, int row)
+int initiative_each(const vm *v, int *row)
 {
     const combat *cb = &v->cb;
-    int i = row % cb->norder;
-    return initiative_waiting(v, &cb->order[i]) == (row >= cb->norder) ? i : -1;
+    while (*row < 2 * cb->norder) {
+        int i = *row % cb->norder;
+        bool second_pass = (*row)++ >= cb->norder;
+        if (initiative_waiting(v, &cb->order[i]) == second_pass)
+            return i;
+    }
+    return -1;
 }
 
 void initiative_entry_text(vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap)
@@ -466,10 +471,7 @@ void initiative_show(vm *v)
     combat_line_add(v, &line, "order:");
     /* as play goes: a creature that waits comes after the others */
     int said = 0;
-    for (int row = 0; row < 2 * cb->norder; row++) {
-        int i = initiative_listed(v, row);
-        if (i < 0)
-            continue;
+    for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
         char score[64], note[96];
         initiative_entry_text(v, e, score, sizeof score, note, sizeof note);

@@ -240,10 +240,7 @@ static bool show_tracker(vm *v)
                                     program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
     combat_print(v, "%s", head);
-    for (int row = 0; row < 2 * cb->norder; row++) {
-        int i = initiative_listed(v, row);
-        if (i < 0)
-            continue;
+    for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
         char rolled[32], note[96];
         initiative_entry_text(v, e, rolled, sizeof rolled, note, sizeof note);
@@ -289,10 +286,7 @@ static void show_order(vm *v)
         combat_print(v, "no initiative order yet");
         return;
     }
-    for (int row = 0; row < 2 * cb->norder; row++) {
-        int i = initiative_listed(v, row);
-        if (i < 0)
-            continue;
+    for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
         char score[64], note[96];
         initiative_entry_text(v, e, score, sizeof score, note, sizeof note);

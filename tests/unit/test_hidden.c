@@ -14,22 +14,13 @@
 
 #include "fray.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/heard_util.h"
 
-typedef struct text {
-    char s[1 << 17];
-    size_t n;
-    int lines, marked;
-} text;
+typedef heard text;
 
 static void add(text *t, const char *line)
 {
-    size_t len = strlen(line);
-    ck_assert_uint_lt(t->n + len + 2, sizeof t->s);
-    memcpy(t->s + t->n, line, len);
-    t->n += len;
-    t->s[t->n++] = '\n';
-    t->s[t->n] = '\0';
-    t->lines++;
+    heard_add(t, line);
     t->marked += strncmp(line, FRAY_HIDDEN_MARK, strlen(FRAY_HIDDEN_MARK)) == 0;
 }
 
@@ -46,7 +37,7 @@ static bool holds(const char *line, size_t len, const char *needle)
 /* Is one of t's lines exactly line (len bytes)? */
 static bool has_line(const text *t, const char *line, size_t len)
 {
-    for (const char *l = t->s; *l; l += strcspn(l, "\n") + 1)
+    for (const char *l = t->text; *l; l += strcspn(l, "\n") + 1)
         if (strcspn(l, "\n") == len && !memcmp(l, line, len))
             return true;
     return false;
@@ -141,8 +132,9 @@ START_TEST(players_see_nothing_hidden)
     fray_session_on_output(s, on_output, turn);
     command(s, gm, u->lurker_attacks);
     ck_assert_int_gt(turn->lines, 1);
-    ck_assert_msg(strstr(turn->s, "lurker -> dorn") != NULL, "the lurker attacked:\n%s", turn->s);
-    ck_assert_msg(turn->marked == turn->lines, "all of its attack is marked, what it does to dorn too:\n%s", turn->s);
+    ck_assert_msg(strstr(turn->text, "lurker -> dorn") != NULL, "the lurker attacked:\n%s", turn->text);
+    ck_assert_msg(turn->marked == turn->lines, "all of its attack is marked, what it does to dorn too:\n%s",
+                  turn->text);
     text *tracker = calloc(1, sizeof *tracker);
     ck_assert(tracker);
     fray_session_on_output(s, on_output, tracker);
@@ -151,7 +143,7 @@ START_TEST(players_see_nothing_hidden)
     /* the tracker's row of the lurker is marked, the rows of the others
        are not */
     ck_assert_int_eq(tracker->marked, 1);
-    for (const char *line = tracker->s; *line; line += strcspn(line, "\n") + 1) {
+    for (const char *line = tracker->text; *line; line += strcspn(line, "\n") + 1) {
         bool marked = strncmp(line, FRAY_HIDDEN_MARK, strlen(FRAY_HIDDEN_MARK)) == 0;
         size_t len = strcspn(line, "\n");
         bool lurker = holds(line, len, "lurker");
@@ -162,8 +154,8 @@ START_TEST(players_see_nothing_hidden)
             ck_assert_msg(!marked, "marked: %.*s", (int)len, line);
     }
     /* the GM's output says all: the lurker by name, the brute's hit points */
-    ck_assert_ptr_nonnull(strstr(gm->s, FRAY_HIDDEN_MARK "brute's hp is hidden from the players"));
-    ck_assert_ptr_nonnull(strstr(gm->s, FRAY_HIDDEN_MARK "order: "));
+    ck_assert_ptr_nonnull(strstr(gm->text, FRAY_HIDDEN_MARK "brute's hp is hidden from the players"));
+    ck_assert_ptr_nonnull(strstr(gm->text, FRAY_HIDDEN_MARK "order: "));
     ck_assert_int_gt(gm->marked, 0);
 
     fray *f = fray_session_context(s);
@@ -179,19 +171,19 @@ START_TEST(players_see_nothing_hidden)
     ck_assert_int_gt(all->marked, 0);
     ck_assert_int_eq(players->marked, 0);
     ck_assert_int_eq(players->lines, all->lines - all->marked);
-    ck_assert_ptr_nonnull(strstr(all->s, "lurker -> dorn"));
-    ck_assert_ptr_nonnull(strstr(players->s, "dorn -> brute"));
-    ck_assert_ptr_null(strstr(players->s, "lurker"));
-    ck_assert_ptr_null(strstr(players->s, "Lurking"));
+    ck_assert_ptr_nonnull(strstr(all->text, "lurker -> dorn"));
+    ck_assert_ptr_nonnull(strstr(players->text, "dorn -> brute"));
+    ck_assert_ptr_null(strstr(players->text, "lurker"));
+    ck_assert_ptr_null(strstr(players->text, "Lurking"));
     /* the lurker's rolls: no line of its turn reaches the players */
-    for (const char *line = turn->s; *line; line += strcspn(line, "\n") + 1) {
+    for (const char *line = turn->text; *line; line += strcspn(line, "\n") + 1) {
         size_t len = strcspn(line, "\n");
         size_t mark = strlen(FRAY_HIDDEN_MARK);
         if (strncmp(line, FRAY_HIDDEN_MARK, mark) == 0)
             ck_assert_msg(!has_line(players, line + mark, len - mark), "the players heard: %.*s", (int)len, line);
     }
     /* the brute's hit points: no line names it with them */
-    for (const char *line = players->s; *line; line += strcspn(line, "\n") + 1) {
+    for (const char *line = players->text; *line; line += strcspn(line, "\n") + 1) {
         size_t len = strcspn(line, "\n");
         if (holds(line, len, "brute"))
             ck_assert_msg(!holds(line, len, "hp") && !holds(line, len, "HP"), "%.*s", (int)len, line);
@@ -203,26 +195,26 @@ START_TEST(players_see_nothing_hidden)
     ck_assert_int_eq(fray_state_view(f, FRAY_VIEW_GM, on_output, gm_state), FRAY_OK);
     ck_assert_int_eq(fray_state_view(f, FRAY_VIEW_PLAYERS, on_output, players_state), FRAY_OK);
     char line[4096];
-    ck_assert_ptr_nonnull(creature_line(gm_state->s, "lurker", line, sizeof line));
+    ck_assert_ptr_nonnull(creature_line(gm_state->text, "lurker", line, sizeof line));
     ck_assert_ptr_nonnull(strstr(line, "\"hidden\": true"));
-    ck_assert_ptr_nonnull(creature_line(gm_state->s, "brute", line, sizeof line));
+    ck_assert_ptr_nonnull(creature_line(gm_state->text, "brute", line, sizeof line));
     ck_assert_ptr_nonnull(strstr(line, "\"hidden_stats\": [\"hp\"]"));
     ck_assert_ptr_nonnull(strstr(line, "\"hp\": "));
-    ck_assert_ptr_nonnull(strstr(gm_state->s, "\"turn\": \"lurker\""));
-    ck_assert_ptr_null(strstr(players_state->s, "lurker"));
-    ck_assert_ptr_null(strstr(players_state->s, "Lurking"));
-    ck_assert_ptr_null(strstr(players_state->s, "hidden"));
-    ck_assert_ptr_nonnull(strstr(players_state->s, "\"turn\": null"));
-    ck_assert_ptr_nonnull(creature_line(players_state->s, "brute", line, sizeof line));
+    ck_assert_ptr_nonnull(strstr(gm_state->text, "\"turn\": \"lurker\""));
+    ck_assert_ptr_null(strstr(players_state->text, "lurker"));
+    ck_assert_ptr_null(strstr(players_state->text, "Lurking"));
+    ck_assert_ptr_null(strstr(players_state->text, "hidden"));
+    ck_assert_ptr_nonnull(strstr(players_state->text, "\"turn\": null"));
+    ck_assert_ptr_nonnull(creature_line(players_state->text, "brute", line, sizeof line));
     ck_assert_ptr_null(strstr(line, "\"hp\": "));
     ck_assert_ptr_nonnull(strstr(line, "\"max_hp\": 61"));
-    ck_assert_ptr_nonnull(creature_line(players_state->s, "dorn", line, sizeof line));
+    ck_assert_ptr_nonnull(creature_line(players_state->text, "dorn", line, sizeof line));
     ck_assert_ptr_nonnull(strstr(line, "\"hp\": "));
     /* fray_state is the GM's */
     text *state = calloc(1, sizeof *state);
     ck_assert(state);
     ck_assert_int_eq(fray_state(f, on_output, state), FRAY_OK);
-    ck_assert_str_eq(state->s, gm_state->s);
+    ck_assert_str_eq(state->text, gm_state->text);
 
     /* revealed, the lurker is the players' to see */
     command(s, gm, "reveal lurker");
@@ -231,8 +223,8 @@ START_TEST(players_see_nothing_hidden)
     text *after = calloc(1, sizeof *after);
     ck_assert(after);
     ck_assert_int_eq(fray_state_view(f, FRAY_VIEW_PLAYERS, on_output, after), FRAY_OK);
-    ck_assert_ptr_nonnull(creature_line(after->s, "lurker", line, sizeof line));
-    ck_assert_ptr_nonnull(strstr(after->s, "\"turn\": \"lurker\""));
+    ck_assert_ptr_nonnull(creature_line(after->text, "lurker", line, sizeof line));
+    ck_assert_ptr_nonnull(strstr(after->text, "\"turn\": \"lurker\""));
     /* undone, it is hidden again */
     ck_assert_uint_eq(fray_session_undo(s, 1), 1);
     ck_assert(fray_is_hidden(fray_session_context(s), "lurker"));

@@ -13,25 +13,15 @@
 
 #include "fray.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/heard_util.h"
 
 static const char *const systems[] = {"legend", "lurasko", "escalation", "shock", "fortitude"};
 
 /* --- what a session prints, kept ---------------------------------------------- */
 
-typedef struct heard {
-    char text[1 << 16];
-    size_t n;
-    int errors, too_many;
-} heard;
-
 static void keep(heard *h, const char *line)
 {
-    size_t len = strlen(line);
-    ck_assert_uint_lt(h->n + len + 1, sizeof h->text);
-    memcpy(h->text + h->n, line, len);
-    h->n += len;
-    h->text[h->n++] = '\n';
-    h->text[h->n] = '\0';
+    heard_add(h, line);
 }
 
 static void on_output(void *user, const char *line)
