@@ -72,22 +72,22 @@ fray *fray_session_context(fray_session *s)
 
 void fray_session_on_output(fray_session *s, fray_output_fn fn, void *user)
 {
-    s->print = fn;
-    s->print_user = user;
+    s->hooks.print = fn;
+    s->hooks.print_user = user;
     fray_on_output(s->f, fn, user);
 }
 
 void fray_session_on_diagnostic(fray_session *s, fray_diagnostic_fn fn, void *user)
 {
-    s->diagnose = fn;
-    s->diagnose_user = user;
+    s->hooks.diagnose = fn;
+    s->hooks.diagnose_user = user;
     fray_on_diagnostic(s->f, fn, user);
 }
 
 void fray_session_on_ask(fray_session *s, fray_ask_fn fn, void *user)
 {
-    s->ask = fn; /* the context's is set entry by entry (session.c) */
-    s->ask_user = user;
+    s->hooks.ask = fn; /* the context's is set entry by entry (session.c) */
+    s->hooks.ask_user = user;
 }
 
 fray_status fray_session_set_limit(fray_session *s, const char *name, uint64_t value)

@@ -130,8 +130,8 @@ void session_report(const session *s, fray_level level, const char *file, int li
              message);
     fray_diagnostic d = {
         .level = level, .file = file, .line = line, .message = message, .text = text, .from_session = true};
-    if (s->diagnose)
-        s->diagnose(s->diagnose_user, &d);
+    if (s->hooks.diagnose)
+        s->hooks.diagnose(s->hooks.diagnose_user, &d);
     else
         default_diagnostic(NULL, &d);
 }
@@ -171,7 +171,7 @@ static bool answer_question(void *user, const fray_question *q, char *answer, si
         snprintf(answer, cap, "%s", s->replaying->replies[s->next_reply++]);
         return true;
     }
-    bool given = s->ask && s->ask(s->ask_user, q, answer, cap);
+    bool given = s->hooks.ask && s->hooks.ask(s->hooks.ask_user, q, answer, cap);
     if (!given)
         answer[0] = '\0'; /* no answer: written down as an empty one */
     /* an answer that is asked again is not kept: only the one that fits is
@@ -185,8 +185,8 @@ static bool answer_question(void *user, const fray_question *q, char *answer, si
 
 static void set_quiet(session *s, fray *f, bool quiet)
 {
-    fray_on_output(f, quiet ? quiet_output : s->print, quiet ? NULL : s->print_user);
-    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->diagnose, quiet ? NULL : s->diagnose_user);
+    fray_on_output(f, quiet ? quiet_output : s->hooks.print, quiet ? NULL : s->hooks.print_user);
+    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->hooks.diagnose, quiet ? NULL : s->hooks.diagnose_user);
 }
 
 typedef struct limit_default {
@@ -332,12 +332,7 @@ fray_session *fray_session_clone(const fray_session *from)
     session *s = fray_session_open(&from->opts);
     if (!s)
         return NULL;
-    s->print = from->print;
-    s->print_user = from->print_user;
-    s->diagnose = from->diagnose;
-    s->diagnose_user = from->diagnose_user;
-    s->ask = from->ask;
-    s->ask_user = from->ask_user;
+    s->hooks = from->hooks;
     bool ok = true;
     for (size_t i = 0; i < from->nlimits && ok; i++)
         ok = fray_session_set_limit(s, from->limits[i].name, from->limits[i].value) == FRAY_OK;
@@ -411,7 +406,7 @@ fray_status fray_session_command(fray_session *s, const char *text)
     session_entry e = {.kind = ENTRY_COMMAND,
                        .text = mem_strndup(text, len),
                        .len = len,
-                       .asked = s->ask != NULL,
+                       .asked = s->hooks.ask != NULL,
                        .files.from = FILES_NEW};
     if (!e.text) {
         out_of_memory(s);
@@ -442,7 +437,7 @@ static fray_status add_rules(session *s, const char *path, char *text, size_t le
                        .path = mem_strndup(path, strlen(path)),
                        .text = text,
                        .len = len,
-                       .asked = s->ask != NULL,
+                       .asked = s->hooks.ask != NULL,
                        .files.from = FILES_NEW};
     if (!e.path) {
         out_of_memory(s);
@@ -558,7 +553,7 @@ fray_status fray_session_reroll(fray_session *s)
                        .text = mem_strndup(old.text, old.len),
                        .len = old.len,
                        .reseed = true,
-                       .asked = s->ask != NULL};
+                       .asked = s->hooks.ask != NULL};
     e.seed = reroll_seed(s, &old);
     s->rerolls++;
     /* the same command, on the files it read the first time */

@@ -64,6 +64,16 @@ typedef struct session_checkpoint {
 } session_checkpoint;
 #define SESSION_CHECKPOINTS 8
 
+/* What the embedder hears and answers through, copied whole by a clone. */
+typedef struct session_hooks {
+    fray_ask_fn ask; /* NULL: nothing is put to the GM in new entries */
+    void *ask_user;
+    fray_output_fn print; /* NULL: the context's default */
+    void *print_user;
+    fray_diagnostic_fn diagnose; /* NULL: the context's default */
+    void *diagnose_user;
+} session_hooks;
+
 struct fray_session {
     fray_options opts; /* its search path and their strings owned */
     session_limit *limits;
@@ -86,12 +96,7 @@ struct fray_session {
        rebuild gives the state of the timeline) */
     uint64_t settled_uses;
     session_entry *recording;
-    fray_ask_fn ask; /* NULL: nothing is put to the GM in new entries */
-    void *ask_user;
-    fray_output_fn print; /* NULL: the context's default */
-    void *print_user;
-    fray_diagnostic_fn diagnose; /* NULL: the context's default */
-    void *diagnose_user;
+    session_hooks hooks;
     /* changes to the timeline (entries done, undone, redone, rerolled),
        and how many of them the last save or load holds: the session is
        unsaved while they differ */

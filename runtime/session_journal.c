@@ -335,9 +335,9 @@ size_t fray_session_journals(fray_session *s, const char *dir, fray_journal_fn f
         return 0;
     found *list = NULL;
     size_t n = 0, cap = 0;
-    said to = {.fn = s->diagnose, .user = s->diagnose_user};
-    s->diagnose = no_notes;
-    s->diagnose_user = &to;
+    said to = {.fn = s->hooks.diagnose, .user = s->hooks.diagnose_user};
+    s->hooks.diagnose = no_notes;
+    s->hooks.diagnose_user = &to;
     for (struct dirent *e; (e = readdir(d));) {
         if (!journal_name(e->d_name))
             continue;
@@ -355,8 +355,8 @@ size_t fray_session_journals(fray_session *s, const char *dir, fray_journal_fn f
             mem_free(path, size);
     }
     closedir(d);
-    s->diagnose = to.fn;
-    s->diagnose_user = to.user;
+    s->hooks.diagnose = to.fn;
+    s->hooks.diagnose_user = to.user;
     if (n)
         qsort(list, n, sizeof *list, newest_first);
     for (size_t i = 0; i < n; i++) {
