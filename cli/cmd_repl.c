@@ -414,21 +414,6 @@ static void remember(repl *r, const char *text)
         append_history(1, r->history_path);
 }
 
-/* `wolf_2.hp -= 7` typed at the table sets a stat by hand, which no rule
-   answers: its new value is said, so that the GM sees what it is now
-   (`damage NAME N` is the way through the rules). */
-static void echo_assignment(repl *r, const char *line)
-{
-    char creature[128], stat[128], op[3], expr[300], value[512];
-    if (sscanf(line, " %127[A-Za-z0-9_] . %127[A-Za-z0-9_] %2[-+*/=]", creature, stat, op) != 3)
-        return;
-    if (strcmp(op, "=") && strcmp(op, "-=") && strcmp(op, "+=") && strcmp(op, "*=") && strcmp(op, "/="))
-        return;
-    snprintf(expr, sizeof expr, "%s.%s", creature, stat);
-    if (fray_eval(fray_session_context(r->s), expr, value, sizeof value) == FRAY_OK)
-        printf("%s.%s = %s\n", creature, stat, value);
-}
-
 static void one_command(repl *r, const char *text)
 {
     const char *p = text;
@@ -440,8 +425,6 @@ static void one_command(repl *r, const char *text)
         int code = cli_exit_code(fray_session_command(r->s, text));
         if (code != EXIT_OK && !r->worst)
             r->worst = code;
-        if (code == EXIT_OK)
-            echo_assignment(r, p);
     }
     fflush(stdout);
 }

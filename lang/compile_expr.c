@@ -1236,7 +1236,12 @@ static void compile_assign(compiler *cc, const node *s)
 {
     const node *target = s->a;
     if (target->kind == AST_MEMBER) {
+        /* `wolf_2.hp -= 7` typed at the table sets a stat by hand, which no
+           rule answers: its new value is said */
+        bool echo = cc->opts && cc->opts->typed && cc->fn->top_level && cc->fn->depth == 0;
         compile_expr(cc, target->a);
+        if (echo)
+            emit_op(cc, OP_DUP, s->sp);
         int id = comp_intern(cc, target->text);
         const decl *d = find_stat(cc, id);
         if (!d) {
@@ -1257,6 +1262,8 @@ static void compile_assign(compiler *cc, const node *s)
             emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
         }
         emit_op_u16(cc, OP_SET_STAT, idx, s->sp);
+        if (echo)
+            emit_op_u16(cc, OP_ECHO_STAT, idx, s->sp);
         return;
     }
     int id = comp_intern(cc, target->text);

@@ -2188,6 +2188,18 @@ next:
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
+        CASE(ECHO_STAT)
+        {
+            uint16_t d = READ_U16();
+            a = POP();
+            if (a.type == V_CREATURE && !v->cb.quiet) {
+                FAIL_IF(!vm_get_stat(v, (int)a.num, d, &b));
+                char shown[256];
+                vm_format(v, b, shown, sizeof shown);
+                combat_say(v, "%s.%s = %s", v->creatures[a.num].name, program_string(v->p, v->p->decls[d].name), shown);
+            }
+            NEXT;
+        }
         CASE(INDEX)
         {
             b = POP();
