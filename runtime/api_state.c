@@ -271,7 +271,8 @@ void fray_transcript(fray *f, fray_view view, fray_line_fn fn, void *user)
         if (cb->log[i].detail)
             continue;
         fray_line line = {cb->log[i].text, combat_log_hidden(f->v, i)};
-        if (!(line.hidden && view == FRAY_VIEW_PLAYERS))
+        bool shown = view == FRAY_VIEW_PLAYERS ? !line.hidden : !cb->log[i].players;
+        if (shown)
             fn(user, &line);
     }
 }

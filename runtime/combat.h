@@ -135,6 +135,7 @@ typedef struct log_line {
     bool action;      /* a creature's action starts here (explain begins at the last) */
     bool hidden;      /* it told something hidden from the players when it was said */
     char *text;
+    bool players; /* the players' view alone shows it: a hidden line as they may know it */
 } log_line;
 
 /* --- the whole ----------------------------------------------------------------------- */
@@ -243,6 +244,9 @@ bool combat_sync(struct vm *v);
 void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A line of play of any length (what the rules print). */
 void combat_say_line(struct vm *v, const char *line);
+/* A line of play for the players' view alone, said with a hidden one: what
+   they may know of it (the order without the creatures hidden from them). */
+void combat_say_for_players(struct vm *v, const char *line);
 /* Output that is not play, of any length (show): printed, not logged. */
 void combat_print_line(struct vm *v, const char *line);
 void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

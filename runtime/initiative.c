@@ -467,19 +467,32 @@ void initiative_show(vm *v)
     combat *cb = &v->cb;
     if (cb->quiet)
         return;
+    /* the whole order, and when some of it is hidden, the order as the
+       players know it (when it is one line) */
     combat_line line = {.say = true};
     combat_line_add(v, &line, "order:");
+    char players[sizeof line.text] = "order:";
+    size_t told = strlen(players);
     /* as play goes: a creature that waits comes after the others */
-    int said = 0;
+    int said = 0, shown_to_players = 0;
+    bool kept_back = false;
     for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
-        char score[64], note[96];
+        char score[64], note[96], item[256];
         initiative_entry_text(v, e, score, sizeof score, note, sizeof note);
         const char *shown = score[0] ? score : note;
-        combat_line_add(v, &line, "%s %s%s%s%s", said++ ? "," : "", entry_name(v, e), shown[0] ? " (" : "", shown,
-                        shown[0] ? ")" : "");
+        snprintf(item, sizeof item, "%s%s%s%s", entry_name(v, e), shown[0] ? " (" : "", shown, shown[0] ? ")" : "");
+        combat_line_add(v, &line, "%s %s", said++ ? "," : "", item);
+        if (e->creature >= 0 && v->creatures[e->creature].hidden)
+            kept_back = true;
+        else if (told < sizeof players)
+            told +=
+                (size_t)snprintf(players + told, sizeof players - told, "%s %s", shown_to_players++ ? "," : "", item);
     }
+    bool one_line = strncmp(line.text, "order:", 6) == 0;
     combat_line_end(v, &line);
+    if (kept_back && one_line && told < sizeof players)
+        combat_say_for_players(v, players);
 }
 
 /* --- late arrivals ------------------------------------------------------------- */

@@ -13,11 +13,11 @@
 
 #define LOG_MAX 8192
 
-static void keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
+static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
     combat *cb = &v->cb;
     if (cb->quiet)
-        return;
+        return false;
     if (cb->nlog >= LOG_MAX) {
         /* drop the oldest quarter */
         int drop = LOG_MAX / 4;
@@ -37,12 +37,13 @@ static void keep_as(vm *v, bool detail, bool action, bool hidden, const char *te
             cb->log = g;
             cb->log_cap = (int)cap;
         }
-        return; /* the transcript still printed; only the record is lost */
+        return false; /* the transcript still printed; only the record is lost */
     }
     cb->log = g;
     cb->log_cap = (int)cap;
-    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, hidden, copy};
+    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, hidden, copy, false};
     cb->explain_command = cb->command_no; /* explain describes the last command that did something */
+    return true;
 }
 
 static void keep(vm *v, bool detail, bool hidden, const char *text)
@@ -135,6 +136,15 @@ void combat_say_line(vm *v, const char *line)
     bool hidden = hidden_line(v, line, true);
     print(v, line, hidden);
     keep(v, false, hidden, line);
+}
+
+void combat_say_for_players(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    if (keep_as(v, false, false, false, line))
+        v->cb.log[v->cb.nlog - 1].players = true;
 }
 
 void combat_print_line(vm *v, const char *line)
@@ -297,7 +307,7 @@ void combat_explain(vm *v)
     for (size_t k = 0; seen && k < cap; k++)
         seen[k] = -1;
     for (int i = from; i < cb->nlog; i++) {
-        if (cb->log[i].command != which)
+        if (cb->log[i].command != which || cb->log[i].players)
             continue;
         if (cb->log[i].detail && detail_seen(cb, seen, cap - 1, i))
             continue;
@@ -316,7 +326,7 @@ void combat_show_log(vm *v)
 {
     combat *cb = &v->cb;
     for (int i = 0; i < cb->nlog; i++)
-        if (!cb->log[i].detail)
+        if (!cb->log[i].detail && !cb->log[i].players)
             print(v, cb->log[i].text, combat_log_hidden(v, i));
 }
 
