@@ -446,7 +446,14 @@ static bool index_name(vm *v, int32_t c)
 
 int vm_add_creature(vm *v, const char *name, int template_index, span at)
 {
-    if (vm_find_creature(v, name) >= 0) {
+    int same = vm_find_creature(v, name);
+    if (same >= 0 && v->creatures[same].gone) {
+        /* the record of play names it still */
+        vm_error(v, at, "'%s' was removed from play, and the transcript keeps its name: give the new one another",
+                 name);
+        return -1;
+    }
+    if (same >= 0) {
         vm_error(v, at, "there is already a creature named '%s'", name);
         return -1;
     }
