@@ -206,6 +206,17 @@ static bool score_part(vm *v, part *p, span at)
     }
     p->nkeys = 0;
     p->keys[p->nkeys++] = score;
+    return true;
+}
+
+/* The keys after the score up to the first random one, worked out only
+   for a participant whose score ties another's: a tie-breaker that asks
+   the GM (a ruling) is asked only when there is a tie to break. */
+static bool fixed_ties(vm *v, part *p, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    if (p->nkeys > 1)
+        return true; /* worked out already */
     for (int i = 0; i < in->nties && !is_random(&in->ties[i]); i++) {
         if (!tie_value(v, &in->ties[i], p, &p->keys[p->nkeys], at))
             return false;
@@ -236,6 +247,48 @@ static bool same_group(vm *v, const r_initiative *in, const part *a, const part 
             (vm_values_equal(v, a->group, b->group, in->group_by.where, &equal) && equal));
 }
 
+/* How many take part in the tie of p[i..j): a group that rolls once is
+   one in a tie, not several. */
+static int units_in(vm *v, const part *p, int i, int j)
+{
+    const r_initiative *in = &v->r->initiative;
+    int units = 0;
+    for (int m = i; m < j; m++) {
+        bool seen = false;
+        for (int q = i; q < m && !seen; q++)
+            seen = same_group(v, in, &p[q], &p[m]);
+        units += !seen;
+    }
+    return units;
+}
+
+/* The fixed tie-breakers of every participant whose score ties another's
+   (p sorted by score); a group that rolls once shares its first member's. */
+static bool break_score_ties(vm *v, part *p, int n, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && compare_parts(&p[i], &p[j], in->lowest_first) == 0)
+            j++;
+        int units = units_in(v, p, i, j);
+        for (int m = i; units > 1 && m < j; m++) {
+            const part *shares = NULL;
+            for (int q = i; q < m && !shares; q++)
+                if (same_group(v, in, &p[q], &p[m]))
+                    shares = &p[q];
+            if (shares) {
+                memcpy(p[m].keys, shares->keys, sizeof p[m].keys);
+                p[m].nkeys = shares->nkeys;
+            } else if (!fixed_ties(v, &p[m], at)) {
+                return false;
+            }
+        }
+        i = j;
+    }
+    return true;
+}
+
 /* How a tie names a group: its side, or with `by`, its first member's group. */
 static const char *group_name(vm *v, const r_initiative *in, const part *p, char *buf, size_t cap)
 {
@@ -260,14 +313,7 @@ static bool settle(vm *v, part *p, int n, span at)
             int j = i + 1;
             while (j < n && compare_parts(&p[i], &p[j], in->lowest_first) == 0)
                 j++;
-            /* a group that rolls once is one in a tie, not several */
-            int units = 0;
-            for (int m = i; m < j; m++) {
-                bool seen = false;
-                for (int q = i; q < m && !seen; q++)
-                    seen = same_group(v, in, &p[q], &p[m]);
-                units += !seen;
-            }
+            int units = units_in(v, p, i, j);
             if (units > 1) {
                 tied = true;
                 /* say who is tied, so the rolls that follow read as a tie-break */
@@ -398,7 +444,11 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
     if (ok) {
         combat_flush_roll(v);
         sort_parts(parts, np, in->lowest_first);
-        ok = settle(v, parts, np, at);
+        ok = break_score_ties(v, parts, np, at);
+        if (ok)
+            sort_parts(parts, np, in->lowest_first);
+        if (ok)
+            ok = settle(v, parts, np, at);
     }
     if (ok) {
         size_t cap = (size_t)cb->order_cap;
@@ -550,6 +600,11 @@ static bool place_index(vm *v, part *p, int *to, span at)
         if (q.creature < 0)
             continue; /* a side with no one left in play: no place to compare */
         int c = compare_parts(p, &q, in->lowest_first);
+        if (c == 0) { /* the same score: the fixed tie-breakers say more */
+            if (!(ok = fixed_ties(v, p, at) && fixed_ties(v, &q, at)))
+                break;
+            c = compare_parts(p, &q, in->lowest_first);
+        }
         if (c < 0 && ntied == 0) {
             *to = i;
             break;
