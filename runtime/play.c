@@ -92,21 +92,31 @@ bool vm_spawn(vm *v, int t, span at)
 /* Where a stat is kept from the players, the GM sees it marked. */
 #define HIDDEN_STAT_MARK "(gm)"
 
+/* A stat as the tracker shows it, read as a display reads (vm_peek_begin):
+   a derived stat whose formula reads a ruling asks no one; one that cannot
+   be read so (it would roll) is shown as "?". */
 static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 {
-    value x;
-    if (!vm_get_stat(v, c, decl_index, &x))
-        return 0;
-    size_t len = vm_format(v, x, buf, cap);
+    bool peeking = v->peek_depth == 0;
+    value x, max = value_nil();
     const r_resource *res = rules_resource_of(v->r, v->decl_info[decl_index].latest);
-    if (res && rexpr_present(&res->max)) {
-        value max;
-        bool ok =
-            res->max.kind == REXPR_CONST ? (max = res->max.v, true) : vm_call(v, res->max.chunk, c, NULL, 0, &max);
-        if (ok && len < cap) {
-            len += (size_t)snprintf(buf + len, cap - len, "/");
-            len += vm_format(v, max, buf + len, cap - len < cap ? cap - len : 0);
-        }
+    bool has_max = res && rexpr_present(&res->max);
+    bool began = peeking && vm_peek_begin(v, (span){0});
+    bool ok = !peeking || began;
+    if (ok)
+        ok = vm_get_stat(v, c, decl_index, &x);
+    if (ok && has_max)
+        ok = res->max.kind == REXPR_CONST ? (max = res->max.v, true) : vm_call(v, res->max.chunk, c, NULL, 0, &max);
+    if (began)
+        vm_peek_end(v);
+    if (!ok) {
+        vm_clear_error(v);
+        return (size_t)snprintf(buf, cap, "?");
+    }
+    size_t len = vm_format(v, x, buf, cap);
+    if (has_max && len < cap) {
+        len += (size_t)snprintf(buf + len, cap - len, "/");
+        len += vm_format(v, max, buf + len, cap - len < cap ? cap - len : 0);
     }
     if (hidden_stat(v, c, decl_index) && len < cap)
         len += (size_t)snprintf(buf + len, cap - len, HIDDEN_STAT_MARK);
