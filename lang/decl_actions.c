@@ -160,13 +160,16 @@ static void parameter_kinds(decl_state *ds, int i, const node *p)
     for (const node *k = p->a->list; k; k = k->next, nkinds++) {
         bool condition = strcmp(k->text, "condition") == 0, zone = strcmp(k->text, "zone") == 0;
         sty t = condition || zone ? TY_WORD : parameter_type(cc, k);
-        if (t == TY_ANY)
-            return; /* reported */
+        if (t == TY_ANY) {
+            a->takes[i] = 0; /* reported: the parameter takes anything */
+            return;
+        }
         uint32_t values = condition ? sty_values(TY_WORD) | TAKES_CONDITION
                           : zone    ? sty_values(TY_WORD) | sty_values(TY_STR) | TAKES_ZONE
                                     : sty_values(t);
         if (a->takes[i] & values) {
             comp_error(cc, k->sp, "%s takes %s already", p->text, sty_name(t));
+            a->takes[i] = 0;
             return;
         }
         a->takes[i] |= values;
