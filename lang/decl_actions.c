@@ -307,7 +307,7 @@ void decl_check(decl_state *ds)
     c->nparams = 0;
     for (const node *p = ds->dn->c ? ds->dn->c->list : NULL; p; p = p->next) {
         fctx_add(&ds->fx, p->text);
-        if (c->nparams < CHECK_MAX_PARAMS)
+        if (c->nparams < CHECK_MAX_PARAMS) /* more are refused in pass 1 */
             c->params[c->nparams++] = comp_intern(cc, p->text);
     }
     if (!ds->dn->a) {

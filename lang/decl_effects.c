@@ -141,8 +141,12 @@ static void cond_forbid(decl_state *ds, const node *clause, ccur *k)
             f.kind = FORBID_KIND; /* `kind NAME` of actions and triggers */
             f.index = name;
         }
-        if (n < 16)
-            items[n++] = f;
+        if (n >= (int)(sizeof items / sizeof items[0])) {
+            comp_error(cc, at->sp, "at most %d things in one '%s' clause (write another)",
+                       (int)(sizeof items / sizeof items[0]), clause->text);
+            return;
+        }
+        items[n++] = f;
         ccur_skip_commas(k);
     }
     if (n == 0) {

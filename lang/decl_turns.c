@@ -175,8 +175,11 @@ static void surprise_only(decl_state *ds, const node *clause)
                 comp_error(ds->cc, e->sp, "expected slots of the economy joined by 'or'");
                 return;
             }
-            if (n < LIMIT_MAX_SLOTS)
-                slots[n++] = s;
+            if (n >= LIMIT_MAX_SLOTS) {
+                comp_error(ds->cc, e->sp, "at most %d slots in a group", LIMIT_MAX_SLOTS);
+                return;
+            }
+            slots[n++] = s;
         }
         in->only_group_len[in->nonly_groups++] = n;
     }
@@ -533,8 +536,11 @@ static void enc_track(decl_state *ds, const node *clause, ccur *k)
             comp_error(ds->cc, at->sp, "no stat or resource '%s'", at->text);
             continue;
         }
-        if (e->ntrack < 8)
-            e->track[e->ntrack++] = program_decl_index(ds->cc->p, d);
+        if (e->ntrack >= ENCOUNTER_MAX_TRACK) {
+            comp_error(ds->cc, at->sp, "the tracker shows at most %d stats", ENCOUNTER_MAX_TRACK);
+            return;
+        }
+        e->track[e->ntrack++] = program_decl_index(ds->cc->p, d);
         ccur_skip_commas(k);
     }
 }

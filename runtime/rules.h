@@ -192,11 +192,12 @@ typedef struct r_phase {
     rexpr only;                   /* self: takes part in this phase */
 } r_phase;
 
+#define ENCOUNTER_MAX_TRACK 8
 typedef struct r_encounter {
-    rexpr out;    /* self: cannot act, skipped, does not count for its side */
-    rexpr ends;   /* the encounter is over */
-    rexpr stands; /* self: counts for its side when the winner is told (default: not out) */
-    int track[8]; /* stat decl indices shown in the tracker */
+    rexpr out;                      /* self: cannot act, skipped, does not count for its side */
+    rexpr ends;                     /* the encounter is over */
+    rexpr stands;                   /* self: counts for its side when the winner is told (default: not out) */
+    int track[ENCOUNTER_MAX_TRACK]; /* stat decl indices shown in the tracker */
     int ntrack;
     origin from;
 } r_encounter;
