@@ -192,18 +192,30 @@ static void only_in(const clauses *mine, const clauses *theirs, text *t)
 /* --- named declarations -------------------------------------------------------------- */
 
 /* The declarations of one kind that stand (the last override of each name),
-   in the order of first declaration. */
-static int standing(const program *p, decl_kind kind, int *out, int max)
+   in the order of first declaration: an array of *n indices (standing_free
+   frees it), NULL with rb->oom set when out of memory. */
+static int *standing(report_builder *rb, const program *p, decl_kind kind, int *n)
 {
-    int n = 0;
-    for (size_t i = 0; i < p->ndecls && n < max; i++) {
+    *n = 0;
+    int *out = p->ndecls ? MEM_NEW_ARRAY(int, p->ndecls) : NULL;
+    if (!out) {
+        rb->oom |= p->ndecls > 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < p->ndecls; i++) {
         const decl *d = &p->decls[i];
         if (d->kind != kind || d->name < 0 || d->overrides)
             continue;
         const decl *latest = program_find_decl(p, kind, d->name);
-        out[n++] = program_decl_index(p, latest ? latest : d);
+        out[(*n)++] = program_decl_index(p, latest ? latest : d);
     }
-    return n;
+    return out;
+}
+
+static void standing_free(const program *p, int *indices)
+{
+    if (indices)
+        mem_free(indices, p->ndecls * sizeof(int));
 }
 
 static const decl *named(const program *p, decl_kind kind, const char *name)
@@ -237,14 +249,15 @@ static const kind_section named_kinds[] = {
     {DK_RELATION, "Relations"},     {DK_ITEM, "Items"},
 };
 
-#define MAX_NAMED 4096
-
 static void compare_kind(report_builder *rb, const program *pa, const program *pb, const kind_section *ks)
 {
-    static int ia[MAX_NAMED], ib[MAX_NAMED];
-    int na = standing(pa, ks->kind, ia, MAX_NAMED), nb = standing(pb, ks->kind, ib, MAX_NAMED);
-    if (!na && !nb)
+    int na, nb;
+    int *ia = standing(rb, pa, ks->kind, &na), *ib = standing(rb, pb, ks->kind, &nb);
+    if (!na && !nb) {
+        standing_free(pa, ia);
+        standing_free(pb, ib);
         return;
+    }
     int same = 0;
     /* count first, for the note */
     for (int i = 0; i < na; i++) {
@@ -297,6 +310,8 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
         headline(pb, db, &y);
         report_row(rb, name, NULL, y.s);
     }
+    standing_free(pa, ia);
+    standing_free(pb, ib);
 }
 
 /* --- the economy ------------------------------------------------------------------------ */
@@ -595,8 +610,8 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
     fray_on_diagnostic(fb, quiet_diag, NULL);
     static const decl_kind fkinds[] = {DK_RANGE, DK_STAT, DK_RESOURCE};
     for (size_t k = 0; k < 3; k++) {
-        static int ia[MAX_NAMED];
-        int na = standing(pa, fkinds[k], ia, MAX_NAMED);
+        int na;
+        int *ia = standing(rb, pa, fkinds[k], &na);
         for (int i = 0; i < na; i++) {
             const decl *da = &pa->decls[ia[i]];
             const char *name = str(pa, da->name);
@@ -622,6 +637,7 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
             }
             report_row(rb, name, x.s, y.s);
         }
+        standing_free(pa, ia);
     }
     if (stat_a && stat_b) {
         fray_eval_with(fa, stat, "1");
