@@ -792,6 +792,8 @@ bool effects_clear(vm *v, int c, span at)
 
 /* Typed bonuses that do not stack: the best bonus and the worst penalty of
    each type. Untyped ones all count. */
+/* Types of bonus that may modify one stat at once: past it, an error. */
+#define BONUS_TYPES_AT_ONCE 64
 typedef struct bonus_pick {
     int type;
     value best, worst;
@@ -834,7 +836,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
     bool any_add = false;
     value scale = value_int(1);
     bool any_scale = false;
-    bonus_pick picks[16];
+    bonus_pick picks[BONUS_TYPES_AT_ONCE];
     int npicks = 0;
     const rules *r = v->r;
     for (int k = 0; k < n; k++) {
@@ -875,13 +877,14 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                 for (int b = 0; b < npicks; b++)
                     if (picks[b].type == mod->bonus)
                         p = &picks[b];
-                if (!p && npicks < 16) {
+                if (!p && npicks >= BONUS_TYPES_AT_ONCE)
+                    return vm_error(v, mod->where, "more than %d types of bonus modify %s of %s at once",
+                                    BONUS_TYPES_AT_ONCE, stat, v->creatures[c].name);
+                if (!p) {
                     p = &picks[npicks++];
                     memset(p, 0, sizeof *p);
                     p->type = mod->bonus;
                 }
-                if (!p)
-                    continue;
                 bool negative = value_is_number(amount) && rat_cmp(value_as_frac(amount), value_int(0)) < 0;
                 if (!negative && (!p->has_best || rat_cmp(value_as_frac(amount), value_as_frac(p->best)) > 0))
                     p->best = amount, p->has_best = true, p->best_label = rc->name;
