@@ -13,6 +13,11 @@
 
 /* --- formulas in context ---------------------------------------------------- */
 
+const char *clause_article(const char *word)
+{
+    return strchr("aeiou", word[0]) ? "an" : "a";
+}
+
 bool fctx_add(fctx *fx, const char *name)
 {
     for (int i = 0; i < fx->n; i++)
@@ -200,8 +205,7 @@ static const char *describe(const node *n, char *buf, size_t cap)
     else if (n->kind == AST_SEP)
         snprintf(buf, cap, "','");
     else
-        snprintf(buf, cap, "%s %s", strchr("aeiou", ast_kind_name((ast_kind)n->kind)[0]) ? "an" : "a",
-                 ast_kind_name((ast_kind)n->kind));
+        snprintf(buf, cap, "%s %s", clause_article(ast_kind_name((ast_kind)n->kind)), ast_kind_name((ast_kind)n->kind));
     return buf;
 }
 

@@ -12,11 +12,6 @@
 #include "lang/parser.h"
 #include "runtime/mem.h"
 
-static const char *article(const char *word)
-{
-    return strchr("aeiou", word[0]) ? "an" : "a";
-}
-
 /* Kinds with a rules object by name. */
 static bool has_object(decl_kind k)
 {
@@ -339,18 +334,18 @@ static void unknown_clause(decl_state *ds, const clause_rule *table, int n, cons
         }
     }
     if (best) {
-        comp_error(cc, at, "%s %s has no clause '%s'; did you mean '%s'?", article(kind), kind, word, best);
+        comp_error(cc, at, "%s %s has no clause '%s'; did you mean '%s'?", clause_article(kind), kind, word, best);
         return;
     }
     if (n == 0) {
-        comp_error(cc, at, "%s %s holds statements, not clauses like '%s'", article(kind), kind, word);
+        comp_error(cc, at, "%s %s holds statements, not clauses like '%s'", clause_article(kind), kind, word);
         return;
     }
     char list[512];
     size_t len = 0;
     for (int i = 0; i < n && len < sizeof list; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", table[i].word);
-    comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", article(kind), kind, word, list);
+    comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", clause_article(kind), kind, word, list);
 }
 
 static void run_clause(decl_state *ds, const clause_rule *rule, const node *clause, const node *first, const node *stop)
@@ -375,13 +370,13 @@ static void header_clauses(decl_state *ds, const clause_rule *table, int n)
         if (!rule) {
             if (n == 0 || !table[0].word[0]) {
                 comp_error(ds->cc, first->sp, "unexpected %s after the name of %s %s", ast_kind_name(first->kind),
-                           article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind));
+                           clause_article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind));
             } else if (first->kind == AST_NAME) {
                 unknown_clause(ds, table, n, first->text, first->sp);
             } else {
                 comp_error(ds->cc, first->sp, "expected a clause of %s %s here, found %s %s",
-                           article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind),
-                           article(ast_kind_name(first->kind)), ast_kind_name(first->kind));
+                           clause_article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind),
+                           clause_article(ast_kind_name(first->kind)), ast_kind_name(first->kind));
             }
             return;
         }
@@ -414,14 +409,14 @@ void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *st
             if (stmts_seen)
                 *stmts_seen = true;
             else
-                comp_error(ds->cc, it->sp, "%s %s holds clauses, not statements", article(decl_kind_name(ds->kind)),
-                           decl_kind_name(ds->kind));
+                comp_error(ds->cc, it->sp, "%s %s holds clauses, not statements",
+                           clause_article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind));
         } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && ds->kind == DK_SYSTEM) {
             compile_decl(ds->cc, it);
         } else {
             const char *kind = decl_kind_name(ds->kind);
-            comp_error(ds->cc, it->sp, "%s %s cannot hold %s %s", article(kind), kind,
-                       article(ast_kind_name((ast_kind)it->kind)), ast_kind_name((ast_kind)it->kind));
+            comp_error(ds->cc, it->sp, "%s %s cannot hold %s %s", clause_article(kind), kind,
+                       clause_article(ast_kind_name((ast_kind)it->kind)), ast_kind_name((ast_kind)it->kind));
         }
     }
     decl *d = &ds->cc->p->decls[ds->decl_index];

@@ -10,6 +10,9 @@
 #include "lang/compiler.h"
 #include "runtime/rules.h"
 
+/* "a" or "an", for a word in a message (clause.c). */
+const char *clause_article(const char *word);
+
 /* --- formulas in context ------------------------------------------------ */
 
 /* The names a formula of a clause may use besides stats, ranges and the

@@ -178,7 +178,7 @@ static void parameter_kinds(decl_state *ds, int i, const node *p)
         char named[80];
         if (t == TY_ENUM || (t == TY_ITEM && strcmp(k->text, "item") != 0)) {
             /* an enum or an item kind is named as declared */
-            snprintf(named, sizeof named, "%s %s", strchr("aeiou", k->text[0]) ? "an" : "a", k->text);
+            snprintf(named, sizeof named, "%s %s", clause_article(k->text), k->text);
             shown = named;
         }
         int n = snprintf(text + used, sizeof text - used, "%s%s", nkinds ? " or " : "", shown);
