@@ -10,10 +10,10 @@
 #include "cli/cli.h"
 #include "lang/files.h"
 #include "lang/format.h"
-#include "runtime/fio.h"
-#include "runtime/mem.h"
-#include "runtime/safefile.h"
-#include "runtime/vm.h"
+#include "runtime/base/fio.h"
+#include "runtime/base/mem.h"
+#include "runtime/session/safefile.h"
+#include "runtime/core/vm.h"
 
 static const char usage[] = "Usage: fray fmt [OPTION]... FILE...\n"
                             "Print each rules FILE in the canonical layout. A file with a syntax error is\n"
@@ -60,7 +60,7 @@ static void error(bool color, const char *fmt, ...)
     diag_print(stderr, &d, color);
 }
 
-/* Replaces path whole, as a save is replaced (runtime/safefile.h): a
+/* Replaces path whole, as a save is replaced (runtime/session/safefile.h): a
  * temporary beside it, renamed over it, so that readers and a kill see
  * the old file or the new one, never half of it; through a symbolic link
  * the file it names is rewritten (the link stays), and its mode is kept.

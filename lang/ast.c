@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "runtime/mem.h"
-#include "runtime/value.h"
+#include "runtime/base/mem.h"
+#include "runtime/core/value.h"
 
 static const char *const kind_names[] = {
 #define AST_NAME(name, desc) desc,
@@ -11,19 +11,9 @@ static const char *const kind_names[] = {
 #undef AST_NAME
 };
 
-static const char *const decl_names[] = {
-#define DECL_NAME(name, word) word,
-    DECL_KINDS(DECL_NAME)
-#undef DECL_NAME
-};
-
 const char *ast_kind_name(ast_kind k)
 {
     return k < AST_KIND_COUNT ? kind_names[k] : "?";
-}
-const char *decl_kind_name(decl_kind k)
-{
-    return k < DK_COUNT ? decl_names[k] : "?";
 }
 
 /* A chain of large blocks: nodes are never freed one by one. */

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "lang/source.h"
+#include "runtime/base/source.h"
 
 #define AST_KINDS(X)                                                        \
     /* literals and names */                                                \
@@ -61,47 +61,6 @@ typedef enum {
 } ast_kind;
 
 const char *ast_kind_name(ast_kind k);
-
-/* Declaration and command keywords (the `op` of DECL and COMMAND). */
-#define DECL_KINDS(X)                     \
-    X(SYSTEM, "system")                   \
-    X(STAT, "stat")                       \
-    X(RESOURCE, "resource")               \
-    X(ENUM, "enum")                       \
-    X(ECONOMY, "economy")                 \
-    X(EXCHANGE, "exchange")               \
-    X(INITIATIVE, "initiative")           \
-    X(ROUND, "round")                     \
-    X(DURATION, "duration")               \
-    X(RANGE, "range")                     \
-    X(SPACE, "space")                     \
-    X(CONDITION, "condition")             \
-    X(ACTION, "action")                   \
-    X(PROCEDURE, "procedure")             \
-    X(TRIGGER, "trigger")                 \
-    X(RULING, "ruling")                   \
-    X(CREATURE, "creature")               \
-    X(CHECK, "check")                     \
-    X(BONUS, "bonus")                     \
-    X(RELATION, "relation")               \
-    X(ITEM, "item")                       \
-    X(ENCOUNTER, "encounter")             \
-    X(TACTIC, "tactic")                   \
-    X(SIDE, "side")                       \
-    X(BEGIN, "begin")                     \
-    X(END, "end")                         \
-    X(SHOW, "show")                       \
-    X(ROLL_INITIATIVE, "roll initiative") \
-    X(ACT, "act")
-
-typedef enum {
-#define DECL_ENUM(name, word) DK_##name,
-    DECL_KINDS(DECL_ENUM)
-#undef DECL_ENUM
-        DK_COUNT
-} decl_kind;
-
-const char *decl_kind_name(decl_kind k);
 
 typedef struct node node;
 struct node {

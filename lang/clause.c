@@ -9,7 +9,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* --- formulas in context ---------------------------------------------------- */
 

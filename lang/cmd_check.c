@@ -10,8 +10,8 @@
 
 #include "lang/decl.h"
 #include "lang/suggest.h"
-#include "runtime/commands.h"
-#include "runtime/value.h"
+#include "runtime/core/commands.h"
+#include "runtime/core/value.h"
 
 /* Every creature declared, by the names it plays under (`creature wolf x3`
    plays as wolf_1 .. wolf_3). */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "lang/files.h"
-#include "runtime/mem.h"
-#include "runtime/builtins.h"
+#include "runtime/base/mem.h"
+#include "runtime/core/builtins.h"
 
 static const struct embedded {
     const char *name, *path, *text;

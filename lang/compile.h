@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "lang/diag.h"
-#include "runtime/program.h"
+#include "runtime/core/program.h"
 
 /* A file the compiler would read: the file compiled, an import, or a
  * candidate for a `use` module (tried in the order of the search path;

@@ -8,9 +8,9 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/combat.h"
-#include "runtime/commands.h"
-#include "runtime/mem.h"
+#include "runtime/combat/combat.h"
+#include "runtime/core/commands.h"
+#include "runtime/base/mem.h"
 #include "lang/suggest.h"
 
 /* --- arguments ------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* Kinds with a rules object by name. */
 static bool has_object(decl_kind k)

@@ -7,9 +7,9 @@
 #include "lang/compiler.h"
 #include "lang/parser.h"
 #include "lang/suggest.h"
-#include "runtime/builtins.h"
-#include "runtime/mem.h"
-#include "runtime/rules.h"
+#include "runtime/core/builtins.h"
+#include "runtime/base/mem.h"
+#include "runtime/core/rules.h"
 
 static const char *const sty_names[] = {
     "anything", "nothing",        "a boolean",  "a number", "a distance", "a duration",     "dice",    "a roll",
@@ -23,7 +23,7 @@ const char *sty_name(sty t)
 
 const builtin builtins[] = {
 #define BUILTIN(name, lo, hi, result, params, effect, meaning) {#name, lo, hi, TY_##result, params, meaning},
-#include "runtime/builtins.def"
+#include "runtime/core/builtins.def"
 #undef BUILTIN
 };
 const int nbuiltins = (int)(sizeof builtins / sizeof builtins[0]);

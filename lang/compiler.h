@@ -6,7 +6,7 @@
 
 #include "lang/compile.h"
 #include "lang/parse.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* Static types: what the compiler knows of a value before it exists. */
 typedef enum {

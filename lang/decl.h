@@ -3,12 +3,12 @@
  * is `word args... [{ block }]`. The compilers read clause arguments from
  * the syntax tree with a cursor, so a clause can be checked word by word
  * and its formulas compiled with exactly the names its context binds; the
- * result goes into the typed tables of runtime/rules.h. */
+ * result goes into the typed tables of runtime/core/rules.h. */
 #ifndef FRAY_DECL_H
 #define FRAY_DECL_H
 
 #include "lang/compiler.h"
-#include "runtime/rules.h"
+#include "runtime/core/rules.h"
 
 /* "a" or "an", for a word in a message (clause.c). */
 const char *clause_article(const char *word);

@@ -7,7 +7,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* --- action -------------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 static econ_slot *slot_at(decl_state *ds, int i)
 {

@@ -4,7 +4,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 static r_space *space_of(decl_state *ds)
 {

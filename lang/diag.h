@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lang/source.h"
+#include "runtime/base/source.h"
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } diag_level;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/fio.h"
+#include "runtime/base/fio.h"
 
 /* Whether the real path `real` lies inside the real directory `dir`. */
 static bool inside(const char *real, const char *dir)

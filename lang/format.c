@@ -38,7 +38,7 @@
 #include "lang/format_scan.h"
 #include "lang/parse.h"
 #include "lang/parser.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 enum { INDENT = 2, CONTINUATION = 4, WIDTH = 100, COMMENT_GAP = 2, NONE = -1 };
 

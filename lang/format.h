@@ -7,7 +7,7 @@
 
 #include "lang/compile.h"
 #include "lang/diag.h"
-#include "lang/source.h"
+#include "runtime/base/source.h"
 
 typedef enum {
     FORMAT_OK,

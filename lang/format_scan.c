@@ -11,7 +11,7 @@
 #define YYSTYPE LANG_YYSTYPE
 #define YYLTYPE LANG_YYLTYPE
 #include "lang/scanner.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* As ends_item in scanner.l: operators, openers, commas and connective
  * words continue the line. */

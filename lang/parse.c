@@ -7,7 +7,7 @@
 #define YYSTYPE LANG_YYSTYPE
 #define YYLTYPE LANG_YYLTYPE
 #include "lang/scanner.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 /* The parse running on this thread, for the parser's stack allocator. */
 static _Thread_local lexer *parsing;

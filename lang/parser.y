@@ -32,7 +32,7 @@ int lang_yylex(LANG_YYSTYPE *yylval, LANG_YYLTYPE *yylloc, yyscan_t scanner);
 %code top {
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include <stddef.h>
-#include "runtime/value.h"
+#include "runtime/core/value.h"
 /* The parser's stacks come from the one allocator (parse.c). They grow
    only with nesting (brackets, prefix operators, `else if`, `? :`), at
    most a few entries a level, so they can hold any text whose nesting is
@@ -60,7 +60,7 @@ void parse_stack_free(void *p);
 #include <string.h>
 
 #include "lang/lexer.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 static node *mk(struct lexer *lx, ast_kind kind, span sp);
 static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fray.h"
-#include "runtime/rules.h"
+#include "runtime/core/rules.h"
 
 #define CLAUSES(name) name##_clauses, &name##_nclauses
 
@@ -59,7 +59,7 @@ const int vocabulary_ndecls = (int)(sizeof vocabulary_decls / sizeof vocabulary_
 
 const word_vocabulary vocabulary_commands[] = {
 #define COMMAND(id, word, usage, meaning) {word, usage, meaning},
-#include "runtime/commands.def"
+#include "runtime/core/commands.def"
 #undef COMMAND
 };
 const int vocabulary_ncommands = (int)(sizeof vocabulary_commands / sizeof vocabulary_commands[0]);
@@ -67,7 +67,7 @@ const int vocabulary_ncommands = (int)(sizeof vocabulary_commands / sizeof vocab
 /* builtins.def starts each meaning with the call's form: "has(c, condition): ..." */
 const word_vocabulary vocabulary_builtins[] = {
 #define BUILTIN(name, lo, hi, result, params, effect, meaning) {#name, NULL, meaning},
-#include "runtime/builtins.def"
+#include "runtime/core/builtins.def"
 #undef BUILTIN
 };
 const int vocabulary_nbuiltins = (int)(sizeof vocabulary_builtins / sizeof vocabulary_builtins[0]);

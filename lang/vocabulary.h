@@ -1,8 +1,8 @@
 /* vocabulary: every word of the language a user may ask about, in one
  * place: the declarations with the clauses each accepts (taken from the
  * declaration compilers' own tables, so help cannot drift from what the
- * compiler accepts), the play commands (runtime/commands.def), the
- * built-in functions (runtime/builtins.def) and the built-in events.
+ * compiler accepts), the play commands (runtime/core/commands.def), the
+ * built-in functions (runtime/core/builtins.def) and the built-in events.
  * `fray help` prints from here; tests check that doc/language.md names
  * every entry. */
 #ifndef FRAY_VOCABULARY_H

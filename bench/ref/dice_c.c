@@ -1,7 +1,7 @@
 /* bench/ref/dice_c.c: the plain-C reference for bench/run's dice-roll lines.
  *
  * The same rolls as the fray scripts (d20+5 and 4d6kh3), with the same
- * generator as runtime/rng.c (xoshiro256** seeded by splitmix64) and the
+ * generator as runtime/dice/rng.c (xoshiro256** seeded by splitmix64) and the
  * same unbiased bounded draw (Lemire's multiply-shift with rejection), but
  * as a tight C loop: no VM, no roll objects. This is a separate copy on
  * purpose, so that the reference does not move when the runtime does.

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- the generator (runtime/rng.c) ---------------------------------------- */
+/* --- the generator (runtime/dice/rng.c) ---------------------------------------- */
 
 typedef struct {
     uint64_t s[4];

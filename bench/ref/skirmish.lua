@@ -13,7 +13,7 @@
 -- The game is written in the subset of Lua that Lua 5.4 and LuaJIT (Lua 5.1)
 -- share. Only the generator differs, and both are fray's own algorithm,
 -- xoshiro256** seeded by splitmix64 with Lemire's unbiased bounded draw
--- (runtime/rng.c), on 64-bit unsigned integers:
+-- (runtime/dice/rng.c), on 64-bit unsigned integers:
 --   * under Lua 5.4, on its native 64-bit integers (wrapping arithmetic,
 --     logical shifts), compiled with load() because LuaJIT cannot parse the
 --     integer operators;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/vm.h"
+#include "runtime/core/vm.h"
 
 typedef struct run {
     program *p;

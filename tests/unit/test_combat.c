@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/vm.h"
+#include "runtime/core/vm.h"
 #include "tests/unit/script_util.h"
 
 static run *play(uint64_t seed, const char *text)

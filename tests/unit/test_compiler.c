@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "lang/compile.h"
-#include "runtime/rules.h"
-#include "runtime/mem.h"
-#include "runtime/program.h"
+#include "runtime/core/rules.h"
+#include "runtime/base/mem.h"
+#include "runtime/core/program.h"
 
 typedef struct msgs {
     int n;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lang/diag.h"
-#include "lang/source.h"
+#include "runtime/base/source.h"
 #include "lang/suggest.h"
 
 /* diag_print of one diagnostic into a string (caller frees). */

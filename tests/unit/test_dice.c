@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/dice.h"
+#include "runtime/dice/dice.h"
 
 #define FACES_CAP (DICE_MAX_COUNT + DICE_MAX_EXPLOSIONS)
 

@@ -1,15 +1,15 @@
 /* Unit tests for runtime/dist: known exact values of dice distributions,
  * keep/drop pools, explosions, rerolls, success counting, arithmetic,
  * escalation chains, the switch to doubles, errors, and agreement with the
- * roller (runtime/dice.c) by a chi-square test over sampled rolls. */
+ * roller (runtime/dice/dice.c) by a chi-square test over sampled rolls. */
 #include "tests/unit/check_main.h"
 #include <math.h>
 #include <string.h>
 
-#include "runtime/dice.h"
-#include "runtime/dist.h"
-#include "runtime/mem.h"
-#include "runtime/rng.h"
+#include "runtime/dice/dice.h"
+#include "runtime/dice/dist.h"
+#include "runtime/base/mem.h"
+#include "runtime/dice/rng.h"
 
 /* Live bytes when the running test started (one test per process). */
 static size_t live_at_start;

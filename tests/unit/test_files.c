@@ -17,9 +17,9 @@
 #include "fray.h"
 #include "lang/compile.h"
 #include "lang/files.h"
-#include "runtime/api_files.h"
-#include "runtime/fio.h"
-#include "runtime/mem.h"
+#include "runtime/api/api_files.h"
+#include "runtime/base/fio.h"
+#include "runtime/base/mem.h"
 
 /* --- rules text ------------------------------------------------------------------- */
 

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/fio.h"
-#include "runtime/mem.h"
+#include "runtime/base/fio.h"
+#include "runtime/base/mem.h"
 #include "tests/unit/scratch_util.h"
 
 static void make_dir(void)

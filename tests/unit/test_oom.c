@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fray.h"
-#include "runtime/mem.h"
+#include "runtime/base/mem.h"
 
 static const char script[] =
     "use core, d20\n"

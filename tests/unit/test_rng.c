@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/rng.h"
+#include "runtime/dice/rng.h"
 
 /* Independent splitmix64, to check the seeding without trusting rng.c. */
 static uint64_t ref_splitmix64(uint64_t *state)

@@ -38,9 +38,9 @@
 #include <unistd.h>
 
 #include "fray.h"
-#include "runtime/fio.h"
-#include "runtime/mem.h"
-#include "runtime/safefile.h"
+#include "runtime/base/fio.h"
+#include "runtime/base/mem.h"
+#include "runtime/session/safefile.h"
 #include "tests/unit/scratch_util.h"
 
 static char rules[96], saved[96], other[96];

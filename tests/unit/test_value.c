@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "runtime/value.h"
+#include "runtime/core/value.h"
 
 static value frac(int64_t n, int64_t d)
 {

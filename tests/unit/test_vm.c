@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/vm.h"
+#include "runtime/core/vm.h"
 #include "tests/unit/script_util.h"
 
 static run *start(const char *text, uint64_t seed, const vm_limits *limits)

@@ -1,0 +1,734 @@
+/* diff: two rule systems compared by meaning, not by text.
+ *
+ * Each system is read from its typed tables (rules.h): the economy slot by
+ * slot, lined up by the role each slot declares (so one system's
+ * `standard` meets another's `main`); the initiative procedure, rounds,
+ * encounters, space; then every named declaration, matched by name, with
+ * the clauses only one side has. Formulas both have are evaluated at a few
+ * values of a stat (levels, by default). Reference fights (a profile) are
+ * computed in profile.c. Nothing here knows a rule system. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/api/api_internal.h"
+#include "runtime/base/mem.h"
+#include "runtime/analysis/profile.h"
+#include "runtime/analysis/report.h"
+#include "runtime/core/rules.h"
+
+/* A small text buffer: a row's cell, built a piece at a time. */
+typedef struct text {
+    char s[1024];
+    size_t len;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void put(text *t, const char *fmt, ...)
+{
+    if (t->len >= sizeof t->s - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->s + t->len, sizeof t->s - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len += (size_t)n < sizeof t->s - t->len ? (size_t)n : sizeof t->s - t->len - 1;
+}
+
+static const char *str(const program *p, int id)
+{
+    return id >= 0 ? program_string(p, id) : "";
+}
+
+/* The source text of a span, with runs of blanks made one space. */
+static void span_text(const program *p, span sp, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (sp.source >= p->nsources || sp.end <= sp.start)
+        return;
+    const source *src = p->sources[sp.source];
+    if (sp.end > src->len)
+        return;
+    size_t n = 0;
+    bool blank = false;
+    for (uint32_t i = sp.start; i < sp.end && n + 1 < cap; i++) {
+        char c = src->text[i];
+        if (isspace((unsigned char)c)) {
+            blank = n > 0;
+            continue;
+        }
+        if (blank && n + 2 < cap)
+            out[n++] = ' ';
+        blank = false;
+        out[n++] = c;
+    }
+    out[n] = '\0';
+}
+
+static void rexpr_text(const program *p, const rexpr *e, char *out, size_t cap)
+{
+    if (!rexpr_present(e))
+        snprintf(out, cap, "-");
+    else
+        span_text(p, e->where, out, cap);
+}
+
+/* --- the clauses of a declaration ------------------------------------------------- */
+
+/* A declaration as the list of its clauses: its text cut at line ends,
+   braces and semicolons, without comments, citations, blank parts or the
+   word `override`; so two versions of a rule compare clause by clause. */
+typedef struct clauses {
+    char *lines[128];
+    int n;
+    char *buf;
+    size_t buf_len;
+} clauses;
+
+static void clauses_free(clauses *c)
+{
+    mem_free(c->buf, c->buf_len);
+    memset(c, 0, sizeof *c);
+}
+
+/* Does the line from start to end go on on the next (it ends with an
+   operator or an open parenthesis)? */
+static bool continues(const char *start, const char *end)
+{
+    while (end > start && isspace((unsigned char)end[-1]))
+        end--;
+    if (end == start)
+        return false;
+    if (strchr("+-*/%,(=<>[", end[-1]))
+        return true;
+    static const char *const words[] = {" and", " or", " not"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(words[i]);
+        if ((size_t)(end - start) >= n && !strncmp(end - n, words[i], n))
+            return true;
+    }
+    return false;
+}
+
+static bool clauses_of(const program *p, const decl *d, clauses *out)
+{
+    memset(out, 0, sizeof *out);
+    if (d->where.source >= p->nsources)
+        return true;
+    const source *src = p->sources[d->where.source];
+    if (d->where.end > src->len || d->where.end <= d->where.start)
+        return true;
+    size_t len = d->where.end - d->where.start;
+    out->buf = mem_alloc(len + 1);
+    if (!out->buf)
+        return false;
+    out->buf_len = len + 1;
+    memcpy(out->buf, src->text + d->where.start, len);
+    out->buf[len] = '\0';
+    /* cut, dropping comments (outside strings) */
+    char *s = out->buf, *start = s;
+    bool in_string = false;
+    for (char *c = s;; c++) {
+        if (*c == '"')
+            in_string = !in_string;
+        if (!in_string && *c == '#') {
+            *c = '\0';
+            while (c[1] && c[1] != '\n')
+                c++;
+            continue;
+        }
+        bool cut = *c == '\0' || *c == '\n' || (!in_string && (*c == '{' || *c == '}' || *c == ';'));
+        if (!cut)
+            continue;
+        if (*c == '\n' && continues(start, c)) {
+            *c = ' ';
+            continue;
+        }
+        bool end = *c == '\0';
+        *c = '\0';
+        while (isspace((unsigned char)*start))
+            start++;
+        char *e = start + strlen(start);
+        while (e > start && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        if (!strncmp(start, "override ", 9))
+            start += 9;
+        /* runs of blanks (a continued line's indent) read as one */
+        char *w = start;
+        for (char *r = start; *r; r++)
+            if (!isspace((unsigned char)*r) || (w > start && w[-1] != ' '))
+                *w++ = isspace((unsigned char)*r) ? ' ' : *r;
+        *w = '\0';
+        if (*start && strncmp(start, "§", strlen("§")) != 0 && out->n < 128)
+            out->lines[out->n++] = start;
+        if (end)
+            break;
+        start = c + 1;
+    }
+    return true;
+}
+
+static bool has_line(const clauses *c, const char *line)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->lines[i], line))
+            return true;
+    return false;
+}
+
+/* What one side says that the other does not, clause by clause. */
+static void only_in(const clauses *mine, const clauses *theirs, text *t)
+{
+    for (int i = 0; i < mine->n; i++)
+        if (!has_line(theirs, mine->lines[i]))
+            put(t, "%s%s", t->len ? "; " : "", mine->lines[i]);
+}
+
+/* --- named declarations -------------------------------------------------------------- */
+
+/* The declarations of one kind that stand (the last override of each name),
+   in the order of first declaration: an array of *n indices (standing_free
+   frees it), NULL with rb->oom set when out of memory. */
+static int *standing(report_builder *rb, const program *p, decl_kind kind, int *n)
+{
+    *n = 0;
+    int *out = p->ndecls ? MEM_NEW_ARRAY(int, p->ndecls) : NULL;
+    if (!out) {
+        rb->oom |= p->ndecls > 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < p->ndecls; i++) {
+        const decl *d = &p->decls[i];
+        if (d->kind != kind || d->name < 0 || d->overrides)
+            continue;
+        const decl *latest = program_find_decl(p, kind, d->name);
+        out[(*n)++] = program_decl_index(p, latest ? latest : d);
+    }
+    return out;
+}
+
+static void standing_free(const program *p, int *indices)
+{
+    if (indices)
+        mem_free(indices, p->ndecls * sizeof(int));
+}
+
+static const decl *named(const program *p, decl_kind kind, const char *name)
+{
+    int id = program_find_string(p, name);
+    return id >= 0 ? program_find_decl(p, kind, id) : NULL;
+}
+
+/* The first clause of a declaration: how it reads in one line. */
+static void headline(const program *p, const decl *d, text *t)
+{
+    clauses c;
+    if (clauses_of(p, d, &c) && c.n)
+        put(t, "%s", c.lines[0]);
+    for (int i = 1; i < c.n && t->len < 120; i++)
+        put(t, "; %s", c.lines[i]);
+    if (t->len >= 120)
+        put(t, " ...");
+    clauses_free(&c);
+}
+
+typedef struct kind_section {
+    decl_kind kind;
+    const char *title;
+} kind_section;
+
+static const kind_section named_kinds[] = {
+    {DK_RANGE, "Range categories"}, {DK_STAT, "Stats"},     {DK_RESOURCE, "Resources"}, {DK_ENUM, "Enumerations"},
+    {DK_CONDITION, "Conditions"},   {DK_ACTION, "Actions"}, {DK_TRIGGER, "Triggers"},   {DK_CHECK, "Checks"},
+    {DK_PROCEDURE, "Procedures"},   {DK_RULING, "Rulings"}, {DK_DURATION, "Durations"}, {DK_BONUS, "Bonus types"},
+    {DK_RELATION, "Relations"},     {DK_ITEM, "Items"},
+};
+
+static void compare_kind(report_builder *rb, const program *pa, const program *pb, const kind_section *ks)
+{
+    int na, nb;
+    int *ia = standing(rb, pa, ks->kind, &na), *ib = standing(rb, pb, ks->kind, &nb);
+    if (!na && !nb) {
+        standing_free(pa, ia);
+        standing_free(pb, ib);
+        return;
+    }
+    int same = 0;
+    /* count first, for the note */
+    for (int i = 0; i < na; i++) {
+        const decl *da = &pa->decls[ia[i]];
+        const decl *db = named(pb, ks->kind, str(pa, da->name));
+        if (!db)
+            continue;
+        clauses ca, cb;
+        clauses_of(pa, da, &ca);
+        clauses_of(pb, db, &cb);
+        text x = {0}, y = {0};
+        only_in(&ca, &cb, &x);
+        only_in(&cb, &ca, &y);
+        same += !x.len && !y.len;
+        clauses_free(&ca);
+        clauses_free(&cb);
+    }
+    char note[128];
+    snprintf(note, sizeof note, "%d in %s, %d in %s, %d the same in both", na, rb->r->a, nb, rb->r->b, same);
+    report_section(rb, ks->title, note);
+    for (int i = 0; i < na; i++) {
+        const decl *da = &pa->decls[ia[i]];
+        const char *name = str(pa, da->name);
+        const decl *db = named(pb, ks->kind, name);
+        text x = {0}, y = {0};
+        if (!db) {
+            headline(pa, da, &x);
+            report_row(rb, name, x.s, NULL);
+            continue;
+        }
+        clauses ca, cb;
+        clauses_of(pa, da, &ca);
+        clauses_of(pb, db, &cb);
+        only_in(&ca, &cb, &x);
+        only_in(&cb, &ca, &y);
+        if (x.len || y.len) {
+            char label[160];
+            snprintf(label, sizeof label, "%s%s", name, db->overrides && !da->overrides ? " (override)" : "");
+            report_row(rb, label, x.len ? x.s : "(as B, less)", y.len ? y.s : "(as A, less)");
+        }
+        clauses_free(&ca);
+        clauses_free(&cb);
+    }
+    for (int i = 0; i < nb; i++) {
+        const decl *db = &pb->decls[ib[i]];
+        const char *name = str(pb, db->name);
+        if (named(pa, ks->kind, name))
+            continue;
+        text y = {0};
+        headline(pb, db, &y);
+        report_row(rb, name, NULL, y.s);
+    }
+    standing_free(pa, ia);
+    standing_free(pb, ib);
+}
+
+/* --- the economy ------------------------------------------------------------------------ */
+
+static void slot_text(const program *p, const rules *r, const econ_slot *s, text *t)
+{
+    put(t, "%s%s", t->len ? ", " : "", str(p, s->name));
+    if (s->unlimited)
+        put(t, " any number");
+    else if (s->count.kind == REXPR_CONST && s->count.v.type == V_INT)
+        put(t, " %" PRId64, s->count.v.num);
+    else {
+        char f[160];
+        rexpr_text(p, &s->count, f, sizeof f);
+        put(t, " (%s)", f);
+    }
+    put(t, "/%s", period_name(s->per));
+    if (s->borrows >= 0)
+        put(t, " borrows %s", str(p, r->slots[s->borrows].name));
+    if (s->phase >= 0)
+        put(t, " in %s", str(p, r->phases[s->phase].name));
+}
+
+static void economy(report_builder *rb, const program *pa, const program *pb)
+{
+    const rules *ra = pa->rules, *rb_ = pb->rules;
+    report_section(rb, "Action economy", "slots lined up by the role each declares");
+    for (int role = ROLE_PRIMARY; role <= ROLE_COUNT; role++) {
+        slot_role want = role == ROLE_COUNT ? ROLE_NONE : (slot_role)role;
+        text x = {0}, y = {0};
+        for (int i = 0; i < ra->nslots; i++)
+            if (ra->slots[i].role == want)
+                slot_text(pa, ra, &ra->slots[i], &x);
+        for (int i = 0; i < rb_->nslots; i++)
+            if (rb_->slots[i].role == want)
+                slot_text(pb, rb_, &rb_->slots[i], &y);
+        if (!x.len && !y.len)
+            continue;
+        report_row(rb, want == ROLE_NONE ? "no role" : slot_role_name(want), x.len ? x.s : NULL, y.len ? y.s : NULL);
+    }
+    const rules *rs[2] = {ra, rb_};
+    const program *ps[2] = {pa, pb};
+    text lim[2], ex[2], excl[2];
+    memset(lim, 0, sizeof lim);
+    memset(ex, 0, sizeof ex);
+    memset(excl, 0, sizeof excl);
+    for (int k = 0; k < 2; k++) {
+        const rules *r = rs[k];
+        for (int i = 0; i < r->nlimits; i++) {
+            const econ_limit *l = &r->limits[i];
+            put(&lim[k], "%s", lim[k].len ? "; " : "");
+            for (int j = 0; j < l->nslots; j++)
+                put(&lim[k], "%s%s", j ? " + " : "", str(ps[k], r->slots[l->slots[j]].name));
+            put(&lim[k], " <= %d per %s", l->max, period_name(l->per));
+        }
+        for (int i = 0; i < r->nexchanges; i++) {
+            const econ_exchange *e = &r->exchanges[i];
+            put(&ex[k], "%s%s -> %s", ex[k].len ? "; " : "", str(ps[k], r->slots[e->from_slot].name),
+                str(ps[k], r->slots[e->to_slot].name));
+            if (e->limit)
+                put(&ex[k], " (%d per %s)", e->limit, period_name(e->per));
+        }
+        for (int i = 0; i < r->nexclusives; i++)
+            put(&excl[k], "%s%s by kind", excl[k].len ? "; " : "", str(ps[k], r->slots[r->exclusives[i].slot].name));
+    }
+    report_row(rb, "caps", lim[0].len ? lim[0].s : "none", lim[1].len ? lim[1].s : "none");
+    report_row(rb, "exchanges", ex[0].len ? ex[0].s : "none", ex[1].len ? ex[1].s : "none");
+    if (excl[0].len || excl[1].len)
+        report_row(rb, "exclusive", excl[0].len ? excl[0].s : "none", excl[1].len ? excl[1].s : "none");
+}
+
+/* --- initiative, rounds, encounters, space --------------------------------------------------- */
+
+static const char *tie_name(tie_kind k)
+{
+    switch (k) {
+    case TIE_EXPR: return "by a formula";
+    case TIE_MODIFIER: return "higher modifier";
+    case TIE_REROLL: return "reroll";
+    case TIE_ROLL: return "a roll";
+    case TIE_ROLL_OFF: return "roll-off until settled";
+    case TIE_SIDE: return "a side";
+    }
+    return "?";
+}
+
+typedef void (*describe_fn)(const program *p, text *t);
+
+static void two(report_builder *rb, const char *label, const program *pa, const program *pb, describe_fn fn)
+{
+    text x = {0}, y = {0};
+    fn(pa, &x);
+    fn(pb, &y);
+    report_row(rb, label, x.len ? x.s : "-", y.len ? y.s : "-");
+}
+
+static void init_who(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    if (!in->present)
+        return;
+    static const char *const modes[] = {"each creature", "each side", "fixed (no roll)"};
+    put(t, "%s", modes[in->mode]);
+    if (in->group_side >= 0)
+        put(t, "; side %s rolls once", str(p, p->rules->sides[in->group_side]));
+}
+static void init_roll(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    if (!in->present)
+        return;
+    char f[200];
+    if (in->check >= 0) {
+        const r_check *ck = &p->rules->checks[in->check];
+        const decl *d = ck->from.decl >= 0 ? &p->decls[ck->from.decl] : NULL;
+        put(t, "%s", str(p, ck->name));
+        if (d) {
+            text h = {0};
+            headline(p, d, &h);
+            const char *eq = strchr(h.s, '=');
+            if (eq)
+                put(t, ": %s", eq + 2 <= h.s + h.len ? eq + 2 : eq);
+        }
+    }
+    if (rexpr_present(&in->score)) {
+        rexpr_text(p, &in->score, f, sizeof f);
+        put(t, "%sscore %s", t->len ? "; " : "", f);
+    }
+}
+static void init_order(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    if (!in->present)
+        return;
+    put(t, "%s first%s", in->lowest_first ? "lowest" : "highest", in->reroll_each_round ? ", rerolled each round" : "");
+}
+static void init_ties(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    for (int i = 0; i < in->nties; i++)
+        put(t, "%s%s", i ? ", then " : "", tie_name(in->ties[i].kind));
+}
+static void init_surprise(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    static const char *const surprises[] = {"", "a surprise round", "a free round"};
+    if (in->surprise != SURPRISE_NONE)
+        put(t, "%s", surprises[in->surprise]);
+    if (rexpr_present(&in->below)) {
+        char f[160];
+        rexpr_text(p, &in->below, f, sizeof f);
+        put(t, "%splaced last: %s", t->len ? "; " : "", f);
+    }
+}
+static void init_wait(const program *p, text *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    if (in->allow_delay)
+        put(t, "delay%s%s", in->delay_round_only ? " (this round)" : "", in->delay_returns ? " (returns)" : "");
+    if (in->allow_hold)
+        put(t, "%shold%s", t->len ? ", " : "", in->hold_moves ? " (moves the holder)" : "");
+    if (in->reorder_start || in->reorder_later)
+        put(t, "%sreorder%s%s", t->len ? ", " : "", in->reorder_start ? " at the start" : "",
+            in->reorder_later ? " later by forfeiting a turn" : "");
+    if (!t->len)
+        put(t, "none");
+}
+static void round_phases(const program *p, text *t)
+{
+    const rules *r = p->rules;
+    static const char *const phase_kinds[] = {"turns", "steps", "open"};
+    for (int i = 0; i < r->nphases; i++)
+        put(t, "%s%s (%s)", i ? ", " : "", str(p, r->phases[i].name), phase_kinds[r->phases[i].kind]);
+    if (!r->nphases)
+        put(t, "one phase of turns");
+}
+static void round_length(const program *p, text *t)
+{
+    char f[100];
+    rexpr_text(p, &p->rules->round_length, f, sizeof f);
+    put(t, "%s", f);
+}
+static void time_counts(const program *p, text *t)
+{
+    const rules *r = p->rules;
+    put(t, "durations in rounds count from %s; in turns, %s",
+        r->rounds_cfg.anchor_creature ? "the owner's turns" : "initiative positions",
+        r->turns_cfg.anchor_creature ? "the owner's turns" : "initiative positions");
+}
+static void enc_out(const program *p, text *t)
+{
+    char f[300];
+    rexpr_text(p, &p->rules->encounter.out, f, sizeof f);
+    put(t, "%s", f);
+}
+static void enc_ends(const program *p, text *t)
+{
+    char f[300];
+    rexpr_text(p, &p->rules->encounter.ends, f, sizeof f);
+    put(t, "%s", rexpr_present(&p->rules->encounter.ends) ? f : "one side left standing");
+}
+static void enc_stands(const program *p, text *t)
+{
+    char f[300];
+    rexpr_text(p, &p->rules->encounter.stands, f, sizeof f);
+    put(t, "%s", rexpr_present(&p->rules->encounter.stands) ? f : "while not out");
+}
+static void space_kind_text(const program *p, text *t)
+{
+    const r_space *s = &p->rules->space;
+    if (s->kind == SPACE_NONE)
+        put(t, "none declared");
+    else if (s->kind == SPACE_ZONES)
+        put(t, "zones");
+    else {
+        char sq[64];
+        sq[0] = '\0';
+        if (s->square.type == V_DIST || s->square.type == V_INT) /* 7.5 ft squares stay 7.5 */
+            snprintf(sq, sizeof sq, "%.12g ft ", (double)s->square.num / (double)value_den(s->square));
+        if (s->diag_alternate)
+            put(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
+        else if (s->diag_num == s->diag_den)
+            put(t, "grid, %ssquares, diagonals count 1", sq);
+        else
+            put(t, "grid, %ssquares, diagonals count %" PRId64 "/%" PRId64, sq, s->diag_num, s->diag_den);
+    }
+}
+
+static void turns(report_builder *rb, const program *pa, const program *pb)
+{
+    report_section(rb, "Initiative", NULL);
+    two(rb, "who rolls", pa, pb, init_who);
+    two(rb, "the roll", pa, pb, init_roll);
+    two(rb, "order", pa, pb, init_order);
+    two(rb, "ties", pa, pb, init_ties);
+    two(rb, "surprise", pa, pb, init_surprise);
+    two(rb, "waiting", pa, pb, init_wait);
+    report_section(rb, "Rounds and time", NULL);
+    two(rb, "phases", pa, pb, round_phases);
+    two(rb, "length", pa, pb, round_length);
+    two(rb, "durations", pa, pb, time_counts);
+    report_section(rb, "Death and the end of a fight", NULL);
+    two(rb, "out of the fight", pa, pb, enc_out);
+    two(rb, "still standing", pa, pb, enc_stands);
+    two(rb, "the fight ends", pa, pb, enc_ends);
+    report_section(rb, "Space", NULL);
+    two(rb, "battlefield", pa, pb, space_kind_text);
+}
+
+/* --- ranges and formulas, evaluated -------------------------------------------------------- */
+
+static void quiet_diag(void *user, const fray_diagnostic *d)
+{
+    (void)user;
+    (void)d;
+}
+
+/* The value of a stat or range for a creature of default stats with
+   `stat` = value, as text; "-" where it cannot be had. */
+static void value_at(fray *f, const char *stat, int64_t at, const char *name, char *out, size_t cap)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRId64, at);
+    if (stat && fray_eval_with(f, stat, num) != FRAY_OK) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    if (fray_eval(f, name, out, cap) != FRAY_OK)
+        snprintf(out, cap, "-");
+}
+
+static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_options *o)
+{
+    const program *pa = fa->p, *pb = fb->p;
+    static const int64_t levels[] = {1, 5, 10, 20};
+    const char *stat = o && o->stat ? o->stat : "level";
+    const int64_t *values = o && o->nvalues ? o->values : levels;
+    size_t nvalues = o && o->nvalues ? o->nvalues : 4;
+    bool stat_a = named(pa, DK_STAT, stat) != NULL, stat_b = named(pb, DK_STAT, stat) != NULL;
+    char note[300];
+    if (stat_a && stat_b) {
+        text t = {0};
+        for (size_t i = 0; i < nvalues; i++)
+            put(&t, "%s%" PRId64, i ? " / " : "", values[i]);
+        snprintf(note, sizeof note, "for a creature of default stats at %.32s %.100s; only those that differ", stat,
+                 t.s);
+    } else {
+        snprintf(note, sizeof note, "for a creature of default stats (no stat '%.32s' in both); only those that differ",
+                 stat);
+        nvalues = 1;
+    }
+    report_section(rb, "Ranges and formulas", note);
+    fray_diagnostic_fn saved_a = fa->on_diag, saved_b = fb->on_diag;
+    void *user_a = fa->diag_user, *user_b = fb->diag_user;
+    fray_on_diagnostic(fa, quiet_diag, NULL);
+    fray_on_diagnostic(fb, quiet_diag, NULL);
+    static const decl_kind fkinds[] = {DK_RANGE, DK_STAT, DK_RESOURCE};
+    for (size_t k = 0; k < 3; k++) {
+        int na;
+        int *ia = standing(rb, pa, fkinds[k], &na);
+        for (int i = 0; i < na; i++) {
+            const decl *da = &pa->decls[ia[i]];
+            const char *name = str(pa, da->name);
+            const decl *db = named(pb, fkinds[k], name);
+            if (!db || (!strcmp(name, stat) && fkinds[k] == DK_STAT))
+                continue;
+            char va[8][96], vb[8][96];
+            bool differs = false, varies = false;
+            size_t n = nvalues < 8 ? nvalues : 8;
+            for (size_t v = 0; v < n; v++) {
+                value_at(fa, stat_a && stat_b ? stat : NULL, values[v], name, va[v], sizeof va[v]);
+                value_at(fb, stat_a && stat_b ? stat : NULL, values[v], name, vb[v], sizeof vb[v]);
+                differs |= strcmp(va[v], vb[v]) != 0;
+                varies |= v > 0 && (strcmp(va[v], va[0]) || strcmp(vb[v], vb[0]));
+            }
+            if (!differs)
+                continue;
+            /* one value when the stat does not change it, else each in turn */
+            text x = {0}, y = {0};
+            for (size_t v = 0; v < (varies ? n : 1); v++) {
+                put(&x, "%s%s", v ? " / " : "", va[v]);
+                put(&y, "%s%s", v ? " / " : "", vb[v]);
+            }
+            report_row(rb, name, x.s, y.s);
+        }
+        standing_free(pa, ia);
+    }
+    if (stat_a && stat_b) {
+        fray_eval_with(fa, stat, "1");
+        fray_eval_with(fb, stat, "1");
+    }
+    fray_on_diagnostic(fa, saved_a, user_a);
+    fray_on_diagnostic(fb, saved_b, user_b);
+}
+
+/* --- the whole ------------------------------------------------------------------------------- */
+
+static const char *system_label(const program *p, char *buf, size_t cap)
+{
+    if (p->system_name >= 0)
+        snprintf(buf, cap, "%s", program_string(p, p->system_name));
+    else
+        snprintf(buf, cap, "(no system)");
+    return buf;
+}
+
+/* Whether an error reached the caller through a context during fray_diff:
+   a failure with none said is said as memory running out. */
+typedef struct heard {
+    fray_diagnostic_fn fn;
+    void *user;
+    bool error;
+} heard;
+
+static void hear(void *user, const fray_diagnostic *d)
+{
+    heard *h = user;
+    h->error |= d->level == FRAY_ERROR;
+    if (h->fn)
+        h->fn(h->user, d);
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out);
+
+fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
+{
+    api_use(a);
+    api_use(b);
+    heard h[2] = {{a->on_diag, a->diag_user, false}, {b->on_diag, b->diag_user, false}};
+    a->on_diag = hear;
+    a->diag_user = &h[0];
+    b->on_diag = hear;
+    b->diag_user = &h[1];
+    fray_status st = compare(a, b, o, out);
+    a->on_diag = h[0].fn;
+    a->diag_user = h[0].user;
+    b->on_diag = h[1].fn;
+    b->diag_user = h[1].user;
+    if (st != FRAY_OK && !h[0].error && !h[1].error && a->on_diag) {
+        fray_diagnostic d = {.level = FRAY_ERROR,
+                             .message = "out of memory",
+                             .text = "fray: error: out of memory to compare the two systems\n"};
+        a->on_diag(a->diag_user, &d);
+    }
+    return st;
+}
+
+static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
+{
+    *out = NULL;
+    char na[128], nb[128];
+    report_builder rb;
+    if (!report_begin(&rb, system_label(a->p, na, sizeof na), system_label(b->p, nb, sizeof nb))) {
+        fray_report_free(rb.r);
+        return FRAY_ERR_RULES;
+    }
+    const program *pa = a->p, *pb = b->p;
+    report_section(&rb, "System", NULL);
+    report_row(&rb, "name", na, nb);
+    report_row(&rb, "title", pa->system_title >= 0 ? str(pa, pa->system_title) : "-",
+               pb->system_title >= 0 ? str(pb, pb->system_title) : "-");
+    report_row(&rb, "extends", pa->system_base >= 0 ? str(pa, pa->system_base) : "-",
+               pb->system_base >= 0 ? str(pb, pb->system_base) : "-");
+    economy(&rb, pa, pb);
+    turns(&rb, pa, pb);
+    formulas(&rb, a, b, o);
+    fray_status st = FRAY_OK;
+    if (o && o->profile)
+        st = profile_compare(&rb, a, b, o);
+    for (size_t k = 0; k < sizeof named_kinds / sizeof named_kinds[0]; k++)
+        compare_kind(&rb, pa, pb, &named_kinds[k]);
+    *out = report_end(&rb);
+    if (st == FRAY_OK && !*out)
+        st = FRAY_ERR_RULES;
+    if (st != FRAY_OK) {
+        fray_report_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,18 @@
+/* profile: reference fights for `fray diff`. A profile is a directory with
+ * one scenario per rule system (DIR/SYSTEM.rules), each declaring two
+ * creatures named attacker and defender, with tactics, on the map. For
+ * each system, the turn of each is played once per combination of its
+ * dice (an rng oracle walks them all), which gives the exact chance that
+ * its first check meets its target, that each trigger fires, and of each
+ * total of damage; then a chain over both creatures' hit points gives the
+ * chance each wins the fight. Where a turn changes more than hit points,
+ * the fight is simulated instead, and the report says so. */
+#ifndef FRAY_PROFILE_H
+#define FRAY_PROFILE_H
+
+#include "fray.h"
+#include "runtime/analysis/report.h"
+
+fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_diff_options *o);
+
+#endif

@@ -1,0 +1,836 @@
+/* sim: a scenario played many times, each run from a fresh VM with its own
+ * seed, on several threads.
+ *
+ * Results must not depend on the number of threads: run i always plays
+ * with seed + i, whichever thread takes it, and every figure is an integer
+ * sum (wins, damage, squares of damage, firings), which adds up the same in
+ * any order. Each thread compiles its own program (the VM interns words
+ * into it as it plays) and keeps its own sums; the calling thread merges
+ * them by name and sorts them in the scenario's order. */
+#define _POSIX_C_SOURCE 200809L
+#include "runtime/analysis/sim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "runtime/api/api_internal.h"
+#include "runtime/session/kept_files.h"
+#include "runtime/base/mem.h"
+#include "runtime/core/rules.h"
+
+#define SIM_DEFAULT_RUNS 1000
+#define SIM_MAX_THREADS 256
+/* A worker's stack: twice what the deepest walk needs at the most the
+   limits allow (the compiler at --limit nesting=10000: 2 MiB, 5.3 MiB under
+   the sanitizers; calls from C at --limit depth=256: 3 and 4.8 MiB). Only
+   what is used is ever backed by memory. */
+#define SIM_THREAD_STACK ((size_t)16 << 20)
+
+/* --- the hooks ------------------------------------------------------------------ */
+
+static bool ensure_creatures(sim_tally *t, size_t n)
+{
+    if (n <= t->ncreatures)
+        return true;
+    if (n > t->creatures_cap) {
+        /* the three grow together, or not at all: they share one capacity */
+        size_t cap = t->creatures_cap ? t->creatures_cap : 8;
+        while (cap < n)
+            cap *= 2;
+        int64_t *dealt = mem_alloc(cap * sizeof *dealt), *taken = mem_alloc(cap * sizeof *taken);
+        bool *down = mem_alloc(cap * sizeof *down);
+        if (!dealt || !taken || !down) { /* freeing NULL frees nothing */
+            mem_free(dealt, cap * sizeof *dealt);
+            mem_free(taken, cap * sizeof *taken);
+            mem_free(down, cap * sizeof *down);
+            return false;
+        }
+        if (t->ncreatures) {
+            memcpy(dealt, t->dealt, t->ncreatures * sizeof *dealt);
+            memcpy(taken, t->taken, t->ncreatures * sizeof *taken);
+            memcpy(down, t->down, t->ncreatures * sizeof *down);
+        }
+        if (t->creatures_cap) {
+            mem_free(t->dealt, t->creatures_cap * sizeof *t->dealt);
+            mem_free(t->taken, t->creatures_cap * sizeof *t->taken);
+            mem_free(t->down, t->creatures_cap * sizeof *t->down);
+        }
+        t->dealt = dealt;
+        t->taken = taken;
+        t->down = down;
+        t->creatures_cap = cap;
+    }
+    for (size_t c = t->ncreatures; c < n; c++) {
+        t->dealt[c] = t->taken[c] = 0;
+        t->down[c] = false;
+    }
+    t->ncreatures = n;
+    return true;
+}
+
+/* The damage is the target's; whoever is resolving an action (or whose
+   turn it is, for what happens between actions) dealt it. */
+void sim_note_damage(vm *v, int c, int64_t amount)
+{
+    sim_tally *t = v->sim;
+    if (!t || !ensure_creatures(t, v->ncreatures)) {
+        if (t)
+            t->failed = true;
+        return;
+    }
+    t->taken[c] += amount;
+    int by = v->cb.actor >= 0 ? v->cb.actor : encounter_acting(v);
+    if (by >= 0 && by != c && (size_t)by < t->ncreatures)
+        t->dealt[by] += amount;
+}
+
+void sim_note_trigger(vm *v, int trigger)
+{
+    sim_tally *t = v->sim;
+    if (t && trigger >= 0 && (size_t)trigger < t->ntriggers)
+        t->fired[trigger]++;
+}
+
+void sim_note_check(vm *v, int check, bool met)
+{
+    sim_tally *t = v->sim;
+    if (!t || t->nchecks >= SIM_CHECKS)
+        return;
+    /* who rolls: the creature the running body is for (a reaction's is the
+       one reacting), else the one taking the action */
+    int self = v->nframes > 0 ? v->frames[v->nframes - 1].self : -1;
+    int roller = self >= 0 ? self : v->cb.actor;
+    if (t->actor < 0 || roller == t->actor) {
+        t->check[t->nchecks] = check;
+        t->met[t->nchecks++] = met;
+    }
+}
+
+void sim_note_change(vm *v, int condition, int stat)
+{
+    sim_tally *t = v->sim;
+    if (!t)
+        return;
+    if (!t->changed) {
+        t->changed_condition = condition;
+        t->changed_stat = stat;
+    }
+    t->changed = true;
+}
+
+/* A creature without a side is a side of its own: -2 - its index. */
+static int side_of(const vm *v, int c)
+{
+    return v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - c;
+}
+
+bool sim_note_outcome(vm *v, span at)
+{
+    sim_tally *t = v->sim;
+    if (!t)
+        return true;
+    if (!ensure_creatures(t, v->ncreatures)) {
+        t->failed = true;
+        return true;
+    }
+    int standing = INT32_MIN;
+    bool several = false;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        t->down[c] = false;
+        if (!v->creatures[c].in_play)
+            continue;
+        bool stands;
+        if (!encounter_stands(v, (int)c, &stands, at))
+            return false;
+        t->down[c] = !stands;
+        if (!stands)
+            continue;
+        if (standing == INT32_MIN)
+            standing = side_of(v, (int)c);
+        else if (side_of(v, (int)c) != standing)
+            several = true;
+    }
+    t->ended = true;
+    t->winner = several ? -1 : standing == INT32_MIN ? -2 : standing;
+    const combat *cb = &v->cb;
+    /* as the encounter's end says: a round that ends it as it starts was never played */
+    t->rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
+    return true;
+}
+
+/* --- one thread's sums ------------------------------------------------------------- */
+
+typedef struct named_sum {
+    char *name;
+    char *side;         /* creatures: their side's name, or NULL */
+    long order;         /* where it comes in the report */
+    uint64_t n;         /* sides: wins */
+    uint64_t *by_round; /* sides: wins by the round the fight ended in */
+    size_t nrounds, rounds_cap;
+    uint64_t dealt, dealt_sq, taken, taken_sq, down;
+} named_sum;
+
+typedef struct sums {
+    named_sum *sides, *creatures;
+    size_t nsides, sides_cap, ncreatures, creatures_cap;
+    uint64_t undecided, nobody;
+    uint64_t *rounds;
+    size_t nrounds, rounds_cap;
+    uint64_t *fired, *fired_runs;
+    size_t ntriggers;
+} sums;
+
+/* Adds k to a histogram by round, grown as needed. */
+static bool count_round(uint64_t **hist, size_t *n, size_t *cap, size_t round, uint64_t k)
+{
+    if (round >= *n) {
+        uint64_t *grown = mem_grow(*hist, sizeof *grown, cap, round + 1);
+        if (!grown)
+            return false;
+        *hist = grown;
+        memset(grown + *n, 0, (round + 1 - *n) * sizeof *grown);
+        *n = round + 1;
+    }
+    (*hist)[round] += k;
+    return true;
+}
+
+static void sums_free(sums *s)
+{
+    for (size_t i = 0; i < s->nsides; i++) {
+        mem_strfree(s->sides[i].name);
+        if (s->sides[i].by_round)
+            mem_free(s->sides[i].by_round, s->sides[i].rounds_cap * sizeof *s->sides[i].by_round);
+    }
+    for (size_t i = 0; i < s->ncreatures; i++) {
+        mem_strfree(s->creatures[i].name);
+        mem_strfree(s->creatures[i].side);
+    }
+    mem_free(s->sides, s->sides_cap * sizeof *s->sides);
+    mem_free(s->creatures, s->creatures_cap * sizeof *s->creatures);
+    mem_free(s->rounds, s->rounds_cap * sizeof *s->rounds);
+    /* one more than there are triggers, so that none is not nothing */
+    mem_free(s->fired, (s->ntriggers + 1) * sizeof *s->fired);
+    mem_free(s->fired_runs, (s->ntriggers + 1) * sizeof *s->fired_runs);
+    memset(s, 0, sizeof *s);
+}
+
+/* The entry of that name, added (with its order and side) if new; `hint`
+   is where it usually is. */
+static named_sum *sum_of(named_sum **list, size_t *n, size_t *cap, const char *name, const char *side, long order,
+                         size_t hint)
+{
+    if (hint < *n && strcmp((*list)[hint].name, name) == 0)
+        return &(*list)[hint];
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i].name, name) == 0)
+            return &(*list)[i];
+    named_sum *grown = mem_grow(*list, sizeof **list, cap, *n + 1);
+    if (!grown)
+        return NULL;
+    *list = grown;
+    named_sum *e = &grown[*n];
+    memset(e, 0, sizeof *e);
+    e->name = mem_strndup(name, strlen(name));
+    e->side = side ? mem_strndup(side, strlen(side)) : NULL;
+    if (!e->name || (side && !e->side)) {
+        mem_strfree(e->name);
+        mem_strfree(e->side);
+        return NULL;
+    }
+    e->order = order;
+    (*n)++;
+    return e;
+}
+
+static const char *side_name(const vm *v, int side)
+{
+    return side >= 0 ? program_string(v->p, v->r->sides[side]) : NULL;
+}
+
+static bool add_run(sums *s, const vm *v, const sim_tally *t)
+{
+    if (!t->ended)
+        s->undecided++;
+    else if (t->winner == -1)
+        s->undecided++;
+    else if (t->winner == -2)
+        s->nobody++;
+    else {
+        /* a side by its index; a creature alone by its name, after every side */
+        int w = t->winner;
+        const char *name = w >= 0 ? side_name(v, w) : v->creatures[-2 - w].name;
+        long order = w >= 0 ? w : (long)v->r->nsides + (-2 - w);
+        named_sum *e = sum_of(&s->sides, &s->nsides, &s->sides_cap, name, NULL, order, (size_t)order);
+        if (!e || !count_round(&e->by_round, &e->nrounds, &e->rounds_cap, t->rounds > 0 ? (size_t)t->rounds : 0, 1))
+            return false;
+        e->n++;
+    }
+    size_t r = t->ended && t->rounds > 0 ? (size_t)t->rounds : 0;
+    if (!count_round(&s->rounds, &s->nrounds, &s->rounds_cap, r, 1))
+        return false;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        const creature *cr = &v->creatures[c];
+        named_sum *e =
+            sum_of(&s->creatures, &s->ncreatures, &s->creatures_cap, cr->name, side_name(v, cr->side), (long)c, c);
+        if (!e)
+            return false;
+        uint64_t dealt = c < t->ncreatures ? (uint64_t)t->dealt[c] : 0;
+        uint64_t taken = c < t->ncreatures ? (uint64_t)t->taken[c] : 0;
+        e->dealt += dealt;
+        e->dealt_sq += dealt * dealt;
+        e->taken += taken;
+        e->taken_sq += taken * taken;
+        e->down += c < t->ncreatures && t->down[c];
+    }
+    for (size_t k = 0; k < s->ntriggers && k < t->ntriggers; k++) {
+        s->fired[k] += t->fired[k];
+        s->fired_runs[k] += t->fired[k] > 0;
+    }
+    return true;
+}
+
+/* --- threads ---------------------------------------------------------------------- */
+
+typedef struct shared {
+    const char *scenario;
+    const fray_sim_options *o;
+    compile_options copts;
+    vm_limits limits;
+    int health_name; /* resolved per program: a string, not an index */
+    const char *health;
+    atomic_uint_fast64_t next, done;
+    atomic_bool stop;
+} shared;
+
+typedef struct worker {
+    shared *sh;
+    fray *parent; /* the caller's context: worker 0 compiles with its diagnostics */
+    int index;
+    fray *f;
+    sums s;
+    uint64_t *fired; /* one run's firings, per trigger */
+    int health;      /* declaration index in f's program */
+    bool compiled;
+    bool said; /* worker 0: an error of its reached the caller */
+    /* the first failure */
+    uint64_t failed_run;
+    bool failed;
+    char *error_text;
+    size_t error_len;
+    struct timespec last_progress;
+} worker;
+
+static void capture_diag(void *user, const fray_diagnostic *d)
+{
+    worker *w = user;
+    if (d->level != FRAY_ERROR || w->error_text)
+        return;
+    w->error_len = strlen(d->text);
+    w->error_text = mem_strndup(d->text, w->error_len);
+}
+
+/* Worker 0's diagnostics go to the caller, noting that something was said. */
+static void forward_diag(void *user, const fray_diagnostic *d)
+{
+    worker *w = user;
+    w->said |= d->level == FRAY_ERROR;
+    w->parent->on_diag(w->parent->diag_user, d);
+}
+
+/* An error with nothing said about it: memory ran out (a context, a
+   thread's counts, the result), which no diagnostic could report. */
+static void say_out_of_memory(fray *f, const char *scenario)
+{
+    char text[4200];
+    snprintf(text, sizeof text, "fray: error: %s: out of memory to simulate it\n", scenario);
+    fray_diagnostic d = {.level = FRAY_ERROR, .message = "out of memory", .text = text};
+    f->on_diag(f->diag_user, &d);
+}
+
+static void discard_output(void *user, const char *text)
+{
+    (void)user;
+    (void)text;
+}
+
+int sim_find_health(const program *p, const char *name)
+{
+    int id = program_find_string(p, name);
+    for (size_t i = 0; id >= 0 && i < p->ndecls; i++)
+        if (p->decls[i].name == id && (p->decls[i].kind == DK_STAT || p->decls[i].kind == DK_RESOURCE))
+            return (int)i;
+    return -1;
+}
+
+static bool play_one(worker *w, uint64_t run)
+{
+    const program *p = w->f->p;
+    vm *v = vm_new(w->f->p, w->sh->o->seed + run, &w->sh->limits);
+    if (!v)
+        return false;
+    v->cb.quiet = true;
+    vm_set_output(v, discard_output, NULL);
+    sim_tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
+    memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
+    v->sim = &t;
+    bool ok = vm_run_commands(v, 0);
+    if (ok && v->cb.active)
+        ok = sim_note_outcome(v, (span){0});
+    if (ok && t.failed)
+        ok = vm_error(v, (span){0}, "out of memory");
+    if (ok && !add_run(&w->s, v, &t))
+        ok = vm_error(v, (span){0}, "out of memory");
+    if (!ok) {
+        vm *own = w->f->v;
+        w->f->v = v;
+        if (v->failed)
+            api_runtime_failure(w->f);
+        else
+            diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0}, "out of memory");
+        w->f->v = own;
+    }
+    mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
+    mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
+    mem_free(t.down, t.creatures_cap * sizeof *t.down);
+    vm_free(v);
+    return ok;
+}
+
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static bool compile_scenario(worker *w)
+{
+    shared *sh = w->sh;
+    fray_options fo = {.quiet = true};
+    w->f = fray_open(&fo);
+    if (!w->f)
+        return false;
+    if (w->index == 0)
+        fray_on_diagnostic(w->f, forward_diag, w);
+    else
+        fray_on_diagnostic(w->f, capture_diag, w);
+    w->f->color = w->parent->color;
+    int errors = compile_file(w->f->p, sh->scenario, &w->f->sink, &sh->copts);
+    if (errors == 0 && sh->o->then)
+        errors = compile_string(w->f->p, sh->scenario, sh->o->then, strlen(sh->o->then), &w->f->sink, &sh->copts);
+    if (errors != 0)
+        return false;
+    fray_on_diagnostic(w->f, capture_diag, w);
+    const char *health = sh->health;
+    const rules *r = w->f->p->rules;
+    if (!health && r->encounter.ntrack > 0)
+        health = program_string(w->f->p, w->f->p->decls[r->encounter.track[0]].name);
+    w->health = health ? sim_find_health(w->f->p, health) : -1;
+    if (w->health < 0 && sh->health) {
+        /* asked for by name and not there; with no name and no tracked
+           stat, damage is not counted */
+        if (w->index == 0) {
+            fray_on_diagnostic(w->f, forward_diag, w);
+            diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
+                        "%s: no stat or resource '%s' to count damage by (see --health)", sh->scenario, health);
+        }
+        return false;
+    }
+    if (w->index == 0 && w->health >= 0)
+        sh->health = program_string(w->f->p, w->f->p->decls[w->health].name);
+    w->s.ntriggers = r->ntriggers;
+    w->s.fired = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
+    w->s.fired_runs = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
+    w->fired = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
+    return w->s.fired && w->s.fired_runs && w->fired;
+}
+
+static void run_loop(worker *w)
+{
+    shared *sh = w->sh;
+    uint64_t runs = sh->o->runs;
+    clock_gettime(CLOCK_MONOTONIC, &w->last_progress);
+    while (!atomic_load(&sh->stop)) {
+        uint64_t run = atomic_fetch_add(&sh->next, 1);
+        if (run >= runs)
+            break;
+        if (!play_one(w, run)) {
+            w->failed = true;
+            w->failed_run = run;
+            atomic_store(&sh->stop, true);
+            break;
+        }
+        uint64_t done = atomic_fetch_add(&sh->done, 1) + 1;
+        if (w->index == 0 && sh->o->progress && seconds_since(&w->last_progress) > 0.1) {
+            sh->o->progress(sh->o->progress_user, done, runs);
+            clock_gettime(CLOCK_MONOTONIC, &w->last_progress);
+        }
+    }
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    w->compiled = compile_scenario(w);
+    if (w->compiled)
+        run_loop(w);
+    else
+        atomic_store(&w->sh->stop, true);
+    return NULL;
+}
+
+/* --- the result -------------------------------------------------------------------- */
+
+static bool merge_into(named_sum **list, size_t *n, size_t *cap, const named_sum *e)
+{
+    named_sum *m = sum_of(list, n, cap, e->name, e->side, e->order, *n);
+    if (!m)
+        return false;
+    if (e->order < m->order)
+        m->order = e->order;
+    m->n += e->n;
+    m->dealt += e->dealt;
+    m->dealt_sq += e->dealt_sq;
+    m->taken += e->taken;
+    m->taken_sq += e->taken_sq;
+    m->down += e->down;
+    for (size_t k = 0; k < e->nrounds; k++)
+        if (e->by_round[k] && !count_round(&m->by_round, &m->nrounds, &m->rounds_cap, k, e->by_round[k]))
+            return false;
+    return true;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const named_sum *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static char *copy_string(const char *s)
+{
+    return s ? mem_strndup(s, strlen(s)) : NULL;
+}
+
+static bool merge(sums *all, worker *ws, int n)
+{
+    all->ntriggers = ws[0].s.ntriggers;
+    all->fired = MEM_NEW_ARRAY(uint64_t, all->ntriggers + 1);
+    all->fired_runs = MEM_NEW_ARRAY(uint64_t, all->ntriggers + 1);
+    if (!all->fired || !all->fired_runs)
+        return false;
+    for (int i = 0; i < n; i++) {
+        const sums *s = &ws[i].s;
+        all->undecided += s->undecided;
+        all->nobody += s->nobody;
+        for (size_t k = 0; k < s->nsides; k++)
+            if (!merge_into(&all->sides, &all->nsides, &all->sides_cap, &s->sides[k]))
+                return false;
+        for (size_t k = 0; k < s->ncreatures; k++)
+            if (!merge_into(&all->creatures, &all->ncreatures, &all->creatures_cap, &s->creatures[k]))
+                return false;
+        if (s->nrounds > all->nrounds) {
+            uint64_t *grown = mem_grow(all->rounds, sizeof *grown, &all->rounds_cap, s->nrounds);
+            if (!grown)
+                return false;
+            all->rounds = grown;
+            memset(grown + all->nrounds, 0, (s->nrounds - all->nrounds) * sizeof *grown);
+            all->nrounds = s->nrounds;
+        }
+        for (size_t k = 0; k < s->nrounds; k++)
+            all->rounds[k] += s->rounds[k];
+        for (size_t k = 0; k < s->ntriggers && k < all->ntriggers; k++) {
+            all->fired[k] += s->fired[k];
+            all->fired_runs[k] += s->fired_runs[k];
+        }
+    }
+    qsort(all->sides, all->nsides, sizeof *all->sides, by_order);
+    qsort(all->creatures, all->ncreatures, sizeof *all->creatures, by_order);
+    return true;
+}
+
+static fray_sim_result *build_result(const sums *all, const program *p, const shared *sh)
+{
+    fray_sim_result *r = MEM_NEW(fray_sim_result);
+    if (!r)
+        return NULL;
+    r->runs = sh->o->runs;
+    r->undecided = all->undecided;
+    r->nobody = all->nobody;
+    r->system = copy_string(p->system_name >= 0 ? program_string(p, p->system_name) : "");
+    r->health = copy_string(sh->health ? sh->health : "");
+    size_t fired = 0;
+    for (size_t k = 0; k < all->ntriggers; k++)
+        fired += all->fired[k] > 0;
+    /* counts first: fray_sim_free frees by them, whatever is filled in */
+    r->nsides = all->nsides;
+    r->ncreatures = all->ncreatures;
+    r->nrounds = all->nrounds;
+    r->ntriggers = fired;
+    r->sides = MEM_NEW_ARRAY(fray_sim_side, r->nsides + 1);
+    r->creatures = MEM_NEW_ARRAY(fray_sim_creature, r->ncreatures + 1);
+    r->rounds = MEM_NEW_ARRAY(uint64_t, r->nrounds + 1);
+    r->triggers = MEM_NEW_ARRAY(fray_sim_trigger, r->ntriggers + 1);
+    bool ok = r->system && r->health && r->sides && r->creatures && r->rounds && r->triggers;
+    for (size_t k = 0; ok && k < all->nsides; k++) {
+        const named_sum *e = &all->sides[k];
+        r->sides[k] = (fray_sim_side){.name = copy_string(e->name), .wins = e->n, .nrounds = e->nrounds};
+        r->sides[k].rounds = MEM_NEW_ARRAY(uint64_t, e->nrounds + 1);
+        ok = r->sides[k].name != NULL && r->sides[k].rounds;
+        if (ok)
+            memcpy(r->sides[k].rounds, e->by_round, e->nrounds * sizeof *e->by_round);
+    }
+    for (size_t k = 0; ok && k < all->ncreatures; k++) {
+        const named_sum *e = &all->creatures[k];
+        fray_sim_creature *c = &r->creatures[k];
+        *c = (fray_sim_creature){.name = copy_string(e->name),
+                                 .side = copy_string(e->side),
+                                 .dealt = e->dealt,
+                                 .dealt_squares = e->dealt_sq,
+                                 .taken = e->taken,
+                                 .taken_squares = e->taken_sq,
+                                 .down = e->down};
+        ok = c->name && (!e->side || c->side);
+    }
+    if (ok)
+        memcpy(r->rounds, all->rounds, all->nrounds * sizeof *r->rounds);
+    for (size_t k = 0, n = 0; ok && k < all->ntriggers; k++) {
+        if (!all->fired[k])
+            continue;
+        fray_sim_trigger *t = &r->triggers[n++];
+        *t = (fray_sim_trigger){.name = copy_string(program_string(p, p->rules->triggers[k].name)),
+                                .fired = all->fired[k],
+                                .runs = all->fired_runs[k]};
+        ok = t->name != NULL;
+    }
+    if (!ok) {
+        fray_sim_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void fray_sim_free(fray_sim_result *r)
+{
+    if (!r)
+        return;
+    mem_strfree((char *)r->system);
+    mem_strfree((char *)r->health);
+    if (r->sides)
+        for (size_t k = 0; k < r->nsides; k++) {
+            mem_strfree((char *)r->sides[k].name);
+            if (r->sides[k].rounds)
+                mem_free(r->sides[k].rounds, (r->sides[k].nrounds + 1) * sizeof *r->sides[k].rounds);
+        }
+    if (r->creatures)
+        for (size_t k = 0; k < r->ncreatures; k++) {
+            mem_strfree((char *)r->creatures[k].name);
+            mem_strfree((char *)r->creatures[k].side);
+        }
+    if (r->triggers)
+        for (size_t k = 0; k < r->ntriggers; k++)
+            mem_strfree((char *)r->triggers[k].name);
+    if (r->sides)
+        mem_free(r->sides, (r->nsides + 1) * sizeof *r->sides);
+    if (r->creatures)
+        mem_free(r->creatures, (r->ncreatures + 1) * sizeof *r->creatures);
+    if (r->rounds)
+        mem_free(r->rounds, (r->nrounds + 1) * sizeof *r->rounds);
+    if (r->triggers)
+        mem_free(r->triggers, (r->ntriggers + 1) * sizeof *r->triggers);
+    mem_free(r, sizeof *r);
+}
+
+/* The files the scenario reads (itself, its imports and modules), read
+ * once: the first compile reads them (through the caller's reader, if it
+ * has one) and keeps them; the threads that compile after it are served
+ * what was kept, and read nothing. */
+typedef struct sim_files {
+    kept_files kept;
+    compile_read_fn inner;
+    void *inner_user;
+    bool served_only;
+} sim_files;
+
+static int read_once(void *user, const compile_options *opts, compile_read *rq, char **text, size_t *len)
+{
+    sim_files *sf = user;
+    int code = kept_files_serve(&sf->kept, rq, text, len);
+    if (code != ENOENT || sf->served_only)
+        return code;
+    code = sf->inner ? sf->inner(sf->inner_user, opts, rq, text, len) : compile_read_disk(opts, rq, text, len);
+    if (code == 0 && !kept_files_add(&sf->kept, rq->path, rq->module, *text, *len)) {
+        mem_free(*text, *len + 1);
+        code = ENOMEM;
+    }
+    return code;
+}
+
+/* The scenario's own system: the name its `use` gives it (the `system`
+   it declares), to load another file instead with --vs. */
+static bool system_of(fray *f, const char *scenario, const compile_options *copts, char *name, size_t cap)
+{
+    fray_options fo = {.quiet = true};
+    fray *probe = fray_open(&fo);
+    if (!probe)
+        return false;
+    fray_on_diagnostic(probe, f->on_diag, f->diag_user);
+    probe->color = f->color;
+    bool ok = compile_file(probe->p, scenario, &probe->sink, copts) == 0;
+    if (ok && probe->p->system_name < 0) {
+        diag_report(&probe->sink, DIAG_ERROR, NULL, (span){0},
+                    "%s: the scenario uses no rule system (no `system` declared), so --vs has nothing to replace",
+                    scenario);
+        ok = false;
+    }
+    if (ok)
+        snprintf(name, cap, "%s", program_string(probe->p, probe->p->system_name));
+    fray_close(probe);
+    return ok;
+}
+
+fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts, fray_sim_result **out)
+{
+    f->uses++;
+    *out = NULL;
+    fray_sim_options o = *opts;
+    if (!o.runs)
+        o.runs = SIM_DEFAULT_RUNS;
+    if (o.threads < 1)
+        o.threads = 1;
+    if (o.threads > SIM_MAX_THREADS)
+        o.threads = SIM_MAX_THREADS;
+    if ((uint64_t)o.threads > o.runs)
+        o.threads = (int)o.runs;
+    shared sh = {.scenario = scenario, .o = &o, .copts = f->copts, .limits = f->v->limits, .health = o.health};
+    sim_files files = {.inner = f->copts.read, .inner_user = f->copts.read_user};
+    sh.copts.read = read_once;
+    sh.copts.read_user = &files;
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.done, 0);
+    atomic_init(&sh.stop, false);
+    char system[256];
+    if (o.system_path) {
+        /* a file, or a module by name as `use` finds it (on the search
+           path, or built in); whether a file is there is a look that opens
+           nothing (a pipe would wait): the compiler reads it, and says
+           what is wrong with it */
+        struct stat st;
+        bool there = stat(o.system_path, &st) == 0;
+        if (!there && (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
+                       !compile_module_exists(o.system_path, &f->copts))) {
+            char text[4200];
+            snprintf(text, sizeof text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
+            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text};
+            f->on_diag(f->diag_user, &d);
+            return FRAY_ERR_USAGE;
+        }
+        if (o.system_use)
+            snprintf(system, sizeof system, "%s", o.system_use);
+        else if (!system_of(f, scenario, &sh.copts, system, sizeof system)) {
+            kept_files_free(&files.kept);
+            return FRAY_ERR_RULES;
+        }
+        sh.copts.use_instead_name = system;
+        sh.copts.use_instead_path = o.system_path;
+    }
+    worker *ws = MEM_NEW_ARRAY(worker, (size_t)o.threads);
+    pthread_t *tids = MEM_NEW_ARRAY(pthread_t, (size_t)o.threads);
+    if (!ws || !tids) {
+        mem_free(ws, (size_t)o.threads * sizeof *ws);
+        mem_free(tids, (size_t)o.threads * sizeof *tids);
+        kept_files_free(&files.kept);
+        say_out_of_memory(f, scenario);
+        return FRAY_ERR_RULES;
+    }
+    /* worker 0 compiles first, on this thread, reporting what it finds;
+       the others start once the scenario is known to compile */
+    ws[0] = (worker){.sh = &sh, .parent = f, .index = 0};
+    ws[0].compiled = compile_scenario(&ws[0]);
+    int started = 1;
+    files.served_only = true; /* the other threads only read what is kept */
+    if (ws[0].compiled) {
+        /* each worker compiles the scenario and runs it as the main thread
+           does, so it gets as much stack, whatever the system gives a
+           thread by default (2 MiB with an unlimited stack) */
+        pthread_attr_t attr;
+        bool sized = pthread_attr_init(&attr) == 0;
+        if (sized && pthread_attr_setstacksize(&attr, SIM_THREAD_STACK) != 0) {
+            pthread_attr_destroy(&attr);
+            sized = false;
+        }
+        for (int i = 1; i < o.threads; i++) {
+            ws[i] = (worker){.sh = &sh, .parent = f, .index = i};
+            if (pthread_create(&tids[i], sized ? &attr : NULL, work, &ws[i]) != 0)
+                break;
+            started++;
+        }
+        if (sized)
+            pthread_attr_destroy(&attr);
+        run_loop(&ws[0]);
+    }
+    for (int i = 1; i < started; i++)
+        pthread_join(tids[i], NULL);
+    fray_status st = ws[0].compiled ? FRAY_OK : FRAY_ERR_RULES;
+    bool said = ws[0].said;
+    /* the earliest run that failed speaks for all */
+    int first = -1;
+    for (int i = 0; i < started; i++)
+        if (ws[i].failed && (first < 0 || ws[i].failed_run < ws[first].failed_run))
+            first = i;
+    for (int i = 1; i < started && st == FRAY_OK && first < 0; i++)
+        if (!ws[i].compiled)
+            first = i;
+    if (first >= 0) {
+        st = FRAY_ERR_RULES;
+        char note[512];
+        const worker *w = &ws[first];
+        fray_diagnostic d = {.level = FRAY_ERROR, .message = "", .text = w->error_text ? w->error_text : ""};
+        if (w->error_text)
+            f->on_diag(f->diag_user, &d);
+        else if (!ws[0].said) /* its error could not be kept */
+            say_out_of_memory(f, scenario);
+        said = true;
+        if (w->failed) {
+            snprintf(note, sizeof note,
+                     "fray: note: run %llu of %llu failed; replay it with: fray run --seed %llu %s\n",
+                     (unsigned long long)w->failed_run + 1, (unsigned long long)o.runs,
+                     (unsigned long long)(o.seed + w->failed_run), scenario);
+            fray_diagnostic n = {.level = FRAY_NOTE, .message = note, .text = note};
+            f->on_diag(f->diag_user, &n);
+        }
+    }
+    if (st == FRAY_OK) {
+        if (o.progress)
+            o.progress(o.progress_user, o.runs, o.runs);
+        sums all = {0};
+        if (merge(&all, ws, started))
+            *out = build_result(&all, ws[0].f->p, &sh);
+        sums_free(&all);
+        if (!*out)
+            st = FRAY_ERR_RULES;
+    }
+    if (st != FRAY_OK && !said)
+        say_out_of_memory(f, scenario);
+    /* each thread's memory is counted by that thread: the sums of the
+       others were made there, but are freed here (see mem.c) */
+    for (int i = 0; i < started; i++) {
+        sums_free(&ws[i].s);
+        if (ws[i].fired)
+            mem_free(ws[i].fired, (ws[i].s.ntriggers + 1) * sizeof *ws[i].fired);
+        mem_strfree(ws[i].error_text);
+        fray_close(ws[i].f);
+    }
+    mem_free(ws, (size_t)o.threads * sizeof *ws);
+    mem_free(tids, (size_t)o.threads * sizeof *tids);
+    kept_files_free(&files.kept);
+    return st;
+}

@@ -1,0 +1,362 @@
+/* act: a creature takes an action. In order: is it in the fight and free
+ * to act, does a condition forbid it, is it cooling down or at its limit,
+ * do the action's requirements hold, is the target one it may choose (and
+ * in range, and not protected), and can the economy pay. The first rule
+ * that says no is named in the refusal; a refused action changes nothing.
+ * Then the cost is paid, `provoking` and `acting` are emitted, the body
+ * runs, and `acted` is emitted. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/vm.h"
+
+static const char *action_name(vm *v, int a)
+{
+    return program_string(v->p, v->r->actions[a].name);
+}
+
+static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why->why, sizeof why->why, fmt, ap);
+    va_end(ap);
+    why->rule = rule ? *rule : (origin){-1, {0}, -1};
+}
+
+static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
+{
+    if (e->kind == REXPR_CONST) {
+        *out = e->v;
+        return true;
+    }
+    return vm_call(v, e->chunk, self, args, nargs, out);
+}
+
+static bool on_other_sides(const vm *v, int a, int b)
+{
+    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    return a != b && (sa < 0 || sb < 0 || sa != sb);
+}
+
+/* The checks before paying; *ok false with why filled when refused. */
+static bool allowed(vm *v, int actor, int action, const value *args, int nargs, bool held, refusal *why, bool *ok,
+                    span at)
+{
+    const r_action *a = &v->r->actions[action];
+    creature *c = &v->creatures[actor];
+    *ok = false;
+    if (c->gone) {
+        set_refusal(why, NULL, "%s has been removed from play", c->name);
+        return true;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (args[i].type == V_CREATURE && v->creatures[args[i].num].gone) {
+            set_refusal(why, NULL, "%s has been removed from play", v->creatures[args[i].num].name);
+            return true;
+        }
+    if (v->cb.active && !c->in_play) {
+        set_refusal(why, NULL, "%s is not in the encounter", c->name);
+        return true;
+    }
+    bool out;
+    if (!encounter_out(v, actor, &out, at))
+        return false;
+    if (out) {
+        set_refusal(why, &v->r->encounter.from, "%s is out of the fight", c->name);
+        return true;
+    }
+    if (c->delaying) {
+        set_refusal(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
+        return true;
+    }
+    if (effects_forbids(v, actor, action, why, at))
+        return true;
+    if (v->failed)
+        return false;
+    if (effects_on_cooldown(v, actor, action)) {
+        set_refusal(why, &a->from, "%s is cooling down", action_name(v, action));
+        return true;
+    }
+    if (a->limit && c->ledger) {
+        const counter *k = &c->ledger[v->ledger_action + action];
+        uint32_t ep = ledger_epoch(v, actor, a->limit_per);
+        if (k->epoch == ep && k->n >= a->limit) {
+            set_refusal(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
+                        a->limit == 1 ? "" : "s", period_name(a->limit_per));
+            return true;
+        }
+    }
+    /* a target that is no creature is refused before the requirements,
+       which are written for one */
+    value t = nargs > 0 ? args[0] : value_nil();
+    if (a->has_target && t.type != V_CREATURE) {
+        set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
+        why->missing = nargs == 0;
+        return true;
+    }
+    /* what each parameter says it takes, given and of its kind */
+    for (int i = a->has_target ? 1 : 0; i < a->nparams; i++) {
+        if (!a->takes[i])
+            continue;
+        const char *param = program_string(v->p, a->params[i]), *kinds = program_string(v->p, a->takes_text[i]);
+        if (i >= nargs) {
+            set_refusal(why, &a->from, "%s needs its %s, %s", action_name(v, action), param, kinds);
+            why->missing = true;
+            return true;
+        }
+        int word =
+            (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
+        if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
+            set_refusal(why, &a->from, "no condition '%s'", program_string(v->p, word));
+            return true;
+        }
+        if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
+            set_refusal(why, &a->from, "no zone '%s' here", program_string(v->p, word));
+            return true;
+        }
+        if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
+            const char *got = value_type_name(args[i].type);
+            set_refusal(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
+                        args[i].type == V_NIL     ? ""
+                        : strchr("aeiou", got[0]) ? "an "
+                                                  : "a ",
+                        got);
+            return true;
+        }
+    }
+    for (int i = 0; i < a->nrequires; i++) {
+        value w;
+        if (!eval(v, &a->requires[i], actor, args, nargs, &w))
+            return false;
+        if (!value_truthy(w)) {
+            origin rule = a->from;
+            rule.where = a->requires[i].where;
+            const source *src = v->p->sources[a->requires[i].where.source];
+            int len = (int)(a->requires[i].where.end - a->requires[i].where.start);
+            set_refusal(why, &rule, "it requires %.*s", len > 80 ? 80 : len, src->text + a->requires[i].where.start);
+            return true;
+        }
+    }
+    if (t.type == V_CREATURE) {
+        int target = (int)t.num;
+        const char *tn = v->creatures[target].name;
+        /* an enemy or an ally is one still in the fight; `target creature`
+           reaches the fallen too (to finish or to heal them) */
+        if (a->target == TARGET_ENEMY || a->target == TARGET_ALLY) {
+            bool fallen;
+            if (v->cb.active && !encounter_out(v, target, &fallen, at))
+                return false;
+            if (v->cb.active && fallen) {
+                set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
+                return true;
+            }
+        }
+        switch ((target_kind)a->target) {
+        case TARGET_ENEMY:
+            if (!on_other_sides(v, actor, target)) {
+                set_refusal(why, &a->from, "%s is not an enemy of %s", tn, c->name);
+                return true;
+            }
+            break;
+        case TARGET_ALLY:
+            if (on_other_sides(v, actor, target) || target == actor) {
+                set_refusal(why, &a->from, "%s is not an ally of %s", tn, c->name);
+                return true;
+            }
+            break;
+        case TARGET_SELF:
+            if (target != actor) {
+                set_refusal(why, &a->from, "%s only targets oneself", action_name(v, action));
+                return true;
+            }
+            break;
+        case TARGET_OTHER:
+            if (target == actor) {
+                set_refusal(why, &a->from, "%s targets someone else", action_name(v, action));
+                return true;
+            }
+            break;
+        default: break;
+        }
+        if (a->target_range >= 0) {
+            bool in;
+            if (!grid_within(v, actor, target, a->target_range, &in, at))
+                return false;
+            if (!in) {
+                const r_range *rg = &v->r->ranges[a->target_range];
+                set_refusal(why, &rg->from, "%s is not within %s's %s range", tn, c->name,
+                            program_string(v->p, rg->name));
+                return true;
+            }
+        }
+        if (effects_protects(v, target, action, actor, why, at))
+            return true;
+        if (v->failed)
+            return false;
+    }
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why))
+        return !v->failed;
+    /* a held action also costs what the rules say holding costs */
+    if (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why))
+        return !v->failed;
+    *ok = true;
+    return true;
+}
+
+bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at)
+{
+    bool ok;
+    if (!allowed(v, actor, action, args, nargs, false, why, &ok, at))
+        return false;
+    return ok;
+}
+
+static void say_refusal(vm *v, int actor, int action, const value *args, int nargs, const refusal *why)
+{
+    char cite[160], target[128] = "";
+    if (nargs > 0 && args[0].type == V_CREATURE)
+        snprintf(target, sizeof target, " %s", v->creatures[args[0].num].name);
+    combat_cite(v, &why->rule, cite, sizeof cite);
+    combat_say(v, "%s cannot %s%s: %s%s%s%s", v->creatures[actor].name, action_name(v, action), target, why->why,
+               cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+}
+
+bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool held, bool *done, span at)
+{
+    *done = false;
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
+    const r_action *a = &v->r->actions[action];
+    refusal why = {{0}, {-1, {0}, -1}, false};
+    bool ok;
+    if (!allowed(v, actor, action, args, nargs, held, &why, &ok, at))
+        return false;
+    if (!ok) {
+        say_refusal(v, actor, action, args, nargs, &why);
+        return true;
+    }
+    /* A held action pays its own cost and the hold's together, or neither:
+     * each was checked alone, so when the hold's cannot be paid after the
+     * action's, the action's payment is undone (its slots and resources). */
+    counter *saved = NULL;
+    size_t saved_bytes = (size_t)v->ledger_len * sizeof(counter);
+    value saved_res[COST_MAX_OPTIONS * COST_MAX_PARTS];
+    int res_decl[COST_MAX_OPTIONS * COST_MAX_PARTS], nres = 0;
+    if (held) {
+        if (v->creatures[actor].ledger && saved_bytes) {
+            saved = mem_alloc(saved_bytes);
+            if (!saved)
+                return vm_error(v, at, "out of memory");
+            memcpy(saved, v->creatures[actor].ledger, (size_t)v->ledger_len * sizeof(counter));
+        }
+        for (int o = 0; o < a->cost.noptions; o++)
+            for (int i = 0; i < a->cost.options[o].nparts; i++) {
+                const cost_part *part = &a->cost.options[o].parts[i];
+                if (part->kind != COST_RESOURCE)
+                    continue;
+                res_decl[nres] = part->index;
+                if (!vm_get_stat(v, actor, part->index, &saved_res[nres])) {
+                    mem_free(saved, saved_bytes);
+                    return false;
+                }
+                nres++;
+            }
+    }
+    bool paid = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why);
+    bool hold_paid =
+        paid && (!held || ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why));
+    if (paid && !hold_paid && !v->failed) {
+        if (saved)
+            memcpy(v->creatures[actor].ledger, saved, (size_t)v->ledger_len * sizeof(counter));
+        for (int i = 0; i < nres; i++)
+            if (!vm_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
+                mem_free(saved, saved_bytes);
+                return false;
+            }
+    }
+    mem_free(saved, saved_bytes);
+    if (!hold_paid) {
+        if (v->failed)
+            return false;
+        say_refusal(v, actor, action, args, nargs, &why);
+        return true;
+    }
+    creature *c = &v->creatures[actor];
+    if (a->limit && c->ledger) {
+        counter *k = &c->ledger[v->ledger_action + action];
+        uint32_t ep = ledger_epoch(v, actor, a->limit_per);
+        if (k->epoch != ep)
+            *k = (counter){0, ep};
+        k->n++;
+    }
+    if (!v->cb.quiet) { /* the transcript's line, when there is one */
+        char line[512];
+        size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
+        for (int i = 0; i < nargs && len < sizeof line; i++) {
+            char shown[128];
+            vm_format(v, args[i], shown, sizeof shown);
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
+        }
+        combat_say_action(v, line);
+        char cite[160];
+        combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
+    }
+    *done = true;
+    if (rexpr_present(&a->cooldown)) {
+        value lasts;
+        if (!eval(v, &a->cooldown, actor, args, nargs, &lasts) || !effects_cooldown(v, actor, action, lasts, at))
+            return false;
+    }
+    value who = value_ref(V_CREATURE, 0, actor);
+    value what = value_ref(V_WORD, HOME_PROGRAM, a->name);
+    value target = nargs > 0 ? args[0] : value_nil();
+    bool provokes = a->provokes == 1;
+    if (a->provokes == 2) {
+        value w;
+        if (!eval(v, &a->provokes_when, actor, args, nargs, &w))
+            return false;
+        provokes = value_truthy(w);
+    }
+    value ev[3] = {who, what, target};
+    int32_t outer_actor = v->cb.actor, outer_depth = v->cb.actor_depth;
+    v->cb.actor = actor;
+    v->cb.actor_depth = v->cb.trigger_depth; /* its own events are emitted from this depth */
+    if (provokes && !events_emit(v, EV_PROVOKING, ev, 2, at))
+        goto stopped;
+    if (!events_emit(v, EV_ACTING, ev, 3, at))
+        goto stopped;
+    if (a->body >= 0) {
+        value r;
+        value padded[32];
+        int n = nargs < 32 ? nargs : 32;
+        memcpy(padded, args, (size_t)n * sizeof(value));
+        if (!vm_call(v, a->body, actor, padded, n, &r))
+            goto stopped;
+    }
+    if (!events_emit(v, EV_ACTED, ev, 3, at))
+        goto stopped;
+    v->cb.actor = outer_actor;
+    v->cb.actor_depth = outer_depth;
+    return encounter_check_over(v, at);
+stopped:
+    v->cb.actor = outer_actor;
+    v->cb.actor_depth = outer_depth;
+    /* cancel() ends the action where it stands; anything else is an error */
+    if (v->cb.cancelled) {
+        v->cb.cancelled = false;
+        vm_clear_error(v);
+        bool out = false;
+        if (!encounter_out(v, actor, &out, at))
+            return false;
+        if (out)
+            combat_say(v, "%s's %s ends: %s is out of the fight", c->name, action_name(v, action), c->name);
+        else
+            combat_say(v, "%s's %s has no further effect", c->name, action_name(v, action));
+        return encounter_check_over(v, at);
+    }
+    return false;
+}

@@ -1,0 +1,166 @@
+/* checks: the rolls a rule system names (`check attack(attacker, target) =
+ * d20 + attacker.bab + attacker.str`). A check rolls its terms together
+ * with every modifier its participants' conditions add (`modify attack` on
+ * the one who rolls, `modify incoming attack` on the one it is against),
+ * and keeps each term's name so the roll reads
+ * `valeros -> goblin_1: attack d20 (14) + bab 5 + str 4 + flanking 1 = 24`,
+ * completed by what it was compared with: `vs ac 15: hit`. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/analysis/sim.h"
+#include "runtime/core/vm.h"
+
+/* snprintf that may cut the text short, as the transcript allows. */
+static void line_into(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line_into(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, span at)
+{
+    const r_check *ck = &v->r->checks[check];
+    const char *name = program_string(v->p, ck->name);
+    value terms;
+    if (!vm_call(v, ck->formula, nargs > 0 && args[0].type == V_CREATURE ? (int)args[0].num : -1, args, nargs, &terms))
+        return false;
+    ck = &v->r->checks[check];
+    size_t n;
+    const value *items = vm_list_items(v, terms, &n);
+    dexpr rolled = {0};
+    roll_extra extra[ROLL_MAX_EXTRA];
+    int nextra = 0;
+    for (size_t i = 0; i < n; i++) {
+        value t = items[i];
+        int label = i < (size_t)ck->nterms && ck->labels[i] != 0xffff ? ck->labels[i] : -1;
+        if (t.type == V_DICE) {
+            const dexpr *d = vm_dexpr(v, t);
+            if (!d)
+                return vm_error(v, at, "check %s: invalid dice", name);
+            for (int k = 0; k < d->nterms; k++) {
+                if (d->terms[k].is_constant) {
+                    if (nextra >= ROLL_MAX_EXTRA)
+                        return vm_error(v, at, "check %s has too many terms", name);
+                    extra[nextra++] = (roll_extra){-1, -1, d->terms[k].constant * d->terms[k].sign * d->terms[k].times};
+                    continue;
+                }
+                if (rolled.nterms >= DEXPR_MAX_TERMS)
+                    return vm_error(v, at, "check %s rolls too many kinds of dice (limit is %d)", name,
+                                    DEXPR_MAX_TERMS);
+                rolled.terms[rolled.nterms++] = d->terms[k];
+            }
+        } else if (t.type == V_INT || t.type == V_ROLL || (t.type == V_FRAC && value_den(t) == 1)) {
+            if (nextra >= ROLL_MAX_EXTRA)
+                return vm_error(v, at, "check %s has too many terms", name);
+            extra[nextra++] = (roll_extra){label, -1, t.num};
+        } else if (t.type == V_FRAC) {
+            return vm_error(v, at, "check %s: a term is %s, not a whole number; round it", name, "a fraction");
+        } else if (t.type == V_NIL) {
+            continue;
+        } else {
+            return vm_error(v, at, "check %s adds dice and numbers, not %s", name, value_type_name(t.type));
+        }
+    }
+    /* what the participants' conditions add */
+    value amounts[ROLL_MAX_EXTRA];
+    int labels[ROLL_MAX_EXTRA], conds[ROLL_MAX_EXTRA];
+    int nmods;
+    if (!effects_check_mods(v, check, args, nargs, amounts, labels, conds, &nmods, ROLL_MAX_EXTRA - nextra, at))
+        return false;
+    for (int i = 0; i < nmods; i++) {
+        value a = amounts[i];
+        if (!(a.type == V_INT || (a.type == V_FRAC && value_den(a) == 1)))
+            return vm_error(v, at, "a modifier of check %s is %s, not a whole number", name, value_type_name(a.type));
+        extra[nextra++] = (roll_extra){labels[i], conds[i], a.num};
+    }
+    if (!vm_roll_check(v, &rolled, extra, nextra, check, at, out))
+        return false;
+    ck = &v->r->checks[check];
+    if (v->cb.quiet) /* no transcript: no line to write */
+        return true;
+    /* the line: who, against whom, the breakdown */
+    char who[160] = "";
+    if (v->cb.roll_as)
+        snprintf(who, sizeof who, "%s: ", v->cb.roll_as);
+    else if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
+        snprintf(who, sizeof who, "%s -> %s: ", vm_name(v, (int)args[0].num), vm_name(v, (int)args[1].num));
+    else if (nargs >= 1 && args[0].type == V_CREATURE)
+        snprintf(who, sizeof who, "%s: ", vm_name(v, (int)args[0].num));
+    char breakdown[400];
+    vm_format_roll(v, *out, breakdown, sizeof breakdown);
+    char line[1024];
+    line_into(line, sizeof line, "%s%s %s", who, name, breakdown);
+    if (!ck->quiet)
+        combat_pending_roll(v, (int64_t)v->roll_seq, line);
+    else
+        combat_note(v, "%s", line);
+    char cite[160];
+    combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, cite, sizeof cite));
+    for (int i = 0; i < nmods; i++) {
+        const r_condition *rc = &v->r->conditions[conds[i]];
+        combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, program_string(v->p, rc->name),
+                    combat_cite(v, &rc->from, cite, sizeof cite));
+    }
+    value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};
+    return events_emit(v, EV_CHECK_ROLLED, ev, 3, at);
+}
+
+bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *result, span at)
+{
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    value a = roll.type == V_ROLL ? value_int(roll.num) : roll;
+    value b = target.type == V_ROLL ? value_int(target.num) : target;
+    if (!value_is_number(a) || !value_is_number(b)) {
+        if (cmp == 0 || cmp == 1) { /* by value, as == compares */
+            bool eq;
+            if (!vm_values_equal(v, a, b, at, &eq))
+                return false;
+            *result = cmp == 0 ? eq : !eq;
+            return true;
+        }
+        return vm_error(v, at, "cannot compare %s with %s", value_type_name(roll.type), value_type_name(target.type));
+    }
+    int c = rat_cmp(value_as_frac(a), value_as_frac(b));
+    switch (cmp) {
+    case 0: *result = c == 0; break;
+    case 1: *result = c != 0; break;
+    case 2: *result = c < 0; break;
+    case 3: *result = c <= 0; break;
+    case 4: *result = c > 0; break;
+    default: *result = c >= 0; break;
+    }
+    combat *cb = &v->cb;
+    const roll_record *rec = vm_roll_record(v, roll);
+    if (!rec || rec->check < 0)
+        return true;
+    const r_check *ck = &v->r->checks[rec->check];
+    char shown[64];
+    vm_format(v, b, shown, sizeof shown);
+    /* whether the roll meets its target is the check's to say (high or
+       low); a comparison written the other way round is its negation */
+    bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
+    bool meets = against ? !*result : *result;
+    sim_note_check(v, rec->check, meets);
+    if (cb->quiet)
+        return true;
+    const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
+                             : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
+    bool plain = cmp >= 2; /* an ordering reads as "vs" */
+    char tail[160];
+    snprintf(tail, sizeof tail, " %s%s%s %s: %s", plain ? "vs" : ops[cmp], label >= 0 ? " " : "",
+             label >= 0 ? program_string(v->p, label) : "", shown, word);
+    if (cb->pending_roll == (int64_t)rec->seq) {
+        size_t len = strlen(cb->pending_line);
+        snprintf(cb->pending_line + len, sizeof cb->pending_line - len, "%s", tail);
+        combat_flush_roll(v);
+    } else {
+        combat_note(v, "%s %" PRId64 "%s", program_string(v->p, ck->name), roll.num, tail);
+    }
+    return true;
+}

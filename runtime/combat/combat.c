@@ -1,0 +1,260 @@
+/* combat: the state of play's lifecycle: creation, freeing, and growing
+ * with the rules (the REPL may add a slot or a phase mid-session) and with
+ * the creatures. */
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/vm.h"
+
+void combat_init(combat *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->phase = -1;
+    cb->turn = -1;
+    cb->free_effects = -1;
+    cb->initiator = -1;
+    cb->actor = -1;
+    cb->pending_log = -1;
+    cb->reactions_policy = 1;
+    cb->standing[0] = cb->standing[1] = -1;
+    for (int i = 0; i <= Q_ARC; i++)
+        cb->q_global[i] = -1;
+}
+
+#define FREE_ARRAY(p, cap) \
+    if (p)                 \
+    mem_free((p), (size_t)(cap) * sizeof(*(p)))
+
+void combat_free(combat *cb)
+{
+    FREE_ARRAY(cb->order, cb->order_cap);
+    FREE_ARRAY(cb->given, cb->ngiven);
+    FREE_ARRAY(cb->effects, cb->effects_cap);
+    FREE_ARRAY(cb->q_turn_start, cb->q_turn_start_cap);
+    FREE_ARRAY(cb->q_turn_end, cb->q_turn_end_cap);
+    FREE_ARRAY(cb->q_phase, cb->q_phase_cap);
+    FREE_ARRAY(cb->heap, cb->heap_cap);
+    FREE_ARRAY(cb->holds, cb->holds_cap);
+    FREE_ARRAY(cb->answers, cb->answers_cap);
+    FREE_ARRAY(cb->trigger_policy, cb->trigger_policy_cap);
+    FREE_ARRAY(cb->trigger_counts, cb->trigger_counts_cap);
+    FREE_ARRAY(cb->cells, cb->cells_cap);
+    FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
+    for (int z = 0; z < cb->nzones; z++) {
+        FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
+        FREE_ARRAY(cb->zones[z].traits, cb->zones[z].traits_cap);
+    }
+    FREE_ARRAY(cb->zones, cb->zones_cap);
+    for (int i = 0; i < cb->nlog; i++)
+        mem_strfree(cb->log[i].text);
+    FREE_ARRAY(cb->log, cb->log_cap);
+    effect_index_free(cb);
+    combat_init(cb);
+}
+
+#define CLONE_ARRAY(to, from, field, cap, ok) \
+    ((to)->field = mem_dup((from)->field, (size_t)(from)->cap * sizeof(*(from)->field), (ok)))
+
+bool combat_clone(combat *cb, const combat *from)
+{
+    bool ok = true;
+    *cb = *from;
+    CLONE_ARRAY(cb, from, order, order_cap, &ok);
+    CLONE_ARRAY(cb, from, given, ngiven, &ok);
+    CLONE_ARRAY(cb, from, effects, effects_cap, &ok);
+    CLONE_ARRAY(cb, from, q_turn_start, q_turn_start_cap, &ok);
+    CLONE_ARRAY(cb, from, q_turn_end, q_turn_end_cap, &ok);
+    CLONE_ARRAY(cb, from, q_phase, q_phase_cap, &ok);
+    CLONE_ARRAY(cb, from, heap, heap_cap, &ok);
+    CLONE_ARRAY(cb, from, holds, holds_cap, &ok);
+    CLONE_ARRAY(cb, from, answers, answers_cap, &ok);
+    CLONE_ARRAY(cb, from, trigger_policy, trigger_policy_cap, &ok);
+    CLONE_ARRAY(cb, from, trigger_counts, trigger_counts_cap, &ok);
+    CLONE_ARRAY(cb, from, cells, cells_cap, &ok);
+    CLONE_ARRAY(cb, from, cell_index, cell_index_cap, &ok);
+    CLONE_ARRAY(cb, from, zones, zones_cap, &ok);
+    if (!cb->zones)
+        cb->nzones = 0;
+    for (int z = 0; z < cb->nzones; z++) {
+        CLONE_ARRAY(&cb->zones[z], &from->zones[z], neighbours, neighbours_cap, &ok);
+        CLONE_ARRAY(&cb->zones[z], &from->zones[z], traits, traits_cap, &ok);
+    }
+    CLONE_ARRAY(cb, from, log, log_cap, &ok);
+    if (!cb->log)
+        cb->nlog = 0;
+    for (int i = 0; i < cb->nlog; i++)
+        cb->log[i].text = from->log[i].text ? mem_dup(from->log[i].text, strlen(from->log[i].text) + 1, &ok) : NULL;
+    cb->index = NULL; /* built again when first asked */
+    if (!ok)
+        combat_free(cb);
+    return ok;
+}
+
+/* Grows an int32 array to n, filling new places with -1. */
+static bool grow_heads(int32_t **arr, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t old = *cap;
+    size_t want = old ? old : 8;
+    while (want < n)
+        want *= 2;
+    int32_t *g = mem_realloc(*arr, old * sizeof(int32_t), want * sizeof(int32_t));
+    if (!g)
+        return false;
+    for (size_t i = old; i < want; i++)
+        g[i] = -1;
+    *arr = g;
+    *cap = want;
+    return true;
+}
+
+/* Every creature's ledger holds, in order: per-turn and per-round uses of
+ * each slot, debts owed by the next turn, exclusivity locks, exchange,
+ * action and trigger use counts. When the rules gain entries the ledgers
+ * are laid out again, each part copied to its new place. */
+static bool sync_ledgers(vm *v)
+{
+    const rules *r = v->r;
+    if (r->nslots == v->ledger_nslots && r->nexclusives == v->ledger_nexclusives &&
+        r->nexchanges == v->ledger_nexchanges && r->nactions == v->ledger_nactions &&
+        r->ntriggers == v->ledger_ntriggers)
+        return true;
+    int old_len = v->ledger_len;
+    int old_at[7] = {v->ledger_slot_turn, v->ledger_slot_round, v->ledger_debt,   v->ledger_lock,
+                     v->ledger_exchange,  v->ledger_action,     v->ledger_trigger};
+    int old_n[7] = {v->ledger_nslots,     v->ledger_nslots,   v->ledger_nslots,   v->ledger_nexclusives,
+                    v->ledger_nexchanges, v->ledger_nactions, v->ledger_ntriggers};
+    int new_n[7] = {r->nslots, r->nslots, r->nslots, r->nexclusives, r->nexchanges, r->nactions, r->ntriggers};
+    int new_at[7];
+    int len = 0;
+    for (int i = 0; i < 7; i++) {
+        new_at[i] = len;
+        len += new_n[i];
+    }
+    /* everything is allocated before anything changes, so that running out
+       of memory leaves every ledger as it was */
+    size_t n = v->ncreatures;
+    counter **fresh = n ? MEM_NEW_ARRAY(counter *, n) : NULL;
+    counter *try = len ? MEM_NEW_ARRAY(counter, (size_t)len) : NULL;
+    bool ok = (!n || fresh) && (!len || try);
+    for (size_t c = 0; ok && len && c < n; c++)
+        ok = (fresh[c] = MEM_NEW_ARRAY(counter, (size_t)len)) != NULL;
+    if (!ok) {
+        for (size_t c = 0; fresh && c < n; c++)
+            if (fresh[c])
+                mem_free(fresh[c], (size_t)len * sizeof(counter));
+        if (fresh)
+            mem_free(fresh, n * sizeof(counter *));
+        if (try)
+            mem_free(try, (size_t)len * sizeof(counter));
+        return false;
+    }
+    for (size_t c = 0; c < n; c++) {
+        creature *cr = &v->creatures[c];
+        for (int part = 0; part < 7 && cr->ledger && fresh[c]; part++)
+            memcpy(fresh[c] + new_at[part], cr->ledger + old_at[part], (size_t)old_n[part] * sizeof(counter));
+        if (cr->ledger)
+            mem_free(cr->ledger, (size_t)old_len * sizeof(counter));
+        cr->ledger = fresh[c];
+    }
+    if (fresh)
+        mem_free(fresh, n * sizeof(counter *));
+    if (v->ledger_try)
+        mem_free(v->ledger_try, (size_t)old_len * sizeof(counter));
+    v->ledger_try = try;
+    v->ledger_len = len;
+    v->ledger_slot_turn = new_at[0];
+    v->ledger_slot_round = new_at[1];
+    v->ledger_debt = new_at[2];
+    v->ledger_lock = new_at[3];
+    v->ledger_exchange = new_at[4];
+    v->ledger_action = new_at[5];
+    v->ledger_trigger = new_at[6];
+    v->ledger_nslots = r->nslots;
+    v->ledger_nexclusives = r->nexclusives;
+    v->ledger_nexchanges = r->nexchanges;
+    v->ledger_nactions = r->nactions;
+    v->ledger_ntriggers = r->ntriggers;
+    return true;
+}
+
+/* Each creature counts its applied effects of each condition; when the
+   rules gain conditions, the counts of the creatures so far grow (each
+   knows its own length, so running out of memory halfway leaves no harm). */
+static bool grow_held(creature *cr, int want)
+{
+    if (cr->held_len >= want)
+        return true;
+    int32_t *g = mem_realloc(cr->held, (size_t)cr->held_len * sizeof(int32_t), (size_t)want * sizeof(int32_t));
+    if (!g)
+        return false;
+    memset(g + cr->held_len, 0, (size_t)(want - cr->held_len) * sizeof(int32_t));
+    cr->held = g;
+    cr->held_len = want;
+    return true;
+}
+
+static bool sync_held(vm *v)
+{
+    int want = v->r->nconditions;
+    if (want <= v->held_len)
+        return true;
+    for (size_t c = 0; c < v->ledgers_made; c++)
+        if (!grow_held(&v->creatures[c], want))
+            return false;
+    v->held_len = want;
+    return true;
+}
+
+bool combat_sync(vm *v)
+{
+    combat *cb = &v->cb;
+    const rules *r = v->r;
+    if (!sync_ledgers(v))
+        return false;
+    if (!sync_held(v))
+        return false;
+    /* only creatures new since the last sync: a turn must not cost O(creatures) */
+    for (size_t c = v->ledgers_made; c < v->ncreatures; c++) {
+        creature *cr = &v->creatures[c];
+        if (!cr->ledger && v->ledger_len && !(cr->ledger = MEM_NEW_ARRAY(counter, (size_t)v->ledger_len)))
+            return false;
+        if (!grow_held(cr, v->held_len))
+            return false;
+    }
+    v->ledgers_made = v->ncreatures;
+    if (!grow_heads(&cb->q_turn_start, &cb->q_turn_start_cap, v->ncreatures) ||
+        !grow_heads(&cb->q_turn_end, &cb->q_turn_end_cap, v->ncreatures))
+        return false;
+    size_t pcap = (size_t)cb->q_phase_cap;
+    if (!grow_heads(&cb->q_phase, &pcap, (size_t)r->nphases))
+        return false;
+    cb->q_phase_cap = (int)pcap;
+    if (r->ntriggers > cb->trigger_policy_cap) {
+        int old = cb->trigger_policy_cap;
+        int want = r->ntriggers + 8;
+        int8_t *g = mem_realloc(cb->trigger_policy, (size_t)old, (size_t)want);
+        if (!g)
+            return false;
+        memset(g + old, -1, (size_t)(want - old));
+        cb->trigger_policy = g;
+        cb->trigger_policy_cap = want;
+    }
+    if (r->ntriggers > cb->trigger_counts_cap) {
+        int old = cb->trigger_counts_cap;
+        int want = r->ntriggers + 8;
+        counter *g = mem_realloc(cb->trigger_counts, (size_t)old * sizeof(counter), (size_t)want * sizeof(counter));
+        if (!g)
+            return false;
+        memset(g + old, 0, (size_t)(want - old) * sizeof(counter));
+        cb->trigger_counts = g;
+        cb->trigger_counts_cap = want;
+    }
+    return true;
+}
+
+const char *vm_name(const vm *v, int c)
+{
+    return c >= 0 && (size_t)c < v->ncreatures ? v->creatures[c].name : "nobody";
+}

@@ -1,0 +1,472 @@
+/* combat: the state of play the VM holds beside its values: the encounter
+ * (round, phase, turn, the order of turns), every creature's ledger of
+ * spent actions, the effects in force (conditions, cooldowns, relations,
+ * held actions) with the queues that end them, the answers to rulings, the
+ * map, and the log. Each mechanism lives in its own file:
+ *
+ *   encounter.c   rounds, phases and turns; begin and end
+ *   initiative.c  the order of turns
+ *   ledger.c      the action economy
+ *   effects.c     conditions, durations, modifiers, relations
+ *   events.c      events, triggers, reactions, rulings
+ *   checks.c      rolls with modifiers and their breakdowns
+ *   grid.c        squares, distance, sight, movement
+ *   zones.c       zones, groups and engagements
+ *   log.c         the transcript and explain
+ *   hidden.c      what the players do not know, and the lines that tell it
+ *
+ * Nothing here knows a rule system: every number and name comes from the
+ * rules tables (rules.h). */
+#ifndef FRAY_COMBAT_H
+#define FRAY_COMBAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/core/rules.h"
+#include "runtime/core/value.h"
+
+/* A count that resets by itself: it holds for one epoch (a creature's turn,
+ * a round, an encounter...) and reads as 0 once the epoch has moved on, so
+ * nothing has to sweep every creature when a round starts. */
+typedef struct counter {
+    int32_t n;
+    uint32_t epoch;
+} counter;
+
+/* --- effects --------------------------------------------------------------- */
+
+typedef enum { EFF_CONDITION, EFF_COOLDOWN, EFF_RELATION, EFF_HOLD } effect_kind;
+
+/* The queue that ticks an effect down. */
+typedef enum {
+    Q_NONE,       /* lasts until removed */
+    Q_TURN_START, /* the anchor creature's turn starts */
+    Q_TURN_END,   /* the anchor creature's turn ends */
+    Q_ROUND_START,
+    Q_ROUND_END,
+    Q_PHASE,     /* a phase of the round starts */
+    Q_POSITION,  /* the turn at an initiative position comes round */
+    Q_ENCOUNTER, /* `end encounter` */
+    Q_SCENE,
+    Q_QUEST,
+    Q_ARC,
+} queue_kind;
+
+typedef struct effect {
+    uint8_t kind;  /* effect_kind */
+    uint8_t queue; /* queue_kind */
+    bool live;
+    int32_t what;    /* condition, action (cooldown), relation, or hold index */
+    int32_t bearer;  /* the creature it is on (a relation's first role) */
+    int32_t partner; /* a relation's second role, or -1 */
+    int32_t source;  /* who caused it, or -1 */
+    int32_t anchor;  /* whose turns or which phase count it down, or -1 */
+    int32_t remaining;
+    int32_t due_round;    /* Q_POSITION: the round it ends in */
+    int32_t due_phase;    /* Q_POSITION: the phase it began in (-1: the start of the round) */
+    int64_t due_key;      /* Q_POSITION: the position it ends at */
+    value lasts;          /* as given, for show and explain (nil: until removed) */
+    uint32_t seq;         /* creation order: ties break by it */
+    int32_t next, prev;   /* the bearer's list */
+    int32_t qnext, qprev; /* its queue's list (not Q_POSITION) */
+    int32_t heap_at;      /* Q_POSITION: index in the heap */
+} effect;
+
+/* --- the order of turns ------------------------------------------------------ */
+
+typedef struct entry {
+    int32_t creature; /* -1: the turn of a whole side */
+    int32_t side;
+    int64_t key;   /* where in the round: entries are sorted by key, lowest first */
+    value score;   /* as shown */
+    value check;   /* the roll that placed it, or nil */
+    bool away;     /* moved by a delay this round (allow delay ... returns) */
+    int64_t home;  /* if away: the key it had before */
+    bool unrolled; /* joined after the order was rolled, put last without a roll */
+    bool moved;    /* moved from where its score put it (delay, reorder, ...): the score no longer places it */
+} entry;
+
+/* A held action: taken when a matching event is emitted. */
+typedef struct hold {
+    int32_t creature;
+    int32_t action;
+    value args[ACTION_MAX_PARAMS];
+    int nargs;
+    int32_t event;
+    value pattern[TRIGGER_MAX_PARAMS]; /* nil matches anything */
+    int npattern;
+    bool live;
+} hold;
+
+typedef struct answer {
+    int32_t ruling;
+    int32_t creature; /* who it is for: a creature (asked per creature), ANSWER_KEY_SIDE
+                         (per side), ANSWER_KEY_EVERYONE or ANSWER_KEY_ONE */
+    value v;
+} answer;
+#define ANSWER_KEY_ONE (-1)           /* a ruling asked once for all (per use, encounter, game) */
+#define ANSWER_KEY_EVERYONE (-2)      /* every creature or side not answered on its own */
+#define ANSWER_KEY_SIDE(s) (-4 - (s)) /* a side (from -3 for the creatures of no side) */
+
+/* --- space ----------------------------------------------------------------------- */
+
+typedef struct cell_flags {
+    int32_t x, y;
+    uint8_t flags; /* CELL_* */
+} cell_flags;
+enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
+
+typedef struct zone_info {
+    int32_t name;        /* string id */
+    int32_t *neighbours; /* the zones next to it (both ways) */
+    int nneighbours;
+    size_t neighbours_cap;
+    int32_t *traits; /* its traits and features, as words */
+    int ntraits;
+    size_t traits_cap;
+} zone_info;
+
+/* --- the log ------------------------------------------------------------------------ */
+
+typedef struct log_line {
+    uint32_t command; /* which top-level command wrote it */
+    bool detail;      /* shown by explain only */
+    bool action;      /* a creature's action starts here (explain begins at the last) */
+    bool hidden;      /* it told something hidden from the players when it was said */
+    char *text;
+    bool players; /* the players' view alone shows it: a hidden line as they may know it */
+} log_line;
+
+/* --- the whole ----------------------------------------------------------------------- */
+
+typedef struct combat {
+    /* the encounter */
+    bool active;
+    bool over;       /* it ended by itself (`ends when`, or one side left): until the next begins */
+    int32_t round;   /* 0 before round 1 and in a surprise round */
+    bool surprise;   /* the surprise round is under way */
+    bool free_round; /* the free round before initiative is under way */
+    value *given;    /* rolls entered with `roll initiative` for after the free round */
+    int ngiven;
+    int32_t phase; /* index into the round's phases, -1: the one implicit phase */
+    int32_t turn;  /* index into order, -1 between turns */
+    bool in_turn;  /* a turn (or step) has started and not ended */
+    uint32_t round_epoch;
+    uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
+    entry *order;
+    int norder, order_cap;
+    bool ordered;          /* initiative has been rolled */
+    bool awaiting_start;   /* the order may still be changed before round 1 */
+    int32_t start_decided; /* reorder start bottom up: the highest place that has moved */
+    int32_t initiator;     /* who started the fight, or -1 */
+    int32_t fighting;      /* `fight`: rounds left, or 0 */
+    bool fight_paused;     /* `fight N rounds` has played its rounds */
+    bool checking_over;
+    int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
+    bool round_announced; /* the round's first turn has named it */
+
+    /* effects and the queues that end them */
+    effect *effects;
+    int neffects, effects_cap;
+    int live_effects; /* in force now: held against --limit effects */
+    int32_t free_effects;
+    uint32_t effect_seq;
+    int32_t *q_turn_start, *q_turn_end; /* per creature: first effect, -1 */
+    size_t q_turn_start_cap, q_turn_end_cap;
+    int32_t q_global[Q_ARC + 1]; /* round start/end and the spans */
+    int32_t *q_phase;            /* per phase */
+    int q_phase_cap;
+    int32_t *heap; /* Q_POSITION effects, soonest first */
+    int nheap, heap_cap;
+    /* which conditions can change a stat, a check or what may be done
+       (effect_index.c) */
+    struct effect_index *index;
+
+    hold *holds;
+    int nholds, holds_cap;
+
+    answer *answers;
+    int nanswers, answers_cap;
+
+    /* policies for reactions where no one is asked */
+    int8_t reactions_policy; /* 1 take (default), 0 decline */
+    int8_t *trigger_policy;  /* per trigger: -1 as reactions_policy */
+    int trigger_policy_cap;
+    counter *trigger_counts; /* per trigger: firings toward a `limit` not kept per creature */
+    int trigger_counts_cap;
+    uint32_t turn_serial; /* turns started: the epoch of per-turn counts kept for no one */
+
+    /* the grid */
+    cell_flags *cells;
+    int ncells, cells_cap;
+    int32_t *cell_index; /* open addressing over cells, -1 empty */
+    int cell_index_cap;
+    /* zones */
+    zone_info *zones;
+    int nzones, zones_cap;
+    int32_t next_engagement;
+
+    /* what the command under way is resolving */
+    bool cancelled;      /* cancel() was called, or the actor fell */
+    int32_t actor;       /* who takes the action being resolved, or -1 */
+    int32_t actor_depth; /* the trigger depth its own events are emitted at */
+    int32_t trigger_depth;
+    int32_t in_holds;    /* evaluating a `holds when` */
+    const char *roll_as; /* who a roll is shown for, instead of its creature (a side), or NULL */
+
+    /* the log */
+    log_line *log;
+    int nlog, log_cap;
+    uint32_t command_no;
+    uint32_t explain_command; /* the command `explain` describes */
+    bool quiet;               /* sim: keep no log and print nothing */
+    int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
+    int pending_log;          /* its line in the log (completed when it is compared), or -1 */
+    bool pending_hidden;
+    char pending_line[1024];
+} combat;
+
+struct vm;
+
+/* Lifecycle (combat.c). */
+void combat_init(combat *cb);
+void combat_free(combat *cb);
+/* Makes cb a copy of from, its own, at rest (no command under way), its
+ * effect index left to be built again; false when out of memory (cb then
+ * holds nothing). Copies each array combat_free frees: keep the two in
+ * step. */
+bool combat_clone(combat *cb, const combat *from);
+/* Makes room for creatures and rules that arrived since the last call. */
+bool combat_sync(struct vm *v);
+
+/* The transcript (log.c): a line of play, or a detail shown by explain. */
+void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line of play of any length (what the rules print). */
+void combat_say_line(struct vm *v, const char *line);
+/* A line of play for the players' view alone, said with a hidden one: what
+   they may know of it (the order without the creatures hidden from them). */
+void combat_say_for_players(struct vm *v, const char *line);
+/* Output that is not play, of any length (show): printed, not logged. */
+void combat_print_line(struct vm *v, const char *line);
+void combat_note(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Output that is not play (show, explain): printed, not logged. */
+void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void combat_flush_roll(struct vm *v);
+/* A check's line, printed once its comparison (if any) completes it. */
+void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
+/* The line of an action: explain starts from the last one. */
+void combat_say_action(struct vm *v, const char *line);
+void combat_explain(struct vm *v);
+void combat_show_log(struct vm *v);
+/* Whether log line i tells something hidden: it did when it was said, or
+   it names what is hidden now. */
+bool combat_log_hidden(const struct vm *v, int i);
+/* What the rules print in a quiet run: printed (marked if hidden), not kept. */
+void combat_output(struct vm *v, const char *line);
+/* A line built piece by piece, said (logged) or printed: a piece that would
+   not fit ends the line there and starts the next, indented, so that a long
+   list (of creatures, say) is never cut off. */
+typedef struct combat_line {
+    bool say; /* combat_say, else combat_print */
+    size_t len;
+    char text[1000];
+} combat_line;
+void combat_line_add(struct vm *v, combat_line *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void combat_line_end(struct vm *v, combat_line *l);
+/* `§ "Section"` of a declaration, or "" */
+const char *combat_cite(struct vm *v, const origin *o, char *buf, size_t cap);
+
+/* Encounter (encounter.c). */
+bool encounter_begin(struct vm *v, span at);
+bool encounter_end(struct vm *v, span at);
+bool encounter_next(struct vm *v, span at);
+bool encounter_end_span(struct vm *v, int kind, span at); /* scene, quest, arc: 1..3 */
+bool encounter_delay(struct vm *v, span at);
+bool encounter_resume(struct vm *v, int c, span at);
+/* `remove NAME`: c leaves play for good, its effects, holds, relations,
+   engagement and place on the map ended; in an encounter it leaves the
+   order, the turn passing on if it was its own, and the encounter ends if
+   it is over without it. */
+bool encounter_remove(struct vm *v, int c, span at);
+bool encounter_fight(struct vm *v, int rounds, span at);
+/* c plays its turn by its tactic. */
+bool encounter_play_tactic(struct vm *v, int c, span at);
+/* Is c out of the fight? */
+bool encounter_out(struct vm *v, int c, bool *out, span at);
+/* Does c still stand for its side (`stands when`, else not out)? */
+bool encounter_stands(struct vm *v, int c, bool *stands, span at);
+/* The creature whose turn it is (or any member of the acting side), -1. */
+int encounter_acting(const struct vm *v);
+/* The phase under way is one of turns (not of steps, not open). */
+bool encounter_in_turns_phase(struct vm *v);
+bool encounter_is_turn_of(const struct vm *v, int c);
+/* Checks `ends when`; ends the encounter if it holds. */
+bool encounter_check_over(struct vm *v, span at);
+/* The position key of the current moment in the round. */
+int64_t encounter_now_key(const struct vm *v);
+bool encounter_reorder(struct vm *v, int c, bool after, int other, bool forfeit, span at);
+bool encounter_roll_initiative(struct vm *v, const value *given, int ngiven, span at);
+/* Has c an entry of its own in the order (not only its side's)? */
+bool encounter_has_place(const struct vm *v, int c);
+/* c's own entry in the order, or -1. */
+int encounter_index_of(const struct vm *v, int c);
+bool encounter_start_rounds(struct vm *v, span at);
+
+/* Initiative (initiative.c). */
+bool initiative_roll(struct vm *v, const value *given, int ngiven, span at);
+void initiative_show(struct vm *v);
+/* Does e's creature wait (delay)? Shown after the others: it has no place
+   until it resumes. */
+bool initiative_waiting(const struct vm *v, const entry *e);
+/* The entries of the order as play goes, first those that do not wait,
+   then those that do: `for (int row = 0, i; (i = initiative_each(v, &row))
+   >= 0;)` visits each entry's index once; -1 after the last. */
+int initiative_each(const struct vm *v, int *row);
+/* How e's place is shown: its score while the score places it; else none,
+   and a note (`moved; rolled 21`, `delaying; rolled 21`, `no roll yet`). */
+void initiative_entry_text(struct vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap);
+/* `roll initiative NAME [N], ...` once the order is rolled: each creature
+   named that has no place of its own yet (it joined later) rolls, or takes
+   the number given, and is put where the rules' order puts it. */
+bool initiative_place(struct vm *v, const value *given, int ngiven, span at);
+/* Puts e at index `to` of the order, its key between its neighbours'. */
+bool encounter_insert_entry(struct vm *v, entry e, int to, span at);
+
+/* Ledger (ledger.c). */
+typedef struct refusal {
+    char why[256];
+    origin rule;
+    bool missing; /* for want of an argument the action needs */
+} refusal;
+/* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
+   With pay, pays it. Fills *why when it cannot. */
+bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why);
+int ledger_spent(struct vm *v, int c, int slot);
+int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
+bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
+/* A creature's turn starts: debts become this turn's uses, locks lapse. */
+void ledger_turn_start(struct vm *v, int c);
+/* An encounter begins: the turns of the last one, and what they owe or were
+   charged, are over. */
+void ledger_encounter_start(struct vm *v, int c);
+bool ledger_show(struct vm *v, int c);
+uint32_t ledger_epoch(const struct vm *v, int c, period per);
+
+/* Effects (effects.c). */
+bool effects_apply(struct vm *v, int c, int cond, value lasts, int source, span at, bool *applied);
+bool effects_remove(struct vm *v, int c, int cond, span at, bool *removed);
+bool effects_has(struct vm *v, int c, int cond, bool *has, span at);
+bool effects_tick(struct vm *v, queue_kind q, int anchor, span at);
+/* Ends what is due at or before this moment: round, phase (INT32_MAX: the
+   end of the round) and initiative position. */
+bool effects_tick_position(struct vm *v, int round, int phase, int64_t key, span at);
+bool effects_end_encounter(struct vm *v, span at);
+/* A stat with every modifier of c's conditions. */
+bool effects_stat(struct vm *v, int c, int stat_decl, value base, value *out, span at);
+/* effect_index.c: the conditions that may bear on a stat, a check, or on
+   what a creature may do or be targeted by, with those implying them.
+   *none is set when no such condition is on c (applied, or holding by its
+   own formula): then nothing needs to look at c's effects. */
+typedef enum { BEARS_STAT, BEARS_CHECK, BEARS_FORBIDS } bears_kind;
+bool effects_none_bear(struct vm *v, int c, bears_kind kind, int index, bool *none, span at);
+void effect_index_free(combat *cb);
+/* Whether condition cond holds on c by its own `holds when` formula. */
+bool effects_holds_by_itself(struct vm *v, int c, int cond, bool *yes, span at);
+/* The modifier terms a check gets for its participants (checks.c). */
+bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites,
+                        int *n, int max, span at);
+bool effects_forbids(struct vm *v, int c, int action, refusal *why, span at);
+bool effects_protects(struct vm *v, int target, int action, int actor, refusal *why, span at);
+/* Does a condition of c forbid it reactions of this kind (a word id)? */
+bool effects_forbids_kind(struct vm *v, int c, int kind, refusal *why, span at);
+bool effects_cooldown(struct vm *v, int c, int action, value lasts, span at);
+bool effects_on_cooldown(struct vm *v, int c, int action);
+/* A held action waits as an effect, so it lapses like one. */
+bool effects_hold(struct vm *v, int c, int hold_index, value lasts, span at);
+/* The held action was taken: its timer goes, silently. */
+void effects_drop_hold(struct vm *v, int c, int hold_index);
+bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, bool *done);
+bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
+bool effects_related(struct vm *v, int rel, int a, int b);
+bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
+/* c's effects, oldest first, added to a line: `before` ahead of the first,
+   ", " between them. */
+void effects_show(struct vm *v, int c, combat_line *line, const char *before);
+/* The same, then every condition c is in without an effect of its own
+   (section 7.8), with what makes it hold: `flat_footed (until its first
+   turn)` (its `why`), `exposed (from unconscious)`. Read without asking
+   or changing anything (vm_peek_begin). */
+void effects_show_held(struct vm *v, int c, combat_line *line, const char *before);
+/* Each effect on c, oldest first: its kind ("condition", "cooldown",
+   "relation", "hold"), name, partner (a relation's, or NULL) and what is
+   left of it, as show prints it. */
+typedef void (*effects_each_fn)(void *user, const char *kind, const char *name, const char *partner, const char *lasts);
+void effects_each(struct vm *v, int c, effects_each_fn fn, void *user);
+/* Ends every effect on c, and every relation with c (it leaves play). */
+bool effects_clear(struct vm *v, int c, span at);
+
+/* Events (events.c). */
+bool events_emit(struct vm *v, int event, const value *args, int nargs, span at);
+bool rulings_ask(struct vm *v, int ruling, int self, value *out, span at);
+/* Keeps the GM's answer for a creature (its side, for a ruling asked per
+ * side), or with creature -1 for all not answered on their own. */
+bool rulings_answer(struct vm *v, int ruling, value answer, int creature, span at);
+void rulings_end_encounter(struct vm *v);
+
+/* Actions (act.c). */
+/* held: a held action, taken when its event comes, off the creature's turn. */
+bool act_take(struct vm *v, int actor, int action, const value *args, int nargs, bool held, bool *allowed, span at);
+bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at);
+
+/* Checks (checks.c). */
+bool checks_roll(struct vm *v, int check, const value *args, int nargs, value *out, span at);
+bool checks_compare(struct vm *v, value roll, int cmp, value target, int label, bool *result, span at);
+
+/* Grid (grid.c). */
+bool grid_place(struct vm *v, int c, int32_t x, int32_t y, span at);
+bool grid_wall(struct vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint8_t flag, span at);
+bool grid_distance(struct vm *v, value a, value b, value *out, span at);
+bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
+bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
+bool grid_cover(struct vm *v, int a, int b, int *level, span at);
+bool grid_sees(struct vm *v, int a, int b);
+bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
+bool grid_push(struct vm *v, int c, int from, value distance, value *moved, span at);
+bool grid_show(struct vm *v, span at);
+bool grid_adjacent(struct vm *v, int a, int b);
+/* Is the square x (or a square of creature x's footprint) a wall? */
+bool grid_blocked(struct vm *v, value x, bool *out, span at);
+
+/* Hidden information (hidden.c). A line that tells something hidden
+   from the players is printed with this mark before it. */
+#define COMBAT_HIDDEN_MARK "(gm) "
+/* Does the line tell something hidden? A line of play (of_play: not a
+   display) does too when it is said in a hidden creature's action or turn. */
+bool hidden_line(const struct vm *v, const char *text, bool of_play);
+/* Is this stat of c kept from the players (`hide NAME STAT`)? */
+bool hidden_stat(const struct vm *v, int c, int decl_index);
+/* A creature comes into play, hidden or not. */
+void hidden_spawn(struct vm *v, int c, bool hidden);
+/* `hide`/`reveal`: c whole (nstats 0), or these stats of it (decl indices). */
+bool hidden_set(struct vm *v, int c, bool hide, const value *stats, int nstats, span at);
+
+/* Zones (zones.c). */
+/* A zone, or more about one: neighbours and traits add to what it has. */
+bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits,
+                   span at);
+/* Zones between two zones through neighbours: 0 for the same zone, 1000
+   when no chain joins them, -1 when either is not a zone. */
+int zones_between(const struct vm *v, int za, int zb);
+/* Does c's zone have this trait or feature? */
+bool zones_has_trait(struct vm *v, int c, int trait);
+bool zones_place(struct vm *v, int c, int zone, span at);
+bool zones_join(struct vm *v, int c, int group, span at);
+bool zones_separate(struct vm *v, int c, span at);
+bool zones_engage(struct vm *v, int a, int b, span at);
+bool zones_disengage(struct vm *v, int c, span at);
+bool zones_range_between(struct vm *v, int a, int b, int *range, span at);
+bool zones_defend(struct vm *v, int c, bool *ok, span at);
+void zones_show(struct vm *v);
+
+#endif

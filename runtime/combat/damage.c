@@ -1,0 +1,112 @@
+/* damage: the GM's `damage NAME N [KIND]` and `heal NAME N`. What damage
+ * and healing are is the rules' to say: a resource declares the procedure
+ * each command calls (`damage by PROC [kinds ...]`, `heal by PROC`), so
+ * that the rules' thresholds, unconsciousness, death and wounds follow as
+ * they do in play. The command then echoes the resource as the tracker
+ * shows it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/core/commands.h"
+#include "runtime/core/vm.h"
+
+const r_resource *rules_damage_resource(const program *p, bool heal)
+{
+    const rules *r = p->rules;
+    for (int i = r->nresources; i-- > 0;) {
+        const r_resource *res = &r->resources[i];
+        if ((heal ? res->heal_by : res->damage_by) < 0)
+            continue;
+        /* only the declaration that stands: an override without the clause
+           takes it away */
+        const decl *d = &p->decls[res->stat];
+        if (program_find_decl(p, DK_RESOURCE, d->name) == d)
+            return res;
+    }
+    return NULL;
+}
+
+int rules_damage_kind(const r_resource *res, int word)
+{
+    for (int i = 0; i < res->nkinds; i++)
+        if (res->kinds[i] == word)
+            return i;
+    return -1;
+}
+
+/* The procedure the clause names, as it stands, with the arguments it must
+   take; NULL (and an error) when it is none. */
+static const decl *damage_procedure(vm *v, const r_resource *res, bool heal, span at)
+{
+    int name = heal ? res->heal_by : res->damage_by;
+    const char *resource = program_string(v->p, v->p->decls[res->stat].name);
+    const char *clause = heal ? "heal" : "damage";
+    const decl *d = program_find_decl(v->p, DK_PROCEDURE, name);
+    if (d)
+        d = &v->p->decls[v->decl_info[program_decl_index(v->p, d)].latest];
+    if (!d || d->body < 0) {
+        vm_error(v, at, "resource %s says '%s by %s', but no procedure %s is declared", resource, clause,
+                 program_string(v->p, name), program_string(v->p, name));
+        return NULL;
+    }
+    int want = 2 + (!heal && res->nkinds > 0);
+    if (d->nparams != want) {
+        vm_error(v, at, "resource %s says '%s by %s': %s must take %d arguments (the creature, the amount%s), not %d",
+                 resource, clause, program_string(v->p, name), program_string(v->p, name), want,
+                 want == 3 ? ", the kind" : "", d->nparams);
+        return NULL;
+    }
+    return d;
+}
+
+bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
+{
+    const r_resource *res = rules_damage_resource(v->p, heal);
+    if (!res)
+        return vm_error(v, at, "these rules say nothing of %s", heal ? "healing" : "damage");
+    if (args[0].type != V_CREATURE)
+        return vm_error(v, at, "expected a creature, not %s", value_type_name(args[0].type));
+    int c = (int)args[0].num;
+    if (args[1].type != V_INT || args[1].aux != 1 || args[1].num < 0)
+        return vm_error(v, at, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
+    int stat = res->stat;
+    const decl *d = damage_procedure(v, res, heal, at);
+    if (!d)
+        return false;
+    value call[3] = {args[0], args[1], value_nil()};
+    int n = 2;
+    if (!heal && res->nkinds > 0) {
+        int kind = argc > 2 && args[2].type == V_WORD ? (int)args[2].num : res->kinds[0];
+        if (rules_damage_kind(res, kind) < 0)
+            return vm_error(v, at, "these rules know no damage of kind '%s'", program_string(v->p, kind));
+        call[n++] = value_ref(V_WORD, HOME_PROGRAM, kind);
+    }
+    /* the tracker's other columns, to say those the command changed */
+    const r_encounter *enc = &v->r->encounter;
+    char before[8][64];
+    for (int k = 0; k < enc->ntrack; k++) {
+        play_stat_text(v, c, enc->track[k], before[k], sizeof before[k]);
+        if (v->failed)
+            return false;
+    }
+    value out;
+    if (!vm_call(v, d->body, -1, call, n, &out))
+        return false;
+    /* the resource as the tracker shows it, then what else changed */
+    char line[640];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s ", v->creatures[c].name,
+                                  program_string(v->p, v->p->decls[stat].name));
+    if (len < sizeof line)
+        len += play_stat_text(v, c, stat, line + len, sizeof line - len);
+    for (int k = 0; k < enc->ntrack && len < sizeof line; k++) {
+        char now[64];
+        play_stat_text(v, c, enc->track[k], now, sizeof now);
+        if (enc->track[k] != stat && strcmp(now, before[k]) != 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, ", %s %s",
+                                    program_string(v->p, v->p->decls[enc->track[k]].name), now);
+    }
+    if (v->failed)
+        return false;
+    combat_say(v, "%s", line);
+    return true;
+}

@@ -1,0 +1,1147 @@
+/* grid: a square grid. Squares are blocked (walls, obstacles) or
+ * difficult; creatures stand in squares and may fill several. Distance
+ * follows the rules' diagonal step (1, 1.5 or alternating 1 and 2), line
+ * of sight runs from any point of one creature's square to any point of
+ * the other's without passing through a blocked square, and cover counts
+ * the target's corners the attacker can see: some hidden is half cover,
+ * all hidden (with sight still) is full cover. Movement follows a path
+ * square by square and says so for every square left and entered, and for
+ * every creature whose threatened square is left, so leaving a threatened
+ * square can provoke. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/vm.h"
+
+/* --- squares ------------------------------------------------------------------ */
+
+static uint32_t hash_xy(int32_t x, int32_t y)
+{
+    uint64_t h = (uint64_t)(uint32_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)y * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(h >> 32);
+}
+
+static int cell_find(const combat *cb, int32_t x, int32_t y)
+{
+    if (!cb->cell_index_cap)
+        return -1;
+    uint32_t mask = (uint32_t)cb->cell_index_cap - 1;
+    for (uint32_t i = hash_xy(x, y) & mask;; i = (i + 1) & mask) {
+        int32_t k = cb->cell_index[i];
+        if (k < 0)
+            return -1;
+        if (cb->cells[k].x == x && cb->cells[k].y == y)
+            return k;
+    }
+}
+
+static uint8_t flags_at(const vm *v, int32_t x, int32_t y)
+{
+    int k = cell_find(&v->cb, x, y);
+    return k < 0 ? 0 : v->cb.cells[k].flags;
+}
+
+static bool rehash_cells(combat *cb, int cap)
+{
+    int32_t *idx = mem_alloc((size_t)cap * sizeof(int32_t));
+    if (!idx)
+        return false;
+    for (int i = 0; i < cap; i++)
+        idx[i] = -1;
+    uint32_t mask = (uint32_t)cap - 1;
+    for (int k = 0; k < cb->ncells; k++) {
+        uint32_t i = hash_xy(cb->cells[k].x, cb->cells[k].y) & mask;
+        while (idx[i] >= 0)
+            i = (i + 1) & mask;
+        idx[i] = k;
+    }
+    if (cb->cell_index)
+        mem_free(cb->cell_index, (size_t)cb->cell_index_cap * sizeof(int32_t));
+    cb->cell_index = idx;
+    cb->cell_index_cap = cap;
+    return true;
+}
+
+static bool set_flag(vm *v, int32_t x, int32_t y, uint8_t flag, span at)
+{
+    combat *cb = &v->cb;
+    int k = cell_find(cb, x, y);
+    if (k >= 0) {
+        cb->cells[k].flags |= flag;
+        return true;
+    }
+    if (cb->ncells >= 1000000)
+        return vm_error(v, at, "too many marked squares (limit is 1000000)");
+    size_t cap = (size_t)cb->cells_cap;
+    cell_flags *g = mem_grow(cb->cells, sizeof(cell_flags), &cap, (size_t)cb->ncells + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory");
+    cb->cells = g;
+    cb->cells_cap = (int)cap;
+    cb->cells[cb->ncells++] = (cell_flags){x, y, flag};
+    if ((cb->ncells + 1) * 2 > cb->cell_index_cap &&
+        !rehash_cells(cb, cb->cell_index_cap ? cb->cell_index_cap * 2 : 64))
+        return vm_error(v, at, "out of memory");
+    uint32_t mask = (uint32_t)cb->cell_index_cap - 1;
+    uint32_t i = hash_xy(x, y) & mask;
+    while (cb->cell_index[i] >= 0)
+        i = (i + 1) & mask;
+    cb->cell_index[i] = cb->ncells - 1;
+    return true;
+}
+
+bool grid_wall(vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint8_t flag, span at)
+{
+    int32_t lx = x0 < x1 ? x0 : x1, hx = x0 < x1 ? x1 : x0;
+    int32_t ly = y0 < y1 ? y0 : y1, hy = y0 < y1 ? y1 : y0;
+    if ((int64_t)(hx - lx + 1) * (hy - ly + 1) > 100000)
+        return vm_error(v, at, "too many squares at once (limit is 100000)");
+    for (int32_t x = lx; x <= hx; x++)
+        for (int32_t y = ly; y <= hy; y++)
+            if (!set_flag(v, x, y, flag, at))
+                return false;
+    return true;
+}
+
+/* --- who stands where ------------------------------------------------------------ */
+
+static int32_t size_of(vm *v, int c)
+{
+    const rexpr *e = &v->r->space.occupies;
+    if (!rexpr_present(e))
+        return 1;
+    value n;
+    if (e->kind == REXPR_CONST)
+        n = e->v;
+    else if (!vm_call(v, e->chunk, c, NULL, 0, &n))
+        return -1;
+    if (!value_is_number(n))
+        return 1;
+    int64_t k = value_floor(value_as_frac(n));
+    return k < 1 ? 1 : k > 16 ? 16 : (int32_t)k;
+}
+
+/* Whether others may enter and end a move in c's square (`share when`). */
+static bool shares_square(vm *v, int c)
+{
+    const rexpr *e = &v->r->space.share;
+    if (!rexpr_present(e))
+        return false;
+    value b;
+    if (e->kind == REXPR_CONST)
+        b = e->v;
+    else if (!vm_call(v, e->chunk, c, NULL, 0, &b))
+        return false;
+    return value_truthy(b);
+}
+
+/* The creature standing in (x, y), other than `except`, or -1; with
+   `sharing`, only one whose square others may not share. */
+static int occupant_in(vm *v, int32_t x, int32_t y, int except, bool sharing)
+{
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        const creature *cr = &v->creatures[c];
+        if ((int)c == except || !cr->placed || !vm_present(v, (int)c))
+            continue;
+        int32_t s = size_of(v, (int)c);
+        if (x >= cr->x && x < cr->x + s && y >= cr->y && y < cr->y + s && !(sharing && shares_square(v, (int)c)))
+            return (int)c;
+    }
+    return -1;
+}
+
+/* The creature standing in (x, y), other than `except`, or -1. */
+static int standing_in(vm *v, int32_t x, int32_t y, int except)
+{
+    return occupant_in(v, x, y, except, false);
+}
+
+/* The creature in (x, y), other than `except`, that keeps others out of its
+   square, or -1. */
+static int blocking_in(vm *v, int32_t x, int32_t y, int except)
+{
+    return occupant_in(v, x, y, except, true);
+}
+
+bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
+{
+    if (v->r->space.kind == SPACE_ZONES)
+        return vm_error(v, at, "these rules use zones, not a grid: place NAME in ZONE");
+    if (flags_at(v, x, y) & CELL_BLOCKED) {
+        char sq[32];
+        square_format(x, y, sq, sizeof sq);
+        return vm_error(v, at, "%s is blocked", sq);
+    }
+    int other = blocking_in(v, x, y, c);
+    if (other >= 0) {
+        char sq[32];
+        square_format(x, y, sq, sizeof sq);
+        return vm_error(v, at, "%s already stands in %s", v->creatures[other].name, sq);
+    }
+    creature *cr = &v->creatures[c];
+    cr->placed = true;
+    cr->x = x;
+    cr->y = y;
+    return true;
+}
+
+/* --- distance -------------------------------------------------------------------------- */
+
+/* The gap in squares between two footprints along one axis. */
+static int32_t gap(int32_t a, int32_t sa, int32_t b, int32_t sb)
+{
+    if (a + sa <= b)
+        return b - (a + sa) + 1;
+    if (b + sb <= a)
+        return a - (b + sb) + 1;
+    return 0;
+}
+
+/* Squares walked for dx, dy by the rules' diagonal step, as a fraction.
+   The grid's coordinates (at most 100000 and a footprint) and a diagonal
+   of at most 10 squares keep it within 64 bits, checked all the same. */
+static bool squares_for(vm *v, int64_t dx, int64_t dy, value *out, span at)
+{
+    const r_space *sp = &v->r->space;
+    int64_t diag = dx < dy ? dx : dy, straight = (dx > dy ? dx : dy) - diag;
+    __int128 num = sp->diag_alternate ? (__int128)straight + diag + diag / 2
+                                      : (__int128)straight * sp->diag_den + (__int128)diag * sp->diag_num;
+    int64_t den = sp->diag_alternate ? 1 : sp->diag_den;
+    if (num > INT64_MAX || rat_make((int64_t)num, den, V_FRAC, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
+}
+
+static value square_side(const vm *v)
+{
+    const r_space *sp = &v->r->space;
+    if (sp->kind == SPACE_GRID && sp->square.type == V_DIST)
+        return sp->square;
+    value five;
+    rat_make(5, 1, V_DIST, &five);
+    return five;
+}
+
+static bool to_feet(vm *v, value squares, value *out, span at)
+{
+    if (rat_mul(square_side(v), squares, V_DIST, out) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
+}
+
+static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, span at)
+{
+    if (x.type == V_SQUARE) {
+        *px = x.aux;
+        *py = (int32_t)x.num;
+        *size = 1;
+        return true;
+    }
+    if (x.type != V_CREATURE)
+        return vm_error(v, at, "expected a creature or a square, not %s", value_type_name(x.type));
+    const creature *cr = &v->creatures[x.num];
+    if (!cr->placed)
+        return vm_error(v, at, "%s is not on the map (place %s at SQUARE)", cr->name, cr->name);
+    *px = cr->x;
+    *py = cr->y;
+    *size = size_of(v, (int)x.num);
+    return *size > 0;
+}
+
+/* Distance for reach and ranges: an adjacent square is always one step. */
+static bool reach_squares(vm *v, int64_t dx, int64_t dy, value *out, span at)
+{
+    if (dx <= 1 && dy <= 1) {
+        *out = value_int(dx || dy ? 1 : 0);
+        return true;
+    }
+    /* the first diagonal step counts one; the rest by the rule */
+    if (dx >= 1 && dy >= 1) {
+        value rest;
+        if (!squares_for(v, dx - 1, dy - 1, &rest, at))
+            return false;
+        if (rat_add(rest, value_int(1), V_FRAC, out, 1) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        return true;
+    }
+    return squares_for(v, dx, dy, out, at);
+}
+
+bool grid_distance(vm *v, value a, value b, value *out, span at)
+{
+    int32_t ax = 0, ay = 0, as = 0, bx = 0, by = 0, bs = 0;
+    if (!position(v, a, &ax, &ay, &as, at) || !position(v, b, &bx, &by, &bs, at))
+        return false;
+    int64_t dx = gap(ax, as, bx, bs), dy = gap(ay, as, by, bs);
+    value squares;
+    return squares_for(v, dx, dy, &squares, at) && to_feet(v, squares, out, at);
+}
+
+bool grid_blocked(vm *v, value x, bool *out, span at)
+{
+    int32_t px, py, size;
+    if (!position(v, x, &px, &py, &size, at))
+        return false;
+    *out = false;
+    for (int32_t dx = 0; dx < size && !*out; dx++)
+        for (int32_t dy = 0; dy < size && !*out; dy++)
+            if (flags_at(v, px + dx, py + dy) & CELL_BLOCKED)
+                *out = true;
+    return true;
+}
+
+bool grid_adjacent(vm *v, int a, int b)
+{
+    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    if (!ca->placed || !cb_->placed)
+        return false;
+    int32_t sa = size_of(v, a), sb = size_of(v, b);
+    return gap(ca->x, sa, cb_->x, sb) <= 1 && gap(ca->y, sa, cb_->y, sb) <= 1;
+}
+
+static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, span at)
+{
+    const r_range *rg = &v->r->ranges[range];
+    const decl *d = &v->p->decls[rg->decl];
+    *corners_out = false;
+    if (d->value < 0)
+        return vm_error(v, at, "range %s has no distance; it is decided by zones", program_string(v->p, rg->name));
+    if (!vm_call(v, d->value, c, NULL, 0, out))
+        return false;
+    if (out->type != V_DIST)
+        return vm_error(v, at, "range %s is %s, not a distance", program_string(v->p, rg->name),
+                        value_type_name(out->type));
+    if (rexpr_present(&rg->no_corners)) {
+        value x;
+        if (rg->no_corners.kind == REXPR_CONST)
+            x = rg->no_corners.v;
+        else if (!vm_call(v, rg->no_corners.chunk, c, NULL, 0, &x))
+            return false;
+        *corners_out = value_truthy(x);
+    }
+    return true;
+}
+
+/* Is the square (x, y) within creature c's range? */
+static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y, bool *in, span at)
+{
+    const creature *cr = &v->creatures[c];
+    int32_t s = size_of(v, c);
+    int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
+    value squares, away;
+    *in = false;
+    if (!reach_squares(v, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
+        return false;
+    if (rat_cmp(away, reach) > 0)
+        return true;
+    if (no_corners && dx == dy && dx > 1) {
+        /* the corners of the outer ring: the reach in squares */
+        value side = square_side(v), ring;
+        if (rat_div(reach, side, V_FRAC, &ring) != ARITH_OK)
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        if (dx >= value_floor(ring))
+            return true;
+    }
+    *in = true;
+    return true;
+}
+
+bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
+{
+    *ok = false;
+    const r_range *rg = &v->r->ranges[range];
+    if (rg->ordinal || v->r->space.kind == SPACE_ZONES) {
+        int between;
+        if (!zones_range_between(v, a, b, &between, at))
+            return false;
+        /* a range reaches every shorter one: ranges are ordered as declared */
+        *ok = between >= 0 && between <= range;
+        return true;
+    }
+    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    if (!ca->placed || !cb_->placed) {
+        *ok = true; /* not on a map: the GM judges distance */
+        return true;
+    }
+    value reach;
+    bool no_corners;
+    if (!range_of(v, a, range, &reach, &no_corners, at))
+        return false;
+    int32_t sb = size_of(v, b);
+    for (int32_t x = cb_->x; x < cb_->x + sb && !*ok; x++)
+        for (int32_t y = cb_->y; y < cb_->y + sb && !*ok; y++)
+            if (!square_within(v, a, reach, no_corners, x, y, ok, at))
+                return false;
+    return true;
+}
+
+/* The squares a creature threatens: those within its reach. */
+static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span at)
+{
+    *ok = false;
+    const r_space *sp = &v->r->space;
+    const creature *ca = &v->creatures[a];
+    if (!ca->placed || !vm_present(v, a))
+        return true;
+    bool out;
+    if (!encounter_out(v, a, &out, at))
+        return false;
+    if (out)
+        return true;
+    value reach;
+    bool no_corners = false;
+    if (sp->reach_range >= 0) {
+        if (!range_of(v, a, sp->reach_range, &reach, &no_corners, at))
+            return false;
+    } else {
+        reach = square_side(v);
+    }
+    int32_t s = size_of(v, a);
+    if (x >= ca->x && x < ca->x + s && y >= ca->y && y < ca->y + s)
+        return true; /* one's own square */
+    return square_within(v, a, reach, no_corners, x, y, ok, at);
+}
+
+bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
+{
+    int32_t x, y, s;
+    if (!position(v, target, &x, &y, &s, at))
+        return false;
+    *ok = false;
+    for (int32_t i = x; i < x + s && !*ok; i++)
+        for (int32_t j = y; j < y + s && !*ok; j++)
+            if (!threatens_square(v, a, i, j, ok, at))
+                return false;
+    return true;
+}
+
+/* --- sight and cover ---------------------------------------------------------------------- */
+
+/* Does the segment from (x0, y0) to (x1, y1), in half-square units, touch
+   square (cx, cy) anywhere but at its own two ends? Walls are solid: a line
+   along a wall's edge, or through its corner, is blocked. Liang-Barsky,
+   exact in integers, on the closed square. */
+static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, int32_t cy)
+{
+    int64_t lo_x = 2 * (int64_t)cx, hi_x = lo_x + 2, lo_y = 2 * (int64_t)cy, hi_y = lo_y + 2;
+    int64_t dx = x1 - x0, dy = y1 - y0;
+    int64_t p[4] = {-dx, dx, -dy, dy};
+    int64_t q[4] = {x0 - lo_x, hi_x - x0, y0 - lo_y, hi_y - y0};
+    /* t0 = n0/d0, t1 = n1/d1 with positive denominators */
+    int64_t n0 = 0, d0 = 1, n1 = 1, d1 = 1;
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false; /* parallel and outside this side */
+            continue;
+        }
+        int64_t n = q[i], d = p[i];
+        if (d < 0) {
+            n = -n;
+            d = -d;
+        }
+        if (p[i] < 0) { /* entering: t >= n/d */
+            if (n * d0 > n0 * d)
+                n0 = n, d0 = d;
+        } else { /* leaving: t <= n/d */
+            if (n * d1 < n1 * d)
+                n1 = n, d1 = d;
+        }
+    }
+    if (n0 * d1 > n1 * d0)
+        return false; /* misses the square */
+    /* touching only at one of its own ends does not block */
+    bool only_start = n1 == 0; /* t1 == 0 */
+    bool only_end = n0 == d0;  /* t0 == 1 */
+    return !only_start && !only_end;
+}
+
+static bool segment_clear(const vm *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+    const combat *cb = &v->cb;
+    int64_t lx = (x0 < x1 ? x0 : x1) / 2 - 1, hx = (x0 > x1 ? x0 : x1) / 2 + 1;
+    int64_t ly = (y0 < y1 ? y0 : y1) / 2 - 1, hy = (y0 > y1 ? y0 : y1) / 2 + 1;
+    for (int k = 0; k < cb->ncells; k++) {
+        const cell_flags *cf = &cb->cells[k];
+        if (!(cf->flags & CELL_BLOCKED) || cf->x < lx || cf->x > hx || cf->y < ly || cf->y > hy)
+            continue;
+        if (crosses(x0, y0, x1, y1, cf->x, cf->y))
+            return false;
+    }
+    return true;
+}
+
+/* The points of a footprint that sight runs from and to: its corners and
+   its centre, in half-square units. */
+static int points(const creature *c, int32_t s, int64_t *px, int64_t *py)
+{
+    int n = 0;
+    int64_t x = 2 * (int64_t)c->x, y = 2 * (int64_t)c->y, w = 2 * (int64_t)s;
+    int64_t xs[2] = {x, x + w}, ys[2] = {y, y + w};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            px[n] = xs[i];
+            py[n++] = ys[j];
+        }
+    px[n] = x + s;
+    py[n++] = y + s;
+    return n;
+}
+
+bool grid_sees(vm *v, int a, int b)
+{
+    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    if (!ca->placed || !cb_->placed)
+        return true;
+    int64_t ax[5], ay[5], bx[5], by[5];
+    int na = points(ca, size_of(v, a), ax, ay), nb = points(cb_, size_of(v, b), bx, by);
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            if (segment_clear(v, ax[i], ay[i], bx[j], by[j]))
+                return true;
+    return false;
+}
+
+/* 0 none, 1 half, 2 full; -1 no line of sight at all. */
+bool grid_cover(vm *v, int a, int b, int *level, span at)
+{
+    (void)at;
+    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    *level = 0;
+    if (!ca->placed || !cb_->placed)
+        return true;
+    if (!grid_sees(v, a, b)) {
+        *level = -1;
+        return true;
+    }
+    int64_t ax[5], ay[5], bx[5], by[5];
+    int na = points(ca, size_of(v, a), ax, ay);
+    points(cb_, size_of(v, b), bx, by);
+    int seen = 0;
+    for (int j = 0; j < 4; j++) { /* the target's corners */
+        bool ok = false;
+        for (int i = 0; i < na && !ok; i++)
+            ok = segment_clear(v, ax[i], ay[i], bx[j], by[j]);
+        seen += ok;
+    }
+    *level = seen == 4 ? 0 : seen == 0 ? 2 : 1;
+    return true;
+}
+
+/* --- movement ------------------------------------------------------------------------------ */
+
+typedef struct node_ {
+    int32_t x, y;
+    int64_t cost; /* in half squares (alternate diagonals need the halves) */
+    int32_t prev;
+    uint8_t parity; /* diagonals so far, mod 2 (alternate rule) */
+} pnode;
+
+/* The cost of one step, in units of 1/(2*den) square. */
+static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, uint8_t parity, int64_t unit)
+{
+    const r_space *sp = &v->r->space;
+    int64_t c;
+    if (dx && dy) {
+        if (sp->diag_alternate)
+            c = parity ? 2 * unit : unit;
+        else /* unit is 2 * diag_den: the step is 2 * diag_num units (2 * 10^13 at most) */
+            c = 2 * sp->diag_num;
+    } else {
+        c = unit;
+    }
+    if (flags_at(v, fx, fy) & CELL_DIFFICULT)
+        c *= sp->difficult > 0 ? sp->difficult : 2;
+    return c;
+}
+
+static bool enemies_of(const vm *v, int a, int b)
+{
+    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    return sa < 0 || sb < 0 || sa != sb;
+}
+
+/* The squared straight-line distance from a search state's square to the
+   goal, capped, to order squares of equal cost. */
+static int64_t straightness(int32_t lx, int32_t ly, int64_t w, int32_t gx, int32_t gy, int state)
+{
+    int cell = state / 2;
+    int64_t dx = lx + cell % w - gx, dy = ly + cell / w - gy;
+    int64_t d = dx * dx + dy * dy;
+    return d < (1 << 24) ? d : (1 << 24) - 1;
+}
+
+/* A path on the grid: each square, and what it costs to get there. */
+typedef struct path_step {
+    int32_t x, y;
+    int64_t cost;
+} path_step;
+
+/* Dijkstra over squares in a box around both ends; the path (from the
+   start, excluding it) to the goal or, failing that, the square nearest
+   the goal that can be reached, in *path (the caller frees n + 1 steps).
+   Returns the number of squares, or -1. */
+static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, path_step **path, span at)
+{
+    const creature *cr = &v->creatures[c];
+    int32_t sx = cr->x, sy = cr->y;
+    int32_t margin = 12;
+    int32_t lx = (sx < gx ? sx : gx) - margin, hx = (sx > gx ? sx : gx) + margin;
+    int32_t ly = (sy < gy ? sy : gy) - margin, hy = (sy > gy ? sy : gy) + margin;
+    /* Squares are named from A1: there is nothing to the left or above. */
+    if (lx < 0)
+        lx = 0;
+    if (ly < 0)
+        ly = 0;
+    int64_t w = hx - lx + 1, h = hy - ly + 1;
+    if (w * h > 250000) {
+        vm_error(v, at, "too far to find a path (more than 250000 squares to search)");
+        return -1;
+    }
+    const r_space *sp = &v->r->space;
+    int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
+    int states = (int)(w * h * 2);
+    int64_t *best = mem_alloc((size_t)states * sizeof(int64_t));
+    int32_t *prev = mem_alloc((size_t)states * sizeof(int32_t));
+    uint8_t *done = MEM_NEW_ARRAY(uint8_t, (size_t)states);
+    if (!best || !prev || !done) {
+        if (best)
+            mem_free(best, (size_t)states * sizeof(int64_t));
+        if (prev)
+            mem_free(prev, (size_t)states * sizeof(int32_t));
+        if (done)
+            mem_free(done, (size_t)states);
+        vm_error(v, at, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < states; i++) {
+        best[i] = INT64_MAX;
+        prev[i] = -1;
+    }
+#define STATE(x, y, par) ((int)(((y)-ly) * w + ((x)-lx)) * 2 + (par))
+    int start = STATE(sx, sy, 0);
+    best[start] = 0;
+    int goal = -1;
+    /* the nearest square reached so far: by squares, then the cheapest,
+       then the most direct (compared in turn: a cost of a 12-place
+       diagonal has no room to be packed with the rest in 64 bits) */
+    int64_t nearest_d[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+    int nearest = start;
+    /* a binary heap of (cost, state) ordered by the cost, then, among
+       squares of equal cost, by the straight-line distance to the goal
+       (key), so that of equally short paths the most direct is taken;
+       stale entries are skipped */
+    typedef struct {
+        int64_t cost, key;
+        int state;
+    } open_t;
+#define OPEN_BEFORE(a_, b_) ((a_).cost < (b_).cost || ((a_).cost == (b_).cost && (a_).key < (b_).key))
+    size_t open_cap = 1024, nopen = 0;
+    open_t *open = mem_alloc(open_cap * sizeof(open_t));
+    if (!open) {
+        mem_free(best, (size_t)states * sizeof(int64_t));
+        mem_free(prev, (size_t)states * sizeof(int32_t));
+        mem_free(done, (size_t)states);
+        vm_error(v, at, "out of memory");
+        return -1;
+    }
+#define OPEN_PUSH(c_, s_)                                                                             \
+    do {                                                                                              \
+        if (nopen == open_cap) {                                                                      \
+            open_t *g_ = mem_realloc(open, open_cap * sizeof(open_t), 2 * open_cap * sizeof(open_t)); \
+            if (!g_)                                                                                  \
+                goto oom;                                                                             \
+            open = g_;                                                                                \
+            open_cap *= 2;                                                                            \
+        }                                                                                             \
+        size_t i_ = nopen++;                                                                          \
+        open_t e_ = {(c_), straightness(lx, ly, w, gx, gy, (s_)), (s_)};                              \
+        while (i_ > 0 && OPEN_BEFORE(e_, open[(i_ - 1) / 2])) {                                       \
+            open[i_] = open[(i_ - 1) / 2];                                                            \
+            i_ = (i_ - 1) / 2;                                                                        \
+        }                                                                                             \
+        open[i_] = e_;                                                                                \
+    } while (0)
+    OPEN_PUSH(0, start);
+    for (;;) {
+        int u = -1;
+        int64_t bu = INT64_MAX;
+        while (nopen > 0) {
+            open_t top = open[0], last = open[--nopen];
+            size_t i = 0;
+            for (;;) {
+                size_t l = 2 * i + 1, r = l + 1, m = i;
+                open_t mk = last;
+                if (l < nopen && OPEN_BEFORE(open[l], mk))
+                    m = l, mk = open[l];
+                if (r < nopen && OPEN_BEFORE(open[r], mk))
+                    m = r;
+                if (m == i)
+                    break;
+                open[i] = open[m];
+                i = m;
+            }
+            if (nopen > 0)
+                open[i] = last;
+            if (!done[top.state] && top.cost == best[top.state]) {
+                u = top.state;
+                bu = top.cost;
+                break;
+            }
+        }
+        if (u < 0)
+            break;
+        done[u] = 1;
+        int cell = u / 2;
+        int32_t ux = lx + (int32_t)(cell % w), uy = ly + (int32_t)(cell / w);
+        uint8_t par = (uint8_t)(u % 2);
+        bool free_here = u == start || blocking_in(v, ux, uy, c) < 0;
+        int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
+        bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
+        if (free_here) {
+            int64_t straight = dgx * dgx + dgy * dgy;
+            int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
+            if (d[0] < nearest_d[0] ||
+                (d[0] == nearest_d[0] && (d[1] < nearest_d[1] || (d[1] == nearest_d[1] && d[2] < nearest_d[2])))) {
+                memcpy(nearest_d, d, sizeof d);
+                nearest = u;
+            }
+            if (at_goal) {
+                goal = u;
+                break;
+            }
+        }
+        for (int dx = -1; dx <= 1; dx++)
+            for (int dy = -1; dy <= 1; dy++) {
+                if (!dx && !dy)
+                    continue;
+                int32_t nx = ux + dx, ny = uy + dy;
+                if (nx < lx || nx > hx || ny < ly || ny > hy)
+                    continue;
+                if (flags_at(v, nx, ny) & CELL_BLOCKED)
+                    continue;
+                int other = blocking_in(v, nx, ny, c);
+                if (other >= 0 && other != goal_c && enemies_of(v, c, other))
+                    continue; /* no passing through an enemy's square */
+                if (goal_c >= 0 && standing_in(v, nx, ny, c) == goal_c)
+                    continue;
+                uint8_t np = dx && dy ? (uint8_t)(par ^ 1) : par;
+                int s = STATE(nx, ny, np);
+                int64_t nc = bu + step_cost(v, ux, uy, dx, dy, par, unit);
+                if (nc < best[s]) {
+                    best[s] = nc;
+                    prev[s] = u;
+                    OPEN_PUSH(nc, s);
+                }
+            }
+    }
+#undef OPEN_PUSH
+#undef OPEN_BEFORE
+    int end = goal >= 0 ? goal : nearest;
+    int n = 0;
+    for (int s = end; s != start && s >= 0; s = prev[s])
+        n++;
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)n + 1);
+    if (!p)
+        goto oom;
+    /* from the end back: the path's squares in reverse */
+    int i = n;
+    for (int s = end; s != start && s >= 0; s = prev[s]) {
+        int cell = s / 2;
+        p[--i] = (path_step){lx + (int32_t)(cell % w), ly + (int32_t)(cell / w), best[s]};
+    }
+#undef STATE
+    mem_free(open, open_cap * sizeof(open_t));
+    mem_free(best, (size_t)states * sizeof(int64_t));
+    mem_free(prev, (size_t)states * sizeof(int32_t));
+    mem_free(done, (size_t)states);
+    *path = p;
+    return n;
+oom:
+    mem_free(open, open_cap * sizeof(open_t));
+    mem_free(best, (size_t)states * sizeof(int64_t));
+    mem_free(prev, (size_t)states * sizeof(int32_t));
+    mem_free(done, (size_t)states);
+    vm_error(v, at, "out of memory");
+    return -1;
+}
+
+/* One step of movement, with its events; false when the mover should
+   stop (it fell, or the move was cancelled). */
+static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, span at, bool *go_on)
+{
+    creature *cr = &v->creatures[c];
+    bool fighting = v->cb.active;
+    *go_on = false;
+    value from = value_square(cr->x, cr->y), to = value_square(nx, ny);
+    value who = value_ref(V_CREATURE, 0, c);
+    value args[4] = {who, from, to, how};
+    if (!events_emit(v, EV_LEAVES_SQUARE, args, 3, at))
+        return false;
+    /* everyone whose threatened square this is */
+    for (size_t x = 0; x < v->ncreatures; x++) {
+        if ((int)x == c || !vm_present(v, (int)x))
+            continue;
+        bool t;
+        if (!threatens_square(v, (int)x, cr->x, cr->y, &t, at))
+            return false;
+        if (!t)
+            continue;
+        bool still;
+        if (!threatens_square(v, (int)x, nx, ny, &still, at))
+            return false;
+        within[x] = still ? within[x] + 1 : 0;
+        value targs[4] = {who, value_ref(V_CREATURE, 0, (int64_t)x), how, value_int(still ? within[x] : 0)};
+        if (!events_emit(v, EV_LEAVES_THREATENED, targs, 4, at))
+            return false;
+        cr = &v->creatures[c];
+    }
+    bool out;
+    if (!encounter_out(v, c, &out, at))
+        return false;
+    if (out || (fighting && !v->cb.active))
+        return true; /* it fell where it stood, or the fight is over */
+    cr->x = nx;
+    cr->y = ny;
+    /* what moves with it (a rider, someone carried) */
+    for (int32_t i = cr->effects; i >= 0; i = v->cb.effects[i].next) {
+        const effect *e = &v->cb.effects[i];
+        if (e->kind == EFF_RELATION && v->r->relations[e->what].moves_together && e->partner >= 0)
+            if (v->creatures[e->partner].placed) {
+                v->creatures[e->partner].x = nx;
+                v->creatures[e->partner].y = ny;
+            }
+    }
+    if (!events_emit(v, EV_ENTERS_SQUARE, args, 3, at))
+        return false;
+    *go_on = true;
+    return true;
+}
+
+/* A path given square by square, each next to the one before, and on to
+   the goal; in *path (the caller frees n + 1 steps). Returns the number of
+   squares, or -1. */
+static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_t gy, int64_t unit, path_step **path,
+                    span at)
+{
+    const creature *cr = &v->creatures[c];
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)nvia + 2);
+    if (!p)
+        return vm_error(v, at, "out of memory"), -1;
+    int n = 0;
+    int32_t lx = cr->x, ly = cr->y;
+    int64_t total = 0;
+    uint8_t par = 0;
+    char sq[32];
+    for (int i = 0; i < nvia; i++) {
+        int32_t x = via[i].aux, y = (int32_t)via[i].num;
+        int dx = x - lx, dy = y - ly;
+        square_format(x, y, sq, sizeof sq);
+        int other = blocking_in(v, x, y, c);
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy))
+            vm_error(v, at, "%s is not next to the square before it on the path", sq);
+        else if (flags_at(v, x, y) & CELL_BLOCKED)
+            vm_error(v, at, "the path runs into %s, which is blocked", sq);
+        else if (other >= 0 && enemies_of(v, c, other))
+            vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
+                     v->creatures[other].name);
+        if (v->failed)
+            goto fail;
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        if (dx && dy)
+            par ^= 1;
+        p[n++] = (path_step){x, y, total};
+        lx = x;
+        ly = y;
+    }
+    if (n == 0 || p[n - 1].x != gx || p[n - 1].y != gy) {
+        int dx = gx - lx, dy = gy - ly;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1) {
+            vm_error(v, at, "the path does not reach its end");
+            goto fail;
+        }
+        total += step_cost(v, lx, ly, dx, dy, par, unit);
+        p[n++] = (path_step){gx, gy, total};
+    }
+    /* the caller frees n + 1 steps, as find_path's */
+    path_step *fit = mem_realloc(p, ((size_t)nvia + 2) * sizeof(path_step), ((size_t)n + 1) * sizeof(path_step));
+    *path = fit ? fit : p;
+    if (!fit) {
+        vm_error(v, at, "out of memory");
+        goto fail;
+    }
+    return n;
+fail:
+    mem_free(p, ((size_t)nvia + 2) * sizeof(path_step));
+    return -1;
+}
+
+/* Moves c along the first squares of a path: as far as max allows, and
+   not to end where another stands. */
+static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int how_word, int64_t unit, value *moved,
+                      span at)
+{
+    creature *cr = &v->creatures[c];
+    /* as far as the budget allows, ending in a free square */
+    int allowed = n;
+    if (max.type == V_DIST) {
+        for (int i = 0; i < n; i++) {
+            value squares, feet;
+            if (rat_make(path[i].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, &feet, at))
+                return vm_error(v, at, "a distance on the grid is too large for a number");
+            if (rat_cmp(feet, max) > 0) {
+                allowed = i;
+                break;
+            }
+        }
+    }
+    /* a move may pass through a friend's square but not end in it */
+    int blocker = -1;
+    while (allowed > 0 && blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c) >= 0) {
+        if (blocker < 0)
+            blocker = blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c);
+        allowed--;
+    }
+    if (blocker >= 0) {
+        char sq[32];
+        square_format(path[allowed].x, path[allowed].y, sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
+    }
+    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
+    if (!within)
+        return vm_error(v, at, "out of memory");
+    value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
+    value start = value_square(cr->x, cr->y);
+    int taken = 0;
+    bool ok = true;
+    for (int i = 0; i < allowed && ok; i++) {
+        bool go_on;
+        ok = step(v, c, path[i].x, path[i].y, how, within, at, &go_on);
+        if (!ok || !go_on)
+            break;
+        taken = i + 1;
+    }
+    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
+    if (!ok)
+        return false;
+    if (taken > 0) {
+        value squares;
+        if (rat_make(path[taken - 1].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, moved, at))
+            return vm_error(v, at, "a distance on the grid is too large for a number");
+        char a[32], b[32], d[64];
+        square_format(start.aux, (int32_t)start.num, a, sizeof a);
+        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
+        vm_format(v, *moved, d, sizeof d);
+        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
+        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
+        return events_emit(v, EV_MOVED, args, 4, at);
+    }
+    return true;
+}
+
+bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via, int nvia, value *moved, span at)
+{
+    creature *cr = &v->creatures[c];
+    rat_make(0, 1, V_DIST, moved);
+    if (!cr->placed)
+        return vm_error(v, at, "%s is not on the map (place %s at SQUARE)", cr->name, cr->name);
+    if (max.type != V_DIST && max.type != V_NIL)
+        return vm_error(v, at, "how far to move is a distance, not %s", value_type_name(max.type));
+    int32_t gx, gy;
+    bool to_creature = to.type == V_CREATURE;
+    if (to_creature) {
+        const creature *t = &v->creatures[to.num];
+        if (!t->placed)
+            return vm_error(v, at, "%s is not on the map", t->name);
+        gx = t->x;
+        gy = t->y;
+    } else if (to.type == V_SQUARE) {
+        gx = to.aux;
+        gy = (int32_t)to.num;
+    } else {
+        return vm_error(v, at, "move to a square or a creature, not %s", value_type_name(to.type));
+    }
+    int there = to_creature ? -1 : blocking_in(v, gx, gy, c);
+    if (there >= 0) {
+        char sq[32];
+        square_format(gx, gy, sq, sizeof sq);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[there].name);
+        return true;
+    }
+    const r_space *sp = &v->r->space;
+    int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
+    path_step *path = NULL;
+    int n = nvia > 0 ? via_path(v, c, via, nvia, gx, gy, unit, &path, at)
+                     : find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, &path, at);
+    if (n < 0)
+        return false;
+    bool ok = walk_path(v, c, path, n, max, how_word, unit, moved, at);
+    mem_free(path, ((size_t)n + 1) * sizeof(path_step));
+    return ok;
+}
+
+bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
+{
+    creature *cr = &v->creatures[c];
+    const creature *fr = &v->creatures[from];
+    rat_make(0, 1, V_DIST, moved);
+    if (!cr->placed || !fr->placed)
+        return vm_error(v, at, "both creatures need to be on the map to push");
+    if (distance.type != V_DIST)
+        return vm_error(v, at, "how far to push is a distance, not %s", value_type_name(distance.type));
+    int dx = cr->x > fr->x ? 1 : cr->x < fr->x ? -1 : 0;
+    int dy = cr->y > fr->y ? 1 : cr->y < fr->y ? -1 : 0;
+    if (!dx && !dy)
+        dx = 1;
+    value side = square_side(v), squares;
+    /* whole squares in the distance: feet over the square's side (more
+       than 0 ft, the space's declaration makes sure) */
+    if (rat_div(distance, side, V_FRAC, &squares) != ARITH_OK)
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    int64_t steps = value_floor(squares);
+    /* the squares it is pushed through, up to an obstacle or the edge of
+       the map (no farther than SQUARE_MAX squares, whatever the distance) */
+    vm_gather vias = {0};
+    int32_t x = cr->x, y = cr->y;
+    for (int64_t i = 0; i < steps; i++) {
+        x += dx;
+        y += dy;
+        if (x < 0 || y < 0 || x >= SQUARE_MAX || y >= SQUARE_MAX || (flags_at(v, x, y) & CELL_BLOCKED) ||
+            blocking_in(v, x, y, c) >= 0)
+            break;
+        if (!vm_gather_add(v, &vias, value_square(x, y), at)) {
+            vm_gather_drop(&vias);
+            return false;
+        }
+    }
+    if (vias.n == 0)
+        return true;
+    value to = vias.items[vias.n - 1];
+    int forced = program_find_string(v->p, "forced");
+    if (forced < 0)
+        forced = program_intern(v->p, "forced", 6);
+    bool ok = grid_walk(v, c, to, value_nil(), forced, vias.items, (int)vias.n, moved, at);
+    vm_gather_drop(&vias);
+    return ok;
+}
+
+/* --- the map ------------------------------------------------------------------------------- */
+
+bool grid_show(vm *v, span at)
+{
+    const combat *cb = &v->cb;
+    int32_t lx = INT32_MAX, ly = INT32_MAX, hx = INT32_MIN, hy = INT32_MIN;
+    bool any = false;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        const creature *cr = &v->creatures[c];
+        if (!cr->placed || !vm_present(v, (int)c))
+            continue;
+        int32_t s = size_of(v, (int)c);
+        lx = cr->x < lx ? cr->x : lx;
+        ly = cr->y < ly ? cr->y : ly;
+        hx = cr->x + s - 1 > hx ? cr->x + s - 1 : hx;
+        hy = cr->y + s - 1 > hy ? cr->y + s - 1 : hy;
+        any = true;
+    }
+    for (int k = 0; k < cb->ncells; k++) {
+        lx = cb->cells[k].x < lx ? cb->cells[k].x : lx;
+        ly = cb->cells[k].y < ly ? cb->cells[k].y : ly;
+        hx = cb->cells[k].x > hx ? cb->cells[k].x : hx;
+        hy = cb->cells[k].y > hy ? cb->cells[k].y : hy;
+        any = true;
+    }
+    if (!any) {
+        combat_print(v, "the map is empty (place NAME at SQUARE)");
+        return true;
+    }
+    if (lx > 0)
+        lx = lx - 1 < 0 ? 0 : lx - 1;
+    if (ly > 0)
+        ly = ly - 1 < 0 ? 0 : ly - 1;
+    hx++;
+    hy++;
+    if (hx - lx > 60)
+        hx = lx + 60;
+    if (hy - ly > 60)
+        hy = ly + 60;
+    /* two-letter labels: the first letters, or a letter and a number; for
+       the creatures the map shows (at most one a square) */
+    size_t label_cap = (size_t)(hx - lx + 1) * (size_t)(hy - ly + 1);
+    char(*labels)[3] = mem_alloc(label_cap * sizeof *labels);
+    int *labelled = mem_alloc(label_cap * sizeof *labelled);
+    if (!labels || !labelled) {
+        if (labels)
+            mem_free(labels, label_cap * sizeof *labels);
+        if (labelled)
+            mem_free(labelled, label_cap * sizeof *labelled);
+        return vm_error(v, at, "out of memory");
+    }
+    int nl = 0, beyond = 0;
+    for (size_t c = 0; c < v->ncreatures && (size_t)nl < label_cap; c++) {
+        const creature *cr = &v->creatures[c];
+        if (!cr->placed || !vm_present(v, (int)c))
+            continue;
+        int32_t s = size_of(v, (int)c);
+        if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly) {
+            beyond++; /* off the part of the map shown: counted, and said */
+            continue;
+        }
+        char lab[3] = {cr->name[0], cr->name[1] ? cr->name[1] : ' ', 0};
+        const char *digits = strrchr(cr->name, '_');
+        if (digits && digits[1])
+            lab[1] = digits[strlen(digits) - 1];
+        for (int k = 0; k < nl; k++)
+            if (!strcmp(labels[k], lab))
+                lab[1] = (char)('0' + nl % 10);
+        memcpy(labels[nl], lab, 3);
+        labelled[nl++] = (int)c;
+    }
+    char line[512];
+    size_t len = (size_t)snprintf(line, sizeof line, "    ");
+    for (int32_t x = lx; x <= hx && len < sizeof line; x++) {
+        char col[32];
+        square_format(x, 0, col, sizeof col);
+        col[strcspn(col, "0123456789")] = '\0';
+        len += (size_t)snprintf(line + len, sizeof line - len, "%-3s", col);
+    }
+    while (len > 0 && line[len - 1] == ' ')
+        line[--len] = '\0';
+    combat_print(v, "%s", line);
+    for (int32_t y = ly; y <= hy; y++) {
+        len = (size_t)snprintf(line, sizeof line, "%3d ", y + 1);
+        for (int32_t x = lx; x <= hx && len < sizeof line; x++) {
+            const char *mark = ".";
+            int who = standing_in(v, x, y, -1);
+            for (int k = 0; k < nl && who >= 0; k++)
+                if (labelled[k] == who)
+                    mark = labels[k];
+            if (who < 0) {
+                uint8_t f = flags_at(v, x, y);
+                mark = f & CELL_BLOCKED ? "#" : f & CELL_DIFFICULT ? "~" : ".";
+            }
+            len += (size_t)snprintf(line + len, sizeof line - len, "%-3s", mark);
+        }
+        while (len > 0 && line[len - 1] == ' ')
+            line[--len] = '\0';
+        combat_print(v, "%s", line);
+    }
+    combat_line key = {.say = false};
+    for (int k = 0; k < nl; k++)
+        combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->creatures[labelled[k]].name);
+    combat_line_add(v, &key, "   (# blocked, ~ difficult)");
+    combat_line_end(v, &key);
+    if (beyond) {
+        char from[32], to[32];
+        square_format(lx, ly, from, sizeof from);
+        square_format(hx, hy, to, sizeof to);
+        combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond, beyond == 1 ? "" : "s",
+                     from, to);
+    }
+    mem_free(labels, label_cap * sizeof *labels);
+    mem_free(labelled, label_cap * sizeof *labelled);
+    return true;
+}

@@ -1,0 +1,336 @@
+/* log: the transcript of play and what `explain` adds to it. Every line a
+ * command prints is kept with the command's number; details (each die, each
+ * modifier and the rule it comes from) are kept but only shown by explain.
+ * A line that tells something hidden from the players (hidden.c) is kept
+ * as such and printed with COMBAT_HIDDEN_MARK before it.
+ * The log is a ring, so a long session uses bounded memory. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/vm.h"
+
+#define LOG_MAX 8192
+
+static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
+{
+    combat *cb = &v->cb;
+    if (cb->quiet)
+        return false;
+    if (cb->nlog >= LOG_MAX) {
+        /* drop the oldest quarter */
+        int drop = LOG_MAX / 4;
+        for (int i = 0; i < drop; i++)
+            mem_strfree(cb->log[i].text);
+        memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
+        cb->nlog -= drop;
+        cb->pending_log = cb->pending_log >= drop ? cb->pending_log - drop : -1;
+    }
+    size_t cap = (size_t)cb->log_cap;
+    log_line *g = mem_grow(cb->log, sizeof(log_line), &cap, (size_t)cb->nlog + 1);
+    char *copy = mem_strndup(text, strlen(text));
+    if (!g || !copy) {
+        if (copy)
+            mem_strfree(copy);
+        if (g) {
+            cb->log = g;
+            cb->log_cap = (int)cap;
+        }
+        return false; /* the transcript still printed; only the record is lost */
+    }
+    cb->log = g;
+    cb->log_cap = (int)cap;
+    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, hidden, copy, false};
+    cb->explain_command = cb->command_no; /* explain describes the last command that did something */
+    return true;
+}
+
+static void keep(vm *v, bool detail, bool hidden, const char *text)
+{
+    keep_as(v, detail, false, hidden, text);
+}
+
+/* A line printed as it is, or with the mark of what is hidden before it. */
+static void output(vm *v, const char *line, bool hidden)
+{
+    if (!v->print)
+        return;
+    if (!hidden) {
+        v->print(v->print_user, line);
+        return;
+    }
+    char small[1100];
+    size_t n = strlen(line), size = sizeof COMBAT_HIDDEN_MARK + n;
+    char *marked = size <= sizeof small ? small : mem_alloc(size);
+    if (!marked) { /* out of memory: the mark alone says what the line was */
+        v->print(v->print_user, COMBAT_HIDDEN_MARK);
+        return;
+    }
+    memcpy(marked, COMBAT_HIDDEN_MARK, sizeof COMBAT_HIDDEN_MARK - 1);
+    memcpy(marked + sizeof COMBAT_HIDDEN_MARK - 1, line, n + 1);
+    v->print(v->print_user, marked);
+    if (marked != small)
+        mem_free(marked, size);
+}
+
+static void print(vm *v, const char *line, bool hidden)
+{
+    if (!v->cb.quiet)
+        output(v, line, hidden);
+}
+
+void combat_output(vm *v, const char *line)
+{
+    output(v, line, hidden_line(v, line, true));
+}
+
+void combat_flush_roll(vm *v)
+{
+    combat *cb = &v->cb;
+    if (!cb->pending_roll)
+        return;
+    cb->pending_roll = 0;
+    cb->pending_hidden |= hidden_line(v, cb->pending_line, true);
+    print(v, cb->pending_line, cb->pending_hidden);
+    /* the log holds the line from when it was rolled: bring it up to date */
+    if (cb->pending_log >= 0 && cb->pending_log < cb->nlog) {
+        char *copy = mem_strndup(cb->pending_line, strlen(cb->pending_line));
+        if (copy) {
+            mem_strfree(cb->log[cb->pending_log].text);
+            cb->log[cb->pending_log].text = copy;
+            cb->log[cb->pending_log].hidden = cb->pending_hidden;
+        }
+    }
+    cb->pending_log = -1;
+}
+
+void combat_pending_roll(vm *v, int64_t seq, const char *line)
+{
+    combat *cb = &v->cb;
+    combat_flush_roll(v);
+    if (cb->quiet)
+        return;
+    snprintf(cb->pending_line, sizeof cb->pending_line, "%s", line);
+    cb->pending_roll = seq;
+    cb->pending_hidden = hidden_line(v, line, true);
+    keep(v, false, cb->pending_hidden, line);
+    cb->pending_log = cb->nlog - 1;
+}
+
+void combat_say_action(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep_as(v, false, true, hidden, line);
+}
+
+void combat_say_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep(v, false, hidden, line);
+}
+
+void combat_say_for_players(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    if (keep_as(v, false, false, false, line))
+        v->cb.log[v->cb.nlog - 1].players = true;
+}
+
+void combat_print_line(vm *v, const char *line)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    print(v, line, hidden_line(v, line, false));
+}
+
+void combat_say(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    bool hidden = hidden_line(v, line, true);
+    print(v, line, hidden);
+    keep(v, false, hidden, line);
+}
+
+void combat_print(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    combat_flush_roll(v);
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    print(v, line, hidden_line(v, line, false));
+}
+
+static void line_emit(vm *v, combat_line *l)
+{
+    while (l->len > 0 && l->text[l->len - 1] == ' ') /* blanks that padded a column */
+        l->text[--l->len] = '\0';
+    if (l->say)
+        combat_say(v, "%s", l->text);
+    else
+        combat_print(v, "%s", l->text);
+}
+
+void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    char piece[sizeof l->text];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(piece, sizeof piece, fmt, ap);
+    va_end(ap);
+    const char *rest = piece;
+    if (l->len > 0 && l->len + strlen(piece) >= sizeof l->text) {
+        /* a separator that opens the piece closes the line instead */
+        char mark = 0;
+        for (; *rest == ',' || *rest == ';' || *rest == ' '; rest++)
+            mark = mark ? mark : *rest != ' ' ? *rest : 0;
+        if (mark && l->len + 1 < sizeof l->text)
+            l->text[l->len++] = mark;
+        l->text[l->len] = '\0';
+        line_emit(v, l);
+        l->len = (size_t)snprintf(l->text, sizeof l->text, "    ");
+    }
+    l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s", rest);
+    if (l->len >= sizeof l->text)
+        l->len = sizeof l->text - 1;
+}
+
+void combat_line_end(vm *v, combat_line *l)
+{
+    if (!v->cb.quiet)
+        line_emit(v, l);
+    l->len = 0;
+    l->text[0] = '\0';
+}
+
+void combat_note(vm *v, const char *fmt, ...)
+{
+    if (v->cb.quiet)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    keep(v, true, hidden_line(v, line, true), line);
+}
+
+const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *sys = v->p->system_name >= 0 ? program_string(v->p, v->p->system_name) : NULL;
+    if (o && o->cite >= 0)
+        snprintf(buf, cap, "%s%s\u00a7 \"%s\"", sys ? sys : "", sys ? " " : "", program_string(v->p, o->cite));
+    else if (o && o->decl >= 0 && (size_t)o->decl < v->p->ndecls) {
+        const decl *d = &v->p->decls[o->decl];
+        const source *src = d->where.source < v->p->nsources ? v->p->sources[d->where.source] : NULL;
+        if (src) {
+            int line, col;
+            source_line_col(src, d->where.start, &line, &col);
+            snprintf(buf, cap, "%s:%d", src->name, line);
+        }
+    }
+    return buf;
+}
+
+static uint32_t text_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* Whether the detail at log index i was already explained: a rule read
+   again (a ruling's answer, a check's citation) is one line however many
+   times the rules read it. seen is an open-addressed set of log indices
+   (-1 empty), mask + 1 long, or NULL when out of memory (nothing is left
+   out then). */
+static bool detail_seen(const combat *cb, int32_t *seen, size_t mask, int i)
+{
+    if (!seen)
+        return false;
+    const char *text = cb->log[i].text;
+    for (size_t k = text_hash(text) & mask;; k = (k + 1) & mask) {
+        if (seen[k] < 0) {
+            seen[k] = i;
+            return false;
+        }
+        if (strcmp(cb->log[seen[k]].text, text) == 0)
+            return true;
+    }
+}
+
+/* The last command that did something, from its last action on (all of
+   it if it took no action), every line with the rules behind it; each
+   rule once. */
+void combat_explain(vm *v)
+{
+    combat *cb = &v->cb;
+    uint32_t which = cb->explain_command;
+    bool any = false;
+    int from = 0;
+    for (int i = 0; i < cb->nlog; i++)
+        if (cb->log[i].command == which && cb->log[i].action)
+            from = i;
+    size_t details = 0;
+    for (int i = from; i < cb->nlog; i++)
+        details += cb->log[i].command == which && cb->log[i].detail;
+    size_t cap = 16;
+    while (cap < 2 * details)
+        cap *= 2;
+    int32_t *seen = details ? mem_alloc(cap * sizeof(int32_t)) : NULL;
+    for (size_t k = 0; seen && k < cap; k++)
+        seen[k] = -1;
+    for (int i = from; i < cb->nlog; i++) {
+        if (cb->log[i].command != which || cb->log[i].players)
+            continue;
+        if (cb->log[i].detail && detail_seen(cb, seen, cap - 1, i))
+            continue;
+        char line[1100];
+        snprintf(line, sizeof line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
+        print(v, line, combat_log_hidden(v, i));
+        any = true;
+    }
+    if (seen)
+        mem_free(seen, cap * sizeof(int32_t));
+    if (!any)
+        print(v, "nothing to explain: the last command rolled and decided nothing", false);
+}
+
+void combat_show_log(vm *v)
+{
+    combat *cb = &v->cb;
+    for (int i = 0; i < cb->nlog; i++)
+        if (!cb->log[i].detail && !cb->log[i].players)
+            print(v, cb->log[i].text, combat_log_hidden(v, i));
+}
+
+bool combat_log_hidden(const vm *v, int i)
+{
+    return v->cb.log[i].hidden || hidden_line(v, v->cb.log[i].text, false);
+}

@@ -1,0 +1,384 @@
+/* zones: a battlefield without a grid. Creatures are in zones (named,
+ * with neighbours); allies may group up and enemies engage. The range
+ * between two creatures follows from what they share: the rules' ordinal
+ * ranges say which bonds put creatures at which range (`range short {
+ * within engagement, group }`, `range long { apart 1 zone }`), tried in
+ * the order they were declared. Group defense protects a share of a
+ * group's members, some counting less than one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/vm.h"
+
+static int zone_index(const vm *v, int name)
+{
+    for (int i = 0; i < v->cb.nzones; i++)
+        if (v->cb.zones[i].name == name)
+            return i;
+    return -1;
+}
+
+static int add_zone(vm *v, int name, span at)
+{
+    combat *cb = &v->cb;
+    int z = zone_index(v, name);
+    if (z >= 0)
+        return z;
+    size_t cap = (size_t)cb->zones_cap;
+    zone_info *g = mem_grow(cb->zones, sizeof(zone_info), &cap, (size_t)cb->nzones + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory"), -1;
+    cb->zones = g;
+    cb->zones_cap = (int)cap;
+    cb->zones[cb->nzones] = (zone_info){.name = name};
+    return cb->nzones++;
+}
+
+/* Adds a word to a zone's neighbours or traits, once. */
+static bool add_word(vm *v, int32_t **words, int *n, size_t *cap, int32_t w, span at)
+{
+    for (int i = 0; i < *n; i++)
+        if ((*words)[i] == w)
+            return true;
+    int32_t *g = mem_grow(*words, sizeof(int32_t), cap, (size_t)*n + 1);
+    if (!g)
+        return vm_error(v, at, "out of memory");
+    *words = g;
+    (*words)[(*n)++] = w;
+    return true;
+}
+
+static bool link_zone(vm *v, int z, int other, span at)
+{
+    zone_info *zi = &v->cb.zones[z];
+    return add_word(v, &zi->neighbours, &zi->nneighbours, &zi->neighbours_cap, v->cb.zones[other].name, at);
+}
+
+bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits, span at)
+{
+    combat *cb = &v->cb;
+    for (int i = 0; i < nneighbours; i++)
+        if (zone_index(v, (int)neighbours[i].num) < 0)
+            return vm_error(v, at, "no zone '%s' yet", program_string(v->p, (int)neighbours[i].num));
+    int z = add_zone(v, name, at);
+    if (z < 0)
+        return false;
+    for (int i = 0; i < ntraits; i++) {
+        zone_info *zi = &cb->zones[z];
+        if (!add_word(v, &zi->traits, &zi->ntraits, &zi->traits_cap, (int32_t)traits[i].num, at))
+            return false;
+    }
+    /* next to each other, both ways */
+    for (int i = 0; i < nneighbours; i++) {
+        int other = zone_index(v, (int)neighbours[i].num);
+        if (other == z)
+            return vm_error(v, at, "a zone is not next to itself");
+        if (!link_zone(v, z, other, at) || !link_zone(v, other, z, at))
+            return false;
+    }
+    return true;
+}
+
+bool zones_place(vm *v, int c, int zone, span at)
+{
+    if (v->r->space.kind == SPACE_GRID)
+        return vm_error(v, at, "these rules use a grid, not zones, so there is no zone '%s' (place NAME at SQUARE)",
+                        program_string(v->p, zone));
+    if (zone_index(v, zone) < 0)
+        return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
+                        program_string(v->p, zone));
+    creature *cr = &v->creatures[c];
+    int old = cr->zone;
+    if (old == zone)
+        return true;
+    cr->zone = zone;
+    if (old >= 0) {
+        /* leaving a zone leaves its group and engagement */
+        cr->group = -1;
+        cr->engagement = -1;
+        cr->defended = false;
+    }
+    value args[3] = {value_ref(V_CREATURE, 0, c), old >= 0 ? value_ref(V_WORD, HOME_PROGRAM, old) : value_nil(),
+                     value_ref(V_WORD, HOME_PROGRAM, zone)};
+    if (old >= 0)
+        combat_say(v, "%s moves from %s to %s", cr->name, program_string(v->p, old), program_string(v->p, zone));
+    return events_emit(v, EV_ZONE_CHANGED, args, 3, at);
+}
+
+static int count_group(const vm *v, int group, int zone)
+{
+    int n = 0;
+    for (size_t c = 0; c < v->ncreatures; c++)
+        n += vm_present(v, (int)c) && v->creatures[c].group == group && v->creatures[c].zone == zone;
+    return n;
+}
+
+bool zones_join(vm *v, int c, int group, span at)
+{
+    creature *cr = &v->creatures[c];
+    if (cr->zone < 0)
+        return vm_error(v, at, "%s is in no zone (place %s in ZONE)", cr->name, cr->name);
+    int max = v->r->space.group_max;
+    if (max > 0 && cr->group != group && count_group(v, group, cr->zone) >= max) {
+        char cite[160];
+        combat_say(v, "%s cannot join %s: a group holds at most %d (%s)", cr->name, program_string(v->p, group), max,
+                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+        return true;
+    }
+    cr->group = group;
+    return true;
+}
+
+bool zones_separate(vm *v, int c, span at)
+{
+    (void)at;
+    v->creatures[c].group = -1;
+    v->creatures[c].defended = false;
+    return true;
+}
+
+bool zones_engage(vm *v, int a, int b, span at)
+{
+    combat *cb = &v->cb;
+    creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    if (ca->zone != cbr->zone)
+        return vm_error(v, at, "%s and %s are in different zones", ca->name, cbr->name);
+    int e = cbr->engagement >= 0 ? cbr->engagement : ca->engagement;
+    if (e < 0)
+        e = ++cb->next_engagement;
+    int old_a = ca->engagement, old_b = cbr->engagement;
+    int max = v->r->space.engagement_max, size = 0;
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        int ce = v->creatures[c].engagement;
+        size += vm_present(v, (int)c) && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
+    }
+    size += old_a < 0;
+    size += old_b < 0 && b != a;
+    if (max > 0 && size > max) {
+        char cite[160];
+        combat_say(v, "%s cannot engage %s: an engagement holds at most %d (%s)", ca->name, cbr->name, max,
+                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+        return true;
+    }
+    /* the two engagements merge */
+    for (size_t c = 0; c < v->ncreatures; c++) {
+        int ce = v->creatures[c].engagement;
+        if (ce >= 0 && (ce == old_a || ce == old_b))
+            v->creatures[c].engagement = e;
+    }
+    ca->engagement = cbr->engagement = e;
+    return true;
+}
+
+bool zones_disengage(vm *v, int c, span at)
+{
+    (void)at;
+    v->creatures[c].engagement = -1;
+    return true;
+}
+
+/* Zones between two zones, through neighbours. */
+static int zones_apart(const vm *v, int za, int zb)
+{
+    if (za == zb)
+        return 0;
+    const combat *cb = &v->cb;
+    int start = zone_index(v, za), goal = zone_index(v, zb);
+    if (start < 0 || goal < 0)
+        return 1000;
+    /* breadth first through neighbours */
+    int *steps = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
+    int *queue = MEM_NEW_ARRAY(int, (size_t)cb->nzones);
+    int apart = 1000;
+    if (steps && queue) {
+        for (int i = 0; i < cb->nzones; i++)
+            steps[i] = -1;
+        int head = 0, tail = 0;
+        steps[start] = 0;
+        queue[tail++] = start;
+        while (head < tail && steps[goal] < 0) {
+            int z = queue[head++];
+            for (int k = 0; k < cb->zones[z].nneighbours; k++) {
+                int n = zone_index(v, cb->zones[z].neighbours[k]);
+                if (n >= 0 && steps[n] < 0) {
+                    steps[n] = steps[z] + 1;
+                    queue[tail++] = n;
+                }
+            }
+        }
+        if (steps[goal] >= 0)
+            apart = steps[goal];
+    }
+    if (steps)
+        mem_free(steps, (size_t)cb->nzones * sizeof(int));
+    if (queue)
+        mem_free(queue, (size_t)cb->nzones * sizeof(int));
+    return apart;
+}
+
+bool zones_range_between(vm *v, int a, int b, int *range, span at)
+{
+    *range = -1;
+    const creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    const rules *r = v->r;
+    int shared = 0;
+    if (ca->engagement >= 0 && ca->engagement == cbr->engagement)
+        shared |= ZONE_ENGAGEMENT;
+    if (ca->group >= 0 && ca->group == cbr->group && ca->zone == cbr->zone)
+        shared |= ZONE_GROUP;
+    if (ca->zone >= 0 && ca->zone == cbr->zone)
+        shared |= ZONE_ZONE;
+    /* one not in a zone is at no distance in zones at all */
+    int apart = ca->zone >= 0 && cbr->zone >= 0 ? zones_apart(v, ca->zone, cbr->zone) : 1000;
+    for (int i = 0; i < r->nranges; i++) {
+        const r_range *rg = &r->ranges[i];
+        if (!rg->ordinal)
+            continue;
+        if ((rg->within & shared) || (rg->apart > 0 && apart <= rg->apart)) {
+            *range = i;
+            return true;
+        }
+    }
+    (void)at;
+    return true;
+}
+
+/* Group defense: the members protected weigh at most share/(1 - share)
+   of those protecting them (a third of the group: one per two). */
+bool zones_defend(vm *v, int c, bool *ok, span at)
+{
+    creature *cr = &v->creatures[c];
+    *ok = false;
+    const r_space *sp = &v->r->space;
+    if (cr->group < 0) {
+        combat_say(v, "%s is in no group to defend it", cr->name);
+        return true;
+    }
+    if (cr->defended) {
+        *ok = true;
+        return true;
+    }
+    value protected_w = value_int(0);
+    int protecting = 0;
+    for (size_t k = 0; k < v->ncreatures; k++) {
+        const creature *m = &v->creatures[k];
+        if (!vm_present(v, (int)k) || m->group != cr->group || m->zone != cr->zone)
+            continue;
+        bool counts_less = false;
+        if (rexpr_present(&sp->incapacitated)) {
+            value x;
+            if (sp->incapacitated.kind == REXPR_CONST)
+                x = sp->incapacitated.v;
+            else if (!vm_call(v, sp->incapacitated.chunk, (int)k, NULL, 0, &x))
+                return false;
+            counts_less = value_truthy(x);
+        }
+        value w = counts_less ? sp->incapacitated_weight : value_int(1);
+        if (m->defended || (int)k == c) {
+            if (rat_add(protected_w, value_as_frac(w), V_FRAC, &protected_w, 1) != ARITH_OK)
+                return vm_error(v, at, "group defense overflows");
+        } else {
+            protecting++;
+        }
+    }
+    /* protected <= share / (1 - share) * protecting */
+    value share = value_as_frac(sp->defense_share), rest, ratio, allowed;
+    if (rexpr_present(&sp->defense_share_rule)) {
+        if (!vm_call(v, sp->defense_share_rule.chunk, c, NULL, 0, &share))
+            return false;
+        if (share.type != V_INT && share.type != V_FRAC)
+            return vm_error(v, at, "group defense: its share is %s, not a number", value_type_name(share.type));
+        share = value_as_frac(share);
+        sp = &v->r->space;
+        cr = &v->creatures[c];
+    }
+    if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
+        rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK ||
+        rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
+        return vm_error(v, at, "group defense: its share must be below 1");
+    if (rat_cmp(protected_w, allowed) > 0) {
+        char cite[160], shown_share[32], shown_protected[32], shown_all[32];
+        value all;
+        if (rat_add(protected_w, value_int(protecting), V_FRAC, &all, 1) != ARITH_OK)
+            return vm_error(v, at, "group defense overflows");
+        vm_format(v, share, shown_share, sizeof shown_share);
+        vm_format(v, protected_w, shown_protected, sizeof shown_protected);
+        vm_format(v, all, shown_all, sizeof shown_all);
+        combat_say(
+            v,
+            "group %s cannot protect %s too: at most %s of a group may be protected, and that would be %s of %s (%s)",
+            program_string(v->p, cr->group), cr->name, shown_share, shown_protected, shown_all,
+            combat_cite(v, &sp->from, cite, sizeof cite));
+        return true;
+    }
+    cr->defended = true;
+    combat_say(v, "%s is protected by group defense", cr->name);
+    *ok = true;
+    return true;
+}
+
+int zones_between(const vm *v, int za, int zb)
+{
+    if (zone_index(v, za) < 0 || zone_index(v, zb) < 0)
+        return -1;
+    return zones_apart(v, za, zb);
+}
+
+bool zones_has_trait(vm *v, int c, int trait)
+{
+    int z = zone_index(v, v->creatures[c].zone);
+    if (z < 0)
+        return false;
+    for (int i = 0; i < v->cb.zones[z].ntraits; i++)
+        if (v->cb.zones[z].traits[i] == trait)
+            return true;
+    return false;
+}
+
+void zones_show(vm *v)
+{
+    const combat *cb = &v->cb;
+    if (cb->nzones == 0) {
+        combat_print(v, "no zones yet (zone NAME)");
+        return;
+    }
+    for (int z = 0; z < cb->nzones; z++) {
+        const zone_info *zi = &cb->zones[z];
+        combat_line line = {.say = false};
+        combat_line_add(v, &line, "%s", program_string(v->p, zi->name));
+        for (int k = 0; k < zi->nneighbours; k++)
+            combat_line_add(v, &line, "%s%s", k ? ", " : " (next to ", program_string(v->p, zi->neighbours[k]));
+        if (zi->nneighbours)
+            combat_line_add(v, &line, ")");
+        for (int t = 0; t < zi->ntraits; t++)
+            combat_line_add(v, &line, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
+        if (zi->ntraits)
+            combat_line_add(v, &line, "]");
+        combat_line_add(v, &line, ":");
+        bool first = true;
+        for (size_t c = 0; c < v->ncreatures; c++) {
+            const creature *cr = &v->creatures[c];
+            if (!vm_present(v, (int)c) || cr->zone != zi->name)
+                continue;
+            /* the creature, its group, whether the group defends it, its engagement */
+            char about[160] = "";
+            size_t len = 0;
+            const char *sep = " [";
+            if (cr->group >= 0) {
+                len += (size_t)snprintf(about + len, sizeof about - len, "%sgroup %s%s", sep,
+                                        program_string(v->p, cr->group), cr->defended ? ", defended" : "");
+                sep = ", ";
+            }
+            if (cr->engagement >= 0 && len < sizeof about) {
+                len += (size_t)snprintf(about + len, sizeof about - len, "%sengagement %d", sep, cr->engagement);
+                sep = ", ";
+            }
+            if (sep[0] == ',' && len < sizeof about)
+                snprintf(about + len, sizeof about - len, "]");
+            combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about);
+            first = false;
+        }
+        combat_line_end(v, &line);
+    }
+}

@@ -1,0 +1,335 @@
+#include "runtime/core/program.h"
+
+#include <string.h>
+
+#include "runtime/base/mem.h"
+#include "runtime/core/rules.h"
+
+program *program_new(void)
+{
+    program *p = MEM_NEW(program);
+    if (!p)
+        return NULL;
+    p->system_name = p->system_title = p->system_base = -1;
+    p->rules = rules_new();
+    if (!p->rules) {
+        mem_free(p, sizeof *p);
+        return NULL;
+    }
+    /* the runtime's own events come first: EV_* are their indices */
+    static const struct {
+        const char *name;
+        int nargs;
+    } events[] = {
+#define EVENT_ENTRY(id, word, n, form, meaning) {word, n},
+        BUILTIN_EVENTS(EVENT_ENTRY)
+#undef EVENT_ENTRY
+    };
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        int name = program_intern(p, events[i].name, strlen(events[i].name));
+        int ev = name < 0 ? -1 : rules_event(p->rules, name);
+        if (ev < 0) {
+            program_free(p);
+            return NULL;
+        }
+        p->rules->events[ev].nargs = events[i].nargs;
+        p->rules->events[ev].emitted = true;
+    }
+    return p;
+}
+
+void program_free(program *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nsources; i++)
+        source_free(p->sources[i]);
+    if (p->sources)
+        mem_free(p->sources, p->sources_cap * sizeof(source *));
+    for (size_t i = 0; i < p->nstrings; i++)
+        mem_strfree(p->strings[i]);
+    if (p->strings)
+        mem_free(p->strings, p->strings_cap * sizeof(char *));
+    if (p->string_hash)
+        mem_free(p->string_hash, p->hash_cap * sizeof(int32_t));
+    if (p->dice)
+        mem_free(p->dice, p->dice_cap * sizeof(dexpr));
+    for (size_t i = 0; i < p->nchunks; i++)
+        chunk_free(p->chunks[i]);
+    if (p->chunks)
+        mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
+    if (p->decls)
+        mem_free(p->decls, p->decls_cap * sizeof(decl));
+    keymap_free(&p->decl_by_name);
+    keymap_free(&p->decl_by_place);
+    for (size_t i = 0; i < p->nenums; i++)
+        if (p->enums[i].members)
+            mem_free(p->enums[i].members, (size_t)p->enums[i].nmembers * sizeof(int));
+    if (p->enums)
+        mem_free(p->enums, p->enums_cap * sizeof(enum_info));
+    if (p->globals)
+        mem_free(p->globals, p->globals_cap * sizeof(int));
+    if (p->commands)
+        mem_free(p->commands, p->commands_cap * sizeof(int));
+    if (p->modules)
+        mem_free(p->modules, p->modules_cap * sizeof(int));
+    rules_free(p->rules);
+    mem_free(p, sizeof *p);
+}
+
+/* An array of pointers to objects, each copied with copy (or shared); on
+ * failure the array is NULL and empty, or holds NULL for each object not
+ * copied. */
+static void **copy_objects(void *const *from, size_t n, size_t cap, void *(*copy)(void *), bool *ok)
+{
+    if (!from || !cap)
+        return NULL;
+    void **to = *ok ? mem_calloc(cap, sizeof *to) : NULL;
+    if (!to) {
+        *ok = false;
+        return NULL;
+    }
+    for (size_t i = 0; i < n && *ok; i++)
+        *ok = (to[i] = copy(from[i])) != NULL;
+    return to;
+}
+
+static void *share_source(void *s)
+{
+    return source_share(s);
+}
+
+static void *share_chunk(void *c)
+{
+    return chunk_share(c);
+}
+
+static void *copy_string(void *s)
+{
+    return mem_strndup(s, strlen(s));
+}
+
+/* Every table, as program_free frees them; sources and chunks, which
+ * never change once made, shared. */
+program *program_clone(const program *from)
+{
+    program *p = MEM_NEW(program);
+    if (!p)
+        return NULL;
+    bool ok = true;
+    *p = *from;
+    p->sources =
+        (source **)copy_objects((void *const *)from->sources, from->nsources, from->sources_cap, share_source, &ok);
+    p->strings =
+        (char **)copy_objects((void *const *)from->strings, from->nstrings, from->strings_cap, copy_string, &ok);
+    p->chunks = (chunk **)copy_objects((void *const *)from->chunks, from->nchunks, from->chunks_cap, share_chunk, &ok);
+    if (!p->sources)
+        p->nsources = p->sources_cap = 0;
+    if (!p->strings)
+        p->nstrings = p->strings_cap = 0;
+    if (!p->chunks)
+        p->nchunks = p->chunks_cap = 0;
+    p->string_hash = mem_dup(from->string_hash, from->hash_cap * sizeof(int32_t), &ok);
+    p->dice = mem_dup(from->dice, from->dice_cap * sizeof(dexpr), &ok);
+    p->decls = mem_dup(from->decls, from->decls_cap * sizeof(decl), &ok);
+    p->decl_by_name = keymap_clone(&from->decl_by_name, &ok);
+    p->decl_by_place = keymap_clone(&from->decl_by_place, &ok);
+    p->enums = mem_dup(from->enums, from->enums_cap * sizeof(enum_info), &ok);
+    if (!p->enums)
+        p->nenums = p->enums_cap = 0;
+    for (size_t i = 0; i < p->nenums; i++)
+        p->enums[i].members = mem_dup(from->enums[i].members, (size_t)from->enums[i].nmembers * sizeof(int), &ok);
+    p->globals = mem_dup(from->globals, from->globals_cap * sizeof(int), &ok);
+    p->commands = mem_dup(from->commands, from->commands_cap * sizeof(int), &ok);
+    p->modules = mem_dup(from->modules, from->modules_cap * sizeof(int), &ok);
+    p->rules = ok ? rules_clone(from->rules) : NULL;
+    if (!p->rules) {
+        program_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void program_release(program *p, size_t nsources, size_t nchunks)
+{
+    while (p->nchunks > nchunks)
+        chunk_free(p->chunks[--p->nchunks]);
+    while (p->nsources > nsources)
+        source_free(p->sources[--p->nsources]);
+}
+
+int program_add_source(program *p, source *s)
+{
+    if (p->nsources >= INT32_MAX)
+        return -1;
+    source **grown = mem_grow(p->sources, sizeof(source *), &p->sources_cap, p->nsources + 1);
+    if (!grown)
+        return -1;
+    p->sources = grown;
+    p->sources[p->nsources] = s;
+    p->source_bytes += s->len;
+    return (int)p->nsources++;
+}
+
+static uint32_t hash_str(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int lookup(const program *p, const char *s, size_t len, size_t *slot)
+{
+    if (!p->hash_cap)
+        return -1;
+    size_t mask = p->hash_cap - 1;
+    for (size_t i = hash_str(s, len) & mask;; i = (i + 1) & mask) {
+        int32_t id = p->string_hash[i];
+        if (id < 0) {
+            if (slot)
+                *slot = i;
+            return -1;
+        }
+        const char *t = p->strings[id];
+        if (strlen(t) == len && memcmp(t, s, len) == 0)
+            return id;
+    }
+}
+
+static bool rehash(program *p, size_t cap)
+{
+    int32_t *h = mem_alloc(cap * sizeof(int32_t));
+    if (!h)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        h[i] = -1;
+    for (size_t id = 0; id < p->nstrings; id++) {
+        size_t len = strlen(p->strings[id]);
+        size_t i = hash_str(p->strings[id], len) & (cap - 1);
+        while (h[i] >= 0)
+            i = (i + 1) & (cap - 1);
+        h[i] = (int32_t)id;
+    }
+    if (p->string_hash)
+        mem_free(p->string_hash, p->hash_cap * sizeof(int32_t));
+    p->string_hash = h;
+    p->hash_cap = cap;
+    return true;
+}
+
+int program_intern(program *p, const char *s, size_t len)
+{
+    int id = lookup(p, s, len, NULL);
+    if (id >= 0)
+        return id;
+    if ((p->nstrings + 1) * 2 > p->hash_cap && !rehash(p, p->hash_cap ? p->hash_cap * 2 : 256))
+        return -1;
+    char **grown = mem_grow(p->strings, sizeof(char *), &p->strings_cap, p->nstrings + 1);
+    if (!grown)
+        return -1;
+    p->strings = grown;
+    char *copy = mem_strndup(s, len);
+    if (!copy)
+        return -1;
+    size_t slot;
+    lookup(p, s, len, &slot);
+    p->strings[p->nstrings] = copy;
+    p->string_hash[slot] = (int32_t)p->nstrings;
+    return (int)p->nstrings++;
+}
+
+int program_find_string(const program *p, const char *s)
+{
+    return lookup(p, s, strlen(s), NULL);
+}
+
+const char *program_string(const program *p, int id)
+{
+    return id >= 0 && (size_t)id < p->nstrings ? p->strings[id] : "?";
+}
+
+int program_add_chunk(program *p, chunk *c)
+{
+    chunk **grown = mem_grow(p->chunks, sizeof(chunk *), &p->chunks_cap, p->nchunks + 1);
+    if (!grown)
+        return -1;
+    p->chunks = grown;
+    p->chunks[p->nchunks] = c;
+    return (int)p->nchunks++;
+}
+
+int program_add_dice(program *p, const dexpr *d)
+{
+    dexpr *grown = mem_grow(p->dice, sizeof(dexpr), &p->dice_cap, p->ndice + 1);
+    if (!grown)
+        return -1;
+    p->dice = grown;
+    p->dice[p->ndice] = *d;
+    return (int)p->ndice++;
+}
+
+static uint64_t name_key(decl_kind kind, int name)
+{
+    return (uint64_t)kind << 32 | (uint32_t)name;
+}
+
+/* Spans of one kind never share a start in one source; the key mixes the
+   three, and a lookup checks what it found. */
+static uint64_t place_key(decl_kind kind, span where)
+{
+    return ((uint64_t)where.source << 32 | where.start) * 64 + (uint64_t)kind;
+}
+
+decl *program_add_decl(program *p, decl_kind kind, int name, span where)
+{
+    decl *grown = mem_grow(p->decls, sizeof(decl), &p->decls_cap, p->ndecls + 1);
+    if (!grown)
+        return NULL;
+    p->decls = grown;
+    if (!keymap_put(&p->decl_by_name, name_key(kind, name), (int32_t)p->ndecls) ||
+        !keymap_put(&p->decl_by_place, place_key(kind, where), (int32_t)p->ndecls)) {
+        p->decls_unindexed = true;
+        return NULL;
+    }
+    decl *d = &p->decls[p->ndecls++];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->name = name;
+    d->where = where;
+    d->cite = d->value = d->body = d->object = -1;
+    return d;
+}
+
+const decl *program_find_decl(const program *p, decl_kind kind, int name)
+{
+    if (!p->decls_unindexed) {
+        int32_t at = keymap_get(&p->decl_by_name, name_key(kind, name));
+        return at >= 0 ? &p->decls[at] : NULL;
+    }
+    for (size_t i = p->ndecls; i-- > 0;)
+        if (p->decls[i].kind == kind && p->decls[i].name == name)
+            return &p->decls[i];
+    return NULL;
+}
+
+decl *program_decl_at(program *p, decl_kind kind, span where)
+{
+    int32_t at = keymap_get(&p->decl_by_place, place_key(kind, where));
+    if (at >= 0 && !p->decls_unindexed) {
+        decl *d = &p->decls[at];
+        if (d->kind == kind && d->where.start == where.start && d->where.source == where.source)
+            return d;
+    }
+    for (size_t i = p->ndecls; i-- > 0;) {
+        decl *d = &p->decls[i];
+        if (d->where.start == where.start && d->where.source == where.source && d->kind == kind)
+            return d;
+    }
+    return NULL;
+}
+
+int program_decl_index(const program *p, const decl *d)
+{
+    return (int)(d - p->decls);
+}

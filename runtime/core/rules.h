@@ -1,0 +1,615 @@
+/* rules: the declarations of a rule system as typed tables, the part of a
+ * program the combat runtime reads. The declaration compilers (lang/decl_*.c)
+ * check every clause against what it may say, report mistakes as located
+ * diagnostics, and fill these tables; formulas are chunks.
+ *
+ * Everything here is general: an economy of slots, an initiative procedure,
+ * phases, durations, conditions with modifiers, actions with costs,
+ * triggers on events, rulings. Which slots, which phases and which
+ * conditions exist is the rules file's business. Indices into these tables
+ * are stable as a program grows (the REPL adds declarations): an object
+ * keeps the index its name first got. */
+#ifndef FRAY_RULES_H
+#define FRAY_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/base/source.h"
+#include "runtime/core/keymap.h"
+#include "runtime/core/value.h"
+
+/* An argument evaluated at run time: a constant, or a formula chunk
+ * called with the parameters its clause binds. */
+typedef enum { REXPR_NONE, REXPR_CONST, REXPR_CHUNK } rexpr_kind;
+typedef struct rexpr {
+    uint8_t kind;
+    value v;
+    int chunk;
+    span where;
+} rexpr;
+
+static inline bool rexpr_present(const rexpr *e)
+{
+    return e->kind != REXPR_NONE;
+}
+
+/* How often a count resets. */
+typedef enum { PER_NONE, PER_TURN, PER_ROUND, PER_ENCOUNTER, PER_SCENE, PER_QUEST, PER_ARC } period;
+const char *period_name(period p);
+
+/* What a slot is for, so tools can line up different systems' economies. */
+#define SLOT_ROLES(X)       \
+    X(NONE, "none")         \
+    X(PRIMARY, "primary")   \
+    X(MOVEMENT, "movement") \
+    X(MINOR, "minor")       \
+    X(FREE, "free")         \
+    X(REACTION, "reaction")
+
+typedef enum {
+#define ROLE_ENUM(name, word) ROLE_##name,
+    SLOT_ROLES(ROLE_ENUM)
+#undef ROLE_ENUM
+        ROLE_COUNT
+} slot_role;
+const char *slot_role_name(slot_role r);
+
+/* Where a decl came from, for messages and explain output. */
+typedef struct origin {
+    int decl; /* index in program decls, -1 for none */
+    span where;
+    int cite; /* string id of the § citation, -1 */
+} origin;
+
+/* --- the action economy ------------------------------------------------ */
+
+typedef struct econ_slot {
+    int name;
+    origin from;
+    rexpr count; /* per creature; REXPR_NONE with unlimited */
+    bool unlimited;
+    period per; /* PER_TURN or PER_ROUND */
+    slot_role role;
+    int phase;                     /* only spendable in this phase (index), or -1 */
+    int borrows;                   /* spending this also takes one of that slot ... */
+    bool borrow_this, borrow_next; /* ... from this turn and/or the next */
+} econ_slot;
+
+#define LIMIT_MAX_SLOTS 8
+typedef struct econ_limit {
+    int slots[LIMIT_MAX_SLOTS];
+    int nslots;
+    int max;
+    period per;
+    origin from;
+} econ_limit;
+
+/* After spending `slot` for an action of one kind, other kinds may not
+ * spend it until the creature's next turn starts. */
+typedef struct econ_exclusive {
+    int slot;
+    origin from;
+} econ_exclusive;
+
+typedef struct econ_exchange {
+    int from_slot, to_slot;
+    int limit; /* 0 = any number */
+    period per;
+    origin from;
+} econ_exchange;
+
+/* One way to pay: slots and resources with counts. */
+#define COST_MAX_PARTS 8
+typedef enum { COST_SLOT, COST_RESOURCE } cost_part_kind;
+typedef struct cost_part {
+    uint8_t kind;
+    int index; /* slot index, or resource (stat decl index) */
+    int n;
+} cost_part;
+typedef struct cost_option {
+    cost_part parts[COST_MAX_PARTS];
+    int nparts;
+} cost_option;
+/* `costs a or b + c`: options tried in order. No options: free. */
+#define COST_MAX_OPTIONS 6
+typedef struct cost {
+    cost_option options[COST_MAX_OPTIONS];
+    int noptions;
+    span where;
+} cost;
+
+/* --- time ---------------------------------------------------------------- */
+
+/* Named end points, as time kinds of a V_TIME value (value.h): see
+ * TIME_UNTIL_*. A duration spec is a V_TIME value or nothing (lasts until
+ * removed), given by a constant or a formula. */
+typedef struct time_config {
+    bool anchor_creature; /* counts the owner's turns, not an initiative position */
+    int tick_phase;       /* begun in this phase: ticks at its start instead (or -1) */
+    origin from;
+} time_config;
+
+/* --- initiative, rounds, encounters --------------------------------------- */
+
+typedef enum { INIT_INDIVIDUAL, INIT_SIDES, INIT_STATIC } init_mode;
+typedef enum { TIE_EXPR, TIE_MODIFIER, TIE_REROLL, TIE_ROLL, TIE_ROLL_OFF, TIE_SIDE } tie_kind;
+typedef struct tie_key {
+    tie_kind kind;
+    rexpr e;  /* TIE_EXPR: the key; TIE_ROLL: the dice */
+    int side; /* TIE_SIDE: this side wins */
+    span where;
+} tie_key;
+
+typedef enum { SURPRISE_NONE, SURPRISE_ROUND, SURPRISE_FREE_ROUND } surprise_kind;
+#define SURPRISE_MAX_GROUPS 4
+typedef struct r_initiative {
+    bool present;
+    origin from;
+    init_mode mode;
+    int check;             /* the check each participant rolls, or -1 */
+    rexpr score, tiebreak; /* formulas with the roll bound to the check's name */
+    bool lowest_first;
+    tie_key ties[8];
+    int nties;
+    bool reroll_each_round;
+    int group_side; /* creatures of this side roll once (individual mode), -1 */
+    rexpr group_by; /* self: members of group_side roll once per value of this (`group SIDE by EXPR`) */
+    surprise_kind surprise;
+    rexpr surprised;      /* is this creature surprised (self) */
+    origin surprise_from; /* a § in the surprise block cites its refusals; cite -1: the initiative's */
+    /* surprise round: spend at most one slot of each group */
+    int only_groups[SURPRISE_MAX_GROUPS][LIMIT_MAX_SLOTS];
+    int only_group_len[SURPRISE_MAX_GROUPS];
+    int nonly_groups;
+    rexpr below; /* self: placed below everyone else (surprised, or who started the fight) */
+    bool allow_delay, delay_round_only, allow_hold;
+    bool delay_returns;             /* a creature that delayed takes its former place again next round */
+    bool hold_moves;                /* a held action taken moves its creature after the one who set it off */
+    cost hold_cost;                 /* what taking a held action costs besides the action */
+    rexpr hold_lasts;               /* how long a held action waits (default: until the creature's next turn) */
+    int hold_only[LIMIT_MAX_SLOTS]; /* an action may be held only if every way to pay it spends one of these */
+    int nhold_only;                 /* 0: any action may be held */
+    origin hold_from;               /* what a refused hold cites */
+    /* voluntary changes of position */
+    bool reorder_start;           /* right after the roll, downward only */
+    bool reorder_start_bottom_up; /* ... deciding from the bottom of the order up */
+    bool reorder_later;           /* later, by forfeiting a turn, from round `reorder_from` */
+    int reorder_from;
+    bool reorder_at_round_start; /* the new place is taken as the next round starts, before any phase */
+    bool reorder_not_between_enemies;
+    origin reorder_from_origin;
+} r_initiative;
+
+typedef enum { PHASE_TURNS, PHASE_STEPS, PHASE_OPEN } phase_kind;
+typedef struct r_phase {
+    int name;
+    origin from;
+    phase_kind kind;
+    rexpr skip_when, skip_unless; /* no self; round.number etc. */
+    rexpr only;                   /* self: takes part in this phase */
+} r_phase;
+
+#define ENCOUNTER_MAX_TRACK 8
+typedef struct r_encounter {
+    rexpr out;                      /* self: cannot act, skipped, does not count for its side */
+    rexpr ends;                     /* the encounter is over */
+    rexpr stands;                   /* self: counts for its side when the winner is told (default: not out) */
+    int track[ENCOUNTER_MAX_TRACK]; /* stat decl indices shown in the tracker */
+    int ntrack;
+    origin from;
+} r_encounter;
+
+/* --- conditions and modifiers --------------------------------------------- */
+
+typedef enum { MOD_ADD, MOD_SET, MOD_SCALE } mod_op;
+typedef enum { MODT_STAT, MODT_CHECK, MODT_INCOMING } mod_target;
+typedef struct r_modifier {
+    uint8_t op;     /* mod_op */
+    uint8_t target; /* mod_target */
+    int index;      /* stat decl index or check index */
+    int bonus;      /* bonus type index, or -1 (untyped: always stacks) */
+    rexpr amount;
+    rexpr when;  /* may be NONE */
+    bool negate; /* `unless` */
+    span where;
+} r_modifier;
+
+typedef enum { FORBID_ACTION, FORBID_SLOT, FORBID_KIND } forbid_kind;
+typedef struct r_forbid {
+    uint8_t kind;
+    int index; /* action, slot, or kind word */
+    rexpr when;
+    bool negate;
+    span where;
+} r_forbid;
+
+typedef struct r_implies {
+    int condition;
+    rexpr when;
+    bool negate;
+    span where;
+} r_implies;
+
+typedef struct r_ends_on {
+    int event;
+    rexpr when;
+    bool negate;
+    span where;
+} r_ends_on;
+
+typedef struct r_condition {
+    int name;
+    origin from;
+    r_modifier *mods;
+    int nmods;
+    r_forbid *forbids; /* the bearer cannot take it */
+    int nforbids;
+    r_forbid *protects; /* the bearer cannot be its target */
+    int nprotects;
+    r_implies *implies;
+    int nimplies;
+    int *excludes;
+    int nexcludes;
+    rexpr requires;
+    rexpr lasts; /* default duration */
+    r_ends_on *ends_on;
+    int nends_on;
+    bool stacks;
+    rexpr holds; /* applies by itself while this holds (self) */
+    bool has_why;
+    int why; /* string id: what the tracker says of it while it holds by itself */
+} r_condition;
+
+typedef struct r_bonus {
+    int name;
+    origin from;
+    bool stacks;
+} r_bonus;
+
+/* --- checks, actions, triggers, rulings ------------------------------------ */
+
+#define CHECK_MAX_PARAMS 8
+/* Beyond the value types a parameter takes: a word that must name a
+   declared condition, or a zone of the map. */
+#define TAKES_CONDITION (UINT32_C(1) << 30)
+#define TAKES_ZONE (UINT32_C(1) << 31)
+#define ACTION_MAX_PARAMS 16 /* and a procedure's (lang/decl.h FCTX_MAX) */
+typedef struct r_check {
+    int name;
+    origin from;
+    int formula; /* chunk returning the list of terms */
+    int nparams;
+    int params[CHECK_MAX_PARAMS]; /* names: the first is who rolls, the second whom it is against */
+    int *labels;                  /* string id per term of the top-level sum */
+    int nterms;
+    int success, failure; /* words shown after a comparison, or -1 */
+    bool quiet;
+    bool low; /* `succeeds low`: a roll at or under its target succeeds */
+} r_check;
+
+typedef enum { TARGET_ANY, TARGET_ENEMY, TARGET_ALLY, TARGET_SELF, TARGET_OTHER } target_kind;
+
+typedef struct r_action {
+    int name;
+    origin from;
+    cost cost;
+    int kind;         /* word, or -1 */
+    uint8_t provokes; /* 0 no, 1 yes, 2 when `provokes_when` */
+    rexpr provokes_when;
+    rexpr *requires;
+    int nrequires;
+    uint8_t target;   /* target_kind */
+    bool has_target;  /* a `target` clause */
+    int target_range; /* range index, or -1 */
+    bool anytime, borrows_next;
+    rexpr cooldown;
+    int limit;
+    period limit_per;
+    int body;
+    int nparams;
+    int params[ACTION_MAX_PARAMS]; /* names (string ids): what a play command's arguments are */
+    /* `dest: square or creature`: per parameter, the value types it takes
+       (a bit per value_type; 0 takes anything, and may be left out) and
+       how a message names them ("a square or a creature", a string id) */
+    uint32_t takes[ACTION_MAX_PARAMS]; /* with TAKES_CONDITION, TAKES_ZONE */
+    int takes_text[ACTION_MAX_PARAMS];
+    int nrequired; /* through the last parameter that says what it takes */
+} r_action;
+
+#define TRIGGER_MAX_ON 4
+#define TRIGGER_MAX_PARAMS 12
+typedef struct r_on {
+    int event;
+    int nparams;
+    int param_slot[TRIGGER_MAX_PARAMS]; /* event argument i -> trigger parameter slot */
+    rexpr when;
+    rexpr unless;
+    span where;
+} r_on;
+
+typedef struct r_trigger {
+    int name;
+    origin from;
+    r_on on[TRIGGER_MAX_ON];
+    int non;
+    int nparams; /* union of the `on` patterns' names */
+    bool reaction;
+    int reactor;       /* parameter slot of the reacting creature */
+    bool reactor_free; /* not an event argument: every creature may react */
+    cost cost;
+    int limit;
+    period limit_per;
+    int limit_each; /* parameter slot the limit counts per, or -1 */
+    int kind;
+    int body;
+} r_trigger;
+
+typedef enum { ANSWER_YES_NO, ANSWER_NUMBER, ANSWER_CREATURE, ANSWER_WORD } answer_kind;
+typedef enum { ASKED_PER_USE, ASKED_PER_CREATURE, ASKED_PER_ENCOUNTER, ASKED_PER_GAME, ASKED_PER_SIDE } asked_per;
+/* A question has a few answers to choose from, not a list to scroll. */
+#define RULING_MOST_CHOICES 16
+typedef struct r_ruling {
+    int name;
+    origin from;
+    int question; /* string id */
+    answer_kind answer;
+    asked_per per;
+    bool each_encounter; /* asked per creature or side, and again in each encounter */
+    rexpr def;
+    int choices[RULING_MOST_CHOICES]; /* string ids of the words that answer it (`answer one of ...`) */
+    int nchoices;                     /* 0: any word (or any answer of its kind) */
+} r_ruling;
+
+typedef struct r_relation {
+    int name;
+    origin from;
+    int a_name, b_name; /* role names */
+    bool one_per_a, one_per_b;
+    bool moves_together;
+    rexpr lasts;
+} r_relation;
+
+typedef struct r_tactic {
+    int name;
+    origin from;
+    int body;
+} r_tactic;
+
+#define RESOURCE_MAX_KINDS 16
+typedef struct r_resource {
+    int stat; /* decl index of the resource */
+    origin from;
+    rexpr max, start, min;
+    period refresh;
+    /* `damage by PROC [kinds K, ...]`, `heal by PROC`: the procedures a GM's
+       damage and heal commands call (name ids, -1: none), and the kinds of
+       damage PROC takes as its third argument (word ids; the first is the
+       default) */
+    int damage_by, heal_by;
+    int kinds[RESOURCE_MAX_KINDS];
+    int nkinds;
+} r_resource;
+
+/* --- space and ranges -------------------------------------------------------- */
+
+typedef enum { SPACE_NONE, SPACE_GRID, SPACE_ZONES } space_kind;
+typedef enum { DIAG_EUCLID_STEP, DIAG_ALTERNATE } diag_rule;
+typedef struct r_space {
+    space_kind kind;
+    origin from;
+    value square;               /* a distance: the side of a square */
+    int64_t diag_num, diag_den; /* a diagonal step counts num/den squares */
+    bool diag_alternate;        /* 1, 2, 1, 2 ... */
+    int difficult;              /* cost multiplier leaving difficult terrain */
+    int reach_range;            /* range index of what a creature threatens, or -1 */
+    rexpr occupies;             /* self: squares per side a creature fills (default 1) */
+    bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
+    rexpr share;                /* self: others may enter and end a move in its square */
+    int group_max, engagement_max;
+    value defense_share;      /* fraction of a group that group defense protects */
+    rexpr defense_share_rule; /* ... or a formula for it (self: the member to protect) */
+    value incapacitated_weight;
+    rexpr incapacitated; /* self: counts at incapacitated_weight */
+} r_space;
+
+typedef enum { ZONE_ENGAGEMENT = 1, ZONE_GROUP = 2, ZONE_ZONE = 4 } zone_bond;
+typedef struct r_range {
+    int name;
+    origin from;
+    int decl;         /* its declaration, for the formula (decl->value) */
+    bool ordinal;     /* no formula: zones decide */
+    int within;       /* zone_bond mask */
+    int apart;        /* at most this many zones apart */
+    rexpr no_corners; /* grid: the corners of the outer ring do not count */
+} r_range;
+
+/* --- stats, items, creatures --------------------------------------------------- */
+
+typedef struct r_stat {
+    int decl;     /* the stat's declaration (its default formula: decl->value) */
+    rexpr lo, hi; /* `in LO..HI`: assignments clamp */
+    bool derived;
+    bool whole; /* `: int`: only whole numbers may be stored */
+} r_stat;
+
+typedef struct r_prop {
+    int name;
+    value v;
+} r_prop;
+typedef struct r_item {
+    int name;
+    origin from;
+    int base;    /* item index it extends, or -1 */
+    int display; /* string id or -1 */
+    r_prop *props;
+    int nprops;
+} r_item;
+
+typedef struct r_setting {
+    int stat; /* decl index of a stat or resource */
+    rexpr value;
+} r_setting;
+typedef struct r_creature {
+    int name;
+    origin from;
+    int count;   /* `x3` */
+    int display; /* string id or -1 */
+    int side;    /* string id or -1 */
+    int tactic;  /* tactic index or -1 */
+    bool hidden; /* `hidden`: the players do not know of them yet */
+    r_setting *settings;
+    int nsettings;
+} r_creature;
+
+/* --- the whole ---------------------------------------------------------------- */
+
+/* Built-in events the runtime emits; rules add their own with `emit`.
+   X(id, word, arguments, form, meaning) */
+#define BUILTIN_EVENTS(X)                                                                                              \
+    X(ENCOUNTER_START, "encounter_start", 0, "encounter_start()", "an encounter begins")                               \
+    X(ENCOUNTER_END, "encounter_end", 0, "encounter_end()", "the encounter ends")                                      \
+    X(INITIATIVE_ROLLED, "initiative_rolled", 0, "initiative_rolled()", "the order of turns is settled")               \
+    X(ROUND_START, "round_start", 1, "round_start(n)", "round n begins")                                               \
+    X(ROUND_END, "round_end", 1, "round_end(n)", "round n ends")                                                       \
+    X(PHASE_START, "phase_start", 1, "phase_start(phase)", "a phase of the round begins")                              \
+    X(PHASE_END, "phase_end", 1, "phase_end(phase)", "a phase of the round ends")                                      \
+    X(TURN_START, "turn_start", 1, "turn_start(c)", "c's turn begins")                                                 \
+    X(TURN_END, "turn_end", 1, "turn_end(c)", "c's turn ends")                                                         \
+    X(ACTING, "acting", 3, "acting(c, action, target)",                                                                \
+      "c starts an action (its first argument, or nothing); reactions here interrupt it")                              \
+    X(ACTED, "acted", 3, "acted(c, action, target)", "c's action is done")                                             \
+    X(PROVOKING, "provoking", 2, "provoking(c, action)", "c starts an action that provokes")                           \
+    X(LEAVES_SQUARE, "leaves_square", 3, "leaves_square(c, square, next)", "c steps out of a square, toward the next") \
+    X(ENTERS_SQUARE, "enters_square", 3, "enters_square(c, previous, square)", "c steps into a square")                \
+    X(LEAVES_THREATENED, "leaves_threatened", 4, "leaves_threatened(mover, foe, how, steps)",                          \
+      "mover leaves a square foe threatens; how is the move's kind, steps the squares moved within reach")             \
+    X(MOVED, "moved", 4, "moved(c, origin, destination, how)", "c's move is over")                                     \
+    X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                            \
+      "c enters a condition (source: who caused it, or nothing)")                                                      \
+    X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")                 \
+    X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")                     \
+    X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                                    \
+    X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")                       \
+    X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \
+    X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")
+
+typedef enum {
+#define EVENT_ENUM(name, word, n, form, meaning) EV_##name,
+    BUILTIN_EVENTS(EVENT_ENUM)
+#undef EVENT_ENUM
+        EV_BUILTIN_COUNT
+} builtin_event;
+
+typedef struct r_event {
+    int name;      /* string id */
+    int nargs;     /* -1: as emitted (rules events) */
+    int *triggers; /* trigger indices listening, in declaration order */
+    int ntriggers, triggers_cap;
+    int *ending; /* conditions with `ends on` this event */
+    int nending, ending_cap;
+    bool emitted; /* some chunk emits it (or built in) */
+} r_event;
+
+#define RULES_TABLE(type, name) \
+    type *name;                 \
+    int n##name, name##_cap
+
+typedef struct rules {
+
+    RULES_TABLE(econ_slot, slots);
+    RULES_TABLE(econ_limit, limits);
+    RULES_TABLE(econ_exclusive, exclusives);
+    RULES_TABLE(econ_exchange, exchanges);
+    RULES_TABLE(r_phase, phases);
+    RULES_TABLE(r_condition, conditions);
+    RULES_TABLE(r_bonus, bonuses);
+    RULES_TABLE(r_check, checks);
+    RULES_TABLE(r_action, actions);
+    RULES_TABLE(r_trigger, triggers);
+    RULES_TABLE(r_ruling, rulings);
+    RULES_TABLE(r_relation, relations);
+    RULES_TABLE(r_tactic, tactics);
+    RULES_TABLE(r_resource, resources);
+    RULES_TABLE(r_range, ranges);
+    RULES_TABLE(r_event, events);
+    RULES_TABLE(r_stat, stats);
+    RULES_TABLE(r_item, items);
+    RULES_TABLE(r_creature, creatures);
+    RULES_TABLE(int, sides); /* string ids, in order of first mention */
+
+    r_initiative initiative;
+    r_encounter encounter;
+    r_space space;
+    rexpr round_length;
+    origin round_from;
+    time_config rounds_cfg, turns_cfg;
+
+    int *holds_conditions; /* conditions with `holds when` */
+    int nholds_conditions, holds_conditions_cap;
+    bool has_economy, has_initiative, has_round, has_space, has_encounter;
+    uint32_t generation; /* counts declarations compiled: indexes built from the tables compare it */
+    /* (table, name) -> index for the lookups by name, and (stats, decl)
+       -> stat, so that a file of many declarations compiles in linear time */
+    keymap named;
+    bool unindexed; /* the map ran out of memory: lookups scan */
+} rules;
+
+rules *rules_new(void);
+/* The space of rules that declare none: 5 ft squares, diagonals of 1. */
+void rules_space_defaults(r_space *s);
+/* A copy of r, its own; NULL when out of memory. */
+rules *rules_clone(const rules *r);
+void rules_free(rules *r);
+/* A ruling's choices as a GM reads them, "a/b/c" (truncated to cap). */
+struct program;
+void rules_choices_text(const struct program *p, const r_ruling *rl, char *out, size_t cap);
+
+/* Lookups by name (string id); -1 when absent. */
+int rules_slot(const rules *r, int name);
+int rules_phase(const rules *r, int name);
+int rules_condition(const rules *r, int name);
+int rules_check(const rules *r, int name);
+int rules_action(const rules *r, int name);
+int rules_relation(const rules *r, int name);
+int rules_ruling(const rules *r, int name);
+int rules_trigger(const rules *r, int name);
+int rules_tactic(const rules *r, int name);
+int rules_range(const rules *r, int name);
+int rules_bonus(const rules *r, int name);
+int rules_item(const rules *r, int name);
+int rules_side(const rules *r, int name);
+int rules_stat(const rules *r, int decl_index);
+/* Lists condition ci among those with `holds when`, once; false when out
+ * of memory. */
+bool rules_add_holds(rules *r, int ci);
+/* Records that stat entry si is decl_index's (the compiler makes them). */
+void rules_index_stat(rules *r, int decl_index, int si);
+/* The event with that name, created if new; -1 when out of memory. */
+int rules_event(rules *r, int name);
+int rules_find_event(const rules *r, int name);
+/* Resource record for a stat declaration index, or NULL. */
+const r_resource *rules_resource_of(const rules *r, int decl_index);
+/* The resource a GM's `damage` (heal false) or `heal` goes to: the last
+   standing declaration with the clause; NULL when the rules say nothing
+   of it (damage.c). */
+struct program;
+const r_resource *rules_damage_resource(const struct program *p, bool heal);
+/* The index of a kind of damage the resource takes, or -1. */
+int rules_damage_kind(const r_resource *res, int word);
+/* Entries by name, created on first sight (the compiler's first pass) so
+ * declarations may refer to each other in any order; -1 when out of
+ * memory. rules_add_named takes condition, action, check, relation,
+ * ruling, tactic, range, bonus, item, trigger and creature. */
+int rules_add_slot(rules *r, int name);
+int rules_add_phase(rules *r, int name);
+int rules_add_named(rules *r, decl_kind kind, int name);
+/* Clears an object for an override (keeps its name and index). */
+void rules_reset(rules *r, decl_kind kind, int index);
+/* A side's index, added if new; -1 when out of memory. */
+int rules_add_side(rules *r, int name);
+/* An item's property, looked up through its bases; NULL if it has none. */
+const value *rules_item_prop(const rules *r, int item, int name);
+
+#endif

@@ -1,0 +1,453 @@
+/* vm: runs chunks against the combat state. One vm per session; nothing is
+ * global, so a process may hold many (tests, fuzzing, an embedding host). */
+#ifndef FRAY_VM_H
+#define FRAY_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/core/builtins.h"
+#include "runtime/combat/combat.h"
+#include "runtime/dice/dist.h"
+#include "runtime/core/program.h"
+#include "runtime/dice/rng.h"
+#include "runtime/core/value.h"
+
+/* Calls in progress at once: the most --limit depth takes. Calls made from
+   C (a stat's formula, a trigger) recurse in C too, at most this deep. */
+#define VM_FRAMES_MAX 256
+
+typedef struct vm_limits {
+    uint64_t steps;     /* instructions per top-level command */
+    int call_depth;     /* nested procedure, formula and trigger calls */
+    int creatures;      /* creatures alive at once */
+    int effects;        /* effects (conditions, holds, timers) in force at once */
+    size_t list_values; /* values held in lists */
+    size_t dice_exprs;  /* dice expressions built at run time */
+    size_t memory;      /* bytes one command may add (MiB in --limit) */
+    int trigger_depth;  /* triggers setting off triggers */
+    int fight_rounds;   /* rounds of a `fight` without an end */
+    int dice, sides;    /* dice rolled by one term, and sides of a die */
+    int string_bytes;   /* the longest string a rules file may write */
+    int nesting;        /* levels of brackets, blocks and operators, and of lists in lists */
+    dist_limits exact;  /* outcomes and work of an exact distribution */
+} vm_limits;
+
+extern const vm_limits vm_default_limits;
+
+/* The limits by name, for --limit NAME=N and `fray help limits`. */
+typedef struct vm_limit_info {
+    const char *name;
+    const char *meaning;
+    uint64_t max; /* the largest value allowed */
+} vm_limit_info;
+extern const vm_limit_info vm_limit_infos[];
+/* Sets a limit by name; false for an unknown name or a value out of range. */
+bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
+uint64_t vm_limit_get(const vm_limits *l, const char *name);
+/* The most a limit takes (it takes from 1), or 0 for no such limit. */
+uint64_t vm_limit_most(const char *name);
+
+/* Stats of one creature that `hide NAME STAT` may keep from the players. */
+#define VM_HIDDEN_STATS_MAX 8
+
+typedef struct creature {
+    char *name;   /* unique: goblin_2 */
+    int display;  /* program string id or -1 */
+    int side;     /* index into the rules' sides, or -1 */
+    int decl;     /* the creature template it came from (rules creatures), or -1 */
+    int tactic;   /* tactic index, or -1 */
+    value *stats; /* by stat slot; V_NIL = not set, use the declared default */
+    /* play */
+    bool in_play;  /* taken into the encounter */
+    bool gone;     /* taken out of play by the GM (`remove NAME`): in no encounter again */
+    bool acted;    /* has had a turn in this encounter */
+    bool delaying; /* waits to take its turn later */
+    bool forfeit;  /* gives up its next turn to move in the order */
+    bool surprised;
+    bool resumed;            /* its delayed turn, already started, goes on */
+    int32_t forfeit_next_to; /* where it moves: a creature, -1 */
+    int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
+    bool forfeit_after;
+    uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
+    uint32_t turn_round; /* the round (its epoch) of its last turn */
+    int32_t effects;     /* first effect on it, -1 */
+    counter *ledger;     /* spent actions: combat.h, ledger.c */
+    int32_t *held;       /* applied effects of each condition (effect_index.c) */
+    int32_t held_len;
+    /* space */
+    bool placed;
+    int32_t x, y;
+    int32_t zone, group, engagement; /* word ids / engagement number, -1 */
+    bool defended;
+    /* what the players do not know: the creature itself (`hidden`, `hide
+       NAME`), or only these stats of it (`hide NAME STAT`), by decl index */
+    bool hidden;
+    uint8_t nhidden_stats;
+    int32_t hidden_stats[VM_HIDDEN_STATS_MAX];
+} creature;
+
+/* The breakdowns of the latest rolls, kept in rings so that a long loop of
+ * rolls uses bounded memory; a roll whose record was overwritten still has
+ * its total and natural die, only not its faces. */
+#define VM_ROLL_RING 1024
+#define VM_ROLL_RING_FIRST 64 /* a small fight's worth, so a new VM starts cheap */
+_Static_assert((VM_ROLL_RING & (VM_ROLL_RING - 1)) == 0 && (VM_ROLL_RING_FIRST & (VM_ROLL_RING_FIRST - 1)) == 0,
+               "the roll ring doubles from VM_ROLL_RING_FIRST to VM_ROLL_RING and is indexed by a mask");
+#define VM_FACE_RING 65536
+
+/* A labelled number in a check's roll: `bab 5`, a modifier `flanking 1`. */
+#define ROLL_MAX_EXTRA 24
+typedef struct roll_extra {
+    int32_t label;     /* string id, or -1 */
+    int32_t condition; /* the condition it comes from, or -1 */
+    int64_t amount;
+} roll_extra;
+
+/* What every roll writes, kept small (one cache line) because a roll
+ * writes a fresh one each time; the bulky parts, which most rolls do not
+ * need, live in a roll_detail at the same place of a parallel ring. The
+ * program's small plain sums (`d20 + 5`, `4d6kh3`) write no record: their
+ * faces fit in the roll's value (see ROLL_PACKED in vm.c). */
+typedef struct roll_record {
+    uint64_t seq;        /* which roll this record holds */
+    uint64_t face_pos;   /* faces written before this roll's first face */
+    uint32_t face_start; /* where its first face is */
+    uint16_t term_faces[DEXPR_MAX_TERMS];
+    int32_t program_expr; /* >= 0: the expression is the program's dice[program_expr]; else in the detail */
+    int32_t check;        /* the check it was for, or -1 */
+    int64_t total;
+    uint8_t nextra;
+} roll_record;
+
+typedef struct roll_detail {
+    dexpr expr; /* a copy (the terms in use) of an expression not in the program */
+    roll_extra extra[ROLL_MAX_EXTRA];
+} roll_detail;
+
+typedef struct vm_list {
+    uint32_t start, len;
+    uint32_t depth; /* 1, and one more for each list nested in it: never past --limit nesting */
+} vm_list;
+
+typedef struct vm_store {
+    dexpr *dice;
+    size_t ndice, dice_cap;
+    value *items;
+    size_t nitems, items_cap;
+    vm_list *lists;
+    size_t nlists, lists_cap;
+    struct dist **dists; /* owned; freed when the store is reset */
+    size_t ndists, dists_cap;
+} vm_store;
+
+/* What a stat read needs of a declaration, found once (vm.c). */
+typedef struct decl_info {
+    int latest;   /* the declaration that stands (the last override) */
+    int first;    /* the first of its name: modifiers and slots go by it */
+    int stat;     /* its stat record, or -1 */
+    int resource; /* its resource record, or -1 */
+    /* for a stat read without a call: whether a value set on the creature
+       (in its slot) is the value (not for a derived stat); its default when
+       the formula is a constant (has_fixed) */
+    bool direct, has_fixed;
+    bool modifiable; /* a stat (not a resource): modifiers may change it */
+    int alias;       /* or its default is this stat of the same creature, or -1 */
+    value fixed;
+} decl_info;
+
+typedef struct frame {
+    const chunk *c;
+    const uint8_t *ip;
+    value *base;
+    int self; /* creature index, -1 for none */
+} frame;
+
+typedef void (*vm_print_fn)(void *user, const char *text);
+
+/* What an exact context (vm_exact.c) saves of the one around it. */
+struct vm_walk;
+typedef struct vm_exact_saved {
+    struct vm_walk *walk;
+    rng_oracle *oracle;
+} vm_exact_saved;
+
+typedef struct vm {
+    program *p;
+    vm_limits limits;
+    rng rng;
+    uint64_t seed;
+
+    value *sp; /* into stack, at the end */
+    int nframes;
+    int64_t steps_left; /* counted down by each instruction: below 0, it stops */
+
+    value *globals;
+    size_t globals_cap;
+
+    int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
+    decl_info *decl_info; /* per decl index */
+    size_t stat_slot_cap, decl_info_cap;
+    size_t synced_decls; /* declarations already given a slot (or none) */
+    int synced_stats, synced_resources;
+    int nslots;
+
+    creature *creatures;
+    size_t ncreatures, creatures_cap;
+    /* creatures hidden whole or in part (hidden.c): while none is, no line
+       of the transcript is searched for them */
+    int32_t secrets;
+    int32_t *name_index; /* open addressing over creature names, -1 empty */
+    size_t name_index_cap;
+
+    roll_record *rolls;        /* roll_ring records, by seq % roll_ring */
+    roll_detail *roll_details; /* and their details, likewise */
+    dice_face *faces;          /* VM_FACE_RING faces */
+    uint64_t roll_seq;         /* rolls made so far */
+    size_t roll_ring;          /* records in the ring: grows to VM_ROLL_RING */
+    int64_t force_face;        /* the next roll's first die shows this (a player's roll), or 0 */
+    uint64_t face_pos;         /* faces written so far */
+
+    /* Dice and lists built at run time. Scratch ones live for one top-level
+       command; a value stored in a variable or a stat is copied to the
+       kept store first, so memory stays bounded however long a session. */
+    vm_store scratch, kept;
+
+    /* the state of play */
+    rules *r;
+    combat cb;
+    size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
+    int held_len;        /* and their held counts for this many conditions */
+    int ledger_len;      /* counters per creature, and where each part starts */
+    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
+    int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
+    bool ledger_trying;  /* ledger_try is in use */
+
+    /* Exact contexts (vm_exact.c): the arguments of prob(), mean(),
+       dist(), maximum() and minimum() being computed, nested; the call
+       being walked over its outcomes in the innermost, or NULL; and the
+       oracle that refuses a roll made in one outside any walked call. */
+    int exact_depth;
+    struct vm_walk *walk;
+    uint32_t walks; /* walks begun: each one's own mark on its arguments */
+    rng_oracle no_draws;
+    /* Reading for a display (vm_peek_begin): the exact context it is, or 0. */
+    int peek_depth;
+
+    /* what a simulated run tallies (sim.h); NULL when not simulating */
+    struct sim_tally *sim;
+
+    /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
+       for every creature (or side) the ruling is asked of, not this one only */
+    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *for_all);
+    bool (*offer)(void *user, const char *question); /* reactions: take it? */
+    void *ask_user;
+
+    /* output and errors */
+    vm_print_fn print;
+    void *print_user;
+    /* An error sets failed and takes the step budget to 0, so that the one
+       check every instruction makes (of the budget) stops at an error too;
+       the budget comes back from steps_held if the error is cleared. */
+    bool failed;
+    int64_t steps_held;
+    span error_at;
+    char error[512];
+
+    /* Last, and not cleared when a VM is made: only what sp and nframes
+       cover is ever read, and clearing these 70 KB was a few percent of
+       each `fray sim` run. */
+    value stack[VM_STACK_MAX];
+    frame frames[VM_FRAMES_MAX];
+    vm_exact_saved exact_saved[VM_FRAMES_MAX]; /* [0, exact_depth) */
+} vm;
+
+vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
+void vm_free(vm *v);
+/* Whether v is between commands: nothing under way on its stack, in an
+ * exact walk, a simulation or a roll. */
+bool vm_at_rest(const vm *v);
+/* A copy of v, its own, running p (a copy of v's program); NULL when v is
+ * not at rest or out of memory (vm_clone.c). */
+vm *vm_clone(const vm *v, program *p);
+void vm_set_output(vm *v, vm_print_fn fn, void *user);
+
+/* Runs every command of the program from `first` on. Returns false on a
+ * runtime error (v->error, v->error_at). */
+bool vm_run_commands(vm *v, size_t first);
+/* Evaluates a chunk for creature `self` (-1 for none), with args. */
+bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *result);
+
+/* Text of a value as the transcript shows it ("15 ft", "7/2", "2 rounds"),
+ * snprintf-style, into buf: a list is written only as far as buf holds
+ * (the length returned is then at least cap, not the whole text's). */
+size_t vm_format(vm *v, value x, char *buf, size_t cap);
+
+/* The text of values for print and show: whole, however long. Each value
+ * written is a step of the command's budget, and the text counts against
+ * its memory, so a list that holds another many times over ends with the
+ * step limit, as an endless loop does. False on an error (v->error). */
+typedef struct vm_text {
+    char *buf; /* NUL-terminated once anything is added */
+    size_t len, cap;
+} vm_text;
+bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
+bool vm_text_value(vm *v, vm_text *t, value x, span at);
+void vm_text_free(vm_text *t);
+
+/* Whether two values are equal, as `==` says: lists by value, item by
+ * item (counted against the step budget and the nesting limit; false,
+ * with the error at `at`, when one of them is passed). */
+bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
+
+/* Creature helpers shared with the play commands. */
+int vm_find_creature(const vm *v, const char *name);
+int vm_add_creature(vm *v, const char *name, int decl, span at);
+bool vm_get_stat(vm *v, int creature, int decl_index, value *out);
+/* Sets a stat, clamped to its declared `in LO..HI`. */
+bool vm_set_stat(vm *v, int creature, int decl_index, value x, span at);
+int vm_stat_slot(vm *v, int decl_index);
+/* Whether a creature's state shows this declaration: a stat or resource
+ * the creature was given, or one the encounter tracks (defaults are not
+ * news), unless it is `internal`. The tracker, `show` and the JSON state
+ * all ask it. */
+bool vm_stat_shown(vm *v, int c, int decl_index);
+/* Whether the declaration of this stat that stands is `internal`. */
+bool vm_stat_internal(vm *v, int decl_index);
+
+/* Reports a runtime error at `at` and stops the current command. */
+bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Forgets the error (a cancelled action, an error reported and done with). */
+void vm_clear_error(vm *v);
+
+/* Rolls a dice value (or passes a number through) recording the faces. */
+bool vm_roll(vm *v, value dice, span at, value *out);
+/* Rolls dice plus labelled numbers, as a check does; the record keeps
+   them all for the breakdown. */
+bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out);
+/* The step budget of a command (or a turn): limits.steps, at most INT64_MAX. */
+static inline int64_t vm_step_budget(const vm *v)
+{
+    return v->limits.steps > INT64_MAX ? INT64_MAX : (int64_t)v->limits.steps;
+}
+const roll_record *vm_roll_record(const vm *v, value roll);
+/* The natural die of a roll (its first die kept), 0 for a number rolled. */
+int vm_roll_natural(const vm *v, value roll);
+/* "d20 (14) + bab 5 = 19": a roll's breakdown. */
+size_t vm_format_roll(vm *v, value roll, char *buf, size_t cap);
+const dexpr *vm_dexpr(const vm *v, value d);
+/* Appends a scratch list (items NULL: n nothing values to fill in). */
+bool vm_make_list(vm *v, const value *items, size_t n, span at, value *out);
+const value *vm_list_items(const vm *v, value list, size_t *n);
+/* A list gathered item by item, when its length is not known before (the
+ * creatures that pass a test): it grows through the allocator, is held to
+ * --limit list-values as it grows, and becomes a scratch list. */
+typedef struct vm_gather {
+    value *items;
+    size_t n, cap;
+} vm_gather;
+bool vm_gather_add(vm *v, vm_gather *g, value x, span at);
+/* The scratch list of what was gathered; the gathering is dropped either way. */
+bool vm_gather_list(vm *v, vm_gather *g, span at, value *out);
+void vm_gather_drop(vm_gather *g);
+/* A copy of x that outlives the command (kept dice and lists, a roll
+ * without its breakdown). */
+bool vm_keep(vm *v, value x, span at, value *out);
+/* Starts a new top-level command: scratch dice and lists are dropped. */
+/* A command's bounds: its steps, and the memory it may add (a ceiling
+ * lifted again by vm_end_command). */
+void vm_begin_command(vm *v);
+void vm_end_command(vm *v);
+/* A long command (a fight) drops, turn by turn, the scratch values made
+   since the mark: what a turn keeps was copied by vm_keep, and the values
+   made before the mark stay valid. */
+typedef struct vm_mark {
+    size_t ndice, nitems, nlists, ndists;
+} vm_mark;
+vm_mark vm_scratch_mark(const vm *v);
+void vm_scratch_release(vm *v, vm_mark m);
+
+/* Distributions (vm_dist.c): exact probability of dice expressions. */
+#define VM_DIST_EPSILON 1e-12
+/* x as a distribution value (dice and numbers are converted). */
+bool vm_distrib(vm *v, value x, span at, value *out);
+/* The distribution of x: a distribution value, dice, or a number. */
+bool vm_dist_of(vm *v, value x, span at, const struct dist **out);
+/* Takes ownership of d and returns it as a scratch value. */
+bool vm_dist_value(vm *v, struct dist *d, span at, value *out);
+/* a OP b where either is a distribution (OP_ADD ... OP_GE). */
+bool vm_dist_binary(vm *v, int op, value a, value b, span at, value *out);
+bool vm_dist_choose(vm *v, value c, value t, value f, span at, value *out);
+bool vm_dist_keep(vm *v, value x, span at, value *out);
+/* Whether a distribution is among the args of builtin id, or among the
+ * items of a list among them where the builtin reads them as numbers. */
+bool vm_dist_among(const vm *v, int id, const value *args, int argc);
+/* Builtin `id` (called `name`) of arguments with a distribution among
+ * them: any(), all(), count(), sum(), abs(), floor(), ceil(), round() and
+ * len() compute a distribution; any other is refused. */
+bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out);
+void vm_dist_free_store(vm_store *st);
+const struct dist *vm_dist_lookup(const vm *v, value x);
+
+/* Exact contexts (vm_exact.c). prob(E) and its kind compute E between
+ * vm_exact_enter and vm_exact_leave: there, what would change the state of
+ * play is refused (vm_exact_refuses), and so is a roll, except in a
+ * procedure or check called there, which vm_exact_call walks: it runs once
+ * for every combination of its arguments' outcomes and of the dice it
+ * rolls, and gives the distribution of its results. */
+bool vm_exact_enter(vm *v, span at);
+void vm_exact_leave(vm *v);
+/* Leaves the contexts entered since there were `depth` (an error unwinds). */
+void vm_exact_unwind(vm *v, int depth);
+/* What a display reads (the conditions that hold on a creature) is read
+ * between vm_peek_begin and vm_peek_end: an exact context, where nothing
+ * changes the state of play, no die is rolled, and a ruling is read as it
+ * stands (the GM's answer, else its default) without asking the GM,
+ * spending an answer given for one use, or writing to the transcript. */
+bool vm_peek_begin(vm *v, span at);
+void vm_peek_end(vm *v);
+/* False, with an error, inside an exact context: `what` would change the
+ * state of play or the transcript. */
+bool vm_exact_refuses(vm *v, span at, const char *what);
+typedef enum { VM_EXACT_PROCEDURE, VM_EXACT_CHECK } vm_exact_kind;
+/* Calls procedure `callee` (or check `callee`) for self with args, walked;
+ * rolled: bit i says argument i was written `roll E` (E's dice were
+ * passed, to be rolled as the call is made). *out is the distribution. */
+bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value *args, int argc, unsigned rolled,
+                   span at, value *out);
+/* Whether rolling x (a roll, given to `roll` again) may go ahead: false,
+ * with an error, when x is the outcome of an argument of the call being
+ * walked, which must then be walked as dice (the walk starts over). */
+bool vm_exact_may_roll(vm *v, value x, span at);
+/* The same for reading x.faces, or x.natural (natural). */
+bool vm_exact_may_read_faces(vm *v, value x, bool natural, span at);
+/* An argument's outcome in a walk is a roll with no record: home has
+   ROLL_OUTCOME (and ROLL_NATURAL_KNOWN when aux is its natural die), pad
+   the walk's mark and the argument. */
+#define ROLL_OUTCOME 0x20
+#define ROLL_NATURAL_KNOWN 0x10
+
+/* Play commands (play.c). */
+bool play_command(vm *v, int cmd, int operand, span at);
+/* The combat builtins (combat_builtins.c); id >= BI_has. */
+bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+/* Is c part of what is going on: in the encounter, or anyone when there
+   is no encounter. */
+static inline bool vm_present(const vm *v, int c)
+{
+    return !v->creatures[c].gone && (!v->cb.active || v->creatures[c].in_play);
+}
+/* A creature's display: its name. */
+const char *vm_name(const vm *v, int c);
+/* Adds a creature from a template (play.c), taking it into play. */
+bool vm_spawn(vm *v, int template_index, span at);
+/* A stat of a creature as show and the tracker write it (`hp 3/10`). */
+size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
+/* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
+   rules declare for it, run on the creature, then the resource echoed.
+   args: the creature, the amount, the kind or nil. */
+bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
+
+#endif

@@ -1,0 +1,78 @@
+/* session_checkpoints: copies of a session's context as it stood after
+ * some of its entries, so that the state of play is rebuilt (after an
+ * undo, a failed command, a look back) by replaying from the nearest copy
+ * instead of from the first entry: loading a rule system again costs
+ * milliseconds a time, and a long session's replay grows with it.
+ *
+ * A copy is taken after an entry once the entries since the latest copy
+ * have compiled CHECKPOINT_BYTES of source (a rule system loaded) or
+ * numbered CHECKPOINT_ENTRIES; the newest SESSION_CHECKPOINTS are kept.
+ * A copy after entry n holds only while the first n entries stand: undo
+ * and reroll drop the ones past what is left, a load drops them all. */
+#include "runtime/session/session.h"
+
+#include "runtime/api/api_files.h"
+
+#define CHECKPOINT_BYTES 16384
+#define CHECKPOINT_ENTRIES 256
+
+static void drop(session *s, int i)
+{
+    fray_close(s->checkpoints[i].f);
+    for (int j = i + 1; j < s->ncheckpoints; j++)
+        s->checkpoints[j - 1] = s->checkpoints[j];
+    s->ncheckpoints--;
+}
+
+void checkpoints_trim(session *s, size_t n)
+{
+    while (s->ncheckpoints > 0 && s->checkpoints[s->ncheckpoints - 1].at > n)
+        drop(s, s->ncheckpoints - 1);
+}
+
+void checkpoints_clear(session *s)
+{
+    while (s->ncheckpoints > 0)
+        drop(s, s->ncheckpoints - 1);
+}
+
+void checkpoints_maybe(session *s)
+{
+    if (api_uses(s->f) != s->settled_uses)
+        return; /* the context holds more than the timeline */
+    const session_checkpoint *last = s->ncheckpoints ? &s->checkpoints[s->ncheckpoints - 1] : NULL;
+    size_t at = last ? last->at : 0;
+    uint64_t bytes = last ? api_source_bytes(last->f) : 0;
+    if (s->ndone <= at || (api_source_bytes(s->f) - bytes < CHECKPOINT_BYTES && s->ndone - at < CHECKPOINT_ENTRIES))
+        return;
+    fray *copy = fray_clone(s->f);
+    if (!copy)
+        return; /* out of memory: rebuilds replay more, nothing else */
+    if (s->ncheckpoints == SESSION_CHECKPOINTS)
+        drop(s, 0);
+    s->checkpoints[s->ncheckpoints++] = (session_checkpoint){.f = copy, .at = s->ndone};
+}
+
+fray *checkpoints_open(const session *s, size_t n, size_t *at)
+{
+    for (int i = s->ncheckpoints - 1; i >= 0; i--)
+        if (s->checkpoints[i].at <= n) {
+            fray *f = fray_clone(s->checkpoints[i].f);
+            if (f)
+                *at = s->checkpoints[i].at;
+            return f;
+        }
+    return NULL;
+}
+
+bool checkpoints_copy(session *s, const session *from)
+{
+    for (int i = 0; i < from->ncheckpoints; i++) {
+        fray *f = fray_clone(from->checkpoints[i].f);
+        if (!f)
+            return false;
+        api_adopt(f, s->opts.search_path, s->opts.search_path_len, session_read_file, s);
+        s->checkpoints[s->ncheckpoints++] = (session_checkpoint){.f = f, .at = from->checkpoints[i].at};
+    }
+    return true;
+}
