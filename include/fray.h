@@ -91,6 +91,17 @@ bool fray_names_module(fray *f, const char *what);
 fray_status fray_run_rules(fray *f, const char *what);
 fray_status fray_check_rules(fray *f, const char *what, bool syntax_only);
 
+/* A rules file in the canonical layout (`fray fmt`). PRINT gives the laid
+ * out text to out, whole, in one call (TOKENS: the tokens the parser sees,
+ * one a line); CHECK only compares; WRITE rewrites the file in place,
+ * atomically, when its layout differs. *changed: whether it differs. The
+ * file is read as any rules file, under f's limits (nesting, string-bytes,
+ * memory); a syntax error is FRAY_ERR_RULES, a file that cannot be read or
+ * written FRAY_ERR_IO, each with its diagnostic. */
+typedef enum { FRAY_FORMAT_PRINT, FRAY_FORMAT_CHECK, FRAY_FORMAT_WRITE, FRAY_FORMAT_TOKENS } fray_format_mode;
+fray_status fray_format_file(fray *f, const char *path, fray_format_mode mode, fray_output_fn out, void *user,
+                             bool *changed);
+
 /* Sets a stat of the creature that `fray_eval` evaluates for, from an
  * expression (`level`, `5`). */
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr);

@@ -8,7 +8,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "runtime/combat/combat.h"
+#include "runtime/core/rules.h"
 #include "runtime/core/commands.h"
 #include "runtime/base/mem.h"
 #include "lang/suggest.h"

@@ -29,10 +29,10 @@
 typedef struct side_turn {
     double *damage; /* damage[d]: the chance the turn deals d */
     size_t ndamage, damage_cap;
-    double met[SIM_CHECKS]; /* the chance the i-th check the actor compares meets its target */
-    int check[SIM_CHECKS];  /* that check (as some path rolled it), or -1 */
-    double cut;             /* the chance of the paths cut (too unlikely, or too many dice) */
-    double *fires;          /* per trigger: the chance it fires in the turn */
+    double met[TALLY_CHECKS]; /* the chance the i-th check the actor compares meets its target */
+    int check[TALLY_CHECKS];  /* that check (as some path rolled it), or -1 */
+    double cut;               /* the chance of the paths cut (too unlikely, or too many dice) */
+    double *fires;            /* per trigger: the chance it fires in the turn */
     uint64_t paths;
     bool changed;     /* some path changed more than hit points */
     bool healed;      /* that change was to hit points, other than damage dealt */
@@ -73,7 +73,7 @@ static const char *const role_names[2] = {"attacker", "defender"};
 
 /* A fresh state of the fight: the profile's commands run (the creatures
    placed, the encounter begun, initiative rolled). */
-static vm *fresh(fight *g, sim_tally *t, rng_oracle *o, int *who)
+static vm *fresh(fight *g, tally *t, rng_oracle *o, int *who)
 {
     vm *v = vm_new(g->f->p, 0, &g->f->v->limits);
     if (!v)
@@ -130,7 +130,7 @@ static bool who_first(fight *g)
     rng_oracle o = {.min_weight = PROFILE_INITIATIVE_CUT};
     uint64_t paths = 0;
     double cut = 0;
-    sim_tally t = {.health = g->health, .watch = -1, .actor = -1};
+    tally t = {.health = g->health, .watch = -1, .actor = -1};
     do {
         int who[2];
         rng_oracle_rewind(&o);
@@ -200,12 +200,12 @@ static bool walk_turn(fight *g, int k)
             mem_free(fired, (ntrig + 1) * sizeof *fired);
         return false;
     }
-    for (int i = 0; i < SIM_CHECKS; i++)
+    for (int i = 0; i < TALLY_CHECKS; i++)
         s->check[i] = -1;
     rng_oracle o = {.min_weight = PROFILE_TURN_CUT};
     bool ok = true, diverged = false;
     do {
-        sim_tally t = {.health = g->health, .watch = -1, .actor = -1, .ntriggers = ntrig, .fired = fired};
+        tally t = {.health = g->health, .watch = -1, .actor = -1, .ntriggers = ntrig, .fired = fired};
         int who[2];
         vm *v = fresh(g, &t, NULL, who);
         if (!v) {
@@ -576,7 +576,7 @@ static void fig_met(const fight *g, int i, char *buf, size_t cap, double *p)
    each may come in some paths only (a confirmation after a threat). */
 static void check_rows(report_builder *rb, fight *g)
 {
-    for (int i = 0; i < SIM_CHECKS; i++) {
+    for (int i = 0; i < TALLY_CHECKS; i++) {
         char text[2][128], label[64];
         double p[2] = {-1, -1};
         const char *cell[2] = {NULL, NULL};

@@ -32,138 +32,6 @@
    what is used is ever backed by memory. */
 #define SIM_THREAD_STACK ((size_t)16 << 20)
 
-/* --- the hooks ------------------------------------------------------------------ */
-
-static bool ensure_creatures(sim_tally *t, size_t n)
-{
-    if (n <= t->ncreatures)
-        return true;
-    if (n > t->creatures_cap) {
-        /* the three grow together, or not at all: they share one capacity */
-        size_t cap = t->creatures_cap ? t->creatures_cap : 8;
-        while (cap < n)
-            cap *= 2;
-        int64_t *dealt = mem_alloc(cap * sizeof *dealt), *taken = mem_alloc(cap * sizeof *taken);
-        bool *down = mem_alloc(cap * sizeof *down);
-        if (!dealt || !taken || !down) { /* freeing NULL frees nothing */
-            mem_free(dealt, cap * sizeof *dealt);
-            mem_free(taken, cap * sizeof *taken);
-            mem_free(down, cap * sizeof *down);
-            return false;
-        }
-        if (t->ncreatures) {
-            memcpy(dealt, t->dealt, t->ncreatures * sizeof *dealt);
-            memcpy(taken, t->taken, t->ncreatures * sizeof *taken);
-            memcpy(down, t->down, t->ncreatures * sizeof *down);
-        }
-        if (t->creatures_cap) {
-            mem_free(t->dealt, t->creatures_cap * sizeof *t->dealt);
-            mem_free(t->taken, t->creatures_cap * sizeof *t->taken);
-            mem_free(t->down, t->creatures_cap * sizeof *t->down);
-        }
-        t->dealt = dealt;
-        t->taken = taken;
-        t->down = down;
-        t->creatures_cap = cap;
-    }
-    for (size_t c = t->ncreatures; c < n; c++) {
-        t->dealt[c] = t->taken[c] = 0;
-        t->down[c] = false;
-    }
-    t->ncreatures = n;
-    return true;
-}
-
-/* The damage is the target's; whoever is resolving an action (or whose
-   turn it is, for what happens between actions) dealt it. */
-void sim_note_damage(vm *v, int c, int64_t amount)
-{
-    sim_tally *t = v->sim;
-    if (!t || !ensure_creatures(t, v->ncreatures)) {
-        if (t)
-            t->failed = true;
-        return;
-    }
-    t->taken[c] += amount;
-    int by = v->cb.actor >= 0 ? v->cb.actor : encounter_acting(v);
-    if (by >= 0 && by != c && (size_t)by < t->ncreatures)
-        t->dealt[by] += amount;
-}
-
-void sim_note_trigger(vm *v, int trigger)
-{
-    sim_tally *t = v->sim;
-    if (t && trigger >= 0 && (size_t)trigger < t->ntriggers)
-        t->fired[trigger]++;
-}
-
-void sim_note_check(vm *v, int check, bool met)
-{
-    sim_tally *t = v->sim;
-    if (!t || t->nchecks >= SIM_CHECKS)
-        return;
-    /* who rolls: the creature the running body is for (a reaction's is the
-       one reacting), else the one taking the action */
-    int self = v->nframes > 0 ? v->frames[v->nframes - 1].self : -1;
-    int roller = self >= 0 ? self : v->cb.actor;
-    if (t->actor < 0 || roller == t->actor) {
-        t->check[t->nchecks] = check;
-        t->met[t->nchecks++] = met;
-    }
-}
-
-void sim_note_change(vm *v, int condition, int stat)
-{
-    sim_tally *t = v->sim;
-    if (!t)
-        return;
-    if (!t->changed) {
-        t->changed_condition = condition;
-        t->changed_stat = stat;
-    }
-    t->changed = true;
-}
-
-/* A creature without a side is a side of its own: -2 - its index. */
-static int side_of(const vm *v, int c)
-{
-    return v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - c;
-}
-
-bool sim_note_outcome(vm *v, span at)
-{
-    sim_tally *t = v->sim;
-    if (!t)
-        return true;
-    if (!ensure_creatures(t, v->ncreatures)) {
-        t->failed = true;
-        return true;
-    }
-    int standing = INT32_MIN;
-    bool several = false;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        t->down[c] = false;
-        if (!v->creatures[c].in_play)
-            continue;
-        bool stands;
-        if (!encounter_stands(v, (int)c, &stands, at))
-            return false;
-        t->down[c] = !stands;
-        if (!stands)
-            continue;
-        if (standing == INT32_MIN)
-            standing = side_of(v, (int)c);
-        else if (side_of(v, (int)c) != standing)
-            several = true;
-    }
-    t->ended = true;
-    t->winner = several ? -1 : standing == INT32_MIN ? -2 : standing;
-    const combat *cb = &v->cb;
-    /* as the encounter's end says: a round that ends it as it starts was never played */
-    t->rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
-    return true;
-}
-
 /* --- one thread's sums ------------------------------------------------------------- */
 
 typedef struct named_sum {
@@ -254,7 +122,7 @@ static const char *side_name(const vm *v, int side)
     return side >= 0 ? program_string(v->p, v->r->sides[side]) : NULL;
 }
 
-static bool add_run(sums *s, const vm *v, const sim_tally *t)
+static bool add_run(sums *s, const vm *v, const tally *t)
 {
     if (!t->ended)
         s->undecided++;
@@ -377,12 +245,12 @@ static bool play_one(worker *w, uint64_t run)
         return false;
     v->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
-    sim_tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
+    tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->sim = &t;
     bool ok = vm_run_commands(v, 0);
     if (ok && v->cb.active)
-        ok = sim_note_outcome(v, (span){0});
+        ok = tally_outcome(v, (span){0});
     if (ok && t.failed)
         ok = vm_error(v, (span){0}, "out of memory");
     if (ok && !add_run(&w->s, v, &t))

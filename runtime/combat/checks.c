@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/analysis/sim.h"
+#include "runtime/combat/tally.h"
 #include "runtime/core/vm.h"
 
 /* snprintf that may cut the text short, as the transcript allows. */
@@ -146,7 +146,7 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
        low); a comparison written the other way round is its negation */
     bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
     bool meets = against ? !*result : *result;
-    sim_note_check(v, rec->check, meets);
+    tally_check(v, rec->check, meets);
     if (cb->quiet)
         return true;
     const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")

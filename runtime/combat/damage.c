@@ -10,30 +10,6 @@
 #include "runtime/core/commands.h"
 #include "runtime/core/vm.h"
 
-const r_resource *rules_damage_resource(const program *p, bool heal)
-{
-    const rules *r = p->rules;
-    for (int i = r->nresources; i-- > 0;) {
-        const r_resource *res = &r->resources[i];
-        if ((heal ? res->heal_by : res->damage_by) < 0)
-            continue;
-        /* only the declaration that stands: an override without the clause
-           takes it away */
-        const decl *d = &p->decls[res->stat];
-        if (program_find_decl(p, DK_RESOURCE, d->name) == d)
-            return res;
-    }
-    return NULL;
-}
-
-int rules_damage_kind(const r_resource *res, int word)
-{
-    for (int i = 0; i < res->nkinds; i++)
-        if (res->kinds[i] == word)
-            return i;
-    return -1;
-}
-
 /* The procedure the clause names, as it stands, with the arguments it must
    take; NULL (and an error) when it is none. */
 static const decl *damage_procedure(vm *v, const r_resource *res, bool heal, span at)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/analysis/sim.h"
+#include "runtime/combat/tally.h"
 #include "runtime/core/vm.h"
 
 /* --- effect records ---------------------------------------------------------- */
@@ -696,7 +696,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
         return vm_error(v, at, "out of memory");
     const r_condition *rc = &v->r->conditions[cond];
     const char *name = program_string(v->p, rc->name);
-    sim_note_change(v, cond, -1);
+    tally_change(v, cond, -1);
     *applied = false;
     if (rexpr_present(&rc->requires)) {
         value ok;

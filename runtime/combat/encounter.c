@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/analysis/sim.h"
+#include "runtime/combat/tally.h"
 #include "runtime/core/vm.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
@@ -563,7 +563,7 @@ bool encounter_end(vm *v, span at)
     int rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
     if (!events_emit(v, EV_ENCOUNTER_END, NULL, 0, at))
         return false;
-    if (v->sim && !sim_note_outcome(v, at))
+    if (v->sim && !tally_outcome(v, at))
         return false;
     cb->active = false;
     if (!effects_end_encounter(v, at))

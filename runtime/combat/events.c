@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/analysis/sim.h"
+#include "runtime/combat/tally.h"
 #include "runtime/core/vm.h"
 
 static const char *trigger_name(vm *v, int t)
@@ -93,7 +93,7 @@ static bool wants(vm *v, int t, int who, const char *question)
 static bool run_trigger(vm *v, int t, value *params, int self, span at)
 {
     const r_trigger *tr = &v->r->triggers[t];
-    sim_note_trigger(v, t);
+    tally_trigger(v, t);
     if (tr->body < 0)
         return true;
     value r;

@@ -443,3 +443,29 @@ void rules_choices_text(const program *p, const r_ruling *rl, char *out, size_t 
     for (int i = 0; i < rl->nchoices && len < cap; i++)
         len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "/" : "", program_string(p, rl->choices[i]));
 }
+
+/* The resource that `damage`/`heal` deal with (its `damage by` or `heal by`
+   clause), as the declaration that stands says; NULL when none. */
+const r_resource *rules_damage_resource(const program *p, bool heal)
+{
+    const rules *r = p->rules;
+    for (int i = r->nresources; i-- > 0;) {
+        const r_resource *res = &r->resources[i];
+        if ((heal ? res->heal_by : res->damage_by) < 0)
+            continue;
+        /* only the declaration that stands: an override without the clause
+           takes it away */
+        const decl *d = &p->decls[res->stat];
+        if (program_find_decl(p, DK_RESOURCE, d->name) == d)
+            return res;
+    }
+    return NULL;
+}
+
+int rules_damage_kind(const r_resource *res, int word)
+{
+    for (int i = 0; i < res->nkinds; i++)
+        if (res->kinds[i] == word)
+            return i;
+    return -1;
+}

@@ -593,7 +593,7 @@ int rules_find_event(const rules *r, int name);
 const r_resource *rules_resource_of(const rules *r, int decl_index);
 /* The resource a GM's `damage` (heal false) or `heal` goes to: the last
    standing declaration with the clause; NULL when the rules say nothing
-   of it (damage.c). */
+   of it (rules.c). */
 struct program;
 const r_resource *rules_damage_resource(const struct program *p, bool heal);
 /* The index of a kind of damage the resource takes, or -1. */

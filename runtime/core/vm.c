@@ -2,7 +2,7 @@
  * instruction body is written once; the loop dispatches with computed goto
  * where the compiler supports it and a switch otherwise. */
 #include "runtime/core/vm.h"
-#include "runtime/analysis/sim.h"
+#include "runtime/combat/tally.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -621,7 +621,7 @@ static bool note_damage(vm *v, int c, int decl_index, value now, const value *ol
     else if (!base_stat(v, c, decl_index, &before))
         return false;
     if (value_is_number(before) && value_is_number(now) && rat_cmp(value_as_frac(before), value_as_frac(now)) > 0)
-        sim_note_damage(v, c, value_round(before) - value_round(now));
+        tally_damage(v, c, value_round(before) - value_round(now));
     return true;
 }
 
@@ -673,7 +673,7 @@ bool vm_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->sim && di->first == sim_health(v) && !note_damage(v, c, decl_index, kept, res ? &old : NULL))
         return false;
     if (v->sim && c == v->sim->watch && di->first != sim_health(v))
-        sim_note_change(v, -1, di->first);
+        tally_change(v, -1, di->first);
     v->creatures[c].stats[slot] = kept;
     if (res && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];

@@ -237,7 +237,7 @@ typedef struct vm {
     int peek_depth;
 
     /* what a simulated run tallies (sim.h); NULL when not simulating */
-    struct sim_tally *sim;
+    struct tally *sim;
 
     /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
        for every creature (or side) the ruling is asked of, not this one only */
