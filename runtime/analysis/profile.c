@@ -75,20 +75,20 @@ static const char *const role_names[2] = {"attacker", "defender"};
    placed, the encounter begun, initiative rolled). */
 static vm *fresh(fight *g, tally *t, rng_oracle *o, int *who)
 {
-    vm *v = vm_new(g->f->p, 0, &g->f->v->limits);
+    vm *v = world_open(g->f->p, 0, &g->f->v->limits);
     if (!v)
         return NULL;
-    v->cb.quiet = true;
-    v->sim = t;
+    v->world->cb.quiet = true;
+    v->world->tally = t;
     v->rng.oracle = o;
     bool ok = vm_run_commands(v, 0);
     /* past a pause before round 1 (where the order may still change) to
        the first turn */
-    for (int guard = 0; ok && guard < 8 && v->cb.active && encounter_acting(v) < 0; guard++)
+    for (int guard = 0; ok && guard < 8 && v->world->cb.active && encounter_acting(v) < 0; guard++)
         ok = encounter_next(v, (span){0});
     v->rng.oracle = NULL;
     for (int k = 0; ok && k < 2; k++)
-        who[k] = vm_find_creature(v, role_names[k]);
+        who[k] = world_find_creature(v, role_names[k]);
     if (!ok || who[0] < 0 || who[1] < 0) {
         if (!ok) {
             vm *own = g->f->v;
@@ -98,7 +98,7 @@ static vm *fresh(fight *g, tally *t, rng_oracle *o, int *who)
         } else
             diag_report(&g->f->sink, DIAG_ERROR, NULL, (span){0},
                         "the profile for %s has no creature named attacker and defender", g->system);
-        vm_free(v);
+        world_close(v);
         return NULL;
     }
     return v;
@@ -141,13 +141,13 @@ static bool who_first(fight *g)
         if (paths == 0)
             for (int k = 0; k < 2; k++) {
                 value hp;
-                g->hp[k] = vm_get_stat(v, who[k], g->health, &hp) && value_is_number(hp) ? value_round(hp) : 0;
+                g->hp[k] = world_get_stat(v, who[k], g->health, &hp) && value_is_number(hp) ? value_round(hp) : 0;
             }
         if (!o.too_deep && !o.diverged)
             g->first[acting == who[1] ? 1 : 0] += path_weight(&o);
         else
             cut += path_weight(&o);
-        vm_free(v);
+        world_close(v);
         if (++paths >= PROFILE_MAX_PATHS) {
             /* the chances of the paths walked are not the whole of them */
             if (!g->why[0])
@@ -213,7 +213,7 @@ static bool walk_turn(fight *g, int k)
             break;
         }
         /* to the turn of the one who acts */
-        for (int guard = 0; guard < 8 && v->cb.active && encounter_acting(v) != who[k]; guard++)
+        for (int guard = 0; guard < 8 && v->world->cb.active && encounter_acting(v) != who[k]; guard++)
             if (!encounter_next(v, (span){0}))
                 break;
         memset(fired, 0, ntrig * sizeof *fired);
@@ -236,7 +236,7 @@ static bool walk_turn(fight *g, int k)
                 diag_report(&g->f->sink, DIAG_ERROR, NULL, (span){0}, "in the profile for %s, the %s never gets a turn",
                             g->system, role_names[k]);
             g->f->v = own;
-            vm_free(v);
+            world_close(v);
             ok = false;
             break;
         }
@@ -248,7 +248,7 @@ static bool walk_turn(fight *g, int k)
             mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
             mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
             mem_free(t.down, t.creatures_cap * sizeof *t.down);
-            vm_free(v);
+            world_close(v);
             s->paths++;
             continue;
         }
@@ -260,7 +260,7 @@ static bool walk_turn(fight *g, int k)
         value hp[2];
         for (int c = 0; c < 2 && !t.changed && !s->changed; c++) {
             int64_t want = c == k ? g->hp[c] : g->hp[c] - dealt;
-            if (vm_get_stat(v, who[c], g->health, &hp[c]) && value_is_number(hp[c]) &&
+            if (world_get_stat(v, who[c], g->health, &hp[c]) && value_is_number(hp[c]) &&
                 (c == k ? value_round(hp[c]) != want : value_round(hp[c]) > want)) {
                 s->changed = s->healed = true;
                 if (c == k)
@@ -278,7 +278,7 @@ static bool walk_turn(fight *g, int k)
         /* what happens as the target goes down is the end of the chain,
            not a change it must carry */
         value left;
-        if (t.changed && vm_get_stat(v, who[1 - k], g->health, &left) && value_is_number(left) &&
+        if (t.changed && world_get_stat(v, who[1 - k], g->health, &left) && value_is_number(left) &&
             value_round(left) <= 0)
             t.changed = false;
         if (t.changed && !s->changed) {
@@ -294,7 +294,7 @@ static bool walk_turn(fight *g, int k)
         mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
         mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
         mem_free(t.down, t.creatures_cap * sizeof *t.down);
-        vm_free(v);
+        world_close(v);
         if (!ok || ++s->paths >= PROFILE_MAX_PATHS)
             break;
     } while (rng_oracle_advance(&o));

@@ -133,7 +133,7 @@ static bool add_run(sums *s, const vm *v, const tally *t)
     else {
         /* a side by its index; a creature alone by its name, after every side */
         int w = t->winner;
-        const char *name = w >= 0 ? side_name(v, w) : v->creatures[-2 - w].name;
+        const char *name = w >= 0 ? side_name(v, w) : v->world->creatures[-2 - w].name;
         long order = w >= 0 ? w : (long)v->r->nsides + (-2 - w);
         named_sum *e = sum_of(&s->sides, &s->nsides, &s->sides_cap, name, NULL, order, (size_t)order);
         if (!e || !count_round(&e->by_round, &e->nrounds, &e->rounds_cap, t->rounds > 0 ? (size_t)t->rounds : 0, 1))
@@ -143,8 +143,8 @@ static bool add_run(sums *s, const vm *v, const tally *t)
     size_t r = t->ended && t->rounds > 0 ? (size_t)t->rounds : 0;
     if (!count_round(&s->rounds, &s->nrounds, &s->rounds_cap, r, 1))
         return false;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        const creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        const creature *cr = &v->world->creatures[c];
         named_sum *e =
             sum_of(&s->creatures, &s->ncreatures, &s->creatures_cap, cr->name, side_name(v, cr->side), (long)c, c);
         if (!e)
@@ -240,16 +240,16 @@ int sim_find_health(const program *p, const char *name)
 static bool play_one(worker *w, uint64_t run)
 {
     const program *p = w->f->p;
-    vm *v = vm_new(w->f->p, w->sh->o->seed + run, &w->sh->limits);
+    vm *v = world_open(w->f->p, w->sh->o->seed + run, &w->sh->limits);
     if (!v)
         return false;
-    v->cb.quiet = true;
+    v->world->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
     tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
-    v->sim = &t;
+    v->world->tally = &t;
     bool ok = vm_run_commands(v, 0);
-    if (ok && v->cb.active)
+    if (ok && v->world->cb.active)
         ok = tally_outcome(v, (span){0});
     if (ok && t.failed)
         ok = vm_error(v, (span){0}, "out of memory");
@@ -267,7 +267,7 @@ static bool play_one(worker *w, uint64_t run)
     mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
     mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
     mem_free(t.down, t.creatures_cap * sizeof *t.down);
-    vm_free(v);
+    world_close(v);
     return ok;
 }
 

@@ -10,7 +10,7 @@
 #include "lang/compile.h"
 #include "runtime/dice/dist.h"
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 #include "runtime/api/api_internal.h"
 #include "runtime/api/api_files.h"
 
@@ -77,13 +77,13 @@ fray *fray_open(const fray_options *opts)
     if (o.max_creatures)
         lim.creatures = o.max_creatures;
     f->p = program_new();
-    f->v = f->p ? vm_new(f->p, o.seed, &lim) : NULL;
+    f->v = f->p ? world_open(f->p, o.seed, &lim) : NULL;
     if (!f->v) {
         program_free(f->p);
         mem_free(f, sizeof *f);
         return NULL;
     }
-    f->v->cb.quiet = o.quiet;
+    f->v->world->cb.quiet = o.quiet;
     f->copts.search_path = o.search_path;
     f->copts.npaths = o.search_path_len;
     f->copts.follow_symlinks = o.follow_symlinks;
@@ -102,21 +102,21 @@ void fray_close(fray *f)
 {
     if (!f)
         return;
-    vm_free(f->v);
+    world_close(f->v);
     program_free(f->p);
     mem_free(f, sizeof *f);
 }
 
 fray *fray_clone(const fray *from)
 {
-    if (!vm_at_rest(from->v))
+    if (!world_at_rest(from->v))
         return NULL;
     fray *f = MEM_NEW(fray);
     if (!f)
         return NULL;
     *f = *from;
     f->p = program_clone(from->p);
-    f->v = f->p ? vm_clone(from->v, f->p) : NULL;
+    f->v = f->p ? world_clone(from->v, f->p) : NULL;
     if (!f->v) {
         program_free(f->p);
         mem_free(f, sizeof *f);
@@ -125,8 +125,8 @@ fray *fray_clone(const fray *from)
     /* what calls back with the context calls back with the copy */
     f->sink.user = f;
     vm_set_output(f->v, forward_output, f);
-    if (f->v->ask_user)
-        f->v->ask_user = f;
+    if (f->v->world->ask_user)
+        f->v->world->ask_user = f;
     return f;
 }
 
@@ -185,7 +185,7 @@ static fray_status run_text(fray *f, const char *name, const char *text, size_t 
     bool unchanged;
     /* a command written without its actor says whose turn it is */
     int acting = f->v ? encounter_acting(f->v) : -1;
-    f->copts.turn_of = acting >= 0 ? f->v->creatures[acting].name : NULL;
+    f->copts.turn_of = acting >= 0 ? f->v->world->creatures[acting].name : NULL;
     int errors = compile_or_nothing(f->p, name, text, len, as_file, &f->sink, &f->copts, &unchanged);
     f->copts.turn_of = NULL;
     if (errors > 0) {
@@ -337,7 +337,7 @@ static bool ensure_eval_self(fray *f)
 {
     if (f->eval_self >= 0)
         return true;
-    f->eval_self = vm_add_creature(f->v, "self", -1, (span){0});
+    f->eval_self = world_add_creature(f->v, "self", -1, (span){0});
     return f->eval_self >= 0;
 }
 
@@ -379,7 +379,7 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
     fray_status st = eval_chunk(f, expr, &x);
     if (st != FRAY_OK)
         return st;
-    if (!vm_set_stat(f->v, f->eval_self, index, x, (span){0}))
+    if (!world_set_stat(f->v, f->eval_self, index, x, (span){0}))
         return api_runtime_failure(f);
     return FRAY_OK;
 }

@@ -8,9 +8,9 @@
 #include "runtime/api/api_internal.h"
 #include "runtime/base/fio.h"
 #include "runtime/base/mem.h"
-#include "runtime/session/safefile.h"
+#include "runtime/base/safefile.h"
 
-/* Replaces path whole, as a save is replaced (runtime/session/safefile.h): a
+/* Replaces path whole, as a save is replaced (runtime/base/safefile.h): a
  * temporary beside it, renamed over it, so that readers and a kill see
  * the old file or the new one, never half of it; through a symbolic link
  * the file it names is rewritten (the link stays), and its mode is kept.

@@ -5,7 +5,7 @@
 #include "fray.h"
 #include "lang/compile.h"
 #include "runtime/api/api_files.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 struct fray {
     program *p;

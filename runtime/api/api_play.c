@@ -91,7 +91,7 @@ static const char *parse_answer(fray *f, const fray_question *q, const char *s, 
             *out = value_nil();
             return NULL;
         }
-        int c = vm_find_creature(f->v, s);
+        int c = world_find_creature(f->v, s);
         if (c < 0)
             return "answer with a creature's name (or nothing)";
         *out = value_ref(V_CREATURE, 0, c);
@@ -225,16 +225,16 @@ static bool vm_offers(void *user, const char *question)
     value yes;
     if (ask_until_it_fits(f, &q, &yes, NULL))
         return value_truthy(yes);
-    return f->v->cb.reactions_policy == 1; /* no answer: as a script would */
+    return f->v->world->cb.reactions_policy == 1; /* no answer: as a script would */
 }
 
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
 {
     f->on_ask = fn;
     f->ask_user = user;
-    f->v->ask = fn ? vm_asks : NULL;
-    f->v->offer = fn ? vm_offers : NULL;
-    f->v->ask_user = fn ? f : NULL;
+    f->v->world->ask = fn ? vm_asks : NULL;
+    f->v->world->offer = fn ? vm_offers : NULL;
+    f->v->world->ask_user = fn ? f : NULL;
 }
 
 /* --- the dice, formulas ------------------------------------------------------ */
@@ -248,7 +248,7 @@ void fray_reseed(fray *f, uint64_t seed)
 fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)
 {
     api_use(f);
-    int self = vm_find_creature(f->v, who);
+    int self = world_find_creature(f->v, who);
     if (self < 0) {
         diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "no creature named '%s' in play", who);
         return FRAY_ERR_USAGE;
@@ -299,9 +299,9 @@ void fray_limits(fray_limit_fn fn, void *user)
 
 void fray_creatures(fray *f, fray_name_fn fn, void *user)
 {
-    for (size_t i = 0; i < f->v->ncreatures; i++)
+    for (size_t i = 0; i < f->v->world->ncreatures; i++)
         if ((int)i != f->eval_self)
-            fn(user, f->v->creatures[i].name);
+            fn(user, f->v->world->creatures[i].name);
 }
 
 /* Listing asks no questions: rulings take their defaults, reactions are
@@ -313,23 +313,23 @@ typedef struct quiet_asks {
 
 static quiet_asks asks_off(vm *v)
 {
-    quiet_asks q = {v->ask, v->offer};
-    v->ask = NULL;
-    v->offer = NULL;
+    quiet_asks q = {v->world->ask, v->world->offer};
+    v->world->ask = NULL;
+    v->world->offer = NULL;
     return q;
 }
 
 static void asks_on(vm *v, quiet_asks q)
 {
-    v->ask = q.ask;
-    v->offer = q.offer;
+    v->world->ask = q.ask;
+    v->world->offer = q.offer;
 }
 
 void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
 {
     api_use(f); /* it tries the actions' requirements */
     vm *v = f->v;
-    int c = who ? vm_find_creature(v, who) : -1;
+    int c = who ? world_find_creature(v, who) : -1;
     quiet_asks q = asks_off(v);
     for (int a = 0; a < v->r->nactions; a++) {
         bool listed = true;
@@ -351,7 +351,7 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
 {
     api_use(f); /* it tries the action's requirements */
     vm *v = f->v;
-    int c = who ? vm_find_creature(v, who) : -1;
+    int c = who ? world_find_creature(v, who) : -1;
     int a = 0;
     int name = program_find_string(f->p, action);
     while (a < v->r->nactions && v->r->actions[a].name != name)
@@ -362,13 +362,13 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
     }
     quiet_asks q = asks_off(v);
     size_t listed = 0;
-    for (size_t t = 0; t < v->ncreatures; t++) {
+    for (size_t t = 0; t < v->world->ncreatures; t++) {
         if ((int)t == f->eval_self)
             continue;
         value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
         refusal why = {{0}, {-1, {0}, -1}, false};
         if (act_can(v, c, a, &arg, 1, &why, (span){0})) {
-            fn(user, v->creatures[t].name);
+            fn(user, v->world->creatures[t].name);
             listed++;
         }
         vm_clear_error(v);
@@ -390,8 +390,8 @@ void fray_arguments(fray *f, const char *who, const char *action, int index, fra
     uint32_t takes = v->r->actions[a].takes[index];
     if (takes & TAKES_CONDITION)
         fray_conditions(f, fn, user);
-    for (int z = 0; (takes & TAKES_ZONE) && z < v->cb.nzones; z++)
-        fn(user, program_string(f->p, v->cb.zones[z].name));
+    for (int z = 0; (takes & TAKES_ZONE) && z < v->world->cb.nzones; z++)
+        fn(user, program_string(f->p, v->world->cb.zones[z].name));
     if (takes & (UINT32_C(1) << V_ITEM))
         for (int i = 0; i < v->r->nitems; i++)
             fn(user, program_string(f->p, v->r->items[i].name));
@@ -425,8 +425,8 @@ void fray_stats(fray *f, fray_name_fn fn, void *user)
 
 const char *fray_current(fray *f)
 {
-    int c = f->v->cb.active ? encounter_acting(f->v) : -1;
-    return c >= 0 ? f->v->creatures[c].name : NULL;
+    int c = f->v->world->cb.active ? encounter_acting(f->v) : -1;
+    return c >= 0 ? f->v->world->creatures[c].name : NULL;
 }
 
 bool fray_cite(fray *f, const char *name, char *out, size_t cap)

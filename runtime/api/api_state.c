@@ -81,8 +81,8 @@ typedef struct effect_list {
 
 static bool hidden_name(vm *v, const char *name)
 {
-    int c = vm_find_creature(v, name);
-    return c >= 0 && v->creatures[c].hidden;
+    int c = world_find_creature(v, name);
+    return c >= 0 && v->world->creatures[c].hidden;
 }
 
 static void on_effect(void *user, const char *kind, const char *name, const char *partner, const char *lasts)
@@ -111,11 +111,11 @@ static bool creature_stats(jbuf *b, vm *v, int c, bool players)
     bool first = true;
     jb_put(b, "{");
     for (size_t i = 0; i < v->p->ndecls; i++) {
-        if (!vm_stat_shown(v, c, (int)i) || (players && hidden_stat(v, c, (int)i)))
+        if (!world_stat_shown(v, c, (int)i) || (players && hidden_stat(v, c, (int)i)))
             continue;
         const decl *d = &v->p->decls[i];
         value x;
-        if (!vm_get_stat(v, c, (int)i, &x))
+        if (!world_get_stat(v, c, (int)i, &x))
             return false;
         jb_put(b, first ? "" : ", ");
         jb_str(b, program_string(v->p, d->name));
@@ -129,7 +129,7 @@ static bool creature_stats(jbuf *b, vm *v, int c, bool players)
 
 static bool creature_json(jbuf *b, vm *v, int c, bool players)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     char text[64];
     jb_put(b, "{\"name\": ");
     jb_str(b, cr->name);
@@ -183,7 +183,7 @@ static bool state_json(fray *f, jbuf *b, bool players)
     vm *v = f->v;
     if (!combat_sync(v))
         return false;
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     const program *p = f->p;
     jb_put(b, "{\"system\": ");
     if (p->system_name >= 0)
@@ -195,8 +195,8 @@ static bool state_json(fray *f, jbuf *b, bool players)
              ", \"encounter\": {\"active\": %s, \"round\": %d, \"turn\": ", cb->active ? "true" : "false", cb->round);
     jb_put(b, text);
     int acting = encounter_acting(v);
-    if (acting >= 0 && cb->active && !(players && v->creatures[acting].hidden))
-        jb_str(b, v->creatures[acting].name);
+    if (acting >= 0 && cb->active && !(players && v->world->creatures[acting].hidden))
+        jb_str(b, v->world->creatures[acting].name);
     else
         jb_put(b, "null");
     jb_put(b, ", \"phase\": ");
@@ -208,11 +208,11 @@ static bool state_json(fray *f, jbuf *b, bool players)
     bool first = true;
     for (int i = 0; cb->active && cb->ordered && i < cb->norder; i++) {
         const entry *e = &cb->order[i];
-        if (players && e->creature >= 0 && v->creatures[e->creature].hidden)
+        if (players && e->creature >= 0 && v->world->creatures[e->creature].hidden)
             continue;
         jb_put(b, first ? "{\"name\": " : ", {\"name\": ");
         first = false;
-        jb_str(b, e->creature >= 0 ? v->creatures[e->creature].name : program_string(p, v->r->sides[e->side]));
+        jb_str(b, e->creature >= 0 ? v->world->creatures[e->creature].name : program_string(p, v->r->sides[e->side]));
         jb_put(b, e->creature >= 0 ? ", \"side\": false" : ", \"side\": true");
         jb_put(b, ", \"score\": ");
         jb_value(b, v, e->score);
@@ -220,8 +220,9 @@ static bool state_json(fray *f, jbuf *b, bool players)
     }
     jb_put(b, "]}, \"creatures\": [");
     first = true;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        if (v->creatures[c].gone || (players && v->creatures[c].hidden)) /* out of the game, or not theirs to see */
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        if (v->world->creatures[c].gone ||
+            (players && v->world->creatures[c].hidden)) /* out of the game, or not theirs to see */
             continue;
         jb_put(b, first ? "\n  " : ",\n  ");
         first = false;
@@ -266,7 +267,7 @@ fray_status fray_explain(fray *f, fray_output_fn fn, void *user)
 
 void fray_transcript(fray *f, fray_view view, fray_line_fn fn, void *user)
 {
-    const combat *cb = &f->v->cb;
+    const combat *cb = &f->v->world->cb;
     for (int i = 0; i < cb->nlog; i++) {
         if (cb->log[i].detail)
             continue;

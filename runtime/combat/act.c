@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static const char *action_name(vm *v, int a)
 {
@@ -38,7 +38,7 @@ static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, 
 
 static bool on_other_sides(const vm *v, int a, int b)
 {
-    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    int sa = v->world->creatures[a].side, sb = v->world->creatures[b].side;
     return a != b && (sa < 0 || sb < 0 || sa != sb);
 }
 
@@ -47,18 +47,18 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
                     span at)
 {
     const r_action *a = &v->r->actions[action];
-    creature *c = &v->creatures[actor];
+    creature *c = &v->world->creatures[actor];
     *ok = false;
     if (c->gone) {
         set_refusal(why, NULL, "%s has been removed from play", c->name);
         return true;
     }
     for (int i = 0; i < nargs; i++)
-        if (args[i].type == V_CREATURE && v->creatures[args[i].num].gone) {
-            set_refusal(why, NULL, "%s has been removed from play", v->creatures[args[i].num].name);
+        if (args[i].type == V_CREATURE && v->world->creatures[args[i].num].gone) {
+            set_refusal(why, NULL, "%s has been removed from play", v->world->creatures[args[i].num].name);
             return true;
         }
-    if (v->cb.active && !c->in_play) {
+    if (v->world->cb.active && !c->in_play) {
         set_refusal(why, NULL, "%s is not in the encounter", c->name);
         return true;
     }
@@ -82,7 +82,7 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
         return true;
     }
     if (a->limit && c->ledger) {
-        const counter *k = &c->ledger[v->ledger_action + action];
+        const counter *k = &c->ledger[v->world->ledger_action + action];
         uint32_t ep = ledger_epoch(v, actor, a->limit_per);
         if (k->epoch == ep && k->n >= a->limit) {
             set_refusal(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
@@ -143,14 +143,14 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
     }
     if (t.type == V_CREATURE) {
         int target = (int)t.num;
-        const char *tn = v->creatures[target].name;
+        const char *tn = v->world->creatures[target].name;
         /* an enemy or an ally is one still in the fight; `target creature`
            reaches the fallen too (to finish or to heal them) */
         if (a->target == TARGET_ENEMY || a->target == TARGET_ALLY) {
             bool fallen;
-            if (v->cb.active && !encounter_out(v, target, &fallen, at))
+            if (v->world->cb.active && !encounter_out(v, target, &fallen, at))
                 return false;
-            if (v->cb.active && fallen) {
+            if (v->world->cb.active && fallen) {
                 set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
                 return true;
             }
@@ -219,9 +219,9 @@ static void say_refusal(vm *v, int actor, int action, const value *args, int nar
 {
     char cite[160], target[128] = "";
     if (nargs > 0 && args[0].type == V_CREATURE)
-        snprintf(target, sizeof target, " %s", v->creatures[args[0].num].name);
+        snprintf(target, sizeof target, " %s", v->world->creatures[args[0].num].name);
     combat_cite(v, &why->rule, cite, sizeof cite);
-    combat_say(v, "%s cannot %s%s: %s%s%s%s", v->creatures[actor].name, action_name(v, action), target, why->why,
+    combat_say(v, "%s cannot %s%s: %s%s%s%s", v->world->creatures[actor].name, action_name(v, action), target, why->why,
                cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
 }
 
@@ -243,15 +243,15 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
      * each was checked alone, so when the hold's cannot be paid after the
      * action's, the action's payment is undone (its slots and resources). */
     counter *saved = NULL;
-    size_t saved_bytes = (size_t)v->ledger_len * sizeof(counter);
+    size_t saved_bytes = (size_t)v->world->ledger_len * sizeof(counter);
     value saved_res[COST_MAX_OPTIONS * COST_MAX_PARTS];
     int res_decl[COST_MAX_OPTIONS * COST_MAX_PARTS], nres = 0;
     if (held) {
-        if (v->creatures[actor].ledger && saved_bytes) {
+        if (v->world->creatures[actor].ledger && saved_bytes) {
             saved = mem_alloc(saved_bytes);
             if (!saved)
                 return vm_error(v, at, "out of memory");
-            memcpy(saved, v->creatures[actor].ledger, (size_t)v->ledger_len * sizeof(counter));
+            memcpy(saved, v->world->creatures[actor].ledger, (size_t)v->world->ledger_len * sizeof(counter));
         }
         for (int o = 0; o < a->cost.noptions; o++)
             for (int i = 0; i < a->cost.options[o].nparts; i++) {
@@ -259,7 +259,7 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
                 if (part->kind != COST_RESOURCE)
                     continue;
                 res_decl[nres] = part->index;
-                if (!vm_get_stat(v, actor, part->index, &saved_res[nres])) {
+                if (!world_get_stat(v, actor, part->index, &saved_res[nres])) {
                     mem_free(saved, saved_bytes);
                     return false;
                 }
@@ -271,9 +271,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
         paid && (!held || ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why));
     if (paid && !hold_paid && !v->failed) {
         if (saved)
-            memcpy(v->creatures[actor].ledger, saved, (size_t)v->ledger_len * sizeof(counter));
+            memcpy(v->world->creatures[actor].ledger, saved, (size_t)v->world->ledger_len * sizeof(counter));
         for (int i = 0; i < nres; i++)
-            if (!vm_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
+            if (!world_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
                 mem_free(saved, saved_bytes);
                 return false;
             }
@@ -285,15 +285,15 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
         say_refusal(v, actor, action, args, nargs, &why);
         return true;
     }
-    creature *c = &v->creatures[actor];
+    creature *c = &v->world->creatures[actor];
     if (a->limit && c->ledger) {
-        counter *k = &c->ledger[v->ledger_action + action];
+        counter *k = &c->ledger[v->world->ledger_action + action];
         uint32_t ep = ledger_epoch(v, actor, a->limit_per);
         if (k->epoch != ep)
             *k = (counter){0, ep};
         k->n++;
     }
-    if (!v->cb.quiet) { /* the transcript's line, when there is one */
+    if (!v->world->cb.quiet) { /* the transcript's line, when there is one */
         char line[512];
         size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
         for (int i = 0; i < nargs && len < sizeof line; i++) {
@@ -322,9 +322,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
         provokes = value_truthy(w);
     }
     value ev[3] = {who, what, target};
-    int32_t outer_actor = v->cb.actor, outer_depth = v->cb.actor_depth;
-    v->cb.actor = actor;
-    v->cb.actor_depth = v->cb.trigger_depth; /* its own events are emitted from this depth */
+    int32_t outer_actor = v->world->cb.actor, outer_depth = v->world->cb.actor_depth;
+    v->world->cb.actor = actor;
+    v->world->cb.actor_depth = v->world->cb.trigger_depth; /* its own events are emitted from this depth */
     if (provokes && !events_emit(v, EV_PROVOKING, ev, 2, at))
         goto stopped;
     if (!events_emit(v, EV_ACTING, ev, 3, at))
@@ -339,15 +339,15 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
     }
     if (!events_emit(v, EV_ACTED, ev, 3, at))
         goto stopped;
-    v->cb.actor = outer_actor;
-    v->cb.actor_depth = outer_depth;
+    v->world->cb.actor = outer_actor;
+    v->world->cb.actor_depth = outer_depth;
     return encounter_check_over(v, at);
 stopped:
-    v->cb.actor = outer_actor;
-    v->cb.actor_depth = outer_depth;
+    v->world->cb.actor = outer_actor;
+    v->world->cb.actor_depth = outer_depth;
     /* cancel() ends the action where it stands; anything else is an error */
-    if (v->cb.cancelled) {
-        v->cb.cancelled = false;
+    if (v->world->cb.cancelled) {
+        v->world->cb.cancelled = false;
         vm_clear_error(v);
         bool out = false;
         if (!encounter_out(v, actor, &out, at))

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "runtime/combat/tally.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 /* snprintf that may cut the text short, as the transcript allows. */
 static void line_into(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -82,16 +82,16 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     if (!vm_roll_check(v, &rolled, extra, nextra, check, at, out))
         return false;
     ck = &v->r->checks[check];
-    if (v->cb.quiet) /* no transcript: no line to write */
+    if (v->world->cb.quiet) /* no transcript: no line to write */
         return true;
     /* the line: who, against whom, the breakdown */
     char who[160] = "";
-    if (v->cb.roll_as)
-        snprintf(who, sizeof who, "%s: ", v->cb.roll_as);
+    if (v->world->cb.roll_as)
+        snprintf(who, sizeof who, "%s: ", v->world->cb.roll_as);
     else if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
-        snprintf(who, sizeof who, "%s -> %s: ", vm_name(v, (int)args[0].num), vm_name(v, (int)args[1].num));
+        snprintf(who, sizeof who, "%s -> %s: ", world_name(v, (int)args[0].num), world_name(v, (int)args[1].num));
     else if (nargs >= 1 && args[0].type == V_CREATURE)
-        snprintf(who, sizeof who, "%s: ", vm_name(v, (int)args[0].num));
+        snprintf(who, sizeof who, "%s: ", world_name(v, (int)args[0].num));
     char breakdown[400];
     vm_format_roll(v, *out, breakdown, sizeof breakdown);
     char line[1024];
@@ -135,7 +135,7 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     case 4: *result = c > 0; break;
     default: *result = c >= 0; break;
     }
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const roll_record *rec = vm_roll_record(v, roll);
     if (!rec || rec->check < 0)
         return true;

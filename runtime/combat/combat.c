@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 void combat_init(combat *cb)
 {
@@ -116,15 +116,17 @@ static bool grow_heads(int32_t **arr, size_t *cap, size_t n)
 static bool sync_ledgers(vm *v)
 {
     const rules *r = v->r;
-    if (r->nslots == v->ledger_nslots && r->nexclusives == v->ledger_nexclusives &&
-        r->nexchanges == v->ledger_nexchanges && r->nactions == v->ledger_nactions &&
-        r->ntriggers == v->ledger_ntriggers)
+    if (r->nslots == v->world->ledger_nslots && r->nexclusives == v->world->ledger_nexclusives &&
+        r->nexchanges == v->world->ledger_nexchanges && r->nactions == v->world->ledger_nactions &&
+        r->ntriggers == v->world->ledger_ntriggers)
         return true;
-    int old_len = v->ledger_len;
-    int old_at[7] = {v->ledger_slot_turn, v->ledger_slot_round, v->ledger_debt,   v->ledger_lock,
-                     v->ledger_exchange,  v->ledger_action,     v->ledger_trigger};
-    int old_n[7] = {v->ledger_nslots,     v->ledger_nslots,   v->ledger_nslots,   v->ledger_nexclusives,
-                    v->ledger_nexchanges, v->ledger_nactions, v->ledger_ntriggers};
+    int old_len = v->world->ledger_len;
+    int old_at[7] = {v->world->ledger_slot_turn, v->world->ledger_slot_round, v->world->ledger_debt,
+                     v->world->ledger_lock,      v->world->ledger_exchange,   v->world->ledger_action,
+                     v->world->ledger_trigger};
+    int old_n[7] = {v->world->ledger_nslots,      v->world->ledger_nslots,     v->world->ledger_nslots,
+                    v->world->ledger_nexclusives, v->world->ledger_nexchanges, v->world->ledger_nactions,
+                    v->world->ledger_ntriggers};
     int new_n[7] = {r->nslots, r->nslots, r->nslots, r->nexclusives, r->nexchanges, r->nactions, r->ntriggers};
     int new_at[7];
     int len = 0;
@@ -134,7 +136,7 @@ static bool sync_ledgers(vm *v)
     }
     /* everything is allocated before anything changes, so that running out
        of memory leaves every ledger as it was */
-    size_t n = v->ncreatures;
+    size_t n = v->world->ncreatures;
     counter **fresh = n ? MEM_NEW_ARRAY(counter *, n) : NULL;
     counter *try = len ? MEM_NEW_ARRAY(counter, (size_t)len) : NULL;
     bool ok = (!n || fresh) && (!len || try);
@@ -151,7 +153,7 @@ static bool sync_ledgers(vm *v)
         return false;
     }
     for (size_t c = 0; c < n; c++) {
-        creature *cr = &v->creatures[c];
+        creature *cr = &v->world->creatures[c];
         for (int part = 0; part < 7 && cr->ledger && fresh[c]; part++)
             memcpy(fresh[c] + new_at[part], cr->ledger + old_at[part], (size_t)old_n[part] * sizeof(counter));
         if (cr->ledger)
@@ -160,22 +162,22 @@ static bool sync_ledgers(vm *v)
     }
     if (fresh)
         mem_free(fresh, n * sizeof(counter *));
-    if (v->ledger_try)
-        mem_free(v->ledger_try, (size_t)old_len * sizeof(counter));
-    v->ledger_try = try;
-    v->ledger_len = len;
-    v->ledger_slot_turn = new_at[0];
-    v->ledger_slot_round = new_at[1];
-    v->ledger_debt = new_at[2];
-    v->ledger_lock = new_at[3];
-    v->ledger_exchange = new_at[4];
-    v->ledger_action = new_at[5];
-    v->ledger_trigger = new_at[6];
-    v->ledger_nslots = r->nslots;
-    v->ledger_nexclusives = r->nexclusives;
-    v->ledger_nexchanges = r->nexchanges;
-    v->ledger_nactions = r->nactions;
-    v->ledger_ntriggers = r->ntriggers;
+    if (v->world->ledger_try)
+        mem_free(v->world->ledger_try, (size_t)old_len * sizeof(counter));
+    v->world->ledger_try = try;
+    v->world->ledger_len = len;
+    v->world->ledger_slot_turn = new_at[0];
+    v->world->ledger_slot_round = new_at[1];
+    v->world->ledger_debt = new_at[2];
+    v->world->ledger_lock = new_at[3];
+    v->world->ledger_exchange = new_at[4];
+    v->world->ledger_action = new_at[5];
+    v->world->ledger_trigger = new_at[6];
+    v->world->ledger_nslots = r->nslots;
+    v->world->ledger_nexclusives = r->nexclusives;
+    v->world->ledger_nexchanges = r->nexchanges;
+    v->world->ledger_nactions = r->nactions;
+    v->world->ledger_ntriggers = r->ntriggers;
     return true;
 }
 
@@ -198,34 +200,34 @@ static bool grow_held(creature *cr, int want)
 static bool sync_held(vm *v)
 {
     int want = v->r->nconditions;
-    if (want <= v->held_len)
+    if (want <= v->world->held_len)
         return true;
-    for (size_t c = 0; c < v->ledgers_made; c++)
-        if (!grow_held(&v->creatures[c], want))
+    for (size_t c = 0; c < v->world->ledgers_made; c++)
+        if (!grow_held(&v->world->creatures[c], want))
             return false;
-    v->held_len = want;
+    v->world->held_len = want;
     return true;
 }
 
 bool combat_sync(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const rules *r = v->r;
     if (!sync_ledgers(v))
         return false;
     if (!sync_held(v))
         return false;
     /* only creatures new since the last sync: a turn must not cost O(creatures) */
-    for (size_t c = v->ledgers_made; c < v->ncreatures; c++) {
-        creature *cr = &v->creatures[c];
-        if (!cr->ledger && v->ledger_len && !(cr->ledger = MEM_NEW_ARRAY(counter, (size_t)v->ledger_len)))
+    for (size_t c = v->world->ledgers_made; c < v->world->ncreatures; c++) {
+        creature *cr = &v->world->creatures[c];
+        if (!cr->ledger && v->world->ledger_len && !(cr->ledger = MEM_NEW_ARRAY(counter, (size_t)v->world->ledger_len)))
             return false;
-        if (!grow_held(cr, v->held_len))
+        if (!grow_held(cr, v->world->held_len))
             return false;
     }
-    v->ledgers_made = v->ncreatures;
-    if (!grow_heads(&cb->q_turn_start, &cb->q_turn_start_cap, v->ncreatures) ||
-        !grow_heads(&cb->q_turn_end, &cb->q_turn_end_cap, v->ncreatures))
+    v->world->ledgers_made = v->world->ncreatures;
+    if (!grow_heads(&cb->q_turn_start, &cb->q_turn_start_cap, v->world->ncreatures) ||
+        !grow_heads(&cb->q_turn_end, &cb->q_turn_end_cap, v->world->ncreatures))
         return false;
     size_t pcap = (size_t)cb->q_phase_cap;
     if (!grow_heads(&cb->q_phase, &pcap, (size_t)r->nphases))
@@ -254,7 +256,7 @@ bool combat_sync(vm *v)
     return true;
 }
 
-const char *vm_name(const vm *v, int c)
+const char *world_name(const vm *v, int c)
 {
-    return c >= 0 && (size_t)c < v->ncreatures ? v->creatures[c].name : "nobody";
+    return c >= 0 && (size_t)c < v->world->ncreatures ? v->world->creatures[c].name : "nobody";
 }

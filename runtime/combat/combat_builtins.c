@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static const char *const builtin_names[] = {
 #define BUILTIN(name, lo, hi, result, params, effect, meaning) #name,
@@ -39,7 +39,7 @@ static bool in_fight(vm *v, int c, bool *yes, span at)
 {
     bool out;
     *yes = false;
-    if (!vm_present(v, c)) /* the cheap test first: `out when` runs a formula */
+    if (!world_present(v, c)) /* the cheap test first: `out when` runs a formula */
         return true;
     if (!encounter_out(v, c, &out, at))
         return false;
@@ -51,13 +51,13 @@ static bool in_fight(vm *v, int c, bool *yes, span at)
    allies(c) if it belongs there. */
 static bool consider(vm *v, int id, int c, int k, vm_gather *g, span at)
 {
-    const creature *cr = &v->creatures[k];
+    const creature *cr = &v->world->creatures[k];
     bool want;
     switch (id) {
-    case BI_creatures: want = vm_present(v, k); break;
+    case BI_creatures: want = world_present(v, k); break;
     case BI_enemies:
     case BI_allies: {
-        int sa = v->creatures[c].side, sb = cr->side;
+        int sa = v->world->creatures[c].side, sb = cr->side;
         bool enemy = k != c && (sa < 0 || sb < 0 || sa != sb);
         want = k != c && (id == BI_enemies ? enemy : !enemy);
         /* only then whether it still fights: that runs a formula */
@@ -76,9 +76,9 @@ static bool consider(vm *v, int id, int c, int k, vm_gather *g, span at)
    place (one that joined its side's fight has an entry of its own too). */
 static bool creature_list(vm *v, int id, int c, span at, value *out)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     vm_gather g = {0};
-    size_t n = v->ncreatures;
+    size_t n = v->world->ncreatures;
     if (!cb->ordered) {
         for (size_t k = 0; k < n; k++)
             if (!consider(v, id, c, (int)k, &g, at))
@@ -95,13 +95,14 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
         const entry *e = &cb->order[i];
         size_t first = e->creature >= 0 ? (size_t)e->creature : 0, last = e->creature >= 0 ? first + 1 : n;
         for (size_t k = first; ok && k < last; k++)
-            if (!listed[k] && (e->creature >= 0 || (v->creatures[k].side == e->side && v->creatures[k].in_play))) {
+            if (!listed[k] &&
+                (e->creature >= 0 || (v->world->creatures[k].side == e->side && v->world->creatures[k].in_play))) {
                 listed[k] = true;
                 ok = consider(v, id, c, (int)k, &g, at);
             }
     }
     for (size_t k = 0; ok && k < n; k++)
-        if (!listed[k] && v->creatures[k].in_play)
+        if (!listed[k] && v->world->creatures[k].in_play)
             ok = consider(v, id, c, (int)k, &g, at);
     if (listed)
         mem_free(listed, n * sizeof(bool));
@@ -125,7 +126,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
 {
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int a = -1, b = -1, k = -1;
     *out = value_nil();
     switch ((builtin_id)id) {
@@ -188,7 +189,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         if (!ok) {
             char cite[160];
-            combat_note(v, "%s cannot spend %s: %s (%s)", v->creatures[a].name,
+            combat_note(v, "%s cannot spend %s: %s (%s)", v->world->creatures[a].name,
                         program_string(v->p, v->r->slots[k].name), why.why,
                         combat_cite(v, &why.rule, cite, sizeof cite));
         }
@@ -205,7 +206,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_acted:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = value_bool(v->creatures[a].acted);
+        *out = value_bool(v->world->creatures[a].acted);
         return true;
     case BI_acting: {
         int c = encounter_acting(v);
@@ -215,7 +216,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_surprised:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = value_bool(cb->active && v->creatures[a].surprised);
+        *out = value_bool(cb->active && v->world->creatures[a].surprised);
         return true;
     case BI_initiator:
         *out = cb->active && cb->initiator >= 0 ? value_ref(V_CREATURE, 0, cb->initiator) : value_nil();
@@ -239,8 +240,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         if (side < 0)
             return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
         vm_gather g = {0};
-        for (size_t c = 0; c < v->ncreatures; c++)
-            if (v->creatures[c].side == side && vm_present(v, (int)c) &&
+        for (size_t c = 0; c < v->world->ncreatures; c++)
+            if (v->world->creatures[c].side == side && world_present(v, (int)c) &&
                 !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at)) {
                 vm_gather_drop(&g);
                 return false;
@@ -254,12 +255,12 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return vm_error(v, at, "out of memory");
         int64_t n = 0;
         bool ok = true;
-        for (size_t c = 0; ok && c < v->ncreatures; c++) {
+        for (size_t c = 0; ok && c < v->world->ncreatures; c++) {
             bool yes;
             if (!(ok = in_fight(v, (int)c, &yes, at)) || !yes)
                 continue;
             /* a creature with no side is a side of its own */
-            int side = v->creatures[c].side;
+            int side = v->world->creatures[c].side;
             if (side < 0 || (size_t)side >= nsides)
                 n++;
             else if (!seen[side]) {
@@ -361,7 +362,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         for (size_t i = 0; i < n; i++) {
             if (items[i].type != V_CREATURE)
                 continue;
-            if (!v->creatures[a].placed || !v->creatures[items[i].num].placed) {
+            if (!v->world->creatures[a].placed || !v->world->creatures[items[i].num].placed) {
                 if (out->type == V_NIL)
                     *out = items[i]; /* off the map: the first will do */
                 continue;
@@ -379,7 +380,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_placed:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = value_bool(v->creatures[a].placed);
+        *out = value_bool(v->world->creatures[a].placed);
         return true;
     case BI_blocked: {
         bool ok;
@@ -391,9 +392,9 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_square_of:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        if (!v->creatures[a].placed)
-            return vm_error(v, at, "%s is not on the map", v->creatures[a].name);
-        *out = value_square(v->creatures[a].x, v->creatures[a].y);
+        if (!v->world->creatures[a].placed)
+            return vm_error(v, at, "%s is not on the map", v->world->creatures[a].name);
+        *out = value_square(v->world->creatures[a].x, v->world->creatures[a].y);
         return true;
     case BI_walk: {
         if (!creature_at(v, id, args, 0, &a, at))
@@ -418,7 +419,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_zone_of:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = v->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].zone) : value_nil();
+        *out = v->world->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].zone)
+                                                : value_nil();
         return true;
     case BI_enter: {
         int zone = word_of(v, args[1]);
@@ -426,7 +428,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             return false;
         if (zone < 0)
             return vm_error(v, at, "enter() takes a zone (a word or string), not %s", value_type_name(args[1].type));
-        *out = value_bool(v->creatures[a].zone != zone);
+        *out = value_bool(v->world->creatures[a].zone != zone);
         return zones_place(v, a, zone, at);
     }
     case BI_zone_has:
@@ -452,7 +454,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_grouped: {
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
             return false;
-        const creature *x = &v->creatures[a], *y = &v->creatures[b];
+        const creature *x = &v->world->creatures[a], *y = &v->world->creatures[b];
         bool yes = id == BI_engaged ? x->engagement >= 0 && x->engagement == y->engagement
                                     : x->group >= 0 && x->group == y->group && x->zone == y->zone;
         *out = value_bool(yes);
@@ -461,7 +463,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_engage:
         if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) || !zones_engage(v, a, b, at))
             return false;
-        *out = value_bool(v->creatures[a].engagement >= 0 && v->creatures[a].engagement == v->creatures[b].engagement);
+        *out = value_bool(v->world->creatures[a].engagement >= 0 &&
+                          v->world->creatures[a].engagement == v->world->creatures[b].engagement);
         return true;
     case BI_disengage:
         if (!creature_at(v, id, args, 0, &a, at) || !zones_disengage(v, a, at))
@@ -477,7 +480,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
                             value_type_name(args[1].type));
         if (!zones_join(v, a, group, at))
             return false;
-        *out = value_bool(v->creatures[a].group == group);
+        *out = value_bool(v->world->creatures[a].group == group);
         return true;
     }
     case BI_separate:
@@ -489,12 +492,12 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
         vm_gather g = {0};
-        int e = v->creatures[a].engagement;
-        for (size_t c = 0; c < v->ncreatures && e >= 0; c++) {
-            const creature *cr = &v->creatures[c];
-            if ((int)c == a || cr->engagement != e || !vm_present(v, (int)c))
+        int e = v->world->creatures[a].engagement;
+        for (size_t c = 0; c < v->world->ncreatures && e >= 0; c++) {
+            const creature *cr = &v->world->creatures[c];
+            if ((int)c == a || cr->engagement != e || !world_present(v, (int)c))
                 continue;
-            int sa = v->creatures[a].side, sb = cr->side;
+            int sa = v->world->creatures[a].side, sb = cr->side;
             bool fighting;
             if (!in_fight(v, (int)c, &fighting, at) ||
                 (fighting && (sa < 0 || sb < 0 || sa != sb) &&
@@ -508,7 +511,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_defended:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = value_bool(v->creatures[a].defended);
+        *out = value_bool(v->world->creatures[a].defended);
         return true;
     case BI_defend: {
         bool ok;
@@ -520,7 +523,7 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_undefend: {
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        creature *cr = &v->creatures[a];
+        creature *cr = &v->world->creatures[a];
         *out = value_bool(cr->defended);
         if (cr->defended)
             combat_say(v, "%s is no longer protected by group defense", cr->name);
@@ -530,7 +533,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
     case BI_group_of:
         if (!creature_at(v, id, args, 0, &a, at))
             return false;
-        *out = v->creatures[a].group >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->creatures[a].group) : value_nil();
+        *out = v->world->creatures[a].group >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].group)
+                                                 : value_nil();
         return true;
     default: break;
     }

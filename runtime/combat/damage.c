@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/core/commands.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 /* The procedure the clause names, as it stands, with the arguments it must
    take; NULL (and an error) when it is none. */
@@ -19,7 +19,7 @@ static const decl *damage_procedure(vm *v, const r_resource *res, bool heal, spa
     const char *clause = heal ? "heal" : "damage";
     const decl *d = program_find_decl(v->p, DK_PROCEDURE, name);
     if (d)
-        d = &v->p->decls[v->decl_info[program_decl_index(v->p, d)].latest];
+        d = &v->p->decls[v->world->decl_info[program_decl_index(v->p, d)].latest];
     if (!d || d->body < 0) {
         vm_error(v, at, "resource %s says '%s by %s', but no procedure %s is declared", resource, clause,
                  program_string(v->p, name), program_string(v->p, name));
@@ -70,7 +70,7 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
         return false;
     /* the resource as the tracker shows it, then what else changed */
     char line[640];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s ", v->creatures[c].name,
+    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s ", v->world->creatures[c].name,
                                   program_string(v->p, v->p->decls[stat].name));
     if (len < sizeof line)
         len += play_stat_text(v, c, stat, line + len, sizeof line - len);

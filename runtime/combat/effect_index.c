@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 typedef struct effect_index {
     uint32_t generation;
@@ -98,7 +98,7 @@ static bool collect(const rules *r, bears_kind kind, int index, bool *marked, in
 static bool build(vm *v)
 {
     const rules *r = v->r;
-    effect_index_free(&v->cb);
+    effect_index_free(&v->world->cb);
     effect_index *x = MEM_NEW(effect_index);
     bool *marked = MEM_NEW_ARRAY(bool, (size_t)r->nconditions + 1);
     if (!x || !marked) {
@@ -108,7 +108,7 @@ static bool build(vm *v)
             mem_free(marked, ((size_t)r->nconditions + 1) * sizeof(bool));
         return false;
     }
-    v->cb.index = x;
+    v->world->cb.index = x;
     x->generation = r->generation;
     x->ndecls = (int)v->p->ndecls;
     x->nchecks = r->nchecks;
@@ -136,17 +136,17 @@ static bool build(vm *v)
     }
     mem_free(marked, ((size_t)r->nconditions + 1) * sizeof(bool));
     if (!ok)
-        effect_index_free(&v->cb);
+        effect_index_free(&v->world->cb);
     return ok;
 }
 
 bool effects_none_bear(vm *v, int c, bears_kind kind, int index, bool *none, span at)
 {
     *none = false;
-    effect_index *x = v->cb.index;
+    effect_index *x = v->world->cb.index;
     if ((!x || x->generation != v->r->generation || x->ndecls != (int)v->p->ndecls) && !build(v))
         return true; /* without the index, look at every effect: slower, still right */
-    x = v->cb.index;
+    x = v->world->cb.index;
     int from, to;
     if (kind == BEARS_STAT) {
         if (index < 0 || index >= x->ndecls)
@@ -159,7 +159,7 @@ bool effects_none_bear(vm *v, int c, bears_kind kind, int index, bool *none, spa
     } else {
         from = x->forbid_start, to = x->forbid_end;
     }
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     for (int k = from; k < to; k++) {
         int cond = x->conds[k];
         if (cond >= cr->held_len || cr->held[cond] > 0)

@@ -18,18 +18,18 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/tally.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 /* --- effect records ---------------------------------------------------------- */
 
 static effect *eff(vm *v, int32_t i)
 {
-    return &v->cb.effects[i];
+    return &v->world->cb.effects[i];
 }
 
 static int32_t new_effect(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int32_t i;
     if (cb->live_effects >= v->limits.effects) {
         vm_error(v, at, "too many effects in force at once (limit is %d; see --limit effects=N)", v->limits.effects);
@@ -62,7 +62,7 @@ static int32_t new_effect(vm *v, span at)
 static void link_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
-    creature *c = &v->creatures[e->bearer];
+    creature *c = &v->world->creatures[e->bearer];
     if (e->kind == EFF_CONDITION && e->what < c->held_len)
         c->held[e->what]++;
     e->prev = -1;
@@ -75,13 +75,13 @@ static void link_bearer(vm *v, int32_t i)
 static void unlink_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
-    creature *c = &v->creatures[e->bearer];
+    creature *c = &v->world->creatures[e->bearer];
     if (e->kind == EFF_CONDITION && e->what < c->held_len && c->held[e->what] > 0)
         c->held[e->what]--;
     if (e->prev >= 0)
         eff(v, e->prev)->next = e->next;
     else
-        v->creatures[e->bearer].effects = e->next;
+        v->world->creatures[e->bearer].effects = e->next;
     if (e->next >= 0)
         eff(v, e->next)->prev = e->prev;
     e->next = e->prev = -1;
@@ -90,7 +90,7 @@ static void unlink_bearer(vm *v, int32_t i)
 /* The head of a list queue. */
 static int32_t *queue_head(vm *v, queue_kind q, int anchor)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     switch (q) {
     case Q_TURN_START: return &cb->q_turn_start[anchor];
     case Q_TURN_END: return &cb->q_turn_end[anchor];
@@ -121,18 +121,18 @@ static bool heap_less(vm *v, int32_t a, int32_t b)
 
 static void heap_set(vm *v, int at, int32_t e)
 {
-    v->cb.heap[at] = e;
+    v->world->cb.heap[at] = e;
     eff(v, e)->heap_at = at;
 }
 
 static void heap_up(vm *v, int at)
 {
-    int32_t e = v->cb.heap[at];
+    int32_t e = v->world->cb.heap[at];
     while (at > 0) {
         int parent = (at - 1) / 2;
-        if (!heap_less(v, e, v->cb.heap[parent]))
+        if (!heap_less(v, e, v->world->cb.heap[parent]))
             break;
-        heap_set(v, at, v->cb.heap[parent]);
+        heap_set(v, at, v->world->cb.heap[parent]);
         at = parent;
     }
     heap_set(v, at, e);
@@ -140,7 +140,7 @@ static void heap_up(vm *v, int at)
 
 static void heap_down(vm *v, int at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int32_t e = cb->heap[at];
     for (;;) {
         int l = 2 * at + 1, r = l + 1, best = at;
@@ -159,7 +159,7 @@ static void heap_down(vm *v, int at)
 
 static bool heap_push(vm *v, int32_t e, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     size_t cap = (size_t)cb->heap_cap;
     int32_t *g = mem_grow(cb->heap, sizeof(int32_t), &cap, (size_t)cb->nheap + 1);
     if (!g)
@@ -173,7 +173,7 @@ static bool heap_push(vm *v, int32_t e, span at)
 
 static void heap_remove(vm *v, int32_t e)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int at = eff(v, e)->heap_at;
     if (at < 0)
         return;
@@ -224,9 +224,9 @@ static void free_effect(vm *v, int32_t i)
     dequeue(v, i);
     unlink_bearer(v, i);
     e->live = false;
-    v->cb.live_effects--;
-    e->next = v->cb.free_effects;
-    v->cb.free_effects = i;
+    v->world->cb.live_effects--;
+    e->next = v->world->cb.free_effects;
+    v->world->cb.free_effects = i;
 }
 
 /* --- durations ---------------------------------------------------------------------- */
@@ -234,7 +234,8 @@ static void free_effect(vm *v, int32_t i)
 /* Text for a duration as the tracker shows it. */
 static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
 {
-    const char *who = e->anchor >= 0 && (size_t)e->anchor < v->ncreatures ? v->creatures[e->anchor].name : "";
+    const char *who =
+        e->anchor >= 0 && (size_t)e->anchor < v->world->ncreatures ? v->world->creatures[e->anchor].name : "";
     value t = e->lasts;
     if (t.type != V_TIME) {
         snprintf(buf, cap, "until removed");
@@ -253,7 +254,7 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
     }
     if (e->queue == Q_POSITION) {
         /* before round 1, the count starts with round 1 */
-        int left = e->due_round - (v->cb.round > 0 ? v->cb.round : 1);
+        int left = e->due_round - (v->world->cb.round > 0 ? v->world->cb.round : 1);
         if (left <= 0)
             snprintf(buf, cap, "ends this round");
         else
@@ -275,7 +276,7 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
 static bool schedule(vm *v, int32_t i, value lasts, span at)
 {
     effect *e = eff(v, i);
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const rules *r = v->r;
     e->lasts = lasts;
     if (lasts.type == V_NIL) {
@@ -425,7 +426,7 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     effect copy = *eff(v, i);
     free_effect(v, i);
     const char *name = what_name(v, &copy);
-    const char *bearer = v->creatures[copy.bearer].name;
+    const char *bearer = v->world->creatures[copy.bearer].name;
     switch ((effect_kind)copy.kind) {
     case EFF_CONDITION: {
         combat_say(v, "%s on %s ended%s%s%s", name, bearer, why ? " (" : "", why ? why : "", why ? ")" : "");
@@ -435,15 +436,15 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     }
     case EFF_COOLDOWN: combat_note(v, "%s can use %s again", bearer, name); return true;
     case EFF_RELATION: {
-        combat_say(v, "%s of %s and %s ended%s%s%s", name, bearer, v->creatures[copy.partner].name, why ? " (" : "",
-                   why ? why : "", why ? ")" : "");
+        combat_say(v, "%s of %s and %s ended%s%s%s", name, bearer, v->world->creatures[copy.partner].name,
+                   why ? " (" : "", why ? why : "", why ? ")" : "");
         value args[3] = {value_ref(V_WORD, HOME_PROGRAM, v->r->relations[copy.what].name),
                          value_ref(V_CREATURE, 0, copy.bearer), value_ref(V_CREATURE, 0, copy.partner)};
         return events_emit(v, EV_UNRELATED, args, 3, at);
     }
     case EFF_HOLD:
-        if (copy.what >= 0 && copy.what < v->cb.nholds && v->cb.holds[copy.what].live) {
-            v->cb.holds[copy.what].live = false;
+        if (copy.what >= 0 && copy.what < v->world->cb.nholds && v->world->cb.holds[copy.what].live) {
+            v->world->cb.holds[copy.what].live = false;
             combat_say(v, "%s's held action is lost", bearer);
         }
         return true;
@@ -453,13 +454,14 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
 
 static const char *queue_reason(vm *v, const effect *e, char *buf, size_t cap)
 {
-    const char *who =
-        e->anchor >= 0 && e->queue != Q_PHASE && (size_t)e->anchor < v->ncreatures ? v->creatures[e->anchor].name : "";
+    const char *who = e->anchor >= 0 && e->queue != Q_PHASE && (size_t)e->anchor < v->world->ncreatures
+                          ? v->world->creatures[e->anchor].name
+                          : "";
     switch ((queue_kind)e->queue) {
     case Q_TURN_START: snprintf(buf, cap, "start of %s's turn", who); break;
     case Q_TURN_END: snprintf(buf, cap, "end of %s's turn", who); break;
-    case Q_ROUND_START: snprintf(buf, cap, "start of round %d", v->cb.round); break;
-    case Q_ROUND_END: snprintf(buf, cap, "end of round %d", v->cb.round); break;
+    case Q_ROUND_START: snprintf(buf, cap, "start of round %d", v->world->cb.round); break;
+    case Q_ROUND_END: snprintf(buf, cap, "end of round %d", v->world->cb.round); break;
     case Q_PHASE:
         snprintf(buf, cap, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name));
         break;
@@ -514,7 +516,7 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
 
 bool effects_tick_position(vm *v, int round, int phase, int64_t key, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     while (cb->nheap > 0) {
         int32_t top = cb->heap[0];
         effect *e = eff(v, top);
@@ -530,7 +532,7 @@ bool effects_tick_position(vm *v, int round, int phase, int64_t key, span at)
 
 void effects_drop_hold(vm *v, int c, int hold_index)
 {
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
         if (eff(v, i)->kind == EFF_HOLD && eff(v, i)->what == hold_index) {
             free_effect(v, i);
             return;
@@ -539,18 +541,18 @@ void effects_drop_hold(vm *v, int c, int hold_index)
 
 bool effects_end_encounter(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     /* rounds and turns stop with the encounter: what they count ends */
-    for (size_t c = 0; c < v->ncreatures; c++) {
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
         int32_t next;
-        for (int32_t i = v->creatures[c].effects; i >= 0; i = next) {
+        for (int32_t i = v->world->creatures[c].effects; i >= 0; i = next) {
             next = eff(v, i)->next;
             queue_kind q = (queue_kind)eff(v, i)->queue;
             if (q == Q_TURN_START || q == Q_TURN_END || q == Q_ROUND_START || q == Q_ROUND_END || q == Q_PHASE ||
                 q == Q_POSITION) {
                 if (!end_effect(v, i, "end of the encounter", at))
                     return false;
-                next = v->creatures[c].effects; /* the list may have changed */
+                next = v->world->creatures[c].effects; /* the list may have changed */
             }
         }
     }
@@ -574,12 +576,12 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
     *yes = false;
     /* inside a `holds` formula, conditions that hold by themselves do not
        count: one cannot be defined by another, or by itself */
-    if (!rexpr_present(&rc->holds) || v->cb.in_holds)
+    if (!rexpr_present(&rc->holds) || v->world->cb.in_holds)
         return true;
     value x;
-    v->cb.in_holds++;
+    v->world->cb.in_holds++;
     bool ok = rc->holds.kind == REXPR_CONST ? (x = rc->holds.v, true) : vm_call(v, rc->holds.chunk, c, NULL, 0, &x);
-    v->cb.in_holds--;
+    v->world->cb.in_holds--;
     if (!ok)
         return false;
     *yes = value_truthy(x);
@@ -596,7 +598,8 @@ static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t 
         if (out[i].cond == cond)
             return true;
     if (*n >= HELD_MAX)
-        return vm_error(v, at, "%s is in too many conditions at once (limit is %d)", v->creatures[c].name, HELD_MAX);
+        return vm_error(v, at, "%s is in too many conditions at once (limit is %d)", v->world->creatures[c].name,
+                        HELD_MAX);
     out[(*n)++] = (held){cond, by, index};
     return true;
 }
@@ -633,7 +636,7 @@ static bool guard_holds(vm *v, const rexpr *when, bool negate, int c, const valu
 static bool conditions_of(vm *v, int c, held *out, int *n, span at)
 {
     *n = 0;
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next) {
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next) {
         const effect *e = eff(v, i);
         if (e->kind == EFF_CONDITION && !add_held(v, c, out, n, e->what, e->source, i, at))
             return false;
@@ -675,7 +678,7 @@ bool effects_has(vm *v, int c, int cond, bool *has, span at)
     int n;
     *has = false;
     /* fast path: an applied effect */
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     if (cond < cr->held_len && cr->held[cond] > 0) {
         *has = true;
         return true;
@@ -705,7 +708,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
         else if (!vm_call(v, rc->requires.chunk, c, NULL, 0, &ok)) return false;
         if (!value_truthy(ok)) {
             char cite[160];
-            combat_say(v, "%s cannot be %s: its requirement does not hold (%s)", v->creatures[c].name, name,
+            combat_say(v, "%s cannot be %s: its requirement does not hold (%s)", v->world->creatures[c].name, name,
                        combat_cite(v, &rc->from, cite, sizeof cite));
             return true;
         }
@@ -718,7 +721,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     }
     /* again: refresh (unless it stacks) */
     if (!rc->stacks) {
-        for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+        for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
             if (eff(v, i)->kind == EFF_CONDITION && eff(v, i)->what == cond) {
                 free_effect(v, i);
                 break;
@@ -738,7 +741,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     eff(v, i)->source = by;
     char how[96];
     describe_lasts(v, eff(v, i), how, sizeof how);
-    combat_say(v, "%s is %s (%s)", v->creatures[c].name, name, how);
+    combat_say(v, "%s is %s (%s)", v->world->creatures[c].name, name, how);
     char cite[160];
     combat_note(v, "%s: %s", name, combat_cite(v, &v->r->conditions[cond].from, cite, sizeof cite));
     *applied = true;
@@ -751,13 +754,13 @@ bool effects_remove(vm *v, int c, int cond, span at, bool *removed)
 {
     *removed = false;
     int32_t next;
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = next) {
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = next) {
         next = eff(v, i)->next;
         if (eff(v, i)->kind == EFF_CONDITION && eff(v, i)->what == cond) {
             *removed = true;
             if (!end_effect(v, i, NULL, at))
                 return false;
-            next = v->creatures[c].effects;
+            next = v->world->creatures[c].effects;
         }
     }
     return true;
@@ -765,13 +768,13 @@ bool effects_remove(vm *v, int c, int cond, span at, bool *removed)
 
 bool effects_clear(vm *v, int c, span at)
 {
-    while (v->creatures[c].effects >= 0)
-        if (!end_effect(v, v->creatures[c].effects, "left play", at))
+    while (v->world->creatures[c].effects >= 0)
+        if (!end_effect(v, v->world->creatures[c].effects, "left play", at))
             return false;
     /* a relation another holds with it has no partner left, ... */
-    for (size_t o = 0; o < v->ncreatures; o++) {
+    for (size_t o = 0; o < v->world->ncreatures; o++) {
         int32_t next;
-        for (int32_t i = v->creatures[o].effects; i >= 0; i = next) {
+        for (int32_t i = v->world->creatures[o].effects; i >= 0; i = next) {
             next = eff(v, i)->next;
             /* ... and what lasts until one of its turns will never end */
             const effect *e = eff(v, i);
@@ -779,10 +782,10 @@ bool effects_clear(vm *v, int c, span at)
             if (!(e->kind == EFF_RELATION && e->partner == c) && !its_turn)
                 continue;
             char why[300];
-            snprintf(why, sizeof why, "%s left play", v->creatures[c].name);
+            snprintf(why, sizeof why, "%s left play", v->world->creatures[c].name);
             if (!end_effect(v, i, why, at))
                 return false;
-            next = v->creatures[o].effects; /* the list may have changed */
+            next = v->world->creatures[o].effects; /* the list may have changed */
         }
     }
     return true;
@@ -819,7 +822,7 @@ static bool add_numbers(vm *v, value a, value b, value *out, span at)
 bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
 {
     *out = base;
-    if (v->creatures[c].effects < 0 && v->r->nholds_conditions == 0)
+    if (v->world->creatures[c].effects < 0 && v->r->nholds_conditions == 0)
         return true;
     bool none;
     if (!effects_none_bear(v, c, BEARS_STAT, stat_decl, &none, at))
@@ -864,14 +867,14 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             if (mod->op == MOD_SET) {
                 set = true;
                 set_to = amount;
-                combat_note(v, "%s of %s is %s: %s (%s)", stat, v->creatures[c].name, shown, cname, cite);
+                combat_note(v, "%s of %s is %s: %s (%s)", stat, v->world->creatures[c].name, shown, cname, cite);
             } else if (mod->op == MOD_SCALE) {
                 if (!value_is_number(amount))
                     return vm_error(v, mod->where, "a scale is a number, not %s", value_type_name(amount.type));
                 if (rat_mul(value_as_frac(scale), value_as_frac(amount), V_FRAC, &scale) != ARITH_OK)
                     return vm_error(v, mod->where, "a scale overflows");
                 any_scale = true;
-                combat_note(v, "%s of %s times %s: %s (%s)", stat, v->creatures[c].name, shown, cname, cite);
+                combat_note(v, "%s of %s times %s: %s (%s)", stat, v->world->creatures[c].name, shown, cname, cite);
             } else if (mod->bonus >= 0 && !r->bonuses[mod->bonus].stacks) {
                 bonus_pick *p = NULL;
                 for (int b = 0; b < npicks; b++)
@@ -879,7 +882,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                         p = &picks[b];
                 if (!p && npicks >= BONUS_TYPES_AT_ONCE)
                     return vm_error(v, mod->where, "more than %d types of bonus modify %s of %s at once",
-                                    BONUS_TYPES_AT_ONCE, stat, v->creatures[c].name);
+                                    BONUS_TYPES_AT_ONCE, stat, v->world->creatures[c].name);
                 if (!p) {
                     p = &picks[npicks++];
                     memset(p, 0, sizeof *p);
@@ -894,8 +897,8 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                 if (!add_numbers(v, add, amount, &add, mod->where))
                     return false;
                 any_add = true;
-                combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->creatures[c].name, shown[0] == '-' ? "" : "+", shown,
-                            cname, cite);
+                combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->world->creatures[c].name, shown[0] == '-' ? "" : "+",
+                            shown, cname, cite);
             }
         }
     }
@@ -1065,7 +1068,8 @@ static bool check_forbids(vm *v, int c, int action, int actor, bool protects, re
                 continue;
             *no = true;
             if (why) {
-                snprintf(why->why, sizeof why->why, "%s is %s", v->creatures[c].name, program_string(v->p, rc->name));
+                snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
+                         program_string(v->p, rc->name));
                 why->rule = rc->from;
             }
         }
@@ -1106,7 +1110,8 @@ bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, span at)
             if (!holds)
                 continue;
             if (why) {
-                snprintf(why->why, sizeof why->why, "%s is %s", v->creatures[c].name, program_string(v->p, rc->name));
+                snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
+                         program_string(v->p, rc->name));
                 why->rule = rc->from;
             }
             return true;
@@ -1137,7 +1142,7 @@ bool effects_hold(vm *v, int c, int hold_index, value lasts, span at)
 
 bool effects_on_cooldown(vm *v, int c, int action)
 {
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
         if (eff(v, i)->kind == EFF_COOLDOWN && eff(v, i)->what == action)
             return true;
     return false;
@@ -1147,7 +1152,7 @@ bool effects_on_cooldown(vm *v, int c, int action)
 
 static int32_t find_relation(vm *v, int rel, int a, int b)
 {
-    for (int32_t i = v->creatures[a].effects; i >= 0; i = eff(v, i)->next) {
+    for (int32_t i = v->world->creatures[a].effects; i >= 0; i = eff(v, i)->next) {
         const effect *e = eff(v, i);
         if (e->kind == EFF_RELATION && e->what == rel && (b < 0 || e->partner == b))
             return i;
@@ -1172,14 +1177,14 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
         return true;
     }
     if (rr->one_per_a && find_relation(v, rel, a, -1) >= 0) {
-        combat_say(v, "%s cannot %s %s: already in a %s as %s", v->creatures[a].name, name, v->creatures[b].name, name,
-                   program_string(v->p, rr->a_name));
+        combat_say(v, "%s cannot %s %s: already in a %s as %s", v->world->creatures[a].name, name,
+                   v->world->creatures[b].name, name, program_string(v->p, rr->a_name));
         return true;
     }
     if (rr->one_per_b) {
-        for (size_t c = 0; c < v->ncreatures; c++)
+        for (size_t c = 0; c < v->world->ncreatures; c++)
             if (find_relation(v, rel, (int)c, b) >= 0) {
-                combat_say(v, "%s cannot be in another %s as %s", v->creatures[b].name, name,
+                combat_say(v, "%s cannot be in another %s as %s", v->world->creatures[b].name, name,
                            program_string(v->p, rr->b_name));
                 return true;
             }
@@ -1192,8 +1197,8 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
     if (i < 0)
         return false;
     eff(v, i)->partner = b;
-    combat_say(v, "%s: %s is %s, %s is %s", name, v->creatures[a].name, program_string(v->p, rr->a_name),
-               v->creatures[b].name, program_string(v->p, rr->b_name));
+    combat_say(v, "%s: %s is %s, %s is %s", name, v->world->creatures[a].name, program_string(v->p, rr->a_name),
+               v->world->creatures[b].name, program_string(v->p, rr->b_name));
     *done = true;
     value args[3] = {value_ref(V_WORD, HOME_PROGRAM, rr->name), value_ref(V_CREATURE, 0, a),
                      value_ref(V_CREATURE, 0, b)};
@@ -1212,11 +1217,11 @@ bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
     vm_gather g = {0};
     bool ok = true;
     if (!holders) {
-        for (int32_t i = v->creatures[c].effects; ok && i >= 0; i = eff(v, i)->next)
+        for (int32_t i = v->world->creatures[c].effects; ok && i >= 0; i = eff(v, i)->next)
             if (eff(v, i)->kind == EFF_RELATION && eff(v, i)->what == rel)
                 ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, eff(v, i)->partner), at);
     } else {
-        for (size_t a = 0; ok && a < v->ncreatures; a++)
+        for (size_t a = 0; ok && a < v->world->ncreatures; a++)
             if (find_relation(v, rel, (int)a, c) >= 0)
                 ok = vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)a), at);
     }
@@ -1232,14 +1237,14 @@ bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
 void effects_each(vm *v, int c, effects_each_fn fn, void *user)
 {
     int32_t tail = -1;
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
         tail = i;
     static const char *const kinds[] = {"condition", "cooldown", "relation", "hold"};
     for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
         const effect *e = eff(v, i);
         char how[96];
         describe_lasts(v, e, how, sizeof how);
-        const char *partner = e->kind == EFF_RELATION && e->partner >= 0 ? v->creatures[e->partner].name : NULL;
+        const char *partner = e->kind == EFF_RELATION && e->partner >= 0 ? v->world->creatures[e->partner].name : NULL;
         fn(user, kinds[e->kind], e->kind == EFF_HOLD ? "held action" : what_name(v, e), partner, how);
     }
 }
@@ -1248,7 +1253,7 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
 {
     /* oldest first reads better: walk to the tail */
     int32_t tail = -1;
-    for (int32_t i = v->creatures[c].effects; i >= 0; i = eff(v, i)->next)
+    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
         tail = i;
     for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
         const effect *e = eff(v, i);
@@ -1259,7 +1264,7 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
         case EFF_CONDITION: combat_line_add(v, line, "%s%s [%s]", sep, what_name(v, e), how); break;
         case EFF_COOLDOWN: combat_line_add(v, line, "%s%s cooling down [%s]", sep, what_name(v, e), how); break;
         case EFF_RELATION:
-            combat_line_add(v, line, "%s%s %s [%s]", sep, what_name(v, e), v->creatures[e->partner].name, how);
+            combat_line_add(v, line, "%s%s %s [%s]", sep, what_name(v, e), v->world->creatures[e->partner].name, how);
             break;
         case EFF_HOLD: combat_line_add(v, line, "%sholding an action [%s]", sep, how); break;
         }
@@ -1289,7 +1294,7 @@ static int derived_conditions(vm *v, int c, shown_cond *out, int cap)
 {
     shown_cond all[HELD_MAX];
     int n = 0;
-    for (int32_t i = v->creatures[c].effects; i >= 0 && n < HELD_MAX; i = eff(v, i)->next)
+    for (int32_t i = v->world->creatures[c].effects; i >= 0 && n < HELD_MAX; i = eff(v, i)->next)
         if (eff(v, i)->kind == EFF_CONDITION && !listed(all, n, eff(v, i)->what))
             all[n++] = (shown_cond){eff(v, i)->what, -2}; /* applied: shown with its effect */
     if (!vm_peek_begin(v, (span){0})) {
@@ -1329,7 +1334,7 @@ void effects_show_held(vm *v, int c, combat_line *line, const char *before)
     effects_show(v, c, line, before);
     shown_cond s[HELD_MAX];
     int n = derived_conditions(v, c, s, HELD_MAX);
-    bool first = v->creatures[c].effects < 0;
+    bool first = v->world->creatures[c].effects < 0;
     for (int k = 0; k < n; k++, first = false) {
         const r_condition *rc = &v->r->conditions[s[k].cond];
         const char *sep = first ? before : ", ";

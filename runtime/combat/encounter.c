@@ -13,7 +13,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/tally.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
 #define FIGHT_STEPS_FACTOR 100
@@ -67,19 +67,19 @@ bool encounter_stands(vm *v, int c, bool *stands, span at)
 
 static const entry *current(const vm *v)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     return cb->turn >= 0 && cb->turn < cb->norder ? &cb->order[cb->turn] : NULL;
 }
 
 int encounter_acting(const vm *v)
 {
     const entry *e = current(v);
-    if (!e || !v->cb.in_turn)
+    if (!e || !v->world->cb.in_turn)
         return -1;
     if (e->creature >= 0)
         return e->creature;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (v->world->creatures[c].in_play && v->world->creatures[c].side == e->side)
             return (int)c;
     return -1;
 }
@@ -87,23 +87,23 @@ int encounter_acting(const vm *v)
 bool encounter_is_turn_of(const vm *v, int c)
 {
     const entry *e = current(v);
-    if (!e || !v->cb.in_turn)
+    if (!e || !v->world->cb.in_turn)
         return false;
     if (e->creature >= 0)
         return e->creature == c;
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     if (!cr->in_play || cr->side != e->side)
         return false;
     /* a side's turn is a turn of the members it started a turn for: not of
        one that joined during it, or was surprised (a step starts none) */
-    int p = v->cb.phase;
+    int p = v->world->cb.phase;
     bool steps = p >= 0 && p < v->r->nphases && v->r->phases[p].kind == PHASE_STEPS;
-    return steps || cr->turn_round == v->cb.round_epoch;
+    return steps || cr->turn_round == v->world->cb.round_epoch;
 }
 
 int64_t encounter_now_key(const vm *v)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     const entry *e = current(v);
     if (e)
         return e->key;
@@ -112,13 +112,13 @@ int64_t encounter_now_key(const vm *v)
 
 static const char *entry_name(vm *v, const entry *e)
 {
-    return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
+    return e->creature >= 0 ? world_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
 /* "tol's", "valeros's"; a side's name is a plural: "bandits'" */
 static const char *possessive(vm *v, const entry *e, char *buf, size_t cap)
 {
-    if (v->cb.quiet) /* nothing is said: spare the formatting */
+    if (v->world->cb.quiet) /* nothing is said: spare the formatting */
         return "";
     const char *name = entry_name(v, e);
     size_t n = strlen(name);
@@ -128,7 +128,7 @@ static const char *possessive(vm *v, const entry *e, char *buf, size_t cap)
 
 static const r_phase *phase_of(vm *v)
 {
-    return v->cb.phase >= 0 && v->cb.phase < v->r->nphases ? &v->r->phases[v->cb.phase] : NULL;
+    return v->world->cb.phase >= 0 && v->world->cb.phase < v->r->nphases ? &v->r->phases[v->world->cb.phase] : NULL;
 }
 
 static phase_kind current_kind(vm *v)
@@ -146,7 +146,7 @@ bool encounter_in_turns_phase(vm *v)
 static bool takes_part(vm *v, int c, bool *yes, span at)
 {
     *yes = false;
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     if (!cr->in_play || cr->delaying)
         return true;
     bool out;
@@ -154,9 +154,9 @@ static bool takes_part(vm *v, int c, bool *yes, span at)
         return false;
     if (out)
         return true;
-    if ((v->cb.surprise || v->cb.free_round) && cr->surprised)
+    if ((v->world->cb.surprise || v->world->cb.free_round) && cr->surprised)
         return true; /* the surprised do not act in the surprise round */
-    if (cr->turn_round == v->cb.round_epoch && !cr->resumed && current_kind(v) == PHASE_TURNS)
+    if (cr->turn_round == v->world->cb.round_epoch && !cr->resumed && current_kind(v) == PHASE_TURNS)
         return true; /* one turn a round, wherever it has moved to */
     const r_phase *ph = phase_of(v);
     if (ph && rexpr_present(&ph->only)) {
@@ -187,9 +187,9 @@ static bool refresh(vm *v, period per, int only, span at)
         const r_resource *res = &r->resources[k];
         if (res->refresh != per)
             continue;
-        size_t lo = only >= 0 ? (size_t)only : 0, hi = only >= 0 ? (size_t)only + 1 : v->ncreatures;
+        size_t lo = only >= 0 ? (size_t)only : 0, hi = only >= 0 ? (size_t)only + 1 : v->world->ncreatures;
         for (size_t c = lo; c < hi; c++) {
-            if (!v->creatures[c].in_play)
+            if (!v->world->creatures[c].in_play)
                 continue;
             value max;
             if (res->max.kind == REXPR_CONST)
@@ -199,10 +199,10 @@ static bool refresh(vm *v, period per, int only, span at)
                     return false;
             } else
                 continue;
-            int slot = vm_stat_slot(v, res->stat);
+            int slot = world_stat_slot(v, res->stat);
             if (slot < 0)
                 return vm_error(v, at, "out of memory");
-            v->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
+            v->world->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
         }
     }
     return true;
@@ -214,9 +214,9 @@ static bool turn_events(vm *v, int c, bool start, span at)
 {
     value arg = value_ref(V_CREATURE, 0, c);
     if (start) {
-        v->creatures[c].turn_round = v->cb.round_epoch;
-        if (v->creatures[c].resumed) {
-            v->creatures[c].resumed = false; /* its turn started before it delayed */
+        v->world->creatures[c].turn_round = v->world->cb.round_epoch;
+        if (v->world->creatures[c].resumed) {
+            v->world->creatures[c].resumed = false; /* its turn started before it delayed */
             return true;
         }
         ledger_turn_start(v, c);
@@ -226,13 +226,13 @@ static bool turn_events(vm *v, int c, bool start, span at)
     }
     if (!events_emit(v, EV_TURN_END, &arg, 1, at) || !effects_tick(v, Q_TURN_END, c, at))
         return false;
-    v->creatures[c].acted = true;
+    v->world->creatures[c].acted = true;
     return true;
 }
 
 static bool start_turn(vm *v, int i, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     cb->turn = i;
     cb->in_turn = true;
     cb->turn_serial++;
@@ -268,14 +268,14 @@ static bool start_turn(vm *v, int i, span at)
     combat_line line = {.say = true};
     combat_line_add(v, &line, "%s%s turn (", head, possessive(v, e, whose, sizeof whose));
     bool named = false;
-    for (size_t c = 0; c < v->ncreatures && !cb->quiet; c++) {
+    for (size_t c = 0; c < v->world->ncreatures && !cb->quiet; c++) {
         bool yes;
-        if (v->creatures[c].side != e->side)
+        if (v->world->creatures[c].side != e->side)
             continue;
         if (!takes_part(v, (int)c, &yes, at))
             return false;
         if (yes)
-            combat_line_add(v, &line, "%s%s", named ? ", " : "", v->creatures[c].name);
+            combat_line_add(v, &line, "%s%s", named ? ", " : "", v->world->creatures[c].name);
         named |= yes;
     }
     combat_line_add(v, &line, ")");
@@ -284,9 +284,9 @@ static bool start_turn(vm *v, int i, span at)
         return false;
     if (!cb->active)
         return true;
-    for (size_t c = 0; c < v->ncreatures; c++) {
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
         bool yes;
-        if (v->creatures[c].side != e->side)
+        if (v->world->creatures[c].side != e->side)
             continue;
         if (!takes_part(v, (int)c, &yes, at))
             return false;
@@ -298,7 +298,7 @@ static bool start_turn(vm *v, int i, span at)
 
 static bool end_turn(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const entry *e = current(v);
     cb->in_turn = false;
     if (!e)
@@ -308,8 +308,8 @@ static bool end_turn(vm *v, span at)
     if (e->creature >= 0)
         return turn_events(v, e->creature, false, at);
     int side = e->side;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        if (v->creatures[c].in_play && v->creatures[c].side == side && !turn_events(v, (int)c, false, at))
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (v->world->creatures[c].in_play && v->world->creatures[c].side == side && !turn_events(v, (int)c, false, at))
             return false;
     return true;
 }
@@ -346,7 +346,7 @@ static bool apply_forfeits(vm *v, span at);
 
 static bool start_phase(vm *v, int p, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const rules *r = v->r;
     cb->turn = -1;
     cb->in_turn = false;
@@ -385,7 +385,7 @@ static bool start_phase(vm *v, int p, span at)
 
 static bool end_phase(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_phase *ph = phase_of(v);
     cb->turn = cb->norder; /* past the last position */
     if (ph) {
@@ -400,7 +400,7 @@ static bool end_phase(vm *v, span at)
 
 static bool next_participant(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = cb->turn + 1; i < cb->norder; i++) {
         const entry *e = &cb->order[i];
         bool yes = false;
@@ -408,8 +408,8 @@ static bool next_participant(vm *v, span at)
             if (!takes_part(v, e->creature, &yes, at))
                 return false;
         } else {
-            for (size_t c = 0; c < v->ncreatures && !yes; c++)
-                if (v->creatures[c].side == e->side && !takes_part(v, (int)c, &yes, at))
+            for (size_t c = 0; c < v->world->ncreatures && !yes; c++)
+                if (v->world->creatures[c].side == e->side && !takes_part(v, (int)c, &yes, at))
                     return false;
         }
         if (!cb->active)
@@ -422,7 +422,7 @@ static bool next_participant(vm *v, span at)
 
 static bool start_round(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->surprise && !cb->free_round)
         cb->round++;
     cb->round_epoch++;
@@ -450,7 +450,7 @@ static bool start_round(vm *v, span at)
    (or shared only by chance: then it goes first). */
 static void return_delayed(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = 0; i < cb->norder; i++) {
         if (!cb->order[i].away)
             continue;
@@ -464,14 +464,14 @@ static void return_delayed(vm *v)
         memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - 1 - to) * sizeof(entry));
         cb->order[to] = back;
         if (back.creature >= 0)
-            combat_say(v, "%s takes its former place in the order again", v->creatures[back.creature].name);
+            combat_say(v, "%s takes its former place in the order again", v->world->creatures[back.creature].name);
         i = -1; /* the order has changed: look again from the top */
     }
 }
 
 static bool end_round(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     cb->turn = cb->norder;
     cb->in_turn = false;
     value n = value_int(cb->round);
@@ -481,8 +481,8 @@ static bool end_round(vm *v, span at)
     if (!cb->active)
         return true;
     /* a creature that delayed all round */
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        creature *cr = &v->world->creatures[c];
         if (cr->delaying && v->r->initiative.delay_round_only) {
             cr->delaying = false;
             cr->resumed = false;
@@ -520,7 +520,7 @@ static bool end_round(vm *v, span at)
 
 bool encounter_begin(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (cb->active)
         return vm_error(v, at, "an encounter is already under way; 'end encounter' first");
     if (!combat_sync(v))
@@ -537,8 +537,8 @@ bool encounter_begin(vm *v, span at)
     cb->fighting = 0;
     cb->fight_paused = false;
     cb->awaiting_start = false;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        creature *cr = &v->world->creatures[c];
         cr->in_play = !cr->gone;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
         ledger_encounter_start(v, (int)c);
@@ -551,7 +551,7 @@ bool encounter_begin(vm *v, span at)
 
 bool encounter_end(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     /* a script written for a longer fight goes on quietly past its end */
     if (!cb->active && cb->over) {
         combat_say(v, "the encounter is already over");
@@ -563,7 +563,7 @@ bool encounter_end(vm *v, span at)
     int rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
     if (!events_emit(v, EV_ENCOUNTER_END, NULL, 0, at))
         return false;
-    if (v->sim && !tally_outcome(v, at))
+    if (v->world->tally && !tally_outcome(v, at))
         return false;
     cb->active = false;
     if (!effects_end_encounter(v, at))
@@ -588,7 +588,7 @@ bool encounter_end_span(vm *v, int kind, span at)
     static const char *const names[] = {"encounter", "scene", "quest", "arc"};
     static const queue_kind queues[] = {Q_ENCOUNTER, Q_SCENE, Q_QUEST, Q_ARC};
     static const period pers[] = {PER_ENCOUNTER, PER_SCENE, PER_QUEST, PER_ARC};
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (kind < 1 || kind > 3)
         return vm_error(v, at, "internal: no span %d", kind);
     if (cb->active && !encounter_end(v, at))
@@ -603,14 +603,14 @@ bool encounter_end_span(vm *v, int kind, span at)
 
 static int side_key(const vm *v, int c)
 {
-    return v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - c;
+    return v->world->creatures[c].side >= 0 ? v->world->creatures[c].side : -2 - c;
 }
 
 /* The encounter is over when its `ends when` holds; without one, when
    creatures can be out of the fight and at most one side still stands. */
 bool encounter_check_over(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->active || !cb->ordered || cb->checking_over)
         return true;
     const r_encounter *e = &v->r->encounter;
@@ -630,8 +630,8 @@ bool encounter_check_over(vm *v, span at)
            they stand, the fight goes on, and no one else need be asked. */
         bool two = false;
         int w0 = cb->standing[0], w1 = cb->standing[1];
-        if (w0 >= 0 && w1 >= 0 && (size_t)w0 < v->ncreatures && (size_t)w1 < v->ncreatures &&
-            v->creatures[w0].in_play && v->creatures[w1].in_play && side_key(v, w0) != side_key(v, w1)) {
+        if (w0 >= 0 && w1 >= 0 && (size_t)w0 < v->world->ncreatures && (size_t)w1 < v->world->ncreatures &&
+            v->world->creatures[w0].in_play && v->world->creatures[w1].in_play && side_key(v, w0) != side_key(v, w1)) {
             bool out0, out1;
             if (!encounter_out(v, w0, &out0, at) || !encounter_out(v, w1, &out1, at)) {
                 cb->checking_over = false;
@@ -640,9 +640,9 @@ bool encounter_check_over(vm *v, span at)
             two = !out0 && !out1;
         }
         int standing = INT32_MIN;
-        for (size_t c = 0; c < v->ncreatures && !two; c++) {
+        for (size_t c = 0; c < v->world->ncreatures && !two; c++) {
             bool out;
-            if (!v->creatures[c].in_play)
+            if (!v->world->creatures[c].in_play)
                 continue;
             if (!encounter_out(v, (int)c, &out, at)) {
                 cb->checking_over = false;
@@ -676,10 +676,10 @@ bool encounter_check_over(vm *v, span at)
 static bool some_surprised(const vm *v)
 {
     bool aware = false, unaware = false;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        if (v->creatures[c].in_play) {
-            unaware |= v->creatures[c].surprised;
-            aware |= !v->creatures[c].surprised;
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (v->world->creatures[c].in_play) {
+            unaware |= v->world->creatures[c].surprised;
+            aware |= !v->world->creatures[c].surprised;
         }
     return aware && unaware;
 }
@@ -687,7 +687,7 @@ static bool some_surprised(const vm *v)
 /* Round 1 (or the surprise round) starts once the order is settled. */
 bool encounter_start_rounds(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     cb->awaiting_start = false;
     const r_initiative *in = &v->r->initiative;
     if (in->surprise == SURPRISE_ROUND && some_surprised(v))
@@ -699,7 +699,7 @@ bool encounter_start_rounds(vm *v, span at)
    since, put last without a roll, rolls for its place. */
 static bool place_all_unrolled(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int n = 0;
     for (int i = 0; i < cb->norder; i++)
         n += cb->order[i].unrolled;
@@ -723,7 +723,7 @@ static bool place_all_unrolled(vm *v, span at)
 
 bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     if (!cb->active)
         return vm_error(v, at, "no encounter: 'begin encounter' first");
@@ -734,8 +734,8 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
     if (cb->ordered)
         return place_all_unrolled(v, at);
     /* who is surprised, by the rules' own test */
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        creature *cr = &v->world->creatures[c];
         cr->surprised = false;
         if (!cr->in_play || !rexpr_present(&in->surprised))
             continue;
@@ -750,15 +750,15 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         /* the free round comes before initiative: the aware act in the
            order they were brought into play */
         size_t cap = (size_t)cb->order_cap;
-        entry *g = mem_grow(cb->order, sizeof(entry), &cap, v->ncreatures);
+        entry *g = mem_grow(cb->order, sizeof(entry), &cap, v->world->ncreatures);
         if (!g)
             return vm_error(v, at, "out of memory");
         cb->order = g;
         cb->order_cap = (int)cap;
         cb->norder = 0;
         bool by_sides = in->mode == INIT_SIDES;
-        for (size_t c = 0; c < v->ncreatures; c++) {
-            const creature *cr = &v->creatures[c];
+        for (size_t c = 0; c < v->world->ncreatures; c++) {
+            const creature *cr = &v->world->creatures[c];
             if (!cr->in_play || cr->surprised)
                 continue;
             /* by sides, a side acts as one, as it will once initiative is rolled */
@@ -795,7 +795,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         cb->start_decided = cb->norder;
         for (int i = 0; i < cb->norder; i++)
             if (cb->order[i].creature >= 0)
-                v->creatures[cb->order[i].creature].start_rank = i;
+                v->world->creatures[cb->order[i].creature].start_rank = i;
         combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
         return true;
     }
@@ -804,7 +804,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
 
 bool encounter_next(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->active && cb->over) {
         combat_say(v, "the encounter is already over");
         return true;
@@ -833,13 +833,13 @@ bool encounter_next(vm *v, span at)
 
 bool encounter_delay(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!v->r->initiative.allow_delay)
         return vm_error(v, at, "these rules do not let a creature delay");
     const entry *e = current(v);
     if (!e || !cb->in_turn || e->creature < 0)
         return vm_error(v, at, "only the creature whose turn it is can delay");
-    creature *cr = &v->creatures[e->creature];
+    creature *cr = &v->world->creatures[e->creature];
     cr->delaying = true;
     cr->resumed = true; /* its turn has started; resuming goes on with it */
     cb->in_turn = false;
@@ -854,8 +854,8 @@ static bool move_entry(vm *v, int from, int to, span at);
 
 bool encounter_resume(vm *v, int c, span at)
 {
-    combat *cb = &v->cb;
-    creature *cr = &v->creatures[c];
+    combat *cb = &v->world->cb;
+    creature *cr = &v->world->creatures[c];
     if (!cr->delaying)
         return vm_error(v, at, "%s is not delaying", cr->name);
     int at_index = -1;
@@ -893,16 +893,16 @@ bool encounter_resume(vm *v, int c, span at)
 /* Does a side's entry still have a member in play? */
 static bool side_has_members(const vm *v, int side)
 {
-    for (size_t c = 0; c < v->ncreatures; c++)
-        if (v->creatures[c].in_play && v->creatures[c].side == side)
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (v->world->creatures[c].in_play && v->world->creatures[c].side == side)
             return true;
     return false;
 }
 
 bool encounter_remove(vm *v, int c, span at)
 {
-    combat *cb = &v->cb;
-    creature *cr = &v->creatures[c];
+    combat *cb = &v->world->cb;
+    creature *cr = &v->world->creatures[c];
     if (cr->gone)
         return vm_error(v, at, "%s has already been removed from play", cr->name);
     /* its entry: its own, or its side's when it was the last member */
@@ -926,9 +926,9 @@ bool encounter_remove(vm *v, int c, span at)
             cb->turn--; /* the next turn is the one after the entry that went */
     }
     /* a move promised next to it (a forfeited turn) has nowhere to go */
-    for (size_t o = 0; o < v->ncreatures; o++)
-        if (v->creatures[o].forfeit_next_to == c)
-            v->creatures[o].forfeit_next_to = -1;
+    for (size_t o = 0; o < v->world->ncreatures; o++)
+        if (v->world->creatures[o].forfeit_next_to == c)
+            v->world->creatures[o].forfeit_next_to = -1;
     cr->placed = false;
     cr->zone = cr->group = cr->engagement = -1;
     combat_say(v, "%s is removed from play%s", cr->name, its_turn ? " in its own turn" : "");
@@ -946,7 +946,7 @@ bool encounter_remove(vm *v, int c, span at)
             continue;
         hd->live = false;
         effects_drop_hold(v, hd->creature, h);
-        combat_say(v, "%s's held action is lost: %s left play", v->creatures[hd->creature].name, cr->name);
+        combat_say(v, "%s's held action is lost: %s left play", v->world->creatures[hd->creature].name, cr->name);
     }
     if (!active || !cb->active)
         return true;
@@ -962,7 +962,7 @@ bool encounter_remove(vm *v, int c, span at)
    along with them. */
 static bool renumber(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int64_t *old = mem_alloc((size_t)cb->norder * sizeof(int64_t) + 1);
     if (!old)
         return vm_error(v, at, "out of memory");
@@ -998,7 +998,7 @@ static bool renumber(vm *v, span at)
 /* The key for an entry put at index `to`: between its new neighbours'. */
 static bool key_at(vm *v, int to, int64_t *key, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int64_t lo = to > 0 ? cb->order[to - 1].key : (cb->norder ? cb->order[0].key : 0) - 2 * KEY_GAP;
     int64_t hi = to < cb->norder ? cb->order[to].key : (cb->norder ? cb->order[cb->norder - 1].key : 0) + 2 * KEY_GAP;
     if (hi - lo < 2) {
@@ -1013,7 +1013,7 @@ static bool key_at(vm *v, int to, int64_t *key, span at)
 
 bool encounter_insert_entry(vm *v, entry e, int to, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     size_t cap = (size_t)cb->order_cap;
     entry *g = mem_grow(cb->order, sizeof(entry), &cap, (size_t)cb->norder + 1);
     if (!g)
@@ -1032,7 +1032,7 @@ bool encounter_insert_entry(vm *v, entry e, int to, span at)
 
 static bool move_entry(vm *v, int from, int to, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     entry moving = cb->order[from];
     int cur = cb->turn;
     /* take it out */
@@ -1058,8 +1058,8 @@ static bool move_entry(vm *v, int from, int to, span at)
 
 static int index_of(const vm *v, int c)
 {
-    for (int i = 0; i < v->cb.norder; i++)
-        if (v->cb.order[i].creature == c)
+    for (int i = 0; i < v->world->cb.norder; i++)
+        if (v->world->cb.order[i].creature == c)
             return i;
     return -1;
 }
@@ -1076,14 +1076,14 @@ bool encounter_has_place(const vm *v, int c)
 
 static bool enemies(const vm *v, int a, int b)
 {
-    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    int sa = v->world->creatures[a].side, sb = v->world->creatures[b].side;
     return sa < 0 || sb < 0 || sa != sb;
 }
 
 /* Would c land between two adjacent enemies of its own? */
 static bool between_enemies(const vm *v, int c, int to)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     int before = to - 1, after = to;
     while (before >= 0 && cb->order[before].creature == c)
         before--;
@@ -1100,11 +1100,11 @@ static bool between_enemies(const vm *v, int c, int to)
    their chance. */
 static bool decides_in_turn(vm *v, int c, const char *cite)
 {
-    combat *cb = &v->cb;
-    int rank = v->creatures[c].start_rank;
+    combat *cb = &v->world->cb;
+    int rank = v->world->creatures[c].start_rank;
     if (rank >= cb->start_decided) {
         combat_say(v, "%s has had its chance to move: the decisions go from the bottom of the order up (%s)",
-                   vm_name(v, c), cite);
+                   world_name(v, c), cite);
         return false;
     }
     cb->start_decided = rank;
@@ -1113,7 +1113,7 @@ static bool decides_in_turn(vm *v, int c, const char *cite)
 
 bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     char cite[160];
     combat_cite(v, &in->reorder_from_origin, cite, sizeof cite);
@@ -1126,31 +1126,31 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
         if (!in->reorder_later)
             return vm_error(v, at, "these rules do not let a creature forfeit a turn to move in the order");
         if (cb->round < in->reorder_from) {
-            combat_say(v, "%s cannot change its place in round %d (from round %d on) (%s)", vm_name(v, c), cb->round,
+            combat_say(v, "%s cannot change its place in round %d (from round %d on) (%s)", world_name(v, c), cb->round,
                        in->reorder_from, cite);
             return true;
         }
         if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
-            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
+            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", world_name(v, c), cite);
             return true;
         }
-        creature *cr = &v->creatures[c];
+        creature *cr = &v->world->creatures[c];
         cr->forfeit = true;
         cr->forfeit_next_to = other;
         cr->forfeit_after = after;
         combat_say(v, "%s will forfeit a turn and move %s %s at the start of the next round", cr->name,
-                   after ? "after" : "before", vm_name(v, other));
+                   after ? "after" : "before", world_name(v, other));
         return true;
     }
     if (!held) {
         if (!cb->awaiting_start || !in->reorder_start)
             return vm_error(v, at, "the order can be changed this way only right after it is rolled");
         if (to <= from) {
-            combat_say(v, "%s can only move down the order now (%s)", vm_name(v, c), cite);
+            combat_say(v, "%s can only move down the order now (%s)", world_name(v, c), cite);
             return true;
         }
         if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
-            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", vm_name(v, c), cite);
+            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", world_name(v, c), cite);
             return true;
         }
         if (in->reorder_start_bottom_up && !decides_in_turn(v, c, cite))
@@ -1158,7 +1158,7 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
     }
     if (!move_entry(v, from, to, at))
         return false;
-    combat_say(v, "%s moves %s %s", vm_name(v, c), after ? "after" : "before", vm_name(v, other));
+    combat_say(v, "%s moves %s %s", world_name(v, c), after ? "after" : "before", world_name(v, other));
     if (!held)
         initiative_show(v);
     return true;
@@ -1168,12 +1168,12 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
    round; those who were earlier decide last, so they go last. */
 static bool apply_forfeits(vm *v, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = cb->norder - 1; i >= 0; i--) {
         int c = cb->order[i].creature;
         if (c < 0)
             continue;
-        creature *cr = &v->creatures[c];
+        creature *cr = &v->world->creatures[c];
         if (cr->forfeit || cr->forfeit_next_to < 0)
             continue;
         int other = cr->forfeit_next_to;
@@ -1183,7 +1183,7 @@ static bool apply_forfeits(vm *v, span at)
             continue;
         if (!move_entry(v, from, cr->forfeit_after ? next_to + 1 : next_to, at))
             return false;
-        combat_say(v, "%s moves %s %s", cr->name, cr->forfeit_after ? "after" : "before", vm_name(v, other));
+        combat_say(v, "%s moves %s %s", cr->name, cr->forfeit_after ? "after" : "before", world_name(v, other));
         i = cb->norder; /* the order changed: look again */
     }
     return true;
@@ -1209,18 +1209,18 @@ static bool turn_done(vm *v, vm_mark mark, uint64_t *used, uint64_t allowed, spa
 
 bool encounter_play_tactic(vm *v, int c, span at)
 {
-    int t = v->creatures[c].tactic;
+    int t = v->world->creatures[c].tactic;
     if (t < 0)
         return vm_error(v, at,
                         "%s has no tactic, so 'fight' cannot play its turn (give it one: creature ... tactic NAME)",
-                        vm_name(v, c));
+                        world_name(v, c));
     value r;
     return vm_call(v, v->r->tactics[t].body, c, NULL, 0, &r);
 }
 
 bool encounter_fight(vm *v, int rounds, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->active && cb->spans[0] > 0) {
         combat_say(v, "the encounter is already over");
         return true;
@@ -1257,13 +1257,13 @@ bool encounter_fight(vm *v, int rounds, span at)
             for (int i = from; i < to && cb->active; i++) {
                 const entry e = cb->order[i];
                 size_t first = e.creature >= 0 ? (size_t)e.creature : 0;
-                size_t last = e.creature >= 0 ? (size_t)e.creature + 1 : v->ncreatures;
+                size_t last = e.creature >= 0 ? (size_t)e.creature + 1 : v->world->ncreatures;
                 for (size_t c = first; c < last && cb->active; c++) {
-                    if (e.creature < 0 && v->creatures[c].side != e.side)
+                    if (e.creature < 0 && v->world->creatures[c].side != e.side)
                         continue;
                     /* in its own turn, only whether it can still act; in an
                        open phase, whether it takes part at all */
-                    bool yes = v->creatures[c].in_play, out = false;
+                    bool yes = v->world->creatures[c].in_play, out = false;
                     if (cb->in_turn) {
                         if (yes && !encounter_out(v, (int)c, &out, at))
                             return false;

@@ -15,7 +15,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/tally.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static const char *trigger_name(vm *v, int t)
 {
@@ -48,10 +48,10 @@ static bool values_match(vm *v, value pattern, value arg, span at)
 static counter *trigger_counter(vm *v, int t, int who)
 {
     if (who < 0)
-        return t < v->cb.trigger_counts_cap ? &v->cb.trigger_counts[t] : NULL;
-    if (!v->creatures[who].ledger)
+        return t < v->world->cb.trigger_counts_cap ? &v->world->cb.trigger_counts[t] : NULL;
+    if (!v->world->creatures[who].ledger)
         return NULL;
-    return &v->creatures[who].ledger[v->ledger_trigger + t];
+    return &v->world->creatures[who].ledger[v->world->ledger_trigger + t];
 }
 
 static bool within_limit(vm *v, int t, int who)
@@ -83,11 +83,11 @@ static void count_use(vm *v, int t, int who)
 /* Take it? The REPL asks; a script follows its policy. */
 static bool wants(vm *v, int t, int who, const char *question)
 {
-    if (v->offer)
-        return v->offer(v->ask_user, question);
-    int8_t p = t < v->cb.trigger_policy_cap ? v->cb.trigger_policy[t] : -1;
+    if (v->world->offer)
+        return v->world->offer(v->world->ask_user, question);
+    int8_t p = t < v->world->cb.trigger_policy_cap ? v->world->cb.trigger_policy[t] : -1;
     (void)who;
-    return p >= 0 ? p == 1 : v->cb.reactions_policy == 1;
+    return p >= 0 ? p == 1 : v->world->cb.reactions_policy == 1;
 }
 
 static bool run_trigger(vm *v, int t, value *params, int self, span at)
@@ -124,7 +124,7 @@ static void describe_cost(vm *v, const cost *k, char *buf, size_t cap)
 static bool offer_reaction(vm *v, int t, value *params, int who, span at)
 {
     const r_trigger *tr = &v->r->triggers[t];
-    creature *c = &v->creatures[who];
+    creature *c = &v->world->creatures[who];
     if (!c->in_play)
         return true;
     bool out;
@@ -153,7 +153,7 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
     for (int i = 0; i < tr->nparams && len < sizeof others; i++)
         if (params[i].type == V_CREATURE && (int)params[i].num != who)
             len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : " on ",
-                                    v->creatures[params[i].num].name);
+                                    v->world->creatures[params[i].num].name);
     snprintf(question, sizeof question, "%s may take %s%s%s%s%s: take it?", c->name, trigger_name(v, t), others,
              costs[0] ? " (" : "", costs, costs[0] ? ")" : "");
     if (!wants(v, t, who, question)) {
@@ -177,7 +177,7 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
 static int candidates(vm *v, int *out, int max)
 {
     int n = 0;
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int start = cb->turn >= 0 ? cb->turn + 1 : 0;
     /* one does not react to one's own action */
     int actor = cb->actor;
@@ -187,14 +187,14 @@ static int candidates(vm *v, int *out, int max)
             if (e->creature != actor)
                 out[n++] = e->creature;
         } else {
-            for (size_t c = 0; c < v->ncreatures && n < max; c++)
-                if (v->creatures[c].in_play && v->creatures[c].side == e->side && (int)c != actor)
+            for (size_t c = 0; c < v->world->ncreatures && n < max; c++)
+                if (v->world->creatures[c].in_play && v->world->creatures[c].side == e->side && (int)c != actor)
                     out[n++] = (int)c;
         }
     }
     if (!cb->ordered)
-        for (size_t c = 0; c < v->ncreatures && n < max; c++)
-            if (v->creatures[c].in_play && (int)c != actor)
+        for (size_t c = 0; c < v->world->ncreatures && n < max; c++)
+            if (v->world->creatures[c].in_play && (int)c != actor)
                 out[n++] = (int)c;
     return n;
 }
@@ -229,7 +229,7 @@ static bool fire(vm *v, int t, const r_on *on, const value *args, int nargs, spa
             one = (int)who.num;
             ncands = 1;
         } else {
-            cands_len = v->ncreatures ? v->ncreatures : 1;
+            cands_len = v->world->ncreatures ? v->world->ncreatures : 1;
             cands = MEM_NEW_ARRAY(int, cands_len);
             if (!cands)
                 return vm_error(v, at, "out of memory");
@@ -276,7 +276,7 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
             continue;
         }
         count_use(v, t, each);
-        if (!v->cb.quiet) {
+        if (!v->world->cb.quiet) {
             char cite[160];
             combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
         }
@@ -290,7 +290,7 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
 
 static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int h = 0; h < cb->nholds; h++) {
         hold *hd = &cb->holds[h];
         if (!hd->live || hd->event != event)
@@ -304,13 +304,13 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
             continue;
         int who = hd->creature;
         char question[256];
-        snprintf(question, sizeof question, "%s's held %s: take it now?", v->creatures[who].name,
+        snprintf(question, sizeof question, "%s's held %s: take it now?", v->world->creatures[who].name,
                  program_string(v->p, v->r->actions[hd->action].name));
-        if (v->offer && !v->offer(v->ask_user, question))
+        if (v->world->offer && !v->world->offer(v->world->ask_user, question))
             continue;
         hd->live = false;
         effects_drop_hold(v, who, h); /* the effect that would time it out goes too */
-        combat_say(v, "%s takes the held action", v->creatures[who].name);
+        combat_say(v, "%s takes the held action", v->world->creatures[who].name);
         value held_args[ACTION_MAX_PARAMS];
         memcpy(held_args, hd->args, sizeof held_args);
         int acting = encounter_acting(v);
@@ -321,7 +321,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
            order by sides, it keeps its side's place */
         if (allowed && v->r->initiative.hold_moves && acting >= 0 && acting != who) {
             if (!encounter_has_place(v, who) || !encounter_has_place(v, acting))
-                combat_say(v, "%s keeps its side's place in the order", v->creatures[who].name);
+                combat_say(v, "%s keeps its side's place in the order", v->world->creatures[who].name);
             else if (!encounter_reorder(v, who, true, acting, false, at))
                 return false;
         }
@@ -337,12 +337,12 @@ static bool end_conditions(vm *v, int event, const value *args, int nargs, span 
     for (int k = 0; k < ev->nending; k++) {
         int cond = ev->ending[k];
         const r_condition *rc = &v->r->conditions[cond];
-        for (size_t c = 0; c < v->ncreatures; c++) {
-            if (!v->creatures[c].in_play)
+        for (size_t c = 0; c < v->world->ncreatures; c++) {
+            if (!v->world->creatures[c].in_play)
                 continue;
             bool has = false;
-            for (int32_t i = v->creatures[c].effects; i >= 0 && !has; i = v->cb.effects[i].next)
-                has = v->cb.effects[i].kind == EFF_CONDITION && v->cb.effects[i].what == cond;
+            for (int32_t i = v->world->creatures[c].effects; i >= 0 && !has; i = v->world->cb.effects[i].next)
+                has = v->world->cb.effects[i].kind == EFF_CONDITION && v->world->cb.effects[i].what == cond;
             if (!has)
                 continue;
             for (int m = 0; m < rc->nends_on; m++) {
@@ -367,7 +367,7 @@ static bool end_conditions(vm *v, int event, const value *args, int nargs, span 
 
 bool events_emit(vm *v, int event, const value *args, int nargs, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (event < 0 || event >= v->r->nevents)
         return vm_error(v, at, "internal: no event %d", event);
     if (cb->trigger_depth >= v->limits.trigger_depth)
@@ -412,7 +412,7 @@ bool events_emit(vm *v, int event, const value *args, int nargs, span at)
 
 static answer *find_answer(vm *v, int ruling, int who)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = 0; i < cb->nanswers; i++)
         if (cb->answers[i].ruling == ruling && cb->answers[i].creature == who)
             return &cb->answers[i];
@@ -469,12 +469,12 @@ static int answer_key(const vm *v, const r_ruling *rl, int c)
         return ANSWER_KEY_ONE;
     if (c < 0)
         return ANSWER_KEY_EVERYONE;
-    return rl->per == ASKED_PER_SIDE ? ANSWER_KEY_SIDE(v->creatures[c].side) : c;
+    return rl->per == ASKED_PER_SIDE ? ANSWER_KEY_SIDE(v->world->creatures[c].side) : c;
 }
 
 bool rulings_answer(vm *v, int ruling, value a, int who, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_ruling *rl = &v->r->rulings[ruling];
     if (!answer_fits(v, rl, a, at))
         return false;
@@ -509,10 +509,10 @@ static void format_answer(vm *v, const r_ruling *rl, value a, char *buf, size_t 
 /* Whom the question is put for: the creature, or its side. */
 static const char *asked_of(const vm *v, const r_ruling *rl, int self)
 {
-    int side = v->creatures[self].side;
+    int side = v->world->creatures[self].side;
     if (rl->per == ASKED_PER_SIDE)
-        return side >= 0 ? program_string(v->p, v->r->sides[side]) : v->creatures[self].name;
-    return v->creatures[self].name;
+        return side >= 0 ? program_string(v->p, v->r->sides[side]) : v->world->creatures[self].name;
+    return v->world->creatures[self].name;
 }
 
 bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
@@ -545,7 +545,7 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
                     self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown, cite);
         /* an answer for one use is spent by it */
         if (rl->per == ASKED_PER_USE)
-            *a = v->cb.answers[--v->cb.nanswers];
+            *a = v->world->cb.answers[--v->world->cb.nanswers];
         return true;
     }
     char question[512];
@@ -554,11 +554,11 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         snprintf(question, sizeof question, "%s (%s)", q, asked_of(v, rl, self));
     else
         snprintf(question, sizeof question, "%s", q);
-    bool asked = v->ask != NULL;
+    bool asked = v->world->ask != NULL;
     if (asked) {
         value got;
         bool for_all = false;
-        if (v->ask(v->ask_user, ruling, question, &got, &for_all)) {
+        if (v->world->ask(v->world->ask_user, ruling, question, &got, &for_all)) {
             if (!answer_fits(v, rl, got, at))
                 return false;
             if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, self, at))
@@ -593,7 +593,7 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
 
 void rulings_end_encounter(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int kept = 0;
     for (int i = 0; i < cb->nanswers; i++) {
         const r_ruling *rl = &v->r->rulings[cb->answers[i].ruling];

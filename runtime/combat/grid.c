@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 /* --- squares ------------------------------------------------------------------ */
 
@@ -41,8 +41,8 @@ static int cell_find(const combat *cb, int32_t x, int32_t y)
 
 static uint8_t flags_at(const vm *v, int32_t x, int32_t y)
 {
-    int k = cell_find(&v->cb, x, y);
-    return k < 0 ? 0 : v->cb.cells[k].flags;
+    int k = cell_find(&v->world->cb, x, y);
+    return k < 0 ? 0 : v->world->cb.cells[k].flags;
 }
 
 static bool rehash_cells(combat *cb, int cap)
@@ -68,7 +68,7 @@ static bool rehash_cells(combat *cb, int cap)
 
 static bool set_flag(vm *v, int32_t x, int32_t y, uint8_t flag, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int k = cell_find(cb, x, y);
     if (k >= 0) {
         cb->cells[k].flags |= flag;
@@ -143,9 +143,9 @@ static bool shares_square(vm *v, int c)
    `sharing`, only one whose square others may not share. */
 static int occupant_in(vm *v, int32_t x, int32_t y, int except, bool sharing)
 {
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        const creature *cr = &v->creatures[c];
-        if ((int)c == except || !cr->placed || !vm_present(v, (int)c))
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        const creature *cr = &v->world->creatures[c];
+        if ((int)c == except || !cr->placed || !world_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
         if (x >= cr->x && x < cr->x + s && y >= cr->y && y < cr->y + s && !(sharing && shares_square(v, (int)c)))
@@ -180,9 +180,9 @@ bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
     if (other >= 0) {
         char sq[32];
         square_format(x, y, sq, sizeof sq);
-        return vm_error(v, at, "%s already stands in %s", v->creatures[other].name, sq);
+        return vm_error(v, at, "%s already stands in %s", v->world->creatures[other].name, sq);
     }
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     cr->placed = true;
     cr->x = x;
     cr->y = y;
@@ -243,7 +243,7 @@ static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, sp
     }
     if (x.type != V_CREATURE)
         return vm_error(v, at, "expected a creature or a square, not %s", value_type_name(x.type));
-    const creature *cr = &v->creatures[x.num];
+    const creature *cr = &v->world->creatures[x.num];
     if (!cr->placed)
         return vm_error(v, at, "%s is not on the map (place %s at SQUARE)", cr->name, cr->name);
     *px = cr->x;
@@ -296,7 +296,7 @@ bool grid_blocked(vm *v, value x, bool *out, span at)
 
 bool grid_adjacent(vm *v, int a, int b)
 {
-    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
     if (!ca->placed || !cb_->placed)
         return false;
     int32_t sa = size_of(v, a), sb = size_of(v, b);
@@ -329,7 +329,7 @@ static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, spa
 /* Is the square (x, y) within creature c's range? */
 static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y, bool *in, span at)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     int32_t s = size_of(v, c);
     int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
     value squares, away;
@@ -362,7 +362,7 @@ bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
         *ok = between >= 0 && between <= range;
         return true;
     }
-    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
     if (!ca->placed || !cb_->placed) {
         *ok = true; /* not on a map: the GM judges distance */
         return true;
@@ -384,8 +384,8 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
 {
     *ok = false;
     const r_space *sp = &v->r->space;
-    const creature *ca = &v->creatures[a];
-    if (!ca->placed || !vm_present(v, a))
+    const creature *ca = &v->world->creatures[a];
+    if (!ca->placed || !world_present(v, a))
         return true;
     bool out;
     if (!encounter_out(v, a, &out, at))
@@ -462,7 +462,7 @@ static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, 
 
 static bool segment_clear(const vm *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     int64_t lx = (x0 < x1 ? x0 : x1) / 2 - 1, hx = (x0 > x1 ? x0 : x1) / 2 + 1;
     int64_t ly = (y0 < y1 ? y0 : y1) / 2 - 1, hy = (y0 > y1 ? y0 : y1) / 2 + 1;
     for (int k = 0; k < cb->ncells; k++) {
@@ -494,7 +494,7 @@ static int points(const creature *c, int32_t s, int64_t *px, int64_t *py)
 
 bool grid_sees(vm *v, int a, int b)
 {
-    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
     if (!ca->placed || !cb_->placed)
         return true;
     int64_t ax[5], ay[5], bx[5], by[5];
@@ -510,7 +510,7 @@ bool grid_sees(vm *v, int a, int b)
 bool grid_cover(vm *v, int a, int b, int *level, span at)
 {
     (void)at;
-    const creature *ca = &v->creatures[a], *cb_ = &v->creatures[b];
+    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
     *level = 0;
     if (!ca->placed || !cb_->placed)
         return true;
@@ -561,7 +561,7 @@ static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, ui
 
 static bool enemies_of(const vm *v, int a, int b)
 {
-    int sa = v->creatures[a].side, sb = v->creatures[b].side;
+    int sa = v->world->creatures[a].side, sb = v->world->creatures[b].side;
     return sa < 0 || sb < 0 || sa != sb;
 }
 
@@ -587,7 +587,7 @@ typedef struct path_step {
    Returns the number of squares, or -1. */
 static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, path_step **path, span at)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     int32_t sx = cr->x, sy = cr->y;
     int32_t margin = 12;
     int32_t lx = (sx < gx ? sx : gx) - margin, hx = (sx > gx ? sx : gx) + margin;
@@ -774,8 +774,8 @@ oom:
    stop (it fell, or the move was cancelled). */
 static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, span at, bool *go_on)
 {
-    creature *cr = &v->creatures[c];
-    bool fighting = v->cb.active;
+    creature *cr = &v->world->creatures[c];
+    bool fighting = v->world->cb.active;
     *go_on = false;
     value from = value_square(cr->x, cr->y), to = value_square(nx, ny);
     value who = value_ref(V_CREATURE, 0, c);
@@ -783,8 +783,8 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     if (!events_emit(v, EV_LEAVES_SQUARE, args, 3, at))
         return false;
     /* everyone whose threatened square this is */
-    for (size_t x = 0; x < v->ncreatures; x++) {
-        if ((int)x == c || !vm_present(v, (int)x))
+    for (size_t x = 0; x < v->world->ncreatures; x++) {
+        if ((int)x == c || !world_present(v, (int)x))
             continue;
         bool t;
         if (!threatens_square(v, (int)x, cr->x, cr->y, &t, at))
@@ -798,22 +798,22 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
         value targs[4] = {who, value_ref(V_CREATURE, 0, (int64_t)x), how, value_int(still ? within[x] : 0)};
         if (!events_emit(v, EV_LEAVES_THREATENED, targs, 4, at))
             return false;
-        cr = &v->creatures[c];
+        cr = &v->world->creatures[c];
     }
     bool out;
     if (!encounter_out(v, c, &out, at))
         return false;
-    if (out || (fighting && !v->cb.active))
+    if (out || (fighting && !v->world->cb.active))
         return true; /* it fell where it stood, or the fight is over */
     cr->x = nx;
     cr->y = ny;
     /* what moves with it (a rider, someone carried) */
-    for (int32_t i = cr->effects; i >= 0; i = v->cb.effects[i].next) {
-        const effect *e = &v->cb.effects[i];
+    for (int32_t i = cr->effects; i >= 0; i = v->world->cb.effects[i].next) {
+        const effect *e = &v->world->cb.effects[i];
         if (e->kind == EFF_RELATION && v->r->relations[e->what].moves_together && e->partner >= 0)
-            if (v->creatures[e->partner].placed) {
-                v->creatures[e->partner].x = nx;
-                v->creatures[e->partner].y = ny;
+            if (v->world->creatures[e->partner].placed) {
+                v->world->creatures[e->partner].x = nx;
+                v->world->creatures[e->partner].y = ny;
             }
     }
     if (!events_emit(v, EV_ENTERS_SQUARE, args, 3, at))
@@ -828,7 +828,7 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
 static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_t gy, int64_t unit, path_step **path,
                     span at)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     path_step *p = MEM_NEW_ARRAY(path_step, (size_t)nvia + 2);
     if (!p)
         return vm_error(v, at, "out of memory"), -1;
@@ -848,7 +848,7 @@ static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_
             vm_error(v, at, "the path runs into %s, which is blocked", sq);
         else if (other >= 0 && enemies_of(v, c, other))
             vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
-                     v->creatures[other].name);
+                     v->world->creatures[other].name);
         if (v->failed)
             goto fail;
         total += step_cost(v, lx, ly, dx, dy, par, unit);
@@ -885,7 +885,7 @@ fail:
 static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int how_word, int64_t unit, value *moved,
                       span at)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     /* as far as the budget allows, ending in a free square */
     int allowed = n;
     if (max.type == V_DIST) {
@@ -909,9 +909,9 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
     if (blocker >= 0) {
         char sq[32];
         square_format(path[allowed].x, path[allowed].y, sq, sizeof sq);
-        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[blocker].name);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->world->creatures[blocker].name);
     }
-    int *within = MEM_NEW_ARRAY(int, v->ncreatures ? v->ncreatures : 1);
+    int *within = MEM_NEW_ARRAY(int, v->world->ncreatures ? v->world->ncreatures : 1);
     if (!within)
         return vm_error(v, at, "out of memory");
     value how = value_ref(V_WORD, HOME_PROGRAM, how_word);
@@ -925,7 +925,7 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
             break;
         taken = i + 1;
     }
-    mem_free(within, (v->ncreatures ? v->ncreatures : 1) * sizeof(int));
+    mem_free(within, (v->world->ncreatures ? v->world->ncreatures : 1) * sizeof(int));
     if (!ok)
         return false;
     if (taken > 0) {
@@ -934,10 +934,11 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
             return vm_error(v, at, "a distance on the grid is too large for a number");
         char a[32], b[32], d[64];
         square_format(start.aux, (int32_t)start.num, a, sizeof a);
-        square_format(v->creatures[c].x, v->creatures[c].y, b, sizeof b);
+        square_format(v->world->creatures[c].x, v->world->creatures[c].y, b, sizeof b);
         vm_format(v, *moved, d, sizeof d);
-        combat_say(v, "%s moves %s -> %s (%s)", v->creatures[c].name, a, b, d);
-        value args[4] = {value_ref(V_CREATURE, 0, c), start, value_square(v->creatures[c].x, v->creatures[c].y), how};
+        combat_say(v, "%s moves %s -> %s (%s)", v->world->creatures[c].name, a, b, d);
+        value args[4] = {value_ref(V_CREATURE, 0, c), start,
+                         value_square(v->world->creatures[c].x, v->world->creatures[c].y), how};
         return events_emit(v, EV_MOVED, args, 4, at);
     }
     return true;
@@ -945,7 +946,7 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
 
 bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via, int nvia, value *moved, span at)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     rat_make(0, 1, V_DIST, moved);
     if (!cr->placed)
         return vm_error(v, at, "%s is not on the map (place %s at SQUARE)", cr->name, cr->name);
@@ -954,7 +955,7 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     int32_t gx, gy;
     bool to_creature = to.type == V_CREATURE;
     if (to_creature) {
-        const creature *t = &v->creatures[to.num];
+        const creature *t = &v->world->creatures[to.num];
         if (!t->placed)
             return vm_error(v, at, "%s is not on the map", t->name);
         gx = t->x;
@@ -969,7 +970,7 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
     if (there >= 0) {
         char sq[32];
         square_format(gx, gy, sq, sizeof sq);
-        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->creatures[there].name);
+        combat_say(v, "%s cannot end its move in %s, where %s stands", cr->name, sq, v->world->creatures[there].name);
         return true;
     }
     const r_space *sp = &v->r->space;
@@ -986,8 +987,8 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
 
 bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
 {
-    creature *cr = &v->creatures[c];
-    const creature *fr = &v->creatures[from];
+    creature *cr = &v->world->creatures[c];
+    const creature *fr = &v->world->creatures[from];
     rat_make(0, 1, V_DIST, moved);
     if (!cr->placed || !fr->placed)
         return vm_error(v, at, "both creatures need to be on the map to push");
@@ -1033,12 +1034,12 @@ bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
 
 bool grid_show(vm *v, span at)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     int32_t lx = INT32_MAX, ly = INT32_MAX, hx = INT32_MIN, hy = INT32_MIN;
     bool any = false;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        const creature *cr = &v->creatures[c];
-        if (!cr->placed || !vm_present(v, (int)c))
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        const creature *cr = &v->world->creatures[c];
+        if (!cr->placed || !world_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
         lx = cr->x < lx ? cr->x : lx;
@@ -1081,9 +1082,9 @@ bool grid_show(vm *v, span at)
         return vm_error(v, at, "out of memory");
     }
     int nl = 0, beyond = 0;
-    for (size_t c = 0; c < v->ncreatures && (size_t)nl < label_cap; c++) {
-        const creature *cr = &v->creatures[c];
-        if (!cr->placed || !vm_present(v, (int)c))
+    for (size_t c = 0; c < v->world->ncreatures && (size_t)nl < label_cap; c++) {
+        const creature *cr = &v->world->creatures[c];
+        if (!cr->placed || !world_present(v, (int)c))
             continue;
         int32_t s = size_of(v, (int)c);
         if (cr->x > hx || cr->y > hy || cr->x + s - 1 < lx || cr->y + s - 1 < ly) {
@@ -1131,7 +1132,7 @@ bool grid_show(vm *v, span at)
     }
     combat_line key = {.say = false};
     for (int k = 0; k < nl; k++)
-        combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->creatures[labelled[k]].name);
+        combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->world->creatures[labelled[k]].name);
     combat_line_add(v, &key, "   (# blocked, ~ difficult)");
     combat_line_end(v, &key);
     if (beyond) {

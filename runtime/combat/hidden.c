@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static bool word_char(char c)
 {
@@ -51,7 +51,7 @@ static bool same_stat(const vm *v, int a, int b)
 
 bool hidden_stat(const vm *v, int c, int decl_index)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     for (int i = 0; i < cr->nhidden_stats; i++)
         if (same_stat(v, cr->hidden_stats[i], decl_index))
             return true;
@@ -60,21 +60,21 @@ bool hidden_stat(const vm *v, int c, int decl_index)
 
 static bool hidden_creature(const vm *v, int c)
 {
-    return c >= 0 && (size_t)c < v->ncreatures && v->creatures[c].hidden;
+    return c >= 0 && (size_t)c < v->world->ncreatures && v->world->creatures[c].hidden;
 }
 
 bool hidden_line(const vm *v, const char *text, bool of_play)
 {
-    if (v->secrets <= 0)
+    if (v->world->secrets <= 0)
         return false;
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     if (of_play && hidden_creature(v, cb->actor))
         return true;
     if (of_play && cb->active && cb->in_turn && cb->turn >= 0 && cb->turn < cb->norder &&
         hidden_creature(v, cb->order[cb->turn].creature))
         return true;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        const creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        const creature *cr = &v->world->creatures[c];
         if (!secret(cr) || !names_creature(v, cr, text))
             continue;
         if (cr->hidden)
@@ -89,10 +89,10 @@ bool hidden_line(const vm *v, const char *text, bool of_play)
 /* Keeps the count of creatures with something hidden as c changes. */
 static void change(vm *v, int c, void (*how)(creature *, int), int arg)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     bool was = secret(cr);
     how(cr, arg);
-    v->secrets += (int32_t)secret(cr) - (int32_t)was;
+    v->world->secrets += (int32_t)secret(cr) - (int32_t)was;
 }
 
 static void set_hidden(creature *cr, int on)
@@ -117,14 +117,14 @@ void hidden_spawn(vm *v, int c, bool hidden)
 
 bool hidden_set(vm *v, int c, bool hide, const value *stats, int nstats, span at)
 {
-    const char *name = v->creatures[c].name;
+    const char *name = v->world->creatures[c].name;
     if (nstats == 0) {
-        if (v->creatures[c].hidden == hide) {
+        if (v->world->creatures[c].hidden == hide) {
             combat_print(v, "%s is %s", name, hide ? "hidden already" : "not hidden");
             return true;
         }
         change(v, c, set_hidden, hide);
-        const creature *cr = &v->creatures[c];
+        const creature *cr = &v->world->creatures[c];
         combat_say(v, "%s is %s%s", name, hide ? "hidden from the players" : "revealed to the players",
                    !hide && cr->nhidden_stats ? " (its hidden stats stay hidden)" : "");
         return true;
@@ -137,13 +137,14 @@ bool hidden_set(vm *v, int c, bool hide, const value *stats, int nstats, span at
             again |= same_stat(v, (int)stats[k].num, (int)stats[i].num);
         more += !again;
     }
-    if (v->creatures[c].nhidden_stats + more > VM_HIDDEN_STATS_MAX)
+    if (v->world->creatures[c].nhidden_stats + more > VM_HIDDEN_STATS_MAX)
         return vm_error(v, at, "a creature may have %d stats hidden, not %d (%s has %d hidden already)",
-                        VM_HIDDEN_STATS_MAX, v->creatures[c].nhidden_stats + more, name, v->creatures[c].nhidden_stats);
+                        VM_HIDDEN_STATS_MAX, v->world->creatures[c].nhidden_stats + more, name,
+                        v->world->creatures[c].nhidden_stats);
     for (int i = 0; i < nstats; i++) {
         int d = (int)stats[i].num;
         const char *stat = program_string(v->p, v->p->decls[d].name);
-        const creature *cr = &v->creatures[c];
+        const creature *cr = &v->world->creatures[c];
         int found = -1;
         for (int k = 0; k < cr->nhidden_stats; k++)
             if (same_stat(v, cr->hidden_stats[k], d))

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
 #define TIE_ROUNDS_MAX 100
@@ -108,10 +108,10 @@ static bool roll_check(vm *v, int self, int64_t given, value *out, span at)
     value arg = value_ref(V_CREATURE, 0, self);
     v->force_face = given; /* a player's own roll, if given */
     /* a side rolls as the side, though its first member stands in for it */
-    int side = v->creatures[self].side;
-    v->cb.roll_as = in->mode == INIT_SIDES && side >= 0 ? program_string(v->p, v->r->sides[side]) : NULL;
+    int side = v->world->creatures[self].side;
+    v->world->cb.roll_as = in->mode == INIT_SIDES && side >= 0 ? program_string(v->p, v->r->sides[side]) : NULL;
     bool ok = checks_roll(v, in->check, &arg, 1, out, at);
-    v->cb.roll_as = NULL;
+    v->world->cb.roll_as = NULL;
     v->force_face = 0;
     return ok;
 }
@@ -163,11 +163,11 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
         char shown[128];
         vm_format(v, r, shown, sizeof shown);
         combat_say(v, "%s breaks a tie: %s",
-                   p->is_side ? program_string(v->p, v->r->sides[p->side]) : vm_name(v, p->creature), shown);
+                   p->is_side ? program_string(v->p, v->r->sides[p->side]) : world_name(v, p->creature), shown);
         *out = value_int(r.num);
         return true;
     }
-    case TIE_SIDE: *out = value_int(v->creatures[p->creature].side == k->side); return true;
+    case TIE_SIDE: *out = value_int(v->world->creatures[p->creature].side == k->side); return true;
     case TIE_EXPR: {
         value x;
         if (!eval_for(v, &k->e, p->creature, p->check, &x))
@@ -294,7 +294,7 @@ static const char *group_name(vm *v, const r_initiative *in, const part *p, char
 {
     if (!rexpr_present(&in->group_by))
         return program_string(v->p, v->r->sides[p->side]);
-    snprintf(buf, cap, "%s's group", vm_name(v, p->creature));
+    snprintf(buf, cap, "%s's group", world_name(v, p->creature));
     return buf;
 }
 
@@ -336,7 +336,7 @@ static bool settle(vm *v, part *p, int n, span at)
                                                             : ", ",
                                             p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
                                             : group      ? group_name(v, in, &p[m], gname, sizeof gname)
-                                                         : vm_name(v, p[m].creature));
+                                                         : world_name(v, p[m].creature));
                 }
                 combat_flush_roll(v);
                 combat_say(v, "%s are tied: %s", names, tie_word(k));
@@ -365,7 +365,7 @@ static bool settle(vm *v, part *p, int n, span at)
 
 bool initiative_roll(vm *v, const value *given, int ngiven, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     if (!in->present)
         return vm_error(v, at, "these rules declare no initiative");
@@ -374,8 +374,8 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     int n = 0;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        n += v->creatures[c].in_play;
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        n += v->world->creatures[c].in_play;
     if (n == 0)
         return vm_error(v, at, "no creatures in the encounter to order");
     part *parts = MEM_NEW_ARRAY(part, (size_t)n);
@@ -383,8 +383,8 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         return vm_error(v, at, "out of memory");
     int np = 0;
     bool ok = true;
-    for (size_t c = 0; c < v->ncreatures && ok; c++) {
-        creature *cr = &v->creatures[c];
+    for (size_t c = 0; c < v->world->ncreatures && ok; c++) {
+        creature *cr = &v->world->creatures[c];
         if (!cr->in_play)
             continue;
         /* a creature of no side has no side's turn to share: it acts alone */
@@ -478,17 +478,17 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
 
 static const char *entry_name(vm *v, const entry *e)
 {
-    return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
+    return e->creature >= 0 ? world_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
 bool initiative_waiting(const vm *v, const entry *e)
 {
-    return e->creature >= 0 && v->creatures[e->creature].delaying;
+    return e->creature >= 0 && v->world->creatures[e->creature].delaying;
 }
 
 int initiative_each(const vm *v, int *row)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     while (*row < 2 * cb->norder) {
         int i = *row % cb->norder;
         bool second_pass = (*row)++ >= cb->norder;
@@ -514,7 +514,7 @@ void initiative_entry_text(vm *v, const entry *e, char *score, size_t score_cap,
 
 void initiative_show(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (cb->quiet)
         return;
     /* the whole order, and when some of it is hidden, the order as the
@@ -533,7 +533,7 @@ void initiative_show(vm *v)
         const char *shown = score[0] ? score : note;
         snprintf(item, sizeof item, "%s%s%s%s", entry_name(v, e), shown[0] ? " (" : "", shown, shown[0] ? ")" : "");
         combat_line_add(v, &line, "%s %s", said++ ? "," : "", item);
-        if (e->creature >= 0 && v->creatures[e->creature].hidden)
+        if (e->creature >= 0 && v->world->creatures[e->creature].hidden)
             kept_back = true;
         else if (told < sizeof players)
             told +=
@@ -556,8 +556,8 @@ static bool part_of_entry(vm *v, const entry *e, part *q, span at)
     memset(q, 0, sizeof *q);
     q->creature = e->creature;
     if (e->creature < 0)
-        for (size_t c = 0; c < v->ncreatures && q->creature < 0; c++)
-            if (v->creatures[c].in_play && v->creatures[c].side == e->side)
+        for (size_t c = 0; c < v->world->ncreatures && q->creature < 0; c++)
+            if (v->world->creatures[c].in_play && v->world->creatures[c].side == e->side)
                 q->creature = (int)c;
     if (q->creature < 0)
         return true; /* a side with no one left: scored as nothing */
@@ -579,7 +579,7 @@ static bool part_of_entry(vm *v, const entry *e, part *q, span at)
    places do not change). */
 static bool place_index(vm *v, part *p, int *to, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     int n = cb->norder;
     part *tied = MEM_NEW_ARRAY(part, (size_t)n + 1);
@@ -643,8 +643,8 @@ static bool place_index(vm *v, part *p, int *to, span at)
 static bool shared_place(vm *v, int c, int *at_index, span at)
 {
     const r_initiative *in = &v->r->initiative;
-    combat *cb = &v->cb;
-    const creature *cr = &v->creatures[c];
+    combat *cb = &v->world->cb;
+    const creature *cr = &v->world->creatures[c];
     *at_index = -1;
     if (cr->side < 0)
         return true;
@@ -661,7 +661,7 @@ static bool shared_place(vm *v, int c, int *at_index, span at)
         return false;
     for (int i = 0; i < cb->norder; i++) {
         const entry *e = &cb->order[i];
-        if (e->unrolled || e->creature < 0 || e->creature == c || v->creatures[e->creature].side != cr->side)
+        if (e->unrolled || e->creature < 0 || e->creature == c || v->world->creatures[e->creature].side != cr->side)
             continue;
         bool equal = true;
         if (rexpr_present(&in->group_by)) {
@@ -678,9 +678,9 @@ static bool shared_place(vm *v, int c, int *at_index, span at)
 
 static bool place_one(vm *v, int c, value given, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     char score[64] = "";
     int old = encounter_index_of(v, c);
     if (!cr->in_play)
@@ -780,7 +780,7 @@ bool initiative_place(vm *v, const value *given, int ngiven, span at)
             return vm_error(v, at, "roll initiative NAME [ROLLED]: a creature, not %s", value_type_name(given[g].type));
         for (int h = 0; h < g; h += 2)
             if (given[h].type == V_CREATURE && given[h].num == given[g].num)
-                return vm_error(v, at, "%s is named twice", vm_name(v, (int)given[g].num));
+                return vm_error(v, at, "%s is named twice", world_name(v, (int)given[g].num));
         if (!place_one(v, (int)given[g].num, given[g + 1], at))
             return false;
     }

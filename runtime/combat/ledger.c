@@ -12,17 +12,17 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 uint32_t ledger_epoch(const vm *v, int c, period per)
 {
     switch (per) {
-    case PER_TURN: return c >= 0 ? v->creatures[c].turn_epoch : v->cb.turn_serial;
-    case PER_ROUND: return v->cb.round_epoch;
-    case PER_ENCOUNTER: return v->cb.spans[0];
-    case PER_SCENE: return v->cb.spans[1];
-    case PER_QUEST: return v->cb.spans[2];
-    case PER_ARC: return v->cb.spans[3];
+    case PER_TURN: return c >= 0 ? v->world->creatures[c].turn_epoch : v->world->cb.turn_serial;
+    case PER_ROUND: return v->world->cb.round_epoch;
+    case PER_ENCOUNTER: return v->world->cb.spans[0];
+    case PER_SCENE: return v->world->cb.spans[1];
+    case PER_QUEST: return v->world->cb.spans[2];
+    case PER_ARC: return v->world->cb.spans[3];
     default: return 0;
     }
 }
@@ -44,7 +44,8 @@ static void add(counter *k, uint32_t epoch, int32_t n)
 /* The economy is kept once the order of turns exists. */
 static bool enforced(const vm *v)
 {
-    return v->cb.active && v->cb.ordered && (v->cb.round > 0 || v->cb.surprise || v->cb.free_round);
+    return v->world->cb.active && v->world->cb.ordered &&
+           (v->world->cb.round > 0 || v->world->cb.surprise || v->world->cb.free_round);
 }
 
 static const char *slot_name(const vm *v, int s)
@@ -85,22 +86,23 @@ typedef struct view {
 
 static counter *slot_turn(view *w, int s)
 {
-    return &w->k[w->v->ledger_slot_turn + s];
+    return &w->k[w->v->world->ledger_slot_turn + s];
 }
 static counter *slot_round(view *w, int s)
 {
-    return &w->k[w->v->ledger_slot_round + s];
+    return &w->k[w->v->world->ledger_slot_round + s];
 }
 static counter *debt(view *w, int s)
 {
-    return &w->k[w->v->ledger_debt + s];
+    return &w->k[w->v->world->ledger_debt + s];
 }
 
 static int used(view *w, int s)
 {
     const econ_slot *sl = &w->v->r->slots[s];
-    const creature *cr = &w->v->creatures[w->c];
-    return sl->per == PER_ROUND ? get(slot_round(w, s), w->v->cb.round_epoch) : get(slot_turn(w, s), cr->turn_epoch);
+    const creature *cr = &w->v->world->creatures[w->c];
+    return sl->per == PER_ROUND ? get(slot_round(w, s), w->v->world->cb.round_epoch)
+                                : get(slot_turn(w, s), cr->turn_epoch);
 }
 
 static void refuse(refusal *why, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -118,13 +120,13 @@ static void refuse(refusal *why, const origin *rule, const char *fmt, ...)
 /* Counts one use of slot s in this window (or, borrowing, the next). */
 static void spend_one(view *w, int s, bool next_turn)
 {
-    const creature *cr = &w->v->creatures[w->c];
+    const creature *cr = &w->v->world->creatures[w->c];
     if (next_turn) {
         add(debt(w, s), cr->turn_epoch, 1);
         return;
     }
     add(slot_turn(w, s), cr->turn_epoch, 1);
-    add(slot_round(w, s), w->v->cb.round_epoch, 1);
+    add(slot_round(w, s), w->v->world->cb.round_epoch, 1);
 }
 
 /* A use of slot s given up for a slot that borrows it: spent, but no action
@@ -136,7 +138,7 @@ static void forgo_one(view *w, int s)
         spend_one(w, s, false);
         return;
     }
-    add(slot_turn(w, s), w->v->creatures[w->c].turn_epoch, 1);
+    add(slot_turn(w, s), w->v->world->creatures[w->c].turn_epoch, 1);
 }
 
 static bool limits_allow(view *w, int s, refusal *why)
@@ -152,8 +154,8 @@ static bool limits_allow(view *w, int s, refusal *why)
         int total = 0;
         for (int j = 0; j < lim->nslots; j++) {
             int t = lim->slots[j];
-            total += lim->per == PER_ROUND ? get(slot_round(w, t), w->v->cb.round_epoch)
-                                           : get(slot_turn(w, t), w->v->creatures[w->c].turn_epoch);
+            total += lim->per == PER_ROUND ? get(slot_round(w, t), w->v->world->cb.round_epoch)
+                                           : get(slot_turn(w, t), w->v->world->creatures[w->c].turn_epoch);
         }
         if (total + 1 > lim->max) {
             char names[128];
@@ -167,7 +169,7 @@ static bool limits_allow(view *w, int s, refusal *why)
     }
     /* the surprise round: one slot of each group */
     const r_initiative *in = &r->initiative;
-    if (w->v->cb.surprise) {
+    if (w->v->world->cb.surprise) {
         for (int g = 0; g < in->nonly_groups; g++) {
             bool has = false;
             for (int j = 0; j < in->only_group_len[g]; j++)
@@ -176,7 +178,7 @@ static bool limits_allow(view *w, int s, refusal *why)
                 continue;
             int total = 0;
             for (int j = 0; j < in->only_group_len[g]; j++)
-                total += get(slot_round(w, in->only_groups[g][j]), w->v->cb.round_epoch);
+                total += get(slot_round(w, in->only_groups[g][j]), w->v->world->cb.round_epoch);
             if (total >= 1) {
                 char names[128];
                 size_t len = 0;
@@ -199,8 +201,8 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     vm *v = w->v;
     const rules *r = v->r;
     const econ_slot *sl = &r->slots[s];
-    const creature *cr = &v->creatures[w->c];
-    if (sl->phase >= 0 && v->cb.phase != sl->phase) {
+    const creature *cr = &v->world->creatures[w->c];
+    if (sl->phase >= 0 && v->world->cb.phase != sl->phase) {
         refuse(why, &sl->from, "%s can only be spent in the %s phase", slot_name(v, s),
                program_string(v->p, r->phases[sl->phase].name));
         return false;
@@ -210,7 +212,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         const econ_exclusive *ex = &r->exclusives[i];
         if (ex->slot != s)
             continue;
-        counter *lock = &w->k[v->ledger_lock + i];
+        counter *lock = &w->k[v->world->ledger_lock + i];
         int32_t held = get(lock, cr->turn_epoch);
         if (held && held != kind + 2) {
             const char *mine = kind >= 0 ? program_string(v->p, kind) : "another kind";
@@ -239,7 +241,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
                 return false;
             if (!funl && used(w, x->from_slot) + 1 > fcap)
                 continue;
-            counter *xc = &w->k[v->ledger_exchange + i];
+            counter *xc = &w->k[v->world->ledger_exchange + i];
             uint32_t ep = ledger_epoch(v, w->c, x->per ? x->per : PER_TURN);
             if (x->limit && get(xc, ep) >= x->limit)
                 continue;
@@ -266,7 +268,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     if (via >= 0) {
         /* the slot given up is spent, and the one gained counts as used */
         const econ_exchange *x = &r->exchanges[via];
-        add(&w->k[v->ledger_exchange + via], ledger_epoch(v, w->c, x->per ? x->per : PER_TURN), 1);
+        add(&w->k[v->world->ledger_exchange + via], ledger_epoch(v, w->c, x->per ? x->per : PER_TURN), 1);
         spend_one(w, paid, false);
         spend_one(w, s, false);
     } else {
@@ -274,7 +276,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     }
     for (int i = 0; i < r->nexclusives; i++)
         if (r->exclusives[i].slot == s)
-            w->k[v->ledger_lock + i] = (counter){kind + 2, cr->turn_epoch};
+            w->k[v->world->ledger_lock + i] = (counter){kind + 2, cr->turn_epoch};
     /* a slot that borrows another: this turn's if free, else the next's */
     if (sl->borrows >= 0) {
         int b = sl->borrows;
@@ -322,13 +324,13 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
         const cost_part *part = &opt->parts[i];
         if (part->kind == COST_RESOURCE) {
             value have;
-            if (!vm_get_stat(v, c, part->index, &have))
+            if (!world_get_stat(v, c, part->index, &have))
                 return false;
             if (!value_is_number(have) || value_floor(value_as_frac(have)) < part->n) {
                 const decl *d = &v->p->decls[part->index];
                 refuse(why, NULL, "not enough %s (%s has %lld, needs %d)", program_string(v->p, d->name),
-                       v->creatures[c].name, (long long)(value_is_number(have) ? value_floor(value_as_frac(have)) : 0),
-                       part->n);
+                       v->world->creatures[c].name,
+                       (long long)(value_is_number(have) ? value_floor(value_as_frac(have)) : 0), part->n);
                 return false;
             }
             continue;
@@ -341,17 +343,17 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
     }
     if (!pay)
         return true;
-    if (v->ledger_len > 0)
-        memcpy(v->creatures[c].ledger, w.k, (size_t)v->ledger_len * sizeof(counter));
+    if (v->world->ledger_len > 0)
+        memcpy(v->world->creatures[c].ledger, w.k, (size_t)v->world->ledger_len * sizeof(counter));
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind != COST_RESOURCE)
             continue;
         value have;
-        if (!vm_get_stat(v, c, part->index, &have))
+        if (!world_get_stat(v, c, part->index, &have))
             return false;
         value rest = value_int(value_floor(value_as_frac(have)) - part->n);
-        if (!vm_set_stat(v, c, part->index, rest, at))
+        if (!world_set_stat(v, c, part->index, rest, at))
             return false;
     }
     return true;
@@ -362,16 +364,16 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
 static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
                        bool slots_free, bool pay, refusal *why, span at)
 {
-    size_t bytes = (size_t)v->ledger_len * sizeof(counter);
-    bool nested = v->ledger_trying;
-    counter *k = nested && bytes ? mem_alloc(bytes) : v->ledger_try;
+    size_t bytes = (size_t)v->world->ledger_len * sizeof(counter);
+    bool nested = v->world->ledger_trying;
+    counter *k = nested && bytes ? mem_alloc(bytes) : v->world->ledger_try;
     if (nested && bytes && !k)
         return vm_error(v, at, "out of memory");
     if (bytes)
-        memcpy(k, v->creatures[c].ledger, bytes);
-    v->ledger_trying = true;
+        memcpy(k, v->world->creatures[c].ledger, bytes);
+    v->world->ledger_trying = true;
     bool ok = try_on(v, c, k, opt, kind, off_turn, borrows_next, slots_free, pay, why, at);
-    v->ledger_trying = nested;
+    v->world->ledger_trying = nested;
     if (nested && bytes)
         mem_free(k, bytes);
     return ok;
@@ -386,7 +388,8 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     if (off_turn && !anytime) {
         int acting = encounter_acting(v);
         if (acting >= 0)
-            refuse(why, NULL, "it is %s's turn, not %s's", v->creatures[acting].name, v->creatures[c].name);
+            refuse(why, NULL, "it is %s's turn, not %s's", v->world->creatures[acting].name,
+                   v->world->creatures[c].name);
         else
             refuse(why, NULL, "it is nobody's turn");
         return false;
@@ -422,7 +425,7 @@ int ledger_spent(vm *v, int c, int s)
 {
     if (!combat_sync(v))
         return 0;
-    view w = {v, c, v->creatures[c].ledger, 0};
+    view w = {v, c, v->world->creatures[c].ledger, 0};
     return w.k ? used(&w, s) : 0;
 }
 
@@ -445,28 +448,28 @@ bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why)
 
 void ledger_encounter_start(vm *v, int c)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     cr->turn_epoch++; /* per-turn counts, debts and locks of the last encounter lapse */
     cr->turn_begun = false;
 }
 
 void ledger_turn_start(vm *v, int c)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     uint32_t owed = cr->turn_epoch;
     cr->turn_epoch++;
     cr->turn_begun = true;
     if (!cr->ledger)
         return;
-    for (int s = 0; s < v->ledger_nslots; s++) {
-        counter *d = &cr->ledger[v->ledger_debt + s];
-        counter *t = &cr->ledger[v->ledger_slot_turn + s];
+    for (int s = 0; s < v->world->ledger_nslots; s++) {
+        counter *d = &cr->ledger[v->world->ledger_debt + s];
+        counter *t = &cr->ledger[v->world->ledger_slot_turn + s];
         if (d->epoch == owed && d->n > 0) {
             /* what was borrowed is spent already (given up, not taken: a
                per-turn slot's round count, which limits add up, leaves it out) */
             *t = (counter){d->n, cr->turn_epoch};
             if (v->r->slots[s].per != PER_TURN)
-                add(&cr->ledger[v->ledger_slot_round + s], v->cb.round_epoch, d->n);
+                add(&cr->ledger[v->world->ledger_slot_round + s], v->world->cb.round_epoch, d->n);
         }
         d->n = 0;
     }
@@ -478,7 +481,7 @@ bool ledger_show(vm *v, int c)
         return false;
     const rules *r = v->r;
     char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s may still use:", v->creatures[c].name);
+    size_t len = (size_t)snprintf(line, sizeof line, "%s may still use:", v->world->creatures[c].name);
     if (r->nslots == 0)
         len += (size_t)snprintf(line + len, sizeof line - len, " (these rules declare no economy)");
     for (int s = 0; s < r->nslots && len < sizeof line; s++) {

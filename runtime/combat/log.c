@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 #define LOG_MAX 8192
 
 static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (cb->quiet)
         return false;
     if (cb->nlog >= LOG_MAX) {
@@ -76,7 +76,7 @@ static void output(vm *v, const char *line, bool hidden)
 
 static void print(vm *v, const char *line, bool hidden)
 {
-    if (!v->cb.quiet)
+    if (!v->world->cb.quiet)
         output(v, line, hidden);
 }
 
@@ -87,7 +87,7 @@ void combat_output(vm *v, const char *line)
 
 void combat_flush_roll(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->pending_roll)
         return;
     cb->pending_roll = 0;
@@ -107,7 +107,7 @@ void combat_flush_roll(vm *v)
 
 void combat_pending_roll(vm *v, int64_t seq, const char *line)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     combat_flush_roll(v);
     if (cb->quiet)
         return;
@@ -120,7 +120,7 @@ void combat_pending_roll(vm *v, int64_t seq, const char *line)
 
 void combat_say_action(vm *v, const char *line)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     bool hidden = hidden_line(v, line, true);
@@ -130,7 +130,7 @@ void combat_say_action(vm *v, const char *line)
 
 void combat_say_line(vm *v, const char *line)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     bool hidden = hidden_line(v, line, true);
@@ -140,16 +140,16 @@ void combat_say_line(vm *v, const char *line)
 
 void combat_say_for_players(vm *v, const char *line)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     if (keep_as(v, false, false, false, line))
-        v->cb.log[v->cb.nlog - 1].players = true;
+        v->world->cb.log[v->world->cb.nlog - 1].players = true;
 }
 
 void combat_print_line(vm *v, const char *line)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     print(v, line, hidden_line(v, line, false));
@@ -157,7 +157,7 @@ void combat_print_line(vm *v, const char *line)
 
 void combat_say(vm *v, const char *fmt, ...)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     char line[1024];
@@ -172,7 +172,7 @@ void combat_say(vm *v, const char *fmt, ...)
 
 void combat_print(vm *v, const char *fmt, ...)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
     char line[2048];
@@ -195,7 +195,7 @@ static void line_emit(vm *v, combat_line *l)
 
 void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     char piece[sizeof l->text];
     va_list ap;
@@ -221,7 +221,7 @@ void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
 
 void combat_line_end(vm *v, combat_line *l)
 {
-    if (!v->cb.quiet)
+    if (!v->world->cb.quiet)
         line_emit(v, l);
     l->len = 0;
     l->text[0] = '\0';
@@ -229,7 +229,7 @@ void combat_line_end(vm *v, combat_line *l)
 
 void combat_note(vm *v, const char *fmt, ...)
 {
-    if (v->cb.quiet)
+    if (v->world->cb.quiet)
         return;
     char line[1024];
     va_list ap;
@@ -290,7 +290,7 @@ static bool detail_seen(const combat *cb, int32_t *seen, size_t mask, int i)
    rule once. */
 void combat_explain(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     uint32_t which = cb->explain_command;
     bool any = false;
     int from = 0;
@@ -324,7 +324,7 @@ void combat_explain(vm *v)
 
 void combat_show_log(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = 0; i < cb->nlog; i++)
         if (!cb->log[i].detail && !cb->log[i].players)
             print(v, cb->log[i].text, combat_log_hidden(v, i));
@@ -332,5 +332,5 @@ void combat_show_log(vm *v)
 
 bool combat_log_hidden(const vm *v, int i)
 {
-    return v->cb.log[i].hidden || hidden_line(v, v->cb.log[i].text, false);
+    return v->world->cb.log[i].hidden || hidden_line(v, v->world->cb.log[i].text, false);
 }

@@ -8,7 +8,7 @@
 
 #include "runtime/core/commands.h"
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static bool is_word(const vm *v, value x, const char *w)
 {
@@ -26,7 +26,7 @@ static int creature_arg(vm *v, value x, span at)
 
 /* --- creatures ---------------------------------------------------------------- */
 
-bool vm_spawn(vm *v, int t, span at)
+bool world_spawn(vm *v, int t, span at)
 {
     const r_creature *tp = &v->r->creatures[t];
     const char *base = program_string(v->p, tp->name);
@@ -37,11 +37,11 @@ bool vm_spawn(vm *v, int t, span at)
             snprintf(name, sizeof name, "%s_%d", base, k);
         else
             snprintf(name, sizeof name, "%s", base);
-        int c = vm_add_creature(v, name, t, at);
+        int c = world_add_creature(v, name, t, at);
         if (c < 0)
             return false;
         tp = &v->r->creatures[t];
-        creature *cr = &v->creatures[c];
+        creature *cr = &v->world->creatures[c];
         cr->display = tp->display;
         cr->side = tp->side;
         cr->tactic = tp->tactic;
@@ -54,14 +54,14 @@ bool vm_spawn(vm *v, int t, span at)
                 x = s->value.v;
             else if (!vm_call(v, s->value.chunk, c, NULL, 0, &x))
                 return false;
-            if (!vm_set_stat(v, c, s->stat, x, at))
+            if (!world_set_stat(v, c, s->stat, x, at))
                 return false;
             tp = &v->r->creatures[t];
         }
-        combat *cb = &v->cb;
+        combat *cb = &v->world->cb;
         if (cb->active) {
             /* it joins the fight, acting last */
-            v->creatures[c].in_play = true;
+            v->world->creatures[c].in_play = true;
             if (cb->ordered) {
                 entry *g = NULL;
                 size_t cap = (size_t)cb->order_cap;
@@ -72,7 +72,7 @@ bool vm_spawn(vm *v, int t, span at)
                 cb->order_cap = (int)cap;
                 int64_t key = cb->norder ? cb->order[cb->norder - 1].key + ((int64_t)1 << 32) : 0;
                 cb->order[cb->norder++] = (entry){.creature = c,
-                                                  .side = v->creatures[c].side,
+                                                  .side = v->world->creatures[c].side,
                                                   .key = key,
                                                   .score = value_nil(),
                                                   .check = value_nil(),
@@ -99,12 +99,12 @@ static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 {
     bool peeking = v->peek_depth == 0;
     value x, max = value_nil();
-    const r_resource *res = rules_resource_of(v->r, v->decl_info[decl_index].latest);
+    const r_resource *res = rules_resource_of(v->r, v->world->decl_info[decl_index].latest);
     bool has_max = res && rexpr_present(&res->max);
     bool began = peeking && vm_peek_begin(v, (span){0});
     bool ok = !peeking || began;
     if (ok)
-        ok = vm_get_stat(v, c, decl_index, &x);
+        ok = world_get_stat(v, c, decl_index, &x);
     if (ok && has_max)
         ok = res->max.kind == REXPR_CONST ? (max = res->max.v, true) : vm_call(v, res->max.chunk, c, NULL, 0, &max);
     if (began)
@@ -130,7 +130,7 @@ size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 
 static bool show_creature(vm *v, int c)
 {
-    const creature *cr = &v->creatures[c];
+    const creature *cr = &v->world->creatures[c];
     combat_line line = {.say = false};
     combat_line_add(v, &line, "%s", cr->name);
     if (cr->side >= 0)
@@ -138,7 +138,7 @@ static bool show_creature(vm *v, int c)
     combat_line_add(v, &line, ":");
     bool bare = true; /* nothing said after the name yet */
     for (size_t i = 0; i < v->p->ndecls; i++) {
-        if (!vm_stat_shown(v, c, (int)i))
+        if (!world_stat_shown(v, c, (int)i))
             continue;
         const decl *d = &v->p->decls[i];
         char val[256];
@@ -165,7 +165,7 @@ static bool show_creature(vm *v, int c)
 
 static const char *entry_name(vm *v, const entry *e)
 {
-    return e->creature >= 0 ? vm_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
+    return e->creature >= 0 ? world_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
 static void indent_line(combat_line *l, const char *indent)
@@ -208,7 +208,7 @@ static int track_width(const vm *v, int stat)
 
 static bool show_tracker(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_encounter *enc = &v->r->encounter;
     if (!cb->active) {
         combat_print(v, "no encounter under way");
@@ -220,8 +220,8 @@ static bool show_tracker(vm *v)
     }
     /* rows of hidden creatures come marked: the others are set in line with them */
     bool marked = false;
-    for (size_t c = 0; c < v->ncreatures && v->secrets > 0; c++)
-        marked |= v->creatures[c].hidden;
+    for (size_t c = 0; c < v->world->ncreatures && v->world->secrets > 0; c++)
+        marked |= v->world->creatures[c].hidden;
     const char *indent = marked ? "     " : "";
     _Static_assert(sizeof "     " == sizeof COMBAT_HIDDEN_MARK, "the indent is the width of the mark");
     /* rows as play goes: a creature that waits after the others */
@@ -240,12 +240,12 @@ static bool show_tracker(vm *v)
         initiative_entry_text(v, &cb->order[i], rolled, sizeof rolled, note, sizeof note);
         score_w = (int)strlen(rolled) > score_w ? (int)strlen(rolled) : score_w;
     }
-    for (size_t c = 0; c < v->ncreatures; c++)
-        name_w = (int)strlen(v->creatures[c].name) > name_w ? (int)strlen(v->creatures[c].name) : name_w;
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        name_w = (int)strlen(v->world->creatures[c].name) > name_w ? (int)strlen(v->world->creatures[c].name) : name_w;
     char head[512];
     size_t len = (size_t)snprintf(head, sizeof head, "%s  %*s  %-*s", indent, score_w, "init", name_w, "name");
     for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
-        if (!vm_stat_internal(v, enc->track[k]))
+        if (!world_stat_internal(v, enc->track[k]))
             len += (size_t)snprintf(head + len, sizeof head - len, " %-*s", track_width(v, enc->track[k]),
                                     program_string(v->p, v->p->decls[enc->track[k]].name));
     snprintf(head + len, sizeof head - len, " conditions");
@@ -256,18 +256,18 @@ static bool show_tracker(vm *v)
         initiative_entry_text(v, e, rolled, sizeof rolled, note, sizeof note);
         /* the entry's creature, or each member of its side in play */
         size_t first = e->creature >= 0 ? (size_t)e->creature : 0;
-        size_t last = e->creature >= 0 ? first + 1 : v->ncreatures;
+        size_t last = e->creature >= 0 ? first + 1 : v->world->ncreatures;
         for (size_t who = first, m = 0; who < last; who++) {
-            if (e->creature < 0 && !(v->creatures[who].in_play && v->creatures[who].side == e->side))
+            if (e->creature < 0 && !(v->world->creatures[who].in_play && v->world->creatures[who].side == e->side))
                 continue;
             int c = (int)who;
             const char *score = m++ == 0 ? rolled : "";
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             combat_line line = {.say = false};
-            combat_line_add(v, &line, "%s %*s  %-*s", mark, score_w, score, name_w, v->creatures[c].name);
+            combat_line_add(v, &line, "%s %*s  %-*s", mark, score_w, score, name_w, v->world->creatures[c].name);
             size_t row_start = line.len;
             for (int k = 0; k < enc->ntrack; k++) {
-                if (vm_stat_internal(v, enc->track[k]))
+                if (world_stat_internal(v, enc->track[k]))
                     continue;
                 char val[64];
                 stat_text(v, c, enc->track[k], val, sizeof val);
@@ -291,7 +291,7 @@ static bool show_tracker(vm *v)
 
 static void show_order(vm *v)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     if (!cb->ordered) {
         combat_print(v, "no initiative order yet");
         return;
@@ -308,11 +308,11 @@ static void show_order(vm *v)
 static bool show(vm *v, const value *args, int argc, span at)
 {
     if (argc == 0) {
-        if (v->cb.active)
+        if (v->world->cb.active)
             return show_tracker(v);
         bool any = false;
-        for (size_t c = 0; c < v->ncreatures; c++) {
-            if (v->creatures[c].gone)
+        for (size_t c = 0; c < v->world->ncreatures; c++) {
+            if (v->world->creatures[c].gone)
                 continue;
             any = true;
             if (!show_creature(v, (int)c))
@@ -345,11 +345,11 @@ static bool show(vm *v, const value *args, int argc, span at)
             if (!ledger_show(v, (int)args[++i].num))
                 return false;
         } else if (is_word(v, x, "effects")) {
-            for (size_t c = 0; c < v->ncreatures; c++) {
-                if (v->creatures[c].effects < 0)
+            for (size_t c = 0; c < v->world->ncreatures; c++) {
+                if (v->world->creatures[c].effects < 0)
                     continue;
                 combat_line line = {.say = false};
-                combat_line_add(v, &line, "%s", v->creatures[c].name);
+                combat_line_add(v, &line, "%s", v->world->creatures[c].name);
                 effects_show(v, (int)c, &line, ": ");
                 combat_line_end(v, &line);
             }
@@ -390,7 +390,7 @@ static bool hold_allowed(vm *v, int action)
 
 static bool cmd_hold(vm *v, const value *args, int argc, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     if (!in->allow_hold)
         return vm_error(v, at, "these rules do not let a creature hold an action");
@@ -402,11 +402,12 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     if (cb->active && !encounter_out(v, c, &out, at))
         return false;
     if (out) {
-        combat_say(v, "%s cannot hold an action: %s is out of the fight", v->creatures[c].name, v->creatures[c].name);
+        combat_say(v, "%s cannot hold an action: %s is out of the fight", v->world->creatures[c].name,
+                   v->world->creatures[c].name);
         return true;
     }
     if (cb->active && cb->ordered && !encounter_is_turn_of(v, c)) {
-        combat_say(v, "%s cannot hold an action: a creature readies one in its own turn", v->creatures[c].name);
+        combat_say(v, "%s cannot hold an action: a creature readies one in its own turn", v->world->creatures[c].name);
         return true;
     }
     /* pushed as: creature, the action's arguments, action, their count,
@@ -429,7 +430,7 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "",
                                     program_string(v->p, v->r->slots[in->hold_only[i]].name));
         combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, cite, sizeof cite);
-        combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->creatures[c].name,
+        combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->world->creatures[c].name,
                    program_string(v->p, v->r->actions[action].name), names, cite[0] ? " (" : "", cite,
                    cite[0] ? ")" : "");
         return true;
@@ -484,7 +485,7 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     }
     if (len < sizeof when)
         snprintf(when + len, sizeof when - len, ")");
-    combat_say(v, "%s holds %s until %s", v->creatures[c].name, what, when);
+    combat_say(v, "%s holds %s until %s", v->world->creatures[c].name, what, when);
     return true;
 }
 
@@ -495,15 +496,16 @@ bool play_command(vm *v, int cmd, int operand, span at)
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     if (cmd == CMD_CREATURE)
-        return vm_spawn(v, operand, at);
+        return world_spawn(v, operand, at);
     /* the arguments stay where they were pushed, under what the command's
        own calls push, and go when it is done */
     value *args = v->sp - operand;
     /* a creature removed from play is named by no command but show */
     for (int i = 0; i < operand && cmd != CMD_SHOW; i++)
-        if (args[i].type == V_CREATURE && (size_t)args[i].num < v->ncreatures && v->creatures[args[i].num].gone) {
+        if (args[i].type == V_CREATURE && (size_t)args[i].num < v->world->ncreatures &&
+            v->world->creatures[args[i].num].gone) {
             v->sp = args;
-            return vm_error(v, at, "%s has been removed from play", v->creatures[args[i].num].name);
+            return vm_error(v, at, "%s has been removed from play", v->world->creatures[args[i].num].name);
         }
     bool ok = run_command(v, cmd, args, operand, at);
     v->sp = args;
@@ -512,7 +514,7 @@ bool play_command(vm *v, int cmd, int operand, span at)
 
 static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     switch ((command_id)cmd) {
     case CMD_BEGIN:
         if (is_word(v, args[0], "encounter")) {
@@ -555,9 +557,9 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         if (!encounter_reorder(v, c, is_word(v, args[1], "after"), other, forfeit, at))
             return false;
         /* forfeiting the turn under way ends it (a step is not a turn) */
-        if (forfeit && v->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
-            v->creatures[c].forfeit = false;
-            combat_say(v, "%s forfeits this turn", v->creatures[c].name);
+        if (forfeit && v->world->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
+            v->world->creatures[c].forfeit = false;
+            combat_say(v, "%s forfeits this turn", v->world->creatures[c].name);
             return encounter_next(v, at);
         }
         return true;
@@ -598,7 +600,7 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         if (c < 0 || !effects_remove(v, c, cond, at, &removed))
             return false;
         if (!removed)
-            combat_say(v, "%s is not %s", v->creatures[c].name, program_string(v->p, (int)args[0].num));
+            combat_say(v, "%s is not %s", v->world->creatures[c].name, program_string(v->p, (int)args[0].num));
         return true;
     }
     case CMD_PLACE: {
@@ -662,13 +664,13 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
         const char *name = program_string(v->p, v->r->actions[action].name);
         char target[128] = "";
         if (argc > 2 && args[1].type == V_CREATURE)
-            snprintf(target, sizeof target, " %s", v->creatures[args[1].num].name);
+            snprintf(target, sizeof target, " %s", v->world->creatures[args[1].num].name);
         if (ok) {
-            combat_print(v, "yes: %s can %s%s now", v->creatures[c].name, name, target);
+            combat_print(v, "yes: %s can %s%s now", v->world->creatures[c].name, name, target);
         } else {
             char cite[160];
             combat_cite(v, &why.rule, cite, sizeof cite);
-            combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->creatures[c].name, name, target, why.why,
+            combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->world->creatures[c].name, name, target, why.why,
                          cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
         }
         return true;

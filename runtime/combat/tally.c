@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static bool ensure_creatures(tally *t, size_t n)
 {
@@ -50,34 +50,34 @@ static bool ensure_creatures(tally *t, size_t n)
    turn it is, for what happens between actions) dealt it. */
 void tally_damage(vm *v, int c, int64_t amount)
 {
-    tally *t = v->sim;
-    if (!t || !ensure_creatures(t, v->ncreatures)) {
+    tally *t = v->world->tally;
+    if (!t || !ensure_creatures(t, v->world->ncreatures)) {
         if (t)
             t->failed = true;
         return;
     }
     t->taken[c] += amount;
-    int by = v->cb.actor >= 0 ? v->cb.actor : encounter_acting(v);
+    int by = v->world->cb.actor >= 0 ? v->world->cb.actor : encounter_acting(v);
     if (by >= 0 && by != c && (size_t)by < t->ncreatures)
         t->dealt[by] += amount;
 }
 
 void tally_trigger(vm *v, int trigger)
 {
-    tally *t = v->sim;
+    tally *t = v->world->tally;
     if (t && trigger >= 0 && (size_t)trigger < t->ntriggers)
         t->fired[trigger]++;
 }
 
 void tally_check(vm *v, int check, bool met)
 {
-    tally *t = v->sim;
+    tally *t = v->world->tally;
     if (!t || t->nchecks >= TALLY_CHECKS)
         return;
     /* who rolls: the creature the running body is for (a reaction's is the
        one reacting), else the one taking the action */
     int self = v->nframes > 0 ? v->frames[v->nframes - 1].self : -1;
-    int roller = self >= 0 ? self : v->cb.actor;
+    int roller = self >= 0 ? self : v->world->cb.actor;
     if (t->actor < 0 || roller == t->actor) {
         t->check[t->nchecks] = check;
         t->met[t->nchecks++] = met;
@@ -86,7 +86,7 @@ void tally_check(vm *v, int check, bool met)
 
 void tally_change(vm *v, int condition, int stat)
 {
-    tally *t = v->sim;
+    tally *t = v->world->tally;
     if (!t)
         return;
     if (!t->changed) {
@@ -99,23 +99,23 @@ void tally_change(vm *v, int condition, int stat)
 /* A creature without a side is a side of its own: -2 - its index. */
 static int side_of(const vm *v, int c)
 {
-    return v->creatures[c].side >= 0 ? v->creatures[c].side : -2 - c;
+    return v->world->creatures[c].side >= 0 ? v->world->creatures[c].side : -2 - c;
 }
 
 bool tally_outcome(vm *v, span at)
 {
-    tally *t = v->sim;
+    tally *t = v->world->tally;
     if (!t)
         return true;
-    if (!ensure_creatures(t, v->ncreatures)) {
+    if (!ensure_creatures(t, v->world->ncreatures)) {
         t->failed = true;
         return true;
     }
     int standing = INT32_MIN;
     bool several = false;
-    for (size_t c = 0; c < v->ncreatures; c++) {
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
         t->down[c] = false;
-        if (!v->creatures[c].in_play)
+        if (!v->world->creatures[c].in_play)
             continue;
         bool stands;
         if (!encounter_stands(v, (int)c, &stands, at))
@@ -130,7 +130,7 @@ bool tally_outcome(vm *v, span at)
     }
     t->ended = true;
     t->winner = several ? -1 : standing == INT32_MIN ? -2 : standing;
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     /* as the encounter's end says: a round that ends it as it starts was never played */
     t->rounds = cb->turn < 0 && cb->round > 0 ? cb->round - 1 : cb->round;
     return true;

@@ -36,7 +36,7 @@ typedef struct tally {
     int changed_condition, changed_stat; /* the first such (condition index, declaration), or -1 */
 } tally;
 
-/* Hooks, each a no-op when v->sim is NULL. */
+/* Hooks, each a no-op when v->world->tally is NULL. */
 void tally_damage(struct vm *v, int c, int64_t amount);
 void tally_trigger(struct vm *v, int trigger);
 void tally_check(struct vm *v, int check, bool met);

@@ -9,19 +9,19 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 static int zone_index(const vm *v, int name)
 {
-    for (int i = 0; i < v->cb.nzones; i++)
-        if (v->cb.zones[i].name == name)
+    for (int i = 0; i < v->world->cb.nzones; i++)
+        if (v->world->cb.zones[i].name == name)
             return i;
     return -1;
 }
 
 static int add_zone(vm *v, int name, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     int z = zone_index(v, name);
     if (z >= 0)
         return z;
@@ -51,13 +51,13 @@ static bool add_word(vm *v, int32_t **words, int *n, size_t *cap, int32_t w, spa
 
 static bool link_zone(vm *v, int z, int other, span at)
 {
-    zone_info *zi = &v->cb.zones[z];
-    return add_word(v, &zi->neighbours, &zi->nneighbours, &zi->neighbours_cap, v->cb.zones[other].name, at);
+    zone_info *zi = &v->world->cb.zones[z];
+    return add_word(v, &zi->neighbours, &zi->nneighbours, &zi->neighbours_cap, v->world->cb.zones[other].name, at);
 }
 
 bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits, span at)
 {
-    combat *cb = &v->cb;
+    combat *cb = &v->world->cb;
     for (int i = 0; i < nneighbours; i++)
         if (zone_index(v, (int)neighbours[i].num) < 0)
             return vm_error(v, at, "no zone '%s' yet", program_string(v->p, (int)neighbours[i].num));
@@ -88,7 +88,7 @@ bool zones_place(vm *v, int c, int zone, span at)
     if (zone_index(v, zone) < 0)
         return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
                         program_string(v->p, zone));
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     int old = cr->zone;
     if (old == zone)
         return true;
@@ -109,14 +109,14 @@ bool zones_place(vm *v, int c, int zone, span at)
 static int count_group(const vm *v, int group, int zone)
 {
     int n = 0;
-    for (size_t c = 0; c < v->ncreatures; c++)
-        n += vm_present(v, (int)c) && v->creatures[c].group == group && v->creatures[c].zone == zone;
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        n += world_present(v, (int)c) && v->world->creatures[c].group == group && v->world->creatures[c].zone == zone;
     return n;
 }
 
 bool zones_join(vm *v, int c, int group, span at)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     if (cr->zone < 0)
         return vm_error(v, at, "%s is in no zone (place %s in ZONE)", cr->name, cr->name);
     int max = v->r->space.group_max;
@@ -133,15 +133,15 @@ bool zones_join(vm *v, int c, int group, span at)
 bool zones_separate(vm *v, int c, span at)
 {
     (void)at;
-    v->creatures[c].group = -1;
-    v->creatures[c].defended = false;
+    v->world->creatures[c].group = -1;
+    v->world->creatures[c].defended = false;
     return true;
 }
 
 bool zones_engage(vm *v, int a, int b, span at)
 {
-    combat *cb = &v->cb;
-    creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    combat *cb = &v->world->cb;
+    creature *ca = &v->world->creatures[a], *cbr = &v->world->creatures[b];
     if (ca->zone != cbr->zone)
         return vm_error(v, at, "%s and %s are in different zones", ca->name, cbr->name);
     int e = cbr->engagement >= 0 ? cbr->engagement : ca->engagement;
@@ -149,9 +149,9 @@ bool zones_engage(vm *v, int a, int b, span at)
         e = ++cb->next_engagement;
     int old_a = ca->engagement, old_b = cbr->engagement;
     int max = v->r->space.engagement_max, size = 0;
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        int ce = v->creatures[c].engagement;
-        size += vm_present(v, (int)c) && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        int ce = v->world->creatures[c].engagement;
+        size += world_present(v, (int)c) && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
     }
     size += old_a < 0;
     size += old_b < 0 && b != a;
@@ -162,10 +162,10 @@ bool zones_engage(vm *v, int a, int b, span at)
         return true;
     }
     /* the two engagements merge */
-    for (size_t c = 0; c < v->ncreatures; c++) {
-        int ce = v->creatures[c].engagement;
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        int ce = v->world->creatures[c].engagement;
         if (ce >= 0 && (ce == old_a || ce == old_b))
-            v->creatures[c].engagement = e;
+            v->world->creatures[c].engagement = e;
     }
     ca->engagement = cbr->engagement = e;
     return true;
@@ -174,7 +174,7 @@ bool zones_engage(vm *v, int a, int b, span at)
 bool zones_disengage(vm *v, int c, span at)
 {
     (void)at;
-    v->creatures[c].engagement = -1;
+    v->world->creatures[c].engagement = -1;
     return true;
 }
 
@@ -183,7 +183,7 @@ static int zones_apart(const vm *v, int za, int zb)
 {
     if (za == zb)
         return 0;
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     int start = zone_index(v, za), goal = zone_index(v, zb);
     if (start < 0 || goal < 0)
         return 1000;
@@ -220,7 +220,7 @@ static int zones_apart(const vm *v, int za, int zb)
 bool zones_range_between(vm *v, int a, int b, int *range, span at)
 {
     *range = -1;
-    const creature *ca = &v->creatures[a], *cbr = &v->creatures[b];
+    const creature *ca = &v->world->creatures[a], *cbr = &v->world->creatures[b];
     const rules *r = v->r;
     int shared = 0;
     if (ca->engagement >= 0 && ca->engagement == cbr->engagement)
@@ -248,7 +248,7 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
    of those protecting them (a third of the group: one per two). */
 bool zones_defend(vm *v, int c, bool *ok, span at)
 {
-    creature *cr = &v->creatures[c];
+    creature *cr = &v->world->creatures[c];
     *ok = false;
     const r_space *sp = &v->r->space;
     if (cr->group < 0) {
@@ -261,9 +261,9 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
     }
     value protected_w = value_int(0);
     int protecting = 0;
-    for (size_t k = 0; k < v->ncreatures; k++) {
-        const creature *m = &v->creatures[k];
-        if (!vm_present(v, (int)k) || m->group != cr->group || m->zone != cr->zone)
+    for (size_t k = 0; k < v->world->ncreatures; k++) {
+        const creature *m = &v->world->creatures[k];
+        if (!world_present(v, (int)k) || m->group != cr->group || m->zone != cr->zone)
             continue;
         bool counts_less = false;
         if (rexpr_present(&sp->incapacitated)) {
@@ -291,7 +291,7 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
             return vm_error(v, at, "group defense: its share is %s, not a number", value_type_name(share.type));
         share = value_as_frac(share);
         sp = &v->r->space;
-        cr = &v->creatures[c];
+        cr = &v->world->creatures[c];
     }
     if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
         rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK ||
@@ -327,18 +327,18 @@ int zones_between(const vm *v, int za, int zb)
 
 bool zones_has_trait(vm *v, int c, int trait)
 {
-    int z = zone_index(v, v->creatures[c].zone);
+    int z = zone_index(v, v->world->creatures[c].zone);
     if (z < 0)
         return false;
-    for (int i = 0; i < v->cb.zones[z].ntraits; i++)
-        if (v->cb.zones[z].traits[i] == trait)
+    for (int i = 0; i < v->world->cb.zones[z].ntraits; i++)
+        if (v->world->cb.zones[z].traits[i] == trait)
             return true;
     return false;
 }
 
 void zones_show(vm *v)
 {
-    const combat *cb = &v->cb;
+    const combat *cb = &v->world->cb;
     if (cb->nzones == 0) {
         combat_print(v, "no zones yet (zone NAME)");
         return;
@@ -357,9 +357,9 @@ void zones_show(vm *v)
             combat_line_add(v, &line, "]");
         combat_line_add(v, &line, ":");
         bool first = true;
-        for (size_t c = 0; c < v->ncreatures; c++) {
-            const creature *cr = &v->creatures[c];
-            if (!vm_present(v, (int)c) || cr->zone != zi->name)
+        for (size_t c = 0; c < v->world->ncreatures; c++) {
+            const creature *cr = &v->world->creatures[c];
+            if (!world_present(v, (int)c) || cr->zone != zi->name)
                 continue;
             /* the creature, its group, whether the group defends it, its engagement */
             char about[160] = "";

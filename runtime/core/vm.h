@@ -1,5 +1,8 @@
-/* vm: runs chunks against the combat state. One vm per session; nothing is
- * global, so a process may hold many (tests, fuzzing, an embedding host). */
+/* vm: the interpreter. It runs chunks of bytecode over values, dice and
+ * lists, within the limits of a command; the state of play it runs in is
+ * a world the combat layer attaches (v->world, reached only through
+ * v->world_ops). One vm per session; nothing is global, so a process may
+ * hold many (tests, fuzzing, an embedding host). */
 #ifndef FRAY_VM_H
 #define FRAY_VM_H
 
@@ -7,7 +10,7 @@
 #include <stdint.h>
 
 #include "runtime/core/builtins.h"
-#include "runtime/combat/combat.h"
+#include "runtime/core/rules.h"
 #include "runtime/dice/dist.h"
 #include "runtime/core/program.h"
 #include "runtime/dice/rng.h"
@@ -47,46 +50,6 @@ bool vm_limit_set(vm_limits *l, const char *name, uint64_t value);
 uint64_t vm_limit_get(const vm_limits *l, const char *name);
 /* The most a limit takes (it takes from 1), or 0 for no such limit. */
 uint64_t vm_limit_most(const char *name);
-
-/* Stats of one creature that `hide NAME STAT` may keep from the players. */
-#define VM_HIDDEN_STATS_MAX 8
-
-typedef struct creature {
-    char *name;   /* unique: goblin_2 */
-    int display;  /* program string id or -1 */
-    int side;     /* index into the rules' sides, or -1 */
-    int decl;     /* the creature template it came from (rules creatures), or -1 */
-    int tactic;   /* tactic index, or -1 */
-    value *stats; /* by stat slot; V_NIL = not set, use the declared default */
-    /* play */
-    bool in_play;  /* taken into the encounter */
-    bool gone;     /* taken out of play by the GM (`remove NAME`): in no encounter again */
-    bool acted;    /* has had a turn in this encounter */
-    bool delaying; /* waits to take its turn later */
-    bool forfeit;  /* gives up its next turn to move in the order */
-    bool surprised;
-    bool resumed;            /* its delayed turn, already started, goes on */
-    int32_t forfeit_next_to; /* where it moves: a creature, -1 */
-    int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
-    bool forfeit_after;
-    uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
-    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
-    uint32_t turn_round; /* the round (its epoch) of its last turn */
-    int32_t effects;     /* first effect on it, -1 */
-    counter *ledger;     /* spent actions: combat.h, ledger.c */
-    int32_t *held;       /* applied effects of each condition (effect_index.c) */
-    int32_t held_len;
-    /* space */
-    bool placed;
-    int32_t x, y;
-    int32_t zone, group, engagement; /* word ids / engagement number, -1 */
-    bool defended;
-    /* what the players do not know: the creature itself (`hidden`, `hide
-       NAME`), or only these stats of it (`hide NAME STAT`), by decl index */
-    bool hidden;
-    uint8_t nhidden_stats;
-    int32_t hidden_stats[VM_HIDDEN_STATS_MAX];
-} creature;
 
 /* The breakdowns of the latest rolls, kept in rings so that a long loop of
  * rolls uses bounded memory; a roll whose record was overwritten still has
@@ -142,27 +105,54 @@ typedef struct vm_store {
     size_t ndists, dists_cap;
 } vm_store;
 
-/* What a stat read needs of a declaration, found once (vm.c). */
-typedef struct decl_info {
-    int latest;   /* the declaration that stands (the last override) */
-    int first;    /* the first of its name: modifiers and slots go by it */
-    int stat;     /* its stat record, or -1 */
-    int resource; /* its resource record, or -1 */
-    /* for a stat read without a call: whether a value set on the creature
-       (in its slot) is the value (not for a derived stat); its default when
-       the formula is a constant (has_fixed) */
-    bool direct, has_fixed;
-    bool modifiable; /* a stat (not a resource): modifiers may change it */
-    int alias;       /* or its default is this stat of the same creature, or -1 */
-    value fixed;
-} decl_info;
-
 typedef struct frame {
     const chunk *c;
     const uint8_t *ip;
     value *base;
     int self; /* creature index, -1 for none */
 } frame;
+
+/* What the interpreter asks of the world it runs in. The core knows
+ * creatures only as numbered values and the state of play not at all: the
+ * combat layer registers these calls when it makes a vm with its world
+ * (world_open, runtime/combat/world.h), and every opcode that touches play
+ * goes through one of them. Each returns false with the error set
+ * (vm_error), unless it says otherwise. */
+struct vm;
+typedef struct vm_world_ops {
+    /* creatures: by name (-1: none), their name, a member `c.name` or
+       `c.side` (false, with no error, for no such member) */
+    int (*find_creature)(const struct vm *v, const char *name);
+    const char *(*creature_name)(const struct vm *v, int c);
+    bool (*creature_member)(struct vm *v, int c, const char *member, value *out);
+    /* stats: read (with what modifies them), set, and echoed to the
+       transcript (`c.hp = 7` typed at the table) */
+    bool (*get_stat)(struct vm *v, int c, int decl_index, value *out);
+    bool (*set_stat)(struct vm *v, int c, int decl_index, value x, span at);
+    bool (*echo_stat)(struct vm *v, int c, int decl_index, span at);
+    /* the declaration that stands for d (its latest override) */
+    const struct decl *(*standing)(struct vm *v, int d);
+    /* a line the rules print, an event, a play command, a ruling, an
+       action taken, a check rolled, a roll compared, a builtin of play */
+    void (*print)(struct vm *v, const char *line);
+    bool (*emit)(struct vm *v, int event, const value *args, int n, span at);
+    bool (*command)(struct vm *v, int cmd, int operand, span at);
+    bool (*ruling)(struct vm *v, int ruling, int self, value *out, span at);
+    bool (*act)(struct vm *v, int c, int action, const value *args, int argc, bool *allowed, span at);
+    bool (*check)(struct vm *v, int check, const value *args, int argc, value *out, span at);
+    bool (*compare)(struct vm *v, value a, int op, value b, int label, bool *result, span at);
+    bool (*builtin)(struct vm *v, int id, value *args, int argc, span at, value *out);
+    /* a program's commands: the world made ready for declarations that
+       arrived (false: out of memory, no error set), then around each
+       command: it begins, and it ended well (the state it left settled) */
+    bool (*sync)(struct vm *v);
+    void (*command_begins)(struct vm *v);
+    bool (*command_ends)(struct vm *v, span at);
+    /* a transcript line waiting for its roll is written now */
+    void (*flush)(struct vm *v);
+    /* whether play writes a transcript; sets it, giving what it was */
+    bool (*quiet)(struct vm *v, bool quiet);
+} vm_world_ops;
 
 typedef void (*vm_print_fn)(void *user, const char *text);
 
@@ -186,21 +176,6 @@ typedef struct vm {
     value *globals;
     size_t globals_cap;
 
-    int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
-    decl_info *decl_info; /* per decl index */
-    size_t stat_slot_cap, decl_info_cap;
-    size_t synced_decls; /* declarations already given a slot (or none) */
-    int synced_stats, synced_resources;
-    int nslots;
-
-    creature *creatures;
-    size_t ncreatures, creatures_cap;
-    /* creatures hidden whole or in part (hidden.c): while none is, no line
-       of the transcript is searched for them */
-    int32_t secrets;
-    int32_t *name_index; /* open addressing over creature names, -1 empty */
-    size_t name_index_cap;
-
     roll_record *rolls;        /* roll_ring records, by seq % roll_ring */
     roll_detail *roll_details; /* and their details, likewise */
     dice_face *faces;          /* VM_FACE_RING faces */
@@ -209,21 +184,16 @@ typedef struct vm {
     int64_t force_face;        /* the next roll's first die shows this (a player's roll), or 0 */
     uint64_t face_pos;         /* faces written so far */
 
+    rules *r; /* the program's rules tables (p->rules) */
+    /* the world the program plays in: what the combat layer attaches
+       (runtime/combat/world.h), reached only through world_ops */
+    struct world *world;
+    const struct vm_world_ops *world_ops;
+
     /* Dice and lists built at run time. Scratch ones live for one top-level
        command; a value stored in a variable or a stat is copied to the
        kept store first, so memory stays bounded however long a session. */
     vm_store scratch, kept;
-
-    /* the state of play */
-    rules *r;
-    combat cb;
-    size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
-    int held_len;        /* and their held counts for this many conditions */
-    int ledger_len;      /* counters per creature, and where each part starts */
-    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
-    int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
-    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
-    bool ledger_trying;  /* ledger_try is in use */
 
     /* Exact contexts (vm_exact.c): the arguments of prob(), mean(),
        dist(), maximum() and minimum() being computed, nested; the call
@@ -235,15 +205,6 @@ typedef struct vm {
     rng_oracle no_draws;
     /* Reading for a display (vm_peek_begin): the exact context it is, or 0. */
     int peek_depth;
-
-    /* what a simulated run tallies (sim.h); NULL when not simulating */
-    struct tally *sim;
-
-    /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
-       for every creature (or side) the ruling is asked of, not this one only */
-    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *for_all);
-    bool (*offer)(void *user, const char *question); /* reactions: take it? */
-    void *ask_user;
 
     /* output and errors */
     vm_print_fn print;
@@ -266,12 +227,6 @@ typedef struct vm {
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
 void vm_free(vm *v);
-/* Whether v is between commands: nothing under way on its stack, in an
- * exact walk, a simulation or a roll. */
-bool vm_at_rest(const vm *v);
-/* A copy of v, its own, running p (a copy of v's program); NULL when v is
- * not at rest or out of memory (vm_clone.c). */
-vm *vm_clone(const vm *v, program *p);
 void vm_set_output(vm *v, vm_print_fn fn, void *user);
 
 /* Runs every command of the program from `first` on. Returns false on a
@@ -301,21 +256,6 @@ void vm_text_free(vm_text *t);
  * item (counted against the step budget and the nesting limit; false,
  * with the error at `at`, when one of them is passed). */
 bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
-
-/* Creature helpers shared with the play commands. */
-int vm_find_creature(const vm *v, const char *name);
-int vm_add_creature(vm *v, const char *name, int decl, span at);
-bool vm_get_stat(vm *v, int creature, int decl_index, value *out);
-/* Sets a stat, clamped to its declared `in LO..HI`. */
-bool vm_set_stat(vm *v, int creature, int decl_index, value x, span at);
-int vm_stat_slot(vm *v, int decl_index);
-/* Whether a creature's state shows this declaration: a stat or resource
- * the creature was given, or one the encounter tracks (defaults are not
- * news), unless it is `internal`. The tracker, `show` and the JSON state
- * all ask it. */
-bool vm_stat_shown(vm *v, int c, int decl_index);
-/* Whether the declaration of this stat that stands is `internal`. */
-bool vm_stat_internal(vm *v, int decl_index);
 
 /* Reports a runtime error at `at` and stops the current command. */
 bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -428,26 +368,5 @@ bool vm_exact_may_read_faces(vm *v, value x, bool natural, span at);
    the walk's mark and the argument. */
 #define ROLL_OUTCOME 0x20
 #define ROLL_NATURAL_KNOWN 0x10
-
-/* Play commands (play.c). */
-bool play_command(vm *v, int cmd, int operand, span at);
-/* The combat builtins (combat_builtins.c); id >= BI_has. */
-bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
-/* Is c part of what is going on: in the encounter, or anyone when there
-   is no encounter. */
-static inline bool vm_present(const vm *v, int c)
-{
-    return !v->creatures[c].gone && (!v->cb.active || v->creatures[c].in_play);
-}
-/* A creature's display: its name. */
-const char *vm_name(const vm *v, int c);
-/* Adds a creature from a template (play.c), taking it into play. */
-bool vm_spawn(vm *v, int template_index, span at);
-/* A stat of a creature as show and the tracker write it (`hp 3/10`). */
-size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
-/* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
-   rules declare for it, run on the creature, then the resource echoed.
-   args: the creature, the amount, the kind or nil. */
-bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
 
 #endif

@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "runtime/core/chunk.h"
-#include "runtime/combat/combat.h"
 #include "runtime/dice/dist.h"
 #include "runtime/base/mem.h"
 #include "runtime/core/vm.h"
@@ -95,7 +94,7 @@ void vm_exact_unwind(vm *v, int depth)
 
 bool vm_peek_begin(vm *v, span at)
 {
-    combat_flush_roll(v); /* a line waiting for its roll is written before what is shown */
+    v->world_ops->flush(v); /* a line waiting for its roll is written before what is shown */
     if (!vm_exact_enter(v, at))
         return false;
     v->peek_depth = v->exact_depth;
@@ -274,7 +273,7 @@ static bool pass(vm *v, struct vm_walk *w, int i, span at)
 static bool run_call(vm *v, vm_exact_kind kind, int callee, int self, const value *args, int argc, span at, value *out)
 {
     if (kind == VM_EXACT_CHECK)
-        return checks_roll(v, callee, args, argc, out, at);
+        return v->world_ops->check(v, callee, args, argc, out, at);
     const decl *d = &v->p->decls[callee];
     return vm_call(v, d->body, self, args, argc, out);
 }
@@ -403,8 +402,6 @@ bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value 
     value plain = {.type = V_TYPE_COUNT}; /* none yet */
     struct vm_walk *outer = v->walk;
     rng_oracle *outer_oracle = v->rng.oracle;
-    /* quiet: a check walked writes no line, and sets off no trigger */
-    bool quiet = v->cb.quiet;
     uint64_t seq = v->roll_seq, face_pos = v->face_pos;
     for (;;) {
         for (int i = 0; ok && i < argc; i++) {
@@ -423,12 +420,13 @@ bool vm_exact_call(vm *v, vm_exact_kind kind, int callee, int self, const value 
             break;
         v->walk = &w;
         v->rng.oracle = &w.oracle;
-        v->cb.quiet = true;
+        /* quiet: a check walked writes no line, and sets off no trigger */
+        bool quiet = v->world_ops->quiet(v, true);
         cut = 0;
         ok = walk(v, &w, kind, callee, self, at, mix, &cut, &plain);
         v->walk = outer;
         v->rng.oracle = outer_oracle;
-        v->cb.quiet = quiet;
+        v->world_ops->quiet(v, quiet);
         v->roll_seq = seq;
         v->face_pos = face_pos;
         if (ok || w.escalate < 0)

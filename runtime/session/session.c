@@ -21,7 +21,7 @@
 #include "runtime/api/api_files.h"
 #include "runtime/base/fio.h"
 #include "runtime/base/mem.h"
-#include "runtime/session/safefile.h"
+#include "runtime/base/safefile.h"
 
 /* --- entries ------------------------------------------------------------------ */
 

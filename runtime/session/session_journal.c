@@ -22,7 +22,7 @@
 
 #include "runtime/base/fio.h"
 #include "runtime/base/mem.h"
-#include "runtime/session/safefile.h"
+#include "runtime/base/safefile.h"
 #include "runtime/session/session_file.h"
 
 /* --- appending ------------------------------------------------------------------ */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 
 typedef struct run {
     program *p;
@@ -51,7 +51,7 @@ static run *run_script(const char *text, uint64_t seed, const vm_limits *limits)
     diag_sink sink = {.fn = on_diag, .user = r};
     r->compile_errors = compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL);
     ck_assert_msg(r->compile_errors == 0, "compile error: %s", r->first_error);
-    r->v = vm_new(r->p, seed, limits);
+    r->v = world_open(r->p, seed, limits);
     ck_assert_ptr_nonnull(r->v);
     vm_set_output(r->v, on_print, r);
     r->ok = vm_run_commands(r->v, 0);
@@ -60,7 +60,7 @@ static run *run_script(const char *text, uint64_t seed, const vm_limits *limits)
 
 static void run_free(run *r)
 {
-    vm_free(r->v);
+    world_close(r->v);
     program_free(r->p);
     free(r);
 }

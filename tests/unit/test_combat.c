@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
 static run *play(uint64_t seed, const char *text)
@@ -52,9 +52,9 @@ static run *ok(uint64_t seed, const char *text)
 
 static int index_in_order(run *r, const char *name)
 {
-    int c = vm_find_creature(r->v, name);
-    for (int i = 0; i < r->v->cb.norder; i++)
-        if (r->v->cb.order[i].creature == c)
+    int c = world_find_creature(r->v, name);
+    for (int i = 0; i < r->v->world->cb.norder; i++)
+        if (r->v->world->cb.order[i].creature == c)
             return i;
     return -1;
 }
@@ -117,7 +117,7 @@ START_TEST(test_ties_rerolled_until_settled)
     run *r = ok(3, ROLLED "initiative { roll init\n order highest first\n ties modifier, reroll }\n"
                           "creature a { }\ncreature b { }\ncreature c { }\n"
                           "begin encounter\nroll initiative a 7, b 7, c 7\n");
-    ck_assert_int_eq(r->v->cb.norder, 3);
+    ck_assert_int_eq(r->v->world->cb.norder, 3);
     /* each rolled again; the higher reroll goes first */
     lines_in_order(r, "a: init d20 (7)", "c: init d20 (7)", "a: init d20 (11)", "b: init d20 (9)", "c: init d20 (8)",
                    "order: a (7), b (7), c (7)", NULL);
@@ -192,7 +192,7 @@ START_TEST(test_sides_roll_once_and_party_wins_ties)
                    "creature bo side party { dex 1 }\n"
                    "begin encounter\nroll initiative orc_1 6, ana 4\n");
     lines_in_order(r, "order: party (6), horde (6)", "round 1: party's turn (ana, bo)", NULL);
-    ck_assert_int_eq(r->v->cb.norder, 2);
+    ck_assert_int_eq(r->v->world->cb.norder, 2);
     done(r);
 }
 END_TEST

@@ -40,7 +40,7 @@
 #include "fray.h"
 #include "runtime/base/fio.h"
 #include "runtime/base/mem.h"
-#include "runtime/session/safefile.h"
+#include "runtime/base/safefile.h"
 #include "tests/unit/scratch_util.h"
 
 static char rules[96], saved[96], other[96];

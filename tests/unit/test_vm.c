@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
-#include "runtime/core/vm.h"
+#include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
 static run *start(const char *text, uint64_t seed, const vm_limits *limits)
@@ -490,12 +490,12 @@ START_TEST(test_creatures_created)
 {
     run *r = start(encounter, 1, NULL);
     ck_assert(r->ok);
-    ck_assert_int_eq(r->v->ncreatures, 4);
-    ck_assert_int_eq(vm_find_creature(r->v, "valeros"), 0);
-    ck_assert_int_eq(vm_find_creature(r->v, "goblin_1"), 1);
-    ck_assert_int_eq(vm_find_creature(r->v, "goblin_3"), 3);
-    ck_assert_int_lt(vm_find_creature(r->v, "goblin"), 0);
-    ck_assert_str_eq(program_string(r->p, r->p->rules->sides[r->v->creatures[0].side]), "party");
+    ck_assert_int_eq(r->v->world->ncreatures, 4);
+    ck_assert_int_eq(world_find_creature(r->v, "valeros"), 0);
+    ck_assert_int_eq(world_find_creature(r->v, "goblin_1"), 1);
+    ck_assert_int_eq(world_find_creature(r->v, "goblin_3"), 3);
+    ck_assert_int_lt(world_find_creature(r->v, "goblin"), 0);
+    ck_assert_str_eq(program_string(r->p, r->p->rules->sides[r->v->world->creatures[0].side]), "party");
     finish(r);
 }
 END_TEST
@@ -535,7 +535,7 @@ static vm *formula_vm(program **p, int *ck)
     diag_sink sink = {0};
     *ck = -1;
     ck_assert_int_eq(compile_expression(*p, "<e>", "6 * 7", 5, &sink, NULL, ck), 0);
-    vm *v = vm_new(*p, 0, NULL);
+    vm *v = world_open(*p, 0, NULL);
     ck_assert_ptr_nonnull(v);
     return v;
 }
@@ -553,7 +553,7 @@ START_TEST(test_vm_call_formula)
     char buf[32];
     vm_format(v, out, buf, sizeof buf);
     ck_assert_str_eq(buf, "42");
-    vm_free(v);
+    world_close(v);
     program_free(p);
 }
 END_TEST
@@ -578,7 +578,7 @@ START_TEST(test_cleared_error_gives_back_the_budget)
     ck_assert_int_eq(v->steps_left, budget);
     ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
     ck_assert_int_eq(out.num, 42);
-    vm_free(v);
+    world_close(v);
     program_free(p);
 }
 END_TEST
@@ -590,10 +590,10 @@ START_TEST(test_two_vms_independent)
     run *b = start(text, 5, NULL);
     ck_assert(a->ok && b->ok);
     ck_assert_str_eq(a->out, b->out);
-    ck_assert_int_eq(a->v->ncreatures, 1);
-    ck_assert_int_eq(b->v->ncreatures, 1);
+    ck_assert_int_eq(a->v->world->ncreatures, 1);
+    ck_assert_int_eq(b->v->world->ncreatures, 1);
     finish(a);
-    ck_assert_int_eq(b->v->ncreatures, 1);
+    ck_assert_int_eq(b->v->world->ncreatures, 1);
     finish(b);
 }
 END_TEST

@@ -1,7 +1,7 @@
 /* safefile: a temporary beside the target, locked, flushed and renamed
  * into place (see safefile.h). */
 #define _DEFAULT_SOURCE /* flock, fchown */
-#include "runtime/session/safefile.h"
+#include "runtime/base/safefile.h"
 
 #include <dirent.h>
 #include <errno.h>

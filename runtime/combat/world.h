@@ -1,0 +1,158 @@
+/* world: the state of play a vm runs in, apart from the interpreter
+ * (runtime/core/vm.h), as Lua keeps global_State apart from lua_State: the
+ * creatures and their stats, the encounter, the economy's ledgers, the
+ * effects in force, the tally of a simulated run, and the GM's callbacks.
+ * A vm made by world_open carries one (v->world) and the calls the core
+ * makes into it (vm_world_ops); combat code reaches it as v->world. */
+#ifndef FRAY_WORLD_H
+#define FRAY_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/combat/combat.h"
+#include "runtime/combat/tally.h"
+#include "runtime/core/vm.h"
+
+/* Stats of one creature that `hide NAME STAT` may keep from the players. */
+#define VM_HIDDEN_STATS_MAX 8
+
+typedef struct creature {
+    char *name;   /* unique: goblin_2 */
+    int display;  /* program string id or -1 */
+    int side;     /* index into the rules' sides, or -1 */
+    int decl;     /* the creature template it came from (rules creatures), or -1 */
+    int tactic;   /* tactic index, or -1 */
+    value *stats; /* by stat slot; V_NIL = not set, use the declared default */
+    /* play */
+    bool in_play;  /* taken into the encounter */
+    bool gone;     /* taken out of play by the GM (`remove NAME`): in no encounter again */
+    bool acted;    /* has had a turn in this encounter */
+    bool delaying; /* waits to take its turn later */
+    bool forfeit;  /* gives up its next turn to move in the order */
+    bool surprised;
+    bool resumed;            /* its delayed turn, already started, goes on */
+    int32_t forfeit_next_to; /* where it moves: a creature, -1 */
+    int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
+    bool forfeit_after;
+    uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
+    bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */
+    uint32_t turn_round; /* the round (its epoch) of its last turn */
+    int32_t effects;     /* first effect on it, -1 */
+    counter *ledger;     /* spent actions: combat.h, ledger.c */
+    int32_t *held;       /* applied effects of each condition (effect_index.c) */
+    int32_t held_len;
+    /* space */
+    bool placed;
+    int32_t x, y;
+    int32_t zone, group, engagement; /* word ids / engagement number, -1 */
+    bool defended;
+    /* what the players do not know: the creature itself (`hidden`, `hide
+       NAME`), or only these stats of it (`hide NAME STAT`), by decl index */
+    bool hidden;
+    uint8_t nhidden_stats;
+    int32_t hidden_stats[VM_HIDDEN_STATS_MAX];
+} creature;
+
+/* What a stat read needs of a declaration, found once (world.c). */
+typedef struct decl_info {
+    int latest;   /* the declaration that stands (the last override) */
+    int first;    /* the first of its name: modifiers and slots go by it */
+    int stat;     /* its stat record, or -1 */
+    int resource; /* its resource record, or -1 */
+    /* for a stat read without a call: whether a value set on the creature
+       (in its slot) is the value (not for a derived stat); its default when
+       the formula is a constant (has_fixed) */
+    bool direct, has_fixed;
+    bool modifiable; /* a stat (not a resource): modifiers may change it */
+    int alias;       /* or its default is this stat of the same creature, or -1 */
+    value fixed;
+} decl_info;
+
+struct world {
+    int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
+    decl_info *decl_info; /* per decl index */
+    size_t stat_slot_cap, decl_info_cap;
+    size_t synced_decls; /* declarations already given a slot (or none) */
+    int synced_stats, synced_resources;
+    int nslots;
+
+    creature *creatures;
+    size_t ncreatures, creatures_cap;
+    /* creatures hidden whole or in part (hidden.c): while none is, no line
+       of the transcript is searched for them */
+    int32_t secrets;
+    int32_t *name_index; /* open addressing over creature names, -1 empty */
+    size_t name_index_cap;
+
+    /* the state of play */
+    combat cb;
+    size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
+    int held_len;        /* and their held counts for this many conditions */
+    int ledger_len;      /* counters per creature, and where each part starts */
+    int ledger_slot_turn, ledger_slot_round, ledger_debt, ledger_lock, ledger_exchange, ledger_action, ledger_trigger;
+    int ledger_nslots, ledger_nexclusives, ledger_nexchanges, ledger_nactions, ledger_ntriggers;
+    counter *ledger_try; /* a copy of one creature's ledger, ledger_len long, that a cost is tried on */
+    bool ledger_trying;  /* ledger_try is in use */
+
+    /* what a simulated run tallies (tally.h); NULL when not simulating */
+    tally *tally;
+
+    /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
+       for every creature (or side) the ruling is asked of, not this one only */
+    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *for_all);
+    bool (*offer)(void *user, const char *question); /* reactions: take it? */
+    void *ask_user;
+};
+
+/* A vm with a world of its own: the interpreter (vm_new) and an empty
+ * state of play, the core's calls into it registered. NULL when out of
+ * memory. world_close frees both. */
+vm *world_open(program *p, uint64_t seed, const vm_limits *limits);
+void world_close(vm *v);
+/* The calls a vm makes into its world (for a copy made by world_clone). */
+extern const vm_world_ops world_ops;
+/* Whether v is between commands: nothing under way on its stack, in an
+ * exact walk, a simulation or a roll. */
+bool world_at_rest(const vm *v);
+/* A copy of v, its own, running p (a copy of v's program); NULL when v is
+ * not at rest or out of memory (world_clone.c). */
+vm *world_clone(const vm *v, program *p);
+
+/* Creatures and their stats (world.c). */
+int world_find_creature(const vm *v, const char *name);
+int world_add_creature(vm *v, const char *name, int decl, span at);
+bool world_get_stat(vm *v, int creature, int decl_index, value *out);
+/* Sets a stat, clamped to its declared `in LO..HI`. */
+bool world_set_stat(vm *v, int creature, int decl_index, value x, span at);
+int world_stat_slot(vm *v, int decl_index);
+/* Whether a creature's state shows this declaration: a stat or resource
+ * the creature was given, or one the encounter tracks (defaults are not
+ * news), unless it is `internal`. The tracker, `show` and the JSON state
+ * all ask it. */
+bool world_stat_shown(vm *v, int c, int decl_index);
+/* Whether the declaration of this stat that stands is `internal`. */
+bool world_stat_internal(vm *v, int decl_index);
+
+/* Play commands (play.c). */
+bool play_command(vm *v, int cmd, int operand, span at);
+/* The combat builtins (combat_builtins.c); id >= BI_has. */
+bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+/* Is c part of what is going on: in the encounter, or anyone when there
+   is no encounter. */
+static inline bool world_present(const vm *v, int c)
+{
+    return !v->world->creatures[c].gone && (!v->world->cb.active || v->world->creatures[c].in_play);
+}
+/* A creature's display: its name. */
+const char *world_name(const vm *v, int c);
+/* Adds a creature from a template (play.c), taking it into play. */
+bool world_spawn(vm *v, int template_index, span at);
+/* A stat of a creature as show and the tracker write it (`hp 3/10`). */
+size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
+/* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
+   rules declare for it, run on the creature, then the resource echoed.
+   args: the creature, the amount, the kind or nil. */
+bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
+
+#endif
