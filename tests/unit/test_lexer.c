@@ -562,6 +562,10 @@ START_TEST(test_bracket_after_name_indexes)
     /* a byte reported as an error does not part them */
     ck_assert_scans("a$[0]", "IDENT@0-1 INDEX@2-3 INT@3-4 ]@4-5 ;@5-6 (1 errors)");
     ck_assert_scans("a\x01[0]", "IDENT@0-1 INDEX@2-3 INT@3-4 ]@4-5 ;@5-6 (1 errors)");
+    /* nor does it after a space: the '[' is glued to it, not to the space */
+    ck_assert_scans("a $[0]", "IDENT@0-1 INDEX@3-4 INT@4-5 ]@5-6 ;@6-7 (1 errors)");
+    ck_assert_scans("(a\n$[0])", "(@0-1 IDENT@1-2 INDEX@4-5 INT@5-6 ]@6-7 )@7-8 ;@8-9 (1 errors)");
+    ck_assert_scans("1 $[0]", "INT@0-1 [@3-4 INT@4-5 ]@5-6 ;@6-7 (1 errors)");
 }
 END_TEST
 
