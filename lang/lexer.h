@@ -15,7 +15,8 @@ typedef struct lexer {
     ast_arena *ar;
     diag_sink *sink;
     uint32_t offset;      /* byte offset of the next unread character */
-    int last_token;       /* for newline-as-separator insertion */
+    int last_token;       /* for newline insertion; it also sets the start condition */
+    uint32_t newline_at;  /* the newline that may end the item, while the lines after it are read */
     int depth;            /* open ( and [ : newlines inside are spaces */
     int braces;           /* open { : the REPL reads on while any is open */
     uint32_t open_at[64]; /* offsets of the innermost open brackets, for notes */

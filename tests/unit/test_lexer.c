@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/lexer.h"
 #include "lang/parse.h"
+#include "lang/parser.h"
+#include "lang/scanner.h"
 #include "tests/unit/parse_util.h"
 
 static node *item(const parsed *p, int i)
@@ -441,6 +444,186 @@ START_TEST(test_parse_expression_mode)
 }
 END_TEST
 
+static const char *token_name(int tok, char *buf, size_t size)
+{
+    static const struct {
+        int tok;
+        const char *name;
+    } names[] = {
+        {IDENT, "IDENT"},         {CALLNAME, "CALL"}, {INT, "INT"},    {STRING, "STR"},        {INDEX, "INDEX"},
+        {ELSE, "ELSE"},           {IF, "IF"},         {TRUE_, "TRUE"}, {SHOW, "SHOW"},         {OVERRIDE, "OVERRIDE"},
+        {BONUS, "BONUS"},         {CHECK, "CHECK"},   {ITEM, "ITEM"},  {RELATION, "RELATION"}, {TACTIC, "TACTIC"},
+        {ENCOUNTER, "ENCOUNTER"}, {SIDE, "SIDE"},     {STAT, "STAT"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].tok == tok)
+            return names[i].name;
+    if (tok > 0 && tok < 128)
+        snprintf(buf, size, "%c", tok);
+    else
+        snprintf(buf, size, "T%d", tok);
+    return buf;
+}
+
+/* The tokens the parser is given for text, each as NAME@start-end, one
+   space apart, and the number of errors: what the scanner alone says. */
+static const char *scan_all(const char *text)
+{
+    static char out[2048];
+    size_t len = strlen(text);
+    source *src = source_new("t.rules", text, len);
+    ast_arena *ar = ast_arena_new();
+    diag_sink sink = {0};
+    lexer lx = {.src = src, .ar = ar, .sink = &sink, .last_token = ';'};
+    /* as parse.c scans it: a copy ending in a newline and two NULs */
+    char *buf = malloc(len + 3);
+    memcpy(buf, text, len);
+    buf[len] = '\n';
+    buf[len + 1] = buf[len + 2] = '\0';
+    yyscan_t scanner;
+    lexer_set_active(&lx);
+    ck_assert_int_eq(lang_yylex_init_extra(&lx, &scanner), 0);
+    YY_BUFFER_STATE b = lang_yy_scan_buffer(buf, len + 3, scanner);
+    ck_assert_ptr_nonnull(b);
+    size_t o = 0;
+    for (;;) {
+        LANG_YYSTYPE val;
+        LANG_YYLTYPE loc;
+        int tok = lang_yylex(&val, &loc, scanner);
+        if (tok == 0)
+            break;
+        char name[16];
+        o += (size_t)snprintf(out + o, sizeof out - o, "%s%s@%u-%u", o ? " " : "", token_name(tok, name, sizeof name),
+                              loc.start, loc.end);
+        ck_assert_uint_lt(o, sizeof out);
+    }
+    if (sink.errors)
+        snprintf(out + o, sizeof out - o, " (%d errors)", sink.errors);
+    lang_yy_delete_buffer(b, scanner);
+    lang_yylex_destroy(scanner);
+    lexer_set_active(NULL);
+    free(buf);
+    ast_arena_free(ar);
+    source_free(src);
+    return out;
+}
+
+#define ck_assert_scans(text, tokens) ck_assert_str_eq(scan_all(text), tokens)
+
+START_TEST(test_else_after_blank_lines_and_comments)
+{
+    ck_assert_scans("}\nelse", "}@0-1 ELSE@2-6");
+    ck_assert_scans("}\n\n  # why\n\t\r\n  else {", "}@0-1 ELSE@16-20 {@21-22");
+    ck_assert_scans("x # same line\nelse", "IDENT@0-1 ELSE@14-18");
+    ck_assert_scans("x\n# else\ny", "IDENT@0-1 ;@1-2 IDENT@9-10 ;@10-11");
+    ck_assert_scans("x\n\n", "IDENT@0-1 ;@1-2");
+    ck_assert_scans("x\n# only a comment", "IDENT@0-1 ;@1-2");
+}
+END_TEST
+
+START_TEST(test_else_at_end_of_input)
+{
+    ck_assert_scans("x\nelse", "IDENT@0-1 ELSE@2-6");
+    ck_assert_scans("x\nelse\n", "IDENT@0-1 ELSE@2-6");
+    ck_assert_scans("x\n  else  ", "IDENT@0-1 ELSE@4-8");
+    ck_assert_scans("x\nels", "IDENT@0-1 ;@1-2 IDENT@2-5 ;@5-6");
+}
+END_TEST
+
+START_TEST(test_else_is_a_whole_word)
+{
+    ck_assert_scans("x\nelsewhere", "IDENT@0-1 ;@1-2 IDENT@2-11 ;@11-12");
+    ck_assert_scans("x\nelse_", "IDENT@0-1 ;@1-2 IDENT@2-7 ;@7-8");
+    ck_assert_scans("x\nelse2", "IDENT@0-1 ;@1-2 IDENT@2-7 ;@7-8");
+    /* any other byte ends the word, a call's '(' too */
+    ck_assert_scans("x\nelse(1)", "IDENT@0-1 CALL@2-6 (@6-7 INT@7-8 )@8-9 ;@9-10");
+    ck_assert_scans("x\nelse{", "IDENT@0-1 ELSE@2-6 {@6-7");
+    ck_assert_scans("x\nelse#c", "IDENT@0-1 ELSE@2-6");
+    ck_assert_scans("x\n else\xc3\xa9", "IDENT@0-1 ELSE@3-7 (1 errors)");
+    ck_assert_scans("x\nElse", "IDENT@0-1 ;@1-2 IDENT@2-6 ;@6-7");
+}
+END_TEST
+
+START_TEST(test_else_where_newlines_do_not_end_items)
+{
+    /* inside brackets, and after a token that continues the line */
+    ck_assert_scans("(x\nelse", "(@0-1 IDENT@1-2 ELSE@3-7");
+    ck_assert_scans("x +\n\nelse", "IDENT@0-1 +@2-3 ELSE@5-9");
+    ck_assert_scans("x\n$\nelse", "IDENT@0-1 ;@1-2 ELSE@4-8 (1 errors)");
+}
+END_TEST
+
+START_TEST(test_bracket_after_name_indexes)
+{
+    ck_assert_scans("foes[0]", "IDENT@0-4 INDEX@4-5 INT@5-6 ]@6-7 ;@7-8");
+    ck_assert_scans("f(x)[0][1]",
+                    "CALL@0-1 (@1-2 IDENT@2-3 )@3-4 INDEX@4-5 INT@5-6 ]@6-7 INDEX@7-8 INT@8-9 ]@9-10 ;@10-11");
+    ck_assert_scans("\"ab\"[0]", "STR@0-4 INDEX@4-5 INT@5-6 ]@6-7 ;@7-8");
+    /* a byte reported as an error does not part them */
+    ck_assert_scans("a$[0]", "IDENT@0-1 INDEX@2-3 INT@3-4 ]@4-5 ;@5-6 (1 errors)");
+    ck_assert_scans("a\x01[0]", "IDENT@0-1 INDEX@2-3 INT@3-4 ]@4-5 ;@5-6 (1 errors)");
+    /* nor does it after a space: the '[' is glued to it, not to the space */
+    ck_assert_scans("a $[0]", "IDENT@0-1 INDEX@3-4 INT@4-5 ]@5-6 ;@6-7 (1 errors)");
+    ck_assert_scans("(a\n$[0])", "(@0-1 IDENT@1-2 INDEX@4-5 INT@5-6 ]@6-7 )@7-8 ;@8-9 (1 errors)");
+    ck_assert_scans("1 $[0]", "INT@0-1 [@3-4 INT@4-5 ]@5-6 ;@6-7 (1 errors)");
+}
+END_TEST
+
+START_TEST(test_bracket_after_space_is_a_list)
+{
+    ck_assert_scans("show [a, b]", "SHOW@0-4 [@5-6 IDENT@6-7 ,@7-8 IDENT@9-10 ]@10-11 ;@11-12");
+    ck_assert_scans("a [0]", "IDENT@0-1 [@2-3 INT@3-4 ]@4-5 ;@5-6");
+    ck_assert_scans("a\t[0]", "IDENT@0-1 [@2-3 INT@3-4 ]@4-5 ;@5-6");
+    ck_assert_scans("a\r[0]", "IDENT@0-1 [@2-3 INT@3-4 ]@4-5 ;@5-6");
+    ck_assert_scans("[0]", "[@0-1 INT@1-2 ]@2-3 ;@3-4");
+    /* only after a name, a call, an index or a string */
+    ck_assert_scans("1[0]", "INT@0-1 [@1-2 INT@2-3 ]@3-4 ;@4-5");
+    ck_assert_scans("show[0]", "SHOW@0-4 [@4-5 INT@5-6 ]@6-7 ;@7-8");
+}
+END_TEST
+
+START_TEST(test_bracket_after_newline_is_a_list)
+{
+    ck_assert_scans("a\n[0]", "IDENT@0-1 ;@1-2 [@2-3 INT@3-4 ]@4-5 ;@5-6");
+    ck_assert_scans("(a\n[0])", "(@0-1 IDENT@1-2 [@3-4 INT@4-5 ]@5-6 )@6-7 ;@7-8");
+    ck_assert_scans("(a # c\n[0])", "(@0-1 IDENT@1-2 [@7-8 INT@8-9 ]@9-10 )@10-11 ;@11-12");
+}
+END_TEST
+
+START_TEST(test_soft_keywords_start_declarations)
+{
+    ck_assert_scans("bonus x", "BONUS@0-5 IDENT@6-7 ;@7-8");
+    ck_assert_scans("bonus\t_x", "BONUS@0-5 IDENT@6-8 ;@8-9");
+    ck_assert_scans("bonus{", "BONUS@0-5 {@5-6");
+    ck_assert_scans("check  {", "CHECK@0-5 {@7-8");
+    ck_assert_scans("a\nitem sword", "IDENT@0-1 ;@1-2 ITEM@2-6 IDENT@7-12 ;@12-13");
+    ck_assert_scans("a; relation r", "IDENT@0-1 ;@1-2 RELATION@3-11 IDENT@12-13 ;@13-14");
+    ck_assert_scans("{ tactic t", "{@0-1 TACTIC@2-8 IDENT@9-10 ;@10-11");
+    ck_assert_scans("}encounter e", "}@0-1 ENCOUNTER@1-10 IDENT@11-12 ;@12-13");
+    ck_assert_scans("override side s", "OVERRIDE@0-8 SIDE@9-13 IDENT@14-15 ;@15-16");
+    ck_assert_scans("; # c\n\n  bonus x", ";@0-1 BONUS@9-14 IDENT@15-16 ;@16-17");
+    ck_assert_scans("; $ bonus x", ";@0-1 BONUS@4-9 IDENT@10-11 ;@11-12 (1 errors)");
+}
+END_TEST
+
+START_TEST(test_soft_keywords_are_names_elsewhere)
+{
+    /* not followed by a name or a block */
+    ck_assert_scans("bonus 2", "IDENT@0-5 INT@6-7 ;@7-8");
+    ck_assert_scans("bonus", "IDENT@0-5 ;@5-6");
+    ck_assert_scans("bonus\nx", "IDENT@0-5 ;@5-6 IDENT@6-7 ;@7-8");
+    ck_assert_scans("bonus # c", "IDENT@0-5 ;@9-10");
+    ck_assert_scans("bonus \xc3\xa9", "IDENT@0-5 ;@8-9 (1 errors)");
+    ck_assert_scans("bonus(x)", "CALL@0-5 (@5-6 IDENT@6-7 )@7-8 ;@8-9");
+    ck_assert_scans("bonuses x", "IDENT@0-7 IDENT@8-9 ;@9-10");
+    /* not where a declaration starts */
+    ck_assert_scans("x bonus y", "IDENT@0-1 IDENT@2-7 IDENT@8-9 ;@9-10");
+    ck_assert_scans("stat bonus x", "STAT@0-4 IDENT@5-10 IDENT@11-12 ;@12-13");
+    ck_assert_scans("(check x", "(@0-1 IDENT@1-6 IDENT@7-8 ;@9-9");
+    ck_assert_scans("a,\nside x", "IDENT@0-1 ,@1-2 IDENT@3-7 IDENT@8-9 ;@9-10");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("lexer");
@@ -480,6 +663,17 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_invalid_utf8_in_string);
     tcase_add_test(e, test_non_ascii_outside_string);
     suite_add_tcase(s, e);
+    TCase *c = tcase_create("context");
+    tcase_add_test(c, test_else_after_blank_lines_and_comments);
+    tcase_add_test(c, test_else_at_end_of_input);
+    tcase_add_test(c, test_else_is_a_whole_word);
+    tcase_add_test(c, test_else_where_newlines_do_not_end_items);
+    tcase_add_test(c, test_bracket_after_name_indexes);
+    tcase_add_test(c, test_bracket_after_space_is_a_list);
+    tcase_add_test(c, test_bracket_after_newline_is_a_list);
+    tcase_add_test(c, test_soft_keywords_start_declarations);
+    tcase_add_test(c, test_soft_keywords_are_names_elsewhere);
+    suite_add_tcase(s, c);
     return s;
 }
 
