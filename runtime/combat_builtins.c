@@ -1,7 +1,8 @@
 /* combat_builtins: the built-in functions that read and change the state
- * of play (builtins.def lists them): conditions, the economy, who is in
- * the fight, relations, the grid and zones. Each checks its arguments and
- * hands the work to the module that owns it. */
+ * of play (the COMBAT rows of builtins.def): conditions, the economy, who
+ * is in the fight, relations, the grid and zones. Each is a function of
+ * its own, found in a table by id; it checks its arguments and hands the
+ * work to the module that owns it. */
 #include <stdio.h>
 #include <string.h>
 
