@@ -28,6 +28,39 @@ const builtin builtins[] = {
 };
 const int nbuiltins = (int)(sizeof builtins / sizeof builtins[0]);
 
+/* How a call of each builtin is compiled (builtins.def's arguments and
+   result rule): its arguments as values, as one distribution to look at
+   (prob() and its kind), or as dice passed whole (chain()), with the
+   builtin called instead where a distribution is wanted. */
+typedef enum { ARGS_AS_VALUES, ARGS_AS_EXACT, ARGS_AS_DICE } builtin_args;
+typedef struct builtin_compiling {
+    builtin_args args;
+    int as_distribution; /* the builtin called in a distribution, or -1 */
+    bool like_first;     /* its result has the type of its first argument */
+} builtin_compiling;
+#define COMPILE_VALUES ARGS_AS_VALUES, -1
+#define COMPILE_OUTCOMES(fn) ARGS_AS_VALUES, -1
+#define COMPILE_LIST_OUTCOMES(fn) ARGS_AS_VALUES, -1
+#define COMPILE_DISTRIBS ARGS_AS_VALUES, -1
+#define COMPILE_EXACT ARGS_AS_EXACT, -1
+#define COMPILE_DICE(form) ARGS_AS_DICE, BI_##form
+#define RESULT_FIXED false
+#define RESULT_LIKE_FIRST true
+static const builtin_compiling compiling[BI_COUNT] = {
+#define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) \
+    {COMPILE_##args, RESULT_##rule},
+#include "runtime/core/builtins.def"
+#undef BUILTIN_ENTRY
+};
+#undef COMPILE_VALUES
+#undef COMPILE_OUTCOMES
+#undef COMPILE_LIST_OUTCOMES
+#undef COMPILE_DISTRIBS
+#undef COMPILE_EXACT
+#undef COMPILE_DICE
+#undef RESULT_FIXED
+#undef RESULT_LIKE_FIRST
+
 int builtin_find(const char *name)
 {
     for (int i = 0; i < nbuiltins; i++) /* the first letter first: most names are no builtin */
@@ -789,11 +822,10 @@ static sty compile_call(compiler *cc, const node *e)
             arity_error(cc, e, &builtins[b], argc);
         sty first = TY_ANY;
         int n = 0;
-        /* prob(), mean(), dist(), maximum() and minimum() look at their
-           argument's distribution;
+        /* prob() and its kind look at their argument's distribution;
            a chain's dice are passed whole, in either mode */
-        bool exact = b == BI_prob || b == BI_mean || b == BI_dist || b == BI_maximum || b == BI_minimum;
-        bool chained = b == BI_chain || b == BI_chain_steps;
+        bool exact = compiling[b].args == ARGS_AS_EXACT;
+        bool chained = compiling[b].args == ARGS_AS_DICE;
         int saved_mode = cc->dist_mode;
         /* the outermost: nothing in it rolls or changes the state (vm_exact.c) */
         bool enters = exact && !saved_mode;
@@ -827,12 +859,11 @@ static sty compile_call(compiler *cc, const node *e)
         if (enters)
             emit_op(cc, OP_EXACT_LEAVE, e->sp);
         if (chained && cc->dist_mode)
-            b = b == BI_chain ? BI_chain_distribution : BI_chain_steps_distribution;
+            b = compiling[b].as_distribution;
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
-        if (builtins[b].result == TY_ANY &&
-            (strcmp(e->text, "min") == 0 || strcmp(e->text, "max") == 0 || strcmp(e->text, "abs") == 0))
+        if (builtins[b].result == TY_ANY && compiling[b].like_first)
             return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : cc->dist_mode ? TY_ANY : first;
         return builtins[b].result;
     }

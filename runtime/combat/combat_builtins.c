@@ -1,7 +1,8 @@
 /* combat_builtins: the built-in functions that read and change the state
- * of play (builtins.def lists them): conditions, the economy, who is in
- * the fight, relations, the grid and zones. Each checks its arguments and
- * hands the work to the module that owns it. */
+ * of play (the COMBAT rows of builtins.def): conditions, the economy, who
+ * is in the fight, relations, the grid and zones. Each is a function of
+ * its own, found in a table by id; it checks its arguments and hands the
+ * work to the module that owns it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -122,421 +123,592 @@ static int word_of(const vm *v, value x)
     return (int)x.num;
 }
 
+/* --- conditions and the economy --------------------------------------------------- */
+
+static bool builtin_has(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    bool has;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
+        !effects_has(v, a, k, &has, at))
+        return false;
+    *out = value_bool(has);
+    return true;
+}
+
+static bool builtin_apply(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at))
+        return false;
+    value lasts = argc > 2 ? args[2] : value_nil();
+    int by = argc > 3 && args[3].type == V_CREATURE ? (int)args[3].num : -1;
+    if (argc > 3 && args[3].type != V_CREATURE && args[3].type != V_NIL)
+        return vm_error(v, at, "apply(): the source is a creature, not %s", value_type_name(args[3].type));
+    bool applied;
+    if (!effects_apply(v, a, k, lasts, by, at, &applied))
+        return false;
+    *out = value_bool(applied);
+    return true;
+}
+
+static bool builtin_remove(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    bool removed;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
+        !effects_remove(v, a, k, at, &removed))
+        return false;
+    *out = value_bool(removed);
+    return true;
+}
+
+/* spent(c, slot) and left(c, slot) */
+static bool builtin_spent_left(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
+        return false;
+    if (id == BI_spent) {
+        *out = value_int(ledger_spent(v, a, k));
+    } else {
+        bool unlimited;
+        int left = ledger_left(v, a, k, &unlimited);
+        if (v->failed)
+            return false;
+        *out = value_int(unlimited ? 1000000 : left);
+    }
+    return true;
+}
+
+static bool builtin_spend(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
+        return false;
+    int n = 1;
+    if (argc > 2) {
+        if ((args[2].type != V_INT && args[2].type != V_ROLL) || args[2].num < 1 || args[2].num > 100)
+            return vm_error(v, at, "spend(): how many is a whole number from 1 to 100");
+        n = (int)args[2].num;
+    }
+    refusal why;
+    bool ok = ledger_spend_slot(v, a, k, n, &why);
+    if (v->failed)
+        return false;
+    if (!ok) {
+        char cite[160];
+        combat_note(v, "%s cannot spend %s: %s (%s)", v->world->creatures[a].name,
+                    program_string(v->p, v->r->slots[k].name), why.why, combat_cite(v, &why.rule, cite, sizeof cite));
+    }
+    *out = value_bool(ok);
+    return true;
+}
+
+/* --- who is in the fight ----------------------------------------------------------- */
+
+static bool builtin_out(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    bool o;
+    if (!creature_at(v, id, args, 0, &a, at) || !encounter_out(v, a, &o, at))
+        return false;
+    *out = value_bool(o);
+    return true;
+}
+
+static bool builtin_acted(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out = value_bool(v->world->creatures[a].acted);
+    return true;
+}
+
+static bool builtin_acting(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int c = encounter_acting(v);
+    *out = c >= 0 ? value_ref(V_CREATURE, 0, c) : value_nil();
+    return true;
+}
+
+static bool builtin_surprised(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out = value_bool(v->world->cb.active && v->world->creatures[a].surprised);
+    return true;
+}
+
+static bool builtin_initiator(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    const combat *cb = &v->world->cb;
+    *out = cb->active && cb->initiator >= 0 ? value_ref(V_CREATURE, 0, cb->initiator) : value_nil();
+    return true;
+}
+
+static bool builtin_round_number(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    *out = value_int(v->world->cb.active ? v->world->cb.round : 0);
+    return true;
+}
+
+static bool builtin_phase(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int phase = v->world->cb.phase;
+    *out =
+        phase >= 0 && phase < v->r->nphases ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[phase].name) : value_nil();
+    return true;
+}
+
+/* creatures(), enemies(c) and allies(c) */
+static bool builtin_creature_list(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (id != BI_creatures && !creature_at(v, id, args, 0, &a, at))
+        return false;
+    return creature_list(v, id, a, at, out);
+}
+
+static bool builtin_members(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    if (args[0].type != V_WORD)
+        return vm_error(v, at, "members() needs a side, not %s", value_type_name(args[0].type));
+    int side = rules_side(v->r, (int)args[0].num);
+    if (side < 0)
+        return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
+    vm_gather g = {0};
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (v->world->creatures[c].side == side && world_present(v, (int)c) &&
+            !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at)) {
+            vm_gather_drop(&g);
+            return false;
+        }
+    return vm_gather_list(v, &g, at, out);
+}
+
+static bool builtin_sides_standing(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    size_t nsides = (size_t)v->r->nsides;
+    bool *seen = nsides ? MEM_NEW_ARRAY(bool, nsides) : NULL;
+    if (nsides && !seen)
+        return vm_error(v, at, "out of memory");
+    int64_t n = 0;
+    bool ok = true;
+    for (size_t c = 0; ok && c < v->world->ncreatures; c++) {
+        bool yes;
+        if (!(ok = in_fight(v, (int)c, &yes, at)) || !yes)
+            continue;
+        /* a creature with no side is a side of its own */
+        int side = v->world->creatures[c].side;
+        if (side < 0 || (size_t)side >= nsides)
+            n++;
+        else if (!seen[side]) {
+            seen[side] = true;
+            n++;
+        }
+    }
+    if (seen)
+        mem_free(seen, nsides * sizeof(bool));
+    *out = value_int(n);
+    return ok;
+}
+
+static bool builtin_cancel(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    /* it unwinds to the action being taken, which then stops */
+    if (v->world->cb.actor < 0)
+        return vm_error(v, at, "cancel() stops an action as it is taken, and no action is being taken here");
+    v->world->cb.cancelled = true;
+    return vm_error(v, at, "cancelled");
+}
+
+static bool builtin_can(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
+        return false;
+    refusal why;
+    bool yes = act_can(v, a, k, args + 2, argc - 2, &why, at);
+    if (v->failed)
+        return false;
+    *out = value_bool(yes);
+    return true;
+}
+
+/* --- relations --------------------------------------------------------------------- */
+
+/* relate(relation, a, b [, duration]), unrelate(...) and related(...) */
+static bool builtin_relation(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1, k = -1;
+    if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at) ||
+        !creature_at(v, id, args, 2, &b, at))
+        return false;
+    bool done = false;
+    if (id == BI_related)
+        done = effects_related(v, k, a, b);
+    else if (id == BI_relate) {
+        if (!effects_relate(v, k, a, b, argc > 3 ? args[3] : value_nil(), at, &done))
+            return false;
+    } else if (!effects_unrelate(v, k, a, b, at, &done))
+        return false;
+    *out = value_bool(done);
+    return true;
+}
+
+/* partners(relation, a) and holders(relation, b) */
+static bool builtin_partners_holders(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, k = -1;
+    if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at))
+        return false;
+    return effects_partners(v, k, a, id == BI_holders, out, at);
+}
+
+/* --- the grid ---------------------------------------------------------------------- */
+
+static bool builtin_distance(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    return grid_distance(v, args[0], args[1], out, at);
+}
+
+static bool builtin_within(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1, k = -1;
+    bool ok;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+        !named(v, id, args[2], rules_range, "range", &k, at) || !grid_within(v, a, b, k, &ok, at))
+        return false;
+    *out = value_bool(ok);
+    return true;
+}
+
+static bool builtin_adjacent(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+        return false;
+    *out = value_bool(grid_adjacent(v, a, b));
+    return true;
+}
+
+static bool builtin_threatens(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    bool ok;
+    if (!creature_at(v, id, args, 0, &a, at) || !grid_threatens(v, a, args[1], &ok, at))
+        return false;
+    *out = value_bool(ok);
+    return true;
+}
+
+static bool builtin_cover(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1, level;
+    if (!v->r->space.cover_corners)
+        return vm_error(v, at,
+                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+        !grid_cover(v, a, b, &level, at))
+        return false;
+    const char *w = level <= 0 ? "none" : level == 1 ? "half" : "full";
+    if (level < 0)
+        w = "unseen";
+    *out = value_ref(V_WORD, HOME_PROGRAM, program_intern(v->p, w, strlen(w)));
+    return true;
+}
+
+static bool builtin_sees(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+        return false;
+    *out = value_bool(grid_sees(v, a, b));
+    return true;
+}
+
+static bool builtin_nearest(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    if (args[1].type != V_LIST)
+        return vm_error(v, at, "nearest() needs a list of creatures, not %s", value_type_name(args[1].type));
+    size_t n;
+    const value *items = vm_list_items(v, args[1], &n);
+    value best_d = value_nil();
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].type != V_CREATURE)
+            continue;
+        if (!v->world->creatures[a].placed || !v->world->creatures[items[i].num].placed) {
+            if (out->type == V_NIL)
+                *out = items[i]; /* off the map: the first will do */
+            continue;
+        }
+        value d;
+        if (!grid_distance(v, value_ref(V_CREATURE, 0, a), items[i], &d, at))
+            return false;
+        if (best_d.type == V_NIL || rat_cmp(d, best_d) < 0) {
+            best_d = d;
+            *out = items[i];
+        }
+    }
+    return true;
+}
+
+static bool builtin_placed(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out = value_bool(v->world->creatures[a].placed);
+    return true;
+}
+
+static bool builtin_blocked(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    bool ok;
+    if (!grid_blocked(v, args[0], &ok, at))
+        return false;
+    *out = value_bool(ok);
+    return true;
+}
+
+static bool builtin_square_of(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    if (!v->world->creatures[a].placed)
+        return vm_error(v, at, "%s is not on the map", v->world->creatures[a].name);
+    *out = value_square(v->world->creatures[a].x, v->world->creatures[a].y);
+    return true;
+}
+
+static bool builtin_walk(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    int how = argc > 3 ? word_of(v, args[3]) : program_intern(v->p, "walk", 4);
+    if (how < 0)
+        return vm_error(v, at, "walk(): how it moves is a word or a string (\"step\"), not %s",
+                        value_type_name(args[3].type));
+    return grid_walk(v, a, args[1], args[2], how, NULL, 0, out, at);
+}
+
+static bool builtin_push(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+        return false;
+    return grid_push(v, a, b, args[2], out, at);
+}
+
+/* --- zones ------------------------------------------------------------------------- */
+
+static bool builtin_range_between(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1, k = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
+        !zones_range_between(v, a, b, &k, at))
+        return false;
+    *out = k >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->r->ranges[k].name) : value_nil();
+    return true;
+}
+
+static bool builtin_zone_of(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out =
+        v->world->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].zone) : value_nil();
+    return true;
+}
+
+static bool builtin_enter(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, zone = word_of(v, args[1]);
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    if (zone < 0)
+        return vm_error(v, at, "enter() takes a zone (a word or string), not %s", value_type_name(args[1].type));
+    *out = value_bool(v->world->creatures[a].zone != zone);
+    return zones_place(v, a, zone, at);
+}
+
+static bool builtin_zone_has(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    if (args[1].type != V_WORD && args[1].type != V_STR)
+        return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
+    *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, program_string(v->p, (int)args[1].num))));
+    return true;
+}
+
+static bool builtin_zones_apart(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int za = word_of(v, args[0]), zb = word_of(v, args[1]);
+    if (za < 0 || zb < 0)
+        return vm_error(v, at, "zones_apart() takes two zones (words or strings), not %s",
+                        value_type_name(args[za < 0 ? 0 : 1].type));
+    int n = zones_between(v, za, zb);
+    if (n < 0)
+        return vm_error(v, at, "zones_apart(): no zone '%s'",
+                        program_string(v->p, zones_between(v, za, za) < 0 ? za : zb));
+    *out = n >= 1000 ? value_nil() : value_int(n);
+    return true;
+}
+
+/* engaged(a, b) and grouped(a, b) */
+static bool builtin_engaged_grouped(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+        return false;
+    const creature *x = &v->world->creatures[a], *y = &v->world->creatures[b];
+    bool yes = id == BI_engaged ? x->engagement >= 0 && x->engagement == y->engagement
+                                : x->group >= 0 && x->group == y->group && x->zone == y->zone;
+    *out = value_bool(yes);
+    return true;
+}
+
+static bool builtin_engage(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, b = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) || !zones_engage(v, a, b, at))
+        return false;
+    *out = value_bool(v->world->creatures[a].engagement >= 0 &&
+                      v->world->creatures[a].engagement == v->world->creatures[b].engagement);
+    return true;
+}
+
+static bool builtin_disengage(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !zones_disengage(v, a, at))
+        return false;
+    *out = value_bool(true);
+    return true;
+}
+
+static bool builtin_join(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1, group = word_of(v, args[1]);
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    if (group < 0)
+        return vm_error(v, at, "join(): a group is named by a word or string, not %s", value_type_name(args[1].type));
+    if (!zones_join(v, a, group, at))
+        return false;
+    *out = value_bool(v->world->creatures[a].group == group);
+    return true;
+}
+
+static bool builtin_separate(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at) || !zones_separate(v, a, at))
+        return false;
+    *out = value_bool(true);
+    return true;
+}
+
+static bool builtin_engaged_with(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    vm_gather g = {0};
+    int e = v->world->creatures[a].engagement;
+    for (size_t c = 0; c < v->world->ncreatures && e >= 0; c++) {
+        const creature *cr = &v->world->creatures[c];
+        if ((int)c == a || cr->engagement != e || !world_present(v, (int)c))
+            continue;
+        int sa = v->world->creatures[a].side, sb = cr->side;
+        bool fighting;
+        if (!in_fight(v, (int)c, &fighting, at) || (fighting && (sa < 0 || sb < 0 || sa != sb) &&
+                                                    !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at))) {
+            vm_gather_drop(&g);
+            return false;
+        }
+    }
+    return vm_gather_list(v, &g, at, out);
+}
+
+static bool builtin_defended(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out = value_bool(v->world->creatures[a].defended);
+    return true;
+}
+
+static bool builtin_defend(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    bool ok;
+    if (!creature_at(v, id, args, 0, &a, at) || !zones_defend(v, a, &ok, at))
+        return false;
+    *out = value_bool(ok);
+    return true;
+}
+
+static bool builtin_undefend(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    creature *cr = &v->world->creatures[a];
+    *out = value_bool(cr->defended);
+    if (cr->defended)
+        combat_say(v, "%s is no longer protected by group defense", cr->name);
+    cr->defended = false;
+    return true;
+}
+
+static bool builtin_group_of(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    int a = -1;
+    if (!creature_at(v, id, args, 0, &a, at))
+        return false;
+    *out =
+        v->world->creatures[a].group >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].group) : value_nil();
+    return true;
+}
+
+/* --- the call ---------------------------------------------------------------------- */
+
+/* Only combat's functions: a builtin of another layer is NULL here. */
+#define LAYER_CORE(fn) NULL
+#define LAYER_COMBAT(fn) fn
+static builtin_fn *const combat_fns[BI_COUNT] = {
+#define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) LAYER_##layer(fn),
+#include "runtime/core/builtins.def"
+#undef BUILTIN_ENTRY
+};
+#undef LAYER_CORE
+#undef LAYER_COMBAT
+
+builtin_fn *combat_builtin_fn(int id)
+{
+    return id >= 0 && id < BI_COUNT ? combat_fns[id] : NULL;
+}
+
 bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
 {
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
-    combat *cb = &v->world->cb;
-    int a = -1, b = -1, k = -1;
     *out = value_nil();
-    switch ((builtin_id)id) {
-    case BI_has: {
-        bool has;
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
-            !effects_has(v, a, k, &has, at))
-            return false;
-        *out = value_bool(has);
-        return true;
-    }
-    case BI_apply: {
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at))
-            return false;
-        value lasts = argc > 2 ? args[2] : value_nil();
-        int by = argc > 3 && args[3].type == V_CREATURE ? (int)args[3].num : -1;
-        if (argc > 3 && args[3].type != V_CREATURE && args[3].type != V_NIL)
-            return vm_error(v, at, "apply(): the source is a creature, not %s", value_type_name(args[3].type));
-        bool applied;
-        if (!effects_apply(v, a, k, lasts, by, at, &applied))
-            return false;
-        *out = value_bool(applied);
-        return true;
-    }
-    case BI_remove: {
-        bool removed;
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_condition, "condition", &k, at) ||
-            !effects_remove(v, a, k, at, &removed))
-            return false;
-        *out = value_bool(removed);
-        return true;
-    }
-    case BI_spent:
-    case BI_left: {
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
-            return false;
-        if (id == BI_spent) {
-            *out = value_int(ledger_spent(v, a, k));
-        } else {
-            bool unlimited;
-            int left = ledger_left(v, a, k, &unlimited);
-            if (v->failed)
-                return false;
-            *out = value_int(unlimited ? 1000000 : left);
-        }
-        return true;
-    }
-    case BI_spend: {
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_slot, "slot", &k, at))
-            return false;
-        int n = 1;
-        if (argc > 2) {
-            if ((args[2].type != V_INT && args[2].type != V_ROLL) || args[2].num < 1 || args[2].num > 100)
-                return vm_error(v, at, "spend(): how many is a whole number from 1 to 100");
-            n = (int)args[2].num;
-        }
-        refusal why;
-        bool ok = ledger_spend_slot(v, a, k, n, &why);
-        if (v->failed)
-            return false;
-        if (!ok) {
-            char cite[160];
-            combat_note(v, "%s cannot spend %s: %s (%s)", v->world->creatures[a].name,
-                        program_string(v->p, v->r->slots[k].name), why.why,
-                        combat_cite(v, &why.rule, cite, sizeof cite));
-        }
-        *out = value_bool(ok);
-        return true;
-    }
-    case BI_out: {
-        bool o;
-        if (!creature_at(v, id, args, 0, &a, at) || !encounter_out(v, a, &o, at))
-            return false;
-        *out = value_bool(o);
-        return true;
-    }
-    case BI_acted:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = value_bool(v->world->creatures[a].acted);
-        return true;
-    case BI_acting: {
-        int c = encounter_acting(v);
-        *out = c >= 0 ? value_ref(V_CREATURE, 0, c) : value_nil();
-        return true;
-    }
-    case BI_surprised:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = value_bool(cb->active && v->world->creatures[a].surprised);
-        return true;
-    case BI_initiator:
-        *out = cb->active && cb->initiator >= 0 ? value_ref(V_CREATURE, 0, cb->initiator) : value_nil();
-        return true;
-    case BI_round_number: *out = value_int(cb->active ? cb->round : 0); return true;
-    case BI_phase:
-        *out = cb->phase >= 0 && cb->phase < v->r->nphases
-                   ? value_ref(V_WORD, HOME_PROGRAM, v->r->phases[cb->phase].name)
-                   : value_nil();
-        return true;
-    case BI_creatures: return creature_list(v, id, -1, at, out);
-    case BI_enemies:
-    case BI_allies:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        return creature_list(v, id, a, at, out);
-    case BI_members: {
-        if (args[0].type != V_WORD)
-            return vm_error(v, at, "members() needs a side, not %s", value_type_name(args[0].type));
-        int side = rules_side(v->r, (int)args[0].num);
-        if (side < 0)
-            return vm_error(v, at, "no side '%s'", program_string(v->p, (int)args[0].num));
-        vm_gather g = {0};
-        for (size_t c = 0; c < v->world->ncreatures; c++)
-            if (v->world->creatures[c].side == side && world_present(v, (int)c) &&
-                !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at)) {
-                vm_gather_drop(&g);
-                return false;
-            }
-        return vm_gather_list(v, &g, at, out);
-    }
-    case BI_sides_standing: {
-        size_t nsides = (size_t)v->r->nsides;
-        bool *seen = nsides ? MEM_NEW_ARRAY(bool, nsides) : NULL;
-        if (nsides && !seen)
-            return vm_error(v, at, "out of memory");
-        int64_t n = 0;
-        bool ok = true;
-        for (size_t c = 0; ok && c < v->world->ncreatures; c++) {
-            bool yes;
-            if (!(ok = in_fight(v, (int)c, &yes, at)) || !yes)
-                continue;
-            /* a creature with no side is a side of its own */
-            int side = v->world->creatures[c].side;
-            if (side < 0 || (size_t)side >= nsides)
-                n++;
-            else if (!seen[side]) {
-                seen[side] = true;
-                n++;
-            }
-        }
-        if (seen)
-            mem_free(seen, nsides * sizeof(bool));
-        *out = value_int(n);
-        return ok;
-    }
-    case BI_cancel:
-        /* it unwinds to the action being taken, which then stops */
-        if (cb->actor < 0)
-            return vm_error(v, at, "cancel() stops an action as it is taken, and no action is being taken here");
-        cb->cancelled = true;
-        return vm_error(v, at, "cancelled");
-    case BI_can: {
-        if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
-            return false;
-        refusal why;
-        bool yes = act_can(v, a, k, args + 2, argc - 2, &why, at);
-        if (v->failed)
-            return false;
-        *out = value_bool(yes);
-        return true;
-    }
-    case BI_relate:
-    case BI_unrelate:
-    case BI_related: {
-        if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at) ||
-            !creature_at(v, id, args, 2, &b, at))
-            return false;
-        bool done = false;
-        if (id == BI_related)
-            done = effects_related(v, k, a, b);
-        else if (id == BI_relate) {
-            if (!effects_relate(v, k, a, b, argc > 3 ? args[3] : value_nil(), at, &done))
-                return false;
-        } else if (!effects_unrelate(v, k, a, b, at, &done))
-            return false;
-        *out = value_bool(done);
-        return true;
-    }
-    case BI_partners:
-    case BI_holders:
-        if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at))
-            return false;
-        return effects_partners(v, k, a, id == BI_holders, out, at);
-    case BI_distance: return grid_distance(v, args[0], args[1], out, at);
-    case BI_within: {
-        bool ok;
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
-            !named(v, id, args[2], rules_range, "range", &k, at) || !grid_within(v, a, b, k, &ok, at))
-            return false;
-        *out = value_bool(ok);
-        return true;
-    }
-    case BI_adjacent:
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
-            return false;
-        *out = value_bool(grid_adjacent(v, a, b));
-        return true;
-    case BI_threatens: {
-        bool ok;
-        if (!creature_at(v, id, args, 0, &a, at) || !grid_threatens(v, a, args[1], &ok, at))
-            return false;
-        *out = value_bool(ok);
-        return true;
-    }
-    case BI_cover: {
-        int level;
-        if (!v->r->space.cover_corners)
-            return vm_error(v, at,
-                            "these rules do not say how cover is found; declare it: space grid { cover from corners }");
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
-            !grid_cover(v, a, b, &level, at))
-            return false;
-        const char *w = level <= 0 ? "none" : level == 1 ? "half" : "full";
-        if (level < 0)
-            w = "unseen";
-        *out = value_ref(V_WORD, HOME_PROGRAM, program_intern(v->p, w, strlen(w)));
-        return true;
-    }
-    case BI_sees:
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
-            return false;
-        *out = value_bool(grid_sees(v, a, b));
-        return true;
-    case BI_nearest: {
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        if (args[1].type != V_LIST)
-            return vm_error(v, at, "nearest() needs a list of creatures, not %s", value_type_name(args[1].type));
-        size_t n;
-        const value *items = vm_list_items(v, args[1], &n);
-        value best_d = value_nil();
-        for (size_t i = 0; i < n; i++) {
-            if (items[i].type != V_CREATURE)
-                continue;
-            if (!v->world->creatures[a].placed || !v->world->creatures[items[i].num].placed) {
-                if (out->type == V_NIL)
-                    *out = items[i]; /* off the map: the first will do */
-                continue;
-            }
-            value d;
-            if (!grid_distance(v, value_ref(V_CREATURE, 0, a), items[i], &d, at))
-                return false;
-            if (best_d.type == V_NIL || rat_cmp(d, best_d) < 0) {
-                best_d = d;
-                *out = items[i];
-            }
-        }
-        return true;
-    }
-    case BI_placed:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = value_bool(v->world->creatures[a].placed);
-        return true;
-    case BI_blocked: {
-        bool ok;
-        if (!grid_blocked(v, args[0], &ok, at))
-            return false;
-        *out = value_bool(ok);
-        return true;
-    }
-    case BI_square_of:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        if (!v->world->creatures[a].placed)
-            return vm_error(v, at, "%s is not on the map", v->world->creatures[a].name);
-        *out = value_square(v->world->creatures[a].x, v->world->creatures[a].y);
-        return true;
-    case BI_walk: {
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        int how = argc > 3 ? word_of(v, args[3]) : program_intern(v->p, "walk", 4);
-        if (how < 0)
-            return vm_error(v, at, "walk(): how it moves is a word or a string (\"step\"), not %s",
-                            value_type_name(args[3].type));
-        return grid_walk(v, a, args[1], args[2], how, NULL, 0, out, at);
-    }
-    case BI_push:
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
-            return false;
-        return grid_push(v, a, b, args[2], out, at);
-    case BI_range_between: {
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
-            !zones_range_between(v, a, b, &k, at))
-            return false;
-        *out = k >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->r->ranges[k].name) : value_nil();
-        return true;
-    }
-    case BI_zone_of:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = v->world->creatures[a].zone >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].zone)
-                                                : value_nil();
-        return true;
-    case BI_enter: {
-        int zone = word_of(v, args[1]);
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        if (zone < 0)
-            return vm_error(v, at, "enter() takes a zone (a word or string), not %s", value_type_name(args[1].type));
-        *out = value_bool(v->world->creatures[a].zone != zone);
-        return zones_place(v, a, zone, at);
-    }
-    case BI_zone_has:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        if (args[1].type != V_WORD && args[1].type != V_STR)
-            return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
-        *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, program_string(v->p, (int)args[1].num))));
-        return true;
-    case BI_zones_apart: {
-        int za = word_of(v, args[0]), zb = word_of(v, args[1]);
-        if (za < 0 || zb < 0)
-            return vm_error(v, at, "zones_apart() takes two zones (words or strings), not %s",
-                            value_type_name(args[za < 0 ? 0 : 1].type));
-        int n = zones_between(v, za, zb);
-        if (n < 0)
-            return vm_error(v, at, "zones_apart(): no zone '%s'",
-                            program_string(v->p, zones_between(v, za, za) < 0 ? za : zb));
-        *out = n >= 1000 ? value_nil() : value_int(n);
-        return true;
-    }
-    case BI_engaged:
-    case BI_grouped: {
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
-            return false;
-        const creature *x = &v->world->creatures[a], *y = &v->world->creatures[b];
-        bool yes = id == BI_engaged ? x->engagement >= 0 && x->engagement == y->engagement
-                                    : x->group >= 0 && x->group == y->group && x->zone == y->zone;
-        *out = value_bool(yes);
-        return true;
-    }
-    case BI_engage:
-        if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) || !zones_engage(v, a, b, at))
-            return false;
-        *out = value_bool(v->world->creatures[a].engagement >= 0 &&
-                          v->world->creatures[a].engagement == v->world->creatures[b].engagement);
-        return true;
-    case BI_disengage:
-        if (!creature_at(v, id, args, 0, &a, at) || !zones_disengage(v, a, at))
-            return false;
-        *out = value_bool(true);
-        return true;
-    case BI_join: {
-        int group = word_of(v, args[1]);
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        if (group < 0)
-            return vm_error(v, at, "join(): a group is named by a word or string, not %s",
-                            value_type_name(args[1].type));
-        if (!zones_join(v, a, group, at))
-            return false;
-        *out = value_bool(v->world->creatures[a].group == group);
-        return true;
-    }
-    case BI_separate:
-        if (!creature_at(v, id, args, 0, &a, at) || !zones_separate(v, a, at))
-            return false;
-        *out = value_bool(true);
-        return true;
-    case BI_engaged_with: {
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        vm_gather g = {0};
-        int e = v->world->creatures[a].engagement;
-        for (size_t c = 0; c < v->world->ncreatures && e >= 0; c++) {
-            const creature *cr = &v->world->creatures[c];
-            if ((int)c == a || cr->engagement != e || !world_present(v, (int)c))
-                continue;
-            int sa = v->world->creatures[a].side, sb = cr->side;
-            bool fighting;
-            if (!in_fight(v, (int)c, &fighting, at) ||
-                (fighting && (sa < 0 || sb < 0 || sa != sb) &&
-                 !vm_gather_add(v, &g, value_ref(V_CREATURE, 0, (int64_t)c), at))) {
-                vm_gather_drop(&g);
-                return false;
-            }
-        }
-        return vm_gather_list(v, &g, at, out);
-    }
-    case BI_defended:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = value_bool(v->world->creatures[a].defended);
-        return true;
-    case BI_defend: {
-        bool ok;
-        if (!creature_at(v, id, args, 0, &a, at) || !zones_defend(v, a, &ok, at))
-            return false;
-        *out = value_bool(ok);
-        return true;
-    }
-    case BI_undefend: {
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        creature *cr = &v->world->creatures[a];
-        *out = value_bool(cr->defended);
-        if (cr->defended)
-            combat_say(v, "%s is no longer protected by group defense", cr->name);
-        cr->defended = false;
-        return true;
-    }
-    case BI_group_of:
-        if (!creature_at(v, id, args, 0, &a, at))
-            return false;
-        *out = v->world->creatures[a].group >= 0 ? value_ref(V_WORD, HOME_PROGRAM, v->world->creatures[a].group)
-                                                 : value_nil();
-        return true;
-    default: break;
-    }
-    return vm_error(v, at, "internal: unknown builtin %d", id);
+    builtin_fn *fn = combat_builtin_fn(id);
+    if (!fn)
+        return vm_error(v, at, "internal: unknown builtin %d", id);
+    return fn(v, id, args, argc, at, out);
 }

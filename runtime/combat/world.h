@@ -136,8 +136,11 @@ bool world_stat_internal(vm *v, int decl_index);
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int cmd, int operand, span at);
-/* The combat builtins (combat_builtins.c); id >= BI_has. */
+/* The builtins of play (combat_builtins.c): those builtins.def gives the combat layer. */
 bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+/* The function of a builtin of play in combat's table, or NULL (for
+   tests: each builtin has one function, in one layer's table). */
+builtin_fn *combat_builtin_fn(int id);
 /* Is c part of what is going on: in the encounter, or anyone when there
    is no encounter. */
 static inline bool world_present(const vm *v, int c)

@@ -207,10 +207,29 @@ bool vm_dist_keep(vm *v, value x, span at, value *out)
     return store_dist(v, store_for(v, HOME_KEPT), HOME_KEPT, copy, at, out);
 }
 
+/* The builtins that look for distributions in a list too (builtins.def) */
+#define IN_LISTS_VALUES false
+#define IN_LISTS_OUTCOMES(fn) false
+#define IN_LISTS_LIST_OUTCOMES(fn) true
+#define IN_LISTS_DISTRIBS false
+#define IN_LISTS_EXACT false
+#define IN_LISTS_DICE(form) false
+static const bool looks_in_lists[BI_COUNT] = {
+#define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) IN_LISTS_##args,
+#include "runtime/core/builtins.def"
+#undef BUILTIN_ENTRY
+};
+#undef IN_LISTS_VALUES
+#undef IN_LISTS_OUTCOMES
+#undef IN_LISTS_LIST_OUTCOMES
+#undef IN_LISTS_DISTRIBS
+#undef IN_LISTS_EXACT
+#undef IN_LISTS_DICE
+
 bool vm_dist_among(const vm *v, int id, const value *args, int argc)
 {
     /* only these look at what a list holds as numbers or truths */
-    bool in_lists = id == BI_any || id == BI_all || id == BI_count || id == BI_sum;
+    bool in_lists = id >= 0 && id < BI_COUNT && looks_in_lists[id];
     for (int i = 0; i < argc; i++) {
         if (args[i].type == V_DISTRIB)
             return true;
@@ -235,70 +254,119 @@ static bool fold(vm *v, int op, value *acc, value x, span at)
     return vm_dist_binary(v, op, *acc, x, at, acc);
 }
 
+/* A builtin computed over the outcomes of the distributions among its
+   arguments (builtins.def: OUTCOMES and LIST_OUTCOMES): items and n are its
+   first argument's elements when that is a list (items NULL otherwise). */
+typedef bool outcomes_fn(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                         value *out);
+
+/* floor, ceil and round: whole-number outcomes, each its own */
+static bool outcomes_whole(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                           value *out)
+{
+    return vm_distrib(v, args[0], at, out);
+}
+
+static bool outcomes_abs(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                         value *out)
+{
+    const dist *d;
+    if (!vm_dist_of(v, args[0], at, &d))
+        return false;
+    dist_error err = {.limits = &v->limits.exact};
+    dist *r = dist_abs(d, &err);
+    return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
+}
+
+static bool outcomes_len(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                         value *out)
+{
+    *out = value_int((int64_t)n);
+    return items != NULL || vm_error(v, at, "len() needs a list");
+}
+
+/* the sum of independent outcomes */
+static bool outcomes_sum(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                         value *out)
+{
+    if (!items)
+        return vm_error(v, at, "sum() needs a list, not %s", value_type_name(args[0].type));
+    value acc = value_nil();
+    for (size_t i = 0; i < n; i++)
+        if (!fold(v, OP_ADD, &acc, items[i], at))
+            return false;
+    return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
+}
+
+/* how many equal x: a sum of 0/1 outcomes */
+static bool outcomes_count(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                           value *out)
+{
+    if (!items)
+        return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
+    value acc = value_nil();
+    for (size_t i = 0; i < n; i++) {
+        value eq;
+        if (!vm_dist_binary(v, OP_EQ, items[i], args[1], at, &eq) || !fold(v, OP_ADD, &acc, eq, at))
+            return false;
+    }
+    return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
+}
+
+/* any and all: the largest, or the smallest, of 0/1 outcomes */
+static bool outcomes_any_all(vm *v, int id, const char *name, const value *args, const value *items, size_t n, span at,
+                             value *out)
+{
+    if (!items)
+        return vm_error(v, at, "%s() needs a list, not %s", name, value_type_name(args[0].type));
+    value acc = value_nil();
+    const dist *da, *db;
+    for (size_t i = 0; i < n; i++) {
+        value truth;
+        if (!vm_dist_binary(v, OP_NE, items[i], value_int(0), at, &truth))
+            return false;
+        if (acc.type == V_NIL) {
+            acc = truth;
+            continue;
+        }
+        if (!vm_dist_of(v, acc, at, &da) || !vm_dist_of(v, truth, at, &db))
+            return false;
+        dist_error err = {.limits = &v->limits.exact};
+        dist *r = id == BI_any ? dist_maximum(da, db, &err) : dist_minimum(da, db, &err);
+        if (!r || !vm_dist_value(v, r, at, &acc))
+            return r ? false : failed(v, at, &err);
+    }
+    return vm_distrib(v, value_int(id == BI_all), at, out) && (acc.type == V_NIL || (*out = acc, true));
+}
+
+/* Each builtin's function over outcomes, NULL for one that has none. */
+#define OUTCOMES_VALUES NULL
+#define OUTCOMES_OUTCOMES(fn) fn
+#define OUTCOMES_LIST_OUTCOMES(fn) fn
+#define OUTCOMES_DISTRIBS NULL
+#define OUTCOMES_EXACT NULL
+#define OUTCOMES_DICE(form) NULL
+static outcomes_fn *const over_outcomes[BI_COUNT] = {
+#define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) OUTCOMES_##args,
+#include "runtime/core/builtins.def"
+#undef BUILTIN_ENTRY
+};
+#undef OUTCOMES_VALUES
+#undef OUTCOMES_OUTCOMES
+#undef OUTCOMES_LIST_OUTCOMES
+#undef OUTCOMES_DISTRIBS
+#undef OUTCOMES_EXACT
+#undef OUTCOMES_DICE
+
 bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out)
 {
     size_t n = 0;
     const value *items = argc >= 1 && args[0].type == V_LIST ? vm_list_items(v, args[0], &n) : NULL;
-    switch ((builtin_id)id) {
-    case BI_floor:
-    case BI_ceil:
-    case BI_round: return vm_distrib(v, args[0], at, out); /* whole-number outcomes: each its own */
-    case BI_abs: {
-        const dist *d;
-        if (!vm_dist_of(v, args[0], at, &d))
-            return false;
-        dist_error err = {.limits = &v->limits.exact};
-        dist *r = dist_abs(d, &err);
-        return r ? vm_dist_value(v, r, at, out) : failed(v, at, &err);
-    }
-    case BI_len: *out = value_int((int64_t)n); return items != NULL || vm_error(v, at, "len() needs a list");
-    case BI_sum: { /* the sum of independent outcomes */
-        if (!items)
-            return vm_error(v, at, "sum() needs a list, not %s", value_type_name(args[0].type));
-        value acc = value_nil();
-        for (size_t i = 0; i < n; i++)
-            if (!fold(v, OP_ADD, &acc, items[i], at))
-                return false;
-        return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
-    }
-    case BI_count: { /* how many equal x: a sum of 0/1 outcomes */
-        if (!items)
-            return vm_error(v, at, "count() needs a list, not %s", value_type_name(args[0].type));
-        value acc = value_nil();
-        for (size_t i = 0; i < n; i++) {
-            value eq;
-            if (!vm_dist_binary(v, OP_EQ, items[i], args[1], at, &eq) || !fold(v, OP_ADD, &acc, eq, at))
-                return false;
-        }
-        return n ? (*out = acc, true) : vm_distrib(v, value_int(0), at, out);
-    }
-    case BI_any:
-    case BI_all: { /* the largest, or the smallest, of 0/1 outcomes */
-        if (!items)
-            return vm_error(v, at, "%s() needs a list, not %s", name, value_type_name(args[0].type));
-        value acc = value_nil();
-        const dist *da, *db;
-        for (size_t i = 0; i < n; i++) {
-            value truth;
-            if (!vm_dist_binary(v, OP_NE, items[i], value_int(0), at, &truth))
-                return false;
-            if (acc.type == V_NIL) {
-                acc = truth;
-                continue;
-            }
-            if (!vm_dist_of(v, acc, at, &da) || !vm_dist_of(v, truth, at, &db))
-                return false;
-            dist_error err = {.limits = &v->limits.exact};
-            dist *r = id == BI_any ? dist_maximum(da, db, &err) : dist_minimum(da, db, &err);
-            if (!r || !vm_dist_value(v, r, at, &acc))
-                return r ? false : failed(v, at, &err);
-        }
-        return vm_distrib(v, value_int(id == BI_all), at, out) && (acc.type == V_NIL || (*out = acc, true));
-    }
-    default:
-        return vm_error(v, at,
-                        "%s() has no exact distribution: it takes values, and here it is given the outcomes of dice "
-                        "not rolled (roll them, or compute it in a procedure called inside prob())",
-                        name);
-    }
+    outcomes_fn *fn = id >= 0 && id < BI_COUNT ? over_outcomes[id] : NULL;
+    if (fn)
+        return fn(v, id, name, args, items, n, at, out);
+    return vm_error(v, at,
+                    "%s() has no exact distribution: it takes values, and here it is given the outcomes of dice "
+                    "not rolled (roll them, or compute it in a procedure called inside prob())",
+                    name);
 }

@@ -157,6 +157,21 @@ START_TEST(test_rounding_builtins)
 }
 END_TEST
 
+/* builtins.def puts each builtin in one layer: exactly one of the two
+   tables (the core's, combat's) has a function for it. */
+START_TEST(test_every_builtin_has_one_function)
+{
+    for (int id = 0; id < BI_COUNT; id++) {
+        bool in_core = vm_builtin_core_fn(id) != NULL, in_combat = combat_builtin_fn(id) != NULL;
+        ck_assert_msg(in_core != in_combat, "builtin %d is implemented %s", id, in_core ? "twice" : "nowhere");
+    }
+    ck_assert_ptr_null(vm_builtin_core_fn(BI_COUNT));
+    ck_assert_ptr_null(combat_builtin_fn(-1));
+    ck_assert_ptr_nonnull(vm_builtin_core_fn(BI_chain_steps_distribution));
+    ck_assert_ptr_nonnull(combat_builtin_fn(BI_has));
+}
+END_TEST
+
 START_TEST(test_overflow_is_error)
 {
     run *r = expect_error("print 9223372036854775807 + 1\n", "too large", NULL);
@@ -607,6 +622,7 @@ static Suite *make_suite(void)
     tcase_add_test(a, test_fraction_display);
     tcase_add_test(a, test_floor_division);
     tcase_add_test(a, test_rounding_builtins);
+    tcase_add_test(a, test_every_builtin_has_one_function);
     tcase_add_test(a, test_overflow_is_error);
     tcase_add_test(a, test_division_by_zero);
     tcase_add_test(a, test_distances);
