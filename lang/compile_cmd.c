@@ -1,7 +1,9 @@
 /* compile_cmd: play commands. Each top-level command becomes one chunk that
- * pushes the command's arguments in a fixed order and runs OP_PLAY; the
- * words of every command are checked here, so `fray check` finds a
- * misspelt command or a square that cannot be before anything runs. */
+ * pushes the command's arguments into the slots commands.def lays out for
+ * its family, by name, and runs OP_PLAY; one compile_ function per family,
+ * from a table generated from commands.def. The words of every command are
+ * checked here, so `fray check` finds a misspelt command or a square that
+ * cannot be before anything runs. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* play: the play commands. The compiler has checked each command's words
- * and pushed its arguments in a fixed order (lang/compile_cmd.c); here
- * they run against the state of play. `show` prints the tracker, the
- * order, a creature, the map or the log. */
+ * and pushed its arguments into the slots commands.def lays out for its
+ * family (lang/compile_cmd.c); here each family's run_ function reads them
+ * by slot against the state of play. `show` prints the tracker, the order,
+ * a creature, the map or the log. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
