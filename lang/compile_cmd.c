@@ -1,7 +1,9 @@
 /* compile_cmd: play commands. Each top-level command becomes one chunk that
- * pushes the command's arguments in a fixed order and runs OP_PLAY; the
- * words of every command are checked here, so `fray check` finds a
- * misspelt command or a square that cannot be before anything runs. */
+ * pushes the command's arguments into the slots commands.def lays out for
+ * its family, by name, and runs OP_PLAY; one compile_ function per family,
+ * from a table generated from commands.def. The words of every command are
+ * checked here, so `fray check` finds a misspelt command or a square that
+ * cannot be before anything runs. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,7 @@ static sty push_arg(compiler *cc, const node *a)
     return push_arg_taking(cc, a, 0);
 }
 
-static void emit_play(compiler *cc, command_id cmd, int operand, span sp)
+static void emit_play_op(compiler *cc, command_id cmd, int operand, span sp)
 {
     if (operand > COMMAND_MAX_ARGS && cmd == CMD_ROLL_INITIATIVE)
         comp_error(cc, sp, "roll initiative takes at most %d rolls, not %d (the creatures not named roll their own)",
@@ -185,7 +187,8 @@ static int push_action_args(compiler *cc, const node *action, const node *stop, 
 
 /* --- creatures -------------------------------------------------------------------- */
 
-static void compile_creature(compiler *cc, const node *cmd)
+/* The creature it describes, then OP_PLAY with its index as the operand. */
+static void compile_creature_type(compiler *cc, const node *cmd)
 {
     const decl *found = program_decl_at(cc->p, DK_CREATURE, cmd->sp);
     if (!found)
@@ -278,78 +281,180 @@ static void compile_creature(compiler *cc, const node *cmd)
         c->settings = g;
         c->settings[c->nsettings++] = s;
     }
-    emit_play(cc, CMD_CREATURE, ci, cmd->sp);
+    emit_play_op(cc, CMD_CREATURE, ci, cmd->sp);
+}
+
+/* --- the slots of a command's arguments ------------------------------------------------ */
+
+/* A command being compiled: its words, and the arguments pushed so far,
+   slot by slot in the order its family's layout gives (commands.def). */
+typedef struct {
+    compiler *cc;
+    ccur k;
+    const node *cmd;
+    command_id id;
+    const command_layout *layout;
+    int next; /* the first slot not yet filled */
+    int argc;
+    int filled[COMMAND_MAX_SLOTS];
+    int said[COMMAND_MAX_SLOTS]; /* what a count slot says */
+    bool disordered;
+} command_build;
+
+static bool slot_repeats(const command_build *b, int slot)
+{
+    slot_kind kind = b->layout->slots[slot].kind;
+    return kind == SLOT_REST || kind == SLOT_LIST;
+}
+
+/* n values were pushed for this slot: it must come after the last one
+   filled (a REST or LIST may be filled again), and the slots passed over
+   must be ones that can be empty. */
+static void put(command_build *b, int slot, int n)
+{
+    if (slot >= b->layout->nslots || slot < b->next - 1 || (slot == b->next - 1 && !slot_repeats(b, slot)))
+        b->disordered = true;
+    for (int s = b->next; s < slot && s < b->layout->nslots; s++)
+        if (b->layout->slots[s].kind == SLOT_ONE)
+            b->disordered = true;
+    if (slot >= b->next)
+        b->next = slot + 1;
+    if (slot < COMMAND_MAX_SLOTS)
+        b->filled[slot] += n;
+    b->argc += n;
+}
+
+/* A count slot: the length of a LIST, pushed as a number. */
+static void put_count(command_build *b, int slot, int n, span at)
+{
+    emit_const(b->cc, value_int(n), at);
+    b->said[slot] = n;
+    put(b, slot, 1);
+}
+
+/* Whether every slot holds what the layout says it holds. */
+static bool slots_complete(const command_build *b)
+{
+    for (int s = 0; s < b->layout->nslots; s++) {
+        const command_slot *sl = &b->layout->slots[s];
+        int n = b->filled[s];
+        if ((sl->kind == SLOT_ONE && n != 1) || (sl->kind == SLOT_OPT && n > 1) ||
+            (sl->kind == SLOT_LIST && n != b->said[sl->count]))
+            return false;
+    }
+    return !b->disordered;
+}
+
+static void emit_play(command_build *b)
+{
+    if (!slots_complete(b))
+        comp_error(b->cc, b->cmd->sp, "internal: '%s' is given its arguments otherwise than commands.def lays them out",
+                   command_words[b->id]);
+    emit_play_op(b->cc, b->id, b->argc, b->cmd->sp);
 }
 
 /* --- the commands ------------------------------------------------------------------- */
 
-static int cmd_begin_end(compiler *cc, const node *cmd, bool end)
+static bool compile_creature(command_build *b)
+{
+    compile_creature_type(b->cc, b->cmd);
+    return false; /* its OP_PLAY names the creature, not arguments */
+}
+
+static bool compile_begin(command_build *b)
 {
     static const char *const begins[] = {"encounter", "scene", "quest", "arc"};
-    static const char *const ends[] = {"turn", "encounter", "scene", "quest", "arc"};
-    ccur k;
-    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[end ? CMD_END : CMD_BEGIN]);
-    bool ok = end ? push_choice(cc, &k, "what ends", ends, 5) : push_choice(cc, &k, "what begins", begins, 4);
-    if (!ok)
-        return 0;
+    if (!push_choice(b->cc, &b->k, "what begins", begins, 4))
+        return false;
+    put(b, ARG_BEGIN_WHAT, 1);
     /* `begin encounter by NAME`: who started the fight (initiator()) */
-    if (!end && ccur_accept(&k, "by")) {
-        if (!push_creature(cc, &k, "the creature that starts the fight"))
-            return 0;
-        ccur_end(&k);
-        return 2;
+    if (ccur_accept(&b->k, "by")) {
+        if (!push_creature(b->cc, &b->k, "the creature that starts the fight"))
+            return false;
+        put(b, ARG_BEGIN_BY, 1);
     }
-    ccur_end(&k);
-    return 1;
+    ccur_end(&b->k);
+    return true;
 }
 
-static int cmd_roll_initiative(compiler *cc, const node *cmd)
+static bool compile_end(command_build *b)
 {
-    ccur k;
-    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[CMD_ROLL_INITIATIVE]);
-    int n = 0;
-    while (!ccur_done(&k)) {
-        ccur_skip_commas(&k);
-        if (ccur_done(&k))
+    static const char *const ends[] = {"turn", "encounter", "scene", "quest", "arc"};
+    if (!push_choice(b->cc, &b->k, "what ends", ends, 5))
+        return false;
+    put(b, ARG_END_WHAT, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+/* The number a player rolled for a creature, or nil: it rolls its own. */
+static void push_rolled(command_build *b)
+{
+    const node *at = b->k.at;
+    if (!at || at->kind == AST_SEP) {
+        emit_op(b->cc, OP_NIL, b->cmd->sp);
+        return;
+    }
+    ccur_take(&b->k);
+    fctx none = {0};
+    rexpr e;
+    if (rexpr_of(b->cc, &none, at, TY_NUM, "the number rolled", &e)) {
+        if (e.kind == REXPR_CONST)
+            emit_const(b->cc, e.v, at->sp);
+        else
+            compile_expr(b->cc, at);
+    }
+}
+
+/* Pushed: each creature named and its roll, as pairs. */
+static bool compile_roll_initiative(command_build *b)
+{
+    while (!ccur_done(&b->k)) {
+        ccur_skip_commas(&b->k);
+        if (ccur_done(&b->k))
             break;
-        if (!push_creature(cc, &k, "the creature whose roll is given"))
-            return n;
-        fctx none = {0};
-        rexpr e;
-        const node *at = k.at;
-        if (!at || at->kind == AST_SEP) {
-            /* no number: the creature rolls its own */
-            emit_op(cc, OP_NIL, cmd->sp);
-            n += 2;
-            ccur_skip_commas(&k);
-            continue;
-        }
-        ccur_take(&k);
-        if (rexpr_of(cc, &none, at, TY_NUM, "the number rolled", &e)) {
-            if (e.kind == REXPR_CONST)
-                emit_const(cc, e.v, at->sp);
-            else
-                compile_expr(cc, at);
-        }
-        n += 2;
-        ccur_skip_commas(&k);
+        if (!push_creature(b->cc, &b->k, "the creature whose roll is given"))
+            return false;
+        push_rolled(b);
+        put(b, ARG_ROLL_INITIATIVE_GIVEN, 2);
+        ccur_skip_commas(&b->k);
     }
-    return n;
+    return true;
 }
 
-static int cmd_show(compiler *cc, const node *cmd)
+static bool compile_show(command_build *b)
 {
-    int n = 0;
-    for (const node *a = cmd->list; a; a = a->next) {
+    for (const node *a = b->cmd->list; a; a = a->next) {
         if (a->kind == AST_SEP)
             continue;
-        push_arg(cc, a);
-        n++;
+        push_arg(b->cc, a);
+        put(b, ARG_SHOW_WHAT, 1);
     }
-    return n;
+    return true;
 }
 
-static int compile_act(compiler *cc, const node *cmd, bool as_command)
+static bool compile_bare(command_build *b)
+{
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_next(command_build *b)
+{
+    return compile_bare(b);
+}
+
+static bool compile_delay(command_build *b)
+{
+    return compile_bare(b);
+}
+
+static bool compile_explain(command_build *b)
+{
+    return compile_bare(b);
+}
+
+static int compile_action(compiler *cc, const node *cmd, bool as_command)
 {
     /* the actor: a creature by name, or any expression in a body */
     int id = comp_intern(cc, cmd->text);
@@ -369,43 +474,492 @@ static int compile_act(compiler *cc, const node *cmd, bool as_command)
 
 void compile_act_stmt(compiler *cc, const node *s)
 {
-    if (compile_act(cc, s, false) == 0)
+    if (compile_action(cc, s, false) == 0)
         emit_op(cc, OP_POP, s->sp);
 }
 
-/* `damage NAME N [KIND]`, `heal NAME N`: checked against what the rules
-   declare for them (a resource's `damage by`/`heal by`), on the user's line.
-   Pushed: the creature, the amount, the kind (or nil). */
-static bool cmd_damage(compiler *cc, ccur *k, const node *cmd, bool heal)
+static bool compile_act(command_build *b)
 {
-    const char *what = heal ? "healing" : "damage";
-    const r_resource *res = rules_damage_resource(cc->p, heal);
-    if (!res) {
-        /* the GM can still change a stat by hand: name the tracker's first column */
-        const r_encounter *e = &cc->p->rules->encounter;
-        const char *stat = e->ntrack > 0 ? program_string(cc->p, cc->p->decls[e->track[0]].name) : "STAT";
-        const char *who = k->at && k->at->kind == AST_NAME ? k->at->text : "NAME";
-        comp_error(cc, cmd->sp,
-                   "these rules say nothing of %s (no resource says '%s by PROCEDURE'): set %s.%s %s= N instead", what,
-                   heal ? "heal" : "damage", who, stat, heal ? "+" : "-");
+    if (compile_action(b->cc, b->cmd, true) == 0)
+        emit_op(b->cc, OP_POP, b->cmd->sp);
+    return false; /* an action runs OP_ACT, not OP_PLAY */
+}
+
+static bool compile_resume(command_build *b)
+{
+    if (!push_creature(b->cc, &b->k, "the creature that acts now"))
+        return false;
+    put(b, ARG_RESUME_WHO, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+/* `on EVENT(NAMES...)`: the event's pattern, the event, the pattern's length. */
+static bool push_hold_event(command_build *b, const node *pat)
+{
+    compiler *cc = b->cc;
+    int ev = rules_event(cc->p->rules, comp_intern(cc, pat->text));
+    if (ev < 0) {
+        cc->oom = true;
         return false;
     }
-    /* `damage wolf_2 -3` reads as one subtraction: a negative amount */
-    const node *first = k->at;
-    if (first && first->kind == AST_BINARY && first->op == '-' && first->a && first->a->kind == AST_NAME &&
-        name_resolves(cc, first->a->text)) {
-        span minus = {first->a->sp.end + 1, first->b->sp.end, first->sp.source};
-        comp_error(cc, minus, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
+    int np = 0;
+    for (const node *p = pat->list; p; p = p->next, np++) {
+        /* `_` matches anything; any other name must be known, so that
+           a misspelt creature is an error, not a wildcard */
+        if (p->kind == AST_NAME && strcmp(p->text, "_") == 0)
+            emit_op(cc, OP_NIL, p->sp);
+        else
+            compile_expr(cc, p);
+        put(b, ARG_HOLD_PATTERN, 1);
+    }
+    emit_const(cc, value_int(ev), pat->sp);
+    put(b, ARG_HOLD_EVENT, 1);
+    put_count(b, ARG_HOLD_NPATTERN, np, pat->sp);
+    return true;
+}
+
+static bool compile_hold(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    const char *who = k->at && k->at->text ? k->at->text : "NAME";
+    if (!push_creature(cc, k, "the creature that holds an action"))
+        return false;
+    put(b, ARG_HOLD_WHO, 1);
+    const node *on = k->at;
+    while (on && !(on->kind == AST_NAME && strcmp(on->text, "on") == 0))
+        on = on->next;
+    if (!on || !on->next || on->next->kind != AST_CALL) {
+        ccur_error(k, "say when: hold NAME ACTION ARGS on EVENT(...)");
         return false;
     }
-    if (!push_creature(cc, k, heal ? "the creature healed" : "the creature that takes the damage"))
+    int action;
+    int n = push_action_args(cc, k->at, on, b->cmd->sp, who, true, &action);
+    if (n < 0)
         return false;
-    const node *at = k->at;
+    put(b, ARG_HOLD_ARGS, n);
+    emit_const(cc, value_int(action), b->cmd->sp);
+    put(b, ARG_HOLD_ACTION, 1);
+    put_count(b, ARG_HOLD_NARGS, n, b->cmd->sp);
+    if (!push_hold_event(b, on->next))
+        return false;
+    if (on->next->next)
+        comp_error(cc, on->next->next->sp, "unexpected words after the event");
+    return true;
+}
+
+/* `forfeit|reorder NAME after|before NAME` */
+static bool compile_reorder(command_build *b)
+{
+    static const char *const where[] = {"after", "before"};
+    if (!push_creature(b->cc, &b->k, "the creature that moves"))
+        return false;
+    put(b, ARG_REORDER_WHO, 1);
+    if (!push_choice(b->cc, &b->k, "where it moves", where, 2))
+        return false;
+    put(b, ARG_REORDER_WHERE, 1);
+    if (!push_creature(b->cc, &b->k, "the creature it moves next to"))
+        return false;
+    put(b, ARG_REORDER_NEXT_TO, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+/* The answer: yes and no as booleans, anything else as an argument. */
+static bool push_answer(command_build *b)
+{
+    const node *v = ccur_take(&b->k);
+    if (!v) {
+        ccur_error(&b->k, "expected the answer");
+        return false;
+    }
+    if (v->kind == AST_NAME && (strcmp(v->text, "yes") == 0 || strcmp(v->text, "no") == 0))
+        emit_op(b->cc, strcmp(v->text, "yes") == 0 ? OP_TRUE : OP_FALSE, v->sp);
+    else
+        push_arg(b->cc, v);
+    return true;
+}
+
+static bool compile_answer(command_build *b)
+{
+    compiler *cc = b->cc;
+    const node *at = b->k.at;
+    int name = ccur_name(&b->k, "the ruling");
+    if (name < 0)
+        return false;
+    int ri = rules_ruling(cc->p->rules, name);
+    if (ri < 0) {
+        cmd_no_such(cc, at->sp, at->text, "ruling", DK_RULING, DK_RULING);
+        return false;
+    }
+    emit_const(cc, value_int(ri), at->sp);
+    put(b, ARG_ANSWER_RULING, 1);
+    if (!push_answer(b))
+        return false;
+    put(b, ARG_ANSWER_VALUE, 1);
+    if (ccur_accept(&b->k, "for")) {
+        if (!push_creature(cc, &b->k, "the creature the answer is for"))
+            return false;
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_ANSWER_FOR, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_policy(command_build *b)
+{
+    static const char *const choices[] = {"take", "decline"};
+    if (ccur_accept(&b->k, "reactions")) {
+        emit_op(b->cc, OP_NIL, b->cmd->sp);
+    } else if (!push_named(b->cc, &b->k, "trigger", rules_trigger, DK_TRIGGER)) {
+        return false;
+    }
+    put(b, ARG_POLICY_TRIGGER, 1);
+    if (!push_choice(b->cc, &b->k, "whether reactions are taken", choices, 2))
+        return false;
+    put(b, ARG_POLICY_CHOICE, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+/* `for DURATION`, or nil: the condition's own. */
+static bool push_apply_duration(command_build *b)
+{
+    if (!ccur_accept(&b->k, "for")) {
+        emit_op(b->cc, OP_NIL, b->cmd->sp);
+        return true;
+    }
+    fctx none = {0};
+    rexpr d;
+    const node *at = b->k.at;
+    if (!ccur_duration(&b->k, &none, &d))
+        return false;
+    if (d.kind == REXPR_CONST)
+        emit_const(b->cc, d.v, at->sp);
+    else
+        compile_expr(b->cc, at);
+    return true;
+}
+
+static bool compile_apply(command_build *b)
+{
+    compiler *cc = b->cc;
+    if (!push_named(cc, &b->k, "condition", rules_condition, DK_CONDITION))
+        return false;
+    put(b, ARG_APPLY_CONDITION, 1);
+    if (!ccur_expect(&b->k, "to") || !push_creature(cc, &b->k, "the creature"))
+        return false;
+    put(b, ARG_APPLY_TO, 1);
+    if (!push_apply_duration(b))
+        return false;
+    put(b, ARG_APPLY_FOR, 1);
+    if (ccur_accept(&b->k, "by")) {
+        if (!push_creature(cc, &b->k, "the creature that caused it"))
+            return false;
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_APPLY_BY, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_remove(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    /* `remove NAME`: a creature leaves play; a condition alone still
+       asks for `from NAME` */
+    if (k->at && !k->at->next && k->at->kind == AST_NAME &&
+        !program_find_decl(cc->p, DK_CONDITION, comp_intern(cc, k->at->text))) {
+        if (!push_creature(cc, k, "the creature that leaves play"))
+            return false;
+        put(b, ARG_REMOVE_WHAT, 1);
+        ccur_end(k);
+        return true;
+    }
+    if (!push_named(cc, k, "condition", rules_condition, DK_CONDITION))
+        return false;
+    put(b, ARG_REMOVE_WHAT, 1);
+    if (!ccur_expect(k, "from") || !push_creature(cc, k, "the creature"))
+        return false;
+    put(b, ARG_REMOVE_FROM, 1);
+    ccur_end(k);
+    return true;
+}
+
+/* After `place NAME at|in` or `move NAME to`: a square, or a zone by name. */
+static bool push_destination(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    bool zone = ccur_accept(k, "in");
+    if (zone) {
+        int z = ccur_name(k, "a zone");
+        if (z < 0)
+            return false;
+        push_word(cc, program_string(cc->p, z), b->cmd->sp);
+    } else if (k->at && k->at->kind == AST_NAME && !square_node(k->at, &(int32_t){0}, &(int32_t){0})) {
+        /* on a grid, a square that is none; under zones, a zone may be called A0 */
+        if (cc->p->rules->space.kind != SPACE_ZONES && not_a_square(cc, k->at))
+            return false;
+        if (cc->p->rules->space.kind == SPACE_GRID) {
+            comp_error(cc, k->at->sp, "expected a square, as in c4, not '%s': these rules use a grid, not zones",
+                       k->at->text);
+            return false;
+        }
+        int z = ccur_name(k, "a square or zone");
+        push_word(cc, program_string(cc->p, z), b->cmd->sp);
+    } else if (!push_square(cc, k)) {
+        return false;
+    }
+    return true;
+}
+
+static bool compile_place(command_build *b)
+{
+    if (!push_creature(b->cc, &b->k, "the creature"))
+        return false;
+    put(b, ARG_PLACE_WHO, 1);
+    if (!ccur_accept(&b->k, "at") && !ccur_is(&b->k, "in")) {
+        ccur_error(&b->k, "expected '%s'", "at SQUARE' or 'in ZONE");
+        return false;
+    }
+    if (!push_destination(b))
+        return false;
+    put(b, ARG_PLACE_WHERE, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_move(command_build *b)
+{
+    if (!push_creature(b->cc, &b->k, "the creature"))
+        return false;
+    put(b, ARG_MOVE_WHO, 1);
+    if (!ccur_accept(&b->k, "to")) {
+        ccur_error(&b->k, "expected '%s'", "to");
+        return false;
+    }
+    if (!push_destination(b))
+        return false;
+    put(b, ARG_MOVE_TO, 1);
+    if (ccur_accept(&b->k, "via")) {
+        while (!ccur_done(&b->k)) {
+            ccur_skip_commas(&b->k);
+            if (!push_square(b->cc, &b->k))
+                return false;
+            put(b, ARG_MOVE_VIA, 1);
+            ccur_skip_commas(&b->k);
+        }
+    }
+    ccur_end(&b->k);
+    return true;
+}
+
+/* `wall SQUARE [to SQUARE]`, `terrain difficult SQUARE [to SQUARE]` */
+static bool compile_wall(command_build *b)
+{
+    if (b->id == CMD_TERRAIN && !ccur_expect(&b->k, "difficult"))
+        return false;
+    if (!push_square(b->cc, &b->k))
+        return false;
+    put(b, ARG_WALL_FROM, 1);
+    if (ccur_accept(&b->k, "to")) {
+        if (!push_square(b->cc, &b->k))
+            return false;
+        put(b, ARG_WALL_TO, 1);
+    }
+    ccur_end(&b->k);
+    return true;
+}
+
+/* `next to NAME, ...`: the neighbours are counted first, for their number
+   goes before them. */
+static bool push_zone_neighbours(command_build *b)
+{
+    ccur *k = &b->k;
+    int nnext = 0;
+    if (!ccur_accept(k, "next")) {
+        put_count(b, ARG_ZONE_NNEXT, 0, b->cmd->sp);
+        return true;
+    }
+    if (!ccur_expect(k, "to"))
+        return false;
+    ccur names = *k;
+    while (!ccur_done(k) && !ccur_is(k, "with")) {
+        ccur_skip_commas(k);
+        if (ccur_name(k, "a zone next to it") < 0)
+            return false;
+        nnext++;
+        ccur_skip_commas(k);
+    }
+    if (nnext == 0) {
+        ccur_error(k, "expected a zone next to it");
+        return false;
+    }
+    put_count(b, ARG_ZONE_NNEXT, nnext, b->cmd->sp);
+    for (int i = 0; i < nnext; i++) {
+        ccur_skip_commas(&names);
+        push_word(b->cc, names.at->text, names.at->sp);
+        put(b, ARG_ZONE_NEXT, 1);
+        ccur_name(&names, "a zone next to it");
+    }
+    return true;
+}
+
+static bool compile_zone(command_build *b)
+{
+    compiler *cc = b->cc;
+    int z = ccur_name(&b->k, "the zone's name");
+    if (z < 0)
+        return false;
+    push_word(cc, program_string(cc->p, z), b->cmd->sp);
+    put(b, ARG_ZONE_NAME, 1);
+    if (!push_zone_neighbours(b))
+        return false;
+    if (ccur_accept(&b->k, "with")) {
+        /* its traits and features, as words */
+        while (!ccur_done(&b->k)) {
+            ccur_skip_commas(&b->k);
+            int t = ccur_name(&b->k, "a trait or feature");
+            if (t < 0)
+                return false;
+            push_word(cc, program_string(cc->p, t), b->cmd->sp);
+            put(b, ARG_ZONE_TRAITS, 1);
+            ccur_skip_commas(&b->k);
+        }
+    }
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_join(command_build *b)
+{
+    while (!ccur_done(&b->k) && !ccur_is(&b->k, "to")) {
+        ccur_skip_commas(&b->k);
+        if (!push_creature(b->cc, &b->k, "a creature"))
+            return false;
+        put(b, ARG_JOIN_WHO, 1);
+        ccur_skip_commas(&b->k);
+    }
+    if (!ccur_expect(&b->k, "to"))
+        return false;
+    int g = ccur_name(&b->k, "the group's name");
+    if (g < 0)
+        return false;
+    push_word(b->cc, program_string(b->cc->p, g), b->cmd->sp);
+    put(b, ARG_JOIN_GROUP, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+static bool compile_engage(command_build *b)
+{
+    if (!push_creature(b->cc, &b->k, "a creature"))
+        return false;
+    put(b, ARG_ENGAGE_WHO, 1);
+    if (!ccur_expect(&b->k, "with") || !push_creature(b->cc, &b->k, "the creature it engages"))
+        return false;
+    put(b, ARG_ENGAGE_WITH, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
+/* `fight [N rounds]`: 0 rounds is until the encounter ends. */
+static bool compile_fight(command_build *b)
+{
+    int64_t n = 0;
+    if (!ccur_done(&b->k)) {
+        /* `2 rounds` is one quantity */
+        const node *q = ccur_take(&b->k);
+        if (!q || q->kind != AST_QTY || (strcmp(q->text, "round") && strcmp(q->text, "rounds")) || q->den != 1) {
+            comp_error(b->cc, q ? q->sp : b->cmd->sp, "say how many rounds, as in 'fight 2 rounds'");
+            return false;
+        }
+        n = q->num;
+        if (n < 1 || n > INT32_MAX) {
+            comp_error(b->cc, q->sp, "fight N rounds takes N from 1 to %d, not %lld", INT32_MAX, (long long)n);
+            return false;
+        }
+    }
+    ccur_end(&b->k);
+    emit_const(b->cc, value_int(n), b->cmd->sp);
+    put(b, ARG_FIGHT_ROUNDS, 1);
+    return true;
+}
+
+/* `hide|reveal NAME [STAT...]`: the stats as their declarations' indexes. */
+static bool compile_hide(command_build *b)
+{
+    compiler *cc = b->cc;
+    if (!push_creature(cc, &b->k, "the creature"))
+        return false;
+    put(b, ARG_HIDE_WHO, 1);
+    while (!ccur_done(&b->k)) {
+        const node *a = b->k.at;
+        int name = ccur_name(&b->k, "a stat");
+        if (name < 0)
+            return false;
+        const decl *sd = program_find_decl(cc->p, DK_STAT, name);
+        if (!sd)
+            sd = program_find_decl(cc->p, DK_RESOURCE, name);
+        if (!sd) {
+            cmd_no_such(cc, a->sp, a->text, "stat or resource", DK_STAT, DK_RESOURCE);
+            return false;
+        }
+        emit_const(cc, value_int(program_decl_index(cc->p, sd)), a->sp);
+        put(b, ARG_HIDE_STATS, 1);
+    }
+    return true;
+}
+
+static bool compile_can(command_build *b)
+{
+    const char *who = b->k.at && b->k.at->text ? b->k.at->text : "NAME";
+    if (!push_creature(b->cc, &b->k, "the creature"))
+        return false;
+    put(b, ARG_CAN_WHO, 1);
+    int action;
+    int n = push_action_args(b->cc, b->k.at, NULL, b->cmd->sp, who, true, &action);
+    if (n < 0)
+        return false;
+    put(b, ARG_CAN_ARGS, n);
+    emit_const(b->cc, value_int(action), b->cmd->sp);
+    put(b, ARG_CAN_ACTION, 1);
+    return true;
+}
+
+/* Without a resource that says how damage or healing is taken, the GM is
+   shown how to change the stat by hand. */
+static bool damage_handled(command_build *b, bool heal)
+{
+    compiler *cc = b->cc;
+    if (rules_damage_resource(cc->p, heal))
+        return true;
+    /* the GM can still change a stat by hand: name the tracker's first column */
+    const r_encounter *e = &cc->p->rules->encounter;
+    const char *stat = e->ntrack > 0 ? program_string(cc->p, cc->p->decls[e->track[0]].name) : "STAT";
+    const char *who = b->k.at && b->k.at->kind == AST_NAME ? b->k.at->text : "NAME";
+    comp_error(cc, b->cmd->sp,
+               "these rules say nothing of %s (no resource says '%s by PROCEDURE'): set %s.%s %s= N instead",
+               heal ? "healing" : "damage", heal ? "heal" : "damage", who, stat, heal ? "+" : "-");
+    return false;
+}
+
+/* The amount: a whole number, 0 or more, where it is known before play. */
+static bool push_damage_amount(command_build *b, bool heal)
+{
+    compiler *cc = b->cc;
+    const node *at = b->k.at;
     if (!at || at->kind == AST_SEP) {
-        ccur_error(k, "expected the amount, as in '%s'", heal ? "heal NAME 5" : "damage NAME 7");
+        ccur_error(&b->k, "expected the amount, as in '%s'", heal ? "heal NAME 5" : "damage NAME 7");
         return false;
     }
-    ccur_take(k);
+    ccur_take(&b->k);
     fctx none = {0};
     rexpr n;
     if (!rexpr_of(cc, &none, at, TY_NUM, heal ? "the amount healed" : "the amount of damage", &n))
@@ -419,39 +973,93 @@ static bool cmd_damage(compiler *cc, ccur *k, const node *cmd, bool heal)
     } else {
         compile_expr(cc, at);
     }
+    return true;
+}
+
+/* A kind the resource knows, or an error that names those it knows. */
+static bool damage_kind_known(compiler *cc, const r_resource *res, const node *kn, int kind)
+{
+    if (res->nkinds == 0) {
+        comp_error(cc, kn->sp, "these rules have no kinds of damage: damage NAME N");
+        return false;
+    }
+    if (rules_damage_kind(res, kind) >= 0)
+        return true;
+    char known[256];
+    size_t len = 0;
+    suggestion sg;
+    suggest_init(&sg, kn->text);
+    for (int i = 0; i < res->nkinds && len < sizeof known; i++) {
+        const char *w = program_string(cc->p, res->kinds[i]);
+        suggest_consider(&sg, w, 0);
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", w);
+    }
+    if (sg.found)
+        comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)", kn->text,
+                   sg.best, known);
+    else
+        comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known);
+    return false;
+}
+
+/* `damage NAME N [KIND]`, `heal NAME N`: checked against what the rules
+   declare for them (a resource's `damage by`/`heal by`), on the user's line.
+   Pushed: the creature, the amount, the kind (or nil). */
+static bool compile_damage(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    bool heal = b->id == CMD_HEAL;
+    if (!damage_handled(b, heal))
+        return false;
+    /* `damage wolf_2 -3` reads as one subtraction: a negative amount */
+    const node *first = k->at;
+    if (first && first->kind == AST_BINARY && first->op == '-' && first->a && first->a->kind == AST_NAME &&
+        name_resolves(cc, first->a->text)) {
+        span minus = {first->a->sp.end + 1, first->b->sp.end, first->sp.source};
+        comp_error(cc, minus, "the amount %s is a whole number, 0 or more", heal ? "healed" : "of damage");
+        return false;
+    }
+    if (!push_creature(cc, k, heal ? "the creature healed" : "the creature that takes the damage"))
+        return false;
+    put(b, ARG_DAMAGE_WHO, 1);
+    if (!push_damage_amount(b, heal))
+        return false;
+    put(b, ARG_DAMAGE_AMOUNT, 1);
     if (heal || ccur_done(k)) {
-        emit_op(cc, OP_NIL, cmd->sp);
+        emit_op(cc, OP_NIL, b->cmd->sp);
+        put(b, ARG_DAMAGE_KIND, 1);
         ccur_end(k);
         return true;
     }
     const node *kn = k->at;
     int kind = ccur_name(k, "the kind of damage");
-    if (kind < 0)
+    if (kind < 0 || !damage_kind_known(cc, rules_damage_resource(cc->p, heal), kn, kind))
         return false;
-    if (res->nkinds == 0) {
-        comp_error(cc, kn->sp, "these rules have no kinds of damage: damage NAME N");
-        return false;
-    }
-    if (rules_damage_kind(res, kind) < 0) {
-        char known[256];
-        size_t len = 0;
-        suggestion sg;
-        suggest_init(&sg, kn->text);
-        for (int i = 0; i < res->nkinds && len < sizeof known; i++) {
-            const char *w = program_string(cc->p, res->kinds[i]);
-            suggest_consider(&sg, w, 0);
-            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", w);
-        }
-        if (sg.found)
-            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)",
-                       kn->text, sg.best, known);
-        else
-            comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known);
-        return false;
-    }
     push_word(cc, kn->text, kn->sp);
+    put(b, ARG_DAMAGE_KIND, 1);
     ccur_end(k);
     return true;
+}
+
+/* --- dispatch ------------------------------------------------------------------------ */
+
+/* Each family's compiler pushes the command's arguments and says whether
+   an OP_PLAY is to run them (creature and act emit their own code). */
+typedef bool (*command_compiler)(command_build *b);
+
+static const command_compiler command_compilers[FAMILY_COUNT] = {
+#define FAMILY(family, slots) [FAMILY_##family] = compile_##family,
+#include "runtime/core/commands.def"
+#undef FAMILY
+};
+
+/* Compiles the command's words; true if its arguments are all pushed. */
+static bool compile_command_args(compiler *cc, const node *cmd, command_id id, command_build *b)
+{
+    *b = (command_build){.cc = cc, .cmd = cmd, .id = id, .layout = &command_layouts[command_families[id]]};
+    ccur_init(&b->k, cc, cmd, cmd->list, NULL, command_usage[id]);
+    return command_compilers[command_families[id]](b);
 }
 
 /* Commands written as a word and arguments (`next`, `place a at c4`). */
@@ -461,6 +1069,7 @@ static void clause_command(compiler *cc, const node *cmd)
     for (int i = 0; i < CMD_COUNT; i++)
         if (strcmp(command_words[i], cmd->text) == 0)
             id = (command_id)i;
+    /* these are not clauses: the grammar reads them on its own */
     if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END || id == CMD_SHOW ||
         id == CMD_ROLL_INITIATIVE) {
         cmd_unknown_word(cc, cmd);
@@ -470,345 +1079,27 @@ static void clause_command(compiler *cc, const node *cmd)
         comp_error(cc, cmd->b->sp, "'%s' takes no block", cmd->text);
         return;
     }
-    ccur k;
-    ccur_init(&k, cc, cmd, cmd->list, NULL, command_usage[id]);
-    const rules *r = cc->p->rules;
-    int argc = 0;
-    switch (id) {
-    case CMD_NEXT:
-    case CMD_DELAY:
-    case CMD_EXPLAIN: ccur_end(&k); break;
-    case CMD_RESUME:
-        argc = push_creature(cc, &k, "the creature that acts now");
-        ccur_end(&k);
-        break;
-    case CMD_HOLD: {
-        const char *who = k.at && k.at->text ? k.at->text : "NAME";
-        if (!push_creature(cc, &k, "the creature that holds an action"))
-            return;
-        const node *on = k.at;
-        while (on && !(on->kind == AST_NAME && strcmp(on->text, "on") == 0))
-            on = on->next;
-        if (!on || !on->next || on->next->kind != AST_CALL) {
-            ccur_error(&k, "say when: hold NAME ACTION ARGS on EVENT(...)");
-            return;
-        }
-        int action;
-        int n = push_action_args(cc, k.at, on, cmd->sp, who, true, &action);
-        if (n < 0)
-            return;
-        emit_const(cc, value_int(action), cmd->sp);
-        emit_const(cc, value_int(n), cmd->sp);
-        const node *pat = on->next;
-        int ev = rules_event(cc->p->rules, comp_intern(cc, pat->text));
-        if (ev < 0) {
-            cc->oom = true;
-            return;
-        }
-        int np = 0;
-        for (const node *p = pat->list; p; p = p->next, np++) {
-            /* `_` matches anything; any other name must be known, so that
-               a misspelt creature is an error, not a wildcard */
-            if (p->kind == AST_NAME && strcmp(p->text, "_") == 0)
-                emit_op(cc, OP_NIL, p->sp);
-            else
-                compile_expr(cc, p);
-        }
-        emit_const(cc, value_int(ev), pat->sp);
-        emit_const(cc, value_int(np), pat->sp);
-        argc = 1 + n + 2 + np + 2;
-        if (on->next->next)
-            comp_error(cc, on->next->next->sp, "unexpected words after the event");
-        break;
+    command_build b;
+    if (compile_command_args(cc, cmd, id, &b))
+        emit_play(&b);
+}
+
+/* `begin`, `end`, `roll initiative` and `show`, as the grammar reads them:
+   their OP_PLAY runs even after an error, whose report says enough. */
+static void keyword_command(compiler *cc, const node *cmd)
+{
+    command_id id = CMD_SHOW;
+    switch ((decl_kind)cmd->op) {
+    case DK_BEGIN: id = CMD_BEGIN; break;
+    case DK_END: id = CMD_END; break;
+    case DK_ROLL_INITIATIVE: id = CMD_ROLL_INITIATIVE; break;
+    default: break;
     }
-    case CMD_FORFEIT:
-    case CMD_REORDER: {
-        static const char *const where[] = {"after", "before"};
-        if (!push_creature(cc, &k, "the creature that moves") || !push_choice(cc, &k, "where it moves", where, 2) ||
-            !push_creature(cc, &k, "the creature it moves next to"))
-            return;
-        argc = 3;
-        ccur_end(&k);
-        break;
-    }
-    case CMD_ANSWER: {
-        const node *at = k.at;
-        int name = ccur_name(&k, "the ruling");
-        if (name < 0)
-            return;
-        int ri = rules_ruling(r, name);
-        if (ri < 0) {
-            cmd_no_such(cc, at->sp, at->text, "ruling", DK_RULING, DK_RULING);
-            return;
-        }
-        emit_const(cc, value_int(ri), at->sp);
-        const node *v = ccur_take(&k);
-        if (!v) {
-            ccur_error(&k, "expected the answer");
-            return;
-        }
-        if (v->kind == AST_NAME && (strcmp(v->text, "yes") == 0 || strcmp(v->text, "no") == 0))
-            emit_op(cc, strcmp(v->text, "yes") == 0 ? OP_TRUE : OP_FALSE, v->sp);
-        else
-            push_arg(cc, v);
-        if (ccur_accept(&k, "for")) {
-            if (!push_creature(cc, &k, "the creature the answer is for"))
-                return;
-        } else {
-            emit_op(cc, OP_NIL, cmd->sp);
-        }
-        ccur_end(&k);
-        argc = 3;
-        break;
-    }
-    case CMD_POLICY: {
-        static const char *const choices[] = {"take", "decline"};
-        if (ccur_accept(&k, "reactions")) {
-            emit_op(cc, OP_NIL, cmd->sp);
-        } else if (!push_named(cc, &k, "trigger", rules_trigger, DK_TRIGGER)) {
-            return;
-        }
-        if (!push_choice(cc, &k, "whether reactions are taken", choices, 2))
-            return;
-        ccur_end(&k);
-        argc = 2;
-        break;
-    }
-    case CMD_APPLY: {
-        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "to") ||
-            !push_creature(cc, &k, "the creature"))
-            return;
-        if (ccur_accept(&k, "for")) {
-            fctx none = {0};
-            rexpr d;
-            const node *at = k.at;
-            if (!ccur_duration(&k, &none, &d))
-                return;
-            if (d.kind == REXPR_CONST)
-                emit_const(cc, d.v, at->sp);
-            else
-                compile_expr(cc, at);
-        } else {
-            emit_op(cc, OP_NIL, cmd->sp);
-        }
-        if (ccur_accept(&k, "by")) {
-            if (!push_creature(cc, &k, "the creature that caused it"))
-                return;
-        } else {
-            emit_op(cc, OP_NIL, cmd->sp);
-        }
-        ccur_end(&k);
-        argc = 4;
-        break;
-    }
-    case CMD_REMOVE:
-        /* `remove NAME`: a creature leaves play; a condition alone still
-           asks for `from NAME` */
-        if (k.at && !k.at->next && k.at->kind == AST_NAME &&
-            !program_find_decl(cc->p, DK_CONDITION, comp_intern(cc, k.at->text))) {
-            if (!push_creature(cc, &k, "the creature that leaves play"))
-                return;
-            ccur_end(&k);
-            argc = 1;
-            break;
-        }
-        if (!push_named(cc, &k, "condition", rules_condition, DK_CONDITION) || !ccur_expect(&k, "from") ||
-            !push_creature(cc, &k, "the creature"))
-            return;
-        ccur_end(&k);
-        argc = 2;
-        break;
-    case CMD_PLACE:
-    case CMD_MOVE: {
-        if (!push_creature(cc, &k, "the creature"))
-            return;
-        if (ccur_accept(&k, id == CMD_PLACE ? "at" : "to") || (id == CMD_PLACE && ccur_is(&k, "in"))) {
-            bool zone = ccur_accept(&k, "in");
-            if (zone) {
-                int z = ccur_name(&k, "a zone");
-                if (z < 0)
-                    return;
-                push_word(cc, program_string(cc->p, z), cmd->sp);
-            } else if (k.at && k.at->kind == AST_NAME && !square_node(k.at, &(int32_t){0}, &(int32_t){0})) {
-                /* on a grid, a square that is none; under zones, a zone may be called A0 */
-                if (cc->p->rules->space.kind != SPACE_ZONES && not_a_square(cc, k.at))
-                    return;
-                if (cc->p->rules->space.kind == SPACE_GRID) {
-                    comp_error(cc, k.at->sp, "expected a square, as in c4, not '%s': these rules use a grid, not zones",
-                               k.at->text);
-                    return;
-                }
-                int z = ccur_name(&k, "a square or zone");
-                push_word(cc, program_string(cc->p, z), cmd->sp);
-            } else if (!push_square(cc, &k)) {
-                return;
-            }
-        } else {
-            ccur_error(&k, "expected '%s'", id == CMD_PLACE ? "at SQUARE' or 'in ZONE" : "to");
-            return;
-        }
-        argc = 2;
-        if (id == CMD_MOVE && ccur_accept(&k, "via")) {
-            while (!ccur_done(&k)) {
-                ccur_skip_commas(&k);
-                if (!push_square(cc, &k))
-                    return;
-                argc++;
-                ccur_skip_commas(&k);
-            }
-        }
-        ccur_end(&k);
-        break;
-    }
-    case CMD_WALL:
-    case CMD_TERRAIN: {
-        if (id == CMD_TERRAIN && !ccur_expect(&k, "difficult"))
-            return;
-        if (!push_square(cc, &k))
-            return;
-        if (ccur_accept(&k, "to")) {
-            if (!push_square(cc, &k))
-                return;
-            argc = 2;
-        } else {
-            argc = 1;
-        }
-        ccur_end(&k);
-        break;
-    }
-    case CMD_ZONE: {
-        int z = ccur_name(&k, "the zone's name");
-        if (z < 0)
-            return;
-        push_word(cc, program_string(cc->p, z), cmd->sp);
-        /* pushed: the name, how many neighbours, each neighbour, the traits */
-        /* the neighbours are counted first: their number goes before them */
-        int nnext = 0;
-        if (ccur_accept(&k, "next")) {
-            if (!ccur_expect(&k, "to"))
-                return;
-            ccur names = k;
-            while (!ccur_done(&k) && !ccur_is(&k, "with")) {
-                ccur_skip_commas(&k);
-                if (ccur_name(&k, "a zone next to it") < 0)
-                    return;
-                nnext++;
-                ccur_skip_commas(&k);
-            }
-            if (nnext == 0) {
-                ccur_error(&k, "expected a zone next to it");
-                return;
-            }
-            emit_const(cc, value_int(nnext), cmd->sp);
-            for (int i = 0; i < nnext; i++) {
-                ccur_skip_commas(&names);
-                push_word(cc, names.at->text, names.at->sp);
-                ccur_name(&names, "a zone next to it");
-            }
-        } else {
-            emit_const(cc, value_int(0), cmd->sp);
-        }
-        argc = 2 + nnext;
-        if (ccur_accept(&k, "with")) {
-            /* its traits and features, as words */
-            while (!ccur_done(&k)) {
-                ccur_skip_commas(&k);
-                int t = ccur_name(&k, "a trait or feature");
-                if (t < 0)
-                    return;
-                push_word(cc, program_string(cc->p, t), cmd->sp);
-                argc++;
-                ccur_skip_commas(&k);
-            }
-        }
-        ccur_end(&k);
-        break;
-    }
-    case CMD_JOIN: {
-        while (!ccur_done(&k) && !ccur_is(&k, "to")) {
-            ccur_skip_commas(&k);
-            if (!push_creature(cc, &k, "a creature"))
-                return;
-            argc++;
-            ccur_skip_commas(&k);
-        }
-        if (!ccur_expect(&k, "to"))
-            return;
-        int g = ccur_name(&k, "the group's name");
-        if (g < 0)
-            return;
-        push_word(cc, program_string(cc->p, g), cmd->sp);
-        argc++;
-        ccur_end(&k);
-        break;
-    }
-    case CMD_ENGAGE:
-        if (!push_creature(cc, &k, "a creature") || !ccur_expect(&k, "with") ||
-            !push_creature(cc, &k, "the creature it engages"))
-            return;
-        ccur_end(&k);
-        argc = 2;
-        break;
-    case CMD_FIGHT: {
-        int64_t n = 0;
-        if (!ccur_done(&k)) {
-            /* `2 rounds` is one quantity */
-            const node *q = ccur_take(&k);
-            if (!q || q->kind != AST_QTY || (strcmp(q->text, "round") && strcmp(q->text, "rounds")) || q->den != 1) {
-                comp_error(cc, q ? q->sp : cmd->sp, "say how many rounds, as in 'fight 2 rounds'");
-                return;
-            }
-            n = q->num;
-            if (n < 1 || n > INT32_MAX) {
-                comp_error(cc, q->sp, "fight N rounds takes N from 1 to %d, not %lld", INT32_MAX, (long long)n);
-                return;
-            }
-        }
-        ccur_end(&k);
-        emit_const(cc, value_int(n), cmd->sp);
-        argc = 1;
-        break;
-    }
-    case CMD_HIDE:
-    case CMD_REVEAL:
-        if (!push_creature(cc, &k, "the creature"))
-            return;
-        for (argc = 1; !ccur_done(&k); argc++) {
-            const node *a = k.at;
-            int name = ccur_name(&k, "a stat");
-            if (name < 0)
-                return;
-            const decl *sd = program_find_decl(cc->p, DK_STAT, name);
-            if (!sd)
-                sd = program_find_decl(cc->p, DK_RESOURCE, name);
-            if (!sd) {
-                cmd_no_such(cc, a->sp, a->text, "stat or resource", DK_STAT, DK_RESOURCE);
-                return;
-            }
-            emit_const(cc, value_int(program_decl_index(cc->p, sd)), a->sp);
-        }
-        break;
-    case CMD_CAN: {
-        const char *who = k.at && k.at->text ? k.at->text : "NAME";
-        if (!push_creature(cc, &k, "the creature"))
-            return;
-        int action;
-        int n = push_action_args(cc, k.at, NULL, cmd->sp, who, true, &action);
-        if (n < 0)
-            return;
-        emit_const(cc, value_int(action), cmd->sp);
-        argc = n + 2;
-        break;
-    }
-    case CMD_DAMAGE:
-    case CMD_HEAL:
-        if (!cmd_damage(cc, &k, cmd, id == CMD_HEAL))
-            return;
-        argc = 3;
-        break;
-    default: return;
-    }
-    emit_play(cc, id, argc, cmd->sp);
+    command_build b;
+    if (compile_command_args(cc, cmd, id, &b))
+        emit_play(&b);
+    else
+        emit_play_op(cc, id, b.argc, cmd->sp);
 }
 
 void compile_command(compiler *cc, const node *cmd)
@@ -820,24 +1111,11 @@ void compile_command(compiler *cc, const node *cmd)
     if (!fs.c)
         return;
     fs.top_level = true;
+    command_build b;
     switch ((ast_kind)cmd->kind) {
-    case AST_DECL: compile_creature(cc, cmd); break;
-    case AST_COMMAND: {
-        int argc = 0;
-        command_id id = CMD_SHOW;
-        switch ((decl_kind)cmd->op) {
-        case DK_BEGIN: id = CMD_BEGIN, argc = cmd_begin_end(cc, cmd, false); break;
-        case DK_END: id = CMD_END, argc = cmd_begin_end(cc, cmd, true); break;
-        case DK_ROLL_INITIATIVE: id = CMD_ROLL_INITIATIVE, argc = cmd_roll_initiative(cc, cmd); break;
-        default: argc = cmd_show(cc, cmd); break;
-        }
-        emit_play(cc, id, argc, cmd->sp);
-        break;
-    }
-    case AST_ACT:
-        if (compile_act(cc, cmd, true) == 0)
-            emit_op(cc, OP_POP, cmd->sp);
-        break;
+    case AST_DECL: compile_command_args(cc, cmd, CMD_CREATURE, &b); break;
+    case AST_COMMAND: keyword_command(cc, cmd); break;
+    case AST_ACT: compile_command_args(cc, cmd, CMD_ACT, &b); break;
     case AST_CLAUSE: clause_command(cc, cmd); break;
     default: compile_stmt(cc, cmd); break;
     }

@@ -1,7 +1,8 @@
 /* play: the play commands. The compiler has checked each command's words
- * and pushed its arguments in a fixed order (lang/compile_cmd.c); here
- * they run against the state of play. `show` prints the tracker, the
- * order, a creature, the map or the log. */
+ * and pushed its arguments into the slots commands.def lays out for its
+ * family (lang/compile_cmd.c); here each family's run_ function reads them
+ * by slot against the state of play. `show` prints the tracker, the order,
+ * a creature, the map or the log. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -369,6 +370,24 @@ static bool show(vm *v, const value *args, int argc, span at)
 
 /* --- the commands ---------------------------------------------------------------------- */
 
+/* A command about to run: which, and its arguments by slot (commands.def). */
+typedef struct {
+    vm *v;
+    command_id cmd;
+    command_args args;
+    span at;
+} command_run;
+
+static value arg(const command_run *r, int slot)
+{
+    return command_arg(&r->args, slot);
+}
+
+static int creature_slot(const command_run *r, int slot)
+{
+    return creature_arg(r->v, arg(r, slot), r->at);
+}
+
 /* May this action be held under `allow hold only ...`? Every way to pay it
    must spend one of the slots named (a free action cannot be held). */
 static bool hold_allowed(vm *v, int action)
@@ -388,17 +407,14 @@ static bool hold_allowed(vm *v, int action)
     return true;
 }
 
-static bool cmd_hold(vm *v, const value *args, int argc, span at)
+/* Whether creature c may ready an action now; if not, why is said (and
+ *said is set). False on an error. */
+static bool hold_may_ready(vm *v, int c, bool *said, span at)
 {
     combat *cb = &v->world->cb;
-    const r_initiative *in = &v->r->initiative;
-    if (!in->allow_hold)
-        return vm_error(v, at, "these rules do not let a creature hold an action");
-    int c = creature_arg(v, args[0], at);
-    if (c < 0)
-        return false;
     /* a creature readies an action in its own turn, while it can act */
     bool out = false;
+    *said = true;
     if (cb->active && !encounter_out(v, c, &out, at))
         return false;
     if (out) {
@@ -410,73 +426,66 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
         combat_say(v, "%s cannot hold an action: a creature readies one in its own turn", v->world->creatures[c].name);
         return true;
     }
-    /* pushed as: creature, the action's arguments, action, their count,
-       the event's pattern, event, the pattern's length */
-    int np = (int)args[argc - 1].num;
-    int event = (int)args[argc - 2].num;
-    const value *pattern = &args[argc - 2 - np];
-    int n = (int)args[argc - 3 - np].num;
-    int action = (int)args[argc - 4 - np].num;
-    const value *act_args = &args[1];
-    if (n > ACTION_MAX_PARAMS)
-        return vm_error(v, at, "a held action takes at most %d arguments", ACTION_MAX_PARAMS);
-    if (np > TRIGGER_MAX_PARAMS)
-        return vm_error(v, at, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
-    /* `allow hold only SLOT or ...`: every way to pay the action spends one of them */
-    if (in->nhold_only > 0 && !hold_allowed(v, action)) {
-        char names[128], cite[160];
-        size_t len = 0;
-        for (int i = 0; i < in->nhold_only && len < sizeof names; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "",
-                                    program_string(v->p, v->r->slots[in->hold_only[i]].name));
-        combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, cite, sizeof cite);
-        combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->world->creatures[c].name,
-                   program_string(v->p, v->r->actions[action].name), names, cite[0] ? " (" : "", cite,
-                   cite[0] ? ")" : "");
-        return true;
-    }
+    *said = false;
+    return true;
+}
+
+/* `allow hold only SLOT or ...`: says why the action may not be held. */
+static void hold_refused(vm *v, int c, int action)
+{
+    const r_initiative *in = &v->r->initiative;
+    char names[128], cite[160];
+    size_t len = 0;
+    for (int i = 0; i < in->nhold_only && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "",
+                                program_string(v->p, v->r->slots[in->hold_only[i]].name));
+    combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, cite, sizeof cite);
+    combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->world->creatures[c].name,
+               program_string(v->p, v->r->actions[action].name), names, cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+}
+
+/* A new held action, its arguments and the event's pattern kept; -1 on an
+   error. */
+static int hold_record(const command_run *r, int c)
+{
+    vm *v = r->v;
+    combat *cb = &v->world->cb;
     size_t cap = (size_t)cb->holds_cap;
     hold *g = mem_grow(cb->holds, sizeof(hold), &cap, (size_t)cb->nholds + 1);
     if (!g)
-        return vm_error(v, at, "out of memory");
+        return vm_error(v, r->at, "out of memory"), -1;
     cb->holds = g;
     cb->holds_cap = (int)cap;
     hold *h = &cb->holds[cb->nholds];
     memset(h, 0, sizeof *h);
     h->creature = c;
-    h->action = action;
-    h->nargs = n;
-    for (int i = 0; i < n; i++)
-        if (!vm_keep(v, act_args[i], at, &h->args[i]))
-            return false;
-    h->event = event;
-    h->npattern = np;
-    for (int i = 0; i < np; i++)
-        if (!vm_keep(v, pattern[i], at, &h->pattern[i]))
-            return false;
+    h->action = (int)arg(r, ARG_HOLD_ACTION).num;
+    h->nargs = command_count(&r->args, ARG_HOLD_ARGS);
+    for (int i = 0; i < h->nargs; i++)
+        if (!vm_keep(v, command_list(&r->args, ARG_HOLD_ARGS)[i], r->at, &h->args[i]))
+            return -1;
+    h->event = (int)arg(r, ARG_HOLD_EVENT).num;
+    h->npattern = command_count(&r->args, ARG_HOLD_PATTERN);
+    for (int i = 0; i < h->npattern; i++)
+        if (!vm_keep(v, command_list(&r->args, ARG_HOLD_PATTERN)[i], r->at, &h->pattern[i]))
+            return -1;
     h->live = true;
-    int index = cb->nholds++;
-    /* it waits until the creature's next turn, unless the rules say */
-    value lasts = value_time(TIME_UNTIL_TURN_START, 1);
-    if (rexpr_present(&in->hold_lasts)) {
-        if (in->hold_lasts.kind == REXPR_CONST)
-            lasts = in->hold_lasts.v;
-        else if (!vm_call(v, in->hold_lasts.chunk, c, NULL, 0, &lasts))
-            return false;
-    }
-    if (!effects_hold(v, c, index, lasts, at))
-        return false;
-    /* "a holds strike b until walked(b)": the action as it will be taken,
-       and the event as it must match (_ for any argument) */
+    return cb->nholds++;
+}
+
+/* "a holds strike b until walked(b)": the action as it will be taken,
+   and the event as it must match (_ for any argument) */
+static void hold_say(vm *v, const hold *h)
+{
     char what[256], shown[64];
-    size_t len = (size_t)snprintf(what, sizeof what, "%s", program_string(v->p, v->r->actions[action].name));
-    for (int i = 0; i < n && len < sizeof what; i++) {
+    size_t len = (size_t)snprintf(what, sizeof what, "%s", program_string(v->p, v->r->actions[h->action].name));
+    for (int i = 0; i < h->nargs && len < sizeof what; i++) {
         vm_format(v, h->args[i], shown, sizeof shown);
         len += (size_t)snprintf(what + len, sizeof what - len, " %s", shown);
     }
     char when[256];
-    len = (size_t)snprintf(when, sizeof when, "%s(", program_string(v->p, v->r->events[event].name));
-    for (int i = 0; i < np && len < sizeof when; i++) {
+    len = (size_t)snprintf(when, sizeof when, "%s(", program_string(v->p, v->r->events[h->event].name));
+    for (int i = 0; i < h->npattern && len < sizeof when; i++) {
         if (h->pattern[i].type == V_NIL)
             snprintf(shown, sizeof shown, "_");
         else
@@ -485,11 +494,343 @@ static bool cmd_hold(vm *v, const value *args, int argc, span at)
     }
     if (len < sizeof when)
         snprintf(when + len, sizeof when - len, ")");
-    combat_say(v, "%s holds %s until %s", v->world->creatures[c].name, what, when);
+    combat_say(v, "%s holds %s until %s", v->world->creatures[h->creature].name, what, when);
+}
+
+static bool run_hold(const command_run *r)
+{
+    vm *v = r->v;
+    const r_initiative *in = &v->r->initiative;
+    if (!in->allow_hold)
+        return vm_error(v, r->at, "these rules do not let a creature hold an action");
+    int c = creature_slot(r, ARG_HOLD_WHO);
+    if (c < 0)
+        return false;
+    bool said;
+    if (!hold_may_ready(v, c, &said, r->at))
+        return false;
+    if (said)
+        return true;
+    int action = (int)arg(r, ARG_HOLD_ACTION).num;
+    if (command_count(&r->args, ARG_HOLD_ARGS) > ACTION_MAX_PARAMS)
+        return vm_error(v, r->at, "a held action takes at most %d arguments", ACTION_MAX_PARAMS);
+    if (command_count(&r->args, ARG_HOLD_PATTERN) > TRIGGER_MAX_PARAMS)
+        return vm_error(v, r->at, "an event has at most %d arguments", TRIGGER_MAX_PARAMS);
+    if (in->nhold_only > 0 && !hold_allowed(v, action)) {
+        hold_refused(v, c, action);
+        return true;
+    }
+    int index = hold_record(r, c);
+    if (index < 0)
+        return false;
+    /* it waits until the creature's next turn, unless the rules say */
+    value lasts = value_time(TIME_UNTIL_TURN_START, 1);
+    if (rexpr_present(&in->hold_lasts)) {
+        if (in->hold_lasts.kind == REXPR_CONST)
+            lasts = in->hold_lasts.v;
+        else if (!vm_call(v, in->hold_lasts.chunk, c, NULL, 0, &lasts))
+            return false;
+    }
+    if (!effects_hold(v, c, index, lasts, r->at))
+        return false;
+    hold_say(v, &v->world->cb.holds[index]);
     return true;
 }
 
-static bool run_command(vm *v, int cmd, const value *args, int argc, span at);
+/* `creature` spawns by its operand and `act` runs OP_ACT: neither comes
+   here with arguments. */
+static bool run_creature(const command_run *r)
+{
+    return vm_error(r->v, r->at, "internal: unknown play command %d", (int)r->cmd);
+}
+
+static bool run_act(const command_run *r)
+{
+    return run_creature(r);
+}
+
+static bool run_begin(const command_run *r)
+{
+    vm *v = r->v;
+    bool by_given = command_count(&r->args, ARG_BEGIN_BY) > 0;
+    if (is_word(v, arg(r, ARG_BEGIN_WHAT), "encounter")) {
+        int by = -1;
+        if (by_given && (by = creature_slot(r, ARG_BEGIN_BY)) < 0)
+            return false;
+        if (!encounter_begin(v, r->at))
+            return false;
+        v->world->cb.initiator = by;
+        return true;
+    }
+    if (by_given)
+        return vm_error(v, r->at, "only an encounter is begun by a creature");
+    combat_say(v, "the %s begins", program_string(v->p, (int)arg(r, ARG_BEGIN_WHAT).num));
+    return true;
+}
+
+static bool run_end(const command_run *r)
+{
+    vm *v = r->v;
+    value what = arg(r, ARG_END_WHAT);
+    if (is_word(v, what, "turn")) {
+        if (!v->world->cb.in_turn)
+            return vm_error(v, r->at, "no turn to end");
+        return encounter_next(v, r->at);
+    }
+    if (is_word(v, what, "encounter"))
+        return encounter_end(v, r->at);
+    return encounter_end_span(v, is_word(v, what, "scene") ? 1 : is_word(v, what, "quest") ? 2 : 3, r->at);
+}
+
+static bool run_roll_initiative(const command_run *r)
+{
+    return encounter_roll_initiative(r->v, command_list(&r->args, ARG_ROLL_INITIATIVE_GIVEN),
+                                     command_count(&r->args, ARG_ROLL_INITIATIVE_GIVEN), r->at);
+}
+
+static bool run_show(const command_run *r)
+{
+    return show(r->v, command_list(&r->args, ARG_SHOW_WHAT), command_count(&r->args, ARG_SHOW_WHAT), r->at);
+}
+
+static bool run_next(const command_run *r)
+{
+    return encounter_next(r->v, r->at);
+}
+
+static bool run_delay(const command_run *r)
+{
+    return encounter_delay(r->v, r->at);
+}
+
+static bool run_resume(const command_run *r)
+{
+    int c = creature_slot(r, ARG_RESUME_WHO);
+    return c >= 0 && encounter_resume(r->v, c, r->at);
+}
+
+/* `forfeit` and `reorder`: a new place in the order. */
+static bool run_reorder(const command_run *r)
+{
+    vm *v = r->v;
+    int c = creature_slot(r, ARG_REORDER_WHO), other = creature_slot(r, ARG_REORDER_NEXT_TO);
+    if (c < 0 || other < 0)
+        return false;
+    bool forfeit = r->cmd == CMD_FORFEIT;
+    if (!encounter_reorder(v, c, is_word(v, arg(r, ARG_REORDER_WHERE), "after"), other, forfeit, r->at))
+        return false;
+    /* forfeiting the turn under way ends it (a step is not a turn) */
+    if (forfeit && v->world->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
+        v->world->creatures[c].forfeit = false;
+        combat_say(v, "%s forfeits this turn", v->world->creatures[c].name);
+        return encounter_next(v, r->at);
+    }
+    return true;
+}
+
+static bool run_answer(const command_run *r)
+{
+    value who = arg(r, ARG_ANSWER_FOR);
+    return rulings_answer(r->v, (int)arg(r, ARG_ANSWER_RULING).num, arg(r, ARG_ANSWER_VALUE),
+                          who.type == V_CREATURE ? (int)who.num : -1, r->at);
+}
+
+static bool run_policy(const command_run *r)
+{
+    vm *v = r->v;
+    combat *cb = &v->world->cb;
+    int8_t take = is_word(v, arg(r, ARG_POLICY_CHOICE), "take") ? 1 : 0;
+    value trigger = arg(r, ARG_POLICY_TRIGGER);
+    if (trigger.type == V_NIL) {
+        cb->reactions_policy = take;
+        return true;
+    }
+    int t = rules_trigger(v->r, (int)trigger.num);
+    if (t < 0 || t >= cb->trigger_policy_cap)
+        return vm_error(v, r->at, "no trigger '%s'", program_string(v->p, (int)trigger.num));
+    cb->trigger_policy[t] = take;
+    return true;
+}
+
+static bool run_apply(const command_run *r)
+{
+    int cond = rules_condition(r->v->r, (int)arg(r, ARG_APPLY_CONDITION).num);
+    int c = creature_slot(r, ARG_APPLY_TO);
+    if (c < 0)
+        return false;
+    value cause = arg(r, ARG_APPLY_BY);
+    int by = cause.type == V_CREATURE ? (int)cause.num : -1;
+    bool applied;
+    return effects_apply(r->v, c, cond, arg(r, ARG_APPLY_FOR), by, r->at, &applied);
+}
+
+/* `remove NAME` takes a creature out of play; `remove CONDITION from NAME`
+   ends a condition. */
+static bool run_remove(const command_run *r)
+{
+    vm *v = r->v;
+    if (command_count(&r->args, ARG_REMOVE_FROM) == 0) {
+        int c = creature_slot(r, ARG_REMOVE_WHAT);
+        return c >= 0 && encounter_remove(v, c, r->at);
+    }
+    int name = (int)arg(r, ARG_REMOVE_WHAT).num;
+    int cond = rules_condition(v->r, name);
+    int c = creature_slot(r, ARG_REMOVE_FROM);
+    bool removed;
+    if (c < 0 || !effects_remove(v, c, cond, r->at, &removed))
+        return false;
+    if (!removed)
+        combat_say(v, "%s is not %s", v->world->creatures[c].name, program_string(v->p, name));
+    return true;
+}
+
+static bool run_place(const command_run *r)
+{
+    int c = creature_slot(r, ARG_PLACE_WHO);
+    if (c < 0)
+        return false;
+    value where = arg(r, ARG_PLACE_WHERE);
+    if (where.type == V_SQUARE)
+        return grid_place(r->v, c, where.aux, (int32_t)where.num, r->at);
+    return zones_place(r->v, c, (int)where.num, r->at);
+}
+
+static bool run_move(const command_run *r)
+{
+    vm *v = r->v;
+    int c = creature_slot(r, ARG_MOVE_WHO);
+    if (c < 0)
+        return false;
+    value to = arg(r, ARG_MOVE_TO);
+    if (to.type == V_WORD)
+        return zones_place(v, c, (int)to.num, r->at);
+    int walk = program_intern(v->p, "walk", 4);
+    value moved;
+    return grid_walk(v, c, to, value_nil(), walk, command_list(&r->args, ARG_MOVE_VIA),
+                     command_count(&r->args, ARG_MOVE_VIA), &moved, r->at);
+}
+
+/* `wall` and `terrain difficult`: one square, or a rectangle. */
+static bool run_wall(const command_run *r)
+{
+    value a = arg(r, ARG_WALL_FROM);
+    value b = command_count(&r->args, ARG_WALL_TO) > 0 ? arg(r, ARG_WALL_TO) : a;
+    return grid_wall(r->v, a.aux, (int32_t)a.num, b.aux, (int32_t)b.num,
+                     r->cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT, r->at);
+}
+
+static bool run_zone(const command_run *r)
+{
+    const command_args *a = &r->args;
+    return zones_declare(r->v, (int)arg(r, ARG_ZONE_NAME).num, command_list(a, ARG_ZONE_NEXT),
+                         command_count(a, ARG_ZONE_NEXT), command_list(a, ARG_ZONE_TRAITS),
+                         command_count(a, ARG_ZONE_TRAITS), r->at);
+}
+
+static bool run_join(const command_run *r)
+{
+    const value *who = command_list(&r->args, ARG_JOIN_WHO);
+    int group = (int)arg(r, ARG_JOIN_GROUP).num;
+    for (int i = 0; i < command_count(&r->args, ARG_JOIN_WHO); i++) {
+        int c = creature_arg(r->v, who[i], r->at);
+        if (c < 0 || !zones_join(r->v, c, group, r->at))
+            return false;
+    }
+    return true;
+}
+
+static bool run_engage(const command_run *r)
+{
+    int a = creature_slot(r, ARG_ENGAGE_WHO), b = creature_slot(r, ARG_ENGAGE_WITH);
+    return a >= 0 && b >= 0 && zones_engage(r->v, a, b, r->at);
+}
+
+static bool run_fight(const command_run *r)
+{
+    return encounter_fight(r->v, (int)arg(r, ARG_FIGHT_ROUNDS).num, r->at);
+}
+
+static bool run_explain(const command_run *r)
+{
+    combat_explain(r->v);
+    return true;
+}
+
+static bool run_hide(const command_run *r)
+{
+    int c = creature_slot(r, ARG_HIDE_WHO);
+    return c >= 0 && hidden_set(r->v, c, r->cmd == CMD_HIDE, command_list(&r->args, ARG_HIDE_STATS),
+                                command_count(&r->args, ARG_HIDE_STATS), r->at);
+}
+
+static bool run_can(const command_run *r)
+{
+    vm *v = r->v;
+    int c = creature_slot(r, ARG_CAN_WHO);
+    if (c < 0)
+        return false;
+    int action = (int)arg(r, ARG_CAN_ACTION).num;
+    const value *args = command_list(&r->args, ARG_CAN_ARGS);
+    int nargs = command_count(&r->args, ARG_CAN_ARGS);
+    refusal why = {{0}, {-1, {0}, -1}, false};
+    bool ok = act_can(v, c, action, args, nargs, &why, r->at);
+    if (v->failed)
+        return false;
+    const char *name = program_string(v->p, v->r->actions[action].name);
+    char target[128] = "";
+    if (nargs > 0 && args[0].type == V_CREATURE)
+        snprintf(target, sizeof target, " %s", v->world->creatures[args[0].num].name);
+    if (ok) {
+        combat_print(v, "yes: %s can %s%s now", v->world->creatures[c].name, name, target);
+    } else {
+        char cite[160];
+        combat_cite(v, &why.rule, cite, sizeof cite);
+        combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->world->creatures[c].name, name, target, why.why,
+                     cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+    }
+    return true;
+}
+
+/* play_damage (damage.c) reads the slots where commands.def puts them. */
+_Static_assert(ARG_DAMAGE_WHO == 0 && ARG_DAMAGE_AMOUNT == 1 && ARG_DAMAGE_KIND == 2 && NSLOTS_damage == 3,
+               "play_damage takes the creature, the amount and the kind, in that order");
+
+static bool run_damage(const command_run *r)
+{
+    return play_damage(r->v, r->cmd == CMD_HEAL, r->args.args, r->args.argc, r->at);
+}
+
+/* --- dispatch ------------------------------------------------------------------------ */
+
+typedef bool (*command_runner)(const command_run *r);
+
+static const command_runner command_runners[FAMILY_COUNT] = {
+#define FAMILY(family, slots) [FAMILY_##family] = run_##family,
+#include "runtime/core/commands.def"
+#undef FAMILY
+};
+
+/* A creature removed from play is named by no command but show; its
+   name, if one is. */
+static const char *gone_named(vm *v, int cmd, const value *args, int argc)
+{
+    for (int i = 0; i < argc && cmd != CMD_SHOW; i++)
+        if (args[i].type == V_CREATURE && (size_t)args[i].num < v->world->ncreatures &&
+            v->world->creatures[args[i].num].gone)
+            return v->world->creatures[args[i].num].name;
+    return NULL;
+}
+
+static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
+{
+    if (cmd < 0 || cmd >= CMD_COUNT)
+        return vm_error(v, at, "internal: unknown play command %d", cmd);
+    command_run r = {.v = v, .cmd = (command_id)cmd, .at = at};
+    if (!command_args_read(r.cmd, args, argc, &r.args))
+        return vm_error(v, at, "internal: '%s' was given arguments commands.def does not lay out so",
+                        command_words[cmd]);
+    return command_runners[command_families[cmd]](&r);
+}
 
 bool play_command(vm *v, int cmd, int operand, span at)
 {
@@ -500,181 +841,12 @@ bool play_command(vm *v, int cmd, int operand, span at)
     /* the arguments stay where they were pushed, under what the command's
        own calls push, and go when it is done */
     value *args = v->sp - operand;
-    /* a creature removed from play is named by no command but show */
-    for (int i = 0; i < operand && cmd != CMD_SHOW; i++)
-        if (args[i].type == V_CREATURE && (size_t)args[i].num < v->world->ncreatures &&
-            v->world->creatures[args[i].num].gone) {
-            v->sp = args;
-            return vm_error(v, at, "%s has been removed from play", v->world->creatures[args[i].num].name);
-        }
+    const char *gone = gone_named(v, cmd, args, operand);
+    if (gone) {
+        v->sp = args;
+        return vm_error(v, at, "%s has been removed from play", gone);
+    }
     bool ok = run_command(v, cmd, args, operand, at);
     v->sp = args;
     return ok;
-}
-
-static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
-{
-    combat *cb = &v->world->cb;
-    switch ((command_id)cmd) {
-    case CMD_BEGIN:
-        if (is_word(v, args[0], "encounter")) {
-            int by = -1;
-            if (argc > 1 && (by = creature_arg(v, args[1], at)) < 0)
-                return false;
-            if (!encounter_begin(v, at))
-                return false;
-            cb->initiator = by;
-            return true;
-        }
-        if (argc > 1)
-            return vm_error(v, at, "only an encounter is begun by a creature");
-        combat_say(v, "the %s begins", program_string(v->p, (int)args[0].num));
-        return true;
-    case CMD_END:
-        if (is_word(v, args[0], "turn")) {
-            if (!cb->in_turn)
-                return vm_error(v, at, "no turn to end");
-            return encounter_next(v, at);
-        }
-        if (is_word(v, args[0], "encounter"))
-            return encounter_end(v, at);
-        return encounter_end_span(v, is_word(v, args[0], "scene") ? 1 : is_word(v, args[0], "quest") ? 2 : 3, at);
-    case CMD_ROLL_INITIATIVE: return encounter_roll_initiative(v, args, argc, at);
-    case CMD_SHOW: return show(v, args, argc, at);
-    case CMD_NEXT: return encounter_next(v, at);
-    case CMD_DELAY: return encounter_delay(v, at);
-    case CMD_RESUME: {
-        int c = creature_arg(v, args[0], at);
-        return c >= 0 && encounter_resume(v, c, at);
-    }
-    case CMD_HOLD: return cmd_hold(v, args, argc, at);
-    case CMD_FORFEIT:
-    case CMD_REORDER: {
-        int c = creature_arg(v, args[0], at), other = creature_arg(v, args[2], at);
-        if (c < 0 || other < 0)
-            return false;
-        bool forfeit = cmd == CMD_FORFEIT;
-        if (!encounter_reorder(v, c, is_word(v, args[1], "after"), other, forfeit, at))
-            return false;
-        /* forfeiting the turn under way ends it (a step is not a turn) */
-        if (forfeit && v->world->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
-            v->world->creatures[c].forfeit = false;
-            combat_say(v, "%s forfeits this turn", v->world->creatures[c].name);
-            return encounter_next(v, at);
-        }
-        return true;
-    }
-    case CMD_ANSWER: {
-        int who = args[2].type == V_CREATURE ? (int)args[2].num : -1;
-        return rulings_answer(v, (int)args[0].num, args[1], who, at);
-    }
-    case CMD_POLICY: {
-        int8_t take = is_word(v, args[1], "take") ? 1 : 0;
-        if (args[0].type == V_NIL) {
-            cb->reactions_policy = take;
-            return true;
-        }
-        int t = rules_trigger(v->r, (int)args[0].num);
-        if (t < 0 || t >= cb->trigger_policy_cap)
-            return vm_error(v, at, "no trigger '%s'", program_string(v->p, (int)args[0].num));
-        cb->trigger_policy[t] = take;
-        return true;
-    }
-    case CMD_APPLY: {
-        int cond = rules_condition(v->r, (int)args[0].num);
-        int c = creature_arg(v, args[1], at);
-        if (c < 0)
-            return false;
-        int by = args[3].type == V_CREATURE ? (int)args[3].num : -1;
-        bool applied;
-        return effects_apply(v, c, cond, args[2], by, at, &applied);
-    }
-    case CMD_REMOVE: {
-        if (argc == 1) {
-            int c = creature_arg(v, args[0], at);
-            return c >= 0 && encounter_remove(v, c, at);
-        }
-        int cond = rules_condition(v->r, (int)args[0].num);
-        int c = creature_arg(v, args[1], at);
-        bool removed;
-        if (c < 0 || !effects_remove(v, c, cond, at, &removed))
-            return false;
-        if (!removed)
-            combat_say(v, "%s is not %s", v->world->creatures[c].name, program_string(v->p, (int)args[0].num));
-        return true;
-    }
-    case CMD_PLACE: {
-        int c = creature_arg(v, args[0], at);
-        if (c < 0)
-            return false;
-        if (args[1].type == V_SQUARE)
-            return grid_place(v, c, args[1].aux, (int32_t)args[1].num, at);
-        return zones_place(v, c, (int)args[1].num, at);
-    }
-    case CMD_MOVE: {
-        int c = creature_arg(v, args[0], at);
-        if (c < 0)
-            return false;
-        if (args[1].type == V_WORD)
-            return zones_place(v, c, (int)args[1].num, at);
-        int walk = program_intern(v->p, "walk", 4);
-        value moved;
-        return grid_walk(v, c, args[1], value_nil(), walk, args + 2, argc - 2, &moved, at);
-    }
-    case CMD_WALL:
-    case CMD_TERRAIN: {
-        value a = args[0], b = argc > 1 ? args[1] : args[0];
-        return grid_wall(v, a.aux, (int32_t)a.num, b.aux, (int32_t)b.num,
-                         cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT, at);
-    }
-    case CMD_ZONE: {
-        /* name, how many neighbours, the neighbours, traits... */
-        int k = (int)args[1].num;
-        return zones_declare(v, (int)args[0].num, args + 2, k, args + 2 + k, argc - 2 - k, at);
-    }
-    case CMD_JOIN:
-        for (int i = 0; i + 1 < argc; i++) {
-            int c = creature_arg(v, args[i], at);
-            if (c < 0 || !zones_join(v, c, (int)args[argc - 1].num, at))
-                return false;
-        }
-        return true;
-    case CMD_ENGAGE: {
-        int a = creature_arg(v, args[0], at), b = creature_arg(v, args[1], at);
-        return a >= 0 && b >= 0 && zones_engage(v, a, b, at);
-    }
-    case CMD_FIGHT: return encounter_fight(v, (int)args[0].num, at);
-    case CMD_DAMAGE:
-    case CMD_HEAL: return play_damage(v, cmd == CMD_HEAL, args, argc, at);
-    case CMD_EXPLAIN: combat_explain(v); return true;
-    case CMD_HIDE:
-    case CMD_REVEAL: {
-        int c = creature_arg(v, args[0], at);
-        return c >= 0 && hidden_set(v, c, cmd == CMD_HIDE, args + 1, argc - 1, at);
-    }
-    case CMD_CAN: {
-        int c = creature_arg(v, args[0], at);
-        if (c < 0)
-            return false;
-        int action = (int)args[argc - 1].num;
-        refusal why = {{0}, {-1, {0}, -1}, false};
-        bool ok = act_can(v, c, action, args + 1, argc - 2, &why, at);
-        if (v->failed)
-            return false;
-        const char *name = program_string(v->p, v->r->actions[action].name);
-        char target[128] = "";
-        if (argc > 2 && args[1].type == V_CREATURE)
-            snprintf(target, sizeof target, " %s", v->world->creatures[args[1].num].name);
-        if (ok) {
-            combat_print(v, "yes: %s can %s%s now", v->world->creatures[c].name, name, target);
-        } else {
-            char cite[160];
-            combat_cite(v, &why.rule, cite, sizeof cite);
-            combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->world->creatures[c].name, name, target, why.why,
-                         cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
-        }
-        return true;
-    }
-    default: return vm_error(v, at, "internal: unknown play command %d", cmd);
-    }
 }

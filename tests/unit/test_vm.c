@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
+#include "runtime/core/commands.h"
 #include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
@@ -598,6 +599,103 @@ START_TEST(test_cleared_error_gives_back_the_budget)
 }
 END_TEST
 
+/* --- the arguments of play commands, by the slots commands.def gives ------- */
+
+/* Arguments for every slot of a family: one value where one is taken, a
+   LIST of one (every count says 1), `rest` values for a REST or an OPT. */
+static int fill_slots(const command_layout *l, int rest, value *args)
+{
+    int argc = 0;
+    for (int s = 0; s < l->nslots; s++) {
+        int n = l->slots[s].kind == SLOT_REST || l->slots[s].kind == SLOT_OPT ? rest : 1;
+        for (int i = 0; i < n; i++)
+            args[argc++] = value_int(1);
+    }
+    return argc;
+}
+
+/* Every family's layout reads back as it was filled: each slot where it
+   was put and as long, however many a REST or an OPT holds; and one value
+   too many or too few is refused. */
+START_TEST(test_command_layouts_read_back)
+{
+    for (int cmd = 0; cmd < CMD_COUNT; cmd++) {
+        const command_layout *l = &command_layouts[command_families[cmd]];
+        ck_assert_int_le(l->nslots, COMMAND_MAX_SLOTS);
+        for (int rest = 0; rest <= 1; rest++) {
+            value args[2 * COMMAND_MAX_SLOTS + 1];
+            int argc = fill_slots(l, rest, args);
+            command_args a;
+            ck_assert_msg(command_args_read((command_id)cmd, args, argc, &a), "%s: its layout does not read back",
+                          command_words[cmd]);
+            for (int s = 0, at = 0; s < l->nslots; s++) {
+                int n = l->slots[s].kind == SLOT_REST || l->slots[s].kind == SLOT_OPT ? rest : 1;
+                ck_assert_msg(a.slot[s].at == at && a.slot[s].n == n, "%s: slot %d read at %d (%d values)",
+                              command_words[cmd], s, a.slot[s].at, a.slot[s].n);
+                at += n;
+            }
+            bool any_rest = false, any_opt = false;
+            for (int s = 0; s < l->nslots; s++) {
+                any_rest |= l->slots[s].kind == SLOT_REST;
+                any_opt |= l->slots[s].kind == SLOT_OPT;
+            }
+            /* one more fits only a REST, or an OPT left empty */
+            args[argc] = value_int(1);
+            if (!any_rest && (rest == 1 || !any_opt))
+                ck_assert_msg(!command_args_read((command_id)cmd, args, argc + 1, &a), "%s: one too many read",
+                              command_words[cmd]);
+            /* with every REST and OPT empty, one fewer leaves a slot unfilled */
+            if (rest == 0 && argc > 0)
+                ck_assert_msg(!command_args_read((command_id)cmd, args, argc - 1, &a), "%s: one too few read",
+                              command_words[cmd]);
+        }
+    }
+}
+END_TEST
+
+/* `hold a strike b c on walked(_, x)` as the compiler pushes it: two
+   lists, each with its count after it, are found from the end. */
+START_TEST(test_hold_slots_where_pushed)
+{
+    value args[] = {value_int(100), value_int(101), value_int(102), value_int(7), value_int(2),
+                    value_nil(),    value_int(103), value_int(3),   value_int(2)};
+    command_args a;
+    ck_assert(command_args_read(CMD_HOLD, args, 9, &a));
+    ck_assert_int_eq(command_arg(&a, ARG_HOLD_WHO).num, 100);
+    ck_assert_int_eq(command_count(&a, ARG_HOLD_ARGS), 2);
+    ck_assert_int_eq(command_list(&a, ARG_HOLD_ARGS)[1].num, 102);
+    ck_assert_int_eq(command_arg(&a, ARG_HOLD_ACTION).num, 7);
+    ck_assert_int_eq(command_count(&a, ARG_HOLD_PATTERN), 2);
+    ck_assert_int_eq(command_list(&a, ARG_HOLD_PATTERN)[1].num, 103);
+    ck_assert_int_eq(command_arg(&a, ARG_HOLD_EVENT).num, 3);
+    /* a count that does not match what is there */
+    args[4] = value_int(3);
+    ck_assert(!command_args_read(CMD_HOLD, args, 9, &a));
+    args[4] = value_int(2);
+    args[8] = value_int(9);
+    ck_assert(!command_args_read(CMD_HOLD, args, 9, &a));
+}
+END_TEST
+
+/* `zone hall next to a, b with dark`: the count before its list, the
+   traits after; an OPT slot given nothing reads as nil. */
+START_TEST(test_zone_and_optional_slots)
+{
+    value zone[] = {value_int(50), value_int(2), value_int(51), value_int(52), value_int(53)};
+    command_args a;
+    ck_assert(command_args_read(CMD_ZONE, zone, 5, &a));
+    ck_assert_int_eq(command_count(&a, ARG_ZONE_NEXT), 2);
+    ck_assert_int_eq(command_list(&a, ARG_ZONE_NEXT)[0].num, 51);
+    ck_assert_int_eq(command_count(&a, ARG_ZONE_TRAITS), 1);
+    ck_assert_int_eq(command_list(&a, ARG_ZONE_TRAITS)[0].num, 53);
+    value begin[] = {value_int(60)};
+    ck_assert(command_args_read(CMD_BEGIN, begin, 1, &a));
+    ck_assert_int_eq(command_arg(&a, ARG_BEGIN_WHAT).num, 60);
+    ck_assert_int_eq(command_count(&a, ARG_BEGIN_BY), 0);
+    ck_assert_int_eq(command_arg(&a, ARG_BEGIN_BY).type, V_NIL);
+}
+END_TEST
+
 START_TEST(test_two_vms_independent)
 {
     const char *text = "creature a { }\nprint roll d1000000\n";
@@ -670,6 +768,9 @@ static Suite *make_suite(void)
     TCase *pl = tcase_create("play");
     tcase_add_test(pl, test_creatures_created);
     tcase_add_test(pl, test_duplicate_creature_is_error);
+    tcase_add_test(pl, test_command_layouts_read_back);
+    tcase_add_test(pl, test_hold_slots_where_pushed);
+    tcase_add_test(pl, test_zone_and_optional_slots);
     suite_add_tcase(s, pl);
     return s;
 }
