@@ -73,10 +73,11 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
         set_refusal(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
         return true;
     }
-    if (effects_forbids(v, actor, action, why, at))
-        return true;
-    if (v->failed)
+    bool forbidden;
+    if (!effects_forbids(v, actor, action, why, &forbidden, at))
         return false;
+    if (forbidden)
+        return true;
     if (effects_on_cooldown(v, actor, action)) {
         set_refusal(why, &a->from, "%s is cooling down", action_name(v, action));
         return true;
@@ -193,26 +194,27 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
                 return true;
             }
         }
-        if (effects_protects(v, target, action, actor, why, at))
-            return true;
-        if (v->failed)
+        bool is_protected;
+        if (!effects_protects(v, target, action, actor, why, &is_protected, at))
             return false;
+        if (is_protected)
+            return true;
     }
-    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why))
-        return !v->failed;
+    bool affordable;
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why, &affordable))
+        return false;
+    if (!affordable)
+        return true;
     /* a held action also costs what the rules say holding costs */
-    if (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why))
-        return !v->failed;
-    *ok = true;
+    if (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why, &affordable))
+        return false;
+    *ok = affordable;
     return true;
 }
 
-bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at)
+bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *can, span at)
 {
-    bool ok;
-    if (!allowed(v, actor, action, args, nargs, false, why, &ok, at))
-        return false;
-    return ok;
+    return allowed(v, actor, action, args, nargs, false, why, can, at);
 }
 
 static void say_refusal(vm *v, int actor, int action, const value *args, int nargs, const refusal *why)
@@ -266,10 +268,13 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
                 nres++;
             }
     }
-    bool paid = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why);
-    bool hold_paid =
-        paid && (!held || ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why));
-    if (paid && !hold_paid && !v->failed) {
+    bool paid = false, hold_paid = false;
+    bool fine = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why, &paid);
+    if (fine && paid && held)
+        fine = ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why, &hold_paid);
+    else
+        hold_paid = paid;
+    if (fine && paid && !hold_paid) {
         if (saved)
             memcpy(v->creatures[actor].ledger, saved, (size_t)v->ledger_len * sizeof(counter));
         for (int i = 0; i < nres; i++)
@@ -279,9 +284,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
             }
     }
     mem_free(saved, saved_bytes);
+    if (!fine)
+        return false;
     if (!hold_paid) {
-        if (v->failed)
-            return false;
         say_refusal(v, actor, action, args, nargs, &why);
         return true;
     }

@@ -166,8 +166,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             *out = value_int(ledger_spent(v, a, k));
         } else {
             bool unlimited;
-            int left = ledger_left(v, a, k, &unlimited);
-            if (v->failed)
+            int left;
+            if (!ledger_left(v, a, k, &unlimited, &left))
                 return false;
             *out = value_int(unlimited ? 1000000 : left);
         }
@@ -183,8 +183,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
             n = (int)args[2].num;
         }
         refusal why;
-        bool ok = ledger_spend_slot(v, a, k, n, &why);
-        if (v->failed)
+        bool ok;
+        if (!ledger_spend_slot(v, a, k, n, &why, &ok))
             return false;
         if (!ok) {
             char cite[160];
@@ -282,8 +282,8 @@ bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
             return false;
         refusal why;
-        bool yes = act_can(v, a, k, args + 2, argc - 2, &why, at);
-        if (v->failed)
+        bool yes;
+        if (!act_can(v, a, k, args + 2, argc - 2, &why, &yes, at))
             return false;
         *out = value_bool(yes);
         return true;

@@ -656,8 +656,8 @@ static bool run_command(vm *v, int cmd, const value *args, int argc, span at)
             return false;
         int action = (int)args[argc - 1].num;
         refusal why = {{0}, {-1, {0}, -1}, false};
-        bool ok = act_can(v, c, action, args + 1, argc - 2, &why, at);
-        if (v->failed)
+        bool ok;
+        if (!act_can(v, c, action, args + 1, argc - 2, &why, &ok, at))
             return false;
         const char *name = program_string(v->p, v->r->actions[action].name);
         char target[128] = "";

@@ -124,6 +124,14 @@ uint64_t vm_limit_get(const vm_limits *l, const char *name)
     return 0;
 }
 
+/* The error convention. A runtime function that can fail returns bool:
+ * false only when it failed, its error recorded here (in v->error) by
+ * whoever met it first. Its answer, when it has one (a value, a yes or no,
+ * a count), goes through an out-parameter, so a refusal or a "no" is never
+ * mistaken for a failure. A caller that gets false returns false at once,
+ * adding nothing (vm_error keeps the first error: the cause). v->failed is
+ * not a channel for callers to test after a call: it is what vm_error sets
+ * so that the dispatch loop, its single stop check, halts the command. */
 bool vm_error(vm *v, span at, const char *fmt, ...)
 {
     if (v->failed)
