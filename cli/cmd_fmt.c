@@ -173,7 +173,8 @@ static int format_file(const char *path, const compile_options *copts, fmt_mode 
 int cmd_fmt(int argc, char **argv)
 {
     /* fmt's own flags are taken out; the shared ones go to cli_parse */
-    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    size_t rest_bytes = ((size_t)argc + 1) * sizeof(char *);
+    char **rest = mem_alloc(rest_bytes);
     if (!rest)
         return EXIT_IO;
     int nrest = 0, modes = 0;
@@ -211,7 +212,7 @@ int cmd_fmt(int argc, char **argv)
     if (rc == EXIT_OK && !parse_limits(&o, &copts))
         rc = EXIT_USAGE;
     if (rc != EXIT_OK) {
-        free(rest);
+        mem_free(rest, rest_bytes);
         return rc < 0 ? EXIT_OK : rc;
     }
     bool color = o.color == 1;
@@ -225,7 +226,7 @@ int cmd_fmt(int argc, char **argv)
         if (code > worst)
             worst = code;
     }
-    free(rest);
+    mem_free(rest, rest_bytes);
     fflush(stdout);
     return worst;
 }

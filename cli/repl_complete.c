@@ -13,6 +13,7 @@
 #include <readline/readline.h>
 
 #include "cli/repl.h"
+#include "runtime/mem.h"
 
 static repl *the_repl; /* readline's completion hooks take no user data */
 
@@ -31,13 +32,13 @@ static void add(words *ws, const char *w)
             return;
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? 2 * ws->cap : 64;
-        char **grown = realloc(ws->w, cap * sizeof *grown);
+        char **grown = mem_realloc(ws->w, ws->cap * sizeof *grown, cap * sizeof *grown);
         if (!grown)
             return;
         ws->w = grown;
         ws->cap = cap;
     }
-    char *copy = strdup(w);
+    char *copy = mem_strndup(w, strlen(w));
     if (copy)
         ws->w[ws->n++] = copy;
 }
@@ -45,7 +46,7 @@ static void add(words *ws, const char *w)
 static void clear(words *ws)
 {
     for (size_t i = 0; i < ws->n; i++)
-        free(ws->w[i]);
+        mem_strfree(ws->w[i]);
     ws->n = 0;
 }
 
@@ -98,7 +99,7 @@ static char *next_candidate(const char *text, int state)
     while (at < offered.n) {
         const char *w = offered.w[at++];
         if (!strncmp(w, text, len))
-            return strdup(w);
+            return strdup(w); /* libc's: readline frees what it is given */
     }
     return NULL;
 }
