@@ -360,7 +360,7 @@ int cmd_diff(int argc, char **argv)
             if (mem) {
                 fclose(mem);
                 cli_print_trimmed(text);
-                free(text); /* open_memstream's buffer is libc's */
+                free(text);
             }
         }
         if (exit_code && r->differences)

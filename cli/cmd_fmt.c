@@ -173,8 +173,7 @@ static int format_file(const char *path, const compile_options *copts, fmt_mode 
 int cmd_fmt(int argc, char **argv)
 {
     /* fmt's own flags are taken out; the shared ones go to cli_parse */
-    size_t rest_bytes = ((size_t)argc + 1) * sizeof(char *);
-    char **rest = mem_alloc(rest_bytes);
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
     if (!rest)
         return EXIT_IO;
     int nrest = 0, modes = 0;
@@ -212,7 +211,7 @@ int cmd_fmt(int argc, char **argv)
     if (rc == EXIT_OK && !parse_limits(&o, &copts))
         rc = EXIT_USAGE;
     if (rc != EXIT_OK) {
-        mem_free(rest, rest_bytes);
+        free(rest);
         return rc < 0 ? EXIT_OK : rc;
     }
     bool color = o.color == 1;
@@ -226,7 +225,7 @@ int cmd_fmt(int argc, char **argv)
         if (code > worst)
             worst = code;
     }
-    mem_free(rest, rest_bytes);
+    free(rest);
     fflush(stdout);
     return worst;
 }

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "runtime/mem.h"
 
 static const char usage[] = "Usage: fray help [TOPIC | WORD]\n"
                             "Explain the words of the Fray language.\n"
@@ -142,7 +141,7 @@ static void print_overview(void)
            "limits); fray --help lists the program's commands.\n");
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         /* the clause words repeat; the seen list is only as long as needed */
-        overview *o = MEM_NEW(overview);
+        overview *o = calloc(1, sizeof *o);
         if (!o)
             return;
         o->kind = kinds[k].kind;
@@ -150,7 +149,7 @@ static void print_overview(void)
         o->column = 1;
         fray_vocabulary(overview_word, o);
         printf("\n");
-        mem_free(o, sizeof *o);
+        free(o);
     }
 }
 

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "runtime/mem.h"
 #include "cli/output.h"
 
 static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
@@ -38,7 +37,6 @@ typedef struct column {
     const char *expr;
     fray_distribution *d;
     int64_t *sample; /* counts per outcome from lowest..highest */
-    size_t sample_len;
     size_t sampled;
     int64_t next; /* print_table: the offset from lowest of its next outcome to show */
 } column;
@@ -272,7 +270,7 @@ int cmd_prob(int argc, char **argv)
         return EXIT_IO;
     int code = cli_load_rules(f, &o);
     int n = nrest - first;
-    column *cols = MEM_NEW_ARRAY(column, (size_t)n);
+    column *cols = calloc((size_t)n, sizeof *cols);
     if (!cols)
         code = EXIT_IO;
     for (int i = 0; i < n && code == EXIT_OK; i++) {
@@ -280,13 +278,11 @@ int cmd_prob(int argc, char **argv)
         code = cli_exit_code(fray_prob(f, cols[i].expr, &cols[i].d));
         if (code != EXIT_OK || !samples)
             continue;
-        int64_t *values = MEM_NEW_ARRAY(int64_t, samples);
+        int64_t *values = malloc(samples * sizeof *values);
         int64_t span = fray_distribution_highest(cols[i].d) - fray_distribution_lowest(cols[i].d) + 1;
-        cols[i].sample = MEM_NEW_ARRAY(int64_t, (size_t)span);
-        cols[i].sample_len = cols[i].sample ? (size_t)span : 0;
+        cols[i].sample = calloc((size_t)span, sizeof *cols[i].sample);
         if (!values || !cols[i].sample) {
-            if (values)
-                mem_free(values, samples * sizeof *values);
+            free(values);
             code = EXIT_IO;
             break;
         }
@@ -297,7 +293,7 @@ int cmd_prob(int argc, char **argv)
                 cols[i].sample[x]++;
         }
         cols[i].sampled = samples;
-        mem_free(values, samples * sizeof *values);
+        free(values);
     }
     if (code == EXIT_OK) {
         if (!strcmp(format, "json"))
@@ -309,11 +305,9 @@ int cmd_prob(int argc, char **argv)
     }
     for (int i = 0; cols && i < n; i++) {
         fray_distribution_free(cols[i].d);
-        if (cols[i].sample)
-            mem_free(cols[i].sample, cols[i].sample_len * sizeof *cols[i].sample);
+        free(cols[i].sample);
     }
-    if (cols)
-        mem_free(cols, (size_t)n * sizeof *cols);
+    free(cols);
     fray_close(f);
     return code;
 }

@@ -18,7 +18,6 @@
 #include <readline/readline.h>
 
 #include "cli/repl.h"
-#include "runtime/mem.h"
 
 static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "Play at the table: load rules, bring in creatures, roll initiative, take\n"
@@ -73,14 +72,13 @@ static char *state_dir(char *why, size_t cap)
         snprintf(why, cap, "cannot make %s: %s", dir, strerror(errno));
         return NULL;
     }
-    return mem_strndup(dir, strlen(dir));
+    return strdup(dir);
 }
 
-/* dir/name, freed with mem_strfree. */
 static char *joined(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = mem_alloc(n);
+    char *p = malloc(n);
     if (p)
         snprintf(p, n, "%s/%s", dir, name);
     return p;
@@ -190,64 +188,32 @@ static int open_braces(const char *text, int depth)
     return depth;
 }
 
-/* A line from readline as one of ours (freed with mem_strfree); NULL
- * stays NULL, the end of input. */
-static char *own_line(char *from_readline)
-{
-    if (!from_readline)
-        return NULL;
-    char *line = mem_strndup(from_readline, strlen(from_readline));
-    free(from_readline); /* readline allocates with libc's malloc */
-    return line;
-}
-
-/* A line of stdin without its newline, freed with mem_strfree; NULL at the
- * end of input (or out of memory). */
-static char *read_plain_line(void)
-{
-    char *line = NULL;
-    size_t cap = 0, len = 0;
-    int ch;
-    while ((ch = getchar()) != EOF && ch != '\n') {
-        char *grown = mem_grow(line, 1, &cap, len + 2);
-        if (!grown) {
-            mem_free(line, cap);
-            return NULL;
-        }
-        line = grown;
-        line[len++] = (char)ch;
-    }
-    if (ch == EOF && len == 0)
-        return NULL;
-    if (!line)
-        return mem_strndup("", 0);
-    line[len] = '\0';
-    /* to the string's own size (a NUL byte read ends it), as mem_strfree frees */
-    char *fit = mem_realloc(line, cap, strlen(line) + 1);
-    if (!fit)
-        mem_free(line, cap);
-    return fit;
-}
-
 /* One line: with readline and a prompt on a terminal, else plain. NULL at
  * the end of input. */
 static char *read_line(repl *r, const char *prompt)
 {
     if (r->interactive)
-        return own_line(readline(prompt));
-    return read_plain_line();
+        return readline(prompt);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, stdin);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    return line;
 }
 
-/* Adds a line to *text (of *len bytes), a newline between; *text stays a
- * string of its own size, for mem_strfree. */
 static bool append(char **text, size_t *len, const char *line)
 {
-    size_t add = strlen(line), sep = *len ? 1 : 0;
-    char *grown = mem_realloc(*text, *text ? *len + 1 : 0, *len + sep + add + 1);
+    size_t add = strlen(line);
+    char *grown = realloc(*text, *len + add + 2);
     if (!grown)
         return false;
     *text = grown;
-    if (sep)
+    if (*len)
         (*text)[(*len)++] = '\n';
     memcpy(*text + *len, line, add + 1);
     *len += add;
@@ -277,9 +243,9 @@ static char *read_command(repl *r)
         }
         bool ok = append(&r->pending, &len, line);
         depth = open_braces(line, depth);
-        mem_strfree(line);
+        free(line);
         if (!ok) {
-            mem_strfree(r->pending);
+            free(r->pending);
             r->pending = NULL;
             break;
         }
@@ -303,7 +269,7 @@ static char *read_answer(repl *r, const char *question)
         fputs(question, stdout);
         char *line = read_line(r, "");
         while (line && line[strspn(line, " \t")] == '#') {
-            mem_strfree(line);
+            free(line);
             line = read_line(r, "");
         }
         printf("%s\n", line ? line : "");
@@ -335,7 +301,7 @@ static char *read_answer(repl *r, const char *question)
     at_question = 1;
     char *line = readline(colored);
     at_question = 0;
-    return own_line(line);
+    return line;
 }
 
 static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
@@ -385,7 +351,7 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
             break;
         /* a REPL command at the question */
         bool again = repl_meta_at_question(r, p);
-        mem_strfree(line);
+        free(line);
         fflush(stdout);
         if (!again) {
             fray_cancel(fray_session_context(r->s));
@@ -393,7 +359,7 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
         }
     }
     snprintf(answer, cap, "%s", line);
-    mem_strfree(line);
+    free(line);
     return true;
 }
 
@@ -489,7 +455,7 @@ static void loop(repl *r)
         if (r->interactive && sigsetjmp(at_prompt_jump, 1)) {
             /* Ctrl-C: the line is dropped, the session goes on */
             at_prompt = 0;
-            mem_strfree(r->pending);
+            free(r->pending);
             r->pending = NULL;
             rl_free_line_state();
             rl_cleanup_after_signal();
@@ -507,7 +473,7 @@ static void loop(repl *r)
             remember(r, text);
             one_command(r, text);
         }
-        mem_strfree(text);
+        free(text);
     }
 }
 
@@ -577,8 +543,8 @@ static void found_journal(void *user, const fray_journal_info *j)
     unfinished *u = user;
     u->n++;
     if (!u->chosen || (!u->chosen_has_entries && j->entries)) {
-        mem_strfree(u->chosen);
-        u->chosen = mem_strndup(j->path, strlen(j->path));
+        free(u->chosen);
+        u->chosen = strdup(j->path);
         u->chosen_has_entries = j->entries > 0;
     }
     if (!u->print)
@@ -601,11 +567,11 @@ static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir
 {
     if (ro->recover_from) {
         if (strchr(ro->recover_from, '/') || !dir)
-            return mem_strndup(ro->recover_from, strlen(ro->recover_from));
+            return strdup(ro->recover_from);
         return joined(dir, ro->recover_from);
     }
     if (ro->journal && *ro->journal)
-        return mem_strndup(ro->journal, strlen(ro->journal));
+        return strdup(ro->journal);
     unfinished u = {0};
     if (dir)
         fray_session_journals(r->s, dir, found_journal, &u);
@@ -617,7 +583,7 @@ static char *journal_to_recover(repl *r, const repl_options *ro, const char *dir
         fray_session_journals(r->s, dir, found_journal, &u);
         const char *name = strrchr(chosen, '/');
         printf("restoring %s; --recover=NAME restores another\n", name ? name + 1 : chosen);
-        mem_strfree(u.chosen);
+        free(u.chosen);
         u.chosen = chosen;
     }
     if (!u.chosen)
@@ -635,7 +601,7 @@ static void note_unfinished(repl *r, const char *dir)
                 "fray repl: %zu earlier session%s left unsaved (by a crash, or a quit without :save); "
                 "'fray repl --recover' restores %s\n",
                 u.n, u.n == 1 ? " was" : "s were", u.n == 1 ? "it" : "the newest (and lists them)");
-    mem_strfree(u.chosen);
+    free(u.chosen);
 }
 
 /* Recovers, then starts the session's journal. A status to exit with, or
@@ -653,7 +619,7 @@ static int start_session(repl *r, const repl_options *ro, const char *dir, const
             size_t done = fray_session_done(r->s);
             printf("recovered %zu entr%s from %s\n", done, done == 1 ? "y" : "ies", path);
         }
-        mem_strfree(path);
+        free(path);
         if (rc != EXIT_OK)
             return rc;
     } else if (!file && !none && dir) {
@@ -709,7 +675,7 @@ int cmd_repl(int argc, char **argv)
         if (!ro.recover)
             fray_session_close_journal(r.s);
         fray_session_close(r.s);
-        mem_strfree(dir);
+        free(dir);
         return rc;
     }
     if (r.interactive) {
@@ -726,11 +692,11 @@ int cmd_repl(int argc, char **argv)
     loop(&r);
     if (r.history_path) {
         history_truncate_file(r.history_path, 1000);
-        mem_strfree(r.history_path);
+        free(r.history_path);
     }
     if (!r.keep_journal)
         fray_session_close_journal(r.s);
     fray_session_close(r.s);
-    mem_strfree(dir);
+    free(dir);
     return r.interactive ? EXIT_OK : r.worst;
 }

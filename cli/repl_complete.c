@@ -13,7 +13,6 @@
 #include <readline/readline.h>
 
 #include "cli/repl.h"
-#include "runtime/mem.h"
 
 static repl *the_repl; /* readline's completion hooks take no user data */
 
@@ -32,13 +31,13 @@ static void add(words *ws, const char *w)
             return;
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? 2 * ws->cap : 64;
-        char **grown = mem_realloc(ws->w, ws->cap * sizeof *grown, cap * sizeof *grown);
+        char **grown = realloc(ws->w, cap * sizeof *grown);
         if (!grown)
             return;
         ws->w = grown;
         ws->cap = cap;
     }
-    char *copy = mem_strndup(w, strlen(w));
+    char *copy = strdup(w);
     if (copy)
         ws->w[ws->n++] = copy;
 }
@@ -46,7 +45,7 @@ static void add(words *ws, const char *w)
 static void clear(words *ws)
 {
     for (size_t i = 0; i < ws->n; i++)
-        mem_strfree(ws->w[i]);
+        free(ws->w[i]);
     ws->n = 0;
 }
 
@@ -99,7 +98,7 @@ static char *next_candidate(const char *text, int state)
     while (at < offered.n) {
         const char *w = offered.w[at++];
         if (!strncmp(w, text, len))
-            return strdup(w); /* libc's: readline frees what it is given */
+            return strdup(w);
     }
     return NULL;
 }

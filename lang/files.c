@@ -34,7 +34,7 @@ static int read_inside(const char *path, const char *within, size_t limit, char 
         return why;
     }
     int code = inside(real, base) ? 0 : FILES_ERR_OUTSIDE;
-    free(base); /* realpath's, as real's below */
+    free(base);
     if (code == 0) {
         /* the path checked is the one opened: it holds no symbolic link
            now, and one put in its last place since is not followed */
