@@ -486,10 +486,16 @@ typedef struct repl_options {
 
 static int parse(int argc, char **argv, cli_options *o, int *first, repl_options *ro)
 {
-    static char *rest[256];
+    /* room for every argument: past a fixed number the rest went unread */
+    size_t rest_bytes = ((size_t)argc + 1) * sizeof(char *);
+    char **rest = malloc(rest_bytes);
+    if (!rest) {
+        fprintf(stderr, "fray: out of memory\n");
+        return EXIT_IO;
+    }
     int n = 0;
     rest[n++] = argv[0];
-    for (int i = 1; i < argc && n < 255; i++) {
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--recover"))
             ro->recover = true;
         else if (!strncmp(argv[i], "--recover=", 10) && argv[i][10])
@@ -510,6 +516,7 @@ static int parse(int argc, char **argv, cli_options *o, int *first, repl_options
     for (int i = 0; i < n; i++)
         argv[i] = rest[i];
     argv[n] = NULL;
+    free(rest);
     return rc;
 }
 

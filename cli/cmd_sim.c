@@ -129,19 +129,37 @@ static const fray_sim_trigger *find_trigger(const fray_sim_result *r, const char
     return NULL;
 }
 
-/* Every name of a kind, from every result, in the order first seen. */
+/* Every name of a kind, from every result, in the order first seen: as
+   many as there are (a table of more than any fixed number of creatures
+   still shows each). */
 typedef struct names {
-    const char *v[512];
+    const char **v;
     int n;
+    size_t cap;
 } names;
 
-static void add_name(names *ns, const char *name)
+/* False when out of memory. */
+static bool add_name(names *ns, const char *name)
 {
     for (int i = 0; i < ns->n; i++)
         if (!strcmp(ns->v[i], name))
-            return;
-    if (ns->n < 512)
-        ns->v[ns->n++] = name;
+            return true;
+    if ((size_t)ns->n == ns->cap) {
+        size_t cap = ns->cap ? ns->cap * 2 : 16;
+        const char **grown = realloc(ns->v, cap * sizeof *ns->v);
+        if (!grown)
+            return false;
+        ns->v = grown;
+        ns->cap = cap;
+    }
+    ns->v[ns->n++] = name;
+    return true;
+}
+
+static void names_free(names *ns)
+{
+    free(ns->v);
+    *ns = (names){0};
 }
 
 /* --- the table ------------------------------------------------------------------- */
@@ -172,164 +190,229 @@ static void mean_cell(FILE *out, uint64_t sum, uint64_t squares, uint64_t n)
     cell(out, buf);
 }
 
+/* A row's label; a longer one is cut to the column, so the buffers the
+   labels are written into (64 bytes) never cut what is shown. */
 static void label(FILE *out, const char *text)
 {
     fprintf(out, "%-*.*s", LABEL, LABEL, text);
 }
 
-static void print_table(FILE *out, const fray_sim_result *const *rs, const char *const *titles, int n,
-                        const char *scenario, uint64_t seed, int threads)
-{
-    bool unicode = cli_utf8_terminal();
-    fprintf(out, "%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)rs[0]->runs,
-            rs[0]->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + rs[0]->runs - 1),
-            threads, threads == 1 ? "" : "s");
-    label(out, "");
-    for (int i = 0; i < n; i++)
-        cell(out, titles[i]);
-    fprintf(out, "\n\n");
+/* The results side by side: the runs, then one column per result. */
+typedef struct table {
+    FILE *out;
+    const fray_sim_result *const *rs;
+    int n;
+} table;
 
+static void print_heading(const table *t, const char *const *titles, const char *scenario, uint64_t seed, int threads)
+{
+    const fray_sim_result *r0 = t->rs[0];
+    fprintf(t->out, "%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)r0->runs,
+            r0->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + r0->runs - 1), threads,
+            threads == 1 ? "" : "s");
+    label(t->out, "");
+    for (int i = 0; i < t->n; i++)
+        cell(t->out, titles[i]);
+    fprintf(t->out, "\n\n");
+}
+
+/* Each side's share of the wins, and of the runs won by no one. */
+static bool print_winners(const table *t)
+{
+    FILE *out = t->out;
     label(out, "Winner (95% interval)");
     fputc('\n', out);
     names sides = {0};
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < rs[i]->nsides; k++)
-            add_name(&sides, rs[i]->sides[k].name);
+    for (int i = 0; i < t->n; i++)
+        for (size_t k = 0; k < t->rs[i]->nsides; k++)
+            if (!add_name(&sides, t->rs[i]->sides[k].name))
+                return names_free(&sides), false;
     for (int s = 0; s < sides.n; s++) {
         char text[64];
         snprintf(text, sizeof text, "  %s", sides.v[s]);
         label(out, text);
-        for (int i = 0; i < n; i++) {
-            const fray_sim_side *side = find_side(rs[i], sides.v[s]);
-            share_cell(out, side ? side->wins : 0, rs[i]->runs);
+        for (int i = 0; i < t->n; i++) {
+            const fray_sim_side *side = find_side(t->rs[i], sides.v[s]);
+            share_cell(out, side ? side->wins : 0, t->rs[i]->runs);
         }
         fputc('\n', out);
     }
+    names_free(&sides);
     bool undecided = false, nobody = false;
-    for (int i = 0; i < n; i++) {
-        undecided |= rs[i]->undecided > 0;
-        nobody |= rs[i]->nobody > 0;
+    for (int i = 0; i < t->n; i++) {
+        undecided |= t->rs[i]->undecided > 0;
+        nobody |= t->rs[i]->nobody > 0;
     }
     if (undecided) {
         label(out, "  no winner yet");
-        for (int i = 0; i < n; i++)
-            share_cell(out, rs[i]->undecided, rs[i]->runs);
+        for (int i = 0; i < t->n; i++)
+            share_cell(out, t->rs[i]->undecided, t->rs[i]->runs);
         fputc('\n', out);
     }
     if (nobody) {
         label(out, "  every side down");
-        for (int i = 0; i < n; i++)
-            share_cell(out, rs[i]->nobody, rs[i]->runs);
+        for (int i = 0; i < t->n; i++)
+            share_cell(out, t->rs[i]->nobody, t->rs[i]->runs);
         fputc('\n', out);
     }
+    return true;
+}
 
-    fputc('\n', out);
-    label(out, "Rounds");
-    fputc('\n', out);
-    round_stats st[2];
-    size_t longest = 0;
-    for (int i = 0; i < n; i++) {
-        st[i] = rounds_of(rs[i]);
-        longest = st[i].longest > longest ? st[i].longest : longest;
-    }
+/* Mean, median, 90th percentile, shortest and longest fight, in rounds. */
+static void print_round_figures(const table *t, const round_stats *st)
+{
     static const char *const what[] = {"  mean", "  median", "  90th percentile", "  shortest", "  longest"};
     for (int row = 0; row < 5; row++) {
-        label(out, what[row]);
-        for (int i = 0; i < n; i++) {
+        label(t->out, what[row]);
+        for (int i = 0; i < t->n; i++) {
             char buf[32];
             size_t v[] = {0, st[i].median, st[i].p90, st[i].shortest, st[i].longest};
             if (row == 0)
                 snprintf(buf, sizeof buf, "%.2f", st[i].mean);
             else
                 snprintf(buf, sizeof buf, "%zu", v[row]);
-            cell(out, buf);
+            cell(t->out, buf);
         }
-        fputc('\n', out);
+        fputc('\n', t->out);
     }
+}
+
+/* How often a fight lasts each number of rounds, as a bar per column. */
+static void print_round_bars(const table *t, size_t shortest, size_t longest)
+{
+    bool unicode = cli_utf8_terminal();
     uint64_t top = 0;
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < rs[i]->nrounds; k++)
-            top = rs[i]->rounds[k] > top ? rs[i]->rounds[k] : top;
-    size_t shortest = longest;
-    for (int i = 0; i < n; i++)
-        shortest = st[i].shortest < shortest ? st[i].shortest : shortest;
+    for (int i = 0; i < t->n; i++)
+        for (size_t k = 0; k < t->rs[i]->nrounds; k++)
+            top = t->rs[i]->rounds[k] > top ? t->rs[i]->rounds[k] : top;
     for (size_t k = shortest; k <= longest; k++) {
         char text[32];
         snprintf(text, sizeof text, "  %zu round%s", k, k == 1 ? "" : "s");
-        label(out, text);
-        for (int i = 0; i < n; i++) {
-            uint64_t runs = k < rs[i]->nrounds ? rs[i]->rounds[k] : 0;
+        label(t->out, text);
+        for (int i = 0; i < t->n; i++) {
+            uint64_t runs = k < t->rs[i]->nrounds ? t->rs[i]->rounds[k] : 0;
             char buf[32];
-            snprintf(buf, sizeof buf, "%5.1f%% ", 100.0 * (double)runs / (double)rs[i]->runs);
-            fprintf(out, "  %s", buf);
-            int cells = cli_bar(out, top ? (double)runs / (double)top : 0, CELL - 8, unicode);
-            if (i + 1 < n)
-                fprintf(out, "%*s", CELL - (int)strlen(buf) - cells, "");
+            snprintf(buf, sizeof buf, "%5.1f%% ", 100.0 * (double)runs / (double)t->rs[i]->runs);
+            fprintf(t->out, "  %s", buf);
+            int cells = cli_bar(t->out, top ? (double)runs / (double)top : 0, CELL - 8, unicode);
+            if (i + 1 < t->n)
+                fprintf(t->out, "%*s", CELL - (int)strlen(buf) - cells, "");
+        }
+        fputc('\n', t->out);
+    }
+}
+
+static void print_rounds(const table *t)
+{
+    fputc('\n', t->out);
+    label(t->out, "Rounds");
+    fputc('\n', t->out);
+    round_stats st[2];
+    size_t longest = 0;
+    for (int i = 0; i < t->n; i++) {
+        st[i] = rounds_of(t->rs[i]);
+        longest = st[i].longest > longest ? st[i].longest : longest;
+    }
+    print_round_figures(t, st);
+    size_t shortest = longest;
+    for (int i = 0; i < t->n; i++)
+        shortest = st[i].shortest < shortest ? st[i].shortest : shortest;
+    print_round_bars(t, shortest, longest);
+}
+
+/* What one creature deals and takes per fight, and how often it ends down. */
+static void print_creature(const table *t, const char *name)
+{
+    FILE *out = t->out;
+    char text[64];
+    const fray_sim_creature *any = NULL;
+    for (int i = 0; i < t->n && !any; i++)
+        any = find_creature(t->rs[i], name);
+    snprintf(text, sizeof text, "  %s%s%s%s", name, any->side ? " (" : "", any->side ? any->side : "",
+             any->side ? ")" : "");
+    label(out, text);
+    fputc('\n', out);
+    static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
+    for (int row = 0; row < 3; row++) {
+        label(out, rows[row]);
+        for (int i = 0; i < t->n; i++) {
+            const fray_sim_creature *cr = find_creature(t->rs[i], name);
+            if (!cr)
+                cell(out, "-");
+            else if (row == 0)
+                mean_cell(out, cr->dealt, cr->dealt_squares, t->rs[i]->runs);
+            else if (row == 1)
+                mean_cell(out, cr->taken, cr->taken_squares, t->rs[i]->runs);
+            else
+                share_cell(out, cr->down, t->rs[i]->runs);
         }
         fputc('\n', out);
     }
+}
 
+static bool print_damage(const table *t)
+{
+    const fray_sim_result *r0 = t->rs[0];
     char heading[80];
-    snprintf(heading, sizeof heading, "Damage (%s lost)", rs[0]->health[0] ? rs[0]->health : "nothing counted");
-    fputc('\n', out);
-    label(out, heading);
-    fputc('\n', out);
+    snprintf(heading, sizeof heading, "Damage (%s lost)", r0->health[0] ? r0->health : "nothing counted");
+    fputc('\n', t->out);
+    label(t->out, heading);
+    fputc('\n', t->out);
     names cs = {0};
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < rs[i]->ncreatures; k++)
-            add_name(&cs, rs[i]->creatures[k].name);
-    for (int c = 0; c < cs.n; c++) {
-        char text[64];
-        const fray_sim_creature *any = NULL;
-        for (int i = 0; i < n && !any; i++)
-            any = find_creature(rs[i], cs.v[c]);
-        snprintf(text, sizeof text, "  %s%s%s%s", cs.v[c], any->side ? " (" : "", any->side ? any->side : "",
-                 any->side ? ")" : "");
-        label(out, text);
-        fputc('\n', out);
-        static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
-        for (int row = 0; row < 3; row++) {
-            label(out, rows[row]);
-            for (int i = 0; i < n; i++) {
-                const fray_sim_creature *cr = find_creature(rs[i], cs.v[c]);
-                if (!cr)
-                    cell(out, "-");
-                else if (row == 0)
-                    mean_cell(out, cr->dealt, cr->dealt_squares, rs[i]->runs);
-                else if (row == 1)
-                    mean_cell(out, cr->taken, cr->taken_squares, rs[i]->runs);
-                else
-                    share_cell(out, cr->down, rs[i]->runs);
-            }
-            fputc('\n', out);
-        }
-    }
+    for (int i = 0; i < t->n; i++)
+        for (size_t k = 0; k < t->rs[i]->ncreatures; k++)
+            if (!add_name(&cs, t->rs[i]->creatures[k].name))
+                return names_free(&cs), false;
+    for (int c = 0; c < cs.n; c++)
+        print_creature(t, cs.v[c]);
+    names_free(&cs);
+    return true;
+}
 
+/* How often each trigger fires per fight, and in how many fights. */
+static bool print_triggers(const table *t)
+{
+    FILE *out = t->out;
     names ts = {0};
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < rs[i]->ntriggers; k++)
-            add_name(&ts, rs[i]->triggers[k].name);
+    for (int i = 0; i < t->n; i++)
+        for (size_t k = 0; k < t->rs[i]->ntriggers; k++)
+            if (!add_name(&ts, t->rs[i]->triggers[k].name))
+                return names_free(&ts), false;
     if (ts.n) {
         fputc('\n', out);
         label(out, "Triggers (per fight; in)");
         fputc('\n', out);
-        for (int t = 0; t < ts.n; t++) {
-            char text[64];
-            snprintf(text, sizeof text, "  %s", ts.v[t]);
-            label(out, text);
-            for (int i = 0; i < n; i++) {
-                const fray_sim_trigger *tr = find_trigger(rs[i], ts.v[t]);
-                char buf[64];
-                if (tr)
-                    snprintf(buf, sizeof buf, "%.3f; %.1f%% of fights", (double)tr->fired / (double)rs[i]->runs,
-                             100.0 * (double)tr->runs / (double)rs[i]->runs);
-                else
-                    snprintf(buf, sizeof buf, "never");
-                cell(out, buf);
-            }
-            fputc('\n', out);
-        }
     }
+    for (int k = 0; k < ts.n; k++) {
+        char text[64];
+        snprintf(text, sizeof text, "  %s", ts.v[k]);
+        label(out, text);
+        for (int i = 0; i < t->n; i++) {
+            const fray_sim_trigger *tr = find_trigger(t->rs[i], ts.v[k]);
+            char buf[64];
+            if (tr)
+                snprintf(buf, sizeof buf, "%.3f; %.1f%% of fights", (double)tr->fired / (double)t->rs[i]->runs,
+                         100.0 * (double)tr->runs / (double)t->rs[i]->runs);
+            else
+                snprintf(buf, sizeof buf, "never");
+            cell(out, buf);
+        }
+        fputc('\n', out);
+    }
+    names_free(&ts);
+    return true;
+}
+
+/* False when out of memory (the names of a section could not be kept). */
+static bool print_table(FILE *out, const fray_sim_result *const *rs, const char *const *titles, int n,
+                        const char *scenario, uint64_t seed, int threads)
+{
+    table t = {out, rs, n};
+    print_heading(&t, titles, scenario, seed, threads);
+    if (!print_winners(&t))
+        return false;
+    print_rounds(&t);
+    return print_damage(&t) && print_triggers(&t);
 }
 
 /* --- JSON -------------------------------------------------------------------------- */
@@ -561,11 +644,16 @@ int cmd_sim(int argc, char **argv)
             char *text = NULL;
             size_t len = 0;
             FILE *mem = open_memstream(&text, &len);
-            print_table(mem ? mem : stdout, view, titles, n, scenario, o.seed, (int)jobs);
+            bool printed = print_table(mem ? mem : stdout, view, titles, n, scenario, o.seed, (int)jobs);
             if (mem) {
                 fclose(mem);
-                cli_print_trimmed(text);
-                free(text);
+                if (printed)
+                    cli_print_trimmed(text);
+                free(text); /* open_memstream's buffer is libc's */
+            }
+            if (!printed) {
+                fprintf(stderr, "fray: out of memory\n");
+                code = EXIT_IO;
             }
         }
     }

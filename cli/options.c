@@ -193,10 +193,19 @@ fray_options cli_fray_options(const cli_options *o)
         paths[n++] = o->path[i];
     const char *env = getenv("FRAY_PATH");
     if (env && *env) {
+        /* what does not fit is not searched, and the warning says so */
+        if (strlen(env) >= sizeof fray_path)
+            fprintf(stderr, "fray: warning: FRAY_PATH is longer than %zu bytes; the rest of it is not searched\n",
+                    sizeof fray_path - 1);
         snprintf(fray_path, sizeof fray_path, "%s", env);
-        for (char *save = NULL, *tok = strtok_r(fray_path, ":", &save); tok && n < 128;
-             tok = strtok_r(NULL, ":", &save))
+        char *save = NULL, *tok = strtok_r(fray_path, ":", &save);
+        for (; tok && n < sizeof paths / sizeof paths[0]; tok = strtok_r(NULL, ":", &save))
             paths[n++] = tok;
+        if (tok)
+            fprintf(stderr,
+                    "fray: warning: -I and FRAY_PATH name more than %zu directories; from %s on they are not "
+                    "searched\n",
+                    sizeof paths / sizeof paths[0], tok);
     }
     bool color = o->color == 1;
     if (o->color == -1) {

@@ -151,6 +151,187 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* The program under test and where the script is in driving it. */
+typedef struct run {
+    const char *script; /* its name, for the messages */
+    int step;           /* the script's line */
+    int fd;             /* the terminal's side of the program */
+    pid_t pid;
+    int status;
+    bool alive;
+    double patience;
+    struct winsize ws;
+} run;
+
+/* What a step returns to go on to the next one; any other value is the
+   status ptyrun exits with. */
+#define GO_ON (-1)
+
+/* Fails the step, showing the output that was seen, and stops the program. */
+static int fail_seen(run *r, const char *fmt, const char *what)
+{
+    fprintf(stderr, "%s:%d: ", r->script, r->step);
+    fprintf(stderr, fmt, what);
+    fputc('\n', stderr);
+    show_seen();
+    kill(r->pid, SIGKILL);
+    return 1;
+}
+
+static int step_columns(run *r, const char *arg)
+{
+    r->ws.ws_col = (unsigned short)atoi(arg);
+    if (ioctl(r->fd, TIOCSWINSZ, &r->ws) != 0) {
+        fprintf(stderr, "%s:%d: cannot resize the terminal\n", r->script, r->step);
+        return 1;
+    }
+    return GO_ON;
+}
+
+static int step_never(run *r, const char *arg)
+{
+    if (nnevers == NEVER_MAX) {
+        fprintf(stderr, "%s:%d: too many 'never' steps\n", r->script, r->step);
+        return 2;
+    }
+    char text[4096];
+    size_t n = unescape(arg, text);
+    if (n == 0 || n >= sizeof nevers[0].text) {
+        fprintf(stderr, "%s:%d: a 'never' text of 1 to %zu bytes\n", r->script, r->step, sizeof nevers[0].text - 1);
+        return 2;
+    }
+    memcpy(nevers[nnevers].text, text, n);
+    nevers[nnevers++].len = n;
+    return GO_ON;
+}
+
+static int step_send(run *r, const char *arg)
+{
+    char text[4096];
+    size_t n = unescape(arg, text);
+    /* a moment for the program to get back to reading, as a person typing
+       would give it (readline sets up the terminal after it prints the
+       prompt) */
+    pump(r->fd, 100);
+    /* one key at a time, as typed: readline reacts to each */
+    for (size_t i = 0; i < n; i++) {
+        if (write(r->fd, text + i, 1) != 1) {
+            fprintf(stderr, "%s:%d: cannot type into the terminal\n", r->script, r->step);
+            return 1;
+        }
+        pump(r->fd, 5);
+    }
+    return GO_ON;
+}
+
+/* expect and reject: both take the escapes of send */
+static int step_expect(run *r, const char *line, const char *arg)
+{
+    char text[4096];
+    text[unescape(arg, text)] = '\0';
+    if (line[0] == 'r') {
+        pump(r->fd, 200);
+        if (holds(text))
+            return fail_seen(r, "saw \"%s\"", line + 7);
+        return GO_ON;
+    }
+    double until = now() + r->patience;
+    while (!holds(text) && r->alive && now() < until)
+        r->alive = pump(r->fd, 50);
+    if (!holds(text))
+        return fail_seen(r, "never saw \"%s\"", line + 7);
+    /* what came after it is for the next expect */
+    size_t end = holds(text);
+    memmove(seen, seen + end, nseen - end);
+    nseen -= end;
+    return GO_ON;
+}
+
+static int step_exit(run *r, const char *arg)
+{
+    double until = now() + r->patience;
+    int got = 0;
+    while ((got = waitpid(r->pid, &r->status, WNOHANG)) == 0 && now() < until)
+        pump(r->fd, 50);
+    const char *why = NULL;
+    if (never_seen)
+        fprintf(stderr, "%s:%d: saw \"%s\", which was never to show\n", r->script, r->step, never_seen);
+    else if (got != r->pid || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != atoi(arg))
+        why = got != r->pid ? "still running" : WIFEXITED(r->status) ? "another status" : "killed";
+    else
+        return 0;
+    if (why)
+        fprintf(stderr, "%s:%d: the program did not exit with status %s (%s)\n", r->script, r->step, arg, why);
+    show_seen();
+    if (got != r->pid)
+        kill(r->pid, SIGKILL);
+    return 1;
+}
+
+/* One line of the script. */
+static int run_step(run *r, const char *line)
+{
+    const char *arg = strchr(line, ' ');
+    arg = arg ? arg + 1 : line + strlen(line);
+    if (!strncmp(line, "patience ", 9)) {
+        r->patience = atof(arg);
+        return GO_ON;
+    }
+    if (!strncmp(line, "columns ", 8))
+        return step_columns(r, arg);
+    if (never_seen)
+        return fail_seen(r, "saw \"%s\", which was never to show", never_seen);
+    if (!strncmp(line, "never ", 6))
+        return step_never(r, arg);
+    if (!strncmp(line, "send ", 5))
+        return step_send(r, arg);
+    if (!strncmp(line, "expect ", 7) || !strncmp(line, "reject ", 7))
+        return step_expect(r, line, arg);
+    if (!strncmp(line, "exit ", 5))
+        return step_exit(r, arg);
+    fprintf(stderr, "%s:%d: unknown step '%s'\n", r->script, r->step, line);
+    kill(r->pid, SIGKILL);
+    return 2;
+}
+
+/* The program started on a new terminal; false (said) when it cannot be. */
+static bool start(run *r, char **argv)
+{
+    r->pid = forkpty(&r->fd, NULL, NULL, &r->ws);
+    if (r->pid < 0) {
+        perror("forkpty");
+        return false;
+    }
+    if (r->pid == 0) {
+        execvp(argv[0], argv);
+        perror(argv[0]);
+        _exit(127);
+    }
+    return true;
+}
+
+/* Every step of the script, in turn; the status to exit with. */
+static int run_script(run *r, FILE *script)
+{
+    char line[4096];
+    while (fgets(line, sizeof line, script)) {
+        r->step++;
+        line[strcspn(line, "\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        int code = run_step(r, line);
+        if (code != GO_ON)
+            return code;
+    }
+    kill(r->pid, SIGKILL);
+    waitpid(r->pid, &r->status, 0);
+    if (never_seen) {
+        fprintf(stderr, "%s: saw \"%s\", which was never to show\n", r->script, never_seen);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -167,139 +348,8 @@ int main(int argc, char **argv)
         perror(transcript_path);
         return 2;
     }
-    struct winsize ws = {.ws_row = 40, .ws_col = 200};
-    int fd;
-    pid_t pid = forkpty(&fd, NULL, NULL, &ws);
-    if (pid < 0) {
-        perror("forkpty");
+    run r = {.script = argv[1], .status = -1, .alive = true, .patience = 10, .ws = {.ws_row = 40, .ws_col = 200}};
+    if (!start(&r, argv + 2))
         return 2;
-    }
-    if (pid == 0) {
-        execvp(argv[2], argv + 2);
-        perror(argv[2]);
-        _exit(127);
-    }
-    char line[4096];
-    int step = 0, status = -1;
-    bool alive = true;
-    double patience = 10;
-    while (fgets(line, sizeof line, script)) {
-        step++;
-        line[strcspn(line, "\n")] = '\0';
-        if (!line[0] || line[0] == '#')
-            continue;
-        char *arg = strchr(line, ' ');
-        arg = arg ? arg + 1 : line + strlen(line);
-        if (!strncmp(line, "patience ", 9)) {
-            patience = atof(arg);
-            continue;
-        }
-        if (!strncmp(line, "columns ", 8)) {
-            ws.ws_col = (unsigned short)atoi(arg);
-            if (ioctl(fd, TIOCSWINSZ, &ws) != 0) {
-                fprintf(stderr, "%s:%d: cannot resize the terminal\n", argv[1], step);
-                return 1;
-            }
-            continue;
-        }
-        if (never_seen) {
-            fprintf(stderr, "%s:%d: saw \"%s\", which was never to show\n", argv[1], step, never_seen);
-            show_seen();
-            kill(pid, SIGKILL);
-            return 1;
-        }
-        if (!strncmp(line, "never ", 6)) {
-            if (nnevers == NEVER_MAX) {
-                fprintf(stderr, "%s:%d: too many 'never' steps\n", argv[1], step);
-                return 2;
-            }
-            char text[4096];
-            size_t n = unescape(arg, text);
-            if (n == 0 || n >= sizeof nevers[0].text) {
-                fprintf(stderr, "%s:%d: a 'never' text of 1 to %zu bytes\n", argv[1], step, sizeof nevers[0].text - 1);
-                return 2;
-            }
-            memcpy(nevers[nnevers].text, text, n);
-            nevers[nnevers++].len = n;
-            continue;
-        }
-        if (!strncmp(line, "send ", 5)) {
-            char text[4096];
-            size_t n = unescape(arg, text);
-            /* a moment for the program to get back to reading, as a
-               person typing would give it (readline sets up the terminal
-               after it prints the prompt) */
-            pump(fd, 100);
-            /* one key at a time, as typed: readline reacts to each */
-            for (size_t i = 0; i < n; i++) {
-                if (write(fd, text + i, 1) != 1) {
-                    fprintf(stderr, "%s:%d: cannot type into the terminal\n", argv[1], step);
-                    return 1;
-                }
-                pump(fd, 5);
-            }
-        } else if (!strncmp(line, "expect ", 7) || !strncmp(line, "reject ", 7)) {
-            /* both take the escapes of send */
-            char text[4096];
-            text[unescape(arg, text)] = '\0';
-            arg = text;
-            if (line[0] == 'r') {
-                pump(fd, 200);
-                if (holds(arg)) {
-                    fprintf(stderr, "%s:%d: saw \"%s\"\n", argv[1], step, line + 7);
-                    show_seen();
-                    kill(pid, SIGKILL);
-                    return 1;
-                }
-                continue;
-            }
-            double until = now() + patience;
-            while (!holds(arg) && alive && now() < until)
-                alive = pump(fd, 50);
-            if (!holds(arg)) {
-                fprintf(stderr, "%s:%d: never saw \"%s\"\n", argv[1], step, line + 7);
-                show_seen();
-                kill(pid, SIGKILL);
-                return 1;
-            }
-            /* what came after it is for the next expect */
-            size_t end = holds(arg);
-            memmove(seen, seen + end, nseen - end);
-            nseen -= end;
-        } else if (!strncmp(line, "exit ", 5)) {
-            double until = now() + patience;
-            int got = 0;
-            while ((got = waitpid(pid, &status, WNOHANG)) == 0 && now() < until)
-                pump(fd, 50);
-            if (never_seen) {
-                fprintf(stderr, "%s:%d: saw \"%s\", which was never to show\n", argv[1], step, never_seen);
-                show_seen();
-                if (got != pid)
-                    kill(pid, SIGKILL);
-                return 1;
-            }
-            if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != atoi(arg)) {
-                fprintf(stderr, "%s:%d: the program did not exit with status %s (%s)\n", argv[1], step, arg,
-                        got != pid          ? "still running"
-                        : WIFEXITED(status) ? "another status"
-                                            : "killed");
-                show_seen();
-                if (got != pid)
-                    kill(pid, SIGKILL);
-                return 1;
-            }
-            return 0;
-        } else {
-            fprintf(stderr, "%s:%d: unknown step '%s'\n", argv[1], step, line);
-            kill(pid, SIGKILL);
-            return 2;
-        }
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    if (never_seen) {
-        fprintf(stderr, "%s: saw \"%s\", which was never to show\n", argv[1], never_seen);
-        return 1;
-    }
-    return 0;
+    return run_script(&r, script);
 }

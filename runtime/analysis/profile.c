@@ -213,9 +213,9 @@ static bool walk_turn(fight *g, int k)
             break;
         }
         /* to the turn of the one who acts */
-        for (int guard = 0; guard < 8 && v->world->cb.active && encounter_acting(v) != who[k]; guard++)
-            if (!encounter_next(v, (span){0}))
-                break;
+        bool failed = false;
+        for (int guard = 0; guard < 8 && v->world->cb.active && encounter_acting(v) != who[k] && !failed; guard++)
+            failed = !encounter_next(v, (span){0});
         memset(fired, 0, ntrig * sizeof *fired);
         for (size_t c = 0; c < t.ncreatures; c++)
             t.taken[c] = t.dealt[c] = 0;
@@ -225,12 +225,14 @@ static bool walk_turn(fight *g, int k)
         t.watch = who[1 - k];
         rng_oracle_rewind(&o);
         v->rng.oracle = &o;
-        bool played = !v->failed && encounter_acting(v) == who[k] && encounter_play_tactic(v, who[k], (span){0});
+        bool acts = !failed && encounter_acting(v) == who[k];
+        if (acts)
+            failed = !encounter_play_tactic(v, who[k], (span){0});
         v->rng.oracle = NULL;
-        if (!played) {
+        if (failed || !acts) {
             vm *own = g->f->v;
             g->f->v = v;
-            if (v->failed)
+            if (failed)
                 api_runtime_failure(g->f);
             else
                 diag_report(&g->f->sink, DIAG_ERROR, NULL, (span){0}, "in the profile for %s, the %s never gets a turn",

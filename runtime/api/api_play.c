@@ -337,8 +337,8 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
             /* asked without arguments: a refusal for a missing target, or an
                error from a requirement that reads one, still offers it */
             refusal why = {{0}, {-1, {0}, -1}, false};
-            bool ok = act_can(v, c, a, NULL, 0, &why, (span){0});
-            listed = ok || v->failed || why.missing;
+            bool ok = false;
+            listed = !act_can(v, c, a, NULL, 0, &why, &ok, (span){0}) || ok || why.missing;
             vm_clear_error(v);
         }
         if (listed)
@@ -367,7 +367,8 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
             continue;
         value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
         refusal why = {{0}, {-1, {0}, -1}, false};
-        if (act_can(v, c, a, &arg, 1, &why, (span){0})) {
+        bool ok = false;
+        if (act_can(v, c, a, &arg, 1, &why, &ok, (span){0}) && ok) {
             fn(user, v->world->creatures[t].name);
             listed++;
         }

@@ -42,11 +42,10 @@ static bool on_other_sides(const vm *v, int a, int b)
     return a != b && (sa < 0 || sb < 0 || sa != sb);
 }
 
-/* The checks before paying; *ok false with why filled when refused. */
-static bool allowed(vm *v, int actor, int action, const value *args, int nargs, bool held, refusal *why, bool *ok,
-                    span at)
+/* Is the actor free to act: in play, in the fight, not delaying (and its
+   creature arguments in play)? *ok false with why filled when not. */
+static bool actor_free(vm *v, int actor, const value *args, int nargs, refusal *why, bool *ok, span at)
 {
-    const r_action *a = &v->r->actions[action];
     creature *c = &v->world->creatures[actor];
     *ok = false;
     if (c->gone) {
@@ -73,10 +72,22 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
         set_refusal(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
         return true;
     }
-    if (effects_forbids(v, actor, action, why, at))
-        return true;
-    if (v->failed)
+    *ok = true;
+    return true;
+}
+
+/* Is the action open to the actor now: not forbidden by a condition, not
+   cooling down, not at its limit? */
+static bool action_open(vm *v, int actor, int action, refusal *why, bool *ok, span at)
+{
+    const r_action *a = &v->r->actions[action];
+    const creature *c = &v->world->creatures[actor];
+    *ok = false;
+    bool forbidden;
+    if (!effects_forbids(v, actor, action, why, &forbidden, at))
         return false;
+    if (forbidden)
+        return true;
     if (effects_on_cooldown(v, actor, action)) {
         set_refusal(why, &a->from, "%s is cooling down", action_name(v, action));
         return true;
@@ -90,44 +101,69 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
             return true;
         }
     }
+    *ok = true;
+    return true;
+}
+
+/* Is argument i what parameter i says it takes? Refuses (false) when not. */
+static bool param_fits(vm *v, int action, const value *args, int i, refusal *why)
+{
+    const r_action *a = &v->r->actions[action];
+    const char *param = program_string(v->p, a->params[i]), *kinds = program_string(v->p, a->takes_text[i]);
+    int word =
+        (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
+    if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
+        set_refusal(why, &a->from, "no condition '%s'", program_string(v->p, word));
+        return false;
+    }
+    if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
+        set_refusal(why, &a->from, "no zone '%s' here", program_string(v->p, word));
+        return false;
+    }
+    if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
+        const char *got = value_type_name(args[i].type);
+        set_refusal(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
+                    args[i].type == V_NIL     ? ""
+                    : strchr("aeiou", got[0]) ? "an "
+                                              : "a ",
+                    got);
+        return false;
+    }
+    return true;
+}
+
+/* Are the arguments what the parameters take: a creature to target, and
+   each parameter given and of its kind? Refuses (false) when not. */
+static bool params_fit(vm *v, int action, const value *args, int nargs, refusal *why)
+{
+    const r_action *a = &v->r->actions[action];
     /* a target that is no creature is refused before the requirements,
        which are written for one */
-    value t = nargs > 0 ? args[0] : value_nil();
-    if (a->has_target && t.type != V_CREATURE) {
+    if (a->has_target && (nargs == 0 || args[0].type != V_CREATURE)) {
         set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
         why->missing = nargs == 0;
-        return true;
+        return false;
     }
-    /* what each parameter says it takes, given and of its kind */
     for (int i = a->has_target ? 1 : 0; i < a->nparams; i++) {
         if (!a->takes[i])
             continue;
-        const char *param = program_string(v->p, a->params[i]), *kinds = program_string(v->p, a->takes_text[i]);
         if (i >= nargs) {
-            set_refusal(why, &a->from, "%s needs its %s, %s", action_name(v, action), param, kinds);
+            set_refusal(why, &a->from, "%s needs its %s, %s", action_name(v, action),
+                        program_string(v->p, a->params[i]), program_string(v->p, a->takes_text[i]));
             why->missing = true;
-            return true;
+            return false;
         }
-        int word =
-            (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
-        if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
-            set_refusal(why, &a->from, "no condition '%s'", program_string(v->p, word));
-            return true;
-        }
-        if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
-            set_refusal(why, &a->from, "no zone '%s' here", program_string(v->p, word));
-            return true;
-        }
-        if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
-            const char *got = value_type_name(args[i].type);
-            set_refusal(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
-                        args[i].type == V_NIL     ? ""
-                        : strchr("aeiou", got[0]) ? "an "
-                                                  : "a ",
-                        got);
-            return true;
-        }
+        if (!param_fits(v, action, args, i, why))
+            return false;
     }
+    return true;
+}
+
+/* Do the action's requirements hold? The first that does not is named. */
+static bool requirements_hold(vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *ok)
+{
+    const r_action *a = &v->r->actions[action];
+    *ok = false;
     for (int i = 0; i < a->nrequires; i++) {
         value w;
         if (!eval(v, &a->requires[i], actor, args, nargs, &w))
@@ -141,78 +177,119 @@ static bool allowed(vm *v, int actor, int action, const value *args, int nargs, 
             return true;
         }
     }
-    if (t.type == V_CREATURE) {
-        int target = (int)t.num;
-        const char *tn = v->world->creatures[target].name;
-        /* an enemy or an ally is one still in the fight; `target creature`
-           reaches the fallen too (to finish or to heal them) */
-        if (a->target == TARGET_ENEMY || a->target == TARGET_ALLY) {
-            bool fallen;
-            if (v->world->cb.active && !encounter_out(v, target, &fallen, at))
-                return false;
-            if (v->world->cb.active && fallen) {
-                set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
-                return true;
-            }
-        }
-        switch ((target_kind)a->target) {
-        case TARGET_ENEMY:
-            if (!on_other_sides(v, actor, target)) {
-                set_refusal(why, &a->from, "%s is not an enemy of %s", tn, c->name);
-                return true;
-            }
-            break;
-        case TARGET_ALLY:
-            if (on_other_sides(v, actor, target) || target == actor) {
-                set_refusal(why, &a->from, "%s is not an ally of %s", tn, c->name);
-                return true;
-            }
-            break;
-        case TARGET_SELF:
-            if (target != actor) {
-                set_refusal(why, &a->from, "%s only targets oneself", action_name(v, action));
-                return true;
-            }
-            break;
-        case TARGET_OTHER:
-            if (target == actor) {
-                set_refusal(why, &a->from, "%s targets someone else", action_name(v, action));
-                return true;
-            }
-            break;
-        default: break;
-        }
-        if (a->target_range >= 0) {
-            bool in;
-            if (!grid_within(v, actor, target, a->target_range, &in, at))
-                return false;
-            if (!in) {
-                const r_range *rg = &v->r->ranges[a->target_range];
-                set_refusal(why, &rg->from, "%s is not within %s's %s range", tn, c->name,
-                            program_string(v->p, rg->name));
-                return true;
-            }
-        }
-        if (effects_protects(v, target, action, actor, why, at))
-            return true;
-        if (v->failed)
-            return false;
-    }
-    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why))
-        return !v->failed;
-    /* a held action also costs what the rules say holding costs */
-    if (held && !ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why))
-        return !v->failed;
     *ok = true;
     return true;
 }
 
-bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at)
+/* Is the target of the kind the action targets (an enemy, an ally,
+   oneself, someone else)? Refuses (false) when not. */
+static bool target_kind_fits(vm *v, int actor, int action, int target, refusal *why)
 {
-    bool ok;
-    if (!allowed(v, actor, action, args, nargs, false, why, &ok, at))
+    const r_action *a = &v->r->actions[action];
+    const char *tn = v->world->creatures[target].name, *an = v->world->creatures[actor].name;
+    switch ((target_kind)a->target) {
+    case TARGET_ENEMY:
+        if (!on_other_sides(v, actor, target)) {
+            set_refusal(why, &a->from, "%s is not an enemy of %s", tn, an);
+            return false;
+        }
+        break;
+    case TARGET_ALLY:
+        if (on_other_sides(v, actor, target) || target == actor) {
+            set_refusal(why, &a->from, "%s is not an ally of %s", tn, an);
+            return false;
+        }
+        break;
+    case TARGET_SELF:
+        if (target != actor) {
+            set_refusal(why, &a->from, "%s only targets oneself", action_name(v, action));
+            return false;
+        }
+        break;
+    case TARGET_OTHER:
+        if (target == actor) {
+            set_refusal(why, &a->from, "%s targets someone else", action_name(v, action));
+            return false;
+        }
+        break;
+    default: break;
+    }
+    return true;
+}
+
+/* May the actor choose this target: in the fight (an enemy or an ally),
+   of the kind the action targets, in range, and not protected? */
+static bool target_fits(vm *v, int actor, int action, int target, refusal *why, bool *ok, span at)
+{
+    const r_action *a = &v->r->actions[action];
+    const char *tn = v->world->creatures[target].name;
+    *ok = false;
+    /* an enemy or an ally is one still in the fight; `target creature`
+       reaches the fallen too (to finish or to heal them) */
+    if (a->target == TARGET_ENEMY || a->target == TARGET_ALLY) {
+        bool fallen;
+        if (v->world->cb.active && !encounter_out(v, target, &fallen, at))
+            return false;
+        if (v->world->cb.active && fallen) {
+            set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
+            return true;
+        }
+    }
+    if (!target_kind_fits(v, actor, action, target, why))
+        return true;
+    if (a->target_range >= 0) {
+        bool in;
+        if (!grid_within(v, actor, target, a->target_range, &in, at))
+            return false;
+        if (!in) {
+            const r_range *rg = &v->r->ranges[a->target_range];
+            set_refusal(why, &rg->from, "%s is not within %s's %s range", tn, v->world->creatures[actor].name,
+                        program_string(v->p, rg->name));
+            return true;
+        }
+    }
+    bool is_protected;
+    if (!effects_protects(v, target, action, actor, why, &is_protected, at))
         return false;
-    return ok;
+    *ok = !is_protected;
+    return true;
+}
+
+/* Can the actor pay for the action (and, held, for holding it)? */
+static bool affordable(vm *v, int actor, int action, bool held, refusal *why, bool *ok)
+{
+    const r_action *a = &v->r->actions[action];
+    if (!ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, false, why, ok))
+        return false;
+    /* a held action also costs what the rules say holding costs */
+    if (*ok && held)
+        return ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, false, why, ok);
+    return true;
+}
+
+/* The checks before paying, in the order the refusal names the first that
+   says no; *ok false with why filled when refused. */
+static bool allowed(vm *v, int actor, int action, const value *args, int nargs, bool held, refusal *why, bool *ok,
+                    span at)
+{
+    if (!actor_free(v, actor, args, nargs, why, ok, at))
+        return false;
+    if (*ok && !action_open(v, actor, action, why, ok, at))
+        return false;
+    if (*ok)
+        *ok = params_fit(v, action, args, nargs, why);
+    if (*ok && !requirements_hold(v, actor, action, args, nargs, why, ok))
+        return false;
+    if (*ok && nargs > 0 && args[0].type == V_CREATURE && !target_fits(v, actor, action, (int)args[0].num, why, ok, at))
+        return false;
+    if (*ok && !affordable(v, actor, action, held, why, ok))
+        return false;
+    return true;
+}
+
+bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *can, span at)
+{
+    return allowed(v, actor, action, args, nargs, false, why, can, at);
 }
 
 static void say_refusal(vm *v, int actor, int action, const value *args, int nargs, const refusal *why)
@@ -266,10 +343,13 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
                 nres++;
             }
     }
-    bool paid = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why);
-    bool hold_paid =
-        paid && (!held || ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why));
-    if (paid && !hold_paid && !v->failed) {
+    bool paid = false, hold_paid = false;
+    bool fine = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why, &paid);
+    if (fine && paid && held)
+        fine = ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why, &hold_paid);
+    else
+        hold_paid = paid;
+    if (fine && paid && !hold_paid) {
         if (saved)
             memcpy(v->world->creatures[actor].ledger, saved, (size_t)v->world->ledger_len * sizeof(counter));
         for (int i = 0; i < nres; i++)
@@ -279,9 +359,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
             }
     }
     mem_free(saved, saved_bytes);
+    if (!fine)
+        return false;
     if (!hold_paid) {
-        if (v->failed)
-            return false;
         say_refusal(v, actor, action, args, nargs, &why);
         return true;
     }

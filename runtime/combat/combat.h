@@ -340,11 +340,15 @@ typedef struct refusal {
     bool missing; /* for want of an argument the action needs */
 } refusal;
 /* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
-   With pay, pays it. Fills *why when it cannot. */
-bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why);
+   *affordable says; with pay, it is paid. Fills *why when it cannot.
+   False only on an error (in v->error). */
+bool ledger_pay(struct vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why,
+                bool *affordable);
 int ledger_spent(struct vm *v, int c, int slot);
-int ledger_left(struct vm *v, int c, int slot, bool *unlimited);
-bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why);
+/* How many of a slot c has left (*unlimited: no count); false on an error. */
+bool ledger_left(struct vm *v, int c, int slot, bool *unlimited, int *left);
+/* Spends n of a slot; *spent false (why filled) when c has not enough. */
+bool ledger_spend_slot(struct vm *v, int c, int slot, int n, refusal *why, bool *spent);
 /* A creature's turn starts: debts become this turn's uses, locks lapse. */
 void ledger_turn_start(struct vm *v, int c);
 /* An encounter begins: the turns of the last one, and what they owe or were
@@ -376,10 +380,13 @@ bool effects_holds_by_itself(struct vm *v, int c, int cond, bool *yes, span at);
 /* The modifier terms a check gets for its participants (checks.c). */
 bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites,
                         int *n, int max, span at);
-bool effects_forbids(struct vm *v, int c, int action, refusal *why, span at);
-bool effects_protects(struct vm *v, int target, int action, int actor, refusal *why, span at);
+/* Does a condition of c forbid it the action (*no, why filled)? False
+   only on an error, like the two below. */
+bool effects_forbids(struct vm *v, int c, int action, refusal *why, bool *no, span at);
+/* Does a condition of target protect it from actor's action? */
+bool effects_protects(struct vm *v, int target, int action, int actor, refusal *why, bool *no, span at);
 /* Does a condition of c forbid it reactions of this kind (a word id)? */
-bool effects_forbids_kind(struct vm *v, int c, int kind, refusal *why, span at);
+bool effects_forbids_kind(struct vm *v, int c, int kind, refusal *why, bool *no, span at);
 bool effects_cooldown(struct vm *v, int c, int action, value lasts, span at);
 bool effects_on_cooldown(struct vm *v, int c, int action);
 /* A held action waits as an effect, so it lapses like one. */
@@ -417,7 +424,8 @@ void rulings_end_encounter(struct vm *v);
 /* Actions (act.c). */
 /* held: a held action, taken when its event comes, off the creature's turn. */
 bool act_take(struct vm *v, int actor, int action, const value *args, int nargs, bool held, bool *allowed, span at);
-bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, refusal *why, span at);
+/* May actor take the action now (*can; why filled when not)? False only on an error. */
+bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, refusal *why, bool *can, span at);
 
 /* Checks (checks.c). */
 bool checks_roll(struct vm *v, int check, const value *args, int nargs, value *out, span at);

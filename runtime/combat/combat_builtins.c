@@ -173,8 +173,8 @@ static bool builtin_spent_left(vm *v, int id, value *args, int argc, span at, va
         *out = value_int(ledger_spent(v, a, k));
     } else {
         bool unlimited;
-        int left = ledger_left(v, a, k, &unlimited);
-        if (v->failed)
+        int left;
+        if (!ledger_left(v, a, k, &unlimited, &left))
             return false;
         *out = value_int(unlimited ? 1000000 : left);
     }
@@ -193,8 +193,8 @@ static bool builtin_spend(vm *v, int id, value *args, int argc, span at, value *
         n = (int)args[2].num;
     }
     refusal why;
-    bool ok = ledger_spend_slot(v, a, k, n, &why);
-    if (v->failed)
+    bool ok;
+    if (!ledger_spend_slot(v, a, k, n, &why, &ok))
         return false;
     if (!ok) {
         char cite[160];
@@ -331,8 +331,8 @@ static bool builtin_can(vm *v, int id, value *args, int argc, span at, value *ou
     if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
         return false;
     refusal why;
-    bool yes = act_can(v, a, k, args + 2, argc - 2, &why, at);
-    if (v->failed)
+    bool yes;
+    if (!act_can(v, a, k, args + 2, argc - 2, &why, &yes, at))
         return false;
     *out = value_bool(yes);
     return true;

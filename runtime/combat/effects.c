@@ -1077,23 +1077,21 @@ static bool check_forbids(vm *v, int c, int action, int actor, bool protects, re
     return true;
 }
 
-bool effects_forbids(vm *v, int c, int action, refusal *why, span at)
+bool effects_forbids(vm *v, int c, int action, refusal *why, bool *no, span at)
 {
-    bool no;
-    if (!check_forbids(v, c, action, c, false, why, at, &no))
-        return false;
-    return no;
+    return check_forbids(v, c, action, c, false, why, at, no);
 }
 
-bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, span at)
+bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, bool *no, span at)
 {
+    *no = false;
     if (kind < 0)
-        return false;
+        return true;
     bool none;
     if (!effects_none_bear(v, c, BEARS_FORBIDS, 0, &none, at))
         return false;
     if (none)
-        return false;
+        return true;
     held h[HELD_MAX];
     int n;
     if (!conditions_of(v, c, h, &n, at))
@@ -1114,18 +1112,16 @@ bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, span at)
                          program_string(v->p, rc->name));
                 why->rule = rc->from;
             }
+            *no = true;
             return true;
         }
     }
-    return false;
+    return true;
 }
 
-bool effects_protects(vm *v, int target, int action, int actor, refusal *why, span at)
+bool effects_protects(vm *v, int target, int action, int actor, refusal *why, bool *no, span at)
 {
-    bool no;
-    if (!check_forbids(v, target, action, actor, true, why, at, &no))
-        return false;
-    return no;
+    return check_forbids(v, target, action, actor, true, why, at, no);
 }
 
 /* --- cooldowns ------------------------------------------------------------------------- */

@@ -820,8 +820,10 @@ bool encounter_next(vm *v, span at)
             return false;
         if (!cb->active)
             return true;
-        if (!encounter_check_over(v, at) || !cb->active)
-            return !v->failed;
+        if (!encounter_check_over(v, at))
+            return false;
+        if (!cb->active)
+            return true;
         return next_participant(v, at);
     }
     if (current_kind(v) == PHASE_OPEN)
@@ -952,8 +954,10 @@ bool encounter_remove(vm *v, int c, span at)
         return true;
     if (entry_turn)
         cb->in_turn = false;
-    if (!encounter_check_over(v, at) || !cb->active)
-        return !v->failed;
+    if (!encounter_check_over(v, at))
+        return false;
+    if (!cb->active)
+        return true;
     /* its turn is over: the next one starts (a side's goes on for the rest) */
     return entry_turn ? next_participant(v, at) : true;
 }

@@ -33,12 +33,12 @@ static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, 
 
 /* An argument of an event against a held action's pattern: `_` (nothing)
    matches anything, anything else must equal it, as `==` says. */
-static bool values_match(vm *v, value pattern, value arg, span at)
+static bool values_match(vm *v, value pattern, value arg, bool *match, span at)
 {
-    bool equal;
+    *match = true;
     if (pattern.type == V_NIL)
         return true; /* a pattern's blank */
-    return vm_values_equal(v, pattern, arg, at, &equal) && equal;
+    return vm_values_equal(v, pattern, arg, at, match);
 }
 
 /* --- trigger limits --------------------------------------------------------------- */
@@ -133,15 +133,17 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
     if (out || !within_limit(v, t, who))
         return true;
     refusal why;
-    if (effects_forbids_kind(v, who, tr->kind, &why, at)) {
+    bool forbidden;
+    if (!effects_forbids_kind(v, who, tr->kind, &why, &forbidden, at))
+        return false;
+    if (forbidden) {
         combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
         return true;
     }
-    if (v->failed)
+    bool affordable;
+    if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, false, &why, &affordable))
         return false;
-    if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, false, &why)) {
-        if (v->failed)
-            return false;
+    if (!affordable) {
         combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
         return true;
     }
@@ -160,9 +162,9 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
         combat_say(v, "%s declines %s%s", c->name, trigger_name(v, t), others);
         return true;
     }
-    if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, true, &why)) {
-        if (v->failed)
-            return false;
+    if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, true, &why, &affordable))
+        return false;
+    if (!affordable) {
         combat_say(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
         return true;
     }
@@ -297,9 +299,8 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
             continue;
         bool match = true;
         for (int i = 0; i < hd->npattern && i < nargs && match; i++)
-            match = values_match(v, hd->pattern[i], args[i], at);
-        if (v->failed)
-            return false;
+            if (!values_match(v, hd->pattern[i], args[i], &match, at))
+                return false;
         if (!match)
             continue;
         int who = hd->creature;

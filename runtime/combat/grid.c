@@ -581,6 +581,239 @@ typedef struct path_step {
     int64_t cost;
 } path_step;
 
+/* An entry of the search's heap: a state and its cost, with the
+   straight-line distance to the goal (key) to order equal costs. */
+typedef struct open_entry {
+    int64_t cost, key;
+    int state;
+} open_entry;
+
+/* The search of find_path: a box of squares around both ends, each square
+   in two states (the parity of diagonals so far), and a binary heap of
+   states to visit. */
+typedef struct path_search {
+    vm *v;
+    int c, goal_c;
+    bool to_creature;
+    int32_t gx, gy, lx, ly, hx, hy;
+    int64_t w, unit;
+    int states, start;
+    int64_t *best;
+    int32_t *prev;
+    uint8_t *done;
+    open_entry *open;
+    size_t open_cap, nopen;
+    /* the nearest square reached so far: by squares, then the cheapest,
+       then the most direct (compared in turn: a cost of a 12-place
+       diagonal has no room to be packed with the rest in 64 bits) */
+    int64_t nearest_d[3];
+    int nearest;
+} path_search;
+
+static int search_state(const path_search *s, int32_t x, int32_t y, int par)
+{
+    return (int)((y - s->ly) * s->w + (x - s->lx)) * 2 + par;
+}
+
+/* The box searched: both ends with a margin, cut at the grid's top and
+   left (squares are named from A1: there is nothing to the left or above). */
+static void search_box(path_search *s, int32_t sx, int32_t sy)
+{
+    int32_t margin = 12;
+    s->lx = (sx < s->gx ? sx : s->gx) - margin;
+    s->hx = (sx > s->gx ? sx : s->gx) + margin;
+    s->ly = (sy < s->gy ? sy : s->gy) - margin;
+    s->hy = (sy > s->gy ? sy : s->gy) + margin;
+    if (s->lx < 0)
+        s->lx = 0;
+    if (s->ly < 0)
+        s->ly = 0;
+    s->w = s->hx - s->lx + 1;
+}
+
+static void search_free(path_search *s)
+{
+    if (s->open)
+        mem_free(s->open, s->open_cap * sizeof(open_entry));
+    if (s->best)
+        mem_free(s->best, (size_t)s->states * sizeof(int64_t));
+    if (s->prev)
+        mem_free(s->prev, (size_t)s->states * sizeof(int32_t));
+    if (s->done)
+        mem_free(s->done, (size_t)s->states);
+}
+
+static bool search_alloc(path_search *s)
+{
+    s->best = mem_alloc((size_t)s->states * sizeof(int64_t));
+    s->prev = mem_alloc((size_t)s->states * sizeof(int32_t));
+    s->done = MEM_NEW_ARRAY(uint8_t, (size_t)s->states);
+    if (!s->best || !s->prev || !s->done)
+        return false;
+    for (int i = 0; i < s->states; i++) {
+        s->best[i] = INT64_MAX;
+        s->prev[i] = -1;
+    }
+    s->open_cap = 1024;
+    s->open = mem_alloc(s->open_cap * sizeof(open_entry));
+    if (!s->open)
+        s->open_cap = 0;
+    return s->open != NULL;
+}
+
+/* Squares of equal cost: the most direct first, so that of equally short
+   paths the most direct is taken. */
+static bool open_before(open_entry a, open_entry b)
+{
+    return a.cost < b.cost || (a.cost == b.cost && a.key < b.key);
+}
+
+static bool open_push(path_search *s, int64_t price, int state)
+{
+    if (s->nopen == s->open_cap) {
+        open_entry *grown =
+            mem_realloc(s->open, s->open_cap * sizeof(open_entry), 2 * s->open_cap * sizeof(open_entry));
+        if (!grown)
+            return false;
+        s->open = grown;
+        s->open_cap *= 2;
+    }
+    size_t i = s->nopen++;
+    open_entry e = {price, straightness(s->lx, s->ly, s->w, s->gx, s->gy, state), state};
+    while (i > 0 && open_before(e, s->open[(i - 1) / 2])) {
+        s->open[i] = s->open[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->open[i] = e;
+    return true;
+}
+
+/* The cheapest state not yet done, or -1 when none is left; stale entries
+   (a cheaper way was found since) are skipped. */
+static int open_pop(path_search *s, int64_t *price)
+{
+    open_entry *open = s->open;
+    while (s->nopen > 0) {
+        open_entry top = open[0], last = open[--s->nopen];
+        size_t i = 0;
+        for (;;) {
+            size_t l = 2 * i + 1, r = l + 1, m = i;
+            open_entry mk = last;
+            if (l < s->nopen && open_before(open[l], mk))
+                m = l, mk = open[l];
+            if (r < s->nopen && open_before(open[r], mk))
+                m = r;
+            if (m == i)
+                break;
+            open[i] = open[m];
+            i = m;
+        }
+        if (s->nopen > 0)
+            open[i] = last;
+        if (!s->done[top.state] && top.cost == s->best[top.state]) {
+            *price = top.cost;
+            return top.state;
+        }
+    }
+    return -1;
+}
+
+/* A square reached at cost bu: kept when it is the nearest to the goal so
+   far; true when it is the goal. */
+static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
+{
+    bool free_here = u == s->start || blocking_in(s->v, ux, uy, s->c) < 0;
+    if (!free_here)
+        return false;
+    int64_t dgx = labs((long)(ux - s->gx)), dgy = labs((long)(uy - s->gy));
+    bool at_goal =
+        s->to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == s->gx && uy == s->gy)) : (ux == s->gx && uy == s->gy);
+    int64_t straight = dgx * dgx + dgy * dgy;
+    int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
+    const int64_t *nd = s->nearest_d;
+    if (d[0] < nd[0] || (d[0] == nd[0] && (d[1] < nd[1] || (d[1] == nd[1] && d[2] < nd[2])))) {
+        memcpy(s->nearest_d, d, sizeof d);
+        s->nearest = u;
+    }
+    return at_goal;
+}
+
+/* May the mover step onto (nx, ny) on its way? */
+static bool passable(const path_search *s, int32_t nx, int32_t ny)
+{
+    if (nx < s->lx || nx > s->hx || ny < s->ly || ny > s->hy)
+        return false;
+    if (flags_at(s->v, nx, ny) & CELL_BLOCKED)
+        return false;
+    int other = blocking_in(s->v, nx, ny, s->c);
+    if (other >= 0 && other != s->goal_c && enemies_of(s->v, s->c, other))
+        return false; /* no passing through an enemy's square */
+    return !(s->goal_c >= 0 && standing_in(s->v, nx, ny, s->c) == s->goal_c);
+}
+
+/* The squares around state u, each made cheaper through u when it can be;
+   false when out of memory. */
+static bool relax_neighbours(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
+{
+    uint8_t par = (uint8_t)(u % 2);
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++) {
+            if ((!dx && !dy) || !passable(s, ux + dx, uy + dy))
+                continue;
+            uint8_t np = dx && dy ? (uint8_t)(par ^ 1) : par;
+            int next = search_state(s, ux + dx, uy + dy, np);
+            int64_t nc = bu + step_cost(s->v, ux, uy, dx, dy, par, s->unit);
+            if (nc < s->best[next]) {
+                s->best[next] = nc;
+                s->prev[next] = u;
+                if (!open_push(s, nc, next))
+                    return false;
+            }
+        }
+    return true;
+}
+
+/* Visits states cheapest first until the goal; its state, or -1 when it
+   cannot be reached; -2 when out of memory. */
+static int search_run(path_search *s)
+{
+    if (!open_push(s, 0, s->start))
+        return -2;
+    for (;;) {
+        int64_t bu = INT64_MAX;
+        int u = open_pop(s, &bu);
+        if (u < 0)
+            return -1;
+        s->done[u] = 1;
+        int cell = u / 2;
+        int32_t ux = s->lx + (int32_t)(cell % s->w), uy = s->ly + (int32_t)(cell / s->w);
+        if (reached(s, u, ux, uy, bu))
+            return u;
+        if (!relax_neighbours(s, u, ux, uy, bu))
+            return -2;
+    }
+}
+
+/* The squares from the start (excluded) to end, in *path (n + 1 steps);
+   their number, or -1 when out of memory. */
+static int trace_path(const path_search *s, int end, path_step **path)
+{
+    int n = 0;
+    for (int st = end; st != s->start && st >= 0; st = s->prev[st])
+        n++;
+    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)n + 1);
+    if (!p)
+        return -1;
+    /* from the end back: the path's squares in reverse */
+    int i = n;
+    for (int st = end; st != s->start && st >= 0; st = s->prev[st]) {
+        int cell = st / 2;
+        p[--i] = (path_step){s->lx + (int32_t)(cell % s->w), s->ly + (int32_t)(cell / s->w), s->best[st]};
+    }
+    *path = p;
+    return n;
+}
+
 /* Dijkstra over squares in a box around both ends; the path (from the
    start, excluding it) to the goal or, failing that, the square nearest
    the goal that can be reached, in *path (the caller frees n + 1 steps).
@@ -588,186 +821,31 @@ typedef struct path_step {
 static int find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int goal_c, path_step **path, span at)
 {
     const creature *cr = &v->world->creatures[c];
-    int32_t sx = cr->x, sy = cr->y;
-    int32_t margin = 12;
-    int32_t lx = (sx < gx ? sx : gx) - margin, hx = (sx > gx ? sx : gx) + margin;
-    int32_t ly = (sy < gy ? sy : gy) - margin, hy = (sy > gy ? sy : gy) + margin;
-    /* Squares are named from A1: there is nothing to the left or above. */
-    if (lx < 0)
-        lx = 0;
-    if (ly < 0)
-        ly = 0;
-    int64_t w = hx - lx + 1, h = hy - ly + 1;
-    if (w * h > 250000) {
+    path_search s = {.v = v, .c = c, .goal_c = goal_c, .to_creature = to_creature, .gx = gx, .gy = gy};
+    search_box(&s, cr->x, cr->y);
+    int64_t h = s.hy - s.ly + 1;
+    if (s.w * h > 250000) {
         vm_error(v, at, "too far to find a path (more than 250000 squares to search)");
         return -1;
     }
     const r_space *sp = &v->r->space;
-    int64_t unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
-    int states = (int)(w * h * 2);
-    int64_t *best = mem_alloc((size_t)states * sizeof(int64_t));
-    int32_t *prev = mem_alloc((size_t)states * sizeof(int32_t));
-    uint8_t *done = MEM_NEW_ARRAY(uint8_t, (size_t)states);
-    if (!best || !prev || !done) {
-        if (best)
-            mem_free(best, (size_t)states * sizeof(int64_t));
-        if (prev)
-            mem_free(prev, (size_t)states * sizeof(int32_t));
-        if (done)
-            mem_free(done, (size_t)states);
+    s.unit = 2 * (sp->diag_alternate ? 1 : sp->diag_den);
+    s.states = (int)(s.w * h * 2);
+    int n = -1;
+    if (search_alloc(&s)) {
+        s.start = search_state(&s, cr->x, cr->y, 0);
+        s.best[s.start] = 0;
+        s.nearest = s.start;
+        for (int k = 0; k < 3; k++)
+            s.nearest_d[k] = INT64_MAX;
+        int goal = search_run(&s);
+        if (goal != -2)
+            n = trace_path(&s, goal >= 0 ? goal : s.nearest, path);
+    }
+    search_free(&s);
+    if (n < 0)
         vm_error(v, at, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < states; i++) {
-        best[i] = INT64_MAX;
-        prev[i] = -1;
-    }
-#define STATE(x, y, par) ((int)(((y)-ly) * w + ((x)-lx)) * 2 + (par))
-    int start = STATE(sx, sy, 0);
-    best[start] = 0;
-    int goal = -1;
-    /* the nearest square reached so far: by squares, then the cheapest,
-       then the most direct (compared in turn: a cost of a 12-place
-       diagonal has no room to be packed with the rest in 64 bits) */
-    int64_t nearest_d[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
-    int nearest = start;
-    /* a binary heap of (cost, state) ordered by the cost, then, among
-       squares of equal cost, by the straight-line distance to the goal
-       (key), so that of equally short paths the most direct is taken;
-       stale entries are skipped */
-    typedef struct {
-        int64_t cost, key;
-        int state;
-    } open_t;
-#define OPEN_BEFORE(a_, b_) ((a_).cost < (b_).cost || ((a_).cost == (b_).cost && (a_).key < (b_).key))
-    size_t open_cap = 1024, nopen = 0;
-    open_t *open = mem_alloc(open_cap * sizeof(open_t));
-    if (!open) {
-        mem_free(best, (size_t)states * sizeof(int64_t));
-        mem_free(prev, (size_t)states * sizeof(int32_t));
-        mem_free(done, (size_t)states);
-        vm_error(v, at, "out of memory");
-        return -1;
-    }
-#define OPEN_PUSH(c_, s_)                                                                             \
-    do {                                                                                              \
-        if (nopen == open_cap) {                                                                      \
-            open_t *g_ = mem_realloc(open, open_cap * sizeof(open_t), 2 * open_cap * sizeof(open_t)); \
-            if (!g_)                                                                                  \
-                goto oom;                                                                             \
-            open = g_;                                                                                \
-            open_cap *= 2;                                                                            \
-        }                                                                                             \
-        size_t i_ = nopen++;                                                                          \
-        open_t e_ = {(c_), straightness(lx, ly, w, gx, gy, (s_)), (s_)};                              \
-        while (i_ > 0 && OPEN_BEFORE(e_, open[(i_ - 1) / 2])) {                                       \
-            open[i_] = open[(i_ - 1) / 2];                                                            \
-            i_ = (i_ - 1) / 2;                                                                        \
-        }                                                                                             \
-        open[i_] = e_;                                                                                \
-    } while (0)
-    OPEN_PUSH(0, start);
-    for (;;) {
-        int u = -1;
-        int64_t bu = INT64_MAX;
-        while (nopen > 0) {
-            open_t top = open[0], last = open[--nopen];
-            size_t i = 0;
-            for (;;) {
-                size_t l = 2 * i + 1, r = l + 1, m = i;
-                open_t mk = last;
-                if (l < nopen && OPEN_BEFORE(open[l], mk))
-                    m = l, mk = open[l];
-                if (r < nopen && OPEN_BEFORE(open[r], mk))
-                    m = r;
-                if (m == i)
-                    break;
-                open[i] = open[m];
-                i = m;
-            }
-            if (nopen > 0)
-                open[i] = last;
-            if (!done[top.state] && top.cost == best[top.state]) {
-                u = top.state;
-                bu = top.cost;
-                break;
-            }
-        }
-        if (u < 0)
-            break;
-        done[u] = 1;
-        int cell = u / 2;
-        int32_t ux = lx + (int32_t)(cell % w), uy = ly + (int32_t)(cell / w);
-        uint8_t par = (uint8_t)(u % 2);
-        bool free_here = u == start || blocking_in(v, ux, uy, c) < 0;
-        int64_t dgx = labs((long)(ux - gx)), dgy = labs((long)(uy - gy));
-        bool at_goal = to_creature ? (dgx <= 1 && dgy <= 1 && !(ux == gx && uy == gy)) : (ux == gx && uy == gy);
-        if (free_here) {
-            int64_t straight = dgx * dgx + dgy * dgy;
-            int64_t d[3] = {dgx > dgy ? dgx : dgy, bu, straight < (1 << 20) ? straight : (1 << 20) - 1};
-            if (d[0] < nearest_d[0] ||
-                (d[0] == nearest_d[0] && (d[1] < nearest_d[1] || (d[1] == nearest_d[1] && d[2] < nearest_d[2])))) {
-                memcpy(nearest_d, d, sizeof d);
-                nearest = u;
-            }
-            if (at_goal) {
-                goal = u;
-                break;
-            }
-        }
-        for (int dx = -1; dx <= 1; dx++)
-            for (int dy = -1; dy <= 1; dy++) {
-                if (!dx && !dy)
-                    continue;
-                int32_t nx = ux + dx, ny = uy + dy;
-                if (nx < lx || nx > hx || ny < ly || ny > hy)
-                    continue;
-                if (flags_at(v, nx, ny) & CELL_BLOCKED)
-                    continue;
-                int other = blocking_in(v, nx, ny, c);
-                if (other >= 0 && other != goal_c && enemies_of(v, c, other))
-                    continue; /* no passing through an enemy's square */
-                if (goal_c >= 0 && standing_in(v, nx, ny, c) == goal_c)
-                    continue;
-                uint8_t np = dx && dy ? (uint8_t)(par ^ 1) : par;
-                int s = STATE(nx, ny, np);
-                int64_t nc = bu + step_cost(v, ux, uy, dx, dy, par, unit);
-                if (nc < best[s]) {
-                    best[s] = nc;
-                    prev[s] = u;
-                    OPEN_PUSH(nc, s);
-                }
-            }
-    }
-#undef OPEN_PUSH
-#undef OPEN_BEFORE
-    int end = goal >= 0 ? goal : nearest;
-    int n = 0;
-    for (int s = end; s != start && s >= 0; s = prev[s])
-        n++;
-    path_step *p = MEM_NEW_ARRAY(path_step, (size_t)n + 1);
-    if (!p)
-        goto oom;
-    /* from the end back: the path's squares in reverse */
-    int i = n;
-    for (int s = end; s != start && s >= 0; s = prev[s]) {
-        int cell = s / 2;
-        p[--i] = (path_step){lx + (int32_t)(cell % w), ly + (int32_t)(cell / w), best[s]};
-    }
-#undef STATE
-    mem_free(open, open_cap * sizeof(open_t));
-    mem_free(best, (size_t)states * sizeof(int64_t));
-    mem_free(prev, (size_t)states * sizeof(int32_t));
-    mem_free(done, (size_t)states);
-    *path = p;
     return n;
-oom:
-    mem_free(open, open_cap * sizeof(open_t));
-    mem_free(best, (size_t)states * sizeof(int64_t));
-    mem_free(prev, (size_t)states * sizeof(int32_t));
-    mem_free(done, (size_t)states);
-    vm_error(v, at, "out of memory");
-    return -1;
 }
 
 /* One step of movement, with its events; false when the mover should
@@ -822,6 +900,21 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     return true;
 }
 
+/* A square of a path the command gives may follow the one before it:
+   next to it, not blocked, and no enemy's; false (an error) when not. */
+static bool check_given_step(vm *v, int c, int32_t x, int32_t y, int dx, int dy, const char *sq, span at)
+{
+    int other = blocking_in(v, x, y, c);
+    if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy))
+        return vm_error(v, at, "%s is not next to the square before it on the path", sq);
+    if (flags_at(v, x, y) & CELL_BLOCKED)
+        return vm_error(v, at, "the path runs into %s, which is blocked", sq);
+    if (other >= 0 && enemies_of(v, c, other))
+        return vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
+                        v->world->creatures[other].name);
+    return true;
+}
+
 /* A path given square by square, each next to the one before, and on to
    the goal; in *path (the caller frees n + 1 steps). Returns the number of
    squares, or -1. */
@@ -841,15 +934,7 @@ static int via_path(vm *v, int c, const value *via, int nvia, int32_t gx, int32_
         int32_t x = via[i].aux, y = (int32_t)via[i].num;
         int dx = x - lx, dy = y - ly;
         square_format(x, y, sq, sizeof sq);
-        int other = blocking_in(v, x, y, c);
-        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy))
-            vm_error(v, at, "%s is not next to the square before it on the path", sq);
-        else if (flags_at(v, x, y) & CELL_BLOCKED)
-            vm_error(v, at, "the path runs into %s, which is blocked", sq);
-        else if (other >= 0 && enemies_of(v, c, other))
-            vm_error(v, at, "the path runs through %s, where %s stands: no one passes through an enemy", sq,
-                     v->world->creatures[other].name);
-        if (v->failed)
+        if (!check_given_step(v, c, x, y, dx, dy, sq, at))
             goto fail;
         total += step_cost(v, lx, ly, dx, dy, par, unit);
         if (dx && dy)

@@ -196,8 +196,9 @@ static bool limits_allow(view *w, int s, refusal *why)
 
 /* One use of slot s, by an action of `kind`: direct, or through an
    exchange, with everything a slot brings along. */
-static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next, refusal *why, span at)
+static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next, refusal *why, bool *took, span at)
 {
+    *took = false;
     vm *v = w->v;
     const rules *r = v->r;
     const econ_slot *sl = &r->slots[s];
@@ -205,7 +206,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     if (sl->phase >= 0 && v->world->cb.phase != sl->phase) {
         refuse(why, &sl->from, "%s can only be spent in the %s phase", slot_name(v, s),
                program_string(v->p, r->phases[sl->phase].name));
-        return false;
+        return true;
     }
     /* exclusivity: after one kind, only that kind until the next turn */
     for (int i = 0; i < r->nexclusives; i++) {
@@ -219,7 +220,7 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
             const char *theirs = held >= 2 ? program_string(v->p, held - 2) : "another kind";
             refuse(why, &ex->from, "after %s, %s is only for %s until %s's next turn (not %s)", theirs, slot_name(v, s),
                    theirs, cr->name, mine);
-            return false;
+            return true;
         }
     }
     bool next_turn = off_turn && borrows_next && sl->per == PER_TURN;
@@ -259,12 +260,12 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
             else
                 refuse(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s), period_name(sl->per),
                        have, cap);
-            return false;
+            return true;
         }
     }
     int paid = via >= 0 ? r->exchanges[via].from_slot : s;
     if (!limits_allow(w, s, why))
-        return false;
+        return true;
     if (via >= 0) {
         /* the slot given up is spent, and the one gained counts as used */
         const econ_exchange *x = &r->exchanges[via];
@@ -296,13 +297,14 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         } else if (!own_turn && !cr->turn_begun && !sl->borrow_next) {
             refuse(why, &sl->from, "%s takes a %s of %s's last turn, and %s has had no turn in this encounter",
                    slot_name(v, s), slot_name(v, b), cr->name, cr->name);
-            return false;
+            return true;
         } else {
             refuse(why, &sl->from, "%s takes a %s, and there is none to give up%s", slot_name(v, s), slot_name(v, b),
                    own_turn ? " this turn" : "");
-            return false;
+            return true;
         }
     }
+    *took = true;
     return true;
 }
 
@@ -317,9 +319,10 @@ static int uses_before(const cost_option *opt, int i, int s)
 }
 
 static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
-                   bool slots_free, bool pay, refusal *why, span at)
+                   bool slots_free, bool pay, refusal *why, bool *took, span at)
 {
     view w = {v, c, k, 0};
+    *took = false;
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind == COST_RESOURCE) {
@@ -331,16 +334,20 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
                 refuse(why, NULL, "not enough %s (%s has %lld, needs %d)", program_string(v->p, d->name),
                        v->world->creatures[c].name,
                        (long long)(value_is_number(have) ? value_floor(value_as_frac(have)) : 0), part->n);
-                return false;
+                return true;
             }
             continue;
         }
         for (int n = 0; n < part->n && !slots_free; n++) {
             w.pending = uses_before(opt, i, part->index) + n;
-            if (!take_slot(&w, part->index, kind, off_turn, borrows_next, why, at))
+            if (!take_slot(&w, part->index, kind, off_turn, borrows_next, why, took, at))
                 return false;
+            if (!*took)
+                return true;
+            *took = false;
         }
     }
+    *took = true;
     if (!pay)
         return true;
     if (v->world->ledger_len > 0)
@@ -362,7 +369,7 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
 /* A cost is tried on a copy of c's ledger: the vm's, or, when a formula
    evaluated during a try (a slot's count) tries a cost itself, one of its own. */
 static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
-                       bool slots_free, bool pay, refusal *why, span at)
+                       bool slots_free, bool pay, refusal *why, bool *took, span at)
 {
     size_t bytes = (size_t)v->world->ledger_len * sizeof(counter);
     bool nested = v->world->ledger_trying;
@@ -372,16 +379,18 @@ static bool try_option(vm *v, int c, const cost_option *opt, int kind, bool off_
     if (bytes)
         memcpy(k, v->world->creatures[c].ledger, bytes);
     v->world->ledger_trying = true;
-    bool ok = try_on(v, c, k, opt, kind, off_turn, borrows_next, slots_free, pay, why, at);
+    bool ok = try_on(v, c, k, opt, kind, off_turn, borrows_next, slots_free, pay, why, took, at);
     v->world->ledger_trying = nested;
     if (nested && bytes)
         mem_free(k, bytes);
     return ok;
 }
 
-bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why)
+bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrows_next, bool pay, refusal *why,
+                bool *affordable)
 {
     span at = k->where;
+    *affordable = false;
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     bool off_turn = enforced(v) && !encounter_is_turn_of(v, c);
@@ -392,10 +401,12 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
                    v->world->creatures[c].name);
         else
             refuse(why, NULL, "it is nobody's turn");
-        return false;
-    }
-    if (k->noptions == 0)
         return true;
+    }
+    if (k->noptions == 0) {
+        *affordable = true;
+        return true;
+    }
     /* before the order of turns exists slots are free; resources are not */
     bool slots_free = !enforced(v);
     /* every way to pay is refused: say why for each (once per reason), so
@@ -404,10 +415,10 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     size_t len = 0;
     for (int o = 0; o < k->noptions; o++) {
         refusal tmp = {{0}, {-1, {0}, -1}, false};
-        if (try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &tmp, at))
-            return true;
-        if (v->failed)
+        if (!try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &tmp, affordable, at))
             return false;
+        if (*affordable)
+            return true;
         if (o == 0)
             all.rule = tmp.rule;
         if (strstr(all.why, tmp.why))
@@ -418,7 +429,7 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     }
     if (why)
         *why = all;
-    return false;
+    return true;
 }
 
 int ledger_spent(vm *v, int c, int s)
@@ -429,21 +440,22 @@ int ledger_spent(vm *v, int c, int s)
     return w.k ? used(&w, s) : 0;
 }
 
-int ledger_left(vm *v, int c, int s, bool *unlimited)
+bool ledger_left(vm *v, int c, int s, bool *unlimited, int *left)
 {
     int cap;
     if (!slot_capacity(v, c, s, &cap, unlimited, (span){0}))
-        return 0;
-    int left = cap - ledger_spent(v, c, s);
-    return left < 0 ? 0 : left;
+        return false;
+    int rest = cap - ledger_spent(v, c, s);
+    *left = rest < 0 ? 0 : rest;
+    return true;
 }
 
-bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why)
+bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why, bool *spent)
 {
     cost k = {.noptions = 1};
     k.options[0].nparts = 1;
     k.options[0].parts[0] = (cost_part){COST_SLOT, s, n};
-    return ledger_pay(v, c, &k, -1, true, false, true, why);
+    return ledger_pay(v, c, &k, -1, true, false, true, why, spent);
 }
 
 void ledger_encounter_start(vm *v, int c)
@@ -486,8 +498,8 @@ bool ledger_show(vm *v, int c)
         len += (size_t)snprintf(line + len, sizeof line - len, " (these rules declare no economy)");
     for (int s = 0; s < r->nslots && len < sizeof line; s++) {
         bool unl;
-        int left = ledger_left(v, c, s, &unl);
-        if (v->failed)
+        int left;
+        if (!ledger_left(v, c, s, &unl, &left))
             return false;
         if (unl)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s %s any", s ? "," : "", slot_name(v, s));

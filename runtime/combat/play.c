@@ -773,8 +773,8 @@ static bool run_can(const command_run *r)
     const value *args = command_list(&r->args, ARG_CAN_ARGS);
     int nargs = command_count(&r->args, ARG_CAN_ARGS);
     refusal why = {{0}, {-1, {0}, -1}, false};
-    bool ok = act_can(v, c, action, args, nargs, &why, r->at);
-    if (v->failed)
+    bool ok;
+    if (!act_can(v, c, action, args, nargs, &why, &ok, r->at))
         return false;
     const char *name = program_string(v->p, v->r->actions[action].name);
     char target[128] = "";

@@ -14,6 +14,7 @@
 #include "runtime/dice/dist.h"
 #include "runtime/base/mem.h"
 
+/* The error convention is stated in vm.h, above vm_error. */
 bool vm_error(vm *v, span at, const char *fmt, ...)
 {
     if (v->failed)

@@ -257,6 +257,14 @@ void vm_text_free(vm_text *t);
  * with the error at `at`, when one of them is passed). */
 bool vm_values_equal(vm *v, value a, value b, span at, bool *equal);
 
+/* The error convention. A runtime function that can fail returns bool:
+ * false only when it failed, its error recorded here (in v->error) by
+ * whoever met it first. Its answer, when it has one (a value, a yes or no,
+ * a count), goes through an out-parameter, so a refusal or a "no" is never
+ * mistaken for a failure. A caller that gets false returns false at once,
+ * adding nothing (vm_error keeps the first error: the cause). v->failed is
+ * not a channel for callers to test after a call: it is what vm_error sets
+ * so that the dispatch loop, its single stop check, halts the command. */
 /* Reports a runtime error at `at` and stops the current command. */
 bool vm_error(vm *v, span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Forgets the error (a cancelled action, an error reported and done with). */

@@ -54,8 +54,9 @@ static bool failed(vm *v, span at, const dist_error *err)
     return vm_error(v, at, "%s", err->message[0] ? err->message : "out of memory");
 }
 
-/* The distribution of a dice expression: each term's, scaled and summed. */
-static dist *of_dexpr(vm *v, const dexpr *dx, span at)
+/* The distribution of a dice expression: each term's, scaled and summed;
+   false (the error said) when it cannot be worked out. */
+static bool of_dexpr(vm *v, const dexpr *dx, span at, dist **out)
 {
     dist_error err = {.limits = &v->limits.exact};
     dist *sum = dist_constant(0, &err);
@@ -73,9 +74,8 @@ static dist *of_dexpr(vm *v, const dexpr *dx, span at)
         dist_free(sum);
         sum = next;
     }
-    if (!sum)
-        failed(v, at, &err);
-    return sum;
+    *out = sum;
+    return sum || failed(v, at, &err);
 }
 
 bool vm_distrib(vm *v, value x, span at, value *out)
@@ -86,9 +86,10 @@ bool vm_distrib(vm *v, value x, span at, value *out)
     case V_DISTRIB: *out = x; return vm_dist_lookup(v, x) || vm_error(v, at, "invalid distribution");
     case V_DICE: {
         const dexpr *dx = vm_dexpr(v, x);
-        made = dx ? of_dexpr(v, dx, at) : NULL;
-        if (!made)
-            return v->failed || vm_error(v, at, "invalid dice");
+        if (!dx)
+            return vm_error(v, at, "invalid dice");
+        if (!of_dexpr(v, dx, at, &made))
+            return false;
         break;
     }
     case V_INT:

@@ -369,12 +369,10 @@ static bool walk(vm *v, struct vm_walk *w, vm_exact_kind kind, int callee, int s
             for (int i = 0; path_exact && i < w->oracle.depth; i++)
                 path_exact = !__builtin_mul_overflow(den, (dist_count)w->oracle.sides[i], &den);
             const struct dist *rd;
-            if (!result_dist(v, name, r, at, &rd) ||
-                !dist_mixer_add(mix, rd, onum, path_exact ? den : 0, op * w->oracle.weight, &err)) {
-                if (!v->failed)
-                    vm_error(v, at, "%s", err.message);
+            if (!result_dist(v, name, r, at, &rd))
                 return false;
-            }
+            if (!dist_mixer_add(mix, rd, onum, path_exact ? den : 0, op * w->oracle.weight, &err))
+                return vm_error(v, at, "%s", err.message);
             vm_scratch_release(v, mark);
         } while (rng_oracle_advance(&w->oracle));
     } while (next_outcomes(w, false));
