@@ -60,11 +60,8 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
     /* the tracker's other columns, to say those the command changed */
     const r_encounter *enc = &v->r->encounter;
     char before[8][64];
-    for (int k = 0; k < enc->ntrack; k++) {
+    for (int k = 0; k < enc->ntrack; k++)
         play_stat_text(v, c, enc->track[k], before[k], sizeof before[k]);
-        if (v->failed)
-            return false;
-    }
     value out;
     if (!vm_call(v, d->body, -1, call, n, &out))
         return false;
@@ -81,8 +78,6 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
             len += (size_t)snprintf(line + len, sizeof line - len, ", %s %s",
                                     program_string(v->p, v->p->decls[enc->track[k]].name), now);
     }
-    if (v->failed)
-        return false;
     combat_say(v, "%s", line);
     return true;
 }

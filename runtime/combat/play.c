@@ -95,7 +95,8 @@ bool world_spawn(vm *v, int t, span at)
 
 /* A stat as the tracker shows it, read as a display reads (vm_peek_begin):
    a derived stat whose formula reads a ruling asks no one; one that cannot
-   be read so (it would roll) is shown as "?". */
+   be read so (it would roll, or meets an error) is shown as "?". It never
+   fails: what it met is cleared, and the text says it. */
 static size_t stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
 {
     bool peeking = v->peek_depth == 0;
@@ -144,8 +145,6 @@ static bool show_creature(vm *v, int c)
         const decl *d = &v->p->decls[i];
         char val[256];
         stat_text(v, c, (int)i, val, sizeof val);
-        if (v->failed)
-            return false;
         combat_line_add(v, &line, " %s %s", program_string(v->p, d->name), val);
         bare = false;
     }
@@ -272,8 +271,6 @@ static bool show_tracker(vm *v)
                     continue;
                 char val[64];
                 stat_text(v, c, enc->track[k], val, sizeof val);
-                if (v->failed)
-                    return false;
                 combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val);
             }
             bool out = shown_out(v, c);

@@ -151,7 +151,8 @@ static inline bool world_present(const vm *v, int c)
 const char *world_name(const vm *v, int c);
 /* Adds a creature from a template (play.c), taking it into play. */
 bool world_spawn(vm *v, int template_index, span at);
-/* A stat of a creature as show and the tracker write it (`hp 3/10`). */
+/* A stat of a creature as show and the tracker write it (`hp 3/10`), or
+   "?" where it cannot be read for a display; it never fails. */
 size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
 /* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
    rules declare for it, run on the creature, then the resource echoed.
