@@ -209,8 +209,25 @@ static bool sync_held(vm *v)
     return true;
 }
 
+/* Whether nothing has grown since the last sync: most calls (every list
+   of creatures a rule asks for) find nothing to do. */
+static bool combat_in_sync(const vm *v)
+{
+    const struct world *w = v->world;
+    const combat *cb = &w->cb;
+    const rules *r = v->r;
+    return w->ledgers_made == w->ncreatures && r->nslots == w->ledger_nslots &&
+           r->nexclusives == w->ledger_nexclusives && r->nexchanges == w->ledger_nexchanges &&
+           r->nactions == w->ledger_nactions && r->ntriggers == w->ledger_ntriggers && r->nconditions <= w->held_len &&
+           w->ncreatures <= cb->q_turn_start_cap && w->ncreatures <= cb->q_turn_end_cap &&
+           r->nphases <= cb->q_phase_cap && r->ntriggers <= cb->trigger_policy_cap &&
+           r->ntriggers <= cb->trigger_counts_cap;
+}
+
 bool combat_sync(vm *v)
 {
+    if (combat_in_sync(v))
+        return true;
     combat *cb = &v->world->cb;
     const rules *r = v->r;
     if (!sync_ledgers(v))

@@ -86,8 +86,12 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
                 goto fail;
         return vm_gather_list(v, &g, at, out);
     }
-    bool *listed = n ? MEM_NEW_ARRAY(bool, n) : NULL;
-    if (n && !listed) {
+    /* a rule may ask for a list while one is being made (a formula of
+       consider's), so the marks are this call's own: on the stack for a
+       usual fight, allocated for a mass battle */
+    bool small[64] = {false};
+    bool *listed = n <= sizeof small ? small : MEM_NEW_ARRAY(bool, n);
+    if (!listed) {
         vm_error(v, at, "out of memory");
         goto fail;
     }
@@ -105,7 +109,7 @@ static bool creature_list(vm *v, int id, int c, span at, value *out)
     for (size_t k = 0; ok && k < n; k++)
         if (!listed[k] && v->world->creatures[k].in_play)
             ok = consider(v, id, c, (int)k, &g, at);
-    if (listed)
+    if (listed != small)
         mem_free(listed, n * sizeof(bool));
     if (ok)
         return vm_gather_list(v, &g, at, out);

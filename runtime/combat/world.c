@@ -17,13 +17,17 @@
  * stat read costs no search. */
 static bool resync_slots(vm *v);
 
+static bool slots_in_sync(const vm *v)
+{
+    const struct world *w = v->world;
+    return w->synced_decls >= v->p->ndecls && w->synced_stats == v->r->nstats &&
+           w->synced_resources == v->r->nresources;
+}
+
 /* Every stat read asks this first: the check stays inline, the work not. */
 static inline bool sync_slots(vm *v)
 {
-    if (v->world->synced_decls >= v->p->ndecls && v->world->synced_stats == v->r->nstats &&
-        v->world->synced_resources == v->r->nresources)
-        return true;
-    return resync_slots(v);
+    return slots_in_sync(v) || resync_slots(v);
 }
 
 /* A default formula that needs no call: a constant (`= 20`), or another
@@ -336,28 +340,35 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
     return true;
 }
 
-/* Most reads: a value set on the creature, or a default that needs no
-   call, with nothing that could modify it. False when the full read is
-   needed (which also reports a cycle of defaults). */
-static inline bool stat_at_hand(vm *v, int c, int decl_index, value *out)
+/* One step of a read without a call: true with *out when the value set
+   on the creature (or a constant default) is the stat, with nothing that
+   could modify it; else false, with *next the stat whose value stands in
+   for an unset one (an alias), or -1 when the full read is needed. */
+static inline bool plain_read(const struct world *w, const creature *cr, bool unmodified, int d, value *out, int *next)
 {
-    if (!sync_slots(v))
+    const decl_info *di = &w->decl_info[d];
+    *next = -1;
+    if (!di->direct || (di->modifiable && !unmodified))
         return false;
-    const creature *cr = &v->world->creatures[c];
-    bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
-    for (int hops = 0; hops < 4; hops++) {
-        const decl_info *di = &v->world->decl_info[decl_index];
-        if (!di->direct || (di->modifiable && !unmodified))
-            return false;
-        value cur = cr->stats[v->world->stat_slot[decl_index]];
-        if (cur.type != V_NIL || di->has_fixed) {
-            *out = cur.type != V_NIL ? cur : di->fixed;
-            return true;
-        }
-        if (di->alias < 0)
-            return false;
-        decl_index = di->alias;
+    value cur = cr->stats[w->stat_slot[d]];
+    if (cur.type != V_NIL || di->has_fixed) {
+        *out = cur.type != V_NIL ? cur : di->fixed;
+        return true;
     }
+    *next = di->alias;
+    return false;
+}
+
+/* Most reads: plain_read through at most four aliases. The slots must be
+   in sync. */
+static inline bool stat_at_hand(const vm *v, int c, int decl_index, value *out)
+{
+    const struct world *w = v->world;
+    const creature *cr = &w->creatures[c];
+    bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
+    for (int hops = 0; hops < 4 && decl_index >= 0; hops++)
+        if (plain_read(w, cr, unmodified, decl_index, out, &decl_index))
+            return true;
     return false;
 }
 
@@ -378,9 +389,28 @@ static bool read_stat(vm *v, int c, int decl_index, value *out)
     return effects_stat(v, c, v->world->decl_info[decl_index].first, base, out, d->where);
 }
 
+/* The full read, out of line: world_get_stat's common case calls nothing,
+   so it needs no frame. */
+static __attribute__((noinline)) bool get_stat_long(vm *v, int c, int decl_index, value *out)
+{
+    if (!sync_slots(v))
+        return false;
+    return stat_at_hand(v, c, decl_index, out) || read_stat(v, c, decl_index, out);
+}
+
+/* The loop reads every stat through here. */
 bool world_get_stat(vm *v, int c, int decl_index, value *out)
 {
-    return stat_at_hand(v, c, decl_index, out) || read_stat(v, c, decl_index, out);
+    if (slots_in_sync(v)) {
+        const struct world *w = v->world;
+        const creature *cr = &w->creatures[c];
+        bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
+        int alias;
+        if (plain_read(w, cr, unmodified, decl_index, out, &alias) ||
+            (alias >= 0 && plain_read(w, cr, unmodified, alias, out, &alias)))
+            return true;
+    }
+    return get_stat_long(v, c, decl_index, out);
 }
 
 static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
