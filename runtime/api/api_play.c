@@ -123,34 +123,33 @@ static char *trimmed(char *s)
    so many; a program that answers badly for ever must not hang it. */
 #define ASK_MOST_TRIES 100
 
-/* True with *out for an answer that fits (and *for_all when it ended in
- * "for all", where q->each allows it); false for no answer (an empty one
- * where there is a default, or none at all). An answer that does not fit is
- * asked again, as often as it takes (up to ASK_MOST_TRIES, then the command
- * stops with an error): what is kept is always an answer that fits. */
-static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *for_all)
+/* *answered with *out for an answer that fits (and *for_all when it ended
+ * in "for all", where q->each allows it); not *answered for no answer (an
+ * empty one where there is a default, or none at all). An answer that does
+ * not fit is asked again, as often as it takes: what is kept is always an
+ * answer that fits. False (the error convention) when the command stops:
+ * cancelled at the question, or ASK_MOST_TRIES answers that did not fit. */
+static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *answered, bool *for_all)
 {
     char why[600];
+    *answered = false;
     for (int tries = 0;; tries++) {
-        if (tries == ASK_MOST_TRIES) {
-            vm_error(f->v, (span){0, 0, UINT32_MAX}, "%d answers in a row did not fit the question; the command stops",
-                     ASK_MOST_TRIES);
-            return false;
-        }
+        if (tries == ASK_MOST_TRIES)
+            return vm_error(f->v, (span){0, 0, UINT32_MAX},
+                            "%d answers in a row did not fit the question; the command stops", ASK_MOST_TRIES);
         char text[256] = "";
         bool given_any = f->on_ask(f->ask_user, q, text, sizeof text);
         if (f->cancelled) {
             /* the command stops here, and the state is as it was before it */
             f->cancelled = false;
-            vm_error(f->v, (span){0, 0, UINT32_MAX},
-                     "the command was cancelled at the question; nothing of it is done");
-            return false;
+            return vm_error(f->v, (span){0, 0, UINT32_MAX},
+                            "the command was cancelled at the question; nothing of it is done");
         }
         if (!given_any)
-            return false;
+            return true;
         char *given = trimmed(text);
         if (!*given && q->has_default)
-            return false;
+            return true;
         bool all = q->each && for_all_taken_off(given);
         if (q->choices && !is_a_choice(q->choices, given)) {
             snprintf(why, sizeof why, "choose one of %s", q->choices);
@@ -165,6 +164,7 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *for_a
         if (!q->retry) {
             if (for_all)
                 *for_all = all;
+            *answered = true;
             return true;
         }
     }
@@ -193,7 +193,7 @@ static void default_text(fray *f, const r_ruling *rl, char *out, size_t cap)
     }
 }
 
-static bool vm_asks(void *user, int ruling, const char *question, value *out, bool *for_all)
+static bool vm_asks(void *user, int ruling, const char *question, value *out, bool *answered, bool *for_all)
 {
     fray *f = user;
     const r_ruling *rl = &f->v->r->rulings[ruling];
@@ -215,17 +215,20 @@ static bool vm_asks(void *user, int ruling, const char *question, value *out, bo
                        .each = rl->per == ASKED_PER_CREATURE ? "creature"
                                : rl->per == ASKED_PER_SIDE   ? "side"
                                                              : NULL};
-    return ask_until_it_fits(f, &q, out, for_all);
+    return ask_until_it_fits(f, &q, out, answered, for_all);
 }
 
-static bool vm_offers(void *user, const char *question)
+static bool vm_offers(void *user, const char *question, bool *take)
 {
     fray *f = user;
     fray_question q = {.reaction = true, .kind = FRAY_ANSWER_YES_NO, .text = question, .has_default = true};
     value yes;
-    if (ask_until_it_fits(f, &q, &yes, NULL))
-        return value_truthy(yes);
-    return f->v->world->cb.reactions_policy == 1; /* no answer: as a script would */
+    bool answered;
+    if (!ask_until_it_fits(f, &q, &yes, &answered, NULL))
+        return false;
+    /* no answer: as a script would */
+    *take = answered ? value_truthy(yes) : f->v->world->cb.reactions_policy == 1;
+    return true;
 }
 
 void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
@@ -307,8 +310,8 @@ void fray_creatures(fray *f, fray_name_fn fn, void *user)
 /* Listing asks no questions: rulings take their defaults, reactions are
    not offered. */
 typedef struct quiet_asks {
-    bool (*ask)(void *, int, const char *, value *, bool *);
-    bool (*offer)(void *, const char *);
+    bool (*ask)(void *, int, const char *, value *, bool *, bool *);
+    bool (*offer)(void *, const char *, bool *);
 } quiet_asks;
 
 static quiet_asks asks_off(vm *v)

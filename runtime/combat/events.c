@@ -81,13 +81,13 @@ static void count_use(vm *v, int t, int who)
 /* --- reactions -------------------------------------------------------------------- */
 
 /* Take it? The REPL asks; a script follows its policy. */
-static bool wants(vm *v, int t, int who, const char *question)
+static bool wants(vm *v, int t, const char *question, bool *take)
 {
     if (v->world->offer)
-        return v->world->offer(v->world->ask_user, question);
+        return v->world->offer(v->world->ask_user, question, take);
     int8_t p = t < v->world->cb.trigger_policy_cap ? v->world->cb.trigger_policy[t] : -1;
-    (void)who;
-    return p >= 0 ? p == 1 : v->world->cb.reactions_policy == 1;
+    *take = p >= 0 ? p == 1 : v->world->cb.reactions_policy == 1;
+    return true;
 }
 
 static bool run_trigger(vm *v, int t, value *params, int self, span at)
@@ -158,7 +158,10 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
                                     v->world->creatures[params[i].num].name);
     snprintf(question, sizeof question, "%s may take %s%s%s%s%s: take it?", c->name, trigger_name(v, t), others,
              costs[0] ? " (" : "", costs, costs[0] ? ")" : "");
-    if (!wants(v, t, who, question)) {
+    bool take;
+    if (!wants(v, t, question, &take))
+        return false;
+    if (!take) {
         combat_say(v, "%s declines %s%s", c->name, trigger_name(v, t), others);
         return true;
     }
@@ -307,7 +310,10 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         char question[256];
         snprintf(question, sizeof question, "%s's held %s: take it now?", v->world->creatures[who].name,
                  program_string(v->p, v->r->actions[hd->action].name));
-        if (v->world->offer && !v->world->offer(v->world->ask_user, question))
+        bool take = true;
+        if (v->world->offer && !v->world->offer(v->world->ask_user, question, &take))
+            return false;
+        if (!take)
             continue;
         hd->live = false;
         effects_drop_hold(v, who, h); /* the effect that would time it out goes too */
@@ -558,8 +564,10 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     bool asked = v->world->ask != NULL;
     if (asked) {
         value got;
-        bool for_all = false;
-        if (v->world->ask(v->world->ask_user, ruling, question, &got, &for_all)) {
+        bool answered, for_all = false;
+        if (!v->world->ask(v->world->ask_user, ruling, question, &got, &answered, &for_all))
+            return false;
+        if (answered) {
             if (!answer_fits(v, rl, got, at))
                 return false;
             if (rl->per != ASKED_PER_USE && !rulings_answer(v, ruling, got, self, at))
@@ -571,8 +579,6 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
             combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, shown, cite);
             return true;
         }
-        if (v->failed)
-            return false;
         if (!rexpr_present(&rl->def))
             return vm_error(v, at, "ruling %s was not answered", name);
     }

@@ -98,10 +98,15 @@ struct world {
     /* what a simulated run tallies (tally.h); NULL when not simulating */
     tally *tally;
 
-    /* rulings the REPL answers; NULL in scripts. *for_all: the answer is
-       for every creature (or side) the ruling is asked of, not this one only */
-    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *for_all);
-    bool (*offer)(void *user, const char *question); /* reactions: take it? */
+    /* The GM's answers at the REPL; NULL in scripts. Each follows the
+       error convention (core/vm.h): false only when the command must stop
+       (cancelled at the question, or answers that never fit), its error
+       recorded. ask: *answered when the GM gave an answer (else the
+       default stands), then *answer, and *for_all when it is for every
+       creature (or side) the ruling is asked of, not this one only.
+       offer: a reaction or held action, *take it or not. */
+    bool (*ask)(void *user, int ruling, const char *question, value *answer, bool *answered, bool *for_all);
+    bool (*offer)(void *user, const char *question, bool *take);
     void *ask_user;
 };
 
