@@ -129,6 +129,10 @@ typedef struct zone_info {
 
 /* --- the log ------------------------------------------------------------------------ */
 
+/* The log keeps this many lines; past it, the oldest quarter goes, and
+   `show log` says how many went. */
+#define COMBAT_LOG_MOST 8192
+
 typedef struct log_line {
     uint32_t command; /* which top-level command wrote it */
     bool detail;      /* shown by explain only */
@@ -218,6 +222,7 @@ typedef struct combat {
     /* the log */
     log_line *log;
     int nlog, log_cap;
+    uint64_t log_dropped; /* lines no longer kept: the oldest go past COMBAT_LOG_MOST */
     uint32_t command_no;
     uint32_t explain_command; /* the command `explain` describes */
     bool quiet;               /* sim: keep no log and print nothing */
@@ -268,7 +273,8 @@ void combat_output(struct vm *v, const char *line);
    not fit ends the line there and starts the next, indented, so that a long
    list (of creatures, say) is never cut off. */
 typedef struct combat_line {
-    bool say; /* combat_say, else combat_print */
+    bool say;     /* combat_say, else combat_print */
+    bool spilled; /* the last piece was too long for a line and went out whole */
     size_t len;
     char text[1000];
 } combat_line;

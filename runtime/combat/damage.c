@@ -4,9 +4,11 @@
  * that the rules' thresholds, unconsciousness, death and wounds follow as
  * they do in play. The command then echoes the resource as the tracker
  * shows it. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/base/mem.h"
 #include "runtime/core/commands.h"
 #include "runtime/combat/world.h"
 
@@ -35,6 +37,26 @@ static const decl *damage_procedure(vm *v, const r_resource *res, bool heal, spa
     return d;
 }
 
+/* A tracked stat as the tracker shows it, whole however long (a list), or
+   NULL when out of memory; freed with mem_strfree. */
+static char *tracked_text(vm *v, int c, int decl_index)
+{
+    for (size_t cap = 64;; cap *= 2) {
+        char *buf = mem_alloc(cap);
+        if (!buf)
+            return NULL;
+        size_t len = play_stat_text(v, c, decl_index, buf, cap);
+        if (len < cap) {
+            char *text = mem_strndup(buf, len);
+            mem_free(buf, cap);
+            return text;
+        }
+        mem_free(buf, cap);
+        if (cap > SIZE_MAX / 4)
+            return NULL;
+    }
+}
+
 bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
 {
     const r_resource *res = rules_damage_resource(v->p, heal);
@@ -59,25 +81,31 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
     }
     /* the tracker's other columns, to say those the command changed */
     const r_encounter *enc = &v->r->encounter;
-    char before[8][64];
-    for (int k = 0; k < enc->ntrack; k++)
-        play_stat_text(v, c, enc->track[k], before[k], sizeof before[k]);
+    char *before[ENCOUNTER_MAX_TRACK] = {NULL};
+    bool ok = true;
+    for (int k = 0; ok && k < enc->ntrack; k++)
+        ok = (before[k] = tracked_text(v, c, enc->track[k])) != NULL;
     value out;
-    if (!vm_call(v, d->body, -1, call, n, &out))
-        return false;
+    ok = ok ? vm_call(v, d->body, -1, call, n, &out) : vm_error(v, at, "out of memory");
     /* the resource as the tracker shows it, then what else changed */
-    char line[640];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s: %s ", v->world->creatures[c].name,
-                                  program_string(v->p, v->p->decls[stat].name));
-    if (len < sizeof line)
-        len += play_stat_text(v, c, stat, line + len, sizeof line - len);
-    for (int k = 0; k < enc->ntrack && len < sizeof line; k++) {
-        char now[64];
-        play_stat_text(v, c, enc->track[k], now, sizeof now);
-        if (enc->track[k] != stat && strcmp(now, before[k]) != 0)
-            len += (size_t)snprintf(line + len, sizeof line - len, ", %s %s",
-                                    program_string(v->p, v->p->decls[enc->track[k]].name), now);
+    char *now = ok ? tracked_text(v, c, stat) : NULL;
+    if (ok && !(ok = now != NULL))
+        vm_error(v, at, "out of memory");
+    combat_line line = {.say = true};
+    if (ok)
+        combat_line_add(v, &line, "%s: %s %s", v->world->creatures[c].name,
+                        program_string(v->p, v->p->decls[stat].name), now);
+    for (int k = 0; ok && k < enc->ntrack; k++) {
+        mem_strfree(now);
+        if (!(now = tracked_text(v, c, enc->track[k])))
+            ok = vm_error(v, at, "out of memory");
+        else if (enc->track[k] != stat && strcmp(now, before[k]) != 0)
+            combat_line_add(v, &line, ", %s %s", program_string(v->p, v->p->decls[enc->track[k]].name), now);
     }
-    combat_say(v, "%s", line);
-    return true;
+    if (ok)
+        combat_line_end(v, &line);
+    mem_strfree(now);
+    for (int k = 0; k < enc->ntrack; k++)
+        mem_strfree(before[k]);
+    return ok;
 }

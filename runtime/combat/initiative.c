@@ -360,7 +360,10 @@ static bool settle(vm *v, part *p, int n, span at)
         if (!tied)
             return true;
     }
-    return true; /* still tied after a hundred rolls: creation order */
+    /* a tie-break that never breaks (a die of one face, a constant): the
+       order stops asking, and says so */
+    combat_say(v, "still tied after %d tie-breaks: the order they were created in settles it", TIE_ROUNDS_MAX);
+    return true;
 }
 
 bool initiative_roll(vm *v, const value *given, int ngiven, span at)

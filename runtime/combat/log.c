@@ -3,7 +3,9 @@
  * modifier and the rule it comes from) are kept but only shown by explain.
  * A line that tells something hidden from the players (hidden.c) is kept
  * as such and printed with COMBAT_HIDDEN_MARK before it.
- * The log is a ring, so a long session uses bounded memory. */
+ * The log keeps the last COMBAT_LOG_MOST lines, so a long session uses
+ * bounded memory; `show log` says how many earlier lines went. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,16 +13,15 @@
 #include "runtime/base/mem.h"
 #include "runtime/combat/world.h"
 
-#define LOG_MAX 8192
-
 static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
     combat *cb = &v->world->cb;
     if (cb->quiet)
         return false;
-    if (cb->nlog >= LOG_MAX) {
+    if (cb->nlog >= COMBAT_LOG_MOST) {
         /* drop the oldest quarter */
-        int drop = LOG_MAX / 4;
+        int drop = COMBAT_LOG_MOST / 4;
+        cb->log_dropped += (uint64_t)drop;
         for (int i = 0; i < drop; i++)
             mem_strfree(cb->log[i].text);
         memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
@@ -155,19 +156,52 @@ void combat_print_line(vm *v, const char *line)
     print(v, line, hidden_line(v, line, false));
 }
 
+/* A line of the transcript is never cut: it is formatted into `room` when
+   it fits (as nearly all do), else into memory of its own (NULL only when
+   there is none; the line is then lost, as keep_as loses a record). Freed
+   with line_done. */
+typedef struct line_text {
+    char *text;
+    size_t cap; /* of memory of its own, or 0 */
+} line_text;
+
+static line_text line_format(char *room, size_t cap, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int need = vsnprintf(room, cap, fmt, ap);
+    line_text t = {room, 0};
+    if (need >= 0 && (size_t)need >= cap && (t.text = mem_alloc((size_t)need + 1)) != NULL) {
+        t.cap = (size_t)need + 1;
+        vsnprintf(t.text, t.cap, fmt, again);
+    } else if (need < 0)
+        room[0] = '\0';
+    va_end(again);
+    return t;
+}
+
+static void line_done(line_text *t)
+{
+    if (t->cap)
+        mem_free(t->text, t->cap);
+}
+
 void combat_say(vm *v, const char *fmt, ...)
 {
     if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
-    char line[1024];
+    char room[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    line_text line = line_format(room, sizeof room, fmt, ap);
     va_end(ap);
-    bool hidden = hidden_line(v, line, true);
-    print(v, line, hidden);
-    keep(v, false, hidden, line);
+    if (!line.text)
+        return;
+    bool hidden = hidden_line(v, line.text, true);
+    print(v, line.text, hidden);
+    keep(v, false, hidden, line.text);
+    line_done(&line);
 }
 
 void combat_print(vm *v, const char *fmt, ...)
@@ -175,12 +209,14 @@ void combat_print(vm *v, const char *fmt, ...)
     if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
-    char line[2048];
+    char room[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    line_text line = line_format(room, sizeof room, fmt, ap);
     va_end(ap);
-    print(v, line, hidden_line(v, line, false));
+    if (line.text)
+        print(v, line.text, hidden_line(v, line.text, false));
+    line_done(&line);
 }
 
 static void line_emit(vm *v, combat_line *l)
@@ -197,12 +233,14 @@ void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
 {
     if (v->world->cb.quiet)
         return;
-    char piece[sizeof l->text];
+    char room[sizeof l->text];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(piece, sizeof piece, fmt, ap);
+    line_text whole = line_format(room, sizeof room, fmt, ap);
     va_end(ap);
-    const char *rest = piece;
+    if (!whole.text)
+        return;
+    const char *piece = whole.text, *rest = piece;
     if (l->len > 0 && l->len + strlen(piece) >= sizeof l->text) {
         /* a separator that opens the piece closes the line instead */
         char mark = 0;
@@ -214,15 +252,27 @@ void combat_line_add(vm *v, combat_line *l, const char *fmt, ...)
         line_emit(v, l);
         l->len = (size_t)snprintf(l->text, sizeof l->text, "    ");
     }
-    l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s", rest);
-    if (l->len >= sizeof l->text)
-        l->len = sizeof l->text - 1;
+    l->spilled = false;
+    if (l->len + strlen(rest) < sizeof l->text)
+        l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s", rest);
+    else {
+        /* a piece longer than a line is a line of its own, whole */
+        l->text[l->len] = '\0';
+        if (l->say)
+            combat_say(v, "%s%s", l->text, rest);
+        else
+            combat_print(v, "%s%s", l->text, rest);
+        l->len = (size_t)snprintf(l->text, sizeof l->text, "    ");
+        l->spilled = true;
+    }
+    line_done(&whole);
 }
 
 void combat_line_end(vm *v, combat_line *l)
 {
-    if (!v->world->cb.quiet)
+    if (!v->world->cb.quiet && !l->spilled) /* else all of it is out */
         line_emit(v, l);
+    l->spilled = false;
     l->len = 0;
     l->text[0] = '\0';
 }
@@ -231,12 +281,14 @@ void combat_note(vm *v, const char *fmt, ...)
 {
     if (v->world->cb.quiet)
         return;
-    char line[1024];
+    char room[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    line_text line = line_format(room, sizeof room, fmt, ap);
     va_end(ap);
-    keep(v, true, hidden_line(v, line, true), line);
+    if (line.text)
+        keep(v, true, hidden_line(v, line.text, true), line.text);
+    line_done(&line);
 }
 
 const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
@@ -325,6 +377,13 @@ void combat_explain(vm *v)
 void combat_show_log(vm *v)
 {
     combat *cb = &v->world->cb;
+    if (cb->log_dropped) {
+        char note[160];
+        snprintf(note, sizeof note,
+                 "(%" PRIu64 " earlier lines of the log are no longer kept: it keeps the last %d, details included)",
+                 cb->log_dropped, COMBAT_LOG_MOST);
+        print(v, note, false);
+    }
     for (int i = 0; i < cb->nlog; i++)
         if (!cb->log[i].detail && !cb->log[i].players)
             print(v, cb->log[i].text, combat_log_hidden(v, i));
