@@ -902,9 +902,21 @@ void decl_item(decl_state *ds)
     it->base = it->display = -1;
     if (ds->dn->a) {
         int base = rules_item(r, comp_intern(cc, ds->dn->a->text));
+        /* the bases so far form no circle, so this walk ends; it finds the
+           circle this base would close */
+        int on = base;
+        while (on >= 0 && on != ds->object)
+            on = r->items[on].base;
         if (base < 0 || base == ds->object)
             comp_error(cc, ds->dn->a->sp, "'%s' is not an item to build on", ds->dn->a->text);
-        r->items[ds->object].base = base;
+        else if (on == ds->object)
+            comp_error(cc, ds->dn->a->sp,
+                       "%s cannot build on %s: %s already builds on %s (an item cannot build on itself, however far "
+                       "round)",
+                       program_string(cc->p, r->items[ds->object].name), ds->dn->a->text, ds->dn->a->text,
+                       program_string(cc->p, r->items[ds->object].name));
+        else
+            r->items[ds->object].base = base;
     }
     for (const node *h = ds->dn->list; h; h = h->next) {
         if (h->kind == AST_STRING)

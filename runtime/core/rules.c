@@ -381,7 +381,9 @@ const r_resource *rules_resource_of(const rules *r, int decl_index)
 
 const value *rules_item_prop(const rules *r, int item, int name)
 {
-    for (int depth = 0; item >= 0 && item < r->nitems && depth < 64; depth++) {
+    /* the compiler lets no item build on itself, so a chain of bases is
+       never longer than the items there are */
+    for (int depth = 0; item >= 0 && item < r->nitems && depth <= r->nitems; depth++) {
         const r_item *it = &r->items[item];
         for (int i = 0; i < it->nprops; i++)
             if (it->props[i].name == name)
@@ -417,6 +419,22 @@ int rules_add_phase(rules *r, int name)
     ADD_NAMED(phases, rules_phase);
 }
 
+static int add_item_entry(rules *r, int name)
+{
+    ADD_NAMED(items, rules_item);
+}
+
+/* A new item builds on nothing until its declaration says so: the
+   compiler walks the bases set so far to refuse a circle. */
+static int add_item(rules *r, int name)
+{
+    int before = r->nitems;
+    int i = add_item_entry(r, name);
+    if (i >= before)
+        r->items[i].base = r->items[i].display = -1;
+    return i;
+}
+
 int rules_add_named(rules *r, decl_kind kind, int name)
 {
     switch (kind) {
@@ -428,7 +446,7 @@ int rules_add_named(rules *r, decl_kind kind, int name)
     case DK_TACTIC: ADD_NAMED(tactics, rules_tactic);
     case DK_RANGE: ADD_NAMED(ranges, rules_range);
     case DK_BONUS: ADD_NAMED(bonuses, rules_bonus);
-    case DK_ITEM: ADD_NAMED(items, rules_item);
+    case DK_ITEM: return add_item(r, name);
     case DK_TRIGGER: ADD_NAMED(triggers, rules_trigger);
     case DK_CREATURE: ADD_NAMED(creatures, find_creature);
     default: return -1;
