@@ -298,6 +298,40 @@ static const char *group_name(vm *v, const r_initiative *in, const part *p, char
     return buf;
 }
 
+/* "a, b and c are tied: each rolls", however many are tied. */
+static bool say_tied(vm *v, const r_initiative *in, const tie_key *k, const part *p, int i, int j, int units, span at)
+{
+    vm_text names = {0};
+    bool ok = true;
+    int said = 0;
+    for (int m = i; ok && m < j; m++) {
+        bool seen = false;
+        for (int q = i; q < m && !seen; q++)
+            seen = same_group(v, in, &p[q], &p[m]);
+        if (seen)
+            continue;
+        said++;
+        bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
+        char gname[128];
+        ok = vm_text_add(v, &names,
+                         said == 1       ? ""
+                         : said == units ? " and "
+                                         : ", ",
+                         at) &&
+             vm_text_add(v, &names,
+                         p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
+                         : group      ? group_name(v, in, &p[m], gname, sizeof gname)
+                                      : world_name(v, p[m].creature),
+                         at);
+    }
+    if (ok) {
+        combat_flush_roll(v);
+        combat_say(v, "%s are tied: %s", names.buf ? names.buf : "", tie_word(k));
+    }
+    vm_text_free(&names);
+    return ok;
+}
+
 static bool settle(vm *v, part *p, int n, span at)
 {
     const r_initiative *in = &v->r->initiative;
@@ -317,29 +351,8 @@ static bool settle(vm *v, part *p, int n, span at)
             if (units > 1) {
                 tied = true;
                 /* say who is tied, so the rolls that follow read as a tie-break */
-                char names[512];
-                size_t len = 0;
-                names[0] = '\0';
-                int said = 0;
-                for (int m = i; m < j && len < sizeof names; m++) {
-                    bool seen = false;
-                    for (int q = i; q < m && !seen; q++)
-                        seen = same_group(v, in, &p[q], &p[m]);
-                    if (seen)
-                        continue;
-                    said++;
-                    bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
-                    char gname[128];
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
-                                            said == 1       ? ""
-                                            : said == units ? " and "
-                                                            : ", ",
-                                            p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
-                                            : group      ? group_name(v, in, &p[m], gname, sizeof gname)
-                                                         : world_name(v, p[m].creature));
-                }
-                combat_flush_roll(v);
-                combat_say(v, "%s are tied: %s", names, tie_word(k));
+                if (!say_tied(v, in, k, p, i, j, units, at))
+                    return false;
                 for (int m = i; m < j; m++) {
                     if (p[m].nkeys >= 10)
                         p[m].nkeys = 9;
