@@ -62,6 +62,64 @@ static int bad_number(const char *cmd, const char *option, const char *arg, uint
     return EXIT_USAGE;
 }
 
+/* Whether arg is an option of these (or one getopt should report as
+   unknown), not an operand: a file, or an expression such as "-2" or
+   "-d6" that fray prob and fray eval take. */
+static bool is_option(const char *arg)
+{
+    if (arg[0] != '-' || !arg[1])
+        return false; /* "-" is an operand, as for any GNU tool */
+    if (arg[1] == '-')
+        return true;
+    return !isdigit((unsigned char)arg[1]) && !strchr("d(.", arg[1]);
+}
+
+/* Whether option arg takes the next argument as its value: -r and -I
+   given alone, or a long option with a required argument and no "=". */
+static bool takes_next(const char *arg, const struct option *longopts)
+{
+    if (arg[1] != '-')
+        return (arg[1] == 'r' || arg[1] == 'I') && !arg[2];
+    if (strchr(arg, '='))
+        return false;
+    for (const struct option *l = longopts; l->name; l++)
+        if (!strcmp(arg + 2, l->name))
+            return l->has_arg == required_argument;
+    return false;
+}
+
+/* Options may come anywhere (fray run FILE -I DIR): argv[1..argc) is
+   reordered, in place and otherwise in order, options (each with its
+   value) first, then the operands; "--" ends the options. Returns where
+   the operands begin. */
+static int options_first(int argc, char **argv, const struct option *longopts)
+{
+    char **operands = malloc((size_t)argc * sizeof *operands);
+    if (!operands)
+        return -1;
+    int nopts = 1, nops = 0;
+    char *ended = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (ended || !is_option(argv[i])) {
+            operands[nops++] = argv[i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--")) {
+            ended = argv[i];
+            continue;
+        }
+        bool next = takes_next(argv[i], longopts) && i + 1 < argc;
+        argv[nopts++] = argv[i];
+        if (next)
+            argv[nopts++] = argv[++i];
+    }
+    if (ended)
+        argv[nopts++] = ended; /* last of the options, where getopt stops */
+    memcpy(argv + nopts, operands, (size_t)nops * sizeof *operands);
+    free(operands);
+    return nopts;
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first, const char *usage)
 {
     static const struct option longopts[] = {
@@ -85,12 +143,18 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     };
     memset(o, 0, sizeof *o);
     o->color = -1;
+    int nopts = options_first(argc, argv, longopts);
+    if (nopts < 0) {
+        fprintf(stderr, "fray %s: out of memory\n", cmd);
+        return EXIT_IO;
+    }
     optind = 1;
     opterr = 0;
     int c, at = -1;
     uint64_t n;
     char given[128];
-    while ((c = getopt_long(argc, argv, "+r:I:h", longopts, &at)) != -1) {
+    /* getopt sees the options only: an operand such as "-2" stays one */
+    while ((c = getopt_long(nopts, argv, "+:r:I:h", longopts, &at)) != -1) {
         /* the option as given, for messages: --max-steps 0 */
         if (at >= 0 && optarg)
             snprintf(given, sizeof given, "--%s %s", longopts[at].name, optarg);
@@ -167,6 +231,10 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             o->path[o->npath++] = optarg;
             break;
         case 'h': fputs(usage, stdout); return -1;
+        case ':':
+            fprintf(stderr, "fray %s: option '%s' needs a value\n", cmd, argv[optind - 1]);
+            fprintf(stderr, "Try 'fray %s --help'.\n", cmd);
+            return EXIT_USAGE;
         default:
             if (optopt)
                 fprintf(stderr, "fray %s: unknown option '-%c'\n", cmd, optopt);
@@ -176,7 +244,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
             return EXIT_USAGE;
         }
     }
-    *first = optind;
+    *first = nopts;
     return EXIT_OK;
 too_many:
     fprintf(stderr, "fray %s: too many -r, -I or --limit options (64, 64, 16)\n", cmd);
