@@ -34,7 +34,12 @@ static sty push_arg_taking(compiler *cc, const node *a, uint32_t takes)
         emit_const(cc, value_square(sx, sy), a->sp);
         return TY_SQUARE;
     }
-    if ((a->kind == AST_NAME || a->kind == AST_WORD) && !name_resolves(cc, a->text)) {
+    /* where a word is taken, and in a script's commands (where no creature
+       is at hand to read a stat of), a bare name is a word even when a
+       stat has the name: the stat is `kyra.fight`, the word `fight` */
+    bool word = (takes & sty_values(TY_WORD)) || (cc->fn && cc->fn->top_level);
+    if ((a->kind == AST_NAME || a->kind == AST_WORD) &&
+        (!name_resolves(cc, a->text) || (word && name_only_a_stat(cc, a->text)))) {
         int32_t x, y;
         bool square = square_parse(a->text, &x, &y);
         if (squares && square) {

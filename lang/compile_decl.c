@@ -235,12 +235,21 @@ void declare_names(compiler *cc, const node *prog)
             cc->oom = true;
         if (!is_named(k) || k == DK_SYSTEM || !dn->text)
             continue;
-        if (k == DK_PROCEDURE && builtin_find(dn->text) >= 0) {
+        bool callable = k == DK_PROCEDURE || k == DK_CHECK;
+        if (callable && builtin_find(dn->text) >= 0) {
             /* a call by this name would reach the built-in, never the procedure */
-            comp_error(cc, dn->sp, "procedure '%s' has the name of a built-in function; choose another name", dn->text);
+            comp_error(cc, dn->sp, "%s '%s' has the name of a built-in function; choose another name",
+                       decl_kind_name(k), dn->text);
             continue;
         }
         int name = comp_intern(cc, dn->text);
+        decl_kind other = k == DK_PROCEDURE ? DK_CHECK : DK_PROCEDURE;
+        if (callable && program_find_decl(cc->p, other, name)) {
+            /* a call by this name would reach the check, never the procedure */
+            comp_error(cc, dn->sp, "%s '%s' has the name of a %s; choose another name", decl_kind_name(k), dn->text,
+                       decl_kind_name(other));
+            continue;
+        }
         if (k == DK_ENUM) {
             register_enum(cc, dn, name);
             continue;

@@ -283,6 +283,16 @@ bool name_resolves(compiler *cc, const char *name)
     return creature_declared(cc, name);
 }
 
+bool name_only_a_stat(compiler *cc, const char *name)
+{
+    int id = program_find_string(cc->p, name);
+    value v;
+    if (id < 0 || !find_stat(cc, id))
+        return false;
+    return find_local(cc, id) < 0 && find_global(cc, id) < 0 && !find_enum_member(cc, id, &v) &&
+           rules_item(cc->p->rules, id) < 0 && !creature_declared(cc, name);
+}
+
 /* Every name an expression could mean, for "did you mean". */
 const char *suggest_name(compiler *cc, const char *name)
 {

@@ -95,6 +95,9 @@ void compile_block(compiler *cc, const node *block);
 bool is_statement(const node *n);
 /* Does this bare name resolve to something an expression can use? */
 bool name_resolves(compiler *cc, const char *name);
+/* Whether it names a stat and nothing else an expression could mean (a
+   local, a global, an enum member, an item, a creature). */
+bool name_only_a_stat(compiler *cc, const char *name);
 bool creature_declared(compiler *cc, const char *name);
 /* What a term is called in a roll's breakdown: `a.bab` is "bab"; a string
  * id, or 0xffff for a literal that shows itself. */
