@@ -30,6 +30,8 @@ typedef struct cli_options {
     int npath;
     const char *limits[16]; /* --limit NAME=N, checked */
     int nlimits;
+    const char *dice[64]; /* --dice DIE=FACE,...: fray run forces them first */
+    int ndice;
 } cli_options;
 
 /* Parses the options of a subcommand; leaves operands in argv[*first..argc).

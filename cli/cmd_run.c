@@ -18,6 +18,9 @@ static const char usage_run[] = "Usage: fray run [OPTION]... FILE...\n"
                                 "  --state         at the end, print the state of play as JSON (see fray.h:\n"
                                 "                  fray_state): the encounter, and every creature's stats\n"
                                 "                  and conditions\n"
+                                "  --dice DIE=FACE,...\n"
+                                "                  the first dice of that kind show these faces, as if the\n"
+                                "                  script began with 'force DIE FACE, ...' (--dice d20=20,1)\n"
                                 "  -I DIR          search DIR for `use` modules\n"
                                 "  --max-steps N   instructions allowed per command\n";
 static const char usage_check[] = "Usage: fray check [OPTION]... FILE...\n"
@@ -38,6 +41,25 @@ static void print_line(void *user, const char *text)
     puts(text);
 }
 
+/* --dice DIE=FACE,...: the command `force DIE FACE, ...`, run first; its
+   errors are located in "--dice". */
+static int force_dice(fray *f, const cli_options *o)
+{
+    for (int i = 0; i < o->ndice; i++) {
+        char text[1024];
+        const char *eq = strchr(o->dice[i], '=');
+        int n = snprintf(text, sizeof text, "force %.*s %s", (int)(eq - o->dice[i]), o->dice[i], eq + 1);
+        if (n < 0 || (size_t)n >= sizeof text) {
+            fprintf(stderr, "fray run: --dice %s: too long (at most %zu bytes)\n", o->dice[i], sizeof text - 7);
+            return EXIT_USAGE;
+        }
+        int code = cli_exit_code(fray_run_string(f, "--dice", text, (size_t)n));
+        if (code != EXIT_OK)
+            return code;
+    }
+    return EXIT_OK;
+}
+
 static int run_files(mode m, int argc, char **argv)
 {
     cli_options o;
@@ -54,6 +76,11 @@ static int run_files(mode m, int argc, char **argv)
     fray *f = m == MODE_CHECK ? NULL : cli_open(&o);
     if (m != MODE_CHECK && !f)
         return EXIT_IO;
+    worst = force_dice(f, &o);
+    if (worst != EXIT_OK) {
+        fray_close(f);
+        return worst;
+    }
     for (int i = first; i < argc; i++) {
         fray_status st;
         if (m == MODE_CHECK) {

@@ -22,6 +22,7 @@ enum {
     OPT_QUIET,
     OPT_STATE,
     OPT_WITH,
+    OPT_DICE,
     OPT_FOLLOW_SYMLINKS
 };
 
@@ -136,6 +137,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         {"state", no_argument, NULL, OPT_STATE},
         {"rules", required_argument, NULL, 'r'},
         {"with", required_argument, NULL, OPT_WITH},
+        {"dice", required_argument, NULL, OPT_DICE},
         {"include", required_argument, NULL, 'I'},
         {"follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS},
         {"help", no_argument, NULL, 'h'},
@@ -224,6 +226,17 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
                 return EXIT_USAGE;
             }
             o->with[o->nwith++] = optarg;
+            break;
+        case OPT_DICE:
+            if (strcmp(cmd, "run") != 0) {
+                fprintf(stderr, "fray %s: --dice is for fray run (at the REPL, type 'force DIE FACE, ...')\n", cmd);
+                return EXIT_USAGE;
+            }
+            if (o->ndice == 64 || !strchr(optarg, '=')) {
+                fprintf(stderr, "fray %s: --dice takes DIE=FACE,..., e.g. --dice d20=20,1\n", cmd);
+                return EXIT_USAGE;
+            }
+            o->dice[o->ndice++] = optarg;
             break;
         case 'I':
             if (o->npath == 64)

@@ -4,6 +4,7 @@
  * from a table generated from commands.def. The words of every command are
  * checked here, so `fray check` finds a misspelt command or a square that
  * cannot be before anything runs. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "lang/parser.h"
 #include "runtime/core/rules.h"
 #include "runtime/core/commands.h"
+#include "runtime/dice/forced.h"
 #include "runtime/base/mem.h"
 #include "lang/suggest.h"
 
@@ -1010,6 +1012,80 @@ static bool damage_kind_known(compiler *cc, const r_resource *res, const node *k
 /* `damage NAME N [KIND]`, `heal NAME N`: checked against what the rules
    declare for them (a resource's `damage by`/`heal by`), on the user's line.
    Pushed: the creature, the amount, the kind (or nil). */
+/* `force d20 20, 1`: the die (one plain die, its faces checked here) and
+   the faces; `force clear`: no die. */
+static bool compile_force(command_build *b)
+{
+    compiler *cc = b->cc;
+    if (ccur_accept(&b->k, "clear")) {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+        put(b, ARG_FORCE_DIE, 1);
+        ccur_end(&b->k);
+        return true;
+    }
+    const node *at = b->k.at;
+    value die;
+    /* `force dF -1, 1` reads as `dF - 1`, then 1: the die, then -1 */
+    const node *first_face = NULL;
+    if (at && at->kind == AST_BINARY && at->op == '-' && at->a && at->b && at->b->kind == AST_INT) {
+        first_face = at->b;
+        at = at->a;
+    }
+    /* `dF` reads as a name */
+    dice parsed;
+    if (!at || (at->kind != AST_DICE &&
+                (at->kind != AST_NAME || dice_parse(at->text, strlen(at->text), &parsed, NULL) != 0))) {
+        char what[80] = "";
+        if (at && (at->kind == AST_NAME || at->kind == AST_WORD))
+            snprintf(what, sizeof what, ", not '%s'", at->text);
+        ccur_error(&b->k, "expected the die whose faces are forced, as in d20 or dF%s", what);
+        return false;
+    }
+    ccur_take(&b->k);
+    if (!dice_literal(cc, at, &die))
+        return false;
+    const dice *d = &cc->p->dice[die.num].terms[0].d;
+    if (!dice_forced_kind(d)) {
+        comp_error(cc, at->sp, "force names one die, as in d20, d%% or dF, not %s: its dice take the faces one by one",
+                   at->text);
+        return false;
+    }
+    emit_const(cc, die, at->sp);
+    put(b, ARG_FORCE_DIE, 1);
+    int n = 0;
+    if (first_face) {
+        if (!dice_forced_fits(d, -first_face->num)) {
+            comp_error(cc, first_face->sp, "a %s shows %d to %d, not -%" PRId64, at->text, d->fudge ? -1 : 1,
+                       d->fudge ? 1 : d->sides, first_face->num);
+            return false;
+        }
+        emit_const(cc, value_int(-first_face->num), first_face->sp);
+        put(b, ARG_FORCE_FACES, 1);
+        n++;
+    }
+    while (!ccur_done(&b->k)) {
+        ccur_skip_commas(&b->k);
+        const node *face_at = b->k.at;
+        int64_t face;
+        if (!face_at || !ccur_int(&b->k, "a face", &face))
+            break;
+        if (!dice_forced_fits(d, face)) {
+            comp_error(cc, face_at->sp, "a %s shows %d to %d, not %" PRId64, at->text, d->fudge ? -1 : 1,
+                       d->fudge ? 1 : d->sides, face);
+            return false;
+        }
+        emit_const(cc, value_int(face), face_at->sp);
+        put(b, ARG_FORCE_FACES, 1);
+        n++;
+    }
+    if (n == 0) {
+        comp_error(cc, at->sp, "force %s needs the faces it shows, as in 'force %s %d'", at->text, at->text,
+                   d->fudge ? 1 : d->sides);
+        return false;
+    }
+    return true;
+}
+
 static bool compile_damage(command_build *b)
 {
     compiler *cc = b->cc;

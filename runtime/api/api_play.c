@@ -246,6 +246,7 @@ void fray_reseed(fray *f, uint64_t seed)
 {
     api_use(f);
     rng_seed(&f->v->rng, seed);
+    f->v->rng.forced = &f->v->forced; /* what was forced stays forced */
 }
 
 fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)

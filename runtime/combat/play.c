@@ -788,6 +788,36 @@ static bool run_can(const command_run *r)
     return true;
 }
 
+static bool run_force(const command_run *r)
+{
+    vm *v = r->v;
+    value die = arg(r, ARG_FORCE_DIE);
+    if (die.type == V_NIL) {
+        dice_forced_clear(&v->forced);
+        combat_say(v, "no faces are forced now");
+        return true;
+    }
+    const dexpr *dx = vm_dexpr(v, die);
+    if (!dx || dx->nterms != 1 || !dice_forced_kind(&dx->terms[0].d))
+        return vm_error(v, r->at, "force names one die, as in d20");
+    const dice *d = &dx->terms[0].d;
+    const value *faces = command_list(&r->args, ARG_FORCE_FACES);
+    int n = command_count(&r->args, ARG_FORCE_FACES);
+    combat_line line = {.say = true};
+    char name[32];
+    dice_format(d, name, sizeof name);
+    combat_line_add(v, &line, "the next %s%s show%s", name, n > 1 ? "s" : "", n > 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        if (faces[i].type != V_INT || !dice_forced_fits(d, faces[i].num))
+            return vm_error(v, r->at, "a %s cannot show that face", name);
+        if (!dice_forced_add(&v->forced, d, (int32_t)faces[i].num))
+            return vm_error(v, r->at, "out of memory");
+        combat_line_add(v, &line, "%s%" PRId64, i == 0 ? " " : ", ", faces[i].num);
+    }
+    combat_line_end(v, &line);
+    return true;
+}
+
 /* play_damage (damage.c) reads the slots where commands.def puts them. */
 _Static_assert(ARG_DAMAGE_WHO == 0 && ARG_DAMAGE_AMOUNT == 1 && ARG_DAMAGE_KIND == 2 && NSLOTS_damage == 3,
                "play_damage takes the creature, the amount and the kind, in that order");

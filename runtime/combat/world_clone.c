@@ -61,6 +61,9 @@ vm *world_clone(const vm *from, program *p)
     v->sp = v->stack;
     bool ok = true;
     v->globals = mem_dup(from->globals, from->globals_cap * sizeof(value), &ok);
+    v->rng.forced = &v->forced;
+    if (!dice_forced_copy(&v->forced, &from->forced))
+        ok = false;
     v->world->stat_slot = mem_dup(from->world->stat_slot, from->world->stat_slot_cap * sizeof(int), &ok);
     v->world->decl_info = mem_dup(from->world->decl_info, from->world->decl_info_cap * sizeof(decl_info), &ok);
     v->world->creatures = mem_dup(from->world->creatures, from->world->creatures_cap * sizeof(creature), &ok);

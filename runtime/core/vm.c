@@ -54,6 +54,7 @@ vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
     v->seed = seed;
     v->steps_left = vm_step_budget(v);
     rng_seed(&v->rng, seed);
+    v->rng.forced = &v->forced;
     v->sp = v->stack;
     return v;
 }
@@ -80,6 +81,7 @@ void vm_free(vm *v)
             mem_free(stores[i]->lists, stores[i]->lists_cap * sizeof(vm_list));
         vm_dist_free_store(stores[i]);
     }
+    dice_forced_clear(&v->forced);
     mem_free(v, sizeof *v);
 }
 

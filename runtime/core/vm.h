@@ -12,6 +12,7 @@
 #include "runtime/core/builtins.h"
 #include "runtime/core/rules.h"
 #include "runtime/dice/dist.h"
+#include "runtime/dice/forced.h"
 #include "runtime/core/program.h"
 #include "runtime/dice/rng.h"
 #include "runtime/core/value.h"
@@ -182,6 +183,7 @@ typedef struct vm {
     uint64_t roll_seq;         /* rolls made so far */
     size_t roll_ring;          /* records in the ring: grows to VM_ROLL_RING */
     int64_t force_face;        /* the next roll's first die shows this (a player's roll), or 0 */
+    dice_forced forced;        /* faces queued for the next dice (`force`), rng.forced points here */
     uint64_t face_pos;         /* faces written so far */
 
     rules *r; /* the program's rules tables (p->rules) */

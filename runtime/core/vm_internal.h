@@ -47,7 +47,7 @@ bool vm_out_of_steps(vm *v, span at);
  * packed total cannot overflow. */
 static inline bool vm_roll_packed(vm *v, uint16_t index, value *out)
 {
-    if (__builtin_expect(index >= v->p->ndice || v->force_face || v->rng.oracle, 0))
+    if (__builtin_expect(index >= v->p->ndice || v->force_face || v->rng.oracle || v->forced.n, 0))
         return false;
     const dexpr *d = &v->p->dice[index];
     if (__builtin_expect(d->packed_die != 0, 1)) { /* `d20 + 5`: one die (packed_die implies packed) */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/dice/forced.h"
+
 /* ---------------------------------------------------------------- faces */
 
 /* Lowest and highest face of a single die. */
@@ -321,17 +323,27 @@ typedef struct roller {
     dice_face *faces;
     size_t n;
     int extra_left; /* shared budget of extra dice from explosions and rerolls */
+    bool forced;    /* the face being made took a forced face */
 } roller;
 
 static size_t record(roller *ro, int32_t value, uint8_t flags)
 {
     ro->faces[ro->n].value = value;
-    ro->faces[ro->n].flags = flags;
+    ro->faces[ro->n].flags = flags | (ro->forced ? DICE_FACE_FORCED : 0);
+    ro->forced = false;
     return ro->n++;
 }
 
 static int32_t roll_face(roller *ro)
 {
+    int32_t face;
+    /* forced faces replace the generator's draws, never an oracle's (an
+       exact walk, fray diff's turns) */
+    if (ro->r->forced && !ro->r->oracle &&
+        dice_forced_take(ro->r->forced, ro->d->fudge ? 3 : ro->d->sides, ro->d->fudge, &face)) {
+        ro->forced = true;
+        return face;
+    }
     if (ro->d->fudge)
         return (int32_t)rng_die(ro->r, 3) - 2;
     return (int32_t)rng_die(ro->r, ro->d->sides);
@@ -641,7 +653,8 @@ int dice_roll(const dice *d, rng *r, dice_face *faces, size_t cap, size_t *nface
     if (!dice_in_range(d) || !r || !faces || !nfaces || !total || cap < dice_max_faces(d))
         return -1;
     roller ro = {.d = d, .r = r, .faces = faces, .n = 0, .extra_left = DICE_MAX_EXPLOSIONS};
-    if (d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE && !d->fudge) {
+    bool forcing = r->forced && r->forced->n && !r->oracle;
+    if (d->explode == DICE_NO_EXPLODE && d->reroll_cmp == DICE_CMP_NONE && !d->fudge && !forcing) {
         /* the common case, one face per die: no roller bookkeeping */
         uint64_t sides = (uint64_t)d->sides;
         for (int32_t i = 0; i < d->count; i++)
@@ -863,9 +876,10 @@ size_t dice_format_roll(const dice *d, const dice_face *faces, size_t nfaces, in
     for (size_t i = 0; i < nfaces; i++) {
         const dice_face *f = &faces[i];
         bool bracketed = (f->flags & (DICE_FACE_DROPPED | DICE_FACE_REROLLED)) != 0;
-        put(&w, "%s%s%ld%s%s%s%s", i ? ", " : "", bracketed ? "[" : "", (long)f->value,
+        put(&w, "%s%s%ld%s%s%s%s%s", i ? ", " : "", bracketed ? "[" : "", (long)f->value,
             (f->flags & DICE_FACE_EXPLODED) ? "!" : "", (f->flags & DICE_FACE_SUCCESS) ? "*" : "",
-            (f->flags & DICE_FACE_FAILURE) ? "f" : "", bracketed ? "]" : "");
+            (f->flags & DICE_FACE_FAILURE) ? "f" : "", (f->flags & DICE_FACE_FORCED) ? " forced" : "",
+            bracketed ? "]" : "");
     }
     put(&w, ") = %lld", (long long)total);
     return w.len;

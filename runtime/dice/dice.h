@@ -62,6 +62,7 @@ enum {
     DICE_FACE_REROLLED = 1 << 2, /* discarded by a reroll */
     DICE_FACE_SUCCESS = 1 << 3,
     DICE_FACE_FAILURE = 1 << 4,
+    DICE_FACE_FORCED = 1 << 5, /* chosen ahead (forced.h), not rolled */
 };
 
 typedef struct dice_face {

@@ -19,6 +19,7 @@ void rng_seed(rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64_next(&state);
     r->oracle = NULL;
+    r->forced = NULL; /* its owner points it at the faces it keeps */
 }
 
 uint64_t rng_oracle_pick(rng_oracle *o, uint64_t n)

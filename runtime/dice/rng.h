@@ -29,9 +29,11 @@ void rng_oracle_rewind(rng_oracle *o);
    came after it is dropped); false when every path has been taken. */
 bool rng_oracle_advance(rng_oracle *o);
 
+struct dice_forced;
 typedef struct rng {
     uint64_t s[4];
-    rng_oracle *oracle; /* NULL: draws come from s */
+    rng_oracle *oracle;         /* NULL: draws come from s */
+    struct dice_forced *forced; /* faces chosen ahead for the dice (forced.h), or NULL */
 } rng;
 
 /* Expand seed into the 256-bit state with splitmix64 (never all zero). */

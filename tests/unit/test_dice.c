@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/dice/dice.h"
+#include "runtime/dice/forced.h"
 
 #define FACES_CAP (DICE_MAX_COUNT + DICE_MAX_EXPLOSIONS)
 
@@ -798,6 +799,93 @@ START_TEST(test_breakdown_fixed_seeds)
 }
 END_TEST
 
+/* --- forced faces ---------------------------------------------------------- */
+
+/* Rolls d with r (seeded) and forced faces queued; its breakdown. */
+static int64_t roll_forced(const char *notation, rng *r, char *shown, size_t cap)
+{
+    dice d = parse_ok(notation);
+    dice_face rolled[256];
+    size_t n;
+    int64_t total;
+    ck_assert_int_eq(dice_roll(&d, r, rolled, 256, &n, &total), 0);
+    dice_format_roll(&d, rolled, n, total, shown, cap);
+    return total;
+}
+
+START_TEST(test_forced_faces_in_order_by_kind)
+{
+    rng r;
+    rng_seed(&r, 7);
+    dice_forced f = {0};
+    r.forced = &f;
+    dice d20 = parse_ok("d20"), d6 = parse_ok("d6"), df = parse_ok("dF"), d3 = parse_ok("d3");
+    ck_assert(dice_forced_kind(&d20) && dice_forced_kind(&df));
+    ck_assert(!dice_forced_kind((dice[]){parse_ok("2d6")}) && !dice_forced_kind((dice[]){parse_ok("d6!")}));
+    ck_assert(dice_forced_fits(&d20, 20) && !dice_forced_fits(&d20, 21) && !dice_forced_fits(&d20, 0));
+    ck_assert(dice_forced_fits(&df, -1) && !dice_forced_fits(&df, 2));
+    ck_assert(dice_forced_add(&f, &d20, 20) && dice_forced_add(&f, &d6, 2) && dice_forced_add(&f, &d20, 1));
+    ck_assert(dice_forced_add(&f, &df, -1));
+    char shown[256];
+    /* a d6 roll takes the d6's face, not the first queued */
+    ck_assert_int_eq(roll_forced("d6", &r, shown, sizeof shown), 2);
+    ck_assert_str_eq(shown, "d6 (2 forced) = 2");
+    /* a d3 is not a dF, though both draw among three */
+    roll_forced("d3", &r, shown, sizeof shown);
+    ck_assert_ptr_null(strstr(shown, "forced"));
+    (void)d3;
+    /* the d20s in order, then rolled again; a pool takes what is queued */
+    ck_assert_int_eq(roll_forced("d20", &r, shown, sizeof shown), 20);
+    ck_assert_str_eq(shown, "d20 (20 forced) = 20");
+    ck_assert_int_eq(roll_forced("2dF", &r, shown, sizeof shown) >= -2, 1);
+    ck_assert_msg(strncmp(shown, "2dF (-1 forced, ", 16) == 0, "got %s", shown);
+    ck_assert_int_eq(roll_forced("2d20kh1", &r, shown, sizeof shown) >= 1, 1);
+    ck_assert_msg(strstr(shown, "1 forced") != NULL, "got %s", shown);
+    ck_assert_uint_eq(f.n, 0);
+    roll_forced("d20", &r, shown, sizeof shown);
+    ck_assert_ptr_null(strstr(shown, "forced"));
+    dice_forced_clear(&f);
+}
+END_TEST
+
+START_TEST(test_forced_faces_explode_and_never_under_an_oracle)
+{
+    rng r;
+    rng_seed(&r, 1);
+    dice_forced f = {0};
+    r.forced = &f;
+    dice d6 = parse_ok("d6");
+    for (int i = 0; i < 3; i++)
+        ck_assert(dice_forced_add(&f, &d6, i < 2 ? 6 : 3));
+    char shown[256];
+    /* each die an explosion adds takes the next face */
+    ck_assert_int_eq(roll_forced("d6!", &r, shown, sizeof shown), 15);
+    ck_assert_str_eq(shown, "d6! (6! forced, 6! forced, 3 forced) = 15");
+    /* a compounded face is forced when any of its rolls was */
+    ck_assert(dice_forced_add(&f, &d6, 6) && dice_forced_add(&f, &d6, 2));
+    ck_assert_int_eq(roll_forced("d6!!", &r, shown, sizeof shown), 8);
+    ck_assert_str_eq(shown, "d6!! (8! forced) = 8");
+    /* an oracle's draws (an exact walk) leave the queue alone */
+    ck_assert(dice_forced_add(&f, &d6, 5));
+    rng_oracle o = {0};
+    r.oracle = &o;
+    ck_assert_int_eq(roll_forced("d6", &r, shown, sizeof shown), 1);
+    ck_assert_uint_eq(f.n, 1);
+    r.oracle = NULL;
+    /* a copy takes the queue as it is, apart */
+    dice_forced g;
+    ck_assert(dice_forced_copy(&g, &f));
+    ck_assert_uint_eq(g.n, 1);
+    int32_t face;
+    ck_assert(dice_forced_take(&g, 6, false, &face) && face == 5);
+    ck_assert_uint_eq(f.n, 1);
+    ck_assert(!dice_forced_take(&g, 6, false, &face));
+    dice_forced_clear(&g);
+    dice_forced_clear(&f);
+    ck_assert_ptr_null(f.queue);
+}
+END_TEST
+
 static Suite *dice_suite(void)
 {
     Suite *s = suite_create("dice");
@@ -834,6 +922,11 @@ static Suite *dice_suite(void)
     tcase_add_test(breakdown, test_packed_path_agrees_with_plain_path);
     tcase_add_test(breakdown, test_breakdown_fixed_seeds);
     suite_add_tcase(s, breakdown);
+
+    TCase *forced = tcase_create("forced");
+    tcase_add_test(forced, test_forced_faces_in_order_by_kind);
+    tcase_add_test(forced, test_forced_faces_explode_and_never_under_an_oracle);
+    suite_add_tcase(s, forced);
     return s;
 }
 
