@@ -316,6 +316,20 @@ bool ccur_expr(ccur *k, const fctx *fx, sty want, const char *what, rexpr *out)
     return rexpr_of(k->cc, fx, e, want, what, out);
 }
 
+int clause_else_text(ccur *k)
+{
+    if (!ccur_accept(k, "else"))
+        return -1;
+    const node *at = k->at;
+    if (!at || at->kind != AST_STRING) {
+        ccur_error(k, "expected the refusal's text after 'else', as a string");
+        k->at = NULL;
+        return -1;
+    }
+    ccur_take(k);
+    return comp_intern(k->cc, at->text);
+}
+
 void ccur_skip_commas(ccur *k)
 {
     while (k->at && k->at->kind == AST_SEP)

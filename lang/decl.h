@@ -48,6 +48,9 @@ typedef struct ccur {
 
 void ccur_init(ccur *k, compiler *cc, const node *clause, const node *first, const node *stop, const char *usage);
 bool ccur_done(const ccur *k);
+/* `else "TEXT"` after a requirement: TEXT's string id, or -1 when there is
+   none (an error when `else` is not followed by a string). */
+int clause_else_text(ccur *k);
 /* Is the next argument the bare word w (a name or connective)? */
 bool ccur_is(const ccur *k, const char *w);
 bool ccur_accept(ccur *k, const char *w);

@@ -58,15 +58,29 @@ static void act_requires(decl_state *ds, const node *clause, ccur *k)
     rexpr e;
     if (!ccur_expr(k, &ds->fx, TY_BOOL, "what must hold", &e))
         return;
+    int why = clause_else_text(k);
     r_action *a = act_of(ds);
-    rexpr *g =
-        mem_realloc(a->requires, (size_t)a->nrequires * sizeof(rexpr), (size_t)(a->nrequires + 1) * sizeof(rexpr));
-    if (!g) {
+    size_t n = (size_t)a->nrequires;
+    rexpr *g = mem_alloc((n + 1) * sizeof(rexpr));
+    int *w = mem_alloc((n + 1) * sizeof(int));
+    if (!g || !w) {
+        if (g)
+            mem_free(g, (n + 1) * sizeof(rexpr));
+        if (w)
+            mem_free(w, (n + 1) * sizeof(int));
         ds->cc->oom = true;
         return;
     }
+    if (n) {
+        memcpy(g, a->requires, n * sizeof(rexpr));
+        memcpy(w, a->requires_else, n * sizeof(int));
+        mem_free(a->requires, n * sizeof(rexpr));
+        mem_free(a->requires_else, n * sizeof(int));
+    }
     a->requires = g;
-    a->requires[a->nrequires++] = e;
+    a->requires_else = w;
+    a->requires[a->nrequires] = e;
+    a->requires_else[a->nrequires++] = why;
     ccur_end(k);
 }
 
@@ -136,7 +150,7 @@ static void act_limit(decl_state *ds, const node *clause, ccur *k)
 const clause_rule action_clauses[] = {
     {"costs", "costs SLOT [+ SLOT] [or SLOT ...] (as in 'costs move + 2 * bonus')", act_costs, false},
     {"provokes", "provokes yes|no|when EXPR", act_provokes, false},
-    {"requires", "requires EXPR", act_requires, false},
+    {"requires", "requires EXPR [else \"MESSAGE\"]", act_requires, false},
     {"target", "target creature|enemy|ally|self|other [within RANGE]", act_target, false},
     {"kind", "kind NAME", act_kind, false},
     {"anytime", "anytime (may be taken outside one's turn)", act_flag, false},

@@ -230,8 +230,10 @@ static void cond_requires(decl_state *ds, const node *clause, ccur *k)
     (void)clause;
     fctx fx = {.what = ds->label};
     rexpr e;
-    if (ccur_expr(k, &fx, TY_BOOL, "what must hold to apply it", &e))
-    cond_of(ds)->requires = e;
+    if (ccur_expr(k, &fx, TY_BOOL, "what must hold to apply it", &e)) {
+        cond_of(ds)->requires = e;
+        cond_of(ds)->requires_else = clause_else_text(k);
+    }
     ccur_end(k);
 }
 
@@ -329,7 +331,7 @@ const clause_rule condition_clauses[] = {
     {"protect", "protect from ACTION|KIND, ... [when|unless EXPR] (actor: who acts)", cond_forbid, false},
     {"implies", "implies CONDITION [when|unless EXPR]", cond_implies, false},
     {"excludes", "excludes CONDITION, CONDITION, ...", cond_excludes, false},
-    {"requires", "requires EXPR", cond_requires, false},
+    {"requires", "requires EXPR [else \"MESSAGE\"]", cond_requires, false},
     {"lasts", "lasts DURATION | lasts until start|end of [next] turn|round", cond_lasts, false},
     {"ends", "ends on EVENT(NAMES) [when|unless EXPR]", cond_ends, false},
     {"stacks", "stacks", cond_stacks, false},

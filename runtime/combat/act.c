@@ -171,9 +171,16 @@ static bool requirements_hold(vm *v, int actor, int action, const value *args, i
         if (!value_truthy(w)) {
             origin rule = a->from;
             rule.where = a->requires[i].where;
+            if (a->requires_else && a->requires_else[i] >= 0) {
+                /* the rules' own words: `requires ... else "..."` */
+                set_refusal(why, &rule, "%s", program_string(v->p, a->requires_else[i]));
+                return true;
+            }
             const source *src = v->p->sources[a->requires[i].where.source];
             int len = (int)(a->requires[i].where.end - a->requires[i].where.start);
-            set_refusal(why, &rule, "it requires %.*s", len > 80 ? 80 : len, src->text + a->requires[i].where.start);
+            /* a long requirement is quoted in part, and says so */
+            set_refusal(why, &rule, "it requires %.*s%s", len > 80 ? 80 : len, src->text + a->requires[i].where.start,
+                        len > 80 ? "..." : "");
             return true;
         }
     }

@@ -708,7 +708,9 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
         else if (!vm_call(v, rc->requires.chunk, c, NULL, 0, &ok)) return false;
         if (!value_truthy(ok)) {
             char cite[160];
-            combat_say(v, "%s cannot be %s: its requirement does not hold (%s)", v->world->creatures[c].name, name,
+            combat_say(v, "%s cannot be %s: %s (%s)", v->world->creatures[c].name, name,
+                       rc->requires_else >= 0 ? program_string(v->p, rc->requires_else)
+                                              : "its requirement does not hold",
                        combat_cite(v, &rc->from, cite, sizeof cite));
             return true;
         }

@@ -61,6 +61,13 @@ static void free_rexprs(rexpr *e, int n)
         mem_free(e, (size_t)n * sizeof(rexpr));
 }
 
+static void free_action(r_action *a)
+{
+    free_rexprs(a->requires, a->nrequires);
+    if (a->requires_else)
+        mem_free(a->requires_else, (size_t)a->nrequires * sizeof(int));
+}
+
 #define FREE_TABLE(r, name) \
     if ((r)->name)          \
     mem_free((r)->name, (size_t)(r)->name##_cap * sizeof(*(r)->name))
@@ -99,7 +106,7 @@ void rules_reset(rules *r, decl_kind kind, int i)
         RESET(conditions);
         break;
     case DK_ACTION:
-        free_rexprs(r->actions[i].requires, r->actions[i].nrequires);
+        free_action(&r->actions[i]);
         RESET(actions);
         break;
     case DK_CHECK:
@@ -135,7 +142,7 @@ void rules_free(rules *r)
     for (int i = 0; i < r->nconditions; i++)
         free_condition(&r->conditions[i]);
     for (int i = 0; i < r->nactions; i++)
-        free_rexprs(r->actions[i].requires, r->actions[i].nrequires);
+        free_action(&r->actions[i]);
     for (int i = 0; i < r->nchecks; i++)
         if (r->checks[i].labels)
             mem_free(r->checks[i].labels, (size_t)r->checks[i].nterms * sizeof(int));
@@ -226,9 +233,12 @@ rules *rules_clone(const rules *from)
     CLONE_TABLE(r, from, sides, &ok);
     for (int i = 0; i < r->nconditions; i++)
         clone_condition(&r->conditions[i], &from->conditions[i], &ok);
-    for (int i = 0; i < r->nactions; i++)
-    r->actions[i].requires =
-        mem_dup(from->actions[i].requires, (size_t)from->actions[i].nrequires * sizeof(rexpr), &ok);
+    for (int i = 0; i < r->nactions; i++) {
+        r->actions[i].requires =
+            mem_dup(from->actions[i].requires, (size_t)from->actions[i].nrequires * sizeof(rexpr), &ok);
+        r->actions[i].requires_else =
+            mem_dup(from->actions[i].requires_else, (size_t)from->actions[i].nrequires * sizeof(int), &ok);
+    }
     for (int i = 0; i < r->nchecks; i++)
         r->checks[i].labels = mem_dup(from->checks[i].labels, (size_t)from->checks[i].nterms * sizeof(int), &ok);
     for (int i = 0; i < r->nevents; i++) {

@@ -253,7 +253,8 @@ typedef struct r_condition {
     int *excludes;
     int nexcludes;
     rexpr requires;
-    rexpr lasts; /* default duration */
+    int requires_else; /* the refusal's text (a string id), or -1 */
+    rexpr lasts;       /* default duration */
     r_ends_on *ends_on;
     int nends_on;
     bool stacks;
@@ -299,6 +300,7 @@ typedef struct r_action {
     uint8_t provokes; /* 0 no, 1 yes, 2 when `provokes_when` */
     rexpr provokes_when;
     rexpr *requires;
+    int *requires_else; /* per requirement: the refusal's text (a string id), or -1: the requirement quoted */
     int nrequires;
     uint8_t target;   /* target_kind */
     bool has_target;  /* a `target` clause */

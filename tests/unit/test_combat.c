@@ -1111,6 +1111,19 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_requires_else_gives_the_refusal)
+{
+    run *r = ok(1, BASE "action rest(t) { requires self.speed > 5 else \"only the swift rest\"\n print \"rests\" }\n"
+                        "action wait(t) { requires self.speed > 5\n print \"waits\" }\n"
+                        "condition hale { requires self.speed > 5 else \"too slow to be hale\" }\n"
+                        "creature a { speed 2 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "a: rest b\na: wait b\napply hale to a\na.speed = 9\na: rest b\n");
+    lines_in_order(r, "a cannot rest b: only the swift rest", "a cannot wait b: it requires self.speed > 5",
+                   "a cannot be hale: too slow to be hale", "rests", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_cancel_stops_the_action)
 {
     run *r = ok(1, BASE "action shoot(target) { target creature\n emit aimed(self, target)\n print \"it lands\" }\n"
@@ -1707,6 +1720,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_reaction_policy_and_slot_spent);
     tcase_add_test(ev, test_trigger_limit_each);
     tcase_add_test(ev, test_cancel_stops_the_action);
+    tcase_add_test(ev, test_requires_else_gives_the_refusal);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
