@@ -344,6 +344,12 @@ void decl_condition(decl_state *ds)
 {
     r_condition *c = cond_of(ds);
     c->from = ds->from;
+    /* `condition sick "summoning sick" { ... }`: the title transcripts use */
+    c->display = -1;
+    if (ds->header && ds->header->kind == AST_STRING) {
+        c->display = comp_intern(ds->cc, ds->header->text);
+        ds->header = ds->header->next;
+    }
     decl_clauses(ds, condition_clauses, condition_nclauses, NULL);
     rules *r = ds->cc->p->rules;
     c = cond_of(ds);

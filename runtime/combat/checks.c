@@ -104,7 +104,7 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, cite, sizeof cite));
     for (int i = 0; i < nmods; i++) {
         const r_condition *rc = &v->r->conditions[conds[i]];
-        combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, program_string(v->p, rc->name),
+        combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, rules_condition_title(v->p, conds[i]),
                     combat_cite(v, &rc->from, cite, sizeof cite));
     }
     value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};

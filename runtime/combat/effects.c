@@ -413,7 +413,7 @@ static int32_t add_effect(vm *v, effect_kind kind, int what, int bearer, int anc
 static const char *what_name(vm *v, const effect *e)
 {
     switch ((effect_kind)e->kind) {
-    case EFF_CONDITION: return program_string(v->p, v->r->conditions[e->what].name);
+    case EFF_CONDITION: return rules_condition_title(v->p, e->what);
     case EFF_COOLDOWN: return program_string(v->p, v->r->actions[e->what].name);
     case EFF_RELATION: return program_string(v->p, v->r->relations[e->what].name);
     default: return "held action";
@@ -698,7 +698,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     const r_condition *rc = &v->r->conditions[cond];
-    const char *name = program_string(v->p, rc->name);
+    const char *name = rules_condition_title(v->p, cond);
     tally_change(v, cond, -1);
     *applied = false;
     if (rexpr_present(&rc->requires)) {
@@ -865,7 +865,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             char shown[64];
             vm_format(v, amount, shown, sizeof shown);
             const char *stat = program_string(v->p, v->p->decls[stat_decl].name);
-            const char *cname = program_string(v->p, rc->name);
+            const char *cname = rules_condition_title(v->p, (int)(rc - v->r->conditions));
             if (mod->op == MOD_SET) {
                 set = true;
                 set_to = amount;
@@ -1071,7 +1071,7 @@ static bool check_forbids(vm *v, int c, int action, int actor, bool protects, re
             *no = true;
             if (why) {
                 snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
-                         program_string(v->p, rc->name));
+                         rules_condition_title(v->p, (int)(rc - v->r->conditions)));
                 why->rule = rc->from;
             }
         }
@@ -1111,7 +1111,7 @@ bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, bool *no, span a
                 continue;
             if (why) {
                 snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
-                         program_string(v->p, rc->name));
+                         rules_condition_title(v->p, (int)(rc - v->r->conditions)));
                 why->rule = rc->from;
             }
             *no = true;
@@ -1336,10 +1336,9 @@ void effects_show_held(vm *v, int c, combat_line *line, const char *before)
     for (int k = 0; k < n; k++, first = false) {
         const r_condition *rc = &v->r->conditions[s[k].cond];
         const char *sep = first ? before : ", ";
-        const char *name = program_string(v->p, rc->name);
+        const char *name = rules_condition_title(v->p, s[k].cond);
         if (s[k].via >= 0)
-            combat_line_add(v, line, "%s%s (from %s)", sep, name,
-                            program_string(v->p, v->r->conditions[s[k].via].name));
+            combat_line_add(v, line, "%s%s (from %s)", sep, name, rules_condition_title(v->p, s[k].via));
         else
             combat_line_add(v, line, "%s%s (%s)", sep, name,
                             rc->has_why ? program_string(v->p, rc->why) : "by its rule");

@@ -429,6 +429,27 @@ int rules_add_phase(rules *r, int name)
     ADD_NAMED(phases, rules_phase);
 }
 
+static int add_condition_entry(rules *r, int name)
+{
+    ADD_NAMED(conditions, rules_condition);
+}
+
+/* A new condition has no title until its declaration gives one. */
+static int add_condition(rules *r, int name)
+{
+    int before = r->nconditions;
+    int i = add_condition_entry(r, name);
+    if (i >= before)
+        r->conditions[i].display = -1;
+    return i;
+}
+
+const char *rules_condition_title(const program *p, int cond)
+{
+    const r_condition *c = &p->rules->conditions[cond];
+    return program_string(p, c->display >= 0 ? c->display : c->name);
+}
+
 static int add_item_entry(rules *r, int name)
 {
     ADD_NAMED(items, rules_item);
@@ -448,7 +469,7 @@ static int add_item(rules *r, int name)
 int rules_add_named(rules *r, decl_kind kind, int name)
 {
     switch (kind) {
-    case DK_CONDITION: ADD_NAMED(conditions, rules_condition);
+    case DK_CONDITION: return add_condition(r, name);
     case DK_ACTION: ADD_NAMED(actions, rules_action);
     case DK_CHECK: ADD_NAMED(checks, rules_check);
     case DK_RELATION: ADD_NAMED(relations, rules_relation);

@@ -252,6 +252,7 @@ typedef struct r_condition {
     int nimplies;
     int *excludes;
     int nexcludes;
+    int display; /* the title transcripts use (`condition sick "summoning sick"`): a string id, or -1 */
     rexpr requires;
     int requires_else; /* the refusal's text (a string id), or -1 */
     rexpr lasts;       /* default duration */
@@ -572,6 +573,8 @@ void rules_choices_text(const struct program *p, const r_ruling *rl, char *out, 
 int rules_slot(const rules *r, int name);
 int rules_phase(const rules *r, int name);
 int rules_condition(const rules *r, int name);
+/* How transcripts name condition cond: its title, or its name. */
+const char *rules_condition_title(const struct program *p, int cond);
 int rules_check(const rules *r, int name);
 int rules_action(const rules *r, int name);
 int rules_relation(const rules *r, int name);

@@ -1111,6 +1111,18 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_condition_title_in_the_transcript)
+{
+    run *r = ok(1, BASE "condition sick \"summoning sick\" { forbid rest }\n"
+                        "action rest(t) { print \"rests\" }\n"
+                        "creature a { speed 2 }\napply sick to a\na: rest a\nremove sick from a\nprint has(a, sick)\n");
+    lines_in_order(r, "a is summoning sick", "a cannot rest a: a is summoning sick", "summoning sick on a ended",
+                   "false", NULL);
+    absent(r, "a is sick");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_requires_else_gives_the_refusal)
 {
     run *r = ok(1, BASE "action rest(t) { requires self.speed > 5 else \"only the swift rest\"\n print \"rests\" }\n"
@@ -1721,6 +1733,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_trigger_limit_each);
     tcase_add_test(ev, test_cancel_stops_the_action);
     tcase_add_test(ev, test_requires_else_gives_the_refusal);
+    tcase_add_test(ev, test_condition_title_in_the_transcript);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
