@@ -489,7 +489,9 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
     value kept;
     if (!vm_keep(v, a, at, &kept))
         return false;
-    answer *old = find_answer(v, ruling, who);
+    /* an answer that stands replaces the one before; answers for one use
+       each queue, and the uses take them in the order given */
+    answer *old = rl->per == ASKED_PER_USE ? NULL : find_answer(v, ruling, who);
     if (old) {
         old->v = kept;
         return true;
@@ -550,9 +552,14 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         format_answer(v, rl, *out, shown, sizeof shown);
         combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
                     self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown, cite);
-        /* an answer for one use is spent by it */
-        if (rl->per == ASKED_PER_USE)
-            *a = v->world->cb.answers[--v->world->cb.nanswers];
+        /* an answer for one use is spent by it; those queued after it keep
+           their order */
+        if (rl->per == ASKED_PER_USE) {
+            combat *cb = &v->world->cb;
+            size_t at_index = (size_t)(a - cb->answers);
+            memmove(a, a + 1, ((size_t)cb->nanswers - at_index - 1) * sizeof *a);
+            cb->nanswers--;
+        }
         return true;
     }
     char question[512];

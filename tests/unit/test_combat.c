@@ -1111,6 +1111,17 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_answers_for_one_use_queue)
+{
+    run *r = ok(1, "ruling lucky \"Lucky?\" { answer yes_no }\n"
+                   "ruling dc \"DC?\" { answer number\n asked per game }\n"
+                   "answer lucky yes\nanswer lucky no\nanswer dc 10\nanswer dc 15\n"
+                   "print lucky, lucky, dc, dc\n");
+    lines_in_order(r, "true false 15 15", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_condition_title_in_the_transcript)
 {
     run *r = ok(1, BASE "condition sick \"summoning sick\" { forbid rest }\n"
@@ -1734,6 +1745,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_cancel_stops_the_action);
     tcase_add_test(ev, test_requires_else_gives_the_refusal);
     tcase_add_test(ev, test_condition_title_in_the_transcript);
+    tcase_add_test(ev, test_answers_for_one_use_queue);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
