@@ -287,6 +287,43 @@ static void check_succeeds(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `label action_mod "multiple attack penalty"`: the breakdown names the
+   terms that read `action_mod` so (`+ multiple attack penalty -5`). */
+static void check_label(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    compiler *cc = ds->cc;
+    const node *at = k->at;
+    int name = ccur_name(k, "the term's name in the breakdown (a parameter or stat it reads)");
+    if (name < 0)
+        return;
+    const node *text = k->at;
+    if (!text || text->kind != AST_STRING) {
+        ccur_error(k, "expected the term's label, as a string");
+        k->at = NULL;
+        return;
+    }
+    ccur_take(k);
+    r_check *c = check_of(ds);
+    int label = comp_intern(cc, text->text), found = 0;
+    for (int i = 0; i < c->nterms; i++)
+        if (c->labels[i] == name) {
+            c->labels[i] = label;
+            found++;
+        }
+    if (!found) {
+        char terms[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < c->nterms && len < sizeof terms; i++)
+            if (c->labels[i] != 0xffff)
+                len += (size_t)snprintf(terms + len, sizeof terms - len, "%s%s", len ? ", " : "",
+                                        program_string(cc->p, c->labels[i]));
+        comp_error(cc, at->sp, "no term of check %s is named '%s' in its breakdown (its terms: %s)", ds->dn->text,
+                   at->text, terms[0] ? terms : "none named");
+    }
+    ccur_end(k);
+}
+
 /* The top-level sum, flattened: `d20 + a.bab - 2` is d20, a.bab, -2. */
 static int flatten(const node *e, const node **terms, bool *neg, int n, int max, bool negate)
 {
@@ -307,6 +344,7 @@ const clause_rule check_clauses[] = {
     {"success", "success \"WORD\" (shown when the roll meets its target)", check_word, false},
     {"failure", "failure \"WORD\"", check_word, false},
     {"quiet", "quiet (the roll is not shown)", check_quiet, false},
+    {"label", "label NAME \"TEXT\" (how the breakdown names the terms it calls NAME)", check_label, false},
     {"succeeds", "succeeds high|low (high: at or over its target, the default; low: at or under it)", check_succeeds,
      false},
 };

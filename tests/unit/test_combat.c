@@ -1111,6 +1111,16 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_check_term_label)
+{
+    run *r = ok(1, BASE "check hit(a, t, penalty) = d20 + a.speed + penalty { label penalty \"range penalty\" }\n"
+                        "creature a { speed 2 }\nprint hit(a, a, -3) > 0\n");
+    lines_in_order(r, "+ speed 2 - range penalty 3 =", NULL);
+    absent(r, "- penalty 3");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_answers_for_one_use_queue)
 {
     run *r = ok(1, "ruling lucky \"Lucky?\" { answer yes_no }\n"
@@ -1746,6 +1756,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_requires_else_gives_the_refusal);
     tcase_add_test(ev, test_condition_title_in_the_transcript);
     tcase_add_test(ev, test_answers_for_one_use_queue);
+    tcase_add_test(ev, test_check_term_label);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
