@@ -421,6 +421,10 @@ bool effects_clear(struct vm *v, int c, span at);
 
 /* Events (events.c). */
 bool events_emit(struct vm *v, int event, const value *args, int nargs, span at);
+/* Whether anything would hear the event (a trigger, a condition that
+   ends on it, a held action): else emitting it does nothing, and what it
+   would carry need not be worked out. */
+bool events_heard(const struct vm *v, int event);
 bool rulings_ask(struct vm *v, int ruling, int self, value *out, span at);
 /* Keeps the GM's answer for a creature (its side, for a ruling asked per
  * side), or with creature -1 for all not answered on their own. */

@@ -372,6 +372,12 @@ static bool end_conditions(vm *v, int event, const value *args, int nargs, span 
     return true;
 }
 
+bool events_heard(const vm *v, int event)
+{
+    const r_event *ev = event >= 0 && event < v->r->nevents ? &v->r->events[event] : NULL;
+    return ev && (ev->ntriggers || ev->nending || v->world->cb.nholds);
+}
+
 bool events_emit(vm *v, int event, const value *args, int nargs, span at)
 {
     combat *cb = &v->world->cb;

@@ -481,9 +481,13 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     }
     value old = value_nil();
     const r_resource *res = li->resource >= 0 ? &v->r->resources[li->resource] : NULL;
+    /* a change of any stat is an event; what it carries is worked out
+       only when something hears it (a resource's old value is needed
+       anyway) */
+    bool tell = res || events_heard(v, EV_CHANGED);
+    if (tell && !base_stat(v, c, decl_index, &old))
+        return false;
     if (res) {
-        if (!base_stat(v, c, decl_index, &old))
-            return false;
         rexpr zero = {.kind = REXPR_CONST, .v = value_int(0)};
         if (!clamp(v, rexpr_present(&res->min) ? &res->min : &zero, c, &x, true, at) ||
             !clamp(v, &res->max, c, &x, false, at))
@@ -497,10 +501,10 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->world->tally && c == v->world->tally->watch && di->first != sim_health(v))
         tally_change(v, -1, di->first);
     v->world->creatures[c].stats[slot] = kept;
-    if (res && !value_identical(old, kept)) {
+    if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
-        return events_emit(v, EV_RESOURCE_CHANGED, args, 4, at);
+        return events_emit(v, EV_CHANGED, args, 4, at);
     }
     return true;
 }

@@ -492,7 +492,7 @@ typedef struct r_creature {
     X(CONDITION_APPLIED, "condition_applied", 3, "condition_applied(c, condition, source)",                            \
       "c enters a condition (source: who caused it, or nothing)")                                                      \
     X(CONDITION_ENDED, "condition_ended", 2, "condition_ended(c, condition)", "a condition on c ends")                 \
-    X(RESOURCE_CHANGED, "changed", 4, "changed(c, resource, old, new)", "a resource of c changes")                     \
+    X(CHANGED, "changed", 4, "changed(c, stat, old, new)", "a stat or resource of c changes")                          \
     X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                                    \
     X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")                       \
     X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \

@@ -1111,6 +1111,16 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_changed_for_any_stat)
+{
+    run *r = ok(1, BASE "trigger seen { on changed(c, what, old, new)\n automatic\n do { print what, old, new } }\n"
+                        "creature a { speed 2 }\na.speed = 5\na.speed = 5\na.hp = 3\n");
+    lines_in_order(r, "speed 2 5", "hp 10 3", NULL);
+    absent(r, "speed 5 5");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_check_term_label)
 {
     run *r = ok(1, BASE "check hit(a, t, penalty) = d20 + a.speed + penalty { label penalty \"range penalty\" }\n"
@@ -1757,6 +1767,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_condition_title_in_the_transcript);
     tcase_add_test(ev, test_answers_for_one_use_queue);
     tcase_add_test(ev, test_check_term_label);
+    tcase_add_test(ev, test_changed_for_any_stat);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
