@@ -235,17 +235,25 @@ void declare_names(compiler *cc, const node *prog)
             cc->oom = true;
         if (!is_named(k) || k == DK_SYSTEM || !dn->text)
             continue;
-        bool callable = k == DK_PROCEDURE || k == DK_CHECK;
-        if (callable && builtin_find(dn->text) >= 0) {
+        /* what a call `NAME(...)` may reach: a built-in first, then a
+           check, a procedure, a ruling (asked for a creature) */
+        static const decl_kind callables[] = {DK_CHECK, DK_PROCEDURE, DK_RULING};
+        bool callable = k == DK_PROCEDURE || k == DK_CHECK || k == DK_RULING;
+        /* a ruling is mostly read by its bare name: one named like a
+           built-in is read so, and a call by that name is the built-in */
+        if (callable && k != DK_RULING && builtin_find(dn->text) >= 0) {
             /* a call by this name would reach the built-in, never the procedure */
             comp_error(cc, dn->sp, "%s '%s' has the name of a built-in function; choose another name",
                        decl_kind_name(k), dn->text);
             continue;
         }
         int name = comp_intern(cc, dn->text);
-        decl_kind other = k == DK_PROCEDURE ? DK_CHECK : DK_PROCEDURE;
-        if (callable && program_find_decl(cc->p, other, name)) {
-            /* a call by this name would reach the check, never the procedure */
+        decl_kind other = k;
+        for (size_t c = 0; callable && c < sizeof callables / sizeof callables[0] && other == k; c++)
+            if (callables[c] != k && program_find_decl(cc->p, callables[c], name))
+                other = callables[c];
+        if (other != k) {
+            /* a call by this name would reach only one of them */
             comp_error(cc, dn->sp, "%s '%s' has the name of a %s; choose another name", decl_kind_name(k), dn->text,
                        decl_kind_name(other));
             continue;

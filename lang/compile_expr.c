@@ -355,6 +355,17 @@ static void unknown_name(compiler *cc, const node *n, const char *what)
         comp_error(cc, n->sp, "unknown %s '%s'", what, n->text);
 }
 
+/* The type of a ruling's answer. */
+static sty ruling_type(const rules *r, int ruling)
+{
+    switch (r->rulings[ruling].answer) {
+    case ANSWER_YES_NO: return TY_BOOL;
+    case ANSWER_NUMBER: return TY_NUM;
+    case ANSWER_CREATURE: return TY_ANY; /* a creature or nothing */
+    default: return TY_WORD;
+    }
+}
+
 static sty stat_type(const decl *d)
 {
     return d->kind == DK_RESOURCE ? TY_NUM : (sty)d->type;
@@ -412,12 +423,7 @@ static sty compile_name(compiler *cc, const node *n)
     if (ruling >= 0) {
         /* asking: the answer for the creature the formula runs for */
         emit_op_u16(cc, OP_ASK, ruling, n->sp);
-        switch (r->rulings[ruling].answer) {
-        case ANSWER_YES_NO: return TY_BOOL;
-        case ANSWER_NUMBER: return TY_NUM;
-        case ANSWER_CREATURE: return TY_ANY; /* a creature or nothing */
-        default: return TY_WORD;
-        }
+        return ruling_type(r, ruling);
     }
     int item = rules_item(r, id);
     if (item >= 0) {
@@ -823,6 +829,24 @@ static unsigned compile_exact_args(compiler *cc, const node *call)
     return rolled;
 }
 
+/* `unaware(target)`: the ruling asked for that creature, not for the
+   creature the formula runs for. */
+static sty compile_ruling_for(compiler *cc, const node *e, int ruling)
+{
+    if (ast_list_len(e) != 1) {
+        comp_error(cc, e->sp, "ruling %s is asked for one creature, as in %s(target), not %d", e->text, e->text,
+                   ast_list_len(e));
+        compile_args(cc, e);
+        emit_op(cc, OP_NIL, e->sp);
+        return TY_ANY;
+    }
+    sty t = compile_expr(cc, e->list);
+    if (t != TY_ANY && t != TY_CREATURE)
+        comp_error(cc, e->list->sp, "ruling %s is asked for a creature, not %s", e->text, sty_name(t));
+    emit_op_u16(cc, OP_ASK_FOR, ruling, e->sp);
+    return ruling_type(cc->p->rules, ruling);
+}
+
 static sty compile_call(compiler *cc, const node *e)
 {
     int argc = ast_list_len(e);
@@ -897,6 +921,9 @@ static sty compile_call(compiler *cc, const node *e)
         return TY_ROLL;
     }
     const decl *d = program_find_decl(cc->p, DK_PROCEDURE, id);
+    int ruling = d ? -1 : rules_ruling(cc->p->rules, id);
+    if (ruling >= 0)
+        return compile_ruling_for(cc, e, ruling);
     if (!d) {
         unknown_name(cc, e, "function");
         compile_args(cc, e);

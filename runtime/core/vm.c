@@ -1019,6 +1019,21 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(ASK_FOR)
+        {
+            int ruling = READ_U16();
+            a = POP();
+            if (a.type != V_CREATURE) {
+                vm_error(v, HERE, "ruling %s is asked for a creature, not %s",
+                         program_string(v->p, v->r->rulings[ruling].name), value_type_name(a.type));
+                goto fail;
+            }
+            FAIL_IF(v->exact_depth > v->peek_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
+            FAIL_IF(!v->world_ops->ruling(v, ruling, (int)a.num, &r, HERE));
+            f = &v->frames[v->nframes - 1];
+            PUSH(r);
+            NEXT;
+        }
         CASE(ACT)
         {
             int action = READ_U16(), argc = READ_U8();

@@ -1111,6 +1111,17 @@ START_TEST(test_trigger_limit_each)
 }
 END_TEST
 
+START_TEST(test_ruling_asked_for_a_creature)
+{
+    run *r =
+        ok(1, BASE "ruling bold \"Bold?\" { answer yes_no\n asked per creature\n default self.speed > 1 }\n"
+                   "procedure bold_target(t) { return bold(t) }\n"
+                   "creature a { speed 2 }\ncreature b { speed 1 }\nprint bold_target(a), bold_target(b), bold(b)\n");
+    lines_in_order(r, "true false false", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_changed_for_any_stat)
 {
     run *r = ok(1, BASE "trigger seen { on changed(c, what, old, new)\n automatic\n do { print what, old, new } }\n"
@@ -1768,6 +1779,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_answers_for_one_use_queue);
     tcase_add_test(ev, test_check_term_label);
     tcase_add_test(ev, test_changed_for_any_stat);
+    tcase_add_test(ev, test_ruling_asked_for_a_creature);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
     tcase_add_test(ev, test_hold_only_some_slots);
