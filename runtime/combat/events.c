@@ -599,7 +599,8 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         if (!eval(v, &rl->def, self, NULL, 0, out))
             return false;
         format_answer(v, rl, *out, shown, sizeof shown);
-        combat_note(v, "ruling %s: %s, its default; %s (%s)", name, shown,
+        combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
+                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown,
                     asked ? "the GM took it" : "no one was asked", cite);
         if (!answer_fits(v, rl, *out, at))
             return false;
