@@ -37,26 +37,6 @@ static const decl *damage_procedure(vm *v, const r_resource *res, bool heal, spa
     return d;
 }
 
-/* A tracked stat as the tracker shows it, whole however long (a list), or
-   NULL when out of memory; freed with mem_strfree. */
-static char *tracked_text(vm *v, int c, int decl_index)
-{
-    for (size_t cap = 64;; cap *= 2) {
-        char *buf = mem_alloc(cap);
-        if (!buf)
-            return NULL;
-        size_t len = play_stat_text(v, c, decl_index, buf, cap);
-        if (len < cap) {
-            char *text = mem_strndup(buf, len);
-            mem_free(buf, cap);
-            return text;
-        }
-        mem_free(buf, cap);
-        if (cap > SIZE_MAX / 4)
-            return NULL;
-    }
-}
-
 bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
 {
     const r_resource *res = rules_damage_resource(v->p, heal);
@@ -84,11 +64,11 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
     char *before[ENCOUNTER_MAX_TRACK] = {NULL};
     bool ok = true;
     for (int k = 0; ok && k < enc->ntrack; k++)
-        ok = (before[k] = tracked_text(v, c, enc->track[k])) != NULL;
+        ok = (before[k] = play_stat_text_whole(v, c, enc->track[k])) != NULL;
     value out;
     ok = ok ? vm_call(v, d->body, -1, call, n, &out) : vm_error(v, at, "out of memory");
     /* the resource as the tracker shows it, then what else changed */
-    char *now = ok ? tracked_text(v, c, stat) : NULL;
+    char *now = ok ? play_stat_text_whole(v, c, stat) : NULL;
     if (ok && !(ok = now != NULL))
         vm_error(v, at, "out of memory");
     combat_line line = {.say = true};
@@ -97,7 +77,7 @@ bool play_damage(vm *v, bool heal, const value *args, int argc, span at)
                         program_string(v->p, v->p->decls[stat].name), now);
     for (int k = 0; ok && k < enc->ntrack; k++) {
         mem_strfree(now);
-        if (!(now = tracked_text(v, c, enc->track[k])))
+        if (!(now = play_stat_text_whole(v, c, enc->track[k])))
             ok = vm_error(v, at, "out of memory");
         else if (enc->track[k] != stat && strcmp(now, before[k]) != 0)
             combat_line_add(v, &line, ", %s %s", program_string(v->p, v->p->decls[enc->track[k]].name), now);

@@ -130,6 +130,24 @@ size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap)
     return stat_text(v, c, decl_index, buf, cap);
 }
 
+char *play_stat_text_whole(vm *v, int c, int decl_index)
+{
+    for (size_t cap = 64;; cap *= 2) {
+        char *buf = mem_alloc(cap);
+        if (!buf)
+            return NULL;
+        size_t len = stat_text(v, c, decl_index, buf, cap);
+        if (len < cap) {
+            char *text = mem_strndup(buf, len);
+            mem_free(buf, cap);
+            return text;
+        }
+        mem_free(buf, cap);
+        if (cap > SIZE_MAX / 4)
+            return NULL;
+    }
+}
+
 static bool show_creature(vm *v, int c)
 {
     const creature *cr = &v->world->creatures[c];
@@ -143,9 +161,9 @@ static bool show_creature(vm *v, int c)
         if (!world_stat_shown(v, c, (int)i))
             continue;
         const decl *d = &v->p->decls[i];
-        char val[256];
-        stat_text(v, c, (int)i, val, sizeof val);
-        combat_line_add(v, &line, " %s %s", program_string(v->p, d->name), val);
+        char *val = play_stat_text_whole(v, c, (int)i);
+        combat_line_add(v, &line, " %s %s", program_string(v->p, d->name), val ? val : "?");
+        mem_strfree(val);
         bare = false;
     }
     if (cr->placed) {
@@ -269,9 +287,9 @@ static bool show_tracker(vm *v)
             for (int k = 0; k < enc->ntrack; k++) {
                 if (world_stat_internal(v, enc->track[k]))
                     continue;
-                char val[64];
-                stat_text(v, c, enc->track[k], val, sizeof val);
-                combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val);
+                char *val = play_stat_text_whole(v, c, enc->track[k]);
+                combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val ? val : "?");
+                mem_strfree(val);
             }
             bool out = shown_out(v, c);
             const char *notes = note[0] && e->creature >= 0 ? note : out ? "out" : "";

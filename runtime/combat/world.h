@@ -159,6 +159,9 @@ bool world_spawn(vm *v, int template_index, span at);
 /* A stat of a creature as show and the tracker write it (`hp 3/10`), or
    "?" where it cannot be read for a display; it never fails. */
 size_t play_stat_text(vm *v, int c, int decl_index, char *buf, size_t cap);
+/* The same text, whole however long (a list), or NULL when out of
+   memory; freed with mem_strfree. */
+char *play_stat_text_whole(vm *v, int c, int decl_index);
 /* `damage NAME N [KIND]` and `heal NAME N` (damage.c): the procedure the
    rules declare for it, run on the creature, then the resource echoed.
    args: the creature, the amount, the kind or nil. */
