@@ -53,6 +53,9 @@ bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const cha
  * or exponent); false when it is not one, or out of range: a number past
  * 2^64 - 1 is refused, never taken as 2^64 - 1. */
 bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* What printf would write, whole, in memory of its own (free it); NULL
+ * when out of memory. */
+char *cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs the -r files silently and applies --with; an exit code. */
 int cli_load_rules(fray *f, const cli_options *o);
 

@@ -99,10 +99,7 @@ static void print_cell_line(FILE *out, const char **rest, int width)
 
 static void print_row(FILE *out, const fray_report_row *row, int label_w, int cell_w, bool unicode)
 {
-    char a[1200], b[1200];
-    snprintf(a, sizeof a, "%s", row->a ? row->a : absent(unicode));
-    snprintf(b, sizeof b, "%s", row->b ? row->b : absent(unicode));
-    const char *ra = a, *rb = b, *rl = row->label;
+    const char *ra = row->a ? row->a : absent(unicode), *rb = row->b ? row->b : absent(unicode), *rl = row->label;
     bool first = true;
     while (*ra || *rb || *rl || first) {
         fprintf(out, "%s ", first && row->differs ? (unicode ? "≠" : "!") : " ");

@@ -37,10 +37,12 @@ int cli_load_rules(fray *f, const cli_options *o)
         code = cli_exit_code(fray_run_rules(f, o->rules[i]));
     fray_on_output(f, NULL, NULL);
     for (int i = 0; i < o->nwith && code == EXIT_OK; i++) {
-        char stat[128];
         const char *eq = strchr(o->with[i], '=');
-        snprintf(stat, sizeof stat, "%.*s", (int)(eq - o->with[i]), o->with[i]);
-        code = cli_exit_code(fray_eval_with(f, stat, eq + 1));
+        char *stat = strndup(o->with[i], (size_t)(eq - o->with[i]));
+        code = stat ? cli_exit_code(fray_eval_with(f, stat, eq + 1)) : EXIT_IO;
+        if (!stat)
+            fprintf(stderr, "fray eval: out of memory\n");
+        free(stat);
     }
     return code;
 }
@@ -81,8 +83,8 @@ int cmd_eval(int argc, char **argv)
     if (json)
         printf("{\"results\": [");
     for (int i = first; i < argc && code == EXIT_OK; i++) {
-        char out[4096];
-        code = cli_exit_code(fray_eval(f, argv[i], out, sizeof out));
+        const char *out;
+        code = cli_exit_code(fray_eval(f, argv[i], &out));
         if (code != EXIT_OK)
             break;
         if (!json) {

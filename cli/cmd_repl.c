@@ -45,21 +45,24 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
 /* --- where state files live ---------------------------------------------------- */
 
 /* $XDG_STATE_HOME/fray (or ~/.local/state/fray), created if needed; NULL
- * when there is no such place, with why in why[]. */
-static char *state_dir(char *why, size_t cap)
+ * when there is no such place, with why in *why (free it; NULL: out of
+ * memory). */
+static char *state_dir(char **why)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    char base[4096];
+    char *dir;
     if (xdg && *xdg == '/')
-        snprintf(base, sizeof base, "%s", xdg);
+        dir = cli_printf("%s/fray", xdg);
     else if (home && *home)
-        snprintf(base, sizeof base, "%s/.local/state", home);
+        dir = cli_printf("%s/.local/state/fray", home);
     else {
-        snprintf(why, cap, "no folder for it ($XDG_STATE_HOME or $HOME/.local/state)");
+        *why = cli_printf("no folder for it ($XDG_STATE_HOME or $HOME/.local/state)");
         return NULL;
     }
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/fray", base);
+    if (!dir) {
+        *why = NULL; /* said as out of memory */
+        return NULL;
+    }
     /* mkdir -p, one level at a time */
     for (char *p = dir + 1; *p; p++) {
         if (*p != '/')
@@ -69,10 +72,11 @@ static char *state_dir(char *why, size_t cap)
         *p = '/';
     }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        snprintf(why, cap, "cannot make %s: %s", dir, strerror(errno));
+        *why = cli_printf("cannot make %s: %s", dir, strerror(errno));
+        free(dir);
         return NULL;
     }
-    return strdup(dir);
+    return dir;
 }
 
 static char *joined(const char *dir, const char *name)
@@ -284,7 +288,7 @@ static char *read_answer(repl *r, const char *question)
     int visible = 0;
     for (const char *c = question; *c; c++)
         visible += ((unsigned char)*c & 0xC0) != 0x80;
-    if (cols > 0 && visible >= cols - 1) {
+    if ((cols > 0 && visible >= cols - 1) || strlen(question) + 32 >= sizeof colored) {
         printf("%s%s%s\n", paint(r, "\033[1;33m"), question, paint(r, "\033[0m"));
         snprintf(colored, sizeof colored, "%s>%s ", paint(r, "\001\033[1;33m\002"), paint(r, "\001\033[0m\002"));
     } else {
@@ -313,28 +317,29 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
                        : q->kind == FRAY_ANSWER_CREATURE ? "a creature, or nothing"
                        : q->choices                      ? q->choices
                                                          : "a word";
-    char on_enter[160] = "", for_all[160] = "";
-    if (q->has_default)
-        snprintf(on_enter, sizeof on_enter, "; Enter: %s",
-                 q->reaction       ? "take it"
-                 : q->default_text ? q->default_text
-                                   : "its default");
-    if (q->each) {
-        /* an example answer, as it would be typed */
-        /* an example answer, as it would be typed: its default, else a choice */
-        char example[64] = "ANSWER";
-        size_t first = q->choices ? strcspn(q->choices, "/") : 0;
-        if (q->default_text && !strpbrk(q->default_text, " (") && strlen(q->default_text) < sizeof example)
-            snprintf(example, sizeof example, "%s", q->default_text);
-        else if (q->kind == FRAY_ANSWER_YES_NO)
-            snprintf(example, sizeof example, "no");
-        else if (first && first < sizeof example)
-            snprintf(example, sizeof example, "%.*s", (int)first, q->choices);
-        snprintf(for_all, sizeof for_all, "; '%s for all': every %s", example, q->each);
+    const char *on_enter = !q->has_default   ? ""
+                           : q->reaction     ? "take it"
+                           : q->default_text ? q->default_text
+                                             : "its default";
+    /* an example answer, as it would be typed: its default (a short one, a
+       value), else a choice */
+    const char *example = "ANSWER";
+    int example_len = 6;
+    size_t first = q->choices ? strcspn(q->choices, "/") : 0;
+    if (q->default_text && !strpbrk(q->default_text, " (") && strlen(q->default_text) < 64)
+        example = q->default_text, example_len = (int)strlen(example);
+    else if (q->kind == FRAY_ANSWER_YES_NO)
+        example = "no", example_len = 2;
+    else if (first && first < 64)
+        example = q->choices, example_len = (int)first;
+    char *question = cli_printf(
+        "%s%s%s%s%s [%s%s%s%s%.*s%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "", q->retry ? ") " : "",
+        q->ruling ? "ruling: " : "", q->text, hint, q->has_default ? "; Enter: " : "", on_enter, q->each ? "; '" : "",
+        q->each ? example_len : 0, example, q->each ? " for all': every " : "", q->each ? q->each : "");
+    if (!question) {
+        fprintf(stderr, "fray repl: out of memory to ask the question\n");
+        return false;
     }
-    char question[1024];
-    snprintf(question, sizeof question, "%s%s%s%s%s [%s%s%s] ", q->retry ? "(" : "", q->retry ? q->retry : "",
-             q->retry ? ") " : "", q->ruling ? "ruling: " : "", q->text, hint, on_enter, for_all);
     if (r->typed && !r->question_hint_shown) {
         r->question_hint_shown = true;
         printf("(a question of the rules: answer it; Enter takes its default; :state, :explain and :help work\n"
@@ -344,8 +349,10 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
     char *line;
     for (;;) {
         line = read_answer(r, question);
-        if (!line)
+        if (!line) {
+            free(question);
             return false;
+        }
         const char *p = line + strspn(line, " \t");
         if (*p != ':')
             break;
@@ -355,39 +362,77 @@ static bool ask_gm(void *ui, const fray_question *q, char *answer, size_t cap)
         fflush(stdout);
         if (!again) {
             fray_cancel(fray_session_context(r->s));
+            free(question);
             return false;
         }
     }
-    snprintf(answer, cap, "%s", line);
+    free(question);
+    snprintf(answer, cap, "%s", line); /* longer than cap: refused as too long, never taken cut */
     free(line);
     return true;
 }
 
 /* --- a formula for a creature: `range medium for valeros` --------------------------------- */
 
+static void formula_answer(repl *r, const char *kind, const char *name, const char *creature)
+{
+    fray *f = fray_session_context(r->s);
+    const char *found = fray_cite(f, name);
+    if (!found) {
+        fprintf(stderr, "fray repl: no %s '%s' in the rules loaded\n", kind, name);
+        r->worst = r->worst ? r->worst : EXIT_USAGE;
+        return;
+    }
+    char *cite = strdup(found); /* the value's text is the next the context returns */
+    const char *value;
+    if (!cite || fray_eval_for(f, creature, name, &value) != FRAY_OK) {
+        if (!cite)
+            fprintf(stderr, "fray repl: out of memory\n");
+        free(cite);
+        r->worst = r->worst ? r->worst : EXIT_RULES;
+        return;
+    }
+    printf("%s %s for %s: %s%s%s%s\n", kind, name, creature, value, cite[0] ? "  (" : "", cite, cite[0] ? ")" : "");
+    free(cite);
+}
+
+/* The next word of *at (letters, digits, underscores) after blanks, of
+   any length: its length, with *at moved past it; 0 when there is none. */
+static size_t next_word(const char **at, const char **word)
+{
+    const char *s = *at + strspn(*at, " \t");
+    size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+    *word = s;
+    *at = s + n;
+    return n;
+}
+
 static bool formula_query(repl *r, const char *line)
 {
     static const char *const kinds[] = {"range", "stat", "resource", "duration"};
-    char kind[32], name[128], creature[128], extra;
-    if (sscanf(line, " %31s %127[A-Za-z0-9_] for %127[A-Za-z0-9_] %c", kind, name, creature, &extra) != 3)
+    const char *at = line, *w[4];
+    size_t n[4];
+    for (int i = 0; i < 4; i++)
+        n[i] = next_word(&at, &w[i]);
+    if (!n[0] || !n[1] || n[2] != 3 || memcmp(w[2], "for", 3) || !n[3] || at[strspn(at, " \t")])
         return false;
-    bool known = false;
+    const char *kind = NULL;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        known |= !strcmp(kind, kinds[i]);
-    if (!known)
+        if (strlen(kinds[i]) == n[0] && !memcmp(w[0], kinds[i], n[0]))
+            kind = kinds[i];
+    if (!kind)
         return false;
-    char value[512], cite[256] = "";
-    fray *f = fray_session_context(r->s);
-    if (!fray_cite(f, name, cite, sizeof cite)) {
-        fprintf(stderr, "fray repl: no %s '%s' in the rules loaded\n", kind, name);
-        r->worst = r->worst ? r->worst : EXIT_USAGE;
-        return true;
-    }
-    if (fray_eval_for(f, creature, name, value, sizeof value) != FRAY_OK) {
+    char *name = strndup(w[1], n[1]), *creature = strndup(w[3], n[3]);
+    if (!name || !creature) {
+        free(name);
+        free(creature);
+        fprintf(stderr, "fray repl: out of memory\n");
         r->worst = r->worst ? r->worst : EXIT_RULES;
         return true;
     }
-    printf("%s %s for %s: %s%s%s%s\n", kind, name, creature, value, cite[0] ? "  (" : "", cite, cite[0] ? ")" : "");
+    formula_answer(r, kind, name, creature);
+    free(name);
+    free(creature);
     return true;
 }
 
@@ -549,15 +594,15 @@ static void found_journal(void *user, const fray_journal_info *j)
     }
     if (!u->print)
         return;
-    char last[256] = "", at[32], undone[32] = "";
-    if (j->entries)
-        repl_describe_entry(&j->last, last, sizeof last);
+    char at[32], undone[32] = "";
+    char *last = j->entries ? repl_describe_entry(&j->last) : NULL;
     if (j->undone)
         snprintf(undone, sizeof undone, " (%zu undone)", j->undone);
     when(j->modified, at, sizeof at);
     const char *name = strrchr(j->path, '/');
     printf("  %-34s %s  %5zu entr%s%s%s%s\n", name ? name + 1 : j->path, at, j->entries, j->entries == 1 ? "y" : "ies",
-           undone, last[0] ? "  last: " : "", last);
+           undone, last && last[0] ? "  last: " : "", last ? last : "");
+    free(last);
 }
 
 /* The journal --recover reads: the one named, --journal's, or the newest
@@ -665,9 +710,10 @@ int cmd_repl(int argc, char **argv)
     fray_session_on_diagnostic(r.s, print_diagnostic, &r);
     if (r.interactive || ro.ask) /* else rulings take their defaults, as in a script */
         fray_session_on_ask(r.s, ask_gm, &r);
-    char no_dir[4400] = "";
-    char *dir = state_dir(no_dir, sizeof no_dir);
-    rc = start_session(&r, &ro, dir, no_dir);
+    char *no_dir = NULL;
+    char *dir = state_dir(&no_dir);
+    rc = start_session(&r, &ro, dir, no_dir ? no_dir : "out of memory");
+    free(no_dir);
     for (int i = first; i < nargs && rc == EXIT_OK; i++)
         rc = cli_exit_code(fray_session_load_rules(r.s, argv[i]));
     if (rc != EXIT_OK) {

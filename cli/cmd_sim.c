@@ -3,6 +3,7 @@
  * rule system and prints the two side by side. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,11 +191,22 @@ static void mean_cell(FILE *out, uint64_t sum, uint64_t squares, uint64_t n)
     cell(out, buf);
 }
 
-/* A row's label; a longer one is cut to the column, so the buffers the
-   labels are written into (64 bytes) never cut what is shown. */
+/* A row's label, padded to the column; a longer one is written whole and
+   the row's cells follow it, a step to the right. */
+static void labelf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void labelf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int width = vfprintf(out, fmt, ap);
+    va_end(ap);
+    if (width >= 0 && width < LABEL)
+        fprintf(out, "%*s", LABEL - width, "");
+}
+
 static void label(FILE *out, const char *text)
 {
-    fprintf(out, "%-*.*s", LABEL, LABEL, text);
+    labelf(out, "%s", text);
 }
 
 /* The results side by side: the runs, then one column per result. */
@@ -228,9 +240,7 @@ static bool print_winners(const table *t)
             if (!add_name(&sides, t->rs[i]->sides[k].name))
                 return names_free(&sides), false;
     for (int s = 0; s < sides.n; s++) {
-        char text[64];
-        snprintf(text, sizeof text, "  %s", sides.v[s]);
-        label(out, text);
+        labelf(out, "  %s", sides.v[s]);
         for (int i = 0; i < t->n; i++) {
             const fray_sim_side *side = find_side(t->rs[i], sides.v[s]);
             share_cell(out, side ? side->wins : 0, t->rs[i]->runs);
@@ -324,13 +334,10 @@ static void print_rounds(const table *t)
 static void print_creature(const table *t, const char *name)
 {
     FILE *out = t->out;
-    char text[64];
     const fray_sim_creature *any = NULL;
     for (int i = 0; i < t->n && !any; i++)
         any = find_creature(t->rs[i], name);
-    snprintf(text, sizeof text, "  %s%s%s%s", name, any->side ? " (" : "", any->side ? any->side : "",
-             any->side ? ")" : "");
-    label(out, text);
+    labelf(out, "  %s%s%s%s", name, any->side ? " (" : "", any->side ? any->side : "", any->side ? ")" : "");
     fputc('\n', out);
     static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
     for (int row = 0; row < 3; row++) {
@@ -353,10 +360,8 @@ static void print_creature(const table *t, const char *name)
 static bool print_damage(const table *t)
 {
     const fray_sim_result *r0 = t->rs[0];
-    char heading[80];
-    snprintf(heading, sizeof heading, "Damage (%s lost)", r0->health[0] ? r0->health : "nothing counted");
     fputc('\n', t->out);
-    label(t->out, heading);
+    labelf(t->out, "Damage (%s lost)", r0->health[0] ? r0->health : "nothing counted");
     fputc('\n', t->out);
     names cs = {0};
     for (int i = 0; i < t->n; i++)
@@ -384,9 +389,7 @@ static bool print_triggers(const table *t)
         fputc('\n', out);
     }
     for (int k = 0; k < ts.n; k++) {
-        char text[64];
-        snprintf(text, sizeof text, "  %s", ts.v[k]);
-        label(out, text);
+        labelf(out, "  %s", ts.v[k]);
         for (int i = 0; i < t->n; i++) {
             const fray_sim_trigger *tr = find_trigger(t->rs[i], ts.v[k]);
             char buf[64];

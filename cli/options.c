@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,21 @@ enum {
     OPT_FOLLOW_SYMLINKS
 };
 
+char *cli_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!text)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
 bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     if (!s || !isdigit((unsigned char)*s))
@@ -39,9 +55,22 @@ bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
     return true;
 }
 
-/* N for the limit `name`, given as `given` (--limit steps=0, --max-steps 0):
-   a whole number from 1 to the most the limit takes. */
-static bool limit_value(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n)
+static bool limit_number(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n);
+
+/* N for the limit `name`, given as option and its argument (--limit
+   steps=0, --max-steps 0): a whole number from 1 to the most the limit takes. */
+static bool limit_value(const char *cmd, const char *option, const char *arg, const char *name, const char *text,
+                        uint64_t *n)
+{
+    char *given = cli_printf("%s %s", option, arg);
+    bool fine = given && limit_number(cmd, given, name, text, n);
+    if (!given)
+        fprintf(stderr, "fray %s: out of memory\n", cmd);
+    free(given);
+    return fine;
+}
+
+static bool limit_number(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n)
 {
     uint64_t most = fray_limit_most(name);
     if (!most)
@@ -154,12 +183,8 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
     opterr = 0;
     int c, at = -1;
     uint64_t n;
-    char given[128];
     /* getopt sees the options only: an operand such as "-2" stays one */
     while ((c = getopt_long(nopts, argv, "+:r:I:h", longopts, &at)) != -1) {
-        /* the option as given, for messages: --max-steps 0 */
-        if (at >= 0 && optarg)
-            snprintf(given, sizeof given, "--%s %s", longopts[at].name, optarg);
         switch (c) {
         case OPT_SEED:
             if (!cli_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
@@ -183,7 +208,11 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         case OPT_MAX_CREATURES: {
             /* the limits steps, depth and creatures by their own flags */
             const char *name = c == OPT_MAX_STEPS ? "steps" : c == OPT_MAX_DEPTH ? "depth" : "creatures";
-            if (!limit_value(cmd, given, name, optarg, &n))
+            if (!limit_value(cmd,
+                             c == OPT_MAX_STEPS   ? "--max-steps"
+                             : c == OPT_MAX_DEPTH ? "--max-depth"
+                                                  : "--max-creatures",
+                             optarg, name, optarg, &n))
                 return EXIT_USAGE;
             if (c == OPT_MAX_STEPS)
                 o->max_steps = n;
@@ -196,14 +225,14 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_options *o, int *first
         case OPT_LIMIT: {
             /* NAME=N, checked now against the library's list and range */
             const char *eq = strchr(optarg, '=');
-            char name[64];
             if (!eq || eq == optarg) {
                 fprintf(stderr, "fray %s: --limit takes NAME=N, as in --limit steps=1000000, not '%s'\n", cmd, optarg);
                 return EXIT_USAGE;
             }
-            snprintf(name, sizeof name, "%.*s", (int)(eq - optarg), optarg);
-            snprintf(given, sizeof given, "--limit %s", optarg);
-            if (!limit_value(cmd, given, name, eq + 1, &n))
+            char *name = strndup(optarg, (size_t)(eq - optarg));
+            bool fine = name && limit_value(cmd, "--limit", optarg, name, eq + 1, &n);
+            free(name);
+            if (!fine)
                 return EXIT_USAGE;
             if (o->nlimits >= 16)
                 goto too_many;
@@ -318,9 +347,10 @@ bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const cha
 {
     for (int i = 0; i < o->nlimits; i++) {
         const char *eq = strchr(o->limits[i], '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - o->limits[i]), o->limits[i]);
-        if (set(target, name, strtoull(eq + 1, NULL, 10)) != FRAY_OK)
+        char *name = strndup(o->limits[i], (size_t)(eq - o->limits[i]));
+        bool fine = name && set(target, name, strtoull(eq + 1, NULL, 10)) == FRAY_OK;
+        free(name);
+        if (!fine)
             return false;
     }
     return true;

@@ -39,7 +39,7 @@ void repl_meta(repl *r, const char *line);
  * wait until it is answered. */
 bool repl_meta_at_question(repl *r, const char *line);
 /* An entry as :history lists it: its first line. */
-void repl_describe_entry(const fray_entry *e, char *buf, size_t cap);
+char *repl_describe_entry(const fray_entry *e);
 /* The names of the meta commands, NULL-terminated (for completion). */
 extern const char *const repl_meta_names[];
 

@@ -24,22 +24,33 @@ typedef struct words {
 static words offered;    /* the candidates for the word being completed */
 static words vocabulary; /* the language's words, gathered once */
 
+static void keep(words *ws, char *w);
+
 static void add(words *ws, const char *w)
 {
     for (size_t i = 0; i < ws->n; i++)
         if (!strcmp(ws->w[i], w))
             return;
+    char *copy = strdup(w);
+    if (copy)
+        keep(ws, copy);
+}
+
+/* Takes w (allocated) as the next word, duplicates and all; frees it when
+   there is no room. */
+static void keep(words *ws, char *w)
+{
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? 2 * ws->cap : 64;
         char **grown = realloc(ws->w, cap * sizeof *grown);
-        if (!grown)
+        if (!grown) {
+            free(w);
             return;
+        }
         ws->w = grown;
         ws->cap = cap;
     }
-    char *copy = strdup(w);
-    if (copy)
-        ws->w[ws->n++] = copy;
+    ws->w[ws->n++] = w;
 }
 
 static void clear(words *ws)
@@ -59,18 +70,22 @@ static void add_word(void *user, const fray_word *w)
 {
     if (w->kind == FRAY_WORD_CLAUSE || w->kind == FRAY_WORD_EVENT)
         return;
-    char first[64];
-    size_t n = strcspn(w->word, " ");
-    snprintf(first, sizeof first, "%.*s", (int)(n < 63 ? n : 63), w->word);
-    add(user, first);
+    char *first = strndup(w->word, strcspn(w->word, " "));
+    if (first)
+        add(user, first);
+    free(first);
 }
 
 /* `NAME:`, to act: what a creature at the start of a line mostly is */
 static void add_actor(void *user, const char *name)
 {
-    char with_colon[256];
-    snprintf(with_colon, sizeof with_colon, "%s:", name);
+    size_t n = strlen(name) + sizeof ":";
+    char *with_colon = malloc(n);
+    if (!with_colon)
+        return;
+    snprintf(with_colon, n, "%s:", name);
     add(user, with_colon);
+    free(with_colon);
 }
 
 /* `NAME.STAT` for the creature before the dot */
@@ -83,9 +98,13 @@ typedef struct member_of {
 static void add_member(void *user, const char *stat)
 {
     member_of *m = user;
-    char both[256];
-    snprintf(both, sizeof both, "%.*s.%s", (int)m->len, m->creature, stat);
+    size_t n = m->len + strlen(stat) + sizeof ".";
+    char *both = malloc(n);
+    if (!both)
+        return;
+    snprintf(both, n, "%.*s.%s", (int)m->len, m->creature, stat);
     add(m->into, both);
+    free(both);
 }
 
 static char *next_candidate(const char *text, int state)
@@ -103,23 +122,28 @@ static char *next_candidate(const char *text, int state)
     return NULL;
 }
 
-/* The words of the line before the one being completed. */
-static int split(const char *line, int end, char words_out[][64], int max)
+/* The words of the line before the one being completed, added to out
+   (cleared first); false out of memory. */
+static bool split(const char *line, int end, words *out)
 {
-    int n = 0;
+    clear(out);
     const char *p = line, *stop = line + end;
-    while (p < stop && n < max) {
+    while (p < stop) {
         while (p < stop && (isspace((unsigned char)*p) || *p == ','))
             p++;
         const char *w = p;
         while (p < stop && !isspace((unsigned char)*p) && *p != ',')
             p++;
         if (p > w) {
-            snprintf(words_out[n], 64, "%.*s", (int)(p - w), w);
-            n++;
+            size_t had = out->n;
+            char *word = strndup(w, (size_t)(p - w));
+            if (word) /* kept as it is, the same word twice too (add keeps one) */
+                keep(out, word);
+            if (out->n == had)
+                return false;
         }
     }
-    return n;
+    return true;
 }
 
 /* Commands whose next word is a creature, and nothing else. */
@@ -142,8 +166,11 @@ static char **complete(const char *text, int start, int end)
 {
     (void)end;
     fray *f = fray_session_context(the_repl->s);
-    char before[8][64];
-    int n = split(rl_line_buffer, start, before, 8);
+    static words line; /* the words before the one being completed */
+    if (!split(rl_line_buffer, start, &line))
+        return NULL;
+    char **before = line.w;
+    int n = (int)line.n;
     clear(&offered);
     rl_attempted_completion_over = 1; /* no file names unless said below */
     if (n == 0 && text[0] == ':') {

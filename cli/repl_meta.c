@@ -66,26 +66,28 @@ static bool count_arg(repl *r, const char *arg, const char *what, size_t *n)
     return true;
 }
 
-void repl_describe_entry(const fray_entry *e, char *buf, size_t cap)
+char *repl_describe_entry(const fray_entry *e)
 {
     switch (e->kind) {
     case FRAY_ENTRY_COMMAND: {
         const char *nl = strchr(e->text, '\n');
         int len = nl ? (int)(nl - e->text) : (int)strlen(e->text);
-        snprintf(buf, cap, "%.*s%s%s", len, e->text, nl ? " ..." : "", e->rerolled ? "   (rerolled)" : "");
-        break;
+        return cli_printf("%.*s%s%s", len, e->text, nl ? " ..." : "", e->rerolled ? "   (rerolled)" : "");
     }
-    case FRAY_ENTRY_RULES: snprintf(buf, cap, ":load %s", e->path); break;
-    case FRAY_ENTRY_SEED: snprintf(buf, cap, ":seed %" PRIu64, e->seed); break;
+    case FRAY_ENTRY_RULES: return cli_printf(":load %s", e->path);
+    case FRAY_ENTRY_SEED: return cli_printf(":seed %" PRIu64, e->seed);
     }
+    return NULL;
 }
 
-/* The first line of entry i, for listings. */
-static void describe(const repl *r, size_t i, char *buf, size_t cap)
+/* Prints entry i's first line, as listings show it, between before and after. */
+static void print_entry(const repl *r, size_t i, const char *before, const char *after)
 {
     fray_entry e = {.kind = FRAY_ENTRY_SEED};
     fray_session_entry(r->s, i, &e);
-    repl_describe_entry(&e, buf, cap);
+    char *what = repl_describe_entry(&e);
+    printf("%s%s%s", before, what ? what : "(out of memory to show it)", after);
+    free(what);
 }
 
 /* --- the commands ------------------------------------------------------------------- */
@@ -167,11 +169,8 @@ static void meta_undo(repl *r, const char *arg)
         printf("nothing to undo\n");
         return;
     }
-    for (size_t i = 0; i < n && i < done; i++) {
-        char what[256];
-        describe(r, done - 1 - i, what, sizeof what);
-        printf("undone: %s\n", what);
-    }
+    for (size_t i = 0; i < n && i < done; i++)
+        print_entry(r, done - 1 - i, "undone: ", "\n");
     fray_session_undo(r->s, n);
 }
 
@@ -208,9 +207,8 @@ static void meta_explain(repl *r, const char *arg)
             fail(r, EXIT_USAGE);
             return;
         }
-        char what[256];
-        describe(r, (size_t)n - 1, what, sizeof what);
-        printf("[%llu] %s\n", (unsigned long long)n, what);
+        printf("[%llu] ", (unsigned long long)n);
+        print_entry(r, (size_t)n - 1, "", "\n");
         code = cli_exit_code(fray_session_run_at(r->s, (size_t)n, "explain"));
     }
     if (code != EXIT_OK)
@@ -222,9 +220,8 @@ static void meta_history(repl *r, const char *arg)
     (void)arg;
     size_t done = fray_session_done(r->s), undone = fray_session_undone(r->s);
     for (size_t i = 0; i < done; i++) {
-        char what[256];
-        describe(r, i, what, sizeof what);
-        printf("%4zu  %s\n", i + 1, what);
+        printf("%4zu  ", i + 1);
+        print_entry(r, i, "", "\n");
     }
     if (undone)
         printf("      (%zu undone; :redo brings %s back)\n", undone, undone == 1 ? "it" : "them");
@@ -237,12 +234,15 @@ static void meta_state(repl *r, const char *arg)
     fray_run_string(f, "<repl>", "show", 4);
     const char *who = fray_current(f);
     if (who) {
-        char cmd[200];
         if (fray_is_hidden(f, who))
             repl_print_hidden_mark(r);
         printf("%s's turn\n", who);
-        snprintf(cmd, sizeof cmd, "show economy %s", who);
-        fray_run_string(f, "<repl>", cmd, strlen(cmd));
+        char *cmd = cli_printf("show economy %s", who);
+        if (cmd)
+            fray_run_string(f, "<repl>", cmd, strlen(cmd));
+        else
+            fprintf(stderr, "fray repl: out of memory to show what %s may still use\n", who);
+        free(cmd);
     }
 }
 
@@ -281,65 +281,77 @@ static void meta_quit(repl *r, const char *arg)
 const char *const repl_meta_names[] = {":help",    ":load",    ":save",  ":undo", ":redo", ":reroll",
                                        ":explain", ":history", ":state", ":seed", ":quit", NULL};
 
-/* The REPL command a line names (any unambiguous prefix), its argument in
- * arg; NULL, said, when it names none or several. */
-static const meta *lookup(const char *line, char *arg, size_t cap)
+/* The REPL command a line names (any unambiguous prefix), with *arg its
+ * argument, whole (free it); NULL, said, when it names none or several,
+ * or memory runs out. */
+static const meta *lookup(const char *line, char **arg)
 {
-    char name[32];
+    *arg = NULL;
+    const char *name = line + 1;
     size_t n = 0;
-    const char *p = line + 1;
-    while (*p && !isspace((unsigned char)*p) && n + 1 < sizeof name)
-        name[n++] = *p++;
-    name[n] = '\0';
+    while (name[n] && !isspace((unsigned char)name[n]))
+        n++;
+    const char *p = name + n;
     while (isspace((unsigned char)*p))
         p++;
-    snprintf(arg, cap, "%s", p);
-    for (size_t k = strlen(arg); k > 0 && isspace((unsigned char)arg[k - 1]);)
-        arg[--k] = '\0';
+    size_t len = strlen(p);
+    while (len > 0 && isspace((unsigned char)p[len - 1]))
+        len--;
     const meta *found = NULL;
     int matches = 0;
-    for (size_t i = 0; i < nmetas; i++) {
-        if (!strcmp(metas[i].name, name))
-            return &metas[i];
-        if (n && !strncmp(metas[i].name, name, n)) {
+    for (size_t i = 0; i < nmetas && matches >= 0; i++) {
+        if (strlen(metas[i].name) == n && !strncmp(metas[i].name, name, n)) {
+            found = &metas[i];
+            matches = -1; /* the whole name: no prefix of another */
+        } else if (n && !strncmp(metas[i].name, name, n)) {
             found = &metas[i];
             matches++;
         }
     }
-    if (matches == 1)
-        return found;
     if (matches > 1) {
-        fprintf(stderr, "fray repl: ':%s' could be", name);
+        fprintf(stderr, "fray repl: ':%.*s' could be", (int)n, name);
         for (size_t i = 0; i < nmetas; i++)
             if (!strncmp(metas[i].name, name, n))
                 fprintf(stderr, " :%s", metas[i].name);
         fprintf(stderr, "\n");
-    } else {
-        fprintf(stderr, "fray repl: ':%s' is not a REPL command (:help lists them)\n", name);
+        return NULL;
     }
-    return NULL;
+    if (!found) {
+        fprintf(stderr, "fray repl: ':%.*s' is not a REPL command (:help lists them)\n", (int)n, name);
+        return NULL;
+    }
+    *arg = strndup(p, len);
+    if (!*arg) {
+        fprintf(stderr, "fray repl: out of memory\n");
+        return NULL;
+    }
+    return found;
 }
 
 void repl_meta(repl *r, const char *line)
 {
-    char arg[1024];
-    const meta *m = lookup(line, arg, sizeof arg);
+    char *arg;
+    const meta *m = lookup(line, &arg);
     if (m)
         m->run(r, arg);
     else
         fail(r, EXIT_USAGE);
+    free(arg);
 }
 
 bool repl_meta_at_question(repl *r, const char *line)
 {
-    char arg[1024];
-    const meta *m = lookup(line, arg, sizeof arg);
-    if (m && m->run == meta_undo)
+    char *arg;
+    const meta *m = lookup(line, &arg);
+    if (m && m->run == meta_undo) {
+        free(arg);
         return false; /* the command is cancelled */
+    }
     if (m && (m->run == meta_help || m->run == meta_explain || m->run == meta_history || m->run == meta_state))
         m->run(r, arg);
     else if (m)
         fprintf(stderr, "fray repl: :%s waits until the question is answered (or :undo cancels the command)\n",
                 m->name);
+    free(arg);
     return true;
 }

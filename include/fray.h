@@ -105,9 +105,10 @@ fray_status fray_format_file(fray *f, const char *path, fray_format_mode mode, f
 /* Sets a stat of the creature that `fray_eval` evaluates for, from an
  * expression (`level`, `5`). */
 fray_status fray_eval_with(fray *f, const char *stat, const char *expr);
-/* Evaluates one expression (`melee`, `roll 4d6kh3`, `d20 + dex`) and writes
- * its text to out (truncated to cap). */
-fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap);
+/* Evaluates one expression (`melee`, `roll 4d6kh3`, `d20 + dex`) and points
+ * *out at its text, whole (NULL on an error). The text belongs to f and
+ * lasts until the next call of fray_eval, fray_eval_for or fray_cite on it. */
+fray_status fray_eval(fray *f, const char *expr, const char **out);
 
 /* --- Play at the table (what `fray repl` is built on) ------------------- */
 
@@ -161,8 +162,8 @@ void fray_limits(fray_limit_fn fn, void *user);
 void fray_reseed(fray *f, uint64_t seed);
 
 /* Evaluates an expression for a creature (its `self`): `medium`, `ac`,
- * `attack_bonus + 2`. Writes the value's text to out. */
-fray_status fray_eval_for(fray *f, const char *creature, const char *expr, char *out, size_t cap);
+ * `attack_bonus + 2`. Points *out at the value's text, as fray_eval does. */
+fray_status fray_eval_for(fray *f, const char *creature, const char *expr, const char **out);
 
 /* Names in play, for completion and listings. */
 typedef void (*fray_name_fn)(void *user, const char *name);
@@ -185,8 +186,9 @@ void fray_stats(fray *f, fray_name_fn fn, void *user);
 /* The creature whose turn it is, or NULL. */
 const char *fray_current(fray *f);
 /* Where a declaration of the rules comes from: `legend § "Ranges"`, or its
- * file and line; false when no declaration has that name. */
-bool fray_cite(fray *f, const char *name, char *out, size_t cap);
+ * file and line ("" when neither is known); NULL when no declaration has
+ * that name. The text lasts as fray_eval's does. */
+const char *fray_cite(fray *f, const char *name);
 
 /* The state of play as one JSON document, passed to fn: the system, the
  * encounter (active, round, whose turn, phase, the order of turns with

@@ -183,38 +183,42 @@ bool ccur_accept(ccur *k, const char *w)
 
 void ccur_error(ccur *k, const char *fmt, ...)
 {
-    char msg[512];
+    text_buf msg;
+    text_init(&msg);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    text_addv(&msg, fmt, ap);
     va_end(ap);
     span at = k->at ? k->at->sp : k->end;
     if (k->usage)
-        comp_error(k->cc, at, "%s (write: %s)", msg, k->usage);
+        comp_error(k->cc, at, "%s (write: %s)", msg.s, k->usage);
     else
-        comp_error(k->cc, at, "%s", msg);
+        comp_error(k->cc, at, "%s", msg.s);
+    text_free(&msg);
 }
 
-static const char *describe(const node *n, char *buf, size_t cap)
+/* What was found where something else was expected, in out (started). */
+static const char *describe(const node *n, text_buf *out)
 {
     if (!n)
-        return "the end of the clause";
-    const char *w = word_of(n);
-    if (w)
-        snprintf(buf, cap, "'%s'", w);
+        text_put(out, "the end of the clause");
+    else if (word_of(n))
+        text_add(out, "'%s'", word_of(n));
     else if (n->kind == AST_SEP)
-        snprintf(buf, cap, "','");
+        text_put(out, "','");
     else
-        snprintf(buf, cap, "%s %s", clause_article(ast_kind_name((ast_kind)n->kind)), ast_kind_name((ast_kind)n->kind));
-    return buf;
+        text_add(out, "%s %s", clause_article(ast_kind_name((ast_kind)n->kind)), ast_kind_name((ast_kind)n->kind));
+    return out->s;
 }
 
 bool ccur_expect(ccur *k, const char *w)
 {
     if (ccur_accept(k, w))
         return true;
-    char buf[64];
-    ccur_error(k, "expected '%s', found %s", w, describe(k->at, buf, sizeof buf));
+    text_buf buf;
+    text_init(&buf);
+    ccur_error(k, "expected '%s', found %s", w, describe(k->at, &buf));
+    text_free(&buf);
     if (k->at)
         k->at = NULL; /* one message per clause */
     return false;
@@ -232,8 +236,10 @@ int ccur_name(ccur *k, const char *what)
 {
     const char *w = word_of(k->at);
     if (!w || k->at->kind != AST_NAME) {
-        char buf[64];
-        ccur_error(k, "expected %s (a name), found %s", what, describe(k->at, buf, sizeof buf));
+        text_buf buf;
+        text_init(&buf);
+        ccur_error(k, "expected %s (a name), found %s", what, describe(k->at, &buf));
+        text_free(&buf);
         k->at = NULL;
         return -1;
     }
@@ -250,8 +256,10 @@ bool ccur_int(ccur *k, const char *what, int64_t *out)
         n = n->a;
     }
     if (!n || n->kind != AST_INT) {
-        char buf[64];
-        ccur_error(k, "expected %s (a whole number), found %s", what, describe(k->at, buf, sizeof buf));
+        text_buf buf;
+        text_init(&buf);
+        ccur_error(k, "expected %s (a whole number), found %s", what, describe(k->at, &buf));
+        text_free(&buf);
         k->at = NULL;
         return false;
     }
@@ -289,16 +297,17 @@ int ccur_choice(ccur *k, const char *what, const char *const *words, int n)
                                 : i == n - 1 ? " or "
                                              : ", ",
                                 words[i]);
-    char buf[64];
+    text_buf buf;
+    text_init(&buf);
     const char *best = NULL;
     for (int i = 0; w && i < n; i++)
         if (diag_edit_distance(w, words[i], 2) <= 2)
             best = words[i];
     if (best)
-        ccur_error(k, "expected %s: %s, found %s; did you mean '%s'?", what, list, describe(k->at, buf, sizeof buf),
-                   best);
+        ccur_error(k, "expected %s: %s, found %s; did you mean '%s'?", what, list, describe(k->at, &buf), best);
     else
-        ccur_error(k, "expected %s: %s, found %s", what, list, describe(k->at, buf, sizeof buf));
+        ccur_error(k, "expected %s: %s, found %s", what, list, describe(k->at, &buf));
+    text_free(&buf);
     k->at = NULL;
     return -1;
 }
@@ -307,8 +316,10 @@ bool ccur_expr(ccur *k, const fctx *fx, sty want, const char *what, rexpr *out)
 {
     memset(out, 0, sizeof *out);
     if (!k->at || k->at->kind == AST_SEP || (k->at->kind == AST_WORD)) {
-        char buf[64];
-        ccur_error(k, "expected %s, found %s", what, describe(k->at, buf, sizeof buf));
+        text_buf buf;
+        text_init(&buf);
+        ccur_error(k, "expected %s, found %s", what, describe(k->at, &buf));
+        text_free(&buf);
         k->at = NULL;
         return false;
     }
@@ -340,8 +351,10 @@ void ccur_end(ccur *k)
 {
     if (!k->at)
         return;
-    char buf[64];
-    ccur_error(k, "unexpected %s", describe(k->at, buf, sizeof buf));
+    text_buf buf;
+    text_init(&buf);
+    ccur_error(k, "unexpected %s", describe(k->at, &buf));
+    text_free(&buf);
     k->at = NULL;
 }
 

@@ -10,6 +10,7 @@
 
 #include "lang/decl.h"
 #include "lang/suggest.h"
+#include "runtime/base/text.h"
 #include "runtime/core/commands.h"
 #include "runtime/core/value.h"
 
@@ -117,16 +118,10 @@ static const char *target_wanted(const r_action *a)
 }
 
 /* "target, style": the action's parameters, for a message. */
-static void parameter_list(compiler *cc, const r_action *a, char *out, size_t cap)
+static void parameter_list(compiler *cc, const r_action *a, text_buf *out)
 {
-    size_t used = 0;
-    out[0] = '\0';
-    for (int i = 0; i < a->nparams && used < cap; i++) {
-        int n = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", program_string(cc->p, a->params[i]));
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
+    for (int i = 0; i < a->nparams; i++)
+        text_add(out, "%s%s", i ? ", " : "", program_string(cc->p, a->params[i]));
 }
 
 bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool command, span end)
@@ -136,31 +131,32 @@ bool cmd_action_count(compiler *cc, int ai, const node *action, int argc, bool c
        count is known (pass 1), its names and clauses not yet */
     const decl *d = program_find_decl(cc->p, DK_ACTION, a->name);
     int want = d ? d->nparams : a->nparams;
-    char params[200] = "";
+    text_buf list;
+    text_init(&list);
     if (a->nparams == want)
-        parameter_list(cc, a, params, sizeof params);
+        parameter_list(cc, a, &list);
+    const char *params = list.s;
+    bool fits = false;
     if (argc > want) {
         if (want == 0)
             comp_error(cc, action->sp, "action %s takes no arguments, not %d", action->text, argc);
         else
             comp_error(cc, action->sp, "action %s takes %d argument%s%s%s%s, not %d", action->text, want,
                        want == 1 ? "" : "s", *params ? " (" : "", params, *params ? ")" : "", argc);
-        return false;
-    }
-    if (command && argc == 0 && a->has_target) {
+    } else if (command && argc == 0 && a->has_target) {
         comp_error(cc, end, "action %s needs its target, %s (it takes %s)", action->text, target_wanted(a), params);
-        return false;
-    }
-    if (argc < a->nrequired && a->nparams == want) {
+    } else if (argc < a->nrequired && a->nparams == want) {
         /* the first missing parameter that says what it takes */
         int i = argc;
         while (!a->takes[i])
             i++;
         comp_error(cc, end, "action %s needs its %s, %s (it takes %s)", action->text,
                    program_string(cc->p, a->params[i]), program_string(cc->p, a->takes_text[i]), params);
-        return false;
+    } else {
+        fits = true;
     }
-    return true;
+    text_free(&list);
+    return fits;
 }
 
 uint32_t sty_values(sty t)
@@ -268,14 +264,20 @@ void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl
 }
 
 /* The text of a span, at most cap - 1 bytes of it. */
+/* The text of a span as a message quotes it: a longer one ends in "...",
+   so that the cut shows (a line of thousands of characters helps no one). */
 static void span_text(compiler *cc, span sp, char *out, size_t cap)
 {
     const source *src = cc->p->sources[sp.source];
     size_t n = sp.end > sp.start ? sp.end - sp.start : 0;
-    if (n >= cap)
-        n = cap - 1;
+    bool cut = n >= cap;
+    if (cut) { /* at a character's start */
+        n = cap - sizeof "...";
+        while (n > 0 && ((unsigned char)src->text[sp.start + n] & 0xC0) == 0x80)
+            n--;
+    }
     memcpy(out, src->text + sp.start, n);
-    out[n] = '\0';
+    strcpy(out + n, cut ? "..." : "");
 }
 
 enum { LIKE_WORD, LIKE_ACTION, LIKE_STAT };

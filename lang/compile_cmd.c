@@ -992,20 +992,21 @@ static bool damage_kind_known(compiler *cc, const r_resource *res, const node *k
     }
     if (rules_damage_kind(res, kind) >= 0)
         return true;
-    char known[256];
-    size_t len = 0;
+    text_buf known;
+    text_init(&known);
     suggestion sg;
     suggest_init(&sg, kn->text);
-    for (int i = 0; i < res->nkinds && len < sizeof known; i++) {
+    for (int i = 0; i < res->nkinds; i++) {
         const char *w = program_string(cc->p, res->kinds[i]);
         suggest_consider(&sg, w, 0);
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", w);
+        text_add(&known, "%s%s", i ? ", " : "", w);
     }
     if (sg.found)
         comp_error(cc, kn->sp, "no kind of damage '%s' in these rules; did you mean '%s'? (they know: %s)", kn->text,
-                   sg.best, known);
+                   sg.best, known.s);
     else
-        comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known);
+        comp_error(cc, kn->sp, "no kind of damage '%s' in these rules (they know: %s)", kn->text, known.s);
+    text_free(&known);
     return false;
 }
 
@@ -1035,10 +1036,9 @@ static bool compile_force(command_build *b)
     dice parsed;
     if (!at || (at->kind != AST_DICE &&
                 (at->kind != AST_NAME || dice_parse(at->text, strlen(at->text), &parsed, NULL) != 0))) {
-        char what[80] = "";
-        if (at && (at->kind == AST_NAME || at->kind == AST_WORD))
-            snprintf(what, sizeof what, ", not '%s'", at->text);
-        ccur_error(&b->k, "expected the die whose faces are forced, as in d20 or dF%s", what);
+        bool named = at && (at->kind == AST_NAME || at->kind == AST_WORD);
+        ccur_error(&b->k, "expected the die whose faces are forced, as in d20 or dF%s%s%s", named ? ", not '" : "",
+                   named ? at->text : "", named ? "'" : "");
         return false;
     }
     ccur_take(&b->k);

@@ -358,11 +358,12 @@ static void unknown_clause(decl_state *ds, const clause_rule *table, int n, cons
         comp_error(cc, at, "%s %s holds statements, not clauses like '%s'", clause_article(kind), kind, word);
         return;
     }
-    char list[512];
-    size_t len = 0;
-    for (int i = 0; i < n && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", table[i].word);
-    comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", clause_article(kind), kind, word, list);
+    text_buf list;
+    text_init(&list);
+    for (int i = 0; i < n; i++)
+        text_add(&list, "%s%s", i ? ", " : "", table[i].word);
+    comp_error(cc, at, "%s %s has no clause '%s' (it has: %s)", clause_article(kind), kind, word, list.s);
+    text_free(&list);
 }
 
 static void run_clause(decl_state *ds, const clause_rule *rule, const node *clause, const node *first, const node *stop)
@@ -670,7 +671,10 @@ void compile_decl(compiler *cc, const node *item)
     ds.decl_index = program_decl_index(cc->p, d);
     ds.header = dn->list;
     ds.from = (origin){.decl = ds.decl_index, .where = dn->sp, .cite = -1};
-    snprintf(ds.label, sizeof ds.label, "%s%s%s", decl_kind_name(k), dn->text ? " " : "", dn->text ? dn->text : "");
+    text_buf label;
+    text_init(&label);
+    text_add(&label, "%s%s%s", decl_kind_name(k), dn->text ? " " : "", dn->text ? dn->text : "");
+    ds.label = label.s;
     ds.fx.what = ds.label;
     if (ds.object >= 0 && is_override)
         rules_reset(cc->p->rules, k, ds.object);
@@ -709,6 +713,7 @@ void compile_decl(compiler *cc, const node *item)
     }
     if (k == DK_SYSTEM)
         cc->system = ds.decl_index;
+    text_free(&label);
 }
 
 bool stat_is_derived(compiler *cc, const decl *d)

@@ -692,8 +692,16 @@ int expr_label(compiler *cc, const node *t)
     default: {
         const source *src = cc->p->sources[t->sp.source];
         size_t len = t->sp.end - t->sp.start;
+        /* a term's own text, as far as a breakdown has room for: a longer
+           one is shortened, visibly, at a character's start */
         char buf[48];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < 40 ? len : 40), src->text + t->sp.start);
+        size_t shown = len;
+        if (len > 40) {
+            shown = 37;
+            while (shown > 0 && ((unsigned char)src->text[t->sp.start + shown] & 0xC0) == 0x80)
+                shown--;
+        }
+        snprintf(buf, sizeof buf, "%.*s%s", (int)shown, src->text + t->sp.start, shown < len ? "..." : "");
         return comp_intern(cc, buf);
     }
     }

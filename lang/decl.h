@@ -97,7 +97,7 @@ struct decl_state {
     int object;         /* index of the rules object being filled, or -1 */
     bool skip_header;   /* the header is not clauses (system) */
     const node *header; /* first header argument that is a clause */
-    char label[96];
+    const char *label;  /* "action strike", for messages and the chunks' names */
 };
 
 /* Runs each clause of the header and the body through rules; statements

@@ -167,8 +167,8 @@ static void parameter_kinds(decl_state *ds, int i, const node *p)
 {
     compiler *cc = ds->cc;
     r_action *a = act_of(ds);
-    char text[200] = "";
-    size_t used = 0;
+    text_buf text;
+    text_init(&text);
     int nkinds = 0;
     sty only = TY_ANY;
     for (const node *k = p->a->list; k; k = k->next, nkinds++) {
@@ -176,6 +176,7 @@ static void parameter_kinds(decl_state *ds, int i, const node *p)
         sty t = condition || zone ? TY_WORD : parameter_type(cc, k);
         if (t == TY_ANY) {
             a->takes[i] = 0; /* reported: the parameter takes anything */
+            text_free(&text);
             return;
         }
         uint32_t values = condition ? sty_values(TY_WORD) | TAKES_CONDITION
@@ -184,22 +185,20 @@ static void parameter_kinds(decl_state *ds, int i, const node *p)
         if (a->takes[i] & values) {
             comp_error(cc, k->sp, "%s takes %s already", p->text, sty_name(t));
             a->takes[i] = 0;
+            text_free(&text);
             return;
         }
         a->takes[i] |= values;
         only = t;
-        const char *shown = condition ? "a condition" : zone ? "a zone" : sty_name(t);
-        char named[80];
-        if (t == TY_ENUM || (t == TY_ITEM && strcmp(k->text, "item") != 0)) {
+        text_put(&text, nkinds ? " or " : "");
+        if (t == TY_ENUM || (t == TY_ITEM && strcmp(k->text, "item") != 0))
             /* an enum or an item kind is named as declared */
-            snprintf(named, sizeof named, "%s %s", clause_article(k->text), k->text);
-            shown = named;
-        }
-        int n = snprintf(text + used, sizeof text - used, "%s%s", nkinds ? " or " : "", shown);
-        if (n > 0 && (size_t)n < sizeof text - used)
-            used += (size_t)n;
+            text_add(&text, "%s %s", clause_article(k->text), k->text);
+        else
+            text_put(&text, condition ? "a condition" : zone ? "a zone" : sty_name(t));
     }
-    a->takes_text[i] = comp_intern(cc, text);
+    a->takes_text[i] = comp_intern(cc, text.s);
+    text_free(&text);
     a->nrequired = i + 1;
     if (nkinds == 1)
         ds->fx.types[i] = only;
@@ -312,14 +311,14 @@ static void check_label(decl_state *ds, const node *clause, ccur *k)
             found++;
         }
     if (!found) {
-        char terms[256] = "";
-        size_t len = 0;
-        for (int i = 0; i < c->nterms && len < sizeof terms; i++)
+        text_buf terms;
+        text_init(&terms);
+        for (int i = 0; i < c->nterms; i++)
             if (c->labels[i] != 0xffff)
-                len += (size_t)snprintf(terms + len, sizeof terms - len, "%s%s", len ? ", " : "",
-                                        program_string(cc->p, c->labels[i]));
+                text_add(&terms, "%s%s", terms.len ? ", " : "", program_string(cc->p, c->labels[i]));
         comp_error(cc, at->sp, "no term of check %s is named '%s' in its breakdown (its terms: %s)", ds->dn->text,
-                   at->text, terms[0] ? terms : "none named");
+                   at->text, terms.len ? terms.s : "none named");
+        text_free(&terms);
     }
     ccur_end(k);
 }
@@ -762,9 +761,11 @@ static void default_is_a_choice(compiler *cc, const r_ruling *rl)
             if (!strcmp(text, program_string(cc->p, rl->choices[i])))
                 return;
     }
-    char list[512];
-    rules_choices_text(cc->p, rl, list, sizeof list);
-    comp_error(cc, rl->def.where, "the default is not one of the choices: %s", list);
+    text_buf list;
+    text_init(&list);
+    rules_choices_text(cc->p, rl, &list);
+    comp_error(cc, rl->def.where, "the default is not one of the choices: %s", list.s);
+    text_free(&list);
 }
 
 void decl_ruling(decl_state *ds)

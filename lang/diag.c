@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "runtime/base/text.h"
+
 /* The most columns of a source line a diagnostic shows. */
 #define DIAG_LINE_CHARS 160
 
@@ -22,11 +24,13 @@ void diag_vreport(diag_sink *sink, diag_level level, const source *src, span whe
         }
         return;
     }
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    diag d = {level, src, where, msg};
+    text_buf msg;
+    text_init(&msg);
+    text_addv(&msg, fmt, ap);
+    diag d = {level, src, where, msg.s};
     if (sink->fn)
         sink->fn(sink->user, &d);
+    text_free(&msg);
 }
 
 void diag_report(diag_sink *sink, diag_level level, const source *src, span where, const char *fmt, ...)

@@ -63,11 +63,12 @@ static void quiet(void *user, const char *line)
 }
 
 /* The ogre's hp in the session's state now. */
-static const char *ogre_hp(fray_session *s, char *text, size_t cap)
+static const char *ogre_hp(fray_session *s)
 {
-    if (fray_eval_for(fray_session_context(s), "ogre", "hp", text, cap) != FRAY_OK)
-        snprintf(text, cap, "?");
-    return text;
+    const char *hp;
+    if (fray_eval_for(fray_session_context(s), "ogre", "hp", &hp) != FRAY_OK)
+        return "?";
+    return hp;
 }
 
 /* A session keeps what was done as a list: it can be undone, saved, and
@@ -83,12 +84,11 @@ static int play_session(const char *path, int *errors)
     }
     fray_session_on_output(s, quiet, NULL);
     fray_session_on_diagnostic(s, on_diagnostic, errors);
-    char hp[64];
     int failed = fray_session_command(s, setup) != FRAY_OK;
     failed |= fray_session_command(s, "kyra: attack ogre") != FRAY_OK;
-    printf("session: the attack left the ogre at %s hp\n", ogre_hp(s, hp, sizeof hp));
+    printf("session: the attack left the ogre at %s hp\n", ogre_hp(s));
     fray_session_undo(s, 1);
-    printf("session: undone, the ogre is at %s hp\n", ogre_hp(s, hp, sizeof hp));
+    printf("session: undone, the ogre is at %s hp\n", ogre_hp(s));
     failed |= fray_session_save(s, path) != FRAY_OK;
     fray_session_close(s);
 
@@ -97,9 +97,9 @@ static int play_session(const char *path, int *errors)
     fray_session_on_diagnostic(again, on_diagnostic, errors);
     failed |= fray_session_load(again, path) != FRAY_OK;
     printf("session: loaded %zu entry (%zu to redo), the ogre is at %s hp\n", fray_session_done(again),
-           fray_session_undone(again), ogre_hp(again, hp, sizeof hp));
+           fray_session_undone(again), ogre_hp(again));
     fray_session_redo(again, 1);
-    printf("session: redone with the same dice, the ogre is at %s hp\n", ogre_hp(again, hp, sizeof hp));
+    printf("session: redone with the same dice, the ogre is at %s hp\n", ogre_hp(again));
     fray_session_close(again);
     return failed;
 }
@@ -131,9 +131,9 @@ int main(int argc, char **argv)
     fray_state(f, print_line, "  ");
 
     /* a formula for a creature, and an exact chance */
-    char text[256];
-    if (fray_eval_for(f, "kyra", "medium", text, sizeof text) == FRAY_OK)
-        printf("kyra's medium range: %s\n", text);
+    const char *medium;
+    if (fray_eval_for(f, "kyra", "medium", &medium) == FRAY_OK)
+        printf("kyra's medium range: %s\n", medium);
     fray_distribution *d;
     if (fray_prob(f, "d20 + 8 >= 14", &d) == FRAY_OK) {
         printf("chance kyra hits the ogre: %.4f\n", fray_distribution_p(d, 1));

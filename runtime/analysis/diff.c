@@ -20,25 +20,8 @@
 #include "runtime/analysis/report.h"
 #include "runtime/core/rules.h"
 
-/* A small text buffer: a row's cell, built a piece at a time. */
-typedef struct text {
-    char s[1024];
-    size_t len;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void put(text *t, const char *fmt, ...)
-{
-    if (t->len >= sizeof t->s - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->s + t->len, sizeof t->s - t->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        t->len += (size_t)n < sizeof t->s - t->len ? (size_t)n : sizeof t->s - t->len - 1;
-}
+/* A row's cell is built a piece at a time, in a text_buf, whole. */
+#define put text_add
 
 static const char *str(const program *p, int id)
 {
@@ -46,36 +29,34 @@ static const char *str(const program *p, int id)
 }
 
 /* The source text of a span, with runs of blanks made one space. */
-static void span_text(const program *p, span sp, char *out, size_t cap)
+static void span_text(const program *p, span sp, text_buf *out)
 {
-    out[0] = '\0';
     if (sp.source >= p->nsources || sp.end <= sp.start)
         return;
     const source *src = p->sources[sp.source];
     if (sp.end > src->len)
         return;
-    size_t n = 0;
-    bool blank = false;
-    for (uint32_t i = sp.start; i < sp.end && n + 1 < cap; i++) {
+    bool blank = false, any = false;
+    for (uint32_t i = sp.start; i < sp.end; i++) {
         char c = src->text[i];
         if (isspace((unsigned char)c)) {
-            blank = n > 0;
+            blank = any;
             continue;
         }
-        if (blank && n + 2 < cap)
-            out[n++] = ' ';
+        if (blank)
+            text_putn(out, " ", 1);
         blank = false;
-        out[n++] = c;
+        any = true;
+        text_putn(out, &c, 1);
     }
-    out[n] = '\0';
 }
 
-static void rexpr_text(const program *p, const rexpr *e, char *out, size_t cap)
+static void rexpr_text(const program *p, const rexpr *e, text_buf *out)
 {
     if (!rexpr_present(e))
-        snprintf(out, cap, "-");
+        text_put(out, "-");
     else
-        span_text(p, e->where, out, cap);
+        span_text(p, e->where, out);
 }
 
 /* --- the clauses of a declaration ------------------------------------------------- */
@@ -182,7 +163,7 @@ static bool has_line(const clauses *c, const char *line)
 }
 
 /* What one side says that the other does not, clause by clause. */
-static void only_in(const clauses *mine, const clauses *theirs, text *t)
+static void only_in(const clauses *mine, const clauses *theirs, text_buf *t)
 {
     for (int i = 0; i < mine->n; i++)
         if (!has_line(theirs, mine->lines[i]))
@@ -225,7 +206,7 @@ static const decl *named(const program *p, decl_kind kind, const char *name)
 }
 
 /* The first clause of a declaration: how it reads in one line. */
-static void headline(const program *p, const decl *d, text *t)
+static void headline(const program *p, const decl *d, text_buf *t)
 {
     clauses c;
     if (clauses_of(p, d, &c) && c.n)
@@ -268,24 +249,34 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
         clauses ca, cb;
         clauses_of(pa, da, &ca);
         clauses_of(pb, db, &cb);
-        text x = {0}, y = {0};
+        text_buf x, y;
+        text_init(&x);
+        text_init(&y);
         only_in(&ca, &cb, &x);
         only_in(&cb, &ca, &y);
         same += !x.len && !y.len;
+        text_free(&x);
+        text_free(&y);
         clauses_free(&ca);
         clauses_free(&cb);
     }
-    char note[128];
-    snprintf(note, sizeof note, "%d in %s, %d in %s, %d the same in both", na, rb->r->a, nb, rb->r->b, same);
-    report_section(rb, ks->title, note);
+    text_buf note;
+    text_init(&note);
+    text_add(&note, "%d in %s, %d in %s, %d the same in both", na, rb->r->a, nb, rb->r->b, same);
+    report_section(rb, ks->title, note.s);
+    text_free(&note);
     for (int i = 0; i < na; i++) {
         const decl *da = &pa->decls[ia[i]];
         const char *name = str(pa, da->name);
         const decl *db = named(pb, ks->kind, name);
-        text x = {0}, y = {0};
+        text_buf x, y, label;
+        text_init(&x);
+        text_init(&y);
+        text_init(&label);
         if (!db) {
             headline(pa, da, &x);
             report_row(rb, name, x.s, NULL);
+            text_free(&x);
             continue;
         }
         clauses ca, cb;
@@ -294,10 +285,12 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
         only_in(&ca, &cb, &x);
         only_in(&cb, &ca, &y);
         if (x.len || y.len) {
-            char label[160];
-            snprintf(label, sizeof label, "%s%s", name, db->overrides && !da->overrides ? " (override)" : "");
-            report_row(rb, label, x.len ? x.s : "(as B, less)", y.len ? y.s : "(as A, less)");
+            text_add(&label, "%s%s", name, db->overrides && !da->overrides ? " (override)" : "");
+            report_row(rb, label.s, x.len ? x.s : "(as B, less)", y.len ? y.s : "(as A, less)");
         }
+        text_free(&x);
+        text_free(&y);
+        text_free(&label);
         clauses_free(&ca);
         clauses_free(&cb);
     }
@@ -306,9 +299,11 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
         const char *name = str(pb, db->name);
         if (named(pa, ks->kind, name))
             continue;
-        text y = {0};
+        text_buf y;
+        text_init(&y);
         headline(pb, db, &y);
         report_row(rb, name, NULL, y.s);
+        text_free(&y);
     }
     standing_free(pa, ia);
     standing_free(pb, ib);
@@ -316,7 +311,7 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
 
 /* --- the economy ------------------------------------------------------------------------ */
 
-static void slot_text(const program *p, const rules *r, const econ_slot *s, text *t)
+static void slot_text(const program *p, const rules *r, const econ_slot *s, text_buf *t)
 {
     put(t, "%s%s", t->len ? ", " : "", str(p, s->name));
     if (s->unlimited)
@@ -324,9 +319,9 @@ static void slot_text(const program *p, const rules *r, const econ_slot *s, text
     else if (s->count.kind == REXPR_CONST && s->count.v.type == V_INT)
         put(t, " %" PRId64, s->count.v.num);
     else {
-        char f[160];
-        rexpr_text(p, &s->count, f, sizeof f);
-        put(t, " (%s)", f);
+        text_put(t, " (");
+        rexpr_text(p, &s->count, t);
+        text_put(t, ")");
     }
     put(t, "/%s", period_name(s->per));
     if (s->borrows >= 0)
@@ -341,23 +336,29 @@ static void economy(report_builder *rb, const program *pa, const program *pb)
     report_section(rb, "Action economy", "slots lined up by the role each declares");
     for (int role = ROLE_PRIMARY; role <= ROLE_COUNT; role++) {
         slot_role want = role == ROLE_COUNT ? ROLE_NONE : (slot_role)role;
-        text x = {0}, y = {0};
+        text_buf x, y;
+        text_init(&x);
+        text_init(&y);
         for (int i = 0; i < ra->nslots; i++)
             if (ra->slots[i].role == want)
                 slot_text(pa, ra, &ra->slots[i], &x);
         for (int i = 0; i < rb_->nslots; i++)
             if (rb_->slots[i].role == want)
                 slot_text(pb, rb_, &rb_->slots[i], &y);
-        if (!x.len && !y.len)
-            continue;
-        report_row(rb, want == ROLE_NONE ? "no role" : slot_role_name(want), x.len ? x.s : NULL, y.len ? y.s : NULL);
+        if (x.len || y.len)
+            report_row(rb, want == ROLE_NONE ? "no role" : slot_role_name(want), x.len ? x.s : NULL,
+                       y.len ? y.s : NULL);
+        text_free(&x);
+        text_free(&y);
     }
     const rules *rs[2] = {ra, rb_};
     const program *ps[2] = {pa, pb};
-    text lim[2], ex[2], excl[2];
-    memset(lim, 0, sizeof lim);
-    memset(ex, 0, sizeof ex);
-    memset(excl, 0, sizeof excl);
+    text_buf lim[2], ex[2], excl[2];
+    for (int k = 0; k < 2; k++) {
+        text_init(&lim[k]);
+        text_init(&ex[k]);
+        text_init(&excl[k]);
+    }
     for (int k = 0; k < 2; k++) {
         const rules *r = rs[k];
         for (int i = 0; i < r->nlimits; i++) {
@@ -381,6 +382,11 @@ static void economy(report_builder *rb, const program *pa, const program *pb)
     report_row(rb, "exchanges", ex[0].len ? ex[0].s : "none", ex[1].len ? ex[1].s : "none");
     if (excl[0].len || excl[1].len)
         report_row(rb, "exclusive", excl[0].len ? excl[0].s : "none", excl[1].len ? excl[1].s : "none");
+    for (int k = 0; k < 2; k++) {
+        text_free(&lim[k]);
+        text_free(&ex[k]);
+        text_free(&excl[k]);
+    }
 }
 
 /* --- initiative, rounds, encounters, space --------------------------------------------------- */
@@ -398,17 +404,21 @@ static const char *tie_name(tie_kind k)
     return "?";
 }
 
-typedef void (*describe_fn)(const program *p, text *t);
+typedef void (*describe_fn)(const program *p, text_buf *t);
 
 static void two(report_builder *rb, const char *label, const program *pa, const program *pb, describe_fn fn)
 {
-    text x = {0}, y = {0};
+    text_buf x, y;
+    text_init(&x);
+    text_init(&y);
     fn(pa, &x);
     fn(pb, &y);
     report_row(rb, label, x.len ? x.s : "-", y.len ? y.s : "-");
+    text_free(&x);
+    text_free(&y);
 }
 
-static void init_who(const program *p, text *t)
+static void init_who(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     if (!in->present)
@@ -418,55 +428,55 @@ static void init_who(const program *p, text *t)
     if (in->group_side >= 0)
         put(t, "; side %s rolls once", str(p, p->rules->sides[in->group_side]));
 }
-static void init_roll(const program *p, text *t)
+static void init_roll(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     if (!in->present)
         return;
-    char f[200];
     if (in->check >= 0) {
         const r_check *ck = &p->rules->checks[in->check];
         const decl *d = ck->from.decl >= 0 ? &p->decls[ck->from.decl] : NULL;
         put(t, "%s", str(p, ck->name));
         if (d) {
-            text h = {0};
+            text_buf h;
+            text_init(&h);
             headline(p, d, &h);
             const char *eq = strchr(h.s, '=');
             if (eq)
                 put(t, ": %s", eq + 2 <= h.s + h.len ? eq + 2 : eq);
+            text_free(&h);
         }
     }
     if (rexpr_present(&in->score)) {
-        rexpr_text(p, &in->score, f, sizeof f);
-        put(t, "%sscore %s", t->len ? "; " : "", f);
+        put(t, "%sscore ", t->len ? "; " : "");
+        rexpr_text(p, &in->score, t);
     }
 }
-static void init_order(const program *p, text *t)
+static void init_order(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     if (!in->present)
         return;
     put(t, "%s first%s", in->lowest_first ? "lowest" : "highest", in->reroll_each_round ? ", rerolled each round" : "");
 }
-static void init_ties(const program *p, text *t)
+static void init_ties(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     for (int i = 0; i < in->nties; i++)
         put(t, "%s%s", i ? ", then " : "", tie_name(in->ties[i].kind));
 }
-static void init_surprise(const program *p, text *t)
+static void init_surprise(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     static const char *const surprises[] = {"", "a surprise round", "a free round"};
     if (in->surprise != SURPRISE_NONE)
         put(t, "%s", surprises[in->surprise]);
     if (rexpr_present(&in->below)) {
-        char f[160];
-        rexpr_text(p, &in->below, f, sizeof f);
-        put(t, "%splaced last: %s", t->len ? "; " : "", f);
+        put(t, "%splaced last: ", t->len ? "; " : "");
+        rexpr_text(p, &in->below, t);
     }
 }
-static void init_wait(const program *p, text *t)
+static void init_wait(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     if (in->allow_delay)
@@ -479,7 +489,7 @@ static void init_wait(const program *p, text *t)
     if (!t->len)
         put(t, "none");
 }
-static void round_phases(const program *p, text *t)
+static void round_phases(const program *p, text_buf *t)
 {
     const rules *r = p->rules;
     static const char *const phase_kinds[] = {"turns", "steps", "open"};
@@ -488,38 +498,36 @@ static void round_phases(const program *p, text *t)
     if (!r->nphases)
         put(t, "one phase of turns");
 }
-static void round_length(const program *p, text *t)
+static void round_length(const program *p, text_buf *t)
 {
-    char f[100];
-    rexpr_text(p, &p->rules->round_length, f, sizeof f);
-    put(t, "%s", f);
+    rexpr_text(p, &p->rules->round_length, t);
 }
-static void time_counts(const program *p, text *t)
+static void time_counts(const program *p, text_buf *t)
 {
     const rules *r = p->rules;
     put(t, "durations in rounds count from %s; in turns, %s",
         r->rounds_cfg.anchor_creature ? "the owner's turns" : "initiative positions",
         r->turns_cfg.anchor_creature ? "the owner's turns" : "initiative positions");
 }
-static void enc_out(const program *p, text *t)
+static void enc_out(const program *p, text_buf *t)
 {
-    char f[300];
-    rexpr_text(p, &p->rules->encounter.out, f, sizeof f);
-    put(t, "%s", f);
+    rexpr_text(p, &p->rules->encounter.out, t);
 }
-static void enc_ends(const program *p, text *t)
+static void enc_ends(const program *p, text_buf *t)
 {
-    char f[300];
-    rexpr_text(p, &p->rules->encounter.ends, f, sizeof f);
-    put(t, "%s", rexpr_present(&p->rules->encounter.ends) ? f : "one side left standing");
+    if (rexpr_present(&p->rules->encounter.ends))
+        rexpr_text(p, &p->rules->encounter.ends, t);
+    else
+        text_put(t, "one side left standing");
 }
-static void enc_stands(const program *p, text *t)
+static void enc_stands(const program *p, text_buf *t)
 {
-    char f[300];
-    rexpr_text(p, &p->rules->encounter.stands, f, sizeof f);
-    put(t, "%s", rexpr_present(&p->rules->encounter.stands) ? f : "while not out");
+    if (rexpr_present(&p->rules->encounter.stands))
+        rexpr_text(p, &p->rules->encounter.stands, t);
+    else
+        text_put(t, "while not out");
 }
-static void space_kind_text(const program *p, text *t)
+static void space_kind_text(const program *p, text_buf *t)
 {
     const r_space *s = &p->rules->space;
     if (s->kind == SPACE_NONE)
@@ -571,16 +579,14 @@ static void quiet_diag(void *user, const fray_diagnostic *d)
 
 /* The value of a stat or range for a creature of default stats with
    `stat` = value, as text; "-" where it cannot be had. */
-static void value_at(fray *f, const char *stat, int64_t at, const char *name, char *out, size_t cap)
+static void value_at(fray *f, const char *stat, int64_t at, const char *name, text_buf *out)
 {
     char num[32];
     snprintf(num, sizeof num, "%" PRId64, at);
-    if (stat && fray_eval_with(f, stat, num) != FRAY_OK) {
-        snprintf(out, cap, "-");
-        return;
-    }
-    if (fray_eval(f, name, out, cap) != FRAY_OK)
-        snprintf(out, cap, "-");
+    const char *got;
+    if ((stat && fray_eval_with(f, stat, num) != FRAY_OK) || fray_eval(f, name, &got) != FRAY_OK)
+        got = "-";
+    text_put(out, got);
 }
 
 static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_options *o)
@@ -591,19 +597,28 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
     const int64_t *values = o && o->nvalues ? o->values : levels;
     size_t nvalues = o && o->nvalues ? o->nvalues : 4;
     bool stat_a = named(pa, DK_STAT, stat) != NULL, stat_b = named(pb, DK_STAT, stat) != NULL;
-    char note[300];
+    text_buf note;
+    text_init(&note);
     if (stat_a && stat_b) {
-        text t = {0};
+        text_add(&note, "for a creature of default stats at %s ", stat);
         for (size_t i = 0; i < nvalues; i++)
-            put(&t, "%s%" PRId64, i ? " / " : "", values[i]);
-        snprintf(note, sizeof note, "for a creature of default stats at %.32s %.100s; only those that differ", stat,
-                 t.s);
+            put(&note, "%s%" PRId64, i ? " / " : "", values[i]);
+        text_put(&note, "; only those that differ");
     } else {
-        snprintf(note, sizeof note, "for a creature of default stats (no stat '%.32s' in both); only those that differ",
-                 stat);
+        text_add(&note, "for a creature of default stats (no stat '%s' in both); only those that differ", stat);
         nvalues = 1;
     }
-    report_section(rb, "Ranges and formulas", note);
+    report_section(rb, "Ranges and formulas", note.s);
+    text_free(&note);
+    /* each value's text for A, then for B */
+    text_buf *shown = MEM_NEW_ARRAY(text_buf, 2 * nvalues);
+    if (!shown) {
+        rb->oom = true;
+        return;
+    }
+    text_buf *va = shown, *vb = shown + nvalues;
+    for (size_t v = 0; v < 2 * nvalues; v++)
+        text_init(&shown[v]);
     fray_diagnostic_fn saved_a = fa->on_diag, saved_b = fb->on_diag;
     void *user_a = fa->diag_user, *user_b = fb->diag_user;
     fray_on_diagnostic(fa, quiet_diag, NULL);
@@ -618,27 +633,34 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
             const decl *db = named(pb, fkinds[k], name);
             if (!db || (!strcmp(name, stat) && fkinds[k] == DK_STAT))
                 continue;
-            char va[8][96], vb[8][96];
             bool differs = false, varies = false;
-            size_t n = nvalues < 8 ? nvalues : 8;
-            for (size_t v = 0; v < n; v++) {
-                value_at(fa, stat_a && stat_b ? stat : NULL, values[v], name, va[v], sizeof va[v]);
-                value_at(fb, stat_a && stat_b ? stat : NULL, values[v], name, vb[v], sizeof vb[v]);
-                differs |= strcmp(va[v], vb[v]) != 0;
-                varies |= v > 0 && (strcmp(va[v], va[0]) || strcmp(vb[v], vb[0]));
+            for (size_t v = 0; v < nvalues; v++) {
+                text_clear(&va[v]);
+                text_clear(&vb[v]);
+                value_at(fa, stat_a && stat_b ? stat : NULL, values[v], name, &va[v]);
+                value_at(fb, stat_a && stat_b ? stat : NULL, values[v], name, &vb[v]);
+                differs |= strcmp(va[v].s, vb[v].s) != 0;
+                varies |= v > 0 && (strcmp(va[v].s, va[0].s) || strcmp(vb[v].s, vb[0].s));
             }
             if (!differs)
                 continue;
             /* one value when the stat does not change it, else each in turn */
-            text x = {0}, y = {0};
-            for (size_t v = 0; v < (varies ? n : 1); v++) {
-                put(&x, "%s%s", v ? " / " : "", va[v]);
-                put(&y, "%s%s", v ? " / " : "", vb[v]);
+            text_buf x, y;
+            text_init(&x);
+            text_init(&y);
+            for (size_t v = 0; v < (varies ? nvalues : 1); v++) {
+                put(&x, "%s%s", v ? " / " : "", va[v].s);
+                put(&y, "%s%s", v ? " / " : "", vb[v].s);
             }
             report_row(rb, name, x.s, y.s);
+            text_free(&x);
+            text_free(&y);
         }
         standing_free(pa, ia);
     }
+    for (size_t v = 0; v < 2 * nvalues; v++)
+        text_free(&shown[v]);
+    mem_free(shown, 2 * nvalues * sizeof *shown);
     if (stat_a && stat_b) {
         fray_eval_with(fa, stat, "1");
         fray_eval_with(fb, stat, "1");
@@ -649,13 +671,9 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
 
 /* --- the whole ------------------------------------------------------------------------------- */
 
-static const char *system_label(const program *p, char *buf, size_t cap)
+static const char *system_label(const program *p)
 {
-    if (p->system_name >= 0)
-        snprintf(buf, cap, "%s", program_string(p, p->system_name));
-    else
-        snprintf(buf, cap, "(no system)");
-    return buf;
+    return p->system_name >= 0 ? program_string(p, p->system_name) : "(no system)";
 }
 
 /* Whether an error reached the caller through a context during fray_diff:
@@ -702,9 +720,9 @@ fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report 
 static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
 {
     *out = NULL;
-    char na[128], nb[128];
+    const char *na = system_label(a->p), *nb = system_label(b->p);
     report_builder rb;
-    if (!report_begin(&rb, system_label(a->p, na, sizeof na), system_label(b->p, nb, sizeof nb))) {
+    if (!report_begin(&rb, na, nb)) {
         fray_report_free(rb.r);
         return FRAY_ERR_RULES;
     }

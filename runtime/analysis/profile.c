@@ -34,23 +34,23 @@ typedef struct side_turn {
     double cut;               /* the chance of the paths cut (too unlikely, or too many dice) */
     double *fires;            /* per trigger: the chance it fires in the turn */
     uint64_t paths;
-    bool changed;     /* some path changed more than hit points */
-    bool healed;      /* that change was to hit points, other than damage dealt */
-    char change[160]; /* the first such change, in words */
+    bool changed;    /* some path changed more than hit points */
+    bool healed;     /* that change was to hit points, other than damage dealt */
+    text_buf change; /* the first such change, in words */
 } side_turn;
 
 typedef struct fight {
     const char *system;
     const char *system_file; /* where the system was declared */
-    char uses[128];          /* the system the profile is written for (its file's name) */
+    const char *uses;        /* the system the profile is written for (its file's name) */
     fray *f;                 /* the profile compiled, with `begin encounter` and `roll initiative` */
     int health;              /* declaration of the health stat */
     int64_t hp[2];
     double first[2];    /* the chance the attacker (0) or the defender (1) acts first */
     bool first_unknown; /* the initiative's dice were too many to walk */
     side_turn turn[2];
-    bool exact;    /* every turn's paths were walked and none changed more than hit points */
-    char why[256]; /* why not */
+    bool exact;   /* every turn's paths were walked and none changed more than hit points */
+    text_buf why; /* why not */
     /* the outcome */
     double win[2], draw, drop;
     bool simulated;
@@ -67,6 +67,9 @@ static void fight_free(fight *g)
             mem_free(t->fires, (g->f->p->rules->ntriggers + 1) * sizeof *t->fires);
     }
     fray_close(g->f);
+    text_free(&g->turn[0].change);
+    text_free(&g->turn[1].change);
+    text_free(&g->why);
 }
 
 static const char *const role_names[2] = {"attacker", "defender"};
@@ -113,12 +116,11 @@ static double path_weight(const rng_oracle *o)
 static bool walk_failed(fight *g, const side_turn *s, bool diverged)
 {
     if (diverged)
-        snprintf(g->why, sizeof g->why, "a turn's dice depend on more than its own rolls");
+        text_add(&g->why, "a turn's dice depend on more than its own rolls");
     else if (s->paths >= PROFILE_MAX_PATHS)
-        snprintf(g->why, sizeof g->why, "a turn has more than %d combinations of dice", PROFILE_MAX_PATHS);
+        text_add(&g->why, "a turn has more than %d combinations of dice", PROFILE_MAX_PATHS);
     else if (s->cut > PROFILE_CUT_TOLERANCE)
-        snprintf(g->why, sizeof g->why, "dice that go on and on (chains of rerolls): %.2g%% of a turn is cut",
-                 100 * s->cut);
+        text_add(&g->why, "dice that go on and on (chains of rerolls): %.2g%% of a turn is cut", 100 * s->cut);
     else
         return false;
     return true;
@@ -150,9 +152,8 @@ static bool who_first(fight *g)
         world_close(v);
         if (++paths >= PROFILE_MAX_PATHS) {
             /* the chances of the paths walked are not the whole of them */
-            if (!g->why[0])
-                snprintf(g->why, sizeof g->why, "the initiative has more than %d combinations of dice",
-                         PROFILE_MAX_PATHS);
+            if (!g->why.len)
+                text_add(&g->why, "the initiative has more than %d combinations of dice", PROFILE_MAX_PATHS);
             break;
         }
     } while (rng_oracle_advance(&o));
@@ -161,9 +162,9 @@ static bool who_first(fight *g)
        too fine for the cut from their first roll on (two d1000s) leave
        next to nothing, and a proportion of that is no answer. */
     g->first_unknown = cut > 0.5 || paths >= PROFILE_MAX_PATHS;
-    if (cut > 0.5 && !g->why[0])
-        snprintf(g->why, sizeof g->why,
-                 "the initiative's dice are too many to walk (%.0f%% of its chances would be left out)", 100 * cut);
+    if (cut > 0.5 && !g->why.len)
+        text_add(&g->why, "the initiative's dice are too many to walk (%.0f%% of its chances would be left out)",
+                 100 * cut);
     mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
     mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
     mem_free(t.down, t.creatures_cap * sizeof *t.down);
@@ -266,9 +267,9 @@ static bool walk_turn(fight *g, int k)
                 (c == k ? value_round(hp[c]) != want : value_round(hp[c]) > want)) {
                 s->changed = s->healed = true;
                 if (c == k)
-                    snprintf(s->change, sizeof s->change, "changes its own hit points");
+                    text_add(&s->change, "changes its own hit points");
                 else
-                    snprintf(s->change, sizeof s->change, "restores the %s's hit points", role_names[c]);
+                    text_add(&s->change, "restores the %s's hit points", role_names[c]);
             }
         }
         for (int i = 0; i < t.nchecks; i++) {
@@ -286,10 +287,9 @@ static bool walk_turn(fight *g, int k)
         if (t.changed && !s->changed) {
             const program *p = g->f->p;
             if (t.changed_condition >= 0)
-                snprintf(s->change, sizeof s->change, "applies %s",
-                         program_string(p, p->rules->conditions[t.changed_condition].name));
+                text_add(&s->change, "applies %s", program_string(p, p->rules->conditions[t.changed_condition].name));
             else
-                snprintf(s->change, sizeof s->change, "changes the %s's %s", role_names[1 - k],
+                text_add(&s->change, "changes the %s's %s", role_names[1 - k],
                          t.changed_stat >= 0 ? program_string(p, p->decls[t.changed_stat].name) : "stats");
         }
         s->changed |= t.changed;
@@ -301,10 +301,10 @@ static bool walk_turn(fight *g, int k)
             break;
     } while (rng_oracle_advance(&o));
     mem_free(fired, (ntrig + 1) * sizeof *fired);
-    if (ok && !g->why[0])
+    if (ok && !g->why.len)
         walk_failed(g, s, diverged);
-    if (ok && s->changed && !g->why[0])
-        snprintf(g->why, sizeof g->why, "the %s's turn %s%s", role_names[k], s->change,
+    if (ok && s->changed && !g->why.len)
+        text_add(&g->why, "the %s's turn %s%s", role_names[k], s->change.s,
                  s->healed ? ", not by damage the other deals" : ": more than hit points change");
     return ok;
 }
@@ -338,8 +338,8 @@ static bool chain(fight *g)
 {
     int64_t ha = g->hp[0], hb = g->hp[1];
     if (ha < 1 || hb < 1 || ha > PROFILE_MAX_HEALTH || hb > PROFILE_MAX_HEALTH) {
-        snprintf(g->why, sizeof g->why, "hit points of %" PRId64 " and %" PRId64 " are outside 1..%d", ha, hb,
-                 PROFILE_MAX_HEALTH);
+        text_clear(&g->why);
+        text_add(&g->why, "hit points of %" PRId64 " and %" PRId64 " are outside 1..%d", ha, hb, PROFILE_MAX_HEALTH);
         return true;
     }
     size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
@@ -497,28 +497,34 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
     }
     if (!who_first(g) || !walk_turn(g, 0) || !walk_turn(g, 1))
         return false;
-    g->exact = !g->why[0];
+    g->exact = !g->why.len;
     if (g->exact)
-        return chain(g) && win_within(g, o->rounds ? o->rounds : 3) && (g->exact = !g->why[0], true) &&
+        return chain(g) && win_within(g, o->rounds ? o->rounds : 3) && (g->exact = !g->why.len, true) &&
                (g->exact || simulate(g, parent, path, o));
     return simulate(g, parent, path, o);
 }
 
 /* --- the rows ----------------------------------------------------------------------------- */
 
-static void percent(char *buf, size_t cap, double p)
+/* A chance as the report shows it: "12.50%" (at most 9 characters). */
+static void percent_into(char *buf, size_t cap, double p)
 {
     snprintf(buf, cap, "%.2f%%", 100 * p);
 }
 
-static void share(char *buf, size_t cap, uint64_t k, uint64_t n, double *p)
+static void percent(text_buf *out, double p)
+{
+    text_add(out, "%.2f%%", 100 * p);
+}
+
+static void share(text_buf *out, uint64_t k, uint64_t n, double *p)
 {
     *p = n ? (double)k / (double)n : 0;
     /* Wilson's 95% interval, as `fray sim` gives */
     const double z = 1.959963984540054;
     double nn = (double)n, c = (*p + z * z / (2 * nn)) / (1 + z * z / nn);
     double h = z * sqrt(*p * (1 - *p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
-    snprintf(buf, cap, "%.1f%% (%.1f-%.1f, %" PRIu64 " fights simulated)", 100 * *p, 100 * (c - h > 0 ? c - h : 0),
+    text_add(out, "%.1f%% (%.1f-%.1f, %" PRIu64 " fights simulated)", 100 * *p, 100 * (c - h > 0 ? c - h : 0),
              100 * (c + h < 1 ? c + h : 1), n);
 }
 
@@ -529,49 +535,51 @@ static const char *check_name(const fight *g, int i)
 }
 
 /* A row of a figure each fight has (or not: NULL). */
-typedef void (*figure_fn)(const fight *g, char *buf, size_t cap, double *p);
+typedef void (*figure_fn)(const fight *g, text_buf *out, double *p);
 
 static void row(report_builder *rb, const char *label, fight *g, figure_fn fn)
 {
-    char a[256], b[256];
+    text_buf a, b;
+    text_init(&a);
+    text_init(&b);
     double pa = -1, pb = -1;
     const char *ta = NULL, *tb = NULL;
     if (g[0].f) {
-        fn(&g[0], a, sizeof a, &pa);
-        ta = a[0] ? a : NULL;
+        fn(&g[0], &a, &pa);
+        ta = a.len ? a.s : NULL;
     }
     if (g[1].f) {
-        fn(&g[1], b, sizeof b, &pb);
-        tb = b[0] ? b : NULL;
+        fn(&g[1], &b, &pb);
+        tb = b.len ? b.s : NULL;
     }
     report_prob_row(rb, label, ta, tb, ta ? pa : -1, tb ? pb : -1);
+    text_free(&a);
+    text_free(&b);
 }
 
-static void fig_hp(const fight *g, char *buf, size_t cap, double *p)
+static void fig_hp(const fight *g, text_buf *out, double *p)
 {
     *p = -1;
-    snprintf(buf, cap, "%" PRId64 " and %" PRId64, g->hp[0], g->hp[1]);
+    text_add(out, "%" PRId64 " and %" PRId64, g->hp[0], g->hp[1]);
 }
-static void fig_first(const fight *g, char *buf, size_t cap, double *p)
+static void fig_first(const fight *g, text_buf *out, double *p)
 {
     if (g->first_unknown) { /* not walked, and a simulation does not tell it */
         *p = -1;
-        buf[0] = '\0';
         return;
     }
     double total = g->first[0] + g->first[1];
     *p = total > 0 ? g->first[0] / total : 0;
-    percent(buf, cap, *p);
+    percent(out, *p);
 }
-static void fig_met(const fight *g, int i, char *buf, size_t cap, double *p)
+static void fig_met(const fight *g, int i, text_buf *out, double *p)
 {
     const char *name = check_name(g, i);
     *p = g->turn[0].met[i];
     if (!name) {
-        buf[0] = '\0';
         return;
     }
-    snprintf(buf, cap, "%.2f%% (%s)", 100 * *p, name);
+    text_add(out, "%.2f%% (%s)", 100 * *p, name);
 }
 
 /* The rows of the checks the attacker compares in its turn, in order:
@@ -579,67 +587,75 @@ static void fig_met(const fight *g, int i, char *buf, size_t cap, double *p)
 static void check_rows(report_builder *rb, fight *g)
 {
     for (int i = 0; i < TALLY_CHECKS; i++) {
-        char text[2][128], label[64];
+        text_buf text[2];
+        char label[64];
         double p[2] = {-1, -1};
         const char *cell[2] = {NULL, NULL};
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 2; s++) {
+            text_init(&text[s]);
             if (g[s].f) {
-                fig_met(&g[s], i, text[s], sizeof text[s], &p[s]);
-                cell[s] = text[s][0] ? text[s] : NULL;
+                fig_met(&g[s], i, &text[s], &p[s]);
+                cell[s] = text[s].len ? text[s].s : NULL;
             }
-        if (!cell[0] && !cell[1])
+        }
+        bool none = !cell[0] && !cell[1];
+        if (!none) {
+            snprintf(label, sizeof label, "check %d met", i + 1);
+            report_prob_row(rb, label, cell[0], cell[1], cell[0] ? p[0] : -1, cell[1] ? p[1] : -1);
+        }
+        text_free(&text[0]);
+        text_free(&text[1]);
+        if (none)
             break;
-        snprintf(label, sizeof label, "check %d met", i + 1);
-        report_prob_row(rb, label, cell[0], cell[1], cell[0] ? p[0] : -1, cell[1] ? p[1] : -1);
     }
 }
 
-static void fig_mean(const fight *g, char *buf, size_t cap, double *p)
+static void fig_mean(const fight *g, text_buf *out, double *p)
 {
     *p = -1;
     double m = 0;
     for (size_t d = 0; d < g->turn[0].ndamage; d++)
         m += (double)d * g->turn[0].damage[d];
-    snprintf(buf, cap, "%.3f", m);
+    text_add(out, "%.3f", m);
 }
-static void fig_none(const fight *g, char *buf, size_t cap, double *p)
+static void fig_none(const fight *g, text_buf *out, double *p)
 {
     *p = g->turn[0].ndamage ? g->turn[0].damage[0] : 1;
-    percent(buf, cap, *p);
+    percent(out, *p);
 }
-static void fig_drop(const fight *g, char *buf, size_t cap, double *p)
+static void fig_drop(const fight *g, text_buf *out, double *p)
 {
     if (g->simulated)
-        share(buf, cap, g->drops, g->runs, p);
+        share(out, g->drops, g->runs, p);
     else {
         *p = g->drop;
-        percent(buf, cap, *p);
+        percent(out, *p);
     }
 }
-static void fig_win(const fight *g, char *buf, size_t cap, double *p, int k)
+static void fig_win(const fight *g, text_buf *out, double *p, int k)
 {
     if (g->simulated)
-        share(buf, cap, g->wins[k], g->runs, p);
+        share(out, g->wins[k], g->runs, p);
     else {
         *p = g->win[k];
-        percent(buf, cap, *p);
+        percent(out, *p);
     }
 }
-static void fig_win_a(const fight *g, char *buf, size_t cap, double *p)
+static void fig_win_a(const fight *g, text_buf *out, double *p)
 {
-    fig_win(g, buf, cap, p, 0);
+    fig_win(g, out, p, 0);
 }
-static void fig_win_b(const fight *g, char *buf, size_t cap, double *p)
+static void fig_win_b(const fight *g, text_buf *out, double *p)
 {
-    fig_win(g, buf, cap, p, 1);
+    fig_win(g, out, p, 1);
 }
-static void fig_how(const fight *g, char *buf, size_t cap, double *p)
+static void fig_how(const fight *g, text_buf *out, double *p)
 {
     *p = -1;
     if (g->simulated)
-        snprintf(buf, cap, "simulated: %.200s", g->why);
+        text_add(out, "simulated: %s", g->why.s);
     else
-        snprintf(buf, cap, "exact (%" PRIu64 " and %" PRIu64 " dice paths)", g->turn[0].paths, g->turn[1].paths);
+        text_add(out, "exact (%" PRIu64 " and %" PRIu64 " dice paths)", g->turn[0].paths, g->turn[1].paths);
 }
 
 /* Damage in bins, at most a dozen rows over both systems' range. */
@@ -661,7 +677,7 @@ static void damage_rows(report_builder *rb, fight *g)
             p[s] = 0;
             for (size_t d = lo; d <= hi && d < g[s].turn[0].ndamage; d++)
                 p[s] += g[s].turn[0].damage[d];
-            percent(cell[s], sizeof cell[s], p[s]);
+            percent_into(cell[s], sizeof cell[s], p[s]);
             text[s] = cell[s];
         }
         if (p[0] <= 0 && p[1] <= 0)
@@ -699,29 +715,32 @@ static void trigger_rows(report_builder *rb, fight *g)
                 int t = id >= 0 ? rules_trigger(g[other].f->p->rules, id) : -1;
                 q = t >= 0 ? g[other].turn[0].fires[t] : -1;
             }
-            percent(s == 0 ? a : b, 32, p);
+            percent_into(s == 0 ? a : b, 32, p);
             if (q >= 0)
-                percent(s == 0 ? b : a, 32, q);
-            char label[160];
-            snprintf(label, sizeof label, "  %s fires", name);
+                percent_into(s == 0 ? b : a, 32, q);
+            text_buf label;
+            text_init(&label);
+            text_add(&label, "  %s fires", name);
             const char *ta = s == 0 ? a : (q >= 0 ? a : NULL), *tb = s == 1 ? b : (q >= 0 ? b : NULL);
-            report_prob_row(rb, label, ta, tb, s == 0 ? p : q, s == 1 ? p : q);
+            report_prob_row(rb, label.s, ta, tb, s == 0 ? p : q, s == 1 ? p : q);
+            text_free(&label);
         }
     }
 }
 
 /* DIR/SYSTEM.rules, or for a variant DIR/BASE.rules: a house rule is
    measured on the fight its base system's profile sets up. */
-static bool profile_path(const char *dir, const program *p, char *out, size_t cap, char *uses, size_t uses_cap)
+static bool profile_path(const char *dir, const program *p, text_buf *out, const char **uses)
 {
     int names[2] = {p->system_name, p->system_base};
     for (int i = 0; i < 2; i++) {
         if (names[i] < 0)
             continue;
-        snprintf(out, cap, "%s/%s.rules", dir, program_string(p, names[i]));
-        snprintf(uses, uses_cap, "%s", program_string(p, names[i]));
+        text_clear(out);
+        text_add(out, "%s/%s.rules", dir, program_string(p, names[i]));
+        *uses = program_string(p, names[i]);
         struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+        if (!out->cut && stat(out->s, &st) == 0 && S_ISREG(st.st_mode))
             return true;
     }
     return false;
@@ -731,25 +750,32 @@ fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_dif
 {
     fight g[2] = {{0}, {0}};
     fray *ctx[2] = {a, b};
-    char paths[2][4096];
+    text_buf paths[2];
+    for (int s = 0; s < 2; s++) {
+        text_init(&paths[s]);
+        text_init(&g[s].why);
+        text_init(&g[s].turn[0].change);
+        text_init(&g[s].turn[1].change);
+    }
     bool ok = true;
     for (int s = 0; s < 2 && ok; s++) {
         g[s].system = ctx[s]->p->system_name >= 0 ? program_string(ctx[s]->p, ctx[s]->p->system_name) : "?";
-        if (!profile_path(o->profile, ctx[s]->p, paths[s], sizeof paths[s], g[s].uses, sizeof g[s].uses))
+        if (!profile_path(o->profile, ctx[s]->p, &paths[s], &g[s].uses))
             continue; /* that side's column stays empty */
-        ok = work_out(&g[s], ctx[s], o, paths[s]);
+        ok = work_out(&g[s], ctx[s], o, paths[s].s);
         if (!ok) {
             fray_close(g[s].f);
             g[s].f = NULL;
         }
     }
     if (ok) {
-        char note[512];
+        text_buf note;
+        text_init(&note);
         int n = o->rounds ? o->rounds : 3;
-        snprintf(note, sizeof note,
-                 "%s/SYSTEM.rules: the attacker's turn against the defender, every combination of its dice%s%s",
+        text_add(&note, "%s/SYSTEM.rules: the attacker's turn against the defender, every combination of its dice%s%s",
                  o->profile, !g[0].f ? "; none for A" : "", !g[1].f ? "; none for B" : "");
-        report_section(rb, "Reference fight", note);
+        report_section(rb, "Reference fight", note.s);
+        text_free(&note);
         row(rb, "how", g, fig_how);
         row(rb, "hit points", g, fig_hp);
         row(rb, "attacker acts first", g, fig_first);
@@ -764,7 +790,9 @@ fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_dif
         row(rb, "attacker wins", g, fig_win_a);
         row(rb, "defender wins", g, fig_win_b);
     }
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < 2; s++) {
         fight_free(&g[s]);
+        text_free(&paths[s]);
+    }
     return ok ? FRAY_OK : FRAY_ERR_RULES;
 }

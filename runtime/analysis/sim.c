@@ -216,10 +216,12 @@ static void forward_diag(void *user, const fray_diagnostic *d)
    thread's counts, the result), which no diagnostic could report. */
 static void say_out_of_memory(fray *f, const char *scenario)
 {
-    char text[4200];
-    snprintf(text, sizeof text, "fray: error: %s: out of memory to simulate it\n", scenario);
-    fray_diagnostic d = {.level = FRAY_ERROR, .message = "out of memory", .text = text};
+    text_buf text;
+    text_init(&text);
+    text_add(&text, "fray: error: %s: out of memory to simulate it\n", scenario);
+    fray_diagnostic d = {.level = FRAY_ERROR, .message = "out of memory", .text = text.s};
     f->on_diag(f->diag_user, &d);
+    text_free(&text);
 }
 
 static void discard_output(void *user, const char *text)
@@ -544,7 +546,7 @@ static int read_once(void *user, const compile_options *opts, compile_read *rq, 
 
 /* The scenario's own system: the name its `use` gives it (the `system`
    it declares), to load another file instead with --vs. */
-static bool system_of(fray *f, const char *scenario, const compile_options *copts, char *name, size_t cap)
+static bool system_of(fray *f, const char *scenario, const compile_options *copts, text_buf *name)
 {
     fray_options fo = {.quiet = true};
     fray *probe = fray_open(&fo);
@@ -560,7 +562,7 @@ static bool system_of(fray *f, const char *scenario, const compile_options *copt
         ok = false;
     }
     if (ok)
-        snprintf(name, cap, "%s", program_string(probe->p, probe->p->system_name));
+        text_put(name, program_string(probe->p, probe->p->system_name));
     fray_close(probe);
     return ok;
 }
@@ -585,7 +587,8 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     atomic_init(&sh.next, 0);
     atomic_init(&sh.done, 0);
     atomic_init(&sh.stop, false);
-    char system[256];
+    text_buf system;
+    text_init(&system);
     if (o.system_path) {
         /* a file, or a module by name as `use` finds it (on the search
            path, or built in); whether a file is there is a look that opens
@@ -595,19 +598,28 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         bool there = stat(o.system_path, &st) == 0;
         if (!there && (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
                        !compile_module_exists(o.system_path, &f->copts))) {
-            char text[4200];
-            snprintf(text, sizeof text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
-            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text};
+            text_buf text;
+            text_init(&text);
+            text_add(&text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
+            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text.s};
             f->on_diag(f->diag_user, &d);
+            text_free(&text);
             return FRAY_ERR_USAGE;
         }
         if (o.system_use)
-            snprintf(system, sizeof system, "%s", o.system_use);
-        else if (!system_of(f, scenario, &sh.copts, system, sizeof system)) {
+            text_put(&system, o.system_use);
+        else if (!system_of(f, scenario, &sh.copts, &system)) {
             kept_files_free(&files.kept);
+            text_free(&system);
             return FRAY_ERR_RULES;
         }
-        sh.copts.use_instead_name = system;
+        if (system.cut) {
+            kept_files_free(&files.kept);
+            text_free(&system);
+            say_out_of_memory(f, scenario);
+            return FRAY_ERR_RULES;
+        }
+        sh.copts.use_instead_name = system.s;
         sh.copts.use_instead_path = o.system_path;
     }
     worker *ws = MEM_NEW_ARRAY(worker, (size_t)o.threads);
@@ -616,6 +628,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         mem_free(ws, (size_t)o.threads * sizeof *ws);
         mem_free(tids, (size_t)o.threads * sizeof *tids);
         kept_files_free(&files.kept);
+        text_free(&system);
         say_out_of_memory(f, scenario);
         return FRAY_ERR_RULES;
     }
@@ -659,7 +672,6 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
             first = i;
     if (first >= 0) {
         st = FRAY_ERR_RULES;
-        char note[512];
         const worker *w = &ws[first];
         fray_diagnostic d = {.level = FRAY_ERROR, .message = "", .text = w->error_text ? w->error_text : ""};
         if (w->error_text)
@@ -668,12 +680,14 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
             say_out_of_memory(f, scenario);
         said = true;
         if (w->failed) {
-            snprintf(note, sizeof note,
-                     "fray: note: run %llu of %llu failed; replay it with: fray run --seed %llu %s\n",
+            text_buf note;
+            text_init(&note);
+            text_add(&note, "fray: note: run %llu of %llu failed; replay it with: fray run --seed %llu %s\n",
                      (unsigned long long)w->failed_run + 1, (unsigned long long)o.runs,
                      (unsigned long long)(o.seed + w->failed_run), scenario);
-            fray_diagnostic n = {.level = FRAY_NOTE, .message = note, .text = note};
+            fray_diagnostic n = {.level = FRAY_NOTE, .message = note.s, .text = note.s};
             f->on_diag(f->diag_user, &n);
+            text_free(&note);
         }
     }
     if (st == FRAY_OK) {
@@ -700,5 +714,6 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     mem_free(ws, (size_t)o.threads * sizeof *ws);
     mem_free(tids, (size_t)o.threads * sizeof *tids);
     kept_files_free(&files.kept);
+    text_free(&system);
     return st;
 }

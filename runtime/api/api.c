@@ -94,6 +94,7 @@ fray *fray_open(const fray_options *opts)
     f->on_output = default_output;
     f->sink = (diag_sink){.fn = deliver, .user = f, .max_errors = 50};
     f->eval_self = -1;
+    text_init(&f->said);
     vm_set_output(f->v, forward_output, f);
     return f;
 }
@@ -104,6 +105,7 @@ void fray_close(fray *f)
         return;
     world_close(f->v);
     program_free(f->p);
+    text_free(&f->said);
     mem_free(f, sizeof *f);
 }
 
@@ -115,6 +117,7 @@ fray *fray_clone(const fray *from)
     if (!f)
         return NULL;
     *f = *from;
+    text_init(&f->said); /* the copy's own, not the text the original returned */
     f->p = program_clone(from->p);
     f->v = f->p ? world_clone(from->v, f->p) : NULL;
     if (!f->v) {
@@ -146,7 +149,7 @@ fray_status api_runtime_failure(fray *f)
 {
     vm *v = f->v;
     const source *src = v->error_at.source < f->p->nsources ? f->p->sources[v->error_at.source] : NULL;
-    diag_report(&f->sink, DIAG_ERROR, src, v->error_at, "%s", v->error);
+    diag_report(&f->sink, DIAG_ERROR, src, v->error_at, "%s", v->error.s);
     vm_clear_error(v);
     return FRAY_ERR_RULES;
 }
@@ -277,13 +280,13 @@ bool fray_names_module(fray *f, const char *what)
     return compile_module_exists(what, &f->copts);
 }
 
-bool api_rules_missing(fray *f, const char *what, char *why, size_t cap)
+bool api_rules_missing(fray *f, const char *what, text_buf *why)
 {
     struct stat st;
     if (path_like(what) || stat(what, &st) == 0 || compile_module_exists(what, &f->copts))
         return false;
     const char *like = compile_module_like(what);
-    snprintf(why, cap, "cannot read '%s': no such file, and no module of that name%s%s%s", what,
+    text_add(why, "cannot read '%s': no such file, and no module of that name%s%s%s", what,
              like ? "; did you mean '" : "", like ? like : "", like ? "'?" : "");
     return true;
 }
@@ -291,11 +294,13 @@ bool api_rules_missing(fray *f, const char *what, char *why, size_t cap)
 /* A name that is neither a file nor a module: said as both. */
 static bool neither(fray *f, const char *what)
 {
-    char why[512];
-    if (!api_rules_missing(f, what, why, sizeof why))
-        return false;
-    diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", why);
-    return true;
+    text_buf why;
+    text_init(&why);
+    bool missing = api_rules_missing(f, what, &why);
+    if (missing)
+        diag_report(&f->sink, DIAG_ERROR, NULL, (span){0}, "%s", why.s);
+    text_free(&why);
+    return missing;
 }
 
 /* `use NAME` for a module named on the command line */
@@ -384,12 +389,19 @@ fray_status fray_eval_with(fray *f, const char *stat, const char *expr)
     return FRAY_OK;
 }
 
-fray_status fray_eval(fray *f, const char *expr, char *out, size_t cap)
+/* The text of x, kept in f until the next call that returns one. */
+const char *api_said(fray *f, value x)
+{
+    text_clear(&f->said);
+    vm_format_text(f->v, x, &f->said);
+    return f->said.s;
+}
+
+fray_status fray_eval(fray *f, const char *expr, const char **out)
 {
     value x;
     fray_status st = eval_chunk(f, expr, &x);
-    if (st == FRAY_OK && cap)
-        vm_format(f->v, x, out, cap);
+    *out = st == FRAY_OK ? api_said(f, x) : NULL;
     return st;
 }
 

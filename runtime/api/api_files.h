@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fray.h"
+#include "runtime/base/text.h"
 
 struct compile_options;
 struct compile_read;
@@ -22,7 +23,7 @@ void api_read_through(fray *f,
 /* Whether a rules argument names neither a file nor a module (a name
  * written as no path, with no file there): *why says so, with the module
  * it may be a typo of. */
-bool api_rules_missing(fray *f, const char *what, char *why, size_t cap);
+bool api_rules_missing(fray *f, const char *what, text_buf *why);
 /* The longest file f reads whole: the memory one command may take. */
 size_t api_read_limit(const fray *f);
 /* Compiles and runs the text of a rules file read by the caller (text

@@ -24,6 +24,7 @@ struct fray {
     int eval_self;         /* the creature `fray eval` evaluates for */
     uint64_t uses;         /* calls that may have changed it (api_uses) */
     bool failed_unchanged; /* the last run failed with nothing compiled or run */
+    text_buf said;         /* what fray_eval, fray_eval_for or fray_cite returned last */
 };
 
 /* A call that may change f begins (api_uses counts it); the cap on errors
@@ -35,6 +36,8 @@ static inline void api_use(fray *f)
     diag_sink_restart(&f->sink);
 }
 
+/* The text of x, kept in f until the next call that returns one. */
+const char *api_said(fray *f, value x);
 /* Reports the VM's pending error as a diagnostic and clears it. */
 fray_status api_runtime_failure(fray *f);
 /* Compiles and evaluates one expression with `self` the creature given. */

@@ -122,6 +122,10 @@ static char *trimmed(char *s)
 /* How many answers that do not fit end the command: a person never gives
    so many; a program that answers badly for ever must not hang it. */
 #define ASK_MOST_TRIES 100
+/* The longest answer taken: the callback writes into a buffer one byte
+   longer, so that a longer one is seen as such, not cut to fit. */
+#define ASK_ANSWER_MOST 4096
+#define ASK_ANSWER_MOST_TEXT "4096"
 
 /* *answered with *out for an answer that fits (and *for_all when it ended
  * in "for all", where q->each allows it); not *answered for no answer (an
@@ -129,15 +133,14 @@ static char *trimmed(char *s)
  * not fit is asked again, as often as it takes: what is kept is always an
  * answer that fits. False (the error convention) when the command stops:
  * cancelled at the question, or ASK_MOST_TRIES answers that did not fit. */
-static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *answered, bool *for_all)
+static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *answered, bool *for_all, text_buf *why)
 {
-    char why[600];
     *answered = false;
     for (int tries = 0;; tries++) {
         if (tries == ASK_MOST_TRIES)
             return vm_error(f->v, (span){0, 0, UINT32_MAX},
                             "%d answers in a row did not fit the question; the command stops", ASK_MOST_TRIES);
-        char text[256] = "";
+        char text[ASK_ANSWER_MOST + 2] = "";
         bool given_any = f->on_ask(f->ask_user, q, text, sizeof text);
         if (f->cancelled) {
             /* the command stops here, and the state is as it was before it */
@@ -147,13 +150,18 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *answe
         }
         if (!given_any)
             return true;
+        if (strlen(text) > ASK_ANSWER_MOST) { /* it may have been cut to fit: never taken so */
+            q->retry = "that answer is too long (at most " ASK_ANSWER_MOST_TEXT " bytes)";
+            continue;
+        }
         char *given = trimmed(text);
         if (!*given && q->has_default)
             return true;
         bool all = q->each && for_all_taken_off(given);
         if (q->choices && !is_a_choice(q->choices, given)) {
-            snprintf(why, sizeof why, "choose one of %s", q->choices);
-            q->retry = why;
+            text_clear(why);
+            text_add(why, "choose one of %s", q->choices);
+            q->retry = why->s;
             continue;
         }
         if (!*given) {
@@ -172,24 +180,23 @@ static bool ask_until_it_fits(fray *f, fray_question *q, value *out, bool *answe
 
 /* The ruling's default as the GM would type it: a value as written (yes
  * or no for a yes-no question), or the formula that gives it. */
-static void default_text(fray *f, const r_ruling *rl, char *out, size_t cap)
+static void default_text(fray *f, const r_ruling *rl, text_buf *out)
 {
-    out[0] = '\0';
     if (rl->def.kind == REXPR_CONST) {
         value d = rl->def.v;
         if (rl->answer == ANSWER_YES_NO && d.type == V_BOOL)
-            snprintf(out, cap, "%s", d.num ? "yes" : "no");
+            text_put(out, d.num ? "yes" : "no");
         else if (d.type == V_NIL)
-            snprintf(out, cap, "nothing");
+            text_put(out, "nothing");
         else if (d.type == V_STR || d.type == V_WORD)
-            snprintf(out, cap, "%s", program_string(f->p, (int)d.num));
+            text_put(out, program_string(f->p, (int)d.num));
         else
-            vm_format(f->v, d, out, cap);
+            vm_format_text(f->v, d, out);
     } else if (rl->def.kind == REXPR_CHUNK && rl->def.where.source < f->p->nsources) {
         const source *src = f->p->sources[rl->def.where.source];
         span w = rl->def.where;
         if (w.end <= src->len && w.start < w.end)
-            snprintf(out, cap, "%.*s", (int)(w.end - w.start), src->text + w.start);
+            text_putn(out, src->text + w.start, w.end - w.start);
     }
 }
 
@@ -203,19 +210,26 @@ static bool vm_asks(void *user, int ruling, const char *question, value *out, bo
         [ANSWER_CREATURE] = FRAY_ANSWER_CREATURE,
         [ANSWER_WORD] = FRAY_ANSWER_WORD,
     };
-    char def[128], choices[512];
-    default_text(f, rl, def, sizeof def);
-    rules_choices_text(f->p, rl, choices, sizeof choices);
+    text_buf def, choices, why;
+    text_init(&def);
+    text_init(&choices);
+    text_init(&why);
+    default_text(f, rl, &def);
+    rules_choices_text(f->p, rl, &choices);
     fray_question q = {.kind = kinds[rl->answer],
                        .ruling = program_string(f->p, rl->name),
                        .text = question,
                        .has_default = rexpr_present(&rl->def),
-                       .default_text = def[0] ? def : NULL,
-                       .choices = choices[0] ? choices : NULL,
+                       .default_text = def.len ? def.s : NULL,
+                       .choices = choices.len ? choices.s : NULL,
                        .each = rl->per == ASKED_PER_CREATURE ? "creature"
                                : rl->per == ASKED_PER_SIDE   ? "side"
                                                              : NULL};
-    return ask_until_it_fits(f, &q, out, answered, for_all);
+    bool fine = ask_until_it_fits(f, &q, out, answered, for_all, &why);
+    text_free(&why);
+    text_free(&choices);
+    text_free(&def);
+    return fine;
 }
 
 static bool vm_offers(void *user, const char *question, bool *take)
@@ -224,7 +238,11 @@ static bool vm_offers(void *user, const char *question, bool *take)
     fray_question q = {.reaction = true, .kind = FRAY_ANSWER_YES_NO, .text = question, .has_default = true};
     value yes;
     bool answered;
-    if (!ask_until_it_fits(f, &q, &yes, &answered, NULL))
+    text_buf why;
+    text_init(&why);
+    bool fine = ask_until_it_fits(f, &q, &yes, &answered, NULL, &why);
+    text_free(&why);
+    if (!fine)
         return false;
     /* no answer: as a script would */
     *take = answered ? value_truthy(yes) : f->v->world->cb.reactions_policy == 1;
@@ -249,8 +267,9 @@ void fray_reseed(fray *f, uint64_t seed)
     f->v->rng.forced = &f->v->forced; /* what was forced stays forced */
 }
 
-fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out, size_t cap)
+fray_status fray_eval_for(fray *f, const char *who, const char *expr, const char **out)
 {
+    *out = NULL;
     api_use(f);
     int self = world_find_creature(f->v, who);
     if (self < 0) {
@@ -259,8 +278,8 @@ fray_status fray_eval_for(fray *f, const char *who, const char *expr, char *out,
     }
     value x;
     fray_status st = api_eval_as(f, expr, self, &x);
-    if (st == FRAY_OK && cap)
-        vm_format(f->v, x, out, cap);
+    if (st == FRAY_OK)
+        *out = api_said(f, x);
     return st;
 }
 
@@ -340,9 +359,11 @@ void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)
         if (c >= 0) {
             /* asked without arguments: a refusal for a missing target, or an
                error from a requirement that reads one, still offers it */
-            refusal why = {{0}, {-1, {0}, -1}, false};
+            refusal why;
+            refusal_init(&why);
             bool ok = false;
             listed = !act_can(v, c, a, NULL, 0, &why, &ok, (span){0}) || ok || why.missing;
+            refusal_free(&why);
             vm_clear_error(v);
         }
         if (listed)
@@ -370,12 +391,14 @@ void fray_targets(fray *f, const char *who, const char *action, fray_name_fn fn,
         if ((int)t == f->eval_self)
             continue;
         value arg = value_ref(V_CREATURE, 0, (uint32_t)t);
-        refusal why = {{0}, {-1, {0}, -1}, false};
+        refusal why;
+        refusal_init(&why);
         bool ok = false;
         if (act_can(v, c, a, &arg, 1, &why, &ok, (span){0}) && ok) {
             fn(user, v->world->creatures[t].name);
             listed++;
         }
+        refusal_free(&why);
         vm_clear_error(v);
     }
     asks_on(v, q);
@@ -434,7 +457,7 @@ const char *fray_current(fray *f)
     return c >= 0 ? f->v->world->creatures[c].name : NULL;
 }
 
-bool fray_cite(fray *f, const char *name, char *out, size_t cap)
+const char *fray_cite(fray *f, const char *name)
 {
     int id = program_find_string(f->p, name);
     for (size_t i = f->p->ndecls; id >= 0 && i-- > 0;) {
@@ -442,8 +465,7 @@ bool fray_cite(fray *f, const char *name, char *out, size_t cap)
         if (d->name != id)
             continue;
         origin o = {.decl = (int)i, .where = d->where, .cite = d->cite};
-        combat_cite(f->v, &o, out, cap);
-        return true;
+        return combat_cite(f->v, &o, &f->said);
     }
-    return false;
+    return NULL;
 }

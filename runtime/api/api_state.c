@@ -58,8 +58,8 @@ static void jb_str(jbuf *b, const char *text)
 /* A whole number as a JSON number; anything else as its text. */
 static void jb_value(jbuf *b, vm *v, value x)
 {
-    char text[256];
     if (x.type == V_INT) {
+        char text[32];
         snprintf(text, sizeof text, "%" PRId64, x.num);
         jb_put(b, text);
     } else if (x.type == V_BOOL) {
@@ -67,8 +67,11 @@ static void jb_value(jbuf *b, vm *v, value x)
     } else if (x.type == V_NIL) {
         jb_put(b, "null");
     } else {
-        vm_format(v, x, text, sizeof text);
-        jb_str(b, text);
+        text_buf text;
+        text_init(&text);
+        vm_format_text(v, x, &text);
+        jb_str(b, text.s);
+        text_free(&text);
     }
 }
 

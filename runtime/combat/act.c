@@ -17,16 +17,6 @@ static const char *action_name(vm *v, int a)
     return program_string(v->p, v->r->actions[a].name);
 }
 
-static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_refusal(refusal *why, const origin *rule, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why->why, sizeof why->why, fmt, ap);
-    va_end(ap);
-    why->rule = rule ? *rule : (origin){-1, {0}, -1};
-}
-
 static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
 {
     if (e->kind == REXPR_CONST) {
@@ -49,27 +39,27 @@ static bool actor_free(vm *v, int actor, const value *args, int nargs, refusal *
     creature *c = &v->world->creatures[actor];
     *ok = false;
     if (c->gone) {
-        set_refusal(why, NULL, "%s has been removed from play", c->name);
+        refusal_set(why, NULL, "%s has been removed from play", c->name);
         return true;
     }
     for (int i = 0; i < nargs; i++)
         if (args[i].type == V_CREATURE && v->world->creatures[args[i].num].gone) {
-            set_refusal(why, NULL, "%s has been removed from play", v->world->creatures[args[i].num].name);
+            refusal_set(why, NULL, "%s has been removed from play", v->world->creatures[args[i].num].name);
             return true;
         }
     if (v->world->cb.active && !c->in_play) {
-        set_refusal(why, NULL, "%s is not in the encounter", c->name);
+        refusal_set(why, NULL, "%s is not in the encounter", c->name);
         return true;
     }
     bool out;
     if (!encounter_out(v, actor, &out, at))
         return false;
     if (out) {
-        set_refusal(why, &v->r->encounter.from, "%s is out of the fight", c->name);
+        refusal_set(why, &v->r->encounter.from, "%s is out of the fight", c->name);
         return true;
     }
     if (c->delaying) {
-        set_refusal(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
+        refusal_set(why, &v->r->initiative.from, "%s is delaying; 'resume %s' to act", c->name, c->name);
         return true;
     }
     *ok = true;
@@ -89,14 +79,14 @@ static bool action_open(vm *v, int actor, int action, refusal *why, bool *ok, sp
     if (forbidden)
         return true;
     if (effects_on_cooldown(v, actor, action)) {
-        set_refusal(why, &a->from, "%s is cooling down", action_name(v, action));
+        refusal_set(why, &a->from, "%s is cooling down", action_name(v, action));
         return true;
     }
     if (a->limit && c->ledger) {
         const counter *k = &c->ledger[v->world->ledger_action + action];
         uint32_t ep = ledger_epoch(v, actor, a->limit_per);
         if (k->epoch == ep && k->n >= a->limit) {
-            set_refusal(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
+            refusal_set(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
                         a->limit == 1 ? "" : "s", period_name(a->limit_per));
             return true;
         }
@@ -113,16 +103,16 @@ static bool param_fits(vm *v, int action, const value *args, int i, refusal *why
     int word =
         (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
     if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
-        set_refusal(why, &a->from, "no condition '%s'", program_string(v->p, word));
+        refusal_set(why, &a->from, "no condition '%s'", program_string(v->p, word));
         return false;
     }
     if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
-        set_refusal(why, &a->from, "no zone '%s' here", program_string(v->p, word));
+        refusal_set(why, &a->from, "no zone '%s' here", program_string(v->p, word));
         return false;
     }
     if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
         const char *got = value_type_name(args[i].type);
-        set_refusal(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
+        refusal_set(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
                     args[i].type == V_NIL     ? ""
                     : strchr("aeiou", got[0]) ? "an "
                                               : "a ",
@@ -140,7 +130,7 @@ static bool params_fit(vm *v, int action, const value *args, int nargs, refusal 
     /* a target that is no creature is refused before the requirements,
        which are written for one */
     if (a->has_target && (nargs == 0 || args[0].type != V_CREATURE)) {
-        set_refusal(why, &a->from, "%s needs a creature to target", action_name(v, action));
+        refusal_set(why, &a->from, "%s needs a creature to target", action_name(v, action));
         why->missing = nargs == 0;
         return false;
     }
@@ -148,7 +138,7 @@ static bool params_fit(vm *v, int action, const value *args, int nargs, refusal 
         if (!a->takes[i])
             continue;
         if (i >= nargs) {
-            set_refusal(why, &a->from, "%s needs its %s, %s", action_name(v, action),
+            refusal_set(why, &a->from, "%s needs its %s, %s", action_name(v, action),
                         program_string(v->p, a->params[i]), program_string(v->p, a->takes_text[i]));
             why->missing = true;
             return false;
@@ -173,13 +163,13 @@ static bool requirements_hold(vm *v, int actor, int action, const value *args, i
             rule.where = a->requires[i].where;
             if (a->requires_else && a->requires_else[i] >= 0) {
                 /* the rules' own words: `requires ... else "..."` */
-                set_refusal(why, &rule, "%s", program_string(v->p, a->requires_else[i]));
+                refusal_set(why, &rule, "%s", program_string(v->p, a->requires_else[i]));
                 return true;
             }
             const source *src = v->p->sources[a->requires[i].where.source];
             int len = (int)(a->requires[i].where.end - a->requires[i].where.start);
             /* a long requirement is quoted in part, and says so */
-            set_refusal(why, &rule, "it requires %.*s%s", len > 80 ? 80 : len, src->text + a->requires[i].where.start,
+            refusal_set(why, &rule, "it requires %.*s%s", len > 80 ? 80 : len, src->text + a->requires[i].where.start,
                         len > 80 ? "..." : "");
             return true;
         }
@@ -197,25 +187,25 @@ static bool target_kind_fits(vm *v, int actor, int action, int target, refusal *
     switch ((target_kind)a->target) {
     case TARGET_ENEMY:
         if (!on_other_sides(v, actor, target)) {
-            set_refusal(why, &a->from, "%s is not an enemy of %s", tn, an);
+            refusal_set(why, &a->from, "%s is not an enemy of %s", tn, an);
             return false;
         }
         break;
     case TARGET_ALLY:
         if (on_other_sides(v, actor, target) || target == actor) {
-            set_refusal(why, &a->from, "%s is not an ally of %s", tn, an);
+            refusal_set(why, &a->from, "%s is not an ally of %s", tn, an);
             return false;
         }
         break;
     case TARGET_SELF:
         if (target != actor) {
-            set_refusal(why, &a->from, "%s only targets oneself", action_name(v, action));
+            refusal_set(why, &a->from, "%s only targets oneself", action_name(v, action));
             return false;
         }
         break;
     case TARGET_OTHER:
         if (target == actor) {
-            set_refusal(why, &a->from, "%s targets someone else", action_name(v, action));
+            refusal_set(why, &a->from, "%s targets someone else", action_name(v, action));
             return false;
         }
         break;
@@ -238,7 +228,7 @@ static bool target_fits(vm *v, int actor, int action, int target, refusal *why, 
         if (v->world->cb.active && !encounter_out(v, target, &fallen, at))
             return false;
         if (v->world->cb.active && fallen) {
-            set_refusal(why, &v->r->encounter.from, "%s is out of the fight", tn);
+            refusal_set(why, &v->r->encounter.from, "%s is out of the fight", tn);
             return true;
         }
     }
@@ -250,7 +240,7 @@ static bool target_fits(vm *v, int actor, int action, int target, refusal *why, 
             return false;
         if (!in) {
             const r_range *rg = &v->r->ranges[a->target_range];
-            set_refusal(why, &rg->from, "%s is not within %s's %s range", tn, v->world->creatures[actor].name,
+            refusal_set(why, &rg->from, "%s is not within %s's %s range", tn, v->world->creatures[actor].name,
                         program_string(v->p, rg->name));
             return true;
         }
@@ -301,26 +291,28 @@ bool act_can(vm *v, int actor, int action, const value *args, int nargs, refusal
 
 static void say_refusal(vm *v, int actor, int action, const value *args, int nargs, const refusal *why)
 {
-    char cite[160], target[128] = "";
-    if (nargs > 0 && args[0].type == V_CREATURE)
-        snprintf(target, sizeof target, " %s", v->world->creatures[args[0].num].name);
-    combat_cite(v, &why->rule, cite, sizeof cite);
-    combat_say(v, "%s cannot %s%s: %s%s%s%s", v->world->creatures[actor].name, action_name(v, action), target, why->why,
-               cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+    text_buf cite;
+    text_init(&cite);
+    combat_cite(v, &why->rule, &cite);
+    bool target = nargs > 0 && args[0].type == V_CREATURE;
+    combat_say(v, "%s cannot %s%s%s: %s%s%s%s", v->world->creatures[actor].name, action_name(v, action),
+               target ? " " : "", target ? v->world->creatures[args[0].num].name : "", why->why.s, cite.len ? " (" : "",
+               cite.s, cite.len ? ")" : "");
+    text_free(&cite);
 }
 
-bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool held, bool *done, span at)
+static bool take(vm *v, int actor, int action, const value *args, int nargs, bool held, refusal *why_not, bool *done,
+                 span at)
 {
     *done = false;
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     const r_action *a = &v->r->actions[action];
-    refusal why = {{0}, {-1, {0}, -1}, false};
     bool ok;
-    if (!allowed(v, actor, action, args, nargs, held, &why, &ok, at))
+    if (!allowed(v, actor, action, args, nargs, held, why_not, &ok, at))
         return false;
     if (!ok) {
-        say_refusal(v, actor, action, args, nargs, &why);
+        say_refusal(v, actor, action, args, nargs, why_not);
         return true;
     }
     /* A held action pays its own cost and the hold's together, or neither:
@@ -351,9 +343,9 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
             }
     }
     bool paid = false, hold_paid = false;
-    bool fine = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, &why, &paid);
+    bool fine = ledger_pay(v, actor, &a->cost, a->kind, a->anytime || held, a->borrows_next, true, why_not, &paid);
     if (fine && paid && held)
-        fine = ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, &why, &hold_paid);
+        fine = ledger_pay(v, actor, &v->r->initiative.hold_cost, a->kind, true, false, true, why_not, &hold_paid);
     else
         hold_paid = paid;
     if (fine && paid && !hold_paid) {
@@ -369,7 +361,7 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
     if (!fine)
         return false;
     if (!hold_paid) {
-        say_refusal(v, actor, action, args, nargs, &why);
+        say_refusal(v, actor, action, args, nargs, why_not);
         return true;
     }
     creature *c = &v->world->creatures[actor];
@@ -381,16 +373,16 @@ bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool h
         k->n++;
     }
     if (!v->world->cb.quiet) { /* the transcript's line, when there is one */
-        char line[512];
-        size_t len = (size_t)snprintf(line, sizeof line, "%s: %s", c->name, action_name(v, action));
-        for (int i = 0; i < nargs && len < sizeof line; i++) {
-            char shown[128];
-            vm_format(v, args[i], shown, sizeof shown);
-            len += (size_t)snprintf(line + len, sizeof line - len, " %s", shown);
+        text_buf line;
+        text_init(&line);
+        text_add(&line, "%s: %s", c->name, action_name(v, action));
+        for (int i = 0; i < nargs; i++) {
+            text_put(&line, " ");
+            vm_format_text(v, args[i], &line);
         }
-        combat_say_action(v, line);
-        char cite[160];
-        combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, cite, sizeof cite));
+        combat_say_action(v, line.s);
+        combat_note(v, "action %s: %s", action_name(v, action), combat_cite(v, &a->from, &line));
+        text_free(&line);
     }
     *done = true;
     if (rexpr_present(&a->cooldown)) {
@@ -446,4 +438,13 @@ stopped:
         return encounter_check_over(v, at);
     }
     return false;
+}
+
+bool act_take(vm *v, int actor, int action, const value *args, int nargs, bool held, bool *done, span at)
+{
+    refusal why;
+    refusal_init(&why);
+    bool fine = take(v, actor, action, args, nargs, held, &why, done, at);
+    refusal_free(&why);
+    return fine;
 }

@@ -14,15 +14,6 @@
 #include "runtime/combat/world.h"
 
 /* snprintf that may cut the text short, as the transcript allows. */
-static void line_into(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void line_into(char *buf, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, cap, fmt, ap);
-    va_end(ap);
-}
-
 bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, span at)
 {
     const r_check *ck = &v->r->checks[check];
@@ -85,28 +76,27 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     if (v->world->cb.quiet) /* no transcript: no line to write */
         return true;
     /* the line: who, against whom, the breakdown */
-    char who[160] = "";
+    text_buf line;
+    text_init(&line);
     if (v->world->cb.roll_as)
-        snprintf(who, sizeof who, "%s: ", v->world->cb.roll_as);
+        text_add(&line, "%s: ", v->world->cb.roll_as);
     else if (nargs >= 2 && args[0].type == V_CREATURE && args[1].type == V_CREATURE)
-        snprintf(who, sizeof who, "%s -> %s: ", world_name(v, (int)args[0].num), world_name(v, (int)args[1].num));
+        text_add(&line, "%s -> %s: ", world_name(v, (int)args[0].num), world_name(v, (int)args[1].num));
     else if (nargs >= 1 && args[0].type == V_CREATURE)
-        snprintf(who, sizeof who, "%s: ", world_name(v, (int)args[0].num));
-    char breakdown[400];
-    vm_format_roll(v, *out, breakdown, sizeof breakdown);
-    char line[1024];
-    line_into(line, sizeof line, "%s%s %s", who, name, breakdown);
+        text_add(&line, "%s: ", world_name(v, (int)args[0].num));
+    text_add(&line, "%s ", name);
+    vm_format_text(v, *out, &line);
     if (!ck->quiet)
-        combat_pending_roll(v, (int64_t)v->roll_seq, line);
+        combat_pending_roll(v, (int64_t)v->roll_seq, line.s);
     else
-        combat_note(v, "%s", line);
-    char cite[160];
-    combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, cite, sizeof cite));
+        combat_note(v, "%s", line.s);
+    combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, &line));
     for (int i = 0; i < nmods; i++) {
         const r_condition *rc = &v->r->conditions[conds[i]];
         combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, rules_condition_title(v->p, conds[i]),
-                    combat_cite(v, &rc->from, cite, sizeof cite));
+                    combat_cite(v, &rc->from, &line));
     }
+    text_free(&line);
     value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};
     return events_emit(v, EV_CHECK_ROLLED, ev, 3, at);
 }
@@ -140,8 +130,6 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     if (!rec || rec->check < 0)
         return true;
     const r_check *ck = &v->r->checks[rec->check];
-    char shown[64];
-    vm_format(v, b, shown, sizeof shown);
     /* whether the roll meets its target is the check's to say (high or
        low); a comparison written the other way round is its negation */
     bool against = ck->low ? cmp == 4 || cmp == 5 : cmp == 2 || cmp == 3;
@@ -152,15 +140,18 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     const char *word = meets ? (ck->success >= 0 ? program_string(v->p, ck->success) : "success")
                              : (ck->failure >= 0 ? program_string(v->p, ck->failure) : "failure");
     bool plain = cmp >= 2; /* an ordering reads as "vs" */
-    char tail[160];
-    snprintf(tail, sizeof tail, " %s%s%s %s: %s", plain ? "vs" : ops[cmp], label >= 0 ? " " : "",
-             label >= 0 ? program_string(v->p, label) : "", shown, word);
+    text_buf tail;
+    text_init(&tail);
+    text_add(&tail, " %s%s%s ", plain ? "vs" : ops[cmp], label >= 0 ? " " : "",
+             label >= 0 ? program_string(v->p, label) : "");
+    vm_format_text(v, b, &tail);
+    text_add(&tail, ": %s", word);
     if (cb->pending_roll == (int64_t)rec->seq) {
-        size_t len = strlen(cb->pending_line);
-        snprintf(cb->pending_line + len, sizeof cb->pending_line - len, "%s", tail);
+        combat_pending_add(v, tail.s);
         combat_flush_roll(v);
     } else {
-        combat_note(v, "%s %" PRId64 "%s", program_string(v->p, ck->name), roll.num, tail);
+        combat_note(v, "%s %" PRId64 "%s", program_string(v->p, ck->name), roll.num, tail.s);
     }
+    text_free(&tail);
     return true;
 }

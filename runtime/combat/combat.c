@@ -48,6 +48,7 @@ void combat_free(combat *cb)
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);
     FREE_ARRAY(cb->log, cb->log_cap);
+    FREE_ARRAY(cb->pending_line, cb->pending_cap);
     effect_index_free(cb);
     combat_init(cb);
 }
@@ -72,6 +73,7 @@ bool combat_clone(combat *cb, const combat *from)
     CLONE_ARRAY(cb, from, trigger_counts, trigger_counts_cap, &ok);
     CLONE_ARRAY(cb, from, cells, cells_cap, &ok);
     CLONE_ARRAY(cb, from, cell_index, cell_index_cap, &ok);
+    CLONE_ARRAY(cb, from, pending_line, pending_cap, &ok);
     CLONE_ARRAY(cb, from, zones, zones_cap, &ok);
     if (!cb->zones)
         cb->nzones = 0;

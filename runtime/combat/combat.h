@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/base/text.h"
 #include "runtime/core/rules.h"
 #include "runtime/core/value.h"
 
@@ -229,7 +230,8 @@ typedef struct combat {
     int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
     int pending_log;          /* its line in the log (completed when it is compared), or -1 */
     bool pending_hidden;
-    char pending_line[1024];
+    char *pending_line; /* its text so far, however long (pending_cap bytes held) */
+    size_t pending_cap;
 } combat;
 
 struct vm;
@@ -260,6 +262,8 @@ void combat_print(struct vm *v, const char *fmt, ...) __attribute__((format(prin
 void combat_flush_roll(struct vm *v);
 /* A check's line, printed once its comparison (if any) completes it. */
 void combat_pending_roll(struct vm *v, int64_t seq, const char *line);
+/* Adds to the end of the pending roll's line (its comparison). */
+void combat_pending_add(struct vm *v, const char *more);
 /* The line of an action: explain starts from the last one. */
 void combat_say_action(struct vm *v, const char *line);
 void combat_explain(struct vm *v);
@@ -280,8 +284,8 @@ typedef struct combat_line {
 } combat_line;
 void combat_line_add(struct vm *v, combat_line *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void combat_line_end(struct vm *v, combat_line *l);
-/* `§ "Section"` of a declaration, or "" */
-const char *combat_cite(struct vm *v, const origin *o, char *buf, size_t cap);
+/* `§ "Section"` of a declaration, or "": written over out, and returned. */
+const char *combat_cite(struct vm *v, const origin *o, text_buf *out);
 
 /* Encounter (encounter.c). */
 bool encounter_begin(struct vm *v, span at);
@@ -331,7 +335,7 @@ bool initiative_waiting(const struct vm *v, const entry *e);
 int initiative_each(const struct vm *v, int *row);
 /* How e's place is shown: its score while the score places it; else none,
    and a note (`moved; rolled 21`, `delaying; rolled 21`, `no roll yet`). */
-void initiative_entry_text(struct vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap);
+void initiative_entry_text(struct vm *v, const entry *e, text_buf *score, text_buf *note);
 /* `roll initiative NAME [N], ...` once the order is rolled: each creature
    named that has no place of its own yet (it joined later) rolls, or takes
    the number given, and is put where the rules' order puts it. */
@@ -341,10 +345,15 @@ bool encounter_insert_entry(struct vm *v, entry e, int to, span at);
 
 /* Ledger (ledger.c). */
 typedef struct refusal {
-    char why[256];
+    text_buf why; /* in words, however long */
     origin rule;
     bool missing; /* for want of an argument the action needs */
 } refusal;
+/* A refusal is started before use and given back after, as a text is. */
+void refusal_init(refusal *r);
+void refusal_free(refusal *r);
+/* Says why (over anything said before) and which rule; r may be NULL. */
+void refusal_set(refusal *r, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Can c pay cost now (for action `kind`, off its turn unless on_turn)?
    *affordable says; with pay, it is paid. Fills *why when it cannot.
    False only on an error (in v->error). */

@@ -197,16 +197,19 @@ static bool builtin_spend(vm *v, int id, value *args, int argc, span at, value *
         n = (int)args[2].num;
     }
     refusal why;
+    refusal_init(&why);
     bool ok;
-    if (!ledger_spend_slot(v, a, k, n, &why, &ok))
-        return false;
-    if (!ok) {
-        char cite[160];
+    bool fine = ledger_spend_slot(v, a, k, n, &why, &ok);
+    if (fine && !ok) {
+        text_buf cite;
+        text_init(&cite);
         combat_note(v, "%s cannot spend %s: %s (%s)", v->world->creatures[a].name,
-                    program_string(v->p, v->r->slots[k].name), why.why, combat_cite(v, &why.rule, cite, sizeof cite));
+                    program_string(v->p, v->r->slots[k].name), why.why.s, combat_cite(v, &why.rule, &cite));
+        text_free(&cite);
     }
-    *out = value_bool(ok);
-    return true;
+    refusal_free(&why);
+    *out = value_bool(fine && ok);
+    return fine;
 }
 
 /* --- who is in the fight ----------------------------------------------------------- */
@@ -335,11 +338,12 @@ static bool builtin_can(vm *v, int id, value *args, int argc, span at, value *ou
     if (!creature_at(v, id, args, 0, &a, at) || !named(v, id, args[1], rules_action, "action", &k, at))
         return false;
     refusal why;
+    refusal_init(&why);
     bool yes;
-    if (!act_can(v, a, k, args + 2, argc - 2, &why, &yes, at))
-        return false;
-    *out = value_bool(yes);
-    return true;
+    bool fine = act_can(v, a, k, args + 2, argc - 2, &why, &yes, at);
+    refusal_free(&why);
+    *out = value_bool(fine && yes);
+    return fine;
 }
 
 /* --- relations --------------------------------------------------------------------- */

@@ -232,33 +232,34 @@ static void free_effect(vm *v, int32_t i)
 /* --- durations ---------------------------------------------------------------------- */
 
 /* Text for a duration as the tracker shows it. */
-static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
+static const char *describe_lasts(vm *v, const effect *e, text_buf *out)
 {
+    text_clear(out);
     const char *who =
         e->anchor >= 0 && (size_t)e->anchor < v->world->ncreatures ? v->world->creatures[e->anchor].name : "";
     value t = e->lasts;
     if (t.type != V_TIME) {
-        snprintf(buf, cap, "until removed");
-        return;
+        text_add(out, "until removed");
+        return out->s;
     }
     switch ((time_kind)t.home) {
     case TIME_UNTIL_TURN_START:
-        snprintf(buf, cap, "until start of %s's %s turn", who, t.num <= 1 ? "next" : "later");
-        return;
+        text_add(out, "until start of %s's %s turn", who, t.num <= 1 ? "next" : "later");
+        return out->s;
     case TIME_UNTIL_TURN_END: /* by the ends still to come */
-        snprintf(buf, cap, "until end of %s's %sturn", who, e->remaining >= 2 ? "next " : "");
-        return;
-    case TIME_UNTIL_ROUND_START: snprintf(buf, cap, "until start of next round"); return;
-    case TIME_UNTIL_ROUND_END: snprintf(buf, cap, "until end of %sround", e->remaining >= 2 ? "next " : ""); return;
+        text_add(out, "until end of %s's %sturn", who, e->remaining >= 2 ? "next " : "");
+        return out->s;
+    case TIME_UNTIL_ROUND_START: text_add(out, "until start of next round"); return out->s;
+    case TIME_UNTIL_ROUND_END: text_add(out, "until end of %sround", e->remaining >= 2 ? "next " : ""); return out->s;
     default: break;
     }
     if (e->queue == Q_POSITION) {
         /* before round 1, the count starts with round 1 */
         int left = e->due_round - (v->world->cb.round > 0 ? v->world->cb.round : 1);
         if (left <= 0)
-            snprintf(buf, cap, "ends this round");
+            text_add(out, "ends this round");
         else
-            snprintf(buf, cap, "%d %s left", left, left == 1 ? "round" : "rounds");
+            text_add(out, "%d %s left", left, left == 1 ? "round" : "rounds");
     } else {
         /* turns counted by their starts: outside the anchor's turn, the
            next start only begins the first of them */
@@ -266,10 +267,11 @@ static void describe_lasts(vm *v, const effect *e, char *buf, size_t cap)
         if ((time_kind)t.home == TIME_TURNS && e->queue == Q_TURN_START && !encounter_is_turn_of(v, e->anchor))
             left--;
         if (left <= 0 && e->queue == Q_TURN_START)
-            snprintf(buf, cap, "ends as %s's next turn starts", who);
+            text_add(out, "ends as %s's next turn starts", who);
         else
-            snprintf(buf, cap, "%d %s left", left, time_kind_name((time_kind)t.home, left));
+            text_add(out, "%d %s left", left, time_kind_name((time_kind)t.home, left));
     }
+    return out->s;
 }
 
 /* Puts a new effect in the queue its duration says. */
@@ -452,27 +454,26 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     return true;
 }
 
-static const char *queue_reason(vm *v, const effect *e, char *buf, size_t cap)
+static const char *queue_reason(vm *v, const effect *e, text_buf *out)
 {
+    text_clear(out);
     const char *who = e->anchor >= 0 && e->queue != Q_PHASE && (size_t)e->anchor < v->world->ncreatures
                           ? v->world->creatures[e->anchor].name
                           : "";
     switch ((queue_kind)e->queue) {
-    case Q_TURN_START: snprintf(buf, cap, "start of %s's turn", who); break;
-    case Q_TURN_END: snprintf(buf, cap, "end of %s's turn", who); break;
-    case Q_ROUND_START: snprintf(buf, cap, "start of round %d", v->world->cb.round); break;
-    case Q_ROUND_END: snprintf(buf, cap, "end of round %d", v->world->cb.round); break;
-    case Q_PHASE:
-        snprintf(buf, cap, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name));
-        break;
-    case Q_POSITION: snprintf(buf, cap, "its initiative position came round"); break;
-    case Q_ENCOUNTER: snprintf(buf, cap, "end of the encounter"); break;
-    case Q_SCENE: snprintf(buf, cap, "end of the scene"); break;
-    case Q_QUEST: snprintf(buf, cap, "end of the quest"); break;
-    case Q_ARC: snprintf(buf, cap, "end of the arc"); break;
-    default: snprintf(buf, cap, "removed"); break;
+    case Q_TURN_START: text_add(out, "start of %s's turn", who); break;
+    case Q_TURN_END: text_add(out, "end of %s's turn", who); break;
+    case Q_ROUND_START: text_add(out, "start of round %d", v->world->cb.round); break;
+    case Q_ROUND_END: text_add(out, "end of round %d", v->world->cb.round); break;
+    case Q_PHASE: text_add(out, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name)); break;
+    case Q_POSITION: text_add(out, "its initiative position came round"); break;
+    case Q_ENCOUNTER: text_add(out, "end of the encounter"); break;
+    case Q_SCENE: text_add(out, "end of the scene"); break;
+    case Q_QUEST: text_add(out, "end of the quest"); break;
+    case Q_ARC: text_add(out, "end of the arc"); break;
+    default: text_add(out, "removed"); break;
     }
-    return buf;
+    return out->s;
 }
 
 bool effects_tick(vm *v, queue_kind q, int anchor, span at)
@@ -502,14 +503,15 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
     }
     /* the queue is newest first: end them in the order they began */
     bool ok = true;
+    text_buf why;
+    text_init(&why);
     for (int k = n - 1; k >= 0 && ok; k--) {
         const effect *e = eff(v, due[k].index);
         if (!e->live || e->seq != due[k].seq)
             continue;
-        char why[96];
-        queue_reason(v, e, why, sizeof why);
-        ok = end_effect(v, due[k].index, why, at);
+        ok = end_effect(v, due[k].index, queue_reason(v, e, &why), at);
     }
+    text_free(&why);
     mem_free(due, (size_t)cap * sizeof *due);
     return ok;
 }
@@ -707,11 +709,13 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
         ok = rc->requires.v;
         else if (!vm_call(v, rc->requires.chunk, c, NULL, 0, &ok)) return false;
         if (!value_truthy(ok)) {
-            char cite[160];
+            text_buf cite;
+            text_init(&cite);
             combat_say(v, "%s cannot be %s: %s (%s)", v->world->creatures[c].name, name,
                        rc->requires_else >= 0 ? program_string(v->p, rc->requires_else)
                                               : "its requirement does not hold",
-                       combat_cite(v, &rc->from, cite, sizeof cite));
+                       combat_cite(v, &rc->from, &cite));
+            text_free(&cite);
             return true;
         }
     }
@@ -741,11 +745,11 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     if (i < 0)
         return false;
     eff(v, i)->source = by;
-    char how[96];
-    describe_lasts(v, eff(v, i), how, sizeof how);
-    combat_say(v, "%s is %s (%s)", v->world->creatures[c].name, name, how);
-    char cite[160];
-    combat_note(v, "%s: %s", name, combat_cite(v, &v->r->conditions[cond].from, cite, sizeof cite));
+    text_buf how;
+    text_init(&how);
+    combat_say(v, "%s is %s (%s)", v->world->creatures[c].name, name, describe_lasts(v, eff(v, i), &how));
+    combat_note(v, "%s: %s", name, combat_cite(v, &v->r->conditions[cond].from, &how));
+    text_free(&how);
     *applied = true;
     value args[3] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, v->r->conditions[cond].name),
                      by >= 0 ? value_ref(V_CREATURE, 0, by) : value_nil()};
@@ -783,9 +787,12 @@ bool effects_clear(vm *v, int c, span at)
             bool its_turn = (e->queue == Q_TURN_START || e->queue == Q_TURN_END) && e->anchor == c;
             if (!(e->kind == EFF_RELATION && e->partner == c) && !its_turn)
                 continue;
-            char why[300];
-            snprintf(why, sizeof why, "%s left play", v->world->creatures[c].name);
-            if (!end_effect(v, i, why, at))
+            text_buf why;
+            text_init(&why);
+            text_add(&why, "%s left play", v->world->creatures[c].name);
+            bool ended = end_effect(v, i, why.s, at);
+            text_free(&why);
+            if (!ended)
                 return false;
             next = v->world->creatures[o].effects; /* the list may have changed */
         }
@@ -794,6 +801,25 @@ bool effects_clear(vm *v, int c, span at)
 }
 
 /* --- modifiers ------------------------------------------------------------------------ */
+
+/* The explain line of one modifier: `ac of goblin +2: shielded (§ ...)`;
+   how is "is " or "times ", or NULL for an amount added (signed). */
+static void note_modifier(vm *v, const char *stat, int c, const char *how, value amount, const char *cname,
+                          const r_condition *rc)
+{
+    if (v->world->cb.quiet)
+        return;
+    text_buf shown, cite;
+    text_init(&shown);
+    text_init(&cite);
+    vm_format_text(v, amount, &shown);
+    if (!how)
+        how = shown.s[0] == '-' ? "" : "+";
+    combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->world->creatures[c].name, how, shown.s, cname,
+                combat_cite(v, &rc->from, &cite));
+    text_free(&cite);
+    text_free(&shown);
+}
 
 /* Typed bonuses that do not stack: the best bonus and the worst penalty of
    each type. Untyped ones all count. */
@@ -860,23 +886,19 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                 return false;
             if (amount.type == V_ROLL)
                 amount = value_int(amount.num);
-            char cite[160];
-            combat_cite(v, &rc->from, cite, sizeof cite);
-            char shown[64];
-            vm_format(v, amount, shown, sizeof shown);
             const char *stat = program_string(v->p, v->p->decls[stat_decl].name);
             const char *cname = rules_condition_title(v->p, (int)(rc - v->r->conditions));
             if (mod->op == MOD_SET) {
                 set = true;
                 set_to = amount;
-                combat_note(v, "%s of %s is %s: %s (%s)", stat, v->world->creatures[c].name, shown, cname, cite);
+                note_modifier(v, stat, c, "is ", amount, cname, rc);
             } else if (mod->op == MOD_SCALE) {
                 if (!value_is_number(amount))
                     return vm_error(v, mod->where, "a scale is a number, not %s", value_type_name(amount.type));
                 if (rat_mul(value_as_frac(scale), value_as_frac(amount), V_FRAC, &scale) != ARITH_OK)
                     return vm_error(v, mod->where, "a scale overflows");
                 any_scale = true;
-                combat_note(v, "%s of %s times %s: %s (%s)", stat, v->world->creatures[c].name, shown, cname, cite);
+                note_modifier(v, stat, c, "times ", amount, cname, rc);
             } else if (mod->bonus >= 0 && !r->bonuses[mod->bonus].stacks) {
                 bonus_pick *p = NULL;
                 for (int b = 0; b < npicks; b++)
@@ -899,8 +921,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
                 if (!add_numbers(v, add, amount, &add, mod->where))
                     return false;
                 any_add = true;
-                combat_note(v, "%s of %s %s%s: %s (%s)", stat, v->world->creatures[c].name, shown[0] == '-' ? "" : "+",
-                            shown, cname, cite);
+                note_modifier(v, stat, c, NULL, amount, cname, rc);
             }
         }
     }
@@ -1004,10 +1025,12 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
             }
         }
         if (drop) {
-            char shown[32];
-            vm_format(v, amounts[i], shown, sizeof shown);
-            combat_note(v, "%s %s does not count: %s bonuses do not stack", program_string(v->p, labels[i]), shown,
+            text_buf shown;
+            text_init(&shown);
+            vm_format_text(v, amounts[i], &shown);
+            combat_note(v, "%s %s does not count: %s bonuses do not stack", program_string(v->p, labels[i]), shown.s,
                         program_string(v->p, r->bonuses[types[i]].name));
+            text_free(&shown);
             continue;
         }
         amounts[kept] = amounts[i];
@@ -1070,9 +1093,8 @@ static bool check_forbids(vm *v, int c, int action, int actor, bool protects, re
                 continue;
             *no = true;
             if (why) {
-                snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
-                         rules_condition_title(v->p, (int)(rc - v->r->conditions)));
-                why->rule = rc->from;
+                refusal_set(why, &rc->from, "%s is %s", v->world->creatures[c].name,
+                            rules_condition_title(v->p, (int)(rc - v->r->conditions)));
             }
         }
     }
@@ -1110,9 +1132,8 @@ bool effects_forbids_kind(vm *v, int c, int kind, refusal *why, bool *no, span a
             if (!holds)
                 continue;
             if (why) {
-                snprintf(why->why, sizeof why->why, "%s is %s", v->world->creatures[c].name,
-                         rules_condition_title(v->p, (int)(rc - v->r->conditions)));
-                why->rule = rc->from;
+                refusal_set(why, &rc->from, "%s is %s", v->world->creatures[c].name,
+                            rules_condition_title(v->p, (int)(rc - v->r->conditions)));
             }
             *no = true;
             return true;
@@ -1240,10 +1261,12 @@ void effects_each(vm *v, int c, effects_each_fn fn, void *user)
     static const char *const kinds[] = {"condition", "cooldown", "relation", "hold"};
     for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
         const effect *e = eff(v, i);
-        char how[96];
-        describe_lasts(v, e, how, sizeof how);
+        text_buf lasts;
+        text_init(&lasts);
+        const char *how = describe_lasts(v, e, &lasts);
         const char *partner = e->kind == EFF_RELATION && e->partner >= 0 ? v->world->creatures[e->partner].name : NULL;
         fn(user, kinds[e->kind], e->kind == EFF_HOLD ? "held action" : what_name(v, e), partner, how);
+        text_free(&lasts);
     }
 }
 
@@ -1255,8 +1278,9 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
         tail = i;
     for (int32_t i = tail; i >= 0; i = eff(v, i)->prev) {
         const effect *e = eff(v, i);
-        char how[96];
-        describe_lasts(v, e, how, sizeof how);
+        text_buf lasts;
+        text_init(&lasts);
+        const char *how = describe_lasts(v, e, &lasts);
         const char *sep = i == tail ? before : ", ";
         switch ((effect_kind)e->kind) {
         case EFF_CONDITION: combat_line_add(v, line, "%s%s [%s]", sep, what_name(v, e), how); break;
@@ -1266,6 +1290,7 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
             break;
         case EFF_HOLD: combat_line_add(v, line, "%sholding an action [%s]", sep, how); break;
         }
+        text_free(&lasts);
     }
 }
 

@@ -115,15 +115,12 @@ static const char *entry_name(vm *v, const entry *e)
     return e->creature >= 0 ? world_name(v, e->creature) : program_string(v->p, v->r->sides[e->side]);
 }
 
-/* "tol's", "valeros's"; a side's name is a plural: "bandits'" */
-static const char *possessive(vm *v, const entry *e, char *buf, size_t cap)
+/* What follows an entry's name to make it possessive: "tol's",
+   "valeros's"; a side's name is a plural: "bandits'". */
+static const char *possessive(const char *name, const entry *e)
 {
-    if (v->world->cb.quiet) /* nothing is said: spare the formatting */
-        return "";
-    const char *name = entry_name(v, e);
     size_t n = strlen(name);
-    snprintf(buf, cap, "%s%s", name, e->creature < 0 && n > 0 && name[n - 1] == 's' ? "'" : "'s");
-    return buf;
+    return e->creature < 0 && n > 0 && name[n - 1] == 's' ? "'" : "'s";
 }
 
 static const r_phase *phase_of(vm *v)
@@ -249,14 +246,13 @@ static bool start_turn(vm *v, int i, span at)
         cb->round_announced = true;
     }
     /* the turn is named first, then what ends as it comes */
+    const char *name = cb->quiet ? "" : entry_name(v, e); /* nothing is said: spare the lookup */
     if (kind == PHASE_STEPS) {
-        char whose[96];
-        combat_say(v, "%s%s %s", head, possessive(v, e, whose, sizeof whose), program_string(v->p, phase_of(v)->name));
+        combat_say(v, "%s%s%s %s", head, name, possessive(name, e), program_string(v->p, phase_of(v)->name));
         return effects_tick_position(v, cb->round, cb->phase, e->key, at);
     }
     if (e->creature >= 0) {
-        char whose[96];
-        combat_say(v, "%s%s turn", head, possessive(v, e, whose, sizeof whose));
+        combat_say(v, "%s%s%s turn", head, name, possessive(name, e));
         if (!effects_tick_position(v, cb->round, cb->phase, e->key, at))
             return false;
         if (!cb->active)
@@ -264,9 +260,8 @@ static bool start_turn(vm *v, int i, span at)
         return turn_events(v, e->creature, true, at);
     }
     /* a side's turn: each member's turn starts */
-    char whose[96];
     combat_line line = {.say = true};
-    combat_line_add(v, &line, "%s%s turn (", head, possessive(v, e, whose, sizeof whose));
+    combat_line_add(v, &line, "%s%s%s turn (", head, name, possessive(name, e));
     bool named = false;
     for (size_t c = 0; c < v->world->ncreatures && !cb->quiet; c++) {
         bool yes;
@@ -1115,12 +1110,10 @@ static bool decides_in_turn(vm *v, int c, const char *cite)
     return true;
 }
 
-bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
+static bool reorder(vm *v, int c, bool after, int other, bool forfeit, const char *cite, span at)
 {
     combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
-    char cite[160];
-    combat_cite(v, &in->reorder_from_origin, cite, sizeof cite);
     int from = index_of(v, c), next_to = index_of(v, other);
     if (from < 0 || next_to < 0)
         return vm_error(v, at, "both creatures need a place in the order");
@@ -1166,6 +1159,16 @@ bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span a
     if (!held)
         initiative_show(v);
     return true;
+}
+
+bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
+{
+    text_buf cite;
+    text_init(&cite);
+    combat_cite(v, &v->r->initiative.reorder_from_origin, &cite);
+    bool fine = reorder(v, c, after, other, forfeit, cite.s, at);
+    text_free(&cite);
+    return fine;
 }
 
 /* Moves promised by forfeited turns happen before the first turn of the

@@ -100,23 +100,17 @@ static bool run_trigger(vm *v, int t, value *params, int self, span at)
     return vm_call(v, tr->body, self, params, tr->nparams, &r);
 }
 
-static void describe_cost(vm *v, const cost *k, char *buf, size_t cap)
+static void describe_cost(vm *v, const cost *k, text_buf *out)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int o = 0; o < k->noptions && len < cap; o++) {
+    for (int o = 0; o < k->noptions; o++) {
         const cost_option *opt = &k->options[o];
-        for (int i = 0; i < opt->nparts && len < cap; i++) {
+        for (int i = 0; i < opt->nparts; i++) {
             const cost_part *p = &opt->parts[i];
             const char *name = p->kind == COST_SLOT ? program_string(v->p, v->r->slots[p->index].name)
                                                     : program_string(v->p, v->p->decls[p->index].name);
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s%s",
-                                    i   ? " + "
-                                    : o ? " or "
-                                        : "",
-                                    p->n > 1 ? "" : "", name);
-            if (p->n > 1 && len < cap)
-                len += (size_t)snprintf(buf + len, cap - len, " x%d", p->n);
+            text_add(out, "%s%s", i ? " + " : o ? " or " : "", name);
+            if (p->n > 1)
+                text_add(out, " x%d", p->n);
         }
     }
 }
@@ -133,49 +127,58 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
     if (out || !within_limit(v, t, who))
         return true;
     refusal why;
-    bool forbidden;
+    refusal_init(&why);
+    text_buf costs, others, question;
+    text_init(&costs);
+    text_init(&others);
+    text_init(&question);
+    bool fine = false, forbidden, affordable, take;
     if (!effects_forbids_kind(v, who, tr->kind, &why, &forbidden, at))
-        return false;
+        goto done;
     if (forbidden) {
-        combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
-        return true;
+        combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why.s);
+        fine = true;
+        goto done;
     }
-    bool affordable;
     if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, false, &why, &affordable))
-        return false;
+        goto done;
     if (!affordable) {
-        combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
-        return true;
+        combat_note(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why.s);
+        fine = true;
+        goto done;
     }
-    char costs[128], question[512], cite[160];
-    describe_cost(v, &tr->cost, costs, sizeof costs);
+    describe_cost(v, &tr->cost, &costs);
     /* name the other creatures of the event, for the question */
-    char others[256] = "";
-    size_t len = 0;
-    for (int i = 0; i < tr->nparams && len < sizeof others; i++)
+    for (int i = 0; i < tr->nparams; i++)
         if (params[i].type == V_CREATURE && (int)params[i].num != who)
-            len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : " on ",
-                                    v->world->creatures[params[i].num].name);
-    snprintf(question, sizeof question, "%s may take %s%s%s%s%s: take it?", c->name, trigger_name(v, t), others,
-             costs[0] ? " (" : "", costs, costs[0] ? ")" : "");
-    bool take;
-    if (!wants(v, t, question, &take))
-        return false;
+            text_add(&others, "%s%s", others.len ? ", " : " on ", v->world->creatures[params[i].num].name);
+    text_add(&question, "%s may take %s%s%s%s%s: take it?", c->name, trigger_name(v, t), others.s,
+             costs.len ? " (" : "", costs.s, costs.len ? ")" : "");
+    if (!wants(v, t, question.s, &take))
+        goto done;
     if (!take) {
-        combat_say(v, "%s declines %s%s", c->name, trigger_name(v, t), others);
-        return true;
+        combat_say(v, "%s declines %s%s", c->name, trigger_name(v, t), others.s);
+        fine = true;
+        goto done;
     }
     if (!ledger_pay(v, who, &tr->cost, tr->kind, true, false, true, &why, &affordable))
-        return false;
+        goto done;
     if (!affordable) {
-        combat_say(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why);
-        return true;
+        combat_say(v, "%s cannot take %s: %s", c->name, trigger_name(v, t), why.why.s);
+        fine = true;
+        goto done;
     }
     count_use(v, t, who);
-    combat_say(v, "%s takes %s%s%s%s%s", c->name, trigger_name(v, t), others, costs[0] ? " (" : "", costs,
-               costs[0] ? ")" : "");
-    combat_note(v, "trigger %s: %s", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
-    return run_trigger(v, t, params, who, at);
+    combat_say(v, "%s takes %s%s%s%s%s", c->name, trigger_name(v, t), others.s, costs.len ? " (" : "", costs.s,
+               costs.len ? ")" : "");
+    combat_note(v, "trigger %s: %s", trigger_name(v, t), combat_cite(v, &tr->from, &question));
+    fine = run_trigger(v, t, params, who, at);
+done:
+    text_free(&question);
+    text_free(&others);
+    text_free(&costs);
+    refusal_free(&why);
+    return fine;
 }
 
 /* Creatures in the order of turns, starting after the one acting. */
@@ -282,8 +285,10 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
         }
         count_use(v, t, each);
         if (!v->world->cb.quiet) {
-            char cite[160];
-            combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, cite, sizeof cite));
+            text_buf cite;
+            text_init(&cite);
+            combat_note(v, "trigger %s fires (%s)", trigger_name(v, t), combat_cite(v, &tr->from, &cite));
+            text_free(&cite);
         }
         if (!run_trigger(v, t, params, -1, at))
             return false;
@@ -307,11 +312,14 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         if (!match)
             continue;
         int who = hd->creature;
-        char question[256];
-        snprintf(question, sizeof question, "%s's held %s: take it now?", v->world->creatures[who].name,
+        text_buf question;
+        text_init(&question);
+        text_add(&question, "%s's held %s: take it now?", v->world->creatures[who].name,
                  program_string(v->p, v->r->actions[hd->action].name));
         bool take = true;
-        if (v->world->offer && !v->world->offer(v->world->ask_user, question, &take))
+        bool fine = !v->world->offer || v->world->offer(v->world->ask_user, question.s, &take);
+        text_free(&question);
+        if (!fine)
             return false;
         if (!take)
             continue;
@@ -437,13 +445,21 @@ static bool answer_is_a_choice(vm *v, const r_ruling *rl, value a, span at)
 {
     if (!rl->nchoices)
         return true;
-    char text[128], list[512];
-    vm_format(v, a, text, sizeof text);
-    for (int i = 0; i < rl->nchoices; i++)
-        if (!strcmp(text, program_string(v->p, rl->choices[i])))
-            return true;
-    rules_choices_text(v->p, rl, list, sizeof list);
-    return vm_error(v, at, "ruling %s is answered with one of %s, not %s", program_string(v->p, rl->name), list, text);
+    text_buf given, list;
+    text_init(&given);
+    text_init(&list);
+    vm_format_text(v, a, &given);
+    bool fits = false;
+    for (int i = 0; i < rl->nchoices && !fits; i++)
+        fits = !strcmp(given.s, program_string(v->p, rl->choices[i]));
+    if (!fits) {
+        rules_choices_text(v->p, rl, &list);
+        vm_error(v, at, "ruling %s is answered with one of %s, not %s", program_string(v->p, rl->name), list.s,
+                 given.s);
+    }
+    text_free(&list);
+    text_free(&given);
+    return fits;
 }
 
 static bool answer_fits(vm *v, const r_ruling *rl, value a, span at)
@@ -513,12 +529,14 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
 }
 
 /* An answer as the GM gave it: yes or no for a yes-no question. */
-static void format_answer(vm *v, const r_ruling *rl, value a, char *buf, size_t cap)
+static const char *format_answer(vm *v, const r_ruling *rl, value a, text_buf *out)
 {
+    text_clear(out);
     if (rl->answer == ANSWER_YES_NO && a.type == V_BOOL)
-        snprintf(buf, cap, "%s", a.num ? "yes" : "no");
+        text_put(out, a.num ? "yes" : "no");
     else
-        vm_format(v, a, buf, cap);
+        vm_format_text(v, a, out);
+    return out->s;
 }
 
 /* Whom the question is put for: the creature, or its side. */
@@ -530,7 +548,9 @@ static const char *asked_of(const vm *v, const r_ruling *rl, int self)
     return v->world->creatures[self].name;
 }
 
-bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
+/* rulings_ask, with three texts to write in: the rule's citation, the
+   answer as shown, and the question. */
+static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite, text_buf *shown, text_buf *question)
 {
     const r_ruling *rl = &v->r->rulings[ruling];
     const char *name = program_string(v->p, rl->name);
@@ -551,13 +571,12 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
             return eval(v, &rl->def, self, NULL, 0, out);
         return vm_error(v, at, "ruling %s is not answered yet", name);
     }
-    char cite[160], shown[64];
-    combat_cite(v, &rl->from, cite, sizeof cite);
+    combat_cite(v, &rl->from, cite);
     if (a) {
         *out = a->v;
-        format_answer(v, rl, *out, shown, sizeof shown);
         combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
-                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown, cite);
+                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
+                    cite->s);
         /* an answer for one use is spent by it; those queued after it keep
            their order */
         if (rl->per == ASKED_PER_USE) {
@@ -568,17 +587,16 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         }
         return true;
     }
-    char question[512];
     const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : name;
     if (asked_of_each(rl))
-        snprintf(question, sizeof question, "%s (%s)", q, asked_of(v, rl, self));
+        text_add(question, "%s (%s)", q, asked_of(v, rl, self));
     else
-        snprintf(question, sizeof question, "%s", q);
+        text_put(question, q);
     bool asked = v->world->ask != NULL;
     if (asked) {
         value got;
         bool answered, for_all = false;
-        if (!v->world->ask(v->world->ask_user, ruling, question, &got, &answered, &for_all))
+        if (!v->world->ask(v->world->ask_user, ruling, question->s, &got, &answered, &for_all))
             return false;
         if (answered) {
             if (!answer_fits(v, rl, got, at))
@@ -588,8 +606,7 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
             if (for_all && asked_of_each(rl) && !rulings_answer(v, ruling, got, -1, at))
                 return false;
             *out = got;
-            format_answer(v, rl, *out, shown, sizeof shown);
-            combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, shown, cite);
+            combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, format_answer(v, rl, *out, shown), cite->s);
             return true;
         }
         if (!rexpr_present(&rl->def))
@@ -598,10 +615,9 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
     if (rexpr_present(&rl->def)) {
         if (!eval(v, &rl->def, self, NULL, 0, out))
             return false;
-        format_answer(v, rl, *out, shown, sizeof shown);
         combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
-                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", shown,
-                    asked ? "the GM took it" : "no one was asked", cite);
+                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
+                    asked ? "the GM took it" : "no one was asked", cite->s);
         if (!answer_fits(v, rl, *out, at))
             return false;
         /* taken at the prompt, the default is the GM's answer from now on,
@@ -609,7 +625,20 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
         return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, self, at);
     }
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,
-                    question, name, asked_of_each(rl) ? " for NAME" : "");
+                    question->s, name, asked_of_each(rl) ? " for NAME" : "");
+}
+
+bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
+{
+    text_buf cite, shown, question;
+    text_init(&cite);
+    text_init(&shown);
+    text_init(&question);
+    bool fine = ask(v, ruling, self, out, at, &cite, &shown, &question);
+    text_free(&question);
+    text_free(&shown);
+    text_free(&cite);
+    return fine;
 }
 
 void rulings_end_encounter(vm *v)

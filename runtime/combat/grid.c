@@ -1150,6 +1150,9 @@ bool grid_show(vm *v, span at)
         ly = ly - 1 < 0 ? 0 : ly - 1;
     hx++;
     hy++;
+    /* a map wider or taller than a screen shows its first 61 columns and
+       rows, and says so */
+    bool cut = hx - lx > 60 || hy - ly > 60;
     if (hx - lx > 60)
         hx = lx + 60;
     if (hy - ly > 60)
@@ -1220,12 +1223,15 @@ bool grid_show(vm *v, span at)
         combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->world->creatures[labelled[k]].name);
     combat_line_add(v, &key, "   (# blocked, ~ difficult)");
     combat_line_end(v, &key);
-    if (beyond) {
+    if (beyond || cut) {
         char from[32], to[32];
         square_format(lx, ly, from, sizeof from);
         square_format(hx, hy, to, sizeof to);
-        combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond, beyond == 1 ? "" : "s",
-                     from, to);
+        if (beyond)
+            combat_print(v, "(%d creature%s beyond the part of the map shown, %s to %s)", beyond,
+                         beyond == 1 ? "" : "s", from, to);
+        else
+            combat_print(v, "(the map goes on beyond the part shown, %s to %s)", from, to);
     }
     mem_free(labels, label_cap * sizeof *labels);
     mem_free(labelled, label_cap * sizeof *labelled);

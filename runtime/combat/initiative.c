@@ -160,10 +160,12 @@ static bool tie_value(vm *v, const tie_key *k, part *p, value *out, span at)
         value d, r;
         if (!eval_for(v, &k->e, p->creature, p->check, &d) || !vm_roll(v, d, k->where, &r))
             return false;
-        char shown[128];
-        vm_format(v, r, shown, sizeof shown);
+        text_buf shown;
+        text_init(&shown);
+        vm_format_text(v, r, &shown);
         combat_say(v, "%s breaks a tie: %s",
-                   p->is_side ? program_string(v->p, v->r->sides[p->side]) : world_name(v, p->creature), shown);
+                   p->is_side ? program_string(v->p, v->r->sides[p->side]) : world_name(v, p->creature), shown.s);
+        text_free(&shown);
         *out = value_int(r.num);
         return true;
     }
@@ -290,12 +292,11 @@ static bool break_score_ties(vm *v, part *p, int n, span at)
 }
 
 /* How a tie names a group: its side, or with `by`, its first member's group. */
-static const char *group_name(vm *v, const r_initiative *in, const part *p, char *buf, size_t cap)
+static bool add_group_name(vm *v, const r_initiative *in, const part *p, vm_text *names, span at)
 {
     if (!rexpr_present(&in->group_by))
-        return program_string(v->p, v->r->sides[p->side]);
-    snprintf(buf, cap, "%s's group", world_name(v, p->creature));
-    return buf;
+        return vm_text_add(v, names, program_string(v->p, v->r->sides[p->side]), at);
+    return vm_text_add(v, names, world_name(v, p->creature), at) && vm_text_add(v, names, "'s group", at);
 }
 
 /* "a, b and c are tied: each rolls", however many are tied. */
@@ -312,17 +313,13 @@ static bool say_tied(vm *v, const r_initiative *in, const tie_key *k, const part
             continue;
         said++;
         bool group = in->mode != INIT_SIDES && in->group_side >= 0 && p[m].side == in->group_side;
-        char gname[128];
-        ok = vm_text_add(v, &names,
-                         said == 1       ? ""
-                         : said == units ? " and "
-                                         : ", ",
-                         at) &&
-             vm_text_add(v, &names,
-                         p[m].is_side ? program_string(v->p, v->r->sides[p[m].side])
-                         : group      ? group_name(v, in, &p[m], gname, sizeof gname)
-                                      : world_name(v, p[m].creature),
-                         at);
+        ok = vm_text_add(v, &names, said == 1 ? "" : said == units ? " and " : ", ", at);
+        if (ok && group && !p[m].is_side)
+            ok = add_group_name(v, in, &p[m], &names, at);
+        else if (ok)
+            ok = vm_text_add(v, &names,
+                             p[m].is_side ? program_string(v->p, v->r->sides[p[m].side]) : world_name(v, p[m].creature),
+                             at);
     }
     if (ok) {
         combat_flush_roll(v);
@@ -514,18 +511,22 @@ int initiative_each(const vm *v, int *row)
     return -1;
 }
 
-void initiative_entry_text(vm *v, const entry *e, char *score, size_t score_cap, char *note, size_t note_cap)
+void initiative_entry_text(vm *v, const entry *e, text_buf *score, text_buf *note)
 {
-    char rolled[64] = "";
-    if (e->score.type != V_NIL)
-        vm_format(v, e->score, rolled, sizeof rolled);
+    text_clear(score);
+    text_clear(note);
     bool waiting = initiative_waiting(v, e);
-    note[0] = '\0';
-    snprintf(score, score_cap, "%s", waiting || e->moved ? "" : rolled);
-    if (waiting || e->moved)
-        snprintf(note, note_cap, "%s%s%s", waiting ? "delaying" : "moved", rolled[0] ? "; rolled " : "", rolled);
-    else if (e->unrolled)
-        snprintf(note, note_cap, "no roll yet");
+    if (waiting || e->moved) {
+        text_put(note, waiting ? "delaying" : "moved");
+        if (e->score.type != V_NIL) {
+            text_put(note, "; rolled ");
+            vm_format_text(v, e->score, note);
+        }
+    } else if (e->score.type != V_NIL) {
+        vm_format_text(v, e->score, score);
+    }
+    if (!waiting && !e->moved && e->unrolled)
+        text_put(note, "no roll yet");
 }
 
 void initiative_show(vm *v)
@@ -537,28 +538,32 @@ void initiative_show(vm *v)
        players know it (when it is one line) */
     combat_line line = {.say = true};
     combat_line_add(v, &line, "order:");
-    char players[sizeof line.text] = "order:";
-    size_t told = strlen(players);
+    text_buf players, score, note;
+    text_init(&players);
+    text_init(&score);
+    text_init(&note);
+    text_put(&players, "order:");
     /* as play goes: a creature that waits comes after the others */
     int said = 0, shown_to_players = 0;
     bool kept_back = false;
     for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
-        char score[64], note[96], item[256];
-        initiative_entry_text(v, e, score, sizeof score, note, sizeof note);
-        const char *shown = score[0] ? score : note;
-        snprintf(item, sizeof item, "%s%s%s%s", entry_name(v, e), shown[0] ? " (" : "", shown, shown[0] ? ")" : "");
-        combat_line_add(v, &line, "%s %s", said++ ? "," : "", item);
+        initiative_entry_text(v, e, &score, &note);
+        const char *shown = score.len ? score.s : note.s;
+        const char *open = shown[0] ? " (" : "", *close = shown[0] ? ")" : "";
+        combat_line_add(v, &line, "%s %s%s%s%s", said++ ? "," : "", entry_name(v, e), open, shown, close);
         if (e->creature >= 0 && v->world->creatures[e->creature].hidden)
             kept_back = true;
-        else if (told < sizeof players)
-            told +=
-                (size_t)snprintf(players + told, sizeof players - told, "%s %s", shown_to_players++ ? "," : "", item);
+        else
+            text_add(&players, "%s %s%s%s%s", shown_to_players++ ? "," : "", entry_name(v, e), open, shown, close);
     }
     bool one_line = strncmp(line.text, "order:", 6) == 0;
     combat_line_end(v, &line);
-    if (kept_back && one_line && told < sizeof players)
-        combat_say_for_players(v, players);
+    if (kept_back && one_line)
+        combat_say_for_players(v, players.s);
+    text_free(&note);
+    text_free(&score);
+    text_free(&players);
 }
 
 /* --- late arrivals ------------------------------------------------------------- */
@@ -697,17 +702,20 @@ static bool place_one(vm *v, int c, value given, span at)
     combat *cb = &v->world->cb;
     const r_initiative *in = &v->r->initiative;
     creature *cr = &v->world->creatures[c];
-    char score[64] = "";
     int old = encounter_index_of(v, c);
     if (!cr->in_play)
         return vm_error(v, at, "%s is not in the encounter", cr->name);
     if (old >= 0 && !cb->order[old].unrolled) {
+        text_buf score;
+        text_init(&score);
         if (cb->order[old].score.type != V_NIL)
-            vm_format(v, cb->order[old].score, score, sizeof score);
-        return vm_error(v, at,
-                        "%s already has its place in the order%s%s%s; only a creature that joined the fight "
-                        "since is placed this way",
-                        cr->name, score[0] ? " (" : "", score, score[0] ? ")" : "");
+            vm_format_text(v, cb->order[old].score, &score);
+        vm_error(v, at,
+                 "%s already has its place in the order%s%s%s; only a creature that joined the fight "
+                 "since is placed this way",
+                 cr->name, score.len ? " (" : "", score.s, score.len ? ")" : "");
+        text_free(&score);
+        return false;
     }
     int shared;
     if (!shared_place(v, c, &shared, at))
@@ -768,24 +776,28 @@ static bool place_one(vm *v, int c, value given, span at)
     }
     if (!encounter_insert_entry(v, e, to, at))
         return false;
-    if (e.score.type != V_NIL)
-        vm_format(v, e.score, score, sizeof score);
-    char where[300];
-    if (to > 0)
-        snprintf(where, sizeof where, "after %s", entry_name(v, &cb->order[to - 1]));
-    else if (cb->norder > 1)
-        snprintf(where, sizeof where, "first, before %s", entry_name(v, &cb->order[1]));
-    else
-        snprintf(where, sizeof where, "alone");
-    bool this_round = cb->awaiting_start || to > cb->turn;
-    char who[300];
+    text_buf line;
+    text_init(&line);
     if (e.creature < 0)
-        snprintf(who, sizeof who, "%s's side, %s,", cr->name, program_string(v->p, v->r->sides[cr->side]));
+        text_add(&line, "%s's side, %s,", cr->name, program_string(v->p, v->r->sides[cr->side]));
     else
-        snprintf(who, sizeof who, "%s", cr->name);
-    combat_say(v, "%s takes its place in the order%s%s%s: %s (%s)", who, score[0] ? " at " : "", score,
-               shared >= 0 ? ", its group's roll" : "", where,
-               this_round ? "its turn comes this round" : "it acts from the next round");
+        text_put(&line, cr->name);
+    text_put(&line, " takes its place in the order");
+    if (e.score.type != V_NIL) {
+        text_put(&line, " at ");
+        vm_format_text(v, e.score, &line);
+    }
+    text_add(&line, "%s: ", shared >= 0 ? ", its group's roll" : "");
+    if (to > 0)
+        text_add(&line, "after %s", entry_name(v, &cb->order[to - 1]));
+    else if (cb->norder > 1)
+        text_add(&line, "first, before %s", entry_name(v, &cb->order[1]));
+    else
+        text_put(&line, "alone");
+    bool this_round = cb->awaiting_start || to > cb->turn;
+    text_add(&line, " (%s)", this_round ? "its turn comes this round" : "it acts from the next round");
+    combat_say(v, "%s", line.s);
+    text_free(&line);
     return true;
 }
 

@@ -105,18 +105,6 @@ static int used(view *w, int s)
                                 : get(slot_turn(w, s), cr->turn_epoch);
 }
 
-static void refuse(refusal *why, const origin *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void refuse(refusal *why, const origin *rule, const char *fmt, ...)
-{
-    if (!why)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why->why, sizeof why->why, fmt, ap);
-    va_end(ap);
-    why->rule = rule ? *rule : (origin){-1, {0}, -1};
-}
-
 /* Counts one use of slot s in this window (or, borrowing, the next). */
 static void spend_one(view *w, int s, bool next_turn)
 {
@@ -158,12 +146,13 @@ static bool limits_allow(view *w, int s, refusal *why)
                                            : get(slot_turn(w, t), w->v->world->creatures[w->c].turn_epoch);
         }
         if (total + 1 > lim->max) {
-            char names[128];
-            size_t len = 0;
-            for (int j = 0; j < lim->nslots && len < sizeof names; j++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? " + " : "",
-                                        slot_name(w->v, lim->slots[j]));
-            refuse(why, &lim->from, "at most %d %s per %s (%d taken)", lim->max, names, period_name(lim->per), total);
+            text_buf names;
+            text_init(&names);
+            for (int j = 0; j < lim->nslots; j++)
+                text_add(&names, "%s%s", j ? " + " : "", slot_name(w->v, lim->slots[j]));
+            refusal_set(why, &lim->from, "at most %d %s per %s (%d taken)", lim->max, names.s, period_name(lim->per),
+                        total);
+            text_free(&names);
             return false;
         }
     }
@@ -180,13 +169,13 @@ static bool limits_allow(view *w, int s, refusal *why)
             for (int j = 0; j < in->only_group_len[g]; j++)
                 total += get(slot_round(w, in->only_groups[g][j]), w->v->world->cb.round_epoch);
             if (total >= 1) {
-                char names[128];
-                size_t len = 0;
-                for (int j = 0; j < in->only_group_len[g] && len < sizeof names; j++)
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? " or " : "",
-                                            slot_name(w->v, in->only_groups[g][j]));
-                refuse(why, in->surprise_from.cite >= 0 ? &in->surprise_from : &in->from,
-                       "in the surprise round only one %s", names);
+                text_buf names;
+                text_init(&names);
+                for (int j = 0; j < in->only_group_len[g]; j++)
+                    text_add(&names, "%s%s", j ? " or " : "", slot_name(w->v, in->only_groups[g][j]));
+                refusal_set(why, in->surprise_from.cite >= 0 ? &in->surprise_from : &in->from,
+                            "in the surprise round only one %s", names.s);
+                text_free(&names);
                 return false;
             }
         }
@@ -204,8 +193,8 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
     const econ_slot *sl = &r->slots[s];
     const creature *cr = &v->world->creatures[w->c];
     if (sl->phase >= 0 && v->world->cb.phase != sl->phase) {
-        refuse(why, &sl->from, "%s can only be spent in the %s phase", slot_name(v, s),
-               program_string(v->p, r->phases[sl->phase].name));
+        refusal_set(why, &sl->from, "%s can only be spent in the %s phase", slot_name(v, s),
+                    program_string(v->p, r->phases[sl->phase].name));
         return true;
     }
     /* exclusivity: after one kind, only that kind until the next turn */
@@ -218,8 +207,8 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         if (held && held != kind + 2) {
             const char *mine = kind >= 0 ? program_string(v->p, kind) : "another kind";
             const char *theirs = held >= 2 ? program_string(v->p, held - 2) : "another kind";
-            refuse(why, &ex->from, "after %s, %s is only for %s until %s's next turn (not %s)", theirs, slot_name(v, s),
-                   theirs, cr->name, mine);
+            refusal_set(why, &ex->from, "after %s, %s is only for %s until %s's next turn (not %s)", theirs,
+                        slot_name(v, s), theirs, cr->name, mine);
             return true;
         }
     }
@@ -250,16 +239,16 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         }
         if (via < 0) {
             if (next_turn)
-                refuse(why, &sl->from, "no %s left in %s's next turn to borrow", slot_name(v, s), cr->name);
+                refusal_set(why, &sl->from, "no %s left in %s's next turn to borrow", slot_name(v, s), cr->name);
             else if (have > cap) /* the extra ones came by exchange */
-                refuse(why, &sl->from, "no %s left this %s (%d of %d spent, and %d more by exchange)", slot_name(v, s),
-                       period_name(sl->per), cap, cap, have - cap);
+                refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent, and %d more by exchange)",
+                            slot_name(v, s), period_name(sl->per), cap, cap, have - cap);
             else if (w->pending > 0) /* the cost takes several: say what was spent before it */
-                refuse(why, &sl->from, "no %s left this %s (%d of %d spent, and this takes %d)", slot_name(v, s),
-                       period_name(sl->per), have - w->pending, cap, w->pending + 1);
+                refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent, and this takes %d)", slot_name(v, s),
+                            period_name(sl->per), have - w->pending, cap, w->pending + 1);
             else
-                refuse(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s), period_name(sl->per),
-                       have, cap);
+                refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s),
+                            period_name(sl->per), have, cap);
             return true;
         }
     }
@@ -295,12 +284,12 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
         } else if (!own_turn && sl->borrow_next && (bunl || get(debt(w, b), cr->turn_epoch) < bcap)) {
             spend_one(w, b, true);
         } else if (!own_turn && !cr->turn_begun && !sl->borrow_next) {
-            refuse(why, &sl->from, "%s takes a %s of %s's last turn, and %s has had no turn in this encounter",
-                   slot_name(v, s), slot_name(v, b), cr->name, cr->name);
+            refusal_set(why, &sl->from, "%s takes a %s of %s's last turn, and %s has had no turn in this encounter",
+                        slot_name(v, s), slot_name(v, b), cr->name, cr->name);
             return true;
         } else {
-            refuse(why, &sl->from, "%s takes a %s, and there is none to give up%s", slot_name(v, s), slot_name(v, b),
-                   own_turn ? " this turn" : "");
+            refusal_set(why, &sl->from, "%s takes a %s, and there is none to give up%s", slot_name(v, s),
+                        slot_name(v, b), own_turn ? " this turn" : "");
             return true;
         }
     }
@@ -331,9 +320,9 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
                 return false;
             if (!value_is_number(have) || value_floor(value_as_frac(have)) < part->n) {
                 const decl *d = &v->p->decls[part->index];
-                refuse(why, NULL, "not enough %s (%s has %lld, needs %d)", program_string(v->p, d->name),
-                       v->world->creatures[c].name,
-                       (long long)(value_is_number(have) ? value_floor(value_as_frac(have)) : 0), part->n);
+                refusal_set(why, NULL, "not enough %s (%s has %lld, needs %d)", program_string(v->p, d->name),
+                            v->world->creatures[c].name,
+                            (long long)(value_is_number(have) ? value_floor(value_as_frac(have)) : 0), part->n);
                 return true;
             }
             continue;
@@ -397,10 +386,10 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     if (off_turn && !anytime) {
         int acting = encounter_acting(v);
         if (acting >= 0)
-            refuse(why, NULL, "it is %s's turn, not %s's", v->world->creatures[acting].name,
-                   v->world->creatures[c].name);
+            refusal_set(why, NULL, "it is %s's turn, not %s's", v->world->creatures[acting].name,
+                        v->world->creatures[c].name);
         else
-            refuse(why, NULL, "it is nobody's turn");
+            refusal_set(why, NULL, "it is nobody's turn");
         return true;
     }
     if (k->noptions == 0) {
@@ -411,25 +400,31 @@ bool ledger_pay(vm *v, int c, const cost *k, int kind, bool anytime, bool borrow
     bool slots_free = !enforced(v);
     /* every way to pay is refused: say why for each (once per reason), so
        "no bonus action left" is not read as the only thing missing */
-    refusal all = {{0}, {-1, {0}, -1}, false};
-    size_t len = 0;
+    refusal all, one;
+    refusal_init(&all);
+    refusal_init(&one);
+    bool fine = true;
     for (int o = 0; o < k->noptions; o++) {
-        refusal tmp = {{0}, {-1, {0}, -1}, false};
-        if (!try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &tmp, affordable, at))
-            return false;
+        text_clear(&one.why);
+        if (!try_option(v, c, &k->options[o], kind, off_turn, borrows_next, slots_free, pay, &one, affordable, at)) {
+            fine = false;
+            break;
+        }
         if (*affordable)
-            return true;
+            break;
         if (o == 0)
-            all.rule = tmp.rule;
-        if (strstr(all.why, tmp.why))
-            continue;
-        int w = snprintf(all.why + len, sizeof all.why - len, "%s%s", len ? "; " : "", tmp.why);
-        if (w > 0)
-            len = len + (size_t)w < sizeof all.why ? len + (size_t)w : sizeof all.why - 1;
+            all.rule = one.rule;
+        if (!strstr(all.why.s, one.why.s))
+            text_add(&all.why, "%s%s", all.why.len ? "; " : "", one.why.s);
     }
-    if (why)
-        *why = all;
-    return true;
+    if (fine && !*affordable && why) {
+        text_move(&why->why, &all.why);
+        why->rule = all.rule;
+        why->missing = false;
+    }
+    refusal_free(&one);
+    refusal_free(&all);
+    return fine;
 }
 
 int ledger_spent(vm *v, int c, int s)
@@ -492,23 +487,25 @@ bool ledger_show(vm *v, int c)
     if (!combat_sync(v))
         return false;
     const rules *r = v->r;
-    char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s may still use:", v->world->creatures[c].name);
+    text_buf line;
+    text_init(&line);
+    text_add(&line, "%s may still use:", v->world->creatures[c].name);
     if (r->nslots == 0)
-        len += (size_t)snprintf(line + len, sizeof line - len, " (these rules declare no economy)");
-    for (int s = 0; s < r->nslots && len < sizeof line; s++) {
+        text_put(&line, " (these rules declare no economy)");
+    for (int s = 0; s < r->nslots; s++) {
         bool unl;
         int left;
-        if (!ledger_left(v, c, s, &unl, &left))
+        if (!ledger_left(v, c, s, &unl, &left)) {
+            text_free(&line);
             return false;
+        }
         if (unl)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s any", s ? "," : "", slot_name(v, s));
+            text_add(&line, "%s %s any", s ? "," : "", slot_name(v, s));
         else
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s %d", s ? "," : "", slot_name(v, s), left);
-        const econ_slot *sl = &r->slots[s];
-        if (len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, " (per %s)", period_name(sl->per));
+            text_add(&line, "%s %s %d", s ? "," : "", slot_name(v, s), left);
+        text_add(&line, " (per %s)", period_name(r->slots[s].per));
     }
-    combat_print(v, "%s", line);
+    combat_print(v, "%s", line.s);
+    text_free(&line);
     return true;
 }

@@ -106,13 +106,37 @@ void combat_flush_roll(vm *v)
     cb->pending_log = -1;
 }
 
+/* The pending line from byte `at` on becomes `text`; false out of memory. */
+static bool pending_set(combat *cb, size_t at, const char *text)
+{
+    size_t n = strlen(text);
+    char *grown = mem_grow(cb->pending_line, 1, &cb->pending_cap, at + n + 1);
+    if (!grown)
+        return false;
+    cb->pending_line = grown;
+    memcpy(grown + at, text, n + 1);
+    return true;
+}
+
+void combat_pending_add(vm *v, const char *more)
+{
+    combat *cb = &v->world->cb;
+    if (!pending_set(cb, strlen(cb->pending_line), more)) {
+        combat_flush_roll(v); /* out of memory: what it has, then the rest on a line of its own */
+        combat_say(v, "%s", more);
+    }
+}
+
 void combat_pending_roll(vm *v, int64_t seq, const char *line)
 {
     combat *cb = &v->world->cb;
     combat_flush_roll(v);
     if (cb->quiet)
         return;
-    snprintf(cb->pending_line, sizeof cb->pending_line, "%s", line);
+    if (!pending_set(cb, 0, line)) { /* out of memory: the line is said as it stands, never cut */
+        combat_say(v, "%s", line);
+        return;
+    }
     cb->pending_roll = seq;
     cb->pending_hidden = hidden_line(v, line, true);
     keep(v, false, cb->pending_hidden, line);
@@ -291,22 +315,22 @@ void combat_note(vm *v, const char *fmt, ...)
     line_done(&line);
 }
 
-const char *combat_cite(vm *v, const origin *o, char *buf, size_t cap)
+const char *combat_cite(vm *v, const origin *o, text_buf *out)
 {
-    buf[0] = '\0';
+    text_clear(out);
     const char *sys = v->p->system_name >= 0 ? program_string(v->p, v->p->system_name) : NULL;
     if (o && o->cite >= 0)
-        snprintf(buf, cap, "%s%s\u00a7 \"%s\"", sys ? sys : "", sys ? " " : "", program_string(v->p, o->cite));
+        text_add(out, "%s%s\u00a7 \"%s\"", sys ? sys : "", sys ? " " : "", program_string(v->p, o->cite));
     else if (o && o->decl >= 0 && (size_t)o->decl < v->p->ndecls) {
         const decl *d = &v->p->decls[o->decl];
         const source *src = d->where.source < v->p->nsources ? v->p->sources[d->where.source] : NULL;
         if (src) {
             int line, col;
             source_line_col(src, d->where.start, &line, &col);
-            snprintf(buf, cap, "%s:%d", src->name, line);
+            text_add(out, "%s:%d", src->name, line);
         }
     }
-    return buf;
+    return out->s;
 }
 
 static uint32_t text_hash(const char *s)
@@ -358,16 +382,19 @@ void combat_explain(vm *v)
     int32_t *seen = details ? mem_alloc(cap * sizeof(int32_t)) : NULL;
     for (size_t k = 0; seen && k < cap; k++)
         seen[k] = -1;
+    text_buf line;
+    text_init(&line);
     for (int i = from; i < cb->nlog; i++) {
         if (cb->log[i].command != which || cb->log[i].players)
             continue;
         if (cb->log[i].detail && detail_seen(cb, seen, cap - 1, i))
             continue;
-        char line[1100];
-        snprintf(line, sizeof line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
-        print(v, line, combat_log_hidden(v, i));
+        text_clear(&line);
+        text_add(&line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
+        print(v, line.s, combat_log_hidden(v, i));
         any = true;
     }
+    text_free(&line);
     if (seen)
         mem_free(seen, cap * sizeof(int32_t));
     if (!any)
@@ -392,4 +419,28 @@ void combat_show_log(vm *v)
 bool combat_log_hidden(const vm *v, int i)
 {
     return v->world->cb.log[i].hidden || hidden_line(v, v->world->cb.log[i].text, false);
+}
+
+void refusal_init(refusal *r)
+{
+    text_init(&r->why);
+    r->rule = (origin){-1, {0}, -1};
+    r->missing = false;
+}
+
+void refusal_free(refusal *r)
+{
+    text_free(&r->why);
+}
+
+void refusal_set(refusal *r, const origin *rule, const char *fmt, ...)
+{
+    if (!r)
+        return;
+    text_clear(&r->why);
+    va_list ap;
+    va_start(ap, fmt);
+    text_addv(&r->why, fmt, ap);
+    va_end(ap);
+    r->rule = rule ? *rule : (origin){-1, {0}, -1};
 }

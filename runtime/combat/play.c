@@ -33,12 +33,14 @@ bool world_spawn(vm *v, int t, span at)
     const char *base = program_string(v->p, tp->name);
     int count = tp->count > 0 ? tp->count : 1;
     for (int k = 1; k <= count; k++) {
-        char name[256];
+        text_buf name;
+        text_init(&name);
         if (count > 1)
-            snprintf(name, sizeof name, "%s_%d", base, k);
+            text_add(&name, "%s_%d", base, k);
         else
-            snprintf(name, sizeof name, "%s", base);
-        int c = world_add_creature(v, name, t, at);
+            text_put(&name, base);
+        int c = name.cut ? vm_error(v, at, "out of memory"), -1 : world_add_creature(v, name.s, t, at);
+        text_free(&name);
         if (c < 0)
             return false;
         tp = &v->r->creatures[t];
@@ -81,7 +83,7 @@ bool world_spawn(vm *v, int t, span at)
                 combat_say(v,
                            "%s joins the fight, last in the order (to place it by initiative: roll initiative %s "
                            "[ROLLED])",
-                           name, name);
+                           v->world->creatures[c].name, v->world->creatures[c].name);
             }
         }
     }
@@ -253,25 +255,26 @@ static bool show_tracker(vm *v)
         combat_print(v, "round %d - turn %d of %d", cb->round, shown_turn, cb->norder);
     /* columns as wide as what they hold: a decimal score, a long name */
     int score_w = 4, name_w = 12;
+    text_buf rolled, note, head;
+    text_init(&rolled);
+    text_init(&note);
+    text_init(&head);
     for (int i = 0; i < cb->norder; i++) {
-        char rolled[32], note[96];
-        initiative_entry_text(v, &cb->order[i], rolled, sizeof rolled, note, sizeof note);
-        score_w = (int)strlen(rolled) > score_w ? (int)strlen(rolled) : score_w;
+        initiative_entry_text(v, &cb->order[i], &rolled, &note);
+        score_w = (int)rolled.len > score_w ? (int)rolled.len : score_w;
     }
     for (size_t c = 0; c < v->world->ncreatures; c++)
         name_w = (int)strlen(v->world->creatures[c].name) > name_w ? (int)strlen(v->world->creatures[c].name) : name_w;
-    char head[512];
-    size_t len = (size_t)snprintf(head, sizeof head, "%s  %*s  %-*s", indent, score_w, "init", name_w, "name");
-    for (int k = 0; k < enc->ntrack && len < sizeof head; k++)
+    text_add(&head, "%s  %*s  %-*s", indent, score_w, "init", name_w, "name");
+    for (int k = 0; k < enc->ntrack; k++)
         if (!world_stat_internal(v, enc->track[k]))
-            len += (size_t)snprintf(head + len, sizeof head - len, " %-*s", track_width(v, enc->track[k]),
-                                    program_string(v->p, v->p->decls[enc->track[k]].name));
-    snprintf(head + len, sizeof head - len, " conditions");
-    combat_print(v, "%s", head);
+            text_add(&head, " %-*s", track_width(v, enc->track[k]),
+                     program_string(v->p, v->p->decls[enc->track[k]].name));
+    text_put(&head, " conditions");
+    combat_print(v, "%s", head.s);
     for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
-        char rolled[32], note[96];
-        initiative_entry_text(v, e, rolled, sizeof rolled, note, sizeof note);
+        initiative_entry_text(v, e, &rolled, &note);
         /* the entry's creature, or each member of its side in play */
         size_t first = e->creature >= 0 ? (size_t)e->creature : 0;
         size_t last = e->creature >= 0 ? first + 1 : v->world->ncreatures;
@@ -279,7 +282,7 @@ static bool show_tracker(vm *v)
             if (e->creature < 0 && !(v->world->creatures[who].in_play && v->world->creatures[who].side == e->side))
                 continue;
             int c = (int)who;
-            const char *score = m++ == 0 ? rolled : "";
+            const char *score = m++ == 0 ? rolled.s : "";
             const char *mark = i == cb->turn && cb->in_turn ? ">" : " ";
             combat_line line = {.say = false};
             combat_line_add(v, &line, "%s %*s  %-*s", mark, score_w, score, name_w, v->world->creatures[c].name);
@@ -292,9 +295,9 @@ static bool show_tracker(vm *v)
                 mem_strfree(val);
             }
             bool out = shown_out(v, c);
-            const char *notes = note[0] && e->creature >= 0 ? note : out ? "out" : "";
+            const char *notes = note.len && e->creature >= 0 ? note.s : out ? "out" : "";
             combat_line_add(v, &line, " %s", notes);
-            if (note[0] && out && e->creature >= 0)
+            if (note.len && out && e->creature >= 0)
                 combat_line_add(v, &line, ", out");
             effects_show_held(v, c, &line, notes[0] ? ", " : "");
             if (marked && line.len >= row_start && !hidden_line(v, line.text, false))
@@ -302,6 +305,9 @@ static bool show_tracker(vm *v)
             combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }
+    text_free(&head);
+    text_free(&note);
+    text_free(&rolled);
     return true;
 }
 
@@ -312,13 +318,17 @@ static void show_order(vm *v)
         combat_print(v, "no initiative order yet");
         return;
     }
+    text_buf score, note;
+    text_init(&score);
+    text_init(&note);
     for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
         const entry *e = &cb->order[i];
-        char score[64], note[96];
-        initiative_entry_text(v, e, score, sizeof score, note, sizeof note);
-        combat_print(v, "%s %6s  %s%s%s%s", i == cb->turn && cb->in_turn ? ">" : " ", score, entry_name(v, e),
-                     note[0] ? " (" : "", note, note[0] ? ")" : "");
+        initiative_entry_text(v, e, &score, &note);
+        combat_print(v, "%s %6s  %s%s%s%s", i == cb->turn && cb->in_turn ? ">" : " ", score.s, entry_name(v, e),
+                     note.len ? " (" : "", note.s, note.len ? ")" : "");
     }
+    text_free(&note);
+    text_free(&score);
 }
 
 static bool show(vm *v, const value *args, int argc, span at)
@@ -449,14 +459,17 @@ static bool hold_may_ready(vm *v, int c, bool *said, span at)
 static void hold_refused(vm *v, int c, int action)
 {
     const r_initiative *in = &v->r->initiative;
-    char names[128], cite[160];
-    size_t len = 0;
-    for (int i = 0; i < in->nhold_only && len < sizeof names; i++)
-        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "",
-                                program_string(v->p, v->r->slots[in->hold_only[i]].name));
-    combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, cite, sizeof cite);
+    text_buf names, cite;
+    text_init(&names);
+    text_init(&cite);
+    for (int i = 0; i < in->nhold_only; i++)
+        text_add(&names, "%s%s", i ? " or " : "", program_string(v->p, v->r->slots[in->hold_only[i]].name));
+    combat_cite(v, in->hold_from.cite >= 0 ? &in->hold_from : &in->from, &cite);
     combat_say(v, "%s cannot hold %s: only an action that costs %s may be held%s%s%s", v->world->creatures[c].name,
-               program_string(v->p, v->r->actions[action].name), names, cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
+               program_string(v->p, v->r->actions[action].name), names.s, cite.len ? " (" : "", cite.s,
+               cite.len ? ")" : "");
+    text_free(&cite);
+    text_free(&names);
 }
 
 /* A new held action, its arguments and the event's pattern kept; -1 on an
@@ -492,24 +505,27 @@ static int hold_record(const command_run *r, int c)
    and the event as it must match (_ for any argument) */
 static void hold_say(vm *v, const hold *h)
 {
-    char what[256], shown[64];
-    size_t len = (size_t)snprintf(what, sizeof what, "%s", program_string(v->p, v->r->actions[h->action].name));
-    for (int i = 0; i < h->nargs && len < sizeof what; i++) {
-        vm_format(v, h->args[i], shown, sizeof shown);
-        len += (size_t)snprintf(what + len, sizeof what - len, " %s", shown);
+    text_buf what, when;
+    text_init(&what);
+    text_init(&when);
+    text_put(&what, program_string(v->p, v->r->actions[h->action].name));
+    for (int i = 0; i < h->nargs; i++) {
+        text_put(&what, " ");
+        vm_format_text(v, h->args[i], &what);
     }
-    char when[256];
-    len = (size_t)snprintf(when, sizeof when, "%s(", program_string(v->p, v->r->events[h->event].name));
-    for (int i = 0; i < h->npattern && len < sizeof when; i++) {
+    text_add(&when, "%s(", program_string(v->p, v->r->events[h->event].name));
+    for (int i = 0; i < h->npattern; i++) {
+        if (i)
+            text_put(&when, ", ");
         if (h->pattern[i].type == V_NIL)
-            snprintf(shown, sizeof shown, "_");
+            text_put(&when, "_");
         else
-            vm_format(v, h->pattern[i], shown, sizeof shown);
-        len += (size_t)snprintf(when + len, sizeof when - len, "%s%s", i ? ", " : "", shown);
+            vm_format_text(v, h->pattern[i], &when);
     }
-    if (len < sizeof when)
-        snprintf(when + len, sizeof when - len, ")");
-    combat_say(v, "%s holds %s until %s", v->world->creatures[h->creature].name, what, when);
+    text_put(&when, ")");
+    combat_say(v, "%s holds %s until %s", v->world->creatures[h->creature].name, what.s, when.s);
+    text_free(&when);
+    text_free(&what);
 }
 
 static bool run_hold(const command_run *r)
@@ -787,22 +803,27 @@ static bool run_can(const command_run *r)
     int action = (int)arg(r, ARG_CAN_ACTION).num;
     const value *args = command_list(&r->args, ARG_CAN_ARGS);
     int nargs = command_count(&r->args, ARG_CAN_ARGS);
-    refusal why = {{0}, {-1, {0}, -1}, false};
+    refusal why;
+    refusal_init(&why);
     bool ok;
-    if (!act_can(v, c, action, args, nargs, &why, &ok, r->at))
+    if (!act_can(v, c, action, args, nargs, &why, &ok, r->at)) {
+        refusal_free(&why);
         return false;
-    const char *name = program_string(v->p, v->r->actions[action].name);
-    char target[128] = "";
-    if (nargs > 0 && args[0].type == V_CREATURE)
-        snprintf(target, sizeof target, " %s", v->world->creatures[args[0].num].name);
-    if (ok) {
-        combat_print(v, "yes: %s can %s%s now", v->world->creatures[c].name, name, target);
-    } else {
-        char cite[160];
-        combat_cite(v, &why.rule, cite, sizeof cite);
-        combat_print(v, "no: %s cannot %s%s: %s%s%s%s", v->world->creatures[c].name, name, target, why.why,
-                     cite[0] ? " (" : "", cite, cite[0] ? ")" : "");
     }
+    const char *name = program_string(v->p, v->r->actions[action].name);
+    bool target = nargs > 0 && args[0].type == V_CREATURE;
+    const char *space = target ? " " : "", *whom = target ? v->world->creatures[args[0].num].name : "";
+    if (ok) {
+        combat_print(v, "yes: %s can %s%s%s now", v->world->creatures[c].name, name, space, whom);
+    } else {
+        text_buf cite;
+        text_init(&cite);
+        combat_cite(v, &why.rule, &cite);
+        combat_print(v, "no: %s cannot %s%s%s: %s%s%s%s", v->world->creatures[c].name, name, space, whom, why.why.s,
+                     cite.len ? " (" : "", cite.s, cite.len ? ")" : "");
+        text_free(&cite);
+    }
+    refusal_free(&why);
     return true;
 }
 

@@ -324,11 +324,14 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
             return false;
         /* a whole-number stat's formula must give one too */
         if (li->stat >= 0 && v->r->stats[li->stat].whole && out->type == V_FRAC && value_den(*out) != 1) {
-            char shown[64];
-            vm_format(v, *out, shown, sizeof shown);
+            text_buf shown;
+            text_init(&shown);
+            vm_format_text(v, *out, &shown);
             const char *name = program_string(v->p, latest->name);
-            return vm_error(v, latest->where, "%s is a whole number (stat %s: int), but its formula gives %s; round it",
-                            name, name, shown);
+            vm_error(v, latest->where, "%s is a whole number (stat %s: int), but its formula gives %s; round it", name,
+                     name, shown.s);
+            text_free(&shown);
+            return false;
         }
         return true;
     }
@@ -471,12 +474,14 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
             return false;
         if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
-            char shown[64];
-            vm_format(v, x, shown, sizeof shown);
+            text_buf shown;
+            text_init(&shown);
+            vm_format_text(v, x, &shown);
             const char *name = program_string(v->p, v->p->decls[decl_index].name);
-            return vm_error(v, at,
-                            "%s is a whole number (stat %s: int), not %s; round it with floor(), ceil() or round()",
-                            name, name, shown);
+            vm_error(v, at, "%s is a whole number (stat %s: int), not %s; round it with floor(), ceil() or round()",
+                     name, name, shown.s);
+            text_free(&shown);
+            return false;
         }
     }
     value old = value_nil();
@@ -540,9 +545,11 @@ static bool echo_stat(vm *v, int c, int d, span at)
     value x;
     if (!world_get_stat(v, c, d, &x))
         return false;
-    char shown[256];
-    vm_format(v, x, shown, sizeof shown);
-    combat_say(v, "%s.%s = %s", v->world->creatures[c].name, program_string(v->p, v->p->decls[d].name), shown);
+    text_buf shown;
+    text_init(&shown);
+    vm_format_text(v, x, &shown);
+    combat_say(v, "%s.%s = %s", v->world->creatures[c].name, program_string(v->p, v->p->decls[d].name), shown.s);
+    text_free(&shown);
     (void)at;
     return true;
 }

@@ -54,6 +54,7 @@ vm *world_clone(const vm *from, program *p)
     }
     /* the stack and frames hold nothing at rest (vm_new leaves them too) */
     memcpy(v, from, offsetof(vm, stack));
+    text_init(&v->error); /* the copy's own (at rest, there is no error to copy) */
     memcpy(w, from->world, sizeof *w);
     v->world = w;
     v->p = p;

@@ -121,9 +121,11 @@ bool zones_join(vm *v, int c, int group, span at)
         return vm_error(v, at, "%s is in no zone (place %s in ZONE)", cr->name, cr->name);
     int max = v->r->space.group_max;
     if (max > 0 && cr->group != group && count_group(v, group, cr->zone) >= max) {
-        char cite[160];
+        text_buf cite;
+        text_init(&cite);
         combat_say(v, "%s cannot join %s: a group holds at most %d (%s)", cr->name, program_string(v->p, group), max,
-                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+                   combat_cite(v, &v->r->space.from, &cite));
+        text_free(&cite);
         return true;
     }
     cr->group = group;
@@ -156,9 +158,11 @@ bool zones_engage(vm *v, int a, int b, span at)
     size += old_a < 0;
     size += old_b < 0 && b != a;
     if (max > 0 && size > max) {
-        char cite[160];
+        text_buf cite;
+        text_init(&cite);
         combat_say(v, "%s cannot engage %s: an engagement holds at most %d (%s)", ca->name, cbr->name, max,
-                   combat_cite(v, &v->r->space.from, cite, sizeof cite));
+                   combat_cite(v, &v->r->space.from, &cite));
+        text_free(&cite);
         return true;
     }
     /* the two engagements merge */
@@ -298,18 +302,22 @@ bool zones_defend(vm *v, int c, bool *ok, span at)
         rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
         return vm_error(v, at, "group defense: its share must be below 1");
     if (rat_cmp(protected_w, allowed) > 0) {
-        char cite[160], shown_share[32], shown_protected[32], shown_all[32];
         value all;
         if (rat_add(protected_w, value_int(protecting), V_FRAC, &all, 1) != ARITH_OK)
             return vm_error(v, at, "group defense overflows");
-        vm_format(v, share, shown_share, sizeof shown_share);
-        vm_format(v, protected_w, shown_protected, sizeof shown_protected);
-        vm_format(v, all, shown_all, sizeof shown_all);
-        combat_say(
-            v,
-            "group %s cannot protect %s too: at most %s of a group may be protected, and that would be %s of %s (%s)",
-            program_string(v->p, cr->group), cr->name, shown_share, shown_protected, shown_all,
-            combat_cite(v, &sp->from, cite, sizeof cite));
+        text_buf line;
+        text_init(&line);
+        text_add(&line, "group %s cannot protect %s too: at most ", program_string(v->p, cr->group), cr->name);
+        vm_format_text(v, share, &line);
+        text_put(&line, " of a group may be protected, and that would be ");
+        vm_format_text(v, protected_w, &line);
+        text_put(&line, " of ");
+        vm_format_text(v, all, &line);
+        text_buf cite;
+        text_init(&cite);
+        combat_say(v, "%s (%s)", line.s, combat_cite(v, &sp->from, &cite));
+        text_free(&cite);
+        text_free(&line);
         return true;
     }
     cr->defended = true;
@@ -362,21 +370,22 @@ void zones_show(vm *v)
             if (!world_present(v, (int)c) || cr->zone != zi->name)
                 continue;
             /* the creature, its group, whether the group defends it, its engagement */
-            char about[160] = "";
-            size_t len = 0;
+            text_buf about;
+            text_init(&about);
             const char *sep = " [";
             if (cr->group >= 0) {
-                len += (size_t)snprintf(about + len, sizeof about - len, "%sgroup %s%s", sep,
-                                        program_string(v->p, cr->group), cr->defended ? ", defended" : "");
+                text_add(&about, "%sgroup %s%s", sep, program_string(v->p, cr->group),
+                         cr->defended ? ", defended" : "");
                 sep = ", ";
             }
-            if (cr->engagement >= 0 && len < sizeof about) {
-                len += (size_t)snprintf(about + len, sizeof about - len, "%sengagement %d", sep, cr->engagement);
+            if (cr->engagement >= 0) {
+                text_add(&about, "%sengagement %d", sep, cr->engagement);
                 sep = ", ";
             }
-            if (sep[0] == ',' && len < sizeof about)
-                snprintf(about + len, sizeof about - len, "]");
-            combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about);
+            if (sep[0] == ',')
+                text_put(&about, "]");
+            combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about.s);
+            text_free(&about);
             first = false;
         }
         combat_line_end(v, &line);

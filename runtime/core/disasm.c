@@ -13,13 +13,18 @@
 
 /* Constants only refer to program tables, so a scratch vm on this program
  * formats them; "?" for an operand that is out of range. */
-static void format_program_value(const program *p, bool valid, value x, char *text, size_t cap)
+/* A constant's text after its operand: "; 2d6". */
+static void put_program_value(FILE *out, const program *p, bool valid, value x)
 {
     vm *f = valid ? vm_new((program *)p, 0, NULL) : NULL;
+    text_buf text;
+    text_init(&text);
     if (f)
-        vm_format(f, x, text, cap);
+        vm_format_text(f, x, &text);
     else
-        snprintf(text, cap, "?");
+        text_put(&text, "?");
+    fprintf(out, "    ; %s", text.s);
+    text_free(&text);
     vm_free(f);
 }
 
@@ -39,15 +44,14 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
     unsigned u8 = n >= 1 ? arg[0] : 0;
     unsigned u16 = n >= 2 ? (unsigned)(arg[0] | arg[1] << 8) : 0;
     fprintf(out, "%04zu  %-14s", offset, opcode_names[op]);
-    char text[256];
     switch (op) {
     case OP_CONST:
-        format_program_value(p, u16 < c->nconsts, u16 < c->nconsts ? c->consts[u16] : value_nil(), text, sizeof text);
-        fprintf(out, "%5u    ; %s", u16, text);
+        fprintf(out, "%5u", u16);
+        put_program_value(out, p, u16 < c->nconsts, u16 < c->nconsts ? c->consts[u16] : value_nil());
         break;
     case OP_ROLL_CONST:
-        format_program_value(p, u16 < p->ndice, value_ref(V_DICE, HOME_PROGRAM, u16), text, sizeof text);
-        fprintf(out, "%5u    ; %s", u16, text);
+        fprintf(out, "%5u", u16);
+        put_program_value(out, p, u16 < p->ndice, value_ref(V_DICE, HOME_PROGRAM, u16));
         break;
     case OP_JUMP:
     case OP_JUMP_IF_FALSE:

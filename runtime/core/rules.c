@@ -484,13 +484,10 @@ int rules_add_named(rules *r, decl_kind kind, int name)
     }
 }
 
-void rules_choices_text(const program *p, const r_ruling *rl, char *out, size_t cap)
+void rules_choices_text(const program *p, const r_ruling *rl, text_buf *out)
 {
-    size_t len = 0;
-    if (cap)
-        out[0] = '\0';
-    for (int i = 0; i < rl->nchoices && len < cap; i++)
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "/" : "", program_string(p, rl->choices[i]));
+    for (int i = 0; i < rl->nchoices; i++)
+        text_add(out, "%s%s", i ? "/" : "", program_string(p, rl->choices[i]));
 }
 
 /* The resource that `damage`/`heal` deal with (its `damage by` or `heal by`

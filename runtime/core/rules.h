@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "runtime/base/source.h"
+#include "runtime/base/text.h"
 #include "runtime/core/keymap.h"
 #include "runtime/core/value.h"
 
@@ -565,9 +566,9 @@ void rules_space_defaults(r_space *s);
 /* A copy of r, its own; NULL when out of memory. */
 rules *rules_clone(const rules *r);
 void rules_free(rules *r);
-/* A ruling's choices as a GM reads them, "a/b/c" (truncated to cap). */
+/* A ruling's choices as a GM reads them, "a/b/c", appended to out. */
 struct program;
-void rules_choices_text(const struct program *p, const r_ruling *rl, char *out, size_t cap);
+void rules_choices_text(const struct program *p, const r_ruling *rl, text_buf *out);
 
 /* Lookups by name (string id); -1 when absent. */
 int rules_slot(const rules *r, int name);

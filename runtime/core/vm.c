@@ -21,12 +21,15 @@ bool vm_error(vm *v, span at, const char *fmt, ...)
         return false; /* keep the first error: it is the cause */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->error, sizeof v->error, fmt, ap);
-    /* an allocation refused at the command's ceiling: say which limit */
-    if (mem_ceiling_reached())
-        snprintf(v->error, sizeof v->error, "memory limit reached (%zu MiB for one command; see --limit memory=N)",
-                 v->limits.memory >> 20);
+    text_clear(&v->error);
+    text_addv(&v->error, fmt, ap);
     va_end(ap);
+    /* an allocation refused at the command's ceiling: say which limit */
+    if (mem_ceiling_reached()) {
+        text_clear(&v->error);
+        text_add(&v->error, "memory limit reached (%zu MiB for one command; see --limit memory=N)",
+                 v->limits.memory >> 20);
+    }
     v->failed = true;
     v->steps_held = v->steps_left;
     v->steps_left = 0;
@@ -48,6 +51,7 @@ vm *vm_new(program *p, uint64_t seed, const vm_limits *limits)
     if (!v)
         return NULL;
     memset(v, 0, offsetof(vm, stack));
+    text_init(&v->error);
     v->p = p;
     v->r = p->rules;
     v->limits = limits ? *limits : vm_default_limits;
@@ -63,6 +67,7 @@ void vm_free(vm *v)
 {
     if (!v)
         return;
+    text_free(&v->error);
     if (v->globals)
         mem_free(v->globals, v->globals_cap * sizeof(value));
     if (v->rolls)
@@ -246,10 +251,17 @@ static bool do_div(vm *v, value a, value b, bool floor_div, span at, value *out)
 /* The same dice written the same way (`2d6 + 1`), wherever they were built. */
 static __attribute__((noinline)) bool same_dice(const vm *v, value a, value b)
 {
-    const dexpr *da = vm_dexpr(v, a), *db = vm_dexpr(v, b);
-    char ta[512], tb[512];
-    return da && db && vm_format_dexpr(da, ta, sizeof ta, 0, NULL, NULL) < sizeof ta &&
-           vm_format_dexpr(db, tb, sizeof tb, 0, NULL, NULL) < sizeof tb && !strcmp(ta, tb);
+    if (!vm_dexpr(v, a) || !vm_dexpr(v, b))
+        return false;
+    text_buf ta, tb;
+    text_init(&ta);
+    text_init(&tb);
+    vm_format_text((vm *)v, a, &ta); /* dice are written without changing anything */
+    vm_format_text((vm *)v, b, &tb);
+    bool same = !ta.cut && !tb.cut && !strcmp(ta.s, tb.s);
+    text_free(&ta);
+    text_free(&tb);
+    return same;
 }
 
 static bool values_equal(const vm *v, value a, value b)
@@ -995,9 +1007,11 @@ next:
         }
         CASE(FAIL)
         {
-            char msg[1024];
-            vm_format(v, POP(), msg, sizeof msg);
-            vm_error(v, HERE, "%s", msg);
+            text_buf msg;
+            text_init(&msg);
+            vm_format_text(v, POP(), &msg);
+            vm_error(v, HERE, "%s", msg.s);
+            text_free(&msg);
             goto fail;
         }
         CASE(PLAY)

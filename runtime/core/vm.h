@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/base/text.h"
 #include "runtime/core/builtins.h"
 #include "runtime/core/rules.h"
 #include "runtime/dice/dist.h"
@@ -217,7 +218,7 @@ typedef struct vm {
     bool failed;
     int64_t steps_held;
     span error_at;
-    char error[512];
+    text_buf error; /* what went wrong, whole (error.s) */
 
     /* Last, and not cleared when a VM is made: only what sp and nframes
        cover is ever read, and clearing these 70 KB was a few percent of
@@ -241,6 +242,12 @@ bool vm_call(vm *v, int chunk, int self, const value *args, int nargs, value *re
  * snprintf-style, into buf: a list is written only as far as buf holds
  * (the length returned is then at least cap, not the whole text's). */
 size_t vm_format(vm *v, value x, char *buf, size_t cap);
+/* The same text appended to out, whole; only a list whose text passes
+ * VM_FORMAT_MOST bytes stops there and says how many items it leaves out
+ * (a list that holds another many times over could otherwise fill memory:
+ * print, which must show all, uses vm_text_value under the step budget). */
+#define VM_FORMAT_MOST 65536
+void vm_format_text(vm *v, value x, text_buf *out);
 
 /* The text of values for print and show: whole, however long. Each value
  * written is a step of the command's budget, and the text counts against

@@ -349,7 +349,8 @@ static bool walk(vm *v, struct vm_walk *w, vm_exact_kind kind, int callee, int s
             }
             if (!ok && v->steps_held <= 0 && w->escalate < 0) {
                 /* the step limit, met by walking: say so in its terms */
-                snprintf(v->error, sizeof v->error,
+                text_clear(&v->error);
+                text_add(&v->error,
                          "cannot compute exactly: running %s for every outcome of its dice (%" PRIu64
                          " runs so far) takes more than %" PRIu64 " steps (see --max-steps)",
                          name, paths, v->limits.steps);

@@ -74,18 +74,17 @@ size_t vm_format_dexpr(const dexpr *d, char *buf, size_t cap, size_t at, const d
             at = put(buf, cap, at, "%" PRId64, term->constant);
             continue;
         }
-        char note[64];
-        dice_format(&term->d, note, sizeof note);
+        char *to = at < cap ? buf + at : NULL;
+        size_t room = at < cap ? cap - at : 0;
         if (!faces) {
-            at = put(buf, cap, at, "%s", note);
+            at += dice_format(&term->d, to, room);
             continue;
         }
-        char full[1024];
-        dice_format_roll(&term->d, faces + face, counts[t], 0, full, sizeof full);
-        char *eq = strstr(full, " = ");
-        if (eq)
-            *eq = '\0';
-        at = put(buf, cap, at, "%s", full);
+        /* "2d6 (3, 5)", without the " = 0" that follows the faces (the
+           total is the whole roll's, written once at its end) */
+        at += dice_format_roll(&term->d, faces + face, counts[t], 0, to, room) - (sizeof " = 0" - 1);
+        if (at < cap)
+            buf[at] = '\0';
         face += counts[t];
     }
     return at;
@@ -231,6 +230,51 @@ static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
     }
     default: return put(buf, cap, 0, "?");
     }
+}
+
+static void format_text(vm *v, value x, text_buf *out, int depth)
+{
+    if (x.type != V_LIST) {
+        char small[128];
+        size_t len = vm_format(v, x, small, sizeof small);
+        if (len < sizeof small) {
+            text_putn(out, small, len);
+            return;
+        }
+        char *whole = mem_alloc(len + 1);
+        if (!whole) { /* out of memory: as much as there is room for, marked */
+            text_put(out, small);
+            text_put(out, "...");
+            return;
+        }
+        vm_format(v, x, whole, len + 1);
+        text_putn(out, whole, len);
+        mem_free(whole, len + 1);
+        return;
+    }
+    if (depth > v->limits.nesting) {
+        text_put(out, "[...]");
+        return;
+    }
+    size_t n;
+    vm_list_items(v, x, &n);
+    text_put(out, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (out->len > VM_FORMAT_MOST) {
+            text_add(out, "... %zu more", n - i);
+            break;
+        }
+        if (i)
+            text_put(out, ", ");
+        size_t len;
+        format_text(v, vm_list_items(v, x, &len)[i], out, depth + 1);
+    }
+    text_put(out, "]");
+}
+
+void vm_format_text(vm *v, value x, text_buf *out)
+{
+    format_text(v, x, out, 1);
 }
 
 /* --- text of any length ----------------------------------------------------------- */

@@ -118,22 +118,26 @@ static void default_diagnostic(void *user, const fray_diagnostic *d)
 
 void session_report(const session *s, fray_level level, const char *file, int line, const char *fmt, ...)
 {
-    char message[4096], text[4200];
+    text_buf message, text;
+    text_init(&message);
+    text_init(&text);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    text_addv(&message, fmt, ap);
     va_end(ap);
-    snprintf(text, sizeof text, "fray: %s: %s\n",
+    text_add(&text, "fray: %s: %s\n",
              level == FRAY_ERROR     ? "error"
              : level == FRAY_WARNING ? "warning"
                                      : "note",
-             message);
+             message.s);
     fray_diagnostic d = {
-        .level = level, .file = file, .line = line, .message = message, .text = text, .from_session = true};
+        .level = level, .file = file, .line = line, .message = message.s, .text = text.s, .from_session = true};
     if (s->hooks.diagnose)
         s->hooks.diagnose(s->hooks.diagnose_user, &d);
     else
         default_diagnostic(NULL, &d);
+    text_free(&text);
+    text_free(&message);
 }
 
 static void out_of_memory(const session *s)
@@ -452,9 +456,13 @@ static fray_status add_rules(session *s, const char *path, char *text, size_t le
  * one of them, with *st what came of it. */
 static bool module_or_missing(session *s, const char *path, fray_status *st)
 {
-    char why[512];
-    if (api_rules_missing(s->f, path, why, sizeof why)) {
-        session_report(s, FRAY_ERROR, NULL, 0, "%s", why);
+    text_buf why;
+    text_init(&why);
+    bool missing = api_rules_missing(s->f, path, &why);
+    if (missing)
+        session_report(s, FRAY_ERROR, NULL, 0, "%s", why.s);
+    text_free(&why);
+    if (missing) {
         *st = FRAY_ERR_IO;
         return true;
     }

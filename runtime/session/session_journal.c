@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "runtime/base/fio.h"
+#include "runtime/base/text.h"
 #include "runtime/base/mem.h"
 #include "runtime/base/safefile.h"
 #include "runtime/session/session_file.h"
@@ -211,19 +212,23 @@ fray_status journal_restart(session *s)
 
 fray_status fray_session_journal_in(fray_session *s, const char *dir)
 {
-    char stamp[32] = "", name[4200];
+    char stamp[32] = "";
     time_t now = time(NULL);
     struct tm tm;
     if (localtime_r(&now, &tm))
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     int code = EEXIST;
+    text_buf name;
+    text_init(&name);
     for (int n = 0; n < 100 && code == EEXIST; n++) {
+        text_clear(&name);
         if (n == 0)
-            snprintf(name, sizeof name, "%s/journal-%s-%ld", dir, stamp, (long)getpid());
+            text_add(&name, "%s/journal-%s-%ld", dir, stamp, (long)getpid());
         else
-            snprintf(name, sizeof name, "%s/journal-%s-%ld-%d", dir, stamp, (long)getpid(), n);
-        code = journal_create(s, name, false);
+            text_add(&name, "%s/journal-%s-%ld-%d", dir, stamp, (long)getpid(), n);
+        code = name.cut ? ENOMEM : journal_create(s, name.s, false);
     }
+    text_free(&name);
     if (code != 0) {
         cannot_keep(s, dir, code);
         return FRAY_ERR_IO;

@@ -46,7 +46,7 @@ static void absent(run *r, const char *text)
 static run *ok(uint64_t seed, const char *text)
 {
     run *r = play(seed, text);
-    ck_assert_msg(r->ok, "runtime error: %s\noutput:\n%s", r->v->error, r->out);
+    ck_assert_msg(r->ok, "runtime error: %s\noutput:\n%s", r->v->error.s, r->out);
     return r;
 }
 
@@ -147,7 +147,7 @@ START_TEST(test_given_roll_out_of_range)
     run *r = play(1, ROLLED "initiative { roll init\n order highest first }\ncreature a { }\n"
                             "begin encounter\nroll initiative a 21\n");
     ck_assert(!r->ok);
-    ck_assert_ptr_nonnull(strstr(r->v->error, "a d20 shows 1 to 20, not 21"));
+    ck_assert_ptr_nonnull(strstr(r->v->error.s, "a d20 shows 1 to 20, not 21"));
     done(r);
 }
 END_TEST
@@ -278,7 +278,7 @@ START_TEST(test_begin_encounter_by_names_the_initiator)
     done(r);
     r = play(1, "creature a { }\nbegin scene by a\n");
     ck_assert(!r->ok);
-    ck_assert_str_eq(r->v->error, "only an encounter is begun by a creature");
+    ck_assert_str_eq(r->v->error.s, "only an encounter is begun by a creature");
     done(r);
 }
 END_TEST
@@ -290,7 +290,7 @@ START_TEST(test_missing_ruling_is_an_error)
                 "initiative { mode static\n score agility\n order highest first\n below when self == initiator }\n"
                 "creature a { agility 5 }\nbegin encounter\nroll initiative\n");
     ck_assert(!r->ok);
-    ck_assert_ptr_nonnull(strstr(r->v->error, "ruling initiator needs an answer"));
+    ck_assert_ptr_nonnull(strstr(r->v->error.s, "ruling initiator needs an answer"));
     done(r);
 }
 END_TEST
@@ -982,7 +982,7 @@ START_TEST(test_too_many_conditions_is_an_error)
     snprintf(text + n, sizeof text - n, "print a.ac\n");
     run *r = play(1, text);
     ck_assert(!r->ok);
-    ck_assert_msg(strstr(r->v->error, "a is in too many conditions at once (limit is 64)"), "%s", r->v->error);
+    ck_assert_msg(strstr(r->v->error.s, "a is in too many conditions at once (limit is 64)"), "%s", r->v->error.s);
     done(r);
 }
 END_TEST
@@ -1448,8 +1448,8 @@ START_TEST(test_no_zones_on_a_grid)
 {
     run *r = play(1, "space grid { square 5 ft }\ncreature a { }\nplace a at B2\nprint enter(a, \"hall\")\n");
     ck_assert(!r->ok);
-    ck_assert_msg(strstr(r->v->error, "these rules use a grid, not zones, so there is no zone 'hall'"), "%s",
-                  r->v->error);
+    ck_assert_msg(strstr(r->v->error.s, "these rules use a grid, not zones, so there is no zone 'hall'"), "%s",
+                  r->v->error.s);
     done(r);
 }
 END_TEST
@@ -1464,7 +1464,7 @@ START_TEST(test_walk_through_friends_not_enemies)
                      "move a to C1\nmove a to B1\nprint square_of(a)\nmove a to B3 via B2\n");
     ck_assert(!r->ok);
     lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a cannot end its move in B1, where b stands", "C1", NULL);
-    ck_assert_str_eq(r->v->error, "the path runs through B2, where c stands: no one passes through an enemy");
+    ck_assert_str_eq(r->v->error.s, "the path runs through B2, where c stands: no one passes through an enemy");
     done(r);
 }
 END_TEST
@@ -1486,7 +1486,7 @@ START_TEST(test_share_when_lets_others_in)
     ck_assert(!r->ok);
     lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a moves C1 -> B1 (5 ft)", "B1 B1",
                    "a cannot end its move in D1, where d stands", "B1", NULL);
-    ck_assert_str_eq(r->v->error, "the path runs through B2, where c stands: no one passes through an enemy");
+    ck_assert_str_eq(r->v->error.s, "the path runs through B2, where c stands: no one passes through an enemy");
     done(r);
     /* placing and pushing into the steed's square; the steed may not be placed on another */
     snprintf(text, sizeof text, "%s%s", head,
@@ -1495,7 +1495,7 @@ START_TEST(test_share_when_lets_others_in)
     r = play(1, text);
     ck_assert(!r->ok);
     lines_in_order(r, "a moves C1 -> E1 (10 ft)", "d moves B1 -> D1 (10 ft)", "10 ft", NULL);
-    ck_assert_str_eq(r->v->error, "d already stands in D1");
+    ck_assert_str_eq(r->v->error.s, "d already stands in D1");
     done(r);
     /* without the clause, nothing changes */
     r = play(1, "stat mount = false\ncreature a side x { }\ncreature steed side y { mount true }\n"
@@ -1511,7 +1511,7 @@ START_TEST(test_placed_tells_who_is_on_the_map)
     run *r = play(1, "creature a { }\ncreature b { }\nplace a at B2\nprint placed(a), placed(b)\nprint square_of(b)\n");
     ck_assert(!r->ok);
     lines_in_order(r, "true false", NULL);
-    ck_assert_str_eq(r->v->error, "b is not on the map");
+    ck_assert_str_eq(r->v->error.s, "b is not on the map");
     done(r);
 }
 END_TEST
@@ -1579,7 +1579,7 @@ START_TEST(test_zones_apart)
     done(r);
     r = play(1, "space zones { }\nzone yard\nprint zones_apart(\"yard\", \"nowhere\")\n");
     ck_assert(!r->ok);
-    ck_assert_msg(strstr(r->v->error, "no zone 'nowhere'"), "%s", r->v->error);
+    ck_assert_msg(strstr(r->v->error.s, "no zone 'nowhere'"), "%s", r->v->error.s);
     done(r);
 }
 END_TEST
@@ -1623,7 +1623,7 @@ START_TEST(test_zone_defense_share_by_formula)
                 "creature a side p { }\ncreature b side p { }\nplace a in yard\nplace b in yard\n"
                 "join a, b to band\nprint defend(a)\n");
     ck_assert(!r->ok);
-    ck_assert_msg(strstr(r->v->error, "share must be below 1"), "%s", r->v->error);
+    ck_assert_msg(strstr(r->v->error.s, "share must be below 1"), "%s", r->v->error.s);
     done(r);
 }
 END_TEST

@@ -25,7 +25,7 @@ static void finish(run *r)
 static void expect_output(const char *text, const char *want)
 {
     run *r = start(text, 1, NULL);
-    ck_assert_msg(r->ok, "runtime error: %s", r->v->error);
+    ck_assert_msg(r->ok, "runtime error: %s", r->v->error.s);
     ck_assert_str_eq(r->out, want);
     finish(r);
 }
@@ -36,7 +36,7 @@ static run *expect_error(const char *text, const char *needle, const vm_limits *
     run *r = start(text, 1, limits);
     ck_assert_msg(!r->ok, "no runtime error for: %s", text);
     ck_assert(r->v->failed);
-    ck_assert_msg(strstr(r->v->error, needle), "error '%s' lacks '%s'", r->v->error, needle);
+    ck_assert_msg(strstr(r->v->error.s, needle), "error '%s' lacks '%s'", r->v->error.s, needle);
     return r;
 }
 
@@ -342,7 +342,7 @@ END_TEST
 START_TEST(test_recursion_limit)
 {
     run *r = expect_error("procedure f(n) { return f(n + 1) }\nprint f(1)\n", "nested", NULL);
-    ck_assert_ptr_nonnull(strstr(r->v->error, "200"));
+    ck_assert_ptr_nonnull(strstr(r->v->error.s, "200"));
     finish(r);
     vm_limits lim = vm_default_limits;
     lim.call_depth = 10;
@@ -563,7 +563,7 @@ START_TEST(test_vm_call_formula)
     vm *v = formula_vm(&p, &ck);
     value out;
     /* vm.h: vm_call evaluates a chunk; a fresh VM has its full step budget */
-    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
+    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error.s);
     ck_assert_int_eq(out.type, V_INT);
     ck_assert_int_eq(out.num, 42);
     char buf[32];
@@ -586,13 +586,13 @@ START_TEST(test_cleared_error_gives_back_the_budget)
     int64_t budget = v->steps_left;
     ck_assert(!vm_error(v, (span){0}, "first"));
     ck_assert(!vm_error(v, (span){0}, "second")); /* the first error stays */
-    ck_assert_str_eq(v->error, "first");
+    ck_assert_str_eq(v->error.s, "first");
     ck_assert_int_eq(v->steps_left, 0);
     ck_assert(!vm_call(v, ck, -1, NULL, 0, &out));
     vm_clear_error(v);
     ck_assert(!v->failed);
     ck_assert_int_eq(v->steps_left, budget);
-    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error);
+    ck_assert_msg(vm_call(v, ck, -1, NULL, 0, &out), "vm_call failed: %s", v->error.s);
     ck_assert_int_eq(out.num, 42);
     world_close(v);
     program_free(p);
