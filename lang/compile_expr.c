@@ -690,18 +690,13 @@ int expr_label(compiler *cc, const node *t)
     case AST_DICE:
     case AST_INT: return 0xffff; /* shows itself */
     default: {
-        const source *src = cc->p->sources[t->sp.source];
-        size_t len = t->sp.end - t->sp.start;
-        /* a term's own text, as far as a breakdown has room for: a longer
-           one is shortened, visibly, at a character's start */
+        /* a term's own text; past 40 bytes shortened, visibly, at a character */
+        const char *text = cc->p->sources[t->sp.source]->text + t->sp.start;
+        size_t len = t->sp.end - t->sp.start, shown = len <= 40 ? len : 37;
+        while (shown < len && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+            shown--;
         char buf[48];
-        size_t shown = len;
-        if (len > 40) {
-            shown = 37;
-            while (shown > 0 && ((unsigned char)src->text[t->sp.start + shown] & 0xC0) == 0x80)
-                shown--;
-        }
-        snprintf(buf, sizeof buf, "%.*s%s", (int)shown, src->text + t->sp.start, shown < len ? "..." : "");
+        snprintf(buf, sizeof buf, "%.*s%s", (int)shown, text, shown < len ? "..." : "");
         return comp_intern(cc, buf);
     }
     }

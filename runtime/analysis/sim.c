@@ -567,6 +567,41 @@ static bool system_of(fray *f, const char *scenario, const compile_options *copt
     return ok;
 }
 
+/* --vs: the rules file or module the scenario's system is replaced with,
+   and the name it is replaced under (*system, which copts then points
+   into); an error, said, when there is none. */
+static fray_status instead_system(fray *f, const char *scenario, const fray_sim_options *o, compile_options *copts,
+                                  text_buf *system)
+{
+    /* a file, or a module by name as `use` finds it (on the search path,
+       or built in); whether a file is there is a look that opens nothing
+       (a pipe would wait): the compiler reads it, and says what is wrong
+       with it */
+    struct stat st;
+    bool there = stat(o->system_path, &st) == 0;
+    if (!there && (strchr(o->system_path, '/') || strstr(o->system_path, ".rules") ||
+                   !compile_module_exists(o->system_path, &f->copts))) {
+        text_buf text;
+        text_init(&text);
+        text_add(&text, "fray: error: --vs %s: no such rules file or module\n", o->system_path);
+        fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text.s};
+        f->on_diag(f->diag_user, &d);
+        text_free(&text);
+        return FRAY_ERR_USAGE;
+    }
+    if (o->system_use)
+        text_put(system, o->system_use);
+    else if (!system_of(f, scenario, copts, system))
+        return FRAY_ERR_RULES;
+    if (system->cut) {
+        say_out_of_memory(f, scenario);
+        return FRAY_ERR_RULES;
+    }
+    copts->use_instead_name = system->s;
+    copts->use_instead_path = o->system_path;
+    return FRAY_OK;
+}
+
 fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts, fray_sim_result **out)
 {
     f->uses++;
@@ -589,38 +624,11 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     atomic_init(&sh.stop, false);
     text_buf system;
     text_init(&system);
-    if (o.system_path) {
-        /* a file, or a module by name as `use` finds it (on the search
-           path, or built in); whether a file is there is a look that opens
-           nothing (a pipe would wait): the compiler reads it, and says
-           what is wrong with it */
-        struct stat st;
-        bool there = stat(o.system_path, &st) == 0;
-        if (!there && (strchr(o.system_path, '/') || strstr(o.system_path, ".rules") ||
-                       !compile_module_exists(o.system_path, &f->copts))) {
-            text_buf text;
-            text_init(&text);
-            text_add(&text, "fray: error: --vs %s: no such rules file or module\n", o.system_path);
-            fray_diagnostic d = {.level = FRAY_ERROR, .message = "no such rules file", .text = text.s};
-            f->on_diag(f->diag_user, &d);
-            text_free(&text);
-            return FRAY_ERR_USAGE;
-        }
-        if (o.system_use)
-            text_put(&system, o.system_use);
-        else if (!system_of(f, scenario, &sh.copts, &system)) {
-            kept_files_free(&files.kept);
-            text_free(&system);
-            return FRAY_ERR_RULES;
-        }
-        if (system.cut) {
-            kept_files_free(&files.kept);
-            text_free(&system);
-            say_out_of_memory(f, scenario);
-            return FRAY_ERR_RULES;
-        }
-        sh.copts.use_instead_name = system.s;
-        sh.copts.use_instead_path = o.system_path;
+    fray_status vs = o.system_path ? instead_system(f, scenario, &o, &sh.copts, &system) : FRAY_OK;
+    if (vs != FRAY_OK) {
+        kept_files_free(&files.kept);
+        text_free(&system);
+        return vs;
     }
     worker *ws = MEM_NEW_ARRAY(worker, (size_t)o.threads);
     pthread_t *tids = MEM_NEW_ARRAY(pthread_t, (size_t)o.threads);
