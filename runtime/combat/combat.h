@@ -304,6 +304,12 @@ bool encounter_fight(struct vm *v, int rounds, span at);
 bool encounter_play_tactic(struct vm *v, int c, span at);
 /* Is c out of the fight? */
 bool encounter_out(struct vm *v, int c, bool *out, span at);
+/* Around a change of c's stats or conditions, in an encounter: before it,
+   what c was (out or not) is known; after it (and the events it set off),
+   went_out(c) or came_back(c) is emitted if that is no longer so. Nothing
+   is worked out while no trigger (or held action) hears either event. */
+bool encounter_out_before(struct vm *v, int c, span at);
+bool encounter_out_after(struct vm *v, int c, span at);
 /* Does c still stand for its side (`stands when`, else not out)? */
 bool encounter_stands(struct vm *v, int c, bool *stands, span at);
 /* The creature whose turn it is (or any member of the acting side), -1. */

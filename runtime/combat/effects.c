@@ -426,6 +426,8 @@ static const char *what_name(vm *v, const effect *e)
 static bool end_effect(vm *v, int32_t i, const char *why, span at)
 {
     effect copy = *eff(v, i);
+    if (copy.kind == EFF_CONDITION && !encounter_out_before(v, copy.bearer, at))
+        return false;
     free_effect(v, i);
     const char *name = what_name(v, &copy);
     const char *bearer = v->world->creatures[copy.bearer].name;
@@ -434,7 +436,7 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
         combat_say(v, "%s on %s ended%s%s%s", name, bearer, why ? " (" : "", why ? why : "", why ? ")" : "");
         value args[2] = {value_ref(V_CREATURE, 0, copy.bearer),
                          value_ref(V_WORD, HOME_PROGRAM, v->r->conditions[copy.what].name)};
-        return events_emit(v, EV_CONDITION_ENDED, args, 2, at);
+        return events_emit(v, EV_CONDITION_ENDED, args, 2, at) && encounter_out_after(v, copy.bearer, at);
     }
     case EFF_COOLDOWN: combat_note(v, "%s can use %s again", bearer, name); return true;
     case EFF_RELATION: {
@@ -725,6 +727,9 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
         else if (!vm_call(v, rc->lasts.chunk, c, NULL, 0, &lasts))
             return false;
     }
+    if (!encounter_out_before(v, c, at))
+        return false;
+    rc = &v->r->conditions[cond];
     /* again: refresh (unless it stacks) */
     if (!rc->stacks) {
         for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next)
@@ -753,7 +758,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     *applied = true;
     value args[3] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, v->r->conditions[cond].name),
                      by >= 0 ? value_ref(V_CREATURE, 0, by) : value_nil()};
-    return events_emit(v, EV_CONDITION_APPLIED, args, 3, at);
+    return events_emit(v, EV_CONDITION_APPLIED, args, 3, at) && encounter_out_after(v, c, at);
 }
 
 bool effects_remove(vm *v, int c, int cond, span at, bool *removed)

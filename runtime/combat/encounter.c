@@ -53,6 +53,50 @@ bool encounter_out(vm *v, int c, bool *out, span at)
     return !rexpr_present(e) || creature_formula(v, e, c, out);
 }
 
+static bool out_heard(const vm *v)
+{
+    return events_heard(v, EV_WENT_OUT) || events_heard(v, EV_CAME_BACK);
+}
+
+bool encounter_out_before(vm *v, int c, span at)
+{
+    creature *cr = &v->world->creatures[c];
+    if (!v->world->cb.active || !cr->in_play)
+        return true;
+    if (!out_heard(v)) { /* what it was is not followed: it is worked out when it matters */
+        cr->out_known = false;
+        return true;
+    }
+    if (cr->out_known)
+        return true;
+    bool out;
+    if (!encounter_out(v, c, &out, at))
+        return false;
+    v->world->creatures[c].out_told = out;
+    v->world->creatures[c].out_known = true;
+    return true;
+}
+
+bool encounter_out_after(vm *v, int c, span at)
+{
+    creature *cr = &v->world->creatures[c];
+    if (!v->world->cb.active || !cr->in_play || !cr->out_known)
+        return true;
+    if (!out_heard(v)) {
+        cr->out_known = false;
+        return true;
+    }
+    bool out;
+    if (!encounter_out(v, c, &out, at))
+        return false;
+    cr = &v->world->creatures[c];
+    if (out == cr->out_told)
+        return true;
+    cr->out_told = out;
+    value who = value_ref(V_CREATURE, 0, c);
+    return events_emit(v, out ? EV_WENT_OUT : EV_CAME_BACK, &who, 1, at);
+}
+
 bool encounter_stands(vm *v, int c, bool *stands, span at)
 {
     const rexpr *e = &v->r->encounter.stands;
@@ -536,6 +580,7 @@ bool encounter_begin(vm *v, span at)
         creature *cr = &v->world->creatures[c];
         cr->in_play = !cr->gone;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
+        cr->out_known = false; /* what it is in this fight is worked out at its first change */
         ledger_encounter_start(v, (int)c);
     }
     combat_say(v, "encounter begins");

@@ -65,6 +65,7 @@ bool world_spawn(vm *v, int t, span at)
         if (cb->active) {
             /* it joins the fight, acting last */
             v->world->creatures[c].in_play = true;
+            v->world->creatures[c].out_known = false;
             if (cb->ordered) {
                 entry *g = NULL;
                 size_t cap = (size_t)cb->order_cap;

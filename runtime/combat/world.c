@@ -505,13 +505,16 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         return false;
     if (v->world->tally && c == v->world->tally->watch && di->first != sim_health(v))
         tally_change(v, -1, di->first);
+    if (!encounter_out_before(v, c, at))
+        return false;
     v->world->creatures[c].stats[slot] = kept;
     if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
-        return events_emit(v, EV_CHANGED, args, 4, at);
+        if (!events_emit(v, EV_CHANGED, args, 4, at))
+            return false;
     }
-    return true;
+    return encounter_out_after(v, c, at);
 }
 
 /* --- the calls the interpreter makes into play ------------------------------------ */

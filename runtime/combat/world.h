@@ -31,7 +31,10 @@ typedef struct creature {
     bool delaying; /* waits to take its turn later */
     bool forfeit;  /* gives up its next turn to move in the order */
     bool surprised;
-    bool resumed;            /* its delayed turn, already started, goes on */
+    bool resumed; /* its delayed turn, already started, goes on */
+    /* whether it is out of the fight, as went_out and came_back last told
+       it (out_known: told since its last change that nothing heard) */
+    bool out_told, out_known;
     int32_t forfeit_next_to; /* where it moves: a creature, -1 */
     int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;

@@ -497,7 +497,9 @@ typedef struct r_creature {
     X(RELATED, "related", 3, "related(relation, a, b)", "a and b enter a relation")                                    \
     X(UNRELATED, "unrelated", 3, "unrelated(relation, a, b)", "a relation between a and b ends")                       \
     X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \
-    X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")
+    X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")                \
+    X(WENT_OUT, "went_out", 1, "went_out(c)", "c goes out of the fight, by whatever change puts it there")             \
+    X(CAME_BACK, "came_back", 1, "came_back(c)", "c comes back into the fight, by whatever change brings it")
 
 typedef enum {
 #define EVENT_ENUM(name, word, n, form, meaning) EV_##name,

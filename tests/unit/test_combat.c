@@ -1132,6 +1132,26 @@ START_TEST(test_changed_for_any_stat)
 }
 END_TEST
 
+START_TEST(test_out_and_back_whatever_the_change)
+{
+    run *r = ok(1, "resource hp max 10\ncondition stone { }\n"
+                   "encounter { out when self.hp <= 0 or has(self, stone) }\n"
+                   "trigger o { on went_out(c)\n automatic\n do { print \"out:\", c } }\n"
+                   "trigger b { on came_back(c)\n automatic\n do { print \"back:\", c } }\n"
+                   "creature a { }\ncreature z { }\n"
+                   "a.hp = 0\nbegin encounter\na.hp = 3\na.hp = 0\na.hp = 0\nprint \"still\"\na.hp = 2\n"
+                   "apply stone to z\nz.hp = 1\nremove stone from z\nend encounter\nz.hp = 0\nprint \"over\"\n");
+    /* out before the encounter, back in it by a stat set; out and back by
+       a condition; a change that leaves it out, or one outside the
+       encounter, tells nothing */
+    lines_in_order(r, "back: a", "out: a", "still", "back: a", "z is stone", "out: z", "stone on z ended", "back: z",
+                   "over", NULL);
+    ck_assert_ptr_null(strstr(strstr(r->out, "still"), "out: a"));
+    ck_assert_ptr_null(strstr(strstr(r->out, "back: z"), "out: z"));
+    done(r);
+}
+END_TEST
+
 START_TEST(test_check_term_label)
 {
     run *r = ok(1, BASE "check hit(a, t, penalty) = d20 + a.speed + penalty { label penalty \"range penalty\" }\n"
@@ -1779,6 +1799,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_answers_for_one_use_queue);
     tcase_add_test(ev, test_check_term_label);
     tcase_add_test(ev, test_changed_for_any_stat);
+    tcase_add_test(ev, test_out_and_back_whatever_the_change);
     tcase_add_test(ev, test_ruling_asked_for_a_creature);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);
