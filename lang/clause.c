@@ -56,7 +56,7 @@ int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type)
     return id;
 }
 
-int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block)
+int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block, bool block_only)
 {
     fn_state fs;
     fn_state *outer = cc->fn;
@@ -68,11 +68,32 @@ int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block)
     bind_names(cc, fx);
     fs.c->nparams = (uint8_t)fs.nlocals;
     for (const node *it = block->list; it; it = it->next)
-        if (is_statement(it))
-            compile_stmt(cc, it);
+        if (is_statement(it) || block_only)
+            compile_stmt(cc, it); /* in a block of statements alone, what is none is said so */
     int id = fn_end(cc, &fs, block->sp);
     cc->fn = outer;
     return id;
+}
+
+int expr_label(compiler *cc, const node *t)
+{
+    switch (t->kind) {
+    case AST_MEMBER:
+    case AST_NAME:
+    case AST_CALL: return comp_intern(cc, t->text);
+    case AST_DICE:
+    case AST_INT: return 0xffff; /* shows itself */
+    default: {
+        /* a term's own text; past 40 bytes shortened, visibly, at a character */
+        const char *text = cc->p->sources[t->sp.source]->text + t->sp.start;
+        size_t len = t->sp.end - t->sp.start, shown = len <= 40 ? len : 37;
+        while (shown < len && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+            shown--;
+        char buf[48];
+        snprintf(buf, sizeof buf, "%.*s%s", (int)shown, text, shown < len ? "..." : "");
+        return comp_intern(cc, buf);
+    }
+    }
 }
 
 static bool is_literal(const node *e)

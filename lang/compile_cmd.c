@@ -1165,6 +1165,63 @@ static void clause_command(compiler *cc, const node *cmd)
         emit_play(&b);
 }
 
+bool cmd_in_body(const node *n)
+{
+    static const command_id in_body[] = {CMD_HOLD,   CMD_APPLY, CMD_REMOVE, CMD_PLACE,  CMD_MOVE, CMD_JOIN,
+                                         CMD_ENGAGE, CMD_HIDE,  CMD_REVEAL, CMD_DAMAGE, CMD_HEAL};
+    if (n->kind != AST_CLAUSE || n->b)
+        return false;
+    for (size_t i = 0; i < sizeof in_body / sizeof in_body[0]; i++)
+        if (!strcmp(n->text, command_words[in_body[i]])) {
+            if (in_body[i] != CMD_REMOVE)
+                return true;
+            /* `remove CONDITION from NAME`, not a creature out of play */
+            for (const node *a = n->list; a; a = a->next)
+                if (a->text && !strcmp(a->text, "from"))
+                    return true;
+            return false;
+        }
+    return false;
+}
+
+void compile_body_command(compiler *cc, const node *s)
+{
+    command_id id = CMD_COUNT;
+    for (int i = 0; i < CMD_COUNT; i++)
+        if (strcmp(command_words[i], s->text) == 0)
+            id = (command_id)i;
+    if (!cmd_in_body(s)) {
+        if (!cmd_not_in_body(cc, s))
+            comp_error(cc, s->sp, "expected a statement here, not '%s' (a clause, or a misspelt word?)", s->text);
+        return;
+    }
+    command_build b;
+    if (compile_command_args(cc, s, id, &b))
+        emit_play(&b);
+}
+
+bool cmd_not_in_body(compiler *cc, const node *s)
+{
+    bool command = false;
+    for (int i = 0; i < CMD_COUNT && !command; i++)
+        command = strcmp(command_words[i], s->text) == 0;
+    if (!command || s->kind != AST_CLAUSE)
+        return false;
+    if (s->b)
+        comp_error(cc, s->sp, "'%s' takes no block", s->text);
+    else if (!strcmp(s->text, "remove"))
+        comp_error(cc, s->sp,
+                   "a body may take a condition off a creature (remove CONDITION from NAME), not a "
+                   "creature out of play: that is the GM's command");
+    else
+        comp_error(cc, s->sp,
+                   "'%s' is a command of the table, not of a body; a body may hold the commands that change the "
+                   "state of play: hold, apply, remove ... from, place, move, join, engage, hide, reveal, damage, "
+                   "heal",
+                   s->text);
+    return true;
+}
+
 /* `begin`, `end`, `roll initiative` and `show`, as the grammar reads them:
    their OP_PLAY runs even after an error, whose report says enough. */
 static void keyword_command(compiler *cc, const node *cmd)

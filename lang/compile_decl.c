@@ -413,11 +413,11 @@ void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *st
     if (!ds->dn->b)
         return;
     for (const node *it = ds->dn->b->list; it; it = it->next) {
-        if (it->kind == AST_CLAUSE) {
-            const clause_rule *rule = find_rule(table, nrules, it->text);
-            if (rule)
-                run_clause(ds, rule, it, it->list, NULL);
-            else
+        const clause_rule *rule = it->kind == AST_CLAUSE ? find_rule(table, nrules, it->text) : NULL;
+        if (rule) {
+            run_clause(ds, rule, it, it->list, NULL);
+        } else if (it->kind == AST_CLAUSE && !(stmts_seen && is_statement(it))) {
+            if (!stmts_seen || !cmd_not_in_body(ds->cc, it))
                 unknown_clause(ds, table, nrules, it->text, it->a ? it->a->sp : it->sp);
         } else if (it->kind == AST_CITE) {
             ds->clause_cite = comp_intern(ds->cc, it->text);
@@ -609,7 +609,7 @@ static void decl_procedure(decl_state *ds)
     }
     bool stmts = false;
     decl_clauses(ds, NULL, 0, &stmts);
-    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b);
+    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b, false);
     cc->p->decls[ds->decl_index].body = body;
 }
 

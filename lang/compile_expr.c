@@ -681,27 +681,6 @@ static sty compile_member(compiler *cc, const node *e)
     return TY_ANY;
 }
 
-int expr_label(compiler *cc, const node *t)
-{
-    switch (t->kind) {
-    case AST_MEMBER:
-    case AST_NAME:
-    case AST_CALL: return comp_intern(cc, t->text);
-    case AST_DICE:
-    case AST_INT: return 0xffff; /* shows itself */
-    default: {
-        /* a term's own text; past 40 bytes shortened, visibly, at a character */
-        const char *text = cc->p->sources[t->sp.source]->text + t->sp.start;
-        size_t len = t->sp.end - t->sp.start, shown = len <= 40 ? len : 37;
-        while (shown < len && shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
-            shown--;
-        char buf[48];
-        snprintf(buf, sizeof buf, "%.*s%s", (int)shown, text, shown < len ? "..." : "");
-        return comp_intern(cc, buf);
-    }
-    }
-}
-
 static int compile_args(compiler *cc, const node *list)
 {
     int n = 0;
@@ -1253,6 +1232,7 @@ bool is_statement(const node *n)
     case AST_FAIL:
     case AST_ACT:
     case AST_EXPR_STMT: return true;
+    case AST_CLAUSE: return cmd_in_body(n);
     default: return false;
     }
 }
@@ -1472,6 +1452,7 @@ void compile_stmt(compiler *cc, const node *s)
         break;
     }
     case AST_ACT: compile_act_stmt(cc, s); break;
+    case AST_CLAUSE: compile_body_command(cc, s); break;
     case AST_RETURN:
         if (s->a)
             compile_expr(cc, s->a);

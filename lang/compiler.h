@@ -111,6 +111,14 @@ void compile_decl(compiler *cc, const node *d);
 void compile_command(compiler *cc, const node *cmd);
 /* `self: attack t` inside a body. */
 void compile_act_stmt(compiler *cc, const node *s);
+/* A play command a body may hold as a statement (`hold self strike t on
+   moved(t)` in an action, `apply stunned to t` in a trigger): one that
+   changes the state of play without starting or ending a part of it. */
+bool cmd_in_body(const node *n);
+void compile_body_command(compiler *cc, const node *s);
+/* Says why a play command cannot stand in a body; false (nothing said)
+   when s is no play command. */
+bool cmd_not_in_body(compiler *cc, const node *s);
 bool stat_is_derived(compiler *cc, const decl *d);
 /* A play command's words checked where they are written (cmd_check.c),
  * each false (or void) after reporting what is wrong. A creature named by

@@ -32,8 +32,10 @@ int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type);
 /* A formula, or a constant when e is a literal: the common clause value. */
 bool rexpr_of(compiler *cc, const fctx *fx, const node *e, sty want, const char *what, rexpr *out);
 /* Compiles statements (the items of `block` that are statements) into a
- * body chunk with fx's names as parameters. */
-int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block);
+ * body chunk with fx's names as parameters. block_only: the block holds
+ * statements alone (a trigger's `do`), and any other item is an error; else
+ * its clauses are the declaration's, reported by decl_clauses. */
+int body_in(compiler *cc, const fctx *fx, chunk_kind kind, const node *block, bool block_only);
 
 /* --- the clause cursor ----------------------------------------------------- */
 

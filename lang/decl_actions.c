@@ -238,7 +238,7 @@ void decl_action(decl_state *ds)
     if (a->has_target && a->takes[0] && !(a->takes[0] & sty_values(TY_CREATURE)) && ds->dn->c && ds->dn->c->list)
         comp_error(cc, ds->dn->c->list->a->sp, "the target clause takes a creature as %s, which says %s",
                    ds->fx.names[0], program_string(cc->p, a->takes_text[0]));
-    int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b) : -1;
+    int body = stmts ? body_in(cc, &ds->fx, CHUNK_ACTION, ds->dn->b, false) : -1;
     a = act_of(ds);
     a->body = body;
     a->from.cite = ds->from.cite;
@@ -569,7 +569,7 @@ static void trig_do(decl_state *ds, const node *clause, ccur *k)
         comp_error(ds->cc, clause->sp, "a trigger has one 'do' block");
         return;
     }
-    int body = body_in(ds->cc, &ds->fx, CHUNK_TRIGGER, clause->b);
+    int body = body_in(ds->cc, &ds->fx, CHUNK_TRIGGER, clause->b, true);
     trig_of(ds)->body = body;
 }
 
@@ -623,7 +623,7 @@ void decl_trigger(decl_state *ds)
         if (t->body >= 0)
             comp_error(cc, ds->dn->sp, "a trigger's effect is either its statements or a 'do' block, not both");
         else
-            t->body = body_in(cc, &ds->fx, CHUNK_TRIGGER, ds->dn->b);
+            t->body = body_in(cc, &ds->fx, CHUNK_TRIGGER, ds->dn->b, false);
     }
     t = trig_of(ds);
     t->from.cite = ds->from.cite;
@@ -801,7 +801,7 @@ void decl_tactic(decl_state *ds)
                    ds->dn->text);
         return;
     }
-    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b);
+    int body = body_in(cc, &ds->fx, CHUNK_PROCEDURE, ds->dn->b, false);
     t = &cc->p->rules->tactics[ds->object];
     t->body = body;
     t->from.cite = ds->from.cite;

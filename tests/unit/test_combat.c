@@ -1152,6 +1152,22 @@ START_TEST(test_out_and_back_whatever_the_change)
 }
 END_TEST
 
+START_TEST(test_play_commands_in_bodies)
+{
+    run *r = ok(1, BASE "economy { slot standard 1 per turn }\ncondition braced { }\ncondition shaken { }\n"
+                        "override initiative { mode static\n score speed\n allow hold }\n"
+                        "action strike(t) costs standard { print self, \"strikes\", t }\n"
+                        "action ready(t) { hold self strike t on changed(t, _, _, _)\n apply braced to self }\n"
+                        "trigger spread { on condition_applied(c, what, src) when what == \"braced\"\n"
+                        " do { for o in [a, b] { if o != c { apply shaken to o } } } }\n"
+                        "creature a { speed 3 }\ncreature b { speed 1 }\nbegin encounter\nroll initiative\n"
+                        "a: ready b\nnext\nb.speed = 5\n");
+    lines_in_order(r, "a holds strike b until changed(b, _, _, _)", "a is braced", "b is shaken", "b's turn",
+                   "a takes the held action", "a strikes b", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_check_term_label)
 {
     run *r = ok(1, BASE "check hit(a, t, penalty) = d20 + a.speed + penalty { label penalty \"range penalty\" }\n"
@@ -1800,6 +1816,7 @@ static Suite *make_suite(void)
     tcase_add_test(ev, test_check_term_label);
     tcase_add_test(ev, test_changed_for_any_stat);
     tcase_add_test(ev, test_out_and_back_whatever_the_change);
+    tcase_add_test(ev, test_play_commands_in_bodies);
     tcase_add_test(ev, test_ruling_asked_for_a_creature);
     tcase_add_test(ev, test_condition_ends_on_event);
     tcase_add_test(ev, test_hold_fires_on_the_event_and_moves);

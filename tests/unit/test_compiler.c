@@ -67,6 +67,18 @@ static bool has_msg(const char *needle)
         ck_assert_msg(has_msg(needle_), "no '%s' among errors for %s (first: %s)", needle_, src_, M.text[0]); \
     } while (0)
 
+START_TEST(test_commands_in_bodies_are_checked)
+{
+    ASSERT_ERROR("action a(t) {\n  next\n}\n", "'next' is a command of the table, not of a body");
+    ASSERT_ERROR("procedure p(t) {\n  remove t\n}\n", "not a creature out of play");
+    ASSERT_ERROR("trigger t {\n on turn_end(c)\n do { frobnicate 3 }\n}\n",
+                 "expected a statement here, not 'frobnicate'");
+    /* the commands that change the state of play are statements */
+    ck_assert_int_eq(compile("condition c { }\nprocedure q(t) {\n  apply c to t\n  if true { remove c from t }\n}\n"),
+                     0);
+}
+END_TEST
+
 START_TEST(test_unknown_name_did_you_mean)
 {
     ASSERT_ERROR("stat dex = 1\nprint dexx\n", "unknown name 'dexx'; did you mean 'dex'?");
@@ -611,6 +623,7 @@ static Suite *make_suite(void)
     TCase *e = tcase_create("errors");
     tcase_add_checked_fixture(e, setup, teardown);
     tcase_add_test(e, test_unknown_name_did_you_mean);
+    tcase_add_test(e, test_commands_in_bodies_are_checked);
     tcase_add_test(e, test_unknown_name_far_has_no_suggestion);
     tcase_add_test(e, test_unknown_function_did_you_mean);
     tcase_add_test(e, test_type_distance_plus_duration);
