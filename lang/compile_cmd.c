@@ -1202,6 +1202,11 @@ void compile_body_command(compiler *cc, const node *s)
 
 bool cmd_not_in_body(compiler *cc, const node *s)
 {
+    if (s->kind == AST_COMMAND) { /* begin, end, show, roll initiative */
+        comp_error(cc, s->sp, "'%s' is a command of the table, on a line of its own, not in a body or block",
+                   decl_kind_name((decl_kind)s->op));
+        return true;
+    }
     bool command = false;
     for (int i = 0; i < CMD_COUNT && !command; i++)
         command = strcmp(command_words[i], s->text) == 0;
@@ -1215,9 +1220,9 @@ bool cmd_not_in_body(compiler *cc, const node *s)
                    "creature out of play: that is the GM's command");
     else
         comp_error(cc, s->sp,
-                   "'%s' is a command of the table, not of a body; a body may hold the commands that change the "
-                   "state of play: hold, apply, remove ... from, place, move, join, engage, hide, reveal, damage, "
-                   "heal",
+                   "'%s' is a command of the table, on a line of its own; a body or block may hold only the "
+                   "commands that change the state of play: hold, apply, remove ... from, place, move, join, "
+                   "engage, hide, reveal, damage, heal",
                    s->text);
     return true;
 }

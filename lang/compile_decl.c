@@ -431,6 +431,8 @@ void decl_clauses(decl_state *ds, const clause_rule *table, int nrules, bool *st
                            clause_article(decl_kind_name(ds->kind)), decl_kind_name(ds->kind));
         } else if ((it->kind == AST_DECL || it->kind == AST_OVERRIDE) && ds->kind == DK_SYSTEM) {
             compile_decl(ds->cc, it);
+        } else if (stmts_seen && it->kind == AST_COMMAND) {
+            cmd_not_in_body(ds->cc, it);
         } else {
             const char *kind = decl_kind_name(ds->kind);
             comp_error(ds->cc, it->sp, "%s %s cannot hold %s %s", clause_article(kind), kind,

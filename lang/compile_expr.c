@@ -1453,6 +1453,7 @@ void compile_stmt(compiler *cc, const node *s)
     }
     case AST_ACT: compile_act_stmt(cc, s); break;
     case AST_CLAUSE: compile_body_command(cc, s); break;
+    case AST_COMMAND: cmd_not_in_body(cc, s); break;
     case AST_RETURN:
         if (s->a)
             compile_expr(cc, s->a);

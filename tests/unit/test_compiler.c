@@ -69,7 +69,7 @@ static bool has_msg(const char *needle)
 
 START_TEST(test_commands_in_bodies_are_checked)
 {
-    ASSERT_ERROR("action a(t) {\n  next\n}\n", "'next' is a command of the table, not of a body");
+    ASSERT_ERROR("action a(t) {\n  next\n}\n", "'next' is a command of the table, on a line of its own");
     ASSERT_ERROR("procedure p(t) {\n  remove t\n}\n", "not a creature out of play");
     ASSERT_ERROR("trigger t {\n on turn_end(c)\n do { frobnicate 3 }\n}\n",
                  "expected a statement here, not 'frobnicate'");
