@@ -25,11 +25,12 @@
     X(INDEX, "index")   /* a[b] */                                          \
     X(CALL, "call")     /* text(list) */                                    \
     X(LIST, "list")                                                         \
-    X(UNARY, "unary")      /* op a */                                       \
-    X(BINARY, "binary")    /* a op b */                                     \
-    X(COND, "conditional") /* a ? b : c */                                  \
-    X(ROLL, "roll")        /* roll a */                                     \
-    X(SPAN, "interval")    /* a .. b */                                     \
+    X(UNARY, "unary")       /* op a */                                      \
+    X(BINARY, "binary")     /* a op b */                                    \
+    X(COND, "conditional")  /* a ? b : c */                                 \
+    X(ROLL, "roll")         /* roll a */                                    \
+    X(SPAN, "interval")     /* a .. b */                                    \
+    X(LET_IN, "let ... in") /* let text = b in c (a: the name) */           \
     /* statements */                                                        \
     X(LET, "let")                                                           \
     X(ASSIGN, "assignment") /* a op= b */                                   \

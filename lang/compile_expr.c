@@ -767,17 +767,19 @@ static void arity_error(compiler *cc, const node *e, const builtin *bi, int argc
 
 /* Dice written as such: a dice literal or name, or a sum, difference or
    multiple of dice and numbers (`d20 + 5`, `2 * d6`). */
-static bool dice_written(const node *a)
+bool expr_dice_written(const node *a)
 {
     switch ((ast_kind)a->kind) {
     case AST_DICE: return true;
     case AST_BINARY:
         if (a->op == '*') /* a multiple: one side a number */
-            return (dice_written(a->a) && a->b->kind == AST_INT) || (a->a->kind == AST_INT && dice_written(a->b));
+            return (expr_dice_written(a->a) && a->b->kind == AST_INT) ||
+                   (a->a->kind == AST_INT && expr_dice_written(a->b));
         if (a->op != '+' && a->op != '-')
             return false;
-        return (dice_written(a->a) || a->a->kind == AST_INT) && (dice_written(a->b) || a->b->kind == AST_INT) &&
-               (dice_written(a->a) || dice_written(a->b));
+        return (expr_dice_written(a->a) || a->a->kind == AST_INT) &&
+               (expr_dice_written(a->b) || a->b->kind == AST_INT) &&
+               (expr_dice_written(a->a) || expr_dice_written(a->b));
     default: return false;
     }
 }
@@ -794,7 +796,7 @@ static unsigned compile_exact_args(compiler *cc, const node *call)
     bool saved_roll = cc->roll_mode;
     for (const node *a = call->list; a; a = a->next, i++) {
         const node *what = a->kind == AST_ROLL ? a->a : a;
-        bool as_dice = a->kind == AST_ROLL || dice_written(a) || a->kind == AST_NAME || a->kind == AST_WORD ||
+        bool as_dice = a->kind == AST_ROLL || expr_dice_written(a) || a->kind == AST_NAME || a->kind == AST_WORD ||
                        a->kind == AST_MEMBER;
         if (a->kind == AST_ROLL && i < 8)
             rolled |= 1u << i;
@@ -1202,6 +1204,7 @@ static sty compile_expr_inner(compiler *cc, const node *e)
         }
         return compile_roll(cc, e);
     }
+    case AST_LET_IN: return compile_let_in(cc, e);
     case AST_SPAN: {
         sty a = compile_expr(cc, e->a), b = compile_expr(cc, e->b);
         if (a != TY_ANY && b != TY_ANY && a != b && !(numeric(a) && numeric(b)))

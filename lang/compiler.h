@@ -102,6 +102,10 @@ bool creature_declared(compiler *cc, const char *name);
 /* What a term is called in a roll's breakdown: `a.bab` is "bab"; a string
  * id, or 0xffff for a literal that shows itself. */
 int expr_label(compiler *cc, const node *t);
+/* `let NAME = E in BODY` (compile_let.c). */
+sty compile_let_in(compiler *cc, const node *e);
+/* Dice written as such: `d20`, `2d6 + 3`, `2*d8`. */
+bool expr_dice_written(const node *a);
 /* Builds a dice expression value for a DICE literal; reports errors. */
 bool dice_literal(compiler *cc, const node *n, value *out);
 

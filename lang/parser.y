@@ -97,6 +97,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
    continue the expression, so `a - b` is one argument. Write `(-b)` or use
    a connective (`by -2`) to start a new argument with a sign. */
 %precedence ARG
+%precedence LET_IN
 %right '?' ':'
 %left OR
 %left AND
@@ -279,7 +280,9 @@ lvalue:
     ;
 
 expr:
-    expr '?' expr ':' expr      { $$ = mk(lx, AST_COND, @$); $$->a = $1; $$->b = $3; $$->c = $5; }
+    LET name '=' expr IN expr %prec LET_IN
+                                { $$ = mk(lx, AST_LET_IN, @$); $$->text = $2->text; $$->a = $2; $$->b = $4; $$->c = $6; }
+  | expr '?' expr ':' expr      { $$ = mk(lx, AST_COND, @$); $$->a = $1; $$->b = $3; $$->c = $5; }
   | expr OR expr                { $$ = mk_binary(lx, OR, $1, $3, @$); }
   | expr AND expr               { $$ = mk_binary(lx, AND, $1, $3, @$); }
   | NOT expr                    { $$ = mk(lx, AST_UNARY, @$); $$->op = NOT; $$->a = $2; }

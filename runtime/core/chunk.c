@@ -170,6 +170,7 @@ static inline bool step(const chunk *c, size_t at, int64_t depth, int64_t *next,
     case OP_ROLL_SUM: *next = depth + 1 - op[1]; return true;
     case OP_CALL_BUILTIN: *next = depth + 1 - op[2]; return true;
     case OP_CALL:
+    case OP_CALL_CHUNK:
     case OP_CHECK: *next = depth + 1 - op[3]; return true;
     case OP_PRINT: *next = depth - op[1]; return true;
     case OP_EMIT:

@@ -80,6 +80,10 @@ size_t chunk_disasm_op(FILE *out, const program *p, const chunk *c, size_t offse
         fprintf(out, "%5u %u %u ; %s", u16, arg[2], arg[3],
                 u16 < p->ndecls ? program_string(p, p->decls[u16].name) : "?");
         break;
+    case OP_CALL_CHUNK: fprintf(out, "%5u %u  ; %s", u16, arg[2], u16 < p->nchunks ? p->chunks[u16]->name : "?"); break;
+    case OP_CALL_CHUNK_EXACT:
+        fprintf(out, "%5u %u %u ; %s", u16, arg[2], arg[3], u16 < p->nchunks ? p->chunks[u16]->name : "?");
+        break;
     case OP_CHECK_EXACT:
         fprintf(out, "%5u %u %u ; %s", u16, arg[2], arg[3],
                 (int)u16 < p->rules->nchecks ? program_string(p, p->rules->checks[u16].name) : "?");

@@ -908,6 +908,25 @@ next:
             PUSH(r);
             NEXT;
         }
+        CASE(CALL_CHUNK)
+        {
+            int body = READ_U16(), argc = READ_U8();
+            f->ip = ip;
+            FAIL_IF(!push_frame(v, v->p->chunks[body], f->self, argc, &f->c->spans[op_ip - f->c->code]));
+            f = &v->frames[v->nframes - 1];
+            ip = f->ip;
+            NEXT;
+        }
+        CASE(CALL_CHUNK_EXACT)
+        {
+            int body = READ_U16(), argc = READ_U8();
+            unsigned rolled = READ_U8();
+            FAIL_IF(!vm_exact_call(v, VM_EXACT_CHUNK, body, f->self, SP - argc, argc, rolled, HERE, &r));
+            f = &v->frames[v->nframes - 1];
+            SP -= argc;
+            PUSH(r);
+            NEXT;
+        }
         CASE(CALL_EXACT)
         {
             const decl *latest = v->world_ops->standing(v, READ_U16());

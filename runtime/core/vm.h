@@ -368,7 +368,7 @@ void vm_peek_end(vm *v);
 /* False, with an error, inside an exact context: `what` would change the
  * state of play or the transcript. */
 bool vm_exact_refuses(vm *v, span at, const char *what);
-typedef enum { VM_EXACT_PROCEDURE, VM_EXACT_CHECK } vm_exact_kind;
+typedef enum { VM_EXACT_PROCEDURE, VM_EXACT_CHECK, VM_EXACT_CHUNK } vm_exact_kind;
 /* Calls procedure `callee` (or check `callee`) for self with args, walked;
  * rolled: bit i says argument i was written `roll E` (E's dice were
  * passed, to be rolled as the call is made). *out is the distribution. */

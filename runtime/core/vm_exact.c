@@ -62,6 +62,8 @@ static const char *call_name(const vm *v, vm_exact_kind kind, int callee)
 {
     if (kind == VM_EXACT_CHECK)
         return program_string(v->p, v->r->checks[callee].name);
+    if (kind == VM_EXACT_CHUNK)
+        return v->p->chunks[callee]->name;
     return program_string(v->p, v->p->decls[callee].name);
 }
 
@@ -274,6 +276,8 @@ static bool run_call(vm *v, vm_exact_kind kind, int callee, int self, const valu
 {
     if (kind == VM_EXACT_CHECK)
         return v->world_ops->check(v, callee, args, argc, out, at);
+    if (kind == VM_EXACT_CHUNK)
+        return vm_call(v, callee, self, args, argc, out);
     const decl *d = &v->p->decls[callee];
     return vm_call(v, d->body, self, args, argc, out);
 }

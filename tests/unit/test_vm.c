@@ -137,6 +137,21 @@ START_TEST(test_exact_fractions)
 }
 END_TEST
 
+START_TEST(test_let_in_binds_one_roll)
+{
+    /* one d20 asked two questions, against two d20s asked one each */
+    expect_output("print prob(let r = d20 in r == 20 or r == 1), prob(d20 == 20 or d20 == 1)\n", "0.1 0.0975\n");
+    expect_output("print mean(let r = d6 in r * r), dist(let a = d4 in let b = d4 in a + b + a)\n",
+                  "91/6 distribution 3..12, mean 7.5\n");
+    /* the roll's faces, the locals around it, a name it hides */
+    expect_output("print prob(let r = d20 in r.natural == 20)\n", "0.05\n");
+    expect_output("procedure p(bonus, r) {\n  return prob(let r = d20 in r + bonus <= 1)\n}\nprint p(-3, 100)\n",
+                  "0.2\n");
+    /* outside an exact context: rolled once, the body run once */
+    expect_output("print let r = roll d20 in r == r, let x = 2 in x * x\n", "true 4\n");
+}
+END_TEST
+
 START_TEST(test_fraction_display)
 {
     /* language.md 3.1: a fraction is shown as a decimal when it terminates,
@@ -717,6 +732,7 @@ static Suite *make_suite(void)
     TCase *a = tcase_create("arithmetic");
     tcase_add_test(a, test_integer_arithmetic);
     tcase_add_test(a, test_exact_fractions);
+    tcase_add_test(a, test_let_in_binds_one_roll);
     tcase_add_test(a, test_fraction_display);
     tcase_add_test(a, test_floor_division);
     tcase_add_test(a, test_rounding_builtins);
