@@ -53,9 +53,14 @@ bool encounter_out(vm *v, int c, bool *out, span at)
     return !rexpr_present(e) || creature_formula(v, e, c, out);
 }
 
+/* Whether anything hears went_out or came_back (events_heard, for both at
+   once: this is asked at every change of a stat). */
 static bool out_heard(const vm *v)
 {
-    return events_heard(v, EV_WENT_OUT) || events_heard(v, EV_CAME_BACK);
+    if (v->r->nevents <= EV_CAME_BACK)
+        return false;
+    const r_event *out = &v->r->events[EV_WENT_OUT], *back = &v->r->events[EV_CAME_BACK];
+    return out->ntriggers || out->nending || back->ntriggers || back->nending || v->world->cb.nholds;
 }
 
 bool encounter_out_before(vm *v, int c, span at)
