@@ -41,14 +41,20 @@ sty compile_let_in(compiler *cc, const node *e)
         cc->fn = outer;
         return TY_ANY;
     }
-    fn_add_local(cc, name, bound == TY_DICE ? TY_ROLL : exact && !rolled ? TY_NUM : bound, e->a->sp);
+    /* a roll of written dice; one outcome of a distribution, a number */
+    fn_add_local(cc, name, bound == TY_DICE ? TY_ROLL : bound == TY_DISTRIB ? TY_NUM : bound, e->a->sp);
     for (int i = 0; outer && i < outer->nlocals; i++)
         if (outer->locals[i].name != name)
             fn_add_local(cc, outer->locals[i].name, outer->locals[i].type, e->sp);
     fs.c->nparams = (uint8_t)fs.nlocals;
-    cc->dist_mode = 0; /* BODY runs on each outcome, as plain values */
+    /* BODY runs on each outcome, on plain values; in an exact context its
+       own dice are rolled where they stand, and the walk takes each face */
+    bool saved_roll = cc->roll_mode;
+    cc->dist_mode = 0;
+    cc->roll_mode = saved_roll || exact;
     sty result = compile_expr(cc, e->c);
     cc->dist_mode = saved;
+    cc->roll_mode = saved_roll;
     int body = fn_end(cc, &fs, e->sp);
     cc->fn = outer;
     if (body < 0)

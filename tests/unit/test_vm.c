@@ -147,6 +147,8 @@ START_TEST(test_let_in_binds_one_roll)
     expect_output("print prob(let r = d20 in r.natural == 20)\n", "0.05\n");
     expect_output("procedure p(bonus, r) {\n  return prob(let r = d20 in r + bonus <= 1)\n}\nprint p(-3, 100)\n",
                   "0.2\n");
+    /* a list of dice bound; the body's own dice, each walked */
+    expect_output("print prob(let x = [d6, d6] in x[0] == 1), prob(let n = 3 in d6 >= n)\n", "1/6 2/3\n");
     /* outside an exact context: rolled once, the body run once */
     expect_output("print let r = roll d20 in r == r, let x = 2 in x * x\n", "true 4\n");
 }
