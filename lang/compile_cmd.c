@@ -1143,13 +1143,19 @@ static bool compile_command_args(compiler *cc, const node *cmd, command_id id, c
     return command_compilers[command_families[id]](b);
 }
 
+/* The command a word names, or CMD_COUNT. */
+static command_id command_named(const char *word)
+{
+    for (int i = 0; i < CMD_COUNT; i++)
+        if (strcmp(command_words[i], word) == 0)
+            return (command_id)i;
+    return CMD_COUNT;
+}
+
 /* Commands written as a word and arguments (`next`, `place a at c4`). */
 static void clause_command(compiler *cc, const node *cmd)
 {
-    command_id id = CMD_COUNT;
-    for (int i = 0; i < CMD_COUNT; i++)
-        if (strcmp(command_words[i], cmd->text) == 0)
-            id = (command_id)i;
+    command_id id = command_named(cmd->text);
     /* these are not clauses: the grammar reads them on its own */
     if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END || id == CMD_SHOW ||
         id == CMD_ROLL_INITIATIVE) {
@@ -1165,15 +1171,18 @@ static void clause_command(compiler *cc, const node *cmd)
         emit_play(&b);
 }
 
+/* The commands a body may hold: those that change the state of play. */
+static const command_id in_body[] = {CMD_HOLD,   CMD_APPLY, CMD_REMOVE, CMD_PLACE,  CMD_MOVE, CMD_JOIN,
+                                     CMD_ENGAGE, CMD_HIDE,  CMD_REVEAL, CMD_DAMAGE, CMD_HEAL};
+
 bool cmd_in_body(const node *n)
 {
-    static const command_id in_body[] = {CMD_HOLD,   CMD_APPLY, CMD_REMOVE, CMD_PLACE,  CMD_MOVE, CMD_JOIN,
-                                         CMD_ENGAGE, CMD_HIDE,  CMD_REVEAL, CMD_DAMAGE, CMD_HEAL};
     if (n->kind != AST_CLAUSE || n->b)
         return false;
+    command_id id = command_named(n->text);
     for (size_t i = 0; i < sizeof in_body / sizeof in_body[0]; i++)
-        if (!strcmp(n->text, command_words[in_body[i]])) {
-            if (in_body[i] != CMD_REMOVE)
+        if (id == in_body[i]) {
+            if (id != CMD_REMOVE)
                 return true;
             /* `remove CONDITION from NAME`, not a creature out of play */
             for (const node *a = n->list; a; a = a->next)
@@ -1186,17 +1195,13 @@ bool cmd_in_body(const node *n)
 
 void compile_body_command(compiler *cc, const node *s)
 {
-    command_id id = CMD_COUNT;
-    for (int i = 0; i < CMD_COUNT; i++)
-        if (strcmp(command_words[i], s->text) == 0)
-            id = (command_id)i;
     if (!cmd_in_body(s)) {
         if (!cmd_not_in_body(cc, s))
             comp_error(cc, s->sp, "expected a statement here, not '%s' (a clause, or a misspelt word?)", s->text);
         return;
     }
     command_build b;
-    if (compile_command_args(cc, s, id, &b))
+    if (compile_command_args(cc, s, command_named(s->text), &b))
         emit_play(&b);
 }
 
@@ -1207,23 +1212,27 @@ bool cmd_not_in_body(compiler *cc, const node *s)
                    decl_kind_name((decl_kind)s->op));
         return true;
     }
-    bool command = false;
-    for (int i = 0; i < CMD_COUNT && !command; i++)
-        command = strcmp(command_words[i], s->text) == 0;
-    if (!command || s->kind != AST_CLAUSE)
+    if (s->kind != AST_CLAUSE || command_named(s->text) == CMD_COUNT)
         return false;
-    if (s->b)
+    if (s->b) {
         comp_error(cc, s->sp, "'%s' takes no block", s->text);
-    else if (!strcmp(s->text, "remove"))
+        return true;
+    }
+    if (!strcmp(s->text, "remove")) {
         comp_error(cc, s->sp,
                    "a body may take a condition off a creature (remove CONDITION from NAME), not a "
                    "creature out of play: that is the GM's command");
-    else
-        comp_error(cc, s->sp,
-                   "'%s' is a command of the table, on a line of its own; a body or block may hold only the "
-                   "commands that change the state of play: hold, apply, remove ... from, place, move, join, "
-                   "engage, hide, reveal, damage, heal",
-                   s->text);
+        return true;
+    }
+    text_buf may;
+    text_init(&may);
+    for (size_t i = 0; i < sizeof in_body / sizeof in_body[0]; i++)
+        text_add(&may, "%s%s%s", i ? ", " : "", command_words[in_body[i]], in_body[i] == CMD_REMOVE ? " ... from" : "");
+    comp_error(cc, s->sp,
+               "'%s' is a command of the table, on a line of its own; a body or block may hold only the commands "
+               "that change the state of play: %s",
+               s->text, may.s);
+    text_free(&may);
     return true;
 }
 

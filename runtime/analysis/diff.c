@@ -20,9 +20,6 @@
 #include "runtime/analysis/report.h"
 #include "runtime/core/rules.h"
 
-/* A row's cell is built a piece at a time, in a text_buf, whole. */
-#define put text_add
-
 static const char *str(const program *p, int id)
 {
     return id >= 0 ? program_string(p, id) : "";
@@ -167,7 +164,7 @@ static void only_in(const clauses *mine, const clauses *theirs, text_buf *t)
 {
     for (int i = 0; i < mine->n; i++)
         if (!has_line(theirs, mine->lines[i]))
-            put(t, "%s%s", t->len ? "; " : "", mine->lines[i]);
+            text_add(t, "%s%s", t->len ? "; " : "", mine->lines[i]);
 }
 
 /* --- named declarations -------------------------------------------------------------- */
@@ -210,11 +207,11 @@ static void headline(const program *p, const decl *d, text_buf *t)
 {
     clauses c;
     if (clauses_of(p, d, &c) && c.n)
-        put(t, "%s", c.lines[0]);
+        text_add(t, "%s", c.lines[0]);
     for (int i = 1; i < c.n && t->len < 120; i++)
-        put(t, "; %s", c.lines[i]);
+        text_add(t, "; %s", c.lines[i]);
     if (t->len >= 120)
-        put(t, " ...");
+        text_add(t, " ...");
     clauses_free(&c);
 }
 
@@ -313,21 +310,21 @@ static void compare_kind(report_builder *rb, const program *pa, const program *p
 
 static void slot_text(const program *p, const rules *r, const econ_slot *s, text_buf *t)
 {
-    put(t, "%s%s", t->len ? ", " : "", str(p, s->name));
+    text_add(t, "%s%s", t->len ? ", " : "", str(p, s->name));
     if (s->unlimited)
-        put(t, " any number");
+        text_add(t, " any number");
     else if (s->count.kind == REXPR_CONST && s->count.v.type == V_INT)
-        put(t, " %" PRId64, s->count.v.num);
+        text_add(t, " %" PRId64, s->count.v.num);
     else {
         text_put(t, " (");
         rexpr_text(p, &s->count, t);
         text_put(t, ")");
     }
-    put(t, "/%s", period_name(s->per));
+    text_add(t, "/%s", period_name(s->per));
     if (s->borrows >= 0)
-        put(t, " borrows %s", str(p, r->slots[s->borrows].name));
+        text_add(t, " borrows %s", str(p, r->slots[s->borrows].name));
     if (s->phase >= 0)
-        put(t, " in %s", str(p, r->phases[s->phase].name));
+        text_add(t, " in %s", str(p, r->phases[s->phase].name));
 }
 
 static void economy(report_builder *rb, const program *pa, const program *pb)
@@ -363,20 +360,21 @@ static void economy(report_builder *rb, const program *pa, const program *pb)
         const rules *r = rs[k];
         for (int i = 0; i < r->nlimits; i++) {
             const econ_limit *l = &r->limits[i];
-            put(&lim[k], "%s", lim[k].len ? "; " : "");
+            text_add(&lim[k], "%s", lim[k].len ? "; " : "");
             for (int j = 0; j < l->nslots; j++)
-                put(&lim[k], "%s%s", j ? " + " : "", str(ps[k], r->slots[l->slots[j]].name));
-            put(&lim[k], " <= %d per %s", l->max, period_name(l->per));
+                text_add(&lim[k], "%s%s", j ? " + " : "", str(ps[k], r->slots[l->slots[j]].name));
+            text_add(&lim[k], " <= %d per %s", l->max, period_name(l->per));
         }
         for (int i = 0; i < r->nexchanges; i++) {
             const econ_exchange *e = &r->exchanges[i];
-            put(&ex[k], "%s%s -> %s", ex[k].len ? "; " : "", str(ps[k], r->slots[e->from_slot].name),
-                str(ps[k], r->slots[e->to_slot].name));
+            text_add(&ex[k], "%s%s -> %s", ex[k].len ? "; " : "", str(ps[k], r->slots[e->from_slot].name),
+                     str(ps[k], r->slots[e->to_slot].name));
             if (e->limit)
-                put(&ex[k], " (%d per %s)", e->limit, period_name(e->per));
+                text_add(&ex[k], " (%d per %s)", e->limit, period_name(e->per));
         }
         for (int i = 0; i < r->nexclusives; i++)
-            put(&excl[k], "%s%s by kind", excl[k].len ? "; " : "", str(ps[k], r->slots[r->exclusives[i].slot].name));
+            text_add(&excl[k], "%s%s by kind", excl[k].len ? "; " : "",
+                     str(ps[k], r->slots[r->exclusives[i].slot].name));
     }
     report_row(rb, "caps", lim[0].len ? lim[0].s : "none", lim[1].len ? lim[1].s : "none");
     report_row(rb, "exchanges", ex[0].len ? ex[0].s : "none", ex[1].len ? ex[1].s : "none");
@@ -424,9 +422,9 @@ static void init_who(const program *p, text_buf *t)
     if (!in->present)
         return;
     static const char *const modes[] = {"each creature", "each side", "fixed (no roll)"};
-    put(t, "%s", modes[in->mode]);
+    text_add(t, "%s", modes[in->mode]);
     if (in->group_side >= 0)
-        put(t, "; side %s rolls once", str(p, p->rules->sides[in->group_side]));
+        text_add(t, "; side %s rolls once", str(p, p->rules->sides[in->group_side]));
 }
 static void init_roll(const program *p, text_buf *t)
 {
@@ -436,19 +434,19 @@ static void init_roll(const program *p, text_buf *t)
     if (in->check >= 0) {
         const r_check *ck = &p->rules->checks[in->check];
         const decl *d = ck->from.decl >= 0 ? &p->decls[ck->from.decl] : NULL;
-        put(t, "%s", str(p, ck->name));
+        text_add(t, "%s", str(p, ck->name));
         if (d) {
             text_buf h;
             text_init(&h);
             headline(p, d, &h);
             const char *eq = strchr(h.s, '=');
             if (eq)
-                put(t, ": %s", eq + 2 <= h.s + h.len ? eq + 2 : eq);
+                text_add(t, ": %s", eq + 2 <= h.s + h.len ? eq + 2 : eq);
             text_free(&h);
         }
     }
     if (rexpr_present(&in->score)) {
-        put(t, "%sscore ", t->len ? "; " : "");
+        text_add(t, "%sscore ", t->len ? "; " : "");
         rexpr_text(p, &in->score, t);
     }
 }
@@ -457,22 +455,23 @@ static void init_order(const program *p, text_buf *t)
     const r_initiative *in = &p->rules->initiative;
     if (!in->present)
         return;
-    put(t, "%s first%s", in->lowest_first ? "lowest" : "highest", in->reroll_each_round ? ", rerolled each round" : "");
+    text_add(t, "%s first%s", in->lowest_first ? "lowest" : "highest",
+             in->reroll_each_round ? ", rerolled each round" : "");
 }
 static void init_ties(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     for (int i = 0; i < in->nties; i++)
-        put(t, "%s%s", i ? ", then " : "", tie_name(in->ties[i].kind));
+        text_add(t, "%s%s", i ? ", then " : "", tie_name(in->ties[i].kind));
 }
 static void init_surprise(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     static const char *const surprises[] = {"", "a surprise round", "a free round"};
     if (in->surprise != SURPRISE_NONE)
-        put(t, "%s", surprises[in->surprise]);
+        text_add(t, "%s", surprises[in->surprise]);
     if (rexpr_present(&in->below)) {
-        put(t, "%splaced last: ", t->len ? "; " : "");
+        text_add(t, "%splaced last: ", t->len ? "; " : "");
         rexpr_text(p, &in->below, t);
     }
 }
@@ -480,23 +479,23 @@ static void init_wait(const program *p, text_buf *t)
 {
     const r_initiative *in = &p->rules->initiative;
     if (in->allow_delay)
-        put(t, "delay%s%s", in->delay_round_only ? " (this round)" : "", in->delay_returns ? " (returns)" : "");
+        text_add(t, "delay%s%s", in->delay_round_only ? " (this round)" : "", in->delay_returns ? " (returns)" : "");
     if (in->allow_hold)
-        put(t, "%shold%s", t->len ? ", " : "", in->hold_moves ? " (moves the holder)" : "");
+        text_add(t, "%shold%s", t->len ? ", " : "", in->hold_moves ? " (moves the holder)" : "");
     if (in->reorder_start || in->reorder_later)
-        put(t, "%sreorder%s%s", t->len ? ", " : "", in->reorder_start ? " at the start" : "",
-            in->reorder_later ? " later by forfeiting a turn" : "");
+        text_add(t, "%sreorder%s%s", t->len ? ", " : "", in->reorder_start ? " at the start" : "",
+                 in->reorder_later ? " later by forfeiting a turn" : "");
     if (!t->len)
-        put(t, "none");
+        text_add(t, "none");
 }
 static void round_phases(const program *p, text_buf *t)
 {
     const rules *r = p->rules;
     static const char *const phase_kinds[] = {"turns", "steps", "open"};
     for (int i = 0; i < r->nphases; i++)
-        put(t, "%s%s (%s)", i ? ", " : "", str(p, r->phases[i].name), phase_kinds[r->phases[i].kind]);
+        text_add(t, "%s%s (%s)", i ? ", " : "", str(p, r->phases[i].name), phase_kinds[r->phases[i].kind]);
     if (!r->nphases)
-        put(t, "one phase of turns");
+        text_add(t, "one phase of turns");
 }
 static void round_length(const program *p, text_buf *t)
 {
@@ -505,9 +504,9 @@ static void round_length(const program *p, text_buf *t)
 static void time_counts(const program *p, text_buf *t)
 {
     const rules *r = p->rules;
-    put(t, "durations in rounds count from %s; in turns, %s",
-        r->rounds_cfg.anchor_creature ? "the owner's turns" : "initiative positions",
-        r->turns_cfg.anchor_creature ? "the owner's turns" : "initiative positions");
+    text_add(t, "durations in rounds count from %s; in turns, %s",
+             r->rounds_cfg.anchor_creature ? "the owner's turns" : "initiative positions",
+             r->turns_cfg.anchor_creature ? "the owner's turns" : "initiative positions");
 }
 static void enc_out(const program *p, text_buf *t)
 {
@@ -531,20 +530,20 @@ static void space_kind_text(const program *p, text_buf *t)
 {
     const r_space *s = &p->rules->space;
     if (s->kind == SPACE_NONE)
-        put(t, "none declared");
+        text_add(t, "none declared");
     else if (s->kind == SPACE_ZONES)
-        put(t, "zones");
+        text_add(t, "zones");
     else {
         char sq[64];
         sq[0] = '\0';
         if (s->square.type == V_DIST || s->square.type == V_INT) /* 7.5 ft squares stay 7.5 */
             snprintf(sq, sizeof sq, "%.12g ft ", (double)s->square.num / (double)value_den(s->square));
         if (s->diag_alternate)
-            put(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
+            text_add(t, "grid, %ssquares, diagonals alternate 1, 2", sq);
         else if (s->diag_num == s->diag_den)
-            put(t, "grid, %ssquares, diagonals count 1", sq);
+            text_add(t, "grid, %ssquares, diagonals count 1", sq);
         else
-            put(t, "grid, %ssquares, diagonals count %" PRId64 "/%" PRId64, sq, s->diag_num, s->diag_den);
+            text_add(t, "grid, %ssquares, diagonals count %" PRId64 "/%" PRId64, sq, s->diag_num, s->diag_den);
     }
 }
 
@@ -602,7 +601,7 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
     if (stat_a && stat_b) {
         text_add(&note, "for a creature of default stats at %s ", stat);
         for (size_t i = 0; i < nvalues; i++)
-            put(&note, "%s%" PRId64, i ? " / " : "", values[i]);
+            text_add(&note, "%s%" PRId64, i ? " / " : "", values[i]);
         text_put(&note, "; only those that differ");
     } else {
         text_add(&note, "for a creature of default stats (no stat '%s' in both); only those that differ", stat);
@@ -649,8 +648,8 @@ static void formulas(report_builder *rb, fray *fa, fray *fb, const fray_diff_opt
             text_init(&x);
             text_init(&y);
             for (size_t v = 0; v < (varies ? nvalues : 1); v++) {
-                put(&x, "%s%s", v ? " / " : "", va[v].s);
-                put(&y, "%s%s", v ? " / " : "", vb[v].s);
+                text_add(&x, "%s%s", v ? " / " : "", va[v].s);
+                text_add(&y, "%s%s", v ? " / " : "", vb[v].s);
             }
             report_row(rb, name, x.s, y.s);
             text_free(&x);

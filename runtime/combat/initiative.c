@@ -292,7 +292,7 @@ static bool break_score_ties(vm *v, part *p, int n, span at)
 }
 
 /* How a tie names a group: its side, or with `by`, its first member's group. */
-static bool add_group_name(vm *v, const r_initiative *in, const part *p, vm_text *names, span at)
+static bool add_group_name(vm *v, const r_initiative *in, const part *p, text_buf *names, span at)
 {
     if (!rexpr_present(&in->group_by))
         return vm_text_add(v, names, program_string(v->p, v->r->sides[p->side]), at);
@@ -302,7 +302,8 @@ static bool add_group_name(vm *v, const r_initiative *in, const part *p, vm_text
 /* "a, b and c are tied: each rolls", however many are tied. */
 static bool say_tied(vm *v, const r_initiative *in, const tie_key *k, const part *p, int i, int j, int units, span at)
 {
-    vm_text names = {0};
+    text_buf names;
+    text_init(&names);
     bool ok = true;
     int said = 0;
     for (int m = i; ok && m < j; m++) {
@@ -323,9 +324,9 @@ static bool say_tied(vm *v, const r_initiative *in, const tie_key *k, const part
     }
     if (ok) {
         combat_flush_roll(v);
-        combat_say(v, "%s are tied: %s", names.buf ? names.buf : "", tie_word(k));
+        combat_say(v, "%s are tied: %s", names.s, tie_word(k));
     }
-    vm_text_free(&names);
+    text_free(&names);
     return ok;
 }
 

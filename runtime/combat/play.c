@@ -382,11 +382,12 @@ static bool show(vm *v, const value *args, int argc, span at)
             }
         } else {
             /* the whole value, as print writes it */
-            vm_text val = {0};
+            text_buf val;
+            text_init(&val);
             bool ok = vm_text_value(v, &val, x, at);
             if (ok)
-                combat_print_line(v, val.buf);
-            vm_text_free(&val);
+                combat_print_line(v, val.s);
+            text_free(&val);
             if (!ok)
                 return false;
         }

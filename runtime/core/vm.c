@@ -1001,14 +1001,15 @@ next:
                the step budget and the memory limit, as building it was */
             int n = READ_U8();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
-            vm_text line = {0};
-            bool ok = vm_text_add(v, &line, "", HERE);
+            text_buf line;
+            text_init(&line);
+            bool ok = true;
             for (int i = 0; i < n && ok; i++)
                 ok = (!i || vm_text_add(v, &line, " ", HERE)) && vm_text_value(v, &line, SP[i - n], HERE);
             SP -= n;
             if (ok)
-                v->world_ops->print(v, line.buf);
-            vm_text_free(&line);
+                v->world_ops->print(v, line.s);
+            text_free(&line);
             FAIL_IF(!ok);
             NEXT;
         }

@@ -249,17 +249,13 @@ size_t vm_format(vm *v, value x, char *buf, size_t cap);
 #define VM_FORMAT_MOST 65536
 void vm_format_text(vm *v, value x, text_buf *out);
 
-/* The text of values for print and show: whole, however long. Each value
- * written is a step of the command's budget, and the text counts against
- * its memory, so a list that holds another many times over ends with the
- * step limit, as an endless loop does. False on an error (v->error). */
-typedef struct vm_text {
-    char *buf; /* NUL-terminated once anything is added */
-    size_t len, cap;
-} vm_text;
-bool vm_text_add(vm *v, vm_text *t, const char *s, span at);
-bool vm_text_value(vm *v, vm_text *t, value x, span at);
-void vm_text_free(vm_text *t);
+/* The text of values for print and show, in a text_buf: whole, however
+ * long. Each value written is a step of the command's budget, and the text
+ * counts against its memory, so a list that holds another many times over
+ * ends with the step limit, as an endless loop does. False on an error
+ * (v->error; memory that runs out is one). */
+bool vm_text_add(vm *v, text_buf *t, const char *s, span at);
+bool vm_text_value(vm *v, text_buf *t, value x, span at);
 
 /* Whether two values are equal, as `==` says: lists by value, item by
  * item (counted against the step budget and the nesting limit; false,

@@ -287,40 +287,20 @@ bool vm_out_of_steps(vm *v, span at)
     return false;
 }
 
-/* Room in t for len more bytes and a NUL. */
-static bool text_room(vm *v, vm_text *t, size_t len, span at)
+bool vm_text_add(vm *v, text_buf *t, const char *s, span at)
 {
-    if (t->cap - t->len > len)
-        return true;
-    char *grown = mem_grow(t->buf, 1, &t->cap, t->len + len + 1);
-    if (!grown)
-        return vm_error(v, at, "out of memory");
-    t->buf = grown;
-    return true;
+    text_put(t, s);
+    return !t->cut || vm_error(v, at, "out of memory");
 }
 
-bool vm_text_add(vm *v, vm_text *t, const char *s, span at)
-{
-    size_t len = strlen(s);
-    if (!text_room(v, t, len, at))
-        return false;
-    memcpy(t->buf + t->len, s, len + 1);
-    t->len += len;
-    return true;
-}
-
-static bool text_value(vm *v, vm_text *t, value x, span at, int depth)
+static bool text_value(vm *v, text_buf *t, value x, span at, int depth)
 {
     /* each value written is a step of the command, as an instruction is */
     if (--v->steps_left < 0)
         return vm_out_of_steps(v, at);
     if (x.type != V_LIST) {
-        size_t len = vm_format(v, x, NULL, 0);
-        if (!text_room(v, t, len, at))
-            return false;
-        vm_format(v, x, t->buf + t->len, len + 1);
-        t->len += len;
-        return true;
+        vm_format_text(v, x, t);
+        return !t->cut || vm_error(v, at, "out of memory");
     }
     if (!vm_nesting_ok(v, (uint32_t)depth, at) || !vm_text_add(v, t, "[", at))
         return false;
@@ -336,14 +316,7 @@ static bool text_value(vm *v, vm_text *t, value x, span at, int depth)
     return vm_text_add(v, t, "]", at);
 }
 
-bool vm_text_value(vm *v, vm_text *t, value x, span at)
+bool vm_text_value(vm *v, text_buf *t, value x, span at)
 {
     return text_value(v, t, x, at, 1);
-}
-
-void vm_text_free(vm_text *t)
-{
-    if (t->buf)
-        mem_free(t->buf, t->cap);
-    *t = (vm_text){0};
 }
