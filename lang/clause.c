@@ -445,11 +445,40 @@ bool ccur_duration(ccur *k, const fctx *fx, rexpr *out)
 
 /* --- costs ------------------------------------------------------------------------- */
 
-/* A cost is an expression of names: `a`, `2 * a`, `a + b`, `a or b`. */
-static bool add_part(compiler *cc, const node *e, int times, cost_option *opt)
+/* `15 ft of movement`: an amount of a resource counting a unit. */
+static bool amount_part(compiler *cc, const node *e, const node *of, cost_part *part)
+{
+    const decl *res = of ? program_find_decl(cc->p, DK_RESOURCE, comp_intern(cc, of->text)) : NULL;
+    if (!of) {
+        comp_error(cc, e->sp, "an amount in a cost names what it is of, as in '15 ft of movement'");
+        return false;
+    }
+    if (!res || (res->type != TY_DIST && res->type != TY_TIME)) {
+        comp_error(cc, of->sp, "'%s' is not a resource counting a distance or a time (as in 'resource %s: distance')",
+                   of->text, of->text);
+        return false;
+    }
+    fctx none = {.what = "cost"};
+    rexpr amount;
+    if (!rexpr_of(cc, &none, e, (sty)res->type, "the amount", &amount))
+        return false;
+    if (amount.kind != REXPR_CONST) {
+        comp_error(cc, e->sp, "a cost's amount is a fixed %s, as in %s", sty_name((sty)res->type),
+                   res->type == TY_DIST ? "15 ft" : "6 s");
+        return false;
+    }
+    part->kind = COST_RESOURCE;
+    part->index = program_decl_index(cc->p, res);
+    part->amount = amount.v;
+    return true;
+}
+
+/* A cost is an expression of names: `a`, `2 * a`, `a + b`, `a or b`, and
+   amounts of a resource: `standard + 15 ft of movement`. */
+static bool add_part(compiler *cc, const node *e, int times, cost_option *opt, const node *of)
 {
     if (e->kind == AST_BINARY && e->op == '+') /* op codes: tokens, '+' is a char */
-        return add_part(cc, e->a, times, opt) && add_part(cc, e->b, times, opt);
+        return add_part(cc, e->a, times, opt, of) && add_part(cc, e->b, times, opt, of);
     if (e->kind == AST_BINARY && e->op == '*') {
         const node *n = e->a->kind == AST_INT ? e->a : e->b->kind == AST_INT ? e->b : NULL;
         const node *what = n == e->a ? e->b : e->a;
@@ -457,7 +486,23 @@ static bool add_part(compiler *cc, const node *e, int times, cost_option *opt)
             comp_error(cc, e->sp, "a cost multiplies a slot by a whole number from 1 to 100, as in '2 * bonus_action'");
             return false;
         }
-        return add_part(cc, what, times * (int)n->num, opt);
+        return add_part(cc, what, times * (int)n->num, opt, of);
+    }
+    if (e->kind == AST_QTY) {
+        cost_part part = {0};
+        if (!amount_part(cc, e, of, &part))
+            return false;
+        for (int i = 0; i < opt->nparts; i++)
+            if (opt->parts[i].kind == COST_RESOURCE && opt->parts[i].index == part.index) {
+                comp_error(cc, e->sp, "a cost names each resource once");
+                return false;
+            }
+        if (opt->nparts >= COST_MAX_PARTS) {
+            comp_error(cc, e->sp, "a cost has at most %d parts", COST_MAX_PARTS);
+            return false;
+        }
+        opt->parts[opt->nparts++] = part;
+        return true;
     }
     if (e->kind != AST_NAME) {
         comp_error(cc, e->sp, "a cost names slots or resources, as in 'standard', 'move + 2 * bonus', 'a or b'");
@@ -491,6 +536,11 @@ static bool add_part(compiler *cc, const node *e, int times, cost_option *opt)
         }
         part.kind = COST_RESOURCE;
         part.index = program_decl_index(cc->p, res);
+        if (res->type == TY_DIST || res->type == TY_TIME) {
+            comp_error(cc, e->sp, "%s counts %s: say how much the cost takes, as in '%s of %s'", e->text,
+                       res->type == TY_DIST ? "a distance" : "a time", res->type == TY_DIST ? "15 ft" : "6 s", e->text);
+            return false;
+        }
     }
     part.n = times;
     for (int i = 0; i < opt->nparts; i++) {
@@ -507,11 +557,11 @@ static bool add_part(compiler *cc, const node *e, int times, cost_option *opt)
     return true;
 }
 
-static void add_options(compiler *cc, const node *e, cost *out)
+static void add_options(compiler *cc, const node *e, cost *out, const node *of)
 {
     if (e->kind == AST_BINARY && e->op == OR) {
-        add_options(cc, e->a, out);
-        add_options(cc, e->b, out);
+        add_options(cc, e->a, out, of);
+        add_options(cc, e->b, out, of);
         return;
     }
     if (out->noptions >= COST_MAX_OPTIONS) {
@@ -520,13 +570,18 @@ static void add_options(compiler *cc, const node *e, cost *out)
     }
     cost_option *opt = &out->options[out->noptions];
     memset(opt, 0, sizeof *opt);
-    if (add_part(cc, e, 1, opt))
+    if (add_part(cc, e, 1, opt, of))
         out->noptions++;
+}
+
+void compile_cost_of(compiler *cc, const node *e, const node *of, cost *out)
+{
+    memset(out, 0, sizeof *out);
+    out->where = e->sp;
+    add_options(cc, e, out, of);
 }
 
 void compile_cost(compiler *cc, const node *e, cost *out)
 {
-    memset(out, 0, sizeof *out);
-    out->where = e->sp;
-    add_options(cc, e, out);
+    compile_cost_of(cc, e, NULL, out);
 }

@@ -742,6 +742,27 @@ static bool compile_place(command_build *b)
     return true;
 }
 
+/* `spending RESOURCE`: a resource counting distance, passed as its word
+   for the walk to spend (nothing when not said). */
+static bool push_spending(command_build *b)
+{
+    const node *at = b->k.at;
+    if (!ccur_accept(&b->k, "spending")) {
+        emit_op(b->cc, OP_NIL, b->cmd->sp);
+    } else {
+        at = b->k.at;
+        if (ccur_name(&b->k, "the resource it spends") < 0)
+            return false;
+        if (!compile_walk_budget(b->cc, "move", at)) {
+            cmd_no_such(b->cc, at->sp, at->text, "resource", DK_RESOURCE, DK_RESOURCE);
+            emit_op(b->cc, OP_NIL, at->sp);
+        }
+    }
+    put(b, ARG_MOVE_SPENDING, 1);
+    ccur_end(&b->k);
+    return true;
+}
+
 static bool compile_move(command_build *b)
 {
     if (!push_creature(b->cc, &b->k, "the creature"))
@@ -755,7 +776,7 @@ static bool compile_move(command_build *b)
         return false;
     put(b, ARG_MOVE_TO, 1);
     if (ccur_accept(&b->k, "via")) {
-        while (!ccur_done(&b->k)) {
+        while (!ccur_done(&b->k) && !ccur_is(&b->k, "spending")) {
             ccur_skip_commas(&b->k);
             if (!push_square(b->cc, &b->k))
                 return false;
@@ -763,8 +784,7 @@ static bool compile_move(command_build *b)
             ccur_skip_commas(&b->k);
         }
     }
-    ccur_end(&b->k);
-    return true;
+    return push_spending(b);
 }
 
 /* `wall SQUARE [to SQUARE]`, `terrain difficult SQUARE [to SQUARE]` */

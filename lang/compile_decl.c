@@ -282,6 +282,8 @@ void declare_names(compiler *cc, const node *prog)
         d->system = cc->system;
         if (k == DK_STAT)
             d->type = (int)guess_type(cc, dn);
+        if (k == DK_RESOURCE) /* what it counts: a number, or a distance or time (decl_resource checks) */
+            d->type = (int)(dn->c ? type_from_name(cc, dn->c) : TY_NUM);
         if (k == DK_PROCEDURE || k == DK_CHECK || k == DK_RELATION || k == DK_ACTION)
             d->nparams = ast_list_len(dn->c);
         for (const node *p = dn->c && dn->c->kind == AST_LIST ? dn->c->list : NULL; p; p = p->next) {

@@ -368,7 +368,9 @@ static sty ruling_type(const rules *r, int ruling)
 
 static sty stat_type(const decl *d)
 {
-    return d->kind == DK_RESOURCE ? TY_NUM : (sty)d->type;
+    if (d->kind == DK_RESOURCE) /* a resource counts a number, a distance or a time */
+        return d->type == TY_DIST || d->type == TY_TIME ? (sty)d->type : TY_NUM;
+    return (sty)d->type;
 }
 
 static sty compile_name(compiler *cc, const node *n)
@@ -863,6 +865,9 @@ static sty compile_call(compiler *cc, const node *e)
                 /* the range itself, not its distance for self */
                 emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
                 t = TY_WORD;
+            } else if (kind == 'B' && a->kind == AST_NAME && find_local(cc, comp_intern(cc, a->text)) < 0 &&
+                       find_global(cc, comp_intern(cc, a->text)) < 0 && compile_walk_budget(cc, e->text, a)) {
+                t = TY_WORD;
             } else {
                 t = compile_expr(cc, a);
             }
@@ -1314,7 +1319,8 @@ static void compile_assign(compiler *cc, const node *s)
         if (s->op != '=') {
             binary_type(cc, s->op, d ? stat_type(d) : TY_ANY, t, s);
             emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
-        }
+        } else
+            resource_assign_fits(cc, d, t, s->b->sp);
         emit_op_u16(cc, OP_SET_STAT, idx, s->sp);
         if (echo)
             emit_op_u16(cc, OP_ECHO_STAT, idx, s->sp);
@@ -1339,7 +1345,8 @@ static void compile_assign(compiler *cc, const node *s)
             if (s->op != '=') {
                 binary_type(cc, s->op, stat_type(d), t, s);
                 emit_op(cc, s->op == '+' ? OP_ADD : OP_SUB, s->sp);
-            }
+            } else
+                resource_assign_fits(cc, d, t, s->b->sp);
             emit_op_u16(cc, OP_SET_STAT, idx, s->sp);
             return;
         }

@@ -102,6 +102,11 @@ bool creature_declared(compiler *cc, const char *name);
 /* What a term is called in a roll's breakdown: `a.bab` is "bab"; a string
  * id, or 0xffff for a literal that shows itself. */
 int expr_label(compiler *cc, const node *t);
+/* Resources that count a unit (compile_units.c): a value of the wrong
+   kind assigned to one is an error; a resource named as a walk's limit is
+   passed as its word, to be spent. */
+void resource_assign_fits(compiler *cc, const decl *d, sty t, span at);
+bool compile_walk_budget(compiler *cc, const char *fn, const node *a);
 /* `let NAME = E in BODY` (compile_let.c). */
 sty compile_let_in(compiler *cc, const node *e);
 /* Dice written as such: `d20`, `2d6 + 3`, `2*d8`. */

@@ -181,6 +181,8 @@ period ccur_period(ccur *k, bool allow_long);
 bool ccur_times_per(ccur *k, const char *what, bool allow_long, int *n, period *per);
 /* `costs a + 2 * b or c`: one node (an expression of names) to a cost. */
 void compile_cost(compiler *cc, const node *e, cost *out);
+/* The same, its amounts (`15 ft`) of the resource named by `of`. */
+void compile_cost_of(compiler *cc, const node *e, const node *of, cost *out);
 /* A duration: a time value (`2 rounds`, a named duration) or the words
  * `until start|end of [next] turn|round`. */
 bool ccur_duration(ccur *k, const fctx *fx, rexpr *out);

@@ -24,8 +24,18 @@ static void act_costs(decl_state *ds, const node *clause, ccur *k)
         ccur_error(k, "name the slots it costs");
         return;
     }
+    /* `costs 15 ft of movement`: the amount's resource follows it */
+    const node *of = NULL;
+    if (ccur_accept(k, "of") && !(of = ccur_take(k))) {
+        ccur_error(k, "name the resource the amount is of, as in '15 ft of movement'");
+        return;
+    }
+    if (of && of->kind != AST_NAME) {
+        comp_error(ds->cc, of->sp, "an amount in a cost is of a resource, named, as in '15 ft of movement'");
+        return;
+    }
     cost c;
-    compile_cost(ds->cc, e, &c);
+    compile_cost_of(ds->cc, e, of, &c);
     act_of(ds)->cost = c;
     ccur_end(k);
 }
@@ -817,7 +827,9 @@ static r_resource *res_of(decl_state *ds)
 static void res_value(decl_state *ds, const node *clause, ccur *k)
 {
     rexpr e;
-    if (!ccur_expr(k, &ds->fx, TY_NUM, clause->text, &e))
+    uint8_t unit = res_of(ds)->unit;
+    sty want = unit == V_DIST ? TY_DIST : unit == V_TIME ? TY_TIME : TY_NUM;
+    if (!ccur_expr(k, &ds->fx, want, clause->text, &e))
         return;
     r_resource *r = res_of(ds);
     rexpr *slot = strcmp(clause->text, "max") == 0 ? &r->max : strcmp(clause->text, "start") == 0 ? &r->start : &r->min;
@@ -916,6 +928,12 @@ void decl_resource(decl_state *ds)
     r->resources[i].stat = ds->decl_index;
     r->resources[i].from = ds->from;
     r->resources[i].damage_by = r->resources[i].heal_by = -1;
+    r->resources[i].unit = V_INT;
+    sty t = (sty)cc->p->decls[ds->decl_index].type;
+    if (t == TY_DIST || t == TY_TIME)
+        r->resources[i].unit = t == TY_DIST ? V_DIST : V_TIME;
+    else if (ds->dn->c && t != TY_NUM && t != TY_ANY)
+        comp_error(cc, ds->dn->c->sp, "a resource counts a number, a distance or a time, not %s", sty_name(t));
     ds->object = i;
     decl_clauses(ds, resource_clauses, resource_nclauses, NULL);
     res_of(ds)->from.cite = ds->from.cite;

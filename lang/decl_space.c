@@ -69,6 +69,13 @@ static void sp_difficult(decl_state *ds, const node *clause, ccur *k)
         return;
     }
     space_of(ds)->difficult = (int)n;
+    /* which square of a step costs more is the rules' choice */
+    if (ccur_accept(k, "on")) {
+        static const char *const ends[] = {"leaving", "entering"};
+        int which = ccur_choice(k, "'leaving' or 'entering'", ends, 2);
+        if (which >= 0)
+            space_of(ds)->difficult_entering = which == 1;
+    }
     ccur_end(k);
 }
 
@@ -194,7 +201,9 @@ static void sp_defense(decl_state *ds, const node *clause, ccur *k)
 const clause_rule grid_clauses[] = {
     {"square", "square DISTANCE", sp_square, false},
     {"diagonal", "diagonal N | diagonal alternate", sp_diagonal, false},
-    {"difficult", "difficult N (leaving difficult terrain costs N times as much)", sp_difficult, false},
+    {"difficult",
+     "difficult N [on leaving|on entering] (leaving, or entering, difficult terrain costs N times as much)",
+     sp_difficult, false},
     {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
     {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
     {"share", "share when EXPR (self: a creature whose square others may enter and end a move in)", sp_share, false},

@@ -174,7 +174,7 @@ decl:
   | IMPORT STRING                               { $$ = mk(lx, AST_IMPORT, @$); $$->text = $2->text; $$->a = $2; }
   | OVERRIDE decl                               { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; }
   | STAT name type_opt init_opt args block_opt  { $$ = mk_decl(lx, DK_STAT, @$, $2, $5, $6); $$->c = $3; $$->a = $4; }
-  | RESOURCE name args block_opt                { $$ = mk_decl(lx, DK_RESOURCE, @$, $2, $3, $4); }
+  | RESOURCE name type_opt args block_opt       { $$ = mk_decl(lx, DK_RESOURCE, @$, $2, $4, $5); $$->c = $3; }
   | ENUM name args block_opt                    { $$ = mk_decl(lx, DK_ENUM, @$, $2, $3, $4); }
   | ECONOMY args block_opt                      { $$ = mk_decl(lx, DK_ECONOMY, @$, NULL, $2, $3); }
   | EXCHANGE args block_opt                     { $$ = mk_decl(lx, DK_EXCHANGE, @$, NULL, $2, $3); }

@@ -544,6 +544,8 @@ static void space_kind_text(const program *p, text_buf *t)
             text_add(t, "grid, %ssquares, diagonals count 1", sq);
         else
             text_add(t, "grid, %ssquares, diagonals count %" PRId64 "/%" PRId64, sq, s->diag_num, s->diag_den);
+        if (s->difficult_entering) /* said only when it is not the default, leaving */
+            text_add(t, ", difficult terrain costs more to enter");
     }
 }
 

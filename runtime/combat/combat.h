@@ -456,6 +456,16 @@ bool act_can(struct vm *v, int actor, int action, const value *args, int nargs, 
 bool checks_roll(struct vm *v, int check, const value *args, int nargs, value *out, span at);
 bool checks_compare(struct vm *v, value roll, int cmp, value target, int label, bool *result, span at);
 
+/* A walk's budget (budget.c): a resource counting distance, spent by
+   what the walk moves. */
+typedef struct walk_budget {
+    int decl;   /* the resource's declaration; -1: none */
+    value have; /* what is left of it before the walk */
+} walk_budget;
+bool budget_open(struct vm *v, int c, value named, walk_budget *b, span at);
+bool budget_left(struct vm *v, const walk_budget *b, value moved, value *left, span at);
+bool budget_pay(struct vm *v, int c, const walk_budget *b, value left, span at);
+
 /* Grid (grid.c). */
 bool grid_place(struct vm *v, int c, int32_t x, int32_t y, span at);
 bool grid_wall(struct vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint8_t flag, span at);
@@ -464,7 +474,11 @@ bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
 bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
 bool grid_cover(struct vm *v, int a, int b, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b);
-bool grid_walk(struct vm *v, int c, value to, value max, int how, const value *via, int nvia, value *moved, span at);
+/* max: a distance, nothing (no limit) or the word of a resource counting
+   distance, which the walk spends; whole: a move its budget cannot pay in
+   full is refused, not cut short (the table's `move`). */
+bool grid_walk(struct vm *v, int c, value to, value max, bool whole, int how, const value *via, int nvia, value *moved,
+               span at);
 bool grid_push(struct vm *v, int c, int from, value distance, value *moved, span at);
 bool grid_show(struct vm *v, span at);
 bool grid_adjacent(struct vm *v, int a, int b);

@@ -505,7 +505,7 @@ static bool builtin_walk(vm *v, int id, value *args, int argc, span at, value *o
     if (how < 0)
         return vm_error(v, at, "walk(): how it moves is a word or a string (\"step\"), not %s",
                         value_type_name(args[3].type));
-    return grid_walk(v, a, args[1], args[2], how, NULL, 0, out, at);
+    return grid_walk(v, a, args[1], args[2], false, how, NULL, 0, out, at);
 }
 
 static bool builtin_push(vm *v, int id, value *args, int argc, span at, value *out)

@@ -237,11 +237,14 @@ static bool refresh(vm *v, period per, int only, span at)
         for (size_t c = lo; c < hi; c++) {
             if (!v->world->creatures[c].in_play)
                 continue;
+            /* to the maximum; without one, to the start (a budget a Dash
+               may take past its usual amount) */
+            const rexpr *to = rexpr_present(&res->max) ? &res->max : &res->start;
             value max;
-            if (res->max.kind == REXPR_CONST)
-                max = res->max.v;
-            else if (res->max.kind == REXPR_CHUNK) {
-                if (!vm_call(v, res->max.chunk, (int)c, NULL, 0, &max))
+            if (to->kind == REXPR_CONST)
+                max = to->v;
+            else if (to->kind == REXPR_CHUNK) {
+                if (!vm_call(v, to->chunk, (int)c, NULL, 0, &max))
                     return false;
             } else
                 continue;

@@ -554,7 +554,8 @@ static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, ui
     } else {
         c = unit;
     }
-    if (flags_at(v, fx, fy) & CELL_DIFFICULT)
+    /* the rules say whether the square left or the square entered costs more */
+    if (flags_at(v, sp->difficult_entering ? fx + dx : fx, sp->difficult_entering ? fy + dy : fy) & CELL_DIFFICULT)
         c *= sp->difficult > 0 ? sp->difficult : 2;
     return c;
 }
@@ -965,25 +966,52 @@ fail:
     return -1;
 }
 
-/* Moves c along the first squares of a path: as far as max allows, and
-   not to end where another stands. */
-static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int how_word, int64_t unit, value *moved,
-                      span at)
+/* What the path costs up to step i, in feet. */
+static bool path_feet(vm *v, const path_step *path, int i, int64_t unit, value *feet, span at)
+{
+    value squares;
+    if (rat_make(path[i].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, feet, at))
+        return vm_error(v, at, "a distance on the grid is too large for a number");
+    return true;
+}
+
+/* A move at the table that its budget cannot pay in full is refused. */
+static bool refuse_unpaid(vm *v, int c, const path_step *path, int n, const walk_budget *b, int64_t unit, span at)
+{
+    value price;
+    if (!path_feet(v, path, n - 1, unit, &price, at))
+        return false;
+    char sq[32], costs[64], has[64];
+    square_format(path[n - 1].x, path[n - 1].y, sq, sizeof sq);
+    vm_format(v, price, costs, sizeof costs);
+    vm_format(v, b->have, has, sizeof has);
+    const char *who = v->world->creatures[c].name;
+    combat_say(v, "%s cannot move to %s: the way costs %s, and %s has %s of %s left", who, sq, costs, who, has,
+               program_string(v->p, v->p->decls[b->decl].name));
+    return true;
+}
+
+/* Moves c along the first squares of a path: as far as max (or the
+   budget b) allows, and not to end where another stands. */
+static bool walk_path(vm *v, int c, const path_step *path, int n, value max, const walk_budget *b, bool whole,
+                      int how_word, int64_t unit, value *moved, span at)
 {
     creature *cr = &v->world->creatures[c];
     /* as far as the budget allows, ending in a free square */
     int allowed = n;
     if (max.type == V_DIST) {
         for (int i = 0; i < n; i++) {
-            value squares, feet;
-            if (rat_make(path[i].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, &feet, at))
-                return vm_error(v, at, "a distance on the grid is too large for a number");
+            value feet;
+            if (!path_feet(v, path, i, unit, &feet, at))
+                return false;
             if (rat_cmp(feet, max) > 0) {
                 allowed = i;
                 break;
             }
         }
     }
+    if (whole && b->decl >= 0 && allowed < n)
+        return refuse_unpaid(v, c, path, n, b, unit, at);
     /* a move may pass through a friend's square but not end in it */
     int blocker = -1;
     while (allowed > 0 && blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c) >= 0) {
@@ -1017,11 +1045,20 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
         value squares;
         if (rat_make(path[taken - 1].cost, unit, V_FRAC, &squares) != ARITH_OK || !to_feet(v, squares, moved, at))
             return vm_error(v, at, "a distance on the grid is too large for a number");
-        char a[32], b[32], d[64];
-        square_format(start.aux, (int32_t)start.num, a, sizeof a);
-        square_format(v->world->creatures[c].x, v->world->creatures[c].y, b, sizeof b);
+        char from[32], to[32], d[64], left_text[64], rest[80] = "";
+        value left = value_nil();
+        if (b->decl >= 0) { /* what is left of the budget: "(20 ft, 10 ft left)" */
+            if (!budget_left(v, b, *moved, &left, at))
+                return false;
+            vm_format(v, left, left_text, sizeof left_text);
+            snprintf(rest, sizeof rest, ", %s left", left_text);
+        }
+        square_format(start.aux, (int32_t)start.num, from, sizeof from);
+        square_format(v->world->creatures[c].x, v->world->creatures[c].y, to, sizeof to);
         vm_format(v, *moved, d, sizeof d);
-        combat_say(v, "%s moves %s -> %s (%s)", v->world->creatures[c].name, a, b, d);
+        combat_say(v, "%s moves %s -> %s (%s%s)", v->world->creatures[c].name, from, to, d, rest);
+        if (!budget_pay(v, c, b, left, at))
+            return false;
         value args[4] = {value_ref(V_CREATURE, 0, c), start,
                          value_square(v->world->creatures[c].x, v->world->creatures[c].y), how};
         return events_emit(v, EV_MOVED, args, 4, at);
@@ -1029,14 +1066,21 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, int
     return true;
 }
 
-bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via, int nvia, value *moved, span at)
+bool grid_walk(vm *v, int c, value to, value max, bool whole, int how_word, const value *via, int nvia, value *moved,
+               span at)
 {
     creature *cr = &v->world->creatures[c];
     rat_make(0, 1, V_DIST, moved);
     if (!cr->placed)
         return vm_error(v, at, "%s is not on the map (place %s at SQUARE)", cr->name, cr->name);
-    if (max.type != V_DIST && max.type != V_NIL)
+    if (max.type != V_DIST && max.type != V_NIL && max.type != V_WORD)
         return vm_error(v, at, "how far to move is a distance, not %s", value_type_name(max.type));
+    walk_budget b;
+    if (!budget_open(v, c, max, &b, at))
+        return false;
+    if (b.decl >= 0)
+        max = b.have;
+    cr = &v->world->creatures[c];
     int32_t gx, gy;
     bool to_creature = to.type == V_CREATURE;
     if (to_creature) {
@@ -1065,7 +1109,7 @@ bool grid_walk(vm *v, int c, value to, value max, int how_word, const value *via
                      : find_path(v, c, gx, gy, to_creature, to_creature ? (int)to.num : -1, &path, at);
     if (n < 0)
         return false;
-    bool ok = walk_path(v, c, path, n, max, how_word, unit, moved, at);
+    bool ok = walk_path(v, c, path, n, max, &b, whole, how_word, unit, moved, at);
     mem_free(path, ((size_t)n + 1) * sizeof(path_step));
     return ok;
 }
@@ -1110,7 +1154,7 @@ bool grid_push(vm *v, int c, int from, value distance, value *moved, span at)
     int forced = program_find_string(v->p, "forced");
     if (forced < 0)
         forced = program_intern(v->p, "forced", 6);
-    bool ok = grid_walk(v, c, to, value_nil(), forced, vias.items, (int)vias.n, moved, at);
+    bool ok = grid_walk(v, c, to, value_nil(), false, forced, vias.items, (int)vias.n, moved, at);
     vm_gather_drop(&vias);
     return ok;
 }

@@ -307,6 +307,39 @@ static int uses_before(const cost_option *opt, int i, int s)
     return n;
 }
 
+/* `15 ft of movement`: does c have that much of the resource? (A time
+   counts against a time of its kind only.) */
+static bool amount_enough(vm *v, int c, const cost_part *part, refusal *why, bool *enough)
+{
+    value have, need = part->amount;
+    if (!world_get_stat(v, c, part->index, &have))
+        return false;
+    if (have.type == V_DIST && need.type == V_DIST)
+        *enough = rat_cmp(have, need) >= 0;
+    else
+        *enough = have.type == V_TIME && need.type == V_TIME && have.home == need.home && have.num >= need.num;
+    if (*enough)
+        return true;
+    char has[64], needs[64];
+    vm_format(v, have, has, sizeof has);
+    vm_format(v, need, needs, sizeof needs);
+    refusal_set(why, NULL, "not enough %s (%s has %s, needs %s)", program_string(v->p, v->p->decls[part->index].name),
+                v->world->creatures[c].name, has, needs);
+    return true;
+}
+
+/* What is left of a resource once an amount is paid. */
+static bool amount_less(vm *v, value have, value amount, value *rest, span at)
+{
+    if (have.type == V_TIME) {
+        *rest = value_time((time_kind)have.home, have.num - amount.num);
+        return true;
+    }
+    if (rat_add(have, amount, V_DIST, rest, -1) != ARITH_OK)
+        return vm_error(v, at, "number too large in a cost");
+    return true;
+}
+
 static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, bool off_turn, bool borrows_next,
                    bool slots_free, bool pay, refusal *why, bool *took, span at)
 {
@@ -314,6 +347,14 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
     *took = false;
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
+        if (part->kind == COST_RESOURCE && part->amount.type != V_NIL) {
+            bool enough;
+            if (!amount_enough(v, c, part, why, &enough))
+                return false;
+            if (!enough)
+                return true;
+            continue;
+        }
         if (part->kind == COST_RESOURCE) {
             value have;
             if (!world_get_stat(v, c, part->index, &have))
@@ -349,6 +390,8 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
         if (!world_get_stat(v, c, part->index, &have))
             return false;
         value rest = value_int(value_floor(value_as_frac(have)) - part->n);
+        if (part->amount.type != V_NIL && !amount_less(v, have, part->amount, &rest, at))
+            return false;
         if (!world_set_stat(v, c, part->index, rest, at))
             return false;
     }
@@ -449,7 +492,7 @@ bool ledger_spend_slot(vm *v, int c, int s, int n, refusal *why, bool *spent)
 {
     cost k = {.noptions = 1};
     k.options[0].nparts = 1;
-    k.options[0].parts[0] = (cost_part){COST_SLOT, s, n};
+    k.options[0].parts[0] = (cost_part){COST_SLOT, s, n, value_nil()};
     return ledger_pay(v, c, &k, -1, true, false, true, why, spent);
 }
 

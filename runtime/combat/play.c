@@ -734,12 +734,14 @@ static bool run_move(const command_run *r)
     int c = creature_slot(r, ARG_MOVE_WHO);
     if (c < 0)
         return false;
-    value to = arg(r, ARG_MOVE_TO);
+    value to = arg(r, ARG_MOVE_TO), spending = arg(r, ARG_MOVE_SPENDING);
+    if (to.type == V_WORD && spending.type != V_NIL)
+        return vm_error(v, r->at, "a move between zones spends nothing: leave out 'spending'");
     if (to.type == V_WORD)
         return zones_place(v, c, (int)to.num, r->at);
     int walk = program_intern(v->p, "walk", 4);
     value moved;
-    return grid_walk(v, c, to, value_nil(), walk, command_list(&r->args, ARG_MOVE_VIA),
+    return grid_walk(v, c, to, spending, true, walk, command_list(&r->args, ARG_MOVE_VIA),
                      command_count(&r->args, ARG_MOVE_VIA), &moved, r->at);
 }
 

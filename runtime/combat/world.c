@@ -416,16 +416,32 @@ bool world_get_stat(vm *v, int c, int decl_index, value *out)
     return get_stat_long(v, c, decl_index, out);
 }
 
+/* How a value compares with a bound of its kind: numbers with numbers,
+   distances with distances, times with times of one kind; false when
+   they do not compare. */
+static bool bound_cmp(value x, value b, int *cmp)
+{
+    if (value_is_number(x) && value_is_number(b))
+        *cmp = rat_cmp(value_as_frac(x), value_as_frac(b));
+    else if (x.type == V_DIST && b.type == V_DIST)
+        *cmp = rat_cmp(x, b);
+    else if (x.type == V_TIME && b.type == V_TIME && x.home == b.home)
+        *cmp = x.num < b.num ? -1 : x.num > b.num;
+    else
+        return false;
+    return true;
+}
+
 static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
 {
-    if (!rexpr_present(bound) || !value_is_number(*x))
+    if (!rexpr_present(bound) || !(value_is_number(*x) || x->type == V_DIST || x->type == V_TIME))
         return true;
     value b;
     if (!eval_rexpr(v, bound, c, &b))
         return false;
-    if (!value_is_number(b))
+    int cmp;
+    if (!bound_cmp(*x, b, &cmp))
         return true;
-    int cmp = rat_cmp(value_as_frac(*x), value_as_frac(b));
     if ((low && cmp < 0) || (!low && cmp > 0))
         *x = b;
     (void)at;
@@ -448,6 +464,31 @@ static bool note_damage(vm *v, int c, int decl_index, value now, const value *ol
     if (value_is_number(before) && value_is_number(now) && rat_cmp(value_as_frac(before), value_as_frac(now)) > 0)
         tally_damage(v, c, value_round(before) - value_round(now));
     return true;
+}
+
+/* A resource holds what it counts: a number, a distance or a time. */
+static bool resource_takes(vm *v, const r_resource *res, int decl_index, value x, span at)
+{
+    bool fits = res->unit == V_DIST   ? x.type == V_DIST
+                : res->unit == V_TIME ? x.type == V_TIME && !time_kind_is_mark((time_kind)x.home)
+                                      : x.type != V_DIST && x.type != V_TIME;
+    if (fits)
+        return true;
+    const char *name = program_string(v->p, v->p->decls[decl_index].name);
+    text_buf shown;
+    text_init(&shown);
+    vm_format_text(v, x, &shown);
+    if (res->unit == V_DIST)
+        vm_error(v, at, "%s is a distance (resource %s: distance), not %s; give it in feet or squares, as in 5 ft",
+                 name, name, shown.s);
+    else if (res->unit == V_TIME)
+        vm_error(v, at, "%s is a time (resource %s: time), not %s; give it with its unit, as in 6 s", name, name,
+                 shown.s);
+    else
+        vm_error(v, at, "%s is a number (resource %s), not %s; declare it 'resource %s: %s' to count that", name, name,
+                 shown.s, name, x.type == V_DIST ? "distance" : "time");
+    text_free(&shown);
+    return false;
 }
 
 /* A stat declared `in LO..HI` keeps its value within those bounds; a
@@ -492,8 +533,13 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     bool tell = res || events_heard(v, EV_CHANGED);
     if (tell && !base_stat(v, c, decl_index, &old))
         return false;
+    if (res && !resource_takes(v, res, decl_index, x, at))
+        return false;
     if (res) {
-        rexpr zero = {.kind = REXPR_CONST, .v = value_int(0)};
+        value none = res->unit == V_DIST   ? value_ratio(V_DIST, 0, 1)
+                     : res->unit == V_TIME ? value_time((time_kind)x.home, 0)
+                                           : value_int(0);
+        rexpr zero = {.kind = REXPR_CONST, .v = none};
         if (!clamp(v, rexpr_present(&res->min) ? &res->min : &zero, c, &x, true, at) ||
             !clamp(v, &res->max, c, &x, false, at))
             return false;

@@ -108,6 +108,7 @@ typedef struct cost_part {
     uint8_t kind;
     int index; /* slot index, or resource (stat decl index) */
     int n;
+    value amount; /* `15 ft of movement`: an amount in the resource's unit; nothing: n of it */
 } cost_part;
 typedef struct cost_option {
     cost_part parts[COST_MAX_PARTS];
@@ -387,6 +388,7 @@ typedef struct r_resource {
     origin from;
     rexpr max, start, min;
     period refresh;
+    uint8_t unit; /* what it counts: V_INT (numbers), V_DIST or V_TIME (`resource NAME: distance`) */
     /* `damage by PROC [kinds K, ...]`, `heal by PROC`: the procedures a GM's
        damage and heal commands call (name ids, -1: none), and the kinds of
        damage PROC takes as its third argument (word ids; the first is the
@@ -406,7 +408,8 @@ typedef struct r_space {
     value square;               /* a distance: the side of a square */
     int64_t diag_num, diag_den; /* a diagonal step counts num/den squares */
     bool diag_alternate;        /* 1, 2, 1, 2 ... */
-    int difficult;              /* cost multiplier leaving difficult terrain */
+    int difficult;              /* cost multiplier of difficult terrain */
+    bool difficult_entering;    /* the square entered costs more, not the one left */
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
