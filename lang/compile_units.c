@@ -1,6 +1,8 @@
 /* compile_units: resources that count a distance or a time (`resource
  * movement: distance`): what may be assigned to one, and a walk that
  * spends one (`walk(self, dest, movement)`). */
+#include <string.h>
+
 #include "lang/compiler.h"
 #include "runtime/core/rules.h"
 
@@ -26,10 +28,11 @@ bool compile_walk_budget(compiler *cc, const char *fn, const node *a)
     const decl *d = program_find_decl(cc->p, DK_RESOURCE, id);
     if (!d)
         return false;
+    bool move = strcmp(fn, "move") == 0; /* the table's `move ... spending` */
     if (d->type != TY_DIST)
         comp_error(cc, a->sp,
-                   "%s() spends a distance, and %s counts %s; declare it 'resource %s: distance ...' to walk on it", fn,
-                   a->text, sty_name(d->type == TY_TIME ? TY_TIME : TY_NUM), a->text);
+                   "%s%s spends a distance, and %s counts %s; declare it 'resource %s: distance ...' to walk on it",
+                   move ? "a move" : fn, move ? "" : "()", a->text, d->type == TY_TIME ? "times" : "numbers", a->text);
     /* the resource itself, not its value for self: the walk spends it */
     emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, id), a->sp);
     return true;

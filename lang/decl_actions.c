@@ -829,10 +829,21 @@ static void res_value(decl_state *ds, const node *clause, ccur *k)
     rexpr e;
     uint8_t unit = res_of(ds)->unit;
     sty want = unit == V_DIST ? TY_DIST : unit == V_TIME ? TY_TIME : TY_NUM;
-    if (!ccur_expr(k, &ds->fx, want, clause->text, &e))
-        return;
+    text_buf what;
+    text_init(&what);
+    if (unit == V_INT)
+        text_put(&what, clause->text);
+    else
+        text_add(&what, "the %s of %s, a resource of %s,", clause->text, ds->dn->text,
+                 unit == V_DIST ? "distance" : "time");
+    bool ok = ccur_expr(k, &ds->fx, want, what.s, &e);
+    text_free(&what);
     r_resource *r = res_of(ds);
     rexpr *slot = strcmp(clause->text, "max") == 0 ? &r->max : strcmp(clause->text, "start") == 0 ? &r->start : &r->min;
+    if (!ok) { /* said; and the clause is there, so 'needs a max' would be wrong */
+        *slot = (rexpr){.kind = REXPR_CONST, .v = value_nil(), .where = clause->sp};
+        return;
+    }
     *slot = e;
     ccur_end(k);
 }

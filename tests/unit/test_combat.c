@@ -1409,6 +1409,63 @@ START_TEST(test_walk_budget_and_difficult_terrain)
 }
 END_TEST
 
+/* A corridor along row 1 (walls below it) with mud at C1: what a walk
+   costs depends on whether the rules charge the square left or entered. */
+#define CORRIDOR(clause)                                                       \
+    "space grid { square 5 ft\n " clause " }\ncreature a { }\nplace a at a1\n" \
+    "wall a2 to h2\nterrain difficult c1\n"
+
+START_TEST(test_difficult_on_leaving_or_entering)
+{
+    /* leaving (the default): A1 -> B1 5, B1 -> C1 5; out of C1 costs 10 */
+    run *r = ok(1, CORRIDOR("difficult 2") "print walk(a, C1, nothing)\nprint walk(a, E1, nothing)\n");
+    lines_in_order(r, "a moves A1 -> C1 (10 ft)", "a moves C1 -> E1 (15 ft)", NULL);
+    done(r);
+    r = ok(1, CORRIDOR("difficult 2 on leaving") "print walk(a, C1, nothing)\n");
+    lines_in_order(r, "a moves A1 -> C1 (10 ft)", NULL);
+    done(r);
+    /* entering: into C1 costs 10, out of it 5 */
+    r = ok(1, CORRIDOR("difficult 2 on entering") "print walk(a, C1, nothing)\nprint walk(a, E1, nothing)\n");
+    lines_in_order(r, "a moves A1 -> C1 (15 ft)", "a moves C1 -> E1 (10 ft)", NULL);
+    done(r);
+    /* a limit of 10 ft stops short of the mud it cannot pay to enter */
+    r = ok(1, CORRIDOR("difficult 3 on entering") "print walk(a, E1, 10 ft)\n");
+    lines_in_order(r, "a moves A1 -> B1 (5 ft)", NULL);
+    done(r);
+}
+END_TEST
+
+/* A walk on a resource of distance spends what it moves; a second goes on
+   from what is left; the value read as a limit spends nothing; a move at
+   the table that the rest cannot pay is refused, nothing spent. */
+START_TEST(test_walks_spend_a_budget)
+{
+    run *r = ok(1, CORRIDOR("difficult 2 on entering") "resource movement: distance start 25 ft\n"
+                                                       "print walk(a, B1, movement), a.movement\n"
+                                                       "print walk(a, C1, a.movement), a.movement\n"
+                                                       "print walk(a, D1, movement), a.movement\n"
+                                                       "move a to H1 spending movement\nprint a.movement\n"
+                                                       "move a to E1 spending movement\nprint a.movement\n");
+    lines_in_order(r, "a moves A1 -> B1 (5 ft, 20 ft left)", "5 ft 20 ft", "a moves B1 -> C1 (10 ft)\n", "10 ft 20 ft",
+                   "a moves C1 -> D1 (5 ft, 15 ft left)", "5 ft 15 ft",
+                   "a cannot move to H1: the way costs 20 ft, and a has 15 ft of movement left", "15 ft",
+                   "a moves D1 -> E1 (5 ft, 10 ft left)", "10 ft", NULL);
+    done(r);
+}
+END_TEST
+
+/* An action costing an amount of a resource of distance pays it, and is
+   refused, saying so, when too little is left. */
+START_TEST(test_cost_in_a_unit)
+{
+    run *r = ok(1, "resource movement: distance max 30 ft\naction stand costs 15 ft of movement { }\n"
+                   "creature a { }\na: stand\nprint a.movement\na.movement -= 5 ft\na: stand\nprint a.movement\n");
+    lines_in_order(r, "a: stand", "15 ft", "a cannot stand: not enough movement (a has 10 ft, needs 15 ft)", "10 ft",
+                   NULL);
+    done(r);
+}
+END_TEST
+
 /* walking up to a creature on the board's edge never ends off the board
    (there is no row 0 and no column before A) */
 START_TEST(test_walk_stays_on_the_board)
@@ -1830,6 +1887,9 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
+    tcase_add_test(g, test_difficult_on_leaving_or_entering);
+    tcase_add_test(g, test_walks_spend_a_budget);
+    tcase_add_test(g, test_cost_in_a_unit);
     tcase_add_test(g, test_walk_stays_on_the_board);
     tcase_add_test(g, test_walk_a_long_path_from_its_start);
     tcase_add_test(g, test_map_shows_every_creature);
