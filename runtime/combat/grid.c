@@ -975,7 +975,8 @@ static bool path_feet(vm *v, const path_step *path, int i, int64_t unit, value *
     return true;
 }
 
-/* A move at the table that its budget cannot pay in full is refused. */
+/* A move at the table that its budget cannot pay in full is refused; so,
+   said the same way, is a walk whose budget pays not even its first step. */
 static bool refuse_unpaid(vm *v, int c, const path_step *path, int n, const walk_budget *b, int64_t unit, span at)
 {
     value price;
@@ -986,8 +987,8 @@ static bool refuse_unpaid(vm *v, int c, const path_step *path, int n, const walk
     vm_format(v, price, costs, sizeof costs);
     vm_format(v, b->have, has, sizeof has);
     const char *who = v->world->creatures[c].name;
-    combat_say(v, "%s cannot move to %s: the way costs %s, and %s has %s of %s left", who, sq, costs, who, has,
-               program_string(v->p, v->p->decls[b->decl].name));
+    combat_say(v, "%s cannot move to %s: %s costs %s, and %s has %s of %s left", who, sq,
+               n > 1 ? "the way" : "the step", costs, who, has, program_string(v->p, v->p->decls[b->decl].name));
     return true;
 }
 
@@ -1012,6 +1013,8 @@ static bool walk_path(vm *v, int c, const path_step *path, int n, value max, con
     }
     if (whole && b->decl >= 0 && allowed < n)
         return refuse_unpaid(v, c, path, n, b, unit, at);
+    if (b->decl >= 0 && allowed == 0 && n > 0)
+        return refuse_unpaid(v, c, path, 1, b, unit, at);
     /* a move may pass through a friend's square but not end in it */
     int blocker = -1;
     while (allowed > 0 && blocking_in(v, path[allowed - 1].x, path[allowed - 1].y, c) >= 0) {
