@@ -743,10 +743,79 @@ static void ruling_default(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+#define AFTER_FAILED (-2) /* an `after` clause that said its error */
+
+/* `after CHECK [when EXPR]`: the ruling is a decision taken after a roll,
+   before it is judged; its formulas see the check's parameters and the
+   roll so far. */
+static void ruling_after(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    compiler *cc = ds->cc;
+    r_ruling *rl = ruling_of(ds);
+    rl->after = AFTER_FAILED; /* until it is known: 'then' says nothing more */
+    if (rexpr_present(&rl->def)) {
+        ccur_error(k, "write 'after CHECK' before 'default', whose formula may read the roll");
+        return;
+    }
+    const node *at = k->at;
+    int name = ccur_name(k, "the check after whose rolls it is asked");
+    if (name < 0)
+        return;
+    int check = rules_check(cc->p->rules, name);
+    if (check < 0) {
+        const char *hint = suggest_name(cc, at->text);
+        if (hint)
+            comp_error(cc, at->sp, "no check '%s'; did you mean '%s'?", at->text, hint);
+        else
+            comp_error(cc, at->sp, "'%s' is not a check; a ruling is asked after the roll of a check", at->text);
+        return;
+    }
+    const r_check *c = &cc->p->rules->checks[check];
+    for (int i = 0; i < c->nparams; i++)
+        fctx_add(&ds->fx, program_string(cc->p, c->params[i]));
+    if (!fctx_add(&ds->fx, "result")) {
+        comp_error(cc, at->sp, "check %s has too many parameters for a ruling to see them", at->text);
+        return;
+    }
+    rl = ruling_of(ds);
+    rl->after = check;
+    cc->p->rules->checks[check].asked_after = true;
+    ccur_when(k, &ds->fx, &rl->after_when, &rl->after_negate);
+    ccur_end(k);
+}
+
+/* `then reroll | then add EXPR`, with statements to run: what a yes does. */
+static void ruling_then_clause(decl_state *ds, const node *clause, ccur *k)
+{
+    compiler *cc = ds->cc;
+    if (ruling_of(ds)->after < 0) {
+        if (ruling_of(ds)->after != AFTER_FAILED)
+            ccur_error(k, "'then' changes a roll: write 'after CHECK' first, to say which");
+        k->at = NULL;
+        return;
+    }
+    static const char *const changes[] = {"reroll", "add"};
+    int change = ccur_choice(k, "what a yes does to the roll", changes, 2);
+    if (change < 0)
+        return;
+    rexpr amount = {0};
+    if (change == 1 && !ccur_expr(k, &ds->fx, TY_NUM, "the amount added to the roll", &amount))
+        return;
+    ccur_end(k);
+    int body = clause->b ? body_in(cc, &ds->fx, CHUNK_PROCEDURE, clause->b, true) : -1;
+    r_ruling *rl = ruling_of(ds);
+    rl->then = change == 0 ? THEN_REROLL : THEN_ADD;
+    rl->then_amount = amount;
+    rl->then_body = body;
+}
+
 const clause_rule ruling_clauses[] = {
     {"answer", "answer yes_no|number|creature|word|one of WORD, ...", ruling_answer, false},
     {"asked", "asked per use|creature|side|encounter|game [per encounter]", ruling_asked, false},
     {"default", "default EXPR", ruling_default, false},
+    {"after", "after CHECK [when|unless EXPR]", ruling_after, false},
+    {"then", "then reroll|add EXPR [{ STATEMENTS }]", ruling_then_clause, true},
 };
 const int ruling_nclauses = (int)(sizeof ruling_clauses / sizeof ruling_clauses[0]);
 
@@ -784,6 +853,7 @@ void decl_ruling(decl_state *ds)
     r_ruling *rl = ruling_of(ds);
     rl->from = ds->from;
     rl->question = -1;
+    rl->after = rl->then_body = -1;
     const node *h = ds->dn->list;
     if (h && h->kind == AST_STRING) {
         rl->question = comp_intern(cc, h->text);
@@ -794,6 +864,15 @@ void decl_ruling(decl_state *ds)
     decl_clauses(ds, ruling_clauses, ruling_nclauses, NULL);
     ruling_of(ds)->from.cite = ds->from.cite;
     default_is_a_choice(cc, ruling_of(ds));
+    rl = ruling_of(ds);
+    if (rl->after == AFTER_FAILED)
+        rl->after = -1;
+    if (rl->after >= 0 && rl->answer != ANSWER_YES_NO)
+        comp_error(cc, ds->dn->sp, "ruling %s is asked after a roll: it is answered yes or no (answer yes_no)",
+                   ds->dn->text);
+    if (rl->after >= 0 && rl->then == THEN_NOTHING)
+        comp_error(cc, ds->dn->sp, "ruling %s is asked after a roll, but no 'then' says what a yes does to it",
+                   ds->dn->text);
 }
 
 /* --- tactic ------------------------------------------------------------------------- */

@@ -38,6 +38,55 @@ static void check_names(decl_state *ds, int check, fctx *fx)
         fctx_add(fx, program_string(ds->cc->p, c->params[i]));
 }
 
+/* `[incoming] CHECK` of a modifier of a check: fills m's target and index;
+   false (said) when the name is no check. */
+static bool modifier_check(decl_state *ds, ccur *k, r_modifier *m, const char *usage)
+{
+    compiler *cc = ds->cc;
+    bool incoming = ccur_accept(k, "incoming");
+    const node *at = k->at;
+    int name = ccur_name(k, incoming ? "the check made against the bearer" : "a check");
+    if (name < 0)
+        return false;
+    int check = rules_check(cc->p->rules, name);
+    if (check < 0) {
+        const char *hint = suggest_name(cc, at->text);
+        if (hint)
+            comp_error(cc, at->sp, "no check '%s'; did you mean '%s'? (%s)", at->text, hint, usage);
+        else
+            comp_error(cc, at->sp, "'%s' is not a check; %s", at->text, usage);
+        return false;
+    }
+    m->target = incoming ? MODT_INCOMING : MODT_CHECK;
+    m->index = check;
+    return true;
+}
+
+/* `as BONUS`, if there: the modifier's bonus type. */
+static bool modifier_bonus(decl_state *ds, ccur *k, r_modifier *m)
+{
+    if (!ccur_accept(k, "as"))
+        return true;
+    const node *bat = k->at;
+    int b = ccur_name(k, "a bonus type");
+    if (b < 0)
+        return false;
+    m->bonus = rules_bonus(ds->cc->p->rules, b);
+    if (m->bonus < 0) {
+        comp_error(ds->cc, bat->sp, "no bonus type '%s'; declare it: bonus %s [stacks]", bat->text, bat->text);
+        return false;
+    }
+    return true;
+}
+
+static void push_modifier(decl_state *ds, const r_modifier *m)
+{
+    r_condition *c = cond_of(ds);
+    r_modifier *slot = push(ds->cc, (void **)&c->mods, &c->nmods, sizeof(r_modifier));
+    if (slot)
+        *slot = *m;
+}
+
 /* `modify [incoming] NAME by EXPR [as BONUS] [when|unless EXPR]`
    `set STAT to EXPR [when|unless EXPR]`, `scale STAT by EXPR [...]` */
 static void cond_modify(decl_state *ds, const node *clause, ccur *k)
@@ -93,23 +142,52 @@ static void cond_modify(decl_state *ds, const node *clause, ccur *k)
         return;
     if (!ccur_expr(k, &fx, TY_ANY, "the amount", &m.amount))
         return;
-    if (ccur_accept(k, "as")) {
-        const node *bat = k->at;
-        int b = ccur_name(k, "a bonus type");
-        if (b < 0)
-            return;
-        m.bonus = rules_bonus(cc->p->rules, b);
-        if (m.bonus < 0) {
-            comp_error(cc, bat->sp, "no bonus type '%s'; declare it: bonus %s [stacks]", bat->text, bat->text);
-            return;
-        }
-    }
+    if (!modifier_bonus(ds, k, &m))
+        return;
     ccur_when(k, &fx, &m.when, &m.negate);
     ccur_end(k);
-    r_condition *c = cond_of(ds);
-    r_modifier *slot = push(cc, (void **)&c->mods, &c->nmods, sizeof(r_modifier));
-    if (slot)
-        *slot = m;
+    push_modifier(ds, &m);
+}
+
+#define ROLL_USAGE \
+    "roll [incoming] CHECK keep highest|lowest | reroll [below] N [once] | with DICE [as BONUS] [when|unless EXPR]"
+
+/* `roll [incoming] CHECK CHANGE [as BONUS] [when|unless EXPR]`: the
+   check's die is rolled otherwise (an extra die kept or dropped, a
+   reroll, other dice). */
+static void cond_roll(decl_state *ds, const node *clause, ccur *k)
+{
+    r_modifier m = {.op = MOD_DICE, .bonus = -1, .where = clause->sp};
+    if (!modifier_check(ds, k, &m, "as in 'roll attack keep highest'"))
+        return;
+    fctx fx;
+    check_names(ds, m.index, &fx);
+    static const char *const changes[] = {"keep", "reroll", "with"};
+    int change = ccur_choice(k, "a change of the dice", changes, 3);
+    if (change < 0)
+        return;
+    if (change == 0) {
+        static const char *const ends[] = {"highest", "lowest"};
+        int end = ccur_choice(k, "which dice are kept", ends, 2);
+        if (end < 0)
+            return;
+        m.change = end == 0 ? CHANGE_KEEP_HIGHEST : CHANGE_KEEP_LOWEST;
+    } else if (change == 1) {
+        m.change = CHANGE_REROLL;
+        m.reroll_cmp = ccur_accept(k, "below") ? DICE_CMP_LT : DICE_CMP_EQ;
+        if (!ccur_expr(k, &fx, TY_NUM, "the face rerolled", &m.amount))
+            return;
+        m.once = ccur_accept(k, "once");
+    } else {
+        m.change = CHANGE_WITH;
+        if (!ccur_expr(k, &fx, TY_DICE, "the dice rolled instead", &m.amount))
+            return;
+    }
+    if (!modifier_bonus(ds, k, &m))
+        return;
+    ccur_when(k, &fx, &m.when, &m.negate);
+    ccur_end(k);
+    push_modifier(ds, &m);
 }
 
 /* `forbid A, B [when EXPR]` and `protect from A [unless EXPR]`: actions,
@@ -325,6 +403,7 @@ static void cond_ends(decl_state *ds, const node *clause, ccur *k)
 
 const clause_rule condition_clauses[] = {
     {"modify", "modify [incoming] STAT|CHECK by EXPR [as BONUS] [when|unless EXPR]", cond_modify, false},
+    {"roll", ROLL_USAGE, cond_roll, false},
     {"set", "set STAT to EXPR [when|unless EXPR]", cond_modify, false},
     {"scale", "scale STAT by EXPR [when|unless EXPR]", cond_modify, false},
     {"forbid", "forbid ACTION|SLOT|KIND, ... [when|unless EXPR]", cond_forbid, false},
@@ -390,8 +469,32 @@ static void bonus_stacks(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `cancels OTHER`: a modifier of this type and one of OTHER, on one roll,
+   cancel each other */
+static void bonus_cancels(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    compiler *cc = ds->cc;
+    const node *at = k->at;
+    int name = ccur_name(k, "the bonus type it cancels");
+    if (name < 0)
+        return;
+    int other = rules_bonus(cc->p->rules, name);
+    if (other < 0) {
+        comp_error(cc, at->sp, "no bonus type '%s'; declare it: bonus %s", at->text, at->text);
+        return;
+    }
+    if (other == ds->object) {
+        comp_error(cc, at->sp, "a bonus type cannot cancel itself");
+        return;
+    }
+    cc->p->rules->bonuses[ds->object].cancels = other;
+    ccur_end(k);
+}
+
 const clause_rule bonus_clauses[] = {
-    {"stacks", "bonus NAME [stacks]", bonus_stacks, false},
+    {"stacks", "bonus NAME [stacks] [cancels OTHER]", bonus_stacks, false},
+    {"cancels", "bonus NAME [stacks] [cancels OTHER]", bonus_cancels, false},
 };
 const int bonus_nclauses = (int)(sizeof bonus_clauses / sizeof bonus_clauses[0]);
 
@@ -400,6 +503,7 @@ void decl_bonus(decl_state *ds)
     r_bonus *b = &ds->cc->p->rules->bonuses[ds->object];
     b->from = ds->from;
     b->stacks = false;
+    b->cancels = -1;
     decl_clauses(ds, bonus_clauses, bonus_nclauses, NULL);
     ds->cc->p->rules->bonuses[ds->object].from.cite = ds->from.cite;
 }

@@ -13,7 +13,40 @@
 #include "runtime/combat/tally.h"
 #include "runtime/combat/world.h"
 
-/* snprintf that may cut the text short, as the transcript allows. */
+/* A modifier worth dice (`modify attack by d4`): its dice are rolled with
+   the check's, its numbers added; the line says where they came from. */
+static bool add_dice(vm *v, int check, value amount, int cond, dexpr *rolled, roll_extra *extra, int *nextra,
+                     text_buf *said, span at)
+{
+    const char *name = program_string(v->p, v->r->checks[check].name);
+    const dexpr *d = vm_dexpr(v, amount);
+    if (!d)
+        return vm_error(v, at, "check %s: invalid dice", name);
+    for (int k = 0; k < d->nterms; k++) {
+        const dterm *t = &d->terms[k];
+        if (t->is_constant) {
+            if (*nextra >= ROLL_MAX_EXTRA)
+                return vm_error(v, at, "check %s has too many terms", name);
+            extra[(*nextra)++] = (roll_extra){v->r->conditions[cond].name, cond, t->constant * t->sign * t->times};
+        } else if (rolled->nterms >= DEXPR_MAX_TERMS) {
+            return vm_error(v, at, "check %s rolls too many kinds of dice (limit is %d)", name, DEXPR_MAX_TERMS);
+        } else {
+            rolled->terms[rolled->nterms++] = *t;
+        }
+    }
+    text_add(said, "%s", said->len ? ", " : "");
+    text_buf shown;
+    text_init(&shown);
+    vm_format_text(v, amount, &shown);
+    text_add(said, "%s%s from %s", shown.s[0] == '-' ? "" : "+", shown.s, rules_condition_title(v->p, cond));
+    text_free(&shown);
+    return true;
+}
+
+static void say_roll(vm *v, int check, const value *args, int nargs, value roll, const text_buf *said,
+                     const check_mod *changes, int nchanges, const dice_verdict *verdict, const value *amounts,
+                     const int *conds, int nmods);
+
 bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, span at)
 {
     const r_check *ck = &v->r->checks[check];
@@ -61,20 +94,58 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     /* what the participants' conditions add */
     value amounts[ROLL_MAX_EXTRA];
     int labels[ROLL_MAX_EXTRA], conds[ROLL_MAX_EXTRA];
-    int nmods;
-    if (!effects_check_mods(v, check, args, nargs, amounts, labels, conds, &nmods, ROLL_MAX_EXTRA - nextra, at))
+    int nmods, nchanges;
+    check_mod changes[ROLL_MAX_EXTRA];
+    if (!effects_check_mods(v, check, args, nargs, amounts, labels, conds, &nmods, ROLL_MAX_EXTRA - nextra, changes,
+                            &nchanges, at))
         return false;
+    text_buf said; /* what changed the dice, for the line */
+    text_init(&said);
+    dice_verdict verdict;
+    if (!checks_change_dice(v, check, changes, nchanges, &rolled, &said, &verdict, at)) {
+        text_free(&said);
+        return false;
+    }
     for (int i = 0; i < nmods; i++) {
         value a = amounts[i];
-        if (!(a.type == V_INT || (a.type == V_FRAC && value_den(a) == 1)))
+        if (a.type == V_DICE) { /* `modify attack by d4`: dice rolled with the check's */
+            if (!add_dice(v, check, a, conds[i], &rolled, extra, &nextra, &said, at)) {
+                text_free(&said);
+                return false;
+            }
+            continue;
+        }
+        if (!(a.type == V_INT || (a.type == V_FRAC && value_den(a) == 1))) {
+            text_free(&said);
             return vm_error(v, at, "a modifier of check %s is %s, not a whole number", name, value_type_name(a.type));
+        }
         extra[nextra++] = (roll_extra){labels[i], conds[i], a.num};
     }
-    if (!vm_roll_check(v, &rolled, extra, nextra, check, at, out))
+    if (!vm_roll_check(v, &rolled, extra, nextra, check, at, out)) {
+        text_free(&said);
+        return false;
+    }
+    ck = &v->r->checks[check];
+    if (!v->world->cb.quiet) /* else no transcript: no line to write */
+        say_roll(v, check, args, nargs, *out, &said, changes, nchanges, &verdict, amounts, conds, nmods);
+    text_free(&said);
+    if (ck->asked_after && !checks_after_roll(v, check, args, nargs, &rolled, extra, nextra, out, at))
         return false;
     ck = &v->r->checks[check];
-    if (v->world->cb.quiet) /* no transcript: no line to write */
+    if (v->world->cb.quiet)
         return true;
+    value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};
+    return events_emit(v, EV_CHECK_ROLLED, ev, 3, at);
+}
+
+/* The roll's line (who, against whom, what changed its dice, the
+   breakdown), waiting for what it is compared with, and explain's notes. */
+static void say_roll(vm *v, int check, const value *args, int nargs, value roll, const text_buf *said,
+                     const check_mod *changes, int nchanges, const dice_verdict *verdict, const value *amounts,
+                     const int *conds, int nmods)
+{
+    const r_check *ck = &v->r->checks[check];
+    const char *name = program_string(v->p, ck->name);
     /* the line: who, against whom, the breakdown */
     text_buf line;
     text_init(&line);
@@ -84,21 +155,29 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
         text_add(&line, "%s -> %s: ", world_name(v, (int)args[0].num), world_name(v, (int)args[1].num));
     else if (nargs >= 1 && args[0].type == V_CREATURE)
         text_add(&line, "%s: ", world_name(v, (int)args[0].num));
-    text_add(&line, "%s ", name);
-    vm_format_text(v, *out, &line);
+    text_add(&line, said->len ? "%s (%s) " : "%s %s", name, said->s);
+    vm_format_text(v, roll, &line);
     if (!ck->quiet)
         combat_pending_roll(v, (int64_t)v->roll_seq, line.s);
     else
         combat_note(v, "%s", line.s);
     combat_note(v, "check %s: %s", name, combat_cite(v, &ck->from, &line));
+    checks_note_dice(v, changes, nchanges, verdict);
     for (int i = 0; i < nmods; i++) {
         const r_condition *rc = &v->r->conditions[conds[i]];
+        if (amounts[i].type == V_DICE) {
+            text_buf shown;
+            text_init(&shown);
+            vm_format_text(v, amounts[i], &shown);
+            combat_note(v, "%s%s %s (%s)", shown.s[0] == '-' ? "" : "+", shown.s, rules_condition_title(v->p, conds[i]),
+                        combat_cite(v, &rc->from, &line));
+            text_free(&shown);
+            continue;
+        }
         combat_note(v, "%+" PRId64 " %s (%s)", amounts[i].num, rules_condition_title(v->p, conds[i]),
                     combat_cite(v, &rc->from, &line));
     }
     text_free(&line);
-    value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};
-    return events_emit(v, EV_CHECK_ROLLED, ev, 3, at);
 }
 
 bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *result, span at)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "runtime/base/text.h"
+#include "runtime/core/program.h"
 #include "runtime/core/rules.h"
 #include "runtime/core/value.h"
 
@@ -399,8 +400,30 @@ void effect_index_free(combat *cb);
 /* Whether condition cond holds on c by its own `holds when` formula. */
 bool effects_holds_by_itself(struct vm *v, int c, int cond, bool *yes, span at);
 /* The modifier terms a check gets for its participants (checks.c). */
+/* A modifier of a check that holds for one roll: the clause, the
+   condition it is of, and its amount (nil for a change that has none). */
+typedef struct check_mod {
+    const r_modifier *mod;
+    int cond;
+    value amount;
+} check_mod;
 bool effects_check_mods(struct vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites,
-                        int *n, int max, span at);
+                        int *n, int max, check_mod *changes, int *nchanges, span at);
+/* What became of each change of a check's dice: it applies, or not, and
+   with which other change it cancelled (-1). */
+typedef enum { FATE_APPLIES, FATE_NOT_STACKING, FATE_CANCELLED, FATE_SUPERSEDED } change_fate;
+#define CHECK_MODS_MAX 24 /* ROLL_MAX_EXTRA: a roll's terms, and so its modifiers */
+typedef struct dice_verdict {
+    uint8_t fate[CHECK_MODS_MAX];
+    int8_t pair[CHECK_MODS_MAX];
+} dice_verdict;
+/* Changes the dice a check rolls (`rolled`, its first die) by the changes
+   effects_check_mods found, combined by their bonus types; `said` gets what
+   the transcript shows of them, "advantage from invisible", or nothing.
+   checks_note_dice gives explain a note for each, after the roll's line. */
+bool checks_change_dice(struct vm *v, int check, const check_mod *changes, int n, dexpr *rolled, text_buf *said,
+                        dice_verdict *verdict, span at);
+void checks_note_dice(struct vm *v, const check_mod *changes, int n, const dice_verdict *verdict);
 /* Does a condition of c forbid it the action (*no, why filled)? False
    only on an error, like the two below. */
 bool effects_forbids(struct vm *v, int c, int action, refusal *why, bool *no, span at);
@@ -441,6 +464,17 @@ bool events_emit(struct vm *v, int event, const value *args, int nargs, span at)
    would carry need not be worked out. */
 bool events_heard(const struct vm *v, int event);
 bool rulings_ask(struct vm *v, int ruling, int self, value *out, span at);
+struct roll_extra;
+/* rulings_ask for a ruling whose formulas see args (a check's arguments and
+   its roll), with what is at stake (the roll so far) shown in the question. */
+bool rulings_ask_about(struct vm *v, int ruling, int self, const value *args, int nargs, const char *stakes, value *out,
+                       span at);
+/* The rulings asked `after` a check's roll: each that is taken changes the
+   roll (*roll) as its `then` says, runs its statements, and says so on the
+   roll's line ("; lucky: reroll d20 (15) + 3 = 18"). rolled, extra and
+   nextra are what the roll was made of, to make it again. */
+bool checks_after_roll(struct vm *v, int check, const value *args, int nargs, const dexpr *rolled,
+                       const struct roll_extra *extra, int nextra, value *roll, span at);
 /* Keeps the GM's answer for a creature (its side, for a ruling asked per
  * side), or with creature -1 for all not answered on their own. */
 bool rulings_answer(struct vm *v, int ruling, value answer, int creature, span at);

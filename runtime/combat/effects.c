@@ -964,14 +964,13 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
     return true;
 }
 
-bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites, int *n,
-                        int max, span at)
+/* The modifiers of a check that hold now, on its first two arguments (the
+   one who rolls, the one it is made against), in the order their
+   conditions are held. */
+static bool check_mods_holding(vm *v, int check, const value *args, int nargs, check_mod *out, int *n, int max, span at)
 {
     *n = 0;
     const rules *r = v->r;
-    int types[ROLL_MAX_EXTRA]; /* each modifier's bonus type if it does not stack, else -1 */
-    if (max > ROLL_MAX_EXTRA)
-        max = ROLL_MAX_EXTRA;
     for (int side = 0; side < 2 && side < nargs; side++) {
         if (args[side].type != V_CREATURE)
             continue;
@@ -996,20 +995,57 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
                     return false;
                 if (!holds)
                     continue;
-                value amount;
-                if (!eval_rexpr(v, &mod->amount, c, args, nargs, &amount))
+                value amount = value_nil();
+                if (rexpr_present(&mod->amount) && !eval_rexpr(v, &mod->amount, c, args, nargs, &amount))
                     return false;
                 if (amount.type == V_ROLL)
                     amount = value_int(amount.num);
                 if (*n >= max)
                     return vm_error(v, at, "too many modifiers on one roll (limit is %d)", max);
-                amounts[*n] = amount;
-                labels[*n] = rc->name;
-                cites[*n] = h[k].cond;
-                types[*n] = mod->bonus >= 0 && !r->bonuses[mod->bonus].stacks ? mod->bonus : -1;
-                (*n)++;
+                out[(*n)++] = (check_mod){mod, h[k].cond, amount};
             }
         }
+    }
+    return true;
+}
+
+/* A penalty: a number below 0, or dice that are subtracted (`-d4`). */
+static bool amount_negative(vm *v, value a)
+{
+    if (a.type == V_DICE) {
+        const dexpr *d = vm_dexpr(v, a);
+        return d && d->nterms > 0 && d->terms[0].sign < 0;
+    }
+    return rat_cmp(value_as_frac(a), value_int(0)) < 0;
+}
+
+bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *amounts, int *labels, int *cites, int *n,
+                        int max, check_mod *changes, int *nchanges, span at)
+{
+    const rules *r = v->r;
+    int types[ROLL_MAX_EXTRA]; /* each modifier's bonus type if it does not stack, else -1 */
+    if (max > ROLL_MAX_EXTRA)
+        max = ROLL_MAX_EXTRA;
+    check_mod found[ROLL_MAX_EXTRA];
+    int nfound;
+    if (!check_mods_holding(v, check, args, nargs, found, &nfound, ROLL_MAX_EXTRA, at))
+        return false;
+    /* the changes of its dice are the caller's (checks_change_dice) */
+    *n = *nchanges = 0;
+    for (int i = 0; i < nfound; i++) {
+        if (found[i].mod->op == MOD_DICE)
+            changes[(*nchanges)++] = found[i];
+        else if (*n >= max)
+            return vm_error(v, at, "too many modifiers on one roll (limit is %d)", max);
+        else
+            found[(*n)++] = found[i];
+    }
+    for (int i = 0; i < *n; i++) {
+        const r_modifier *mod = found[i].mod;
+        amounts[i] = found[i].amount;
+        labels[i] = r->conditions[found[i].cond].name;
+        cites[i] = found[i].cond;
+        types[i] = mod->bonus >= 0 && !r->bonuses[mod->bonus].stacks ? mod->bonus : -1;
     }
     /* bonuses of a type that does not stack: only the best of the type
        counts, and the worst penalty */
@@ -1017,14 +1053,17 @@ bool effects_check_mods(vm *v, int check, const value *args, int nargs, value *a
     for (int i = 0; i < *n; i++) {
         bool drop = false;
         if (types[i] >= 0) {
-            bool negative = rat_cmp(value_as_frac(amounts[i]), value_int(0)) < 0;
+            bool negative = amount_negative(v, amounts[i]);
             for (int j = 0; j < *n && !drop; j++) {
                 if (j == i || types[j] != types[i])
                     continue;
-                bool neg_j = rat_cmp(value_as_frac(amounts[j]), value_int(0)) < 0;
+                bool neg_j = amount_negative(v, amounts[j]);
                 if (neg_j != negative)
                     continue;
-                int c = rat_cmp(value_as_frac(amounts[j]), value_as_frac(amounts[i]));
+                /* dice are not ranked: the first of the type counts */
+                int c = amounts[i].type == V_DICE || amounts[j].type == V_DICE
+                            ? 0
+                            : rat_cmp(value_as_frac(amounts[j]), value_as_frac(amounts[i]));
                 /* j is better (or as good and earlier): i does not count */
                 drop = negative ? (c < 0 || (c == 0 && j < i)) : (c > 0 || (c == 0 && j < i));
             }

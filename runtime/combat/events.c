@@ -548,9 +548,19 @@ static const char *asked_of(const vm *v, const r_ruling *rl, int self)
     return v->world->creatures[self].name;
 }
 
+/* What a ruling is asked about: the values its formulas see (a check's
+   arguments and the roll, for a ruling asked after it), and what is at
+   stake, shown with the question (the roll so far), or NULL. */
+typedef struct asking {
+    const value *args;
+    int nargs;
+    const char *stakes;
+} asking;
+
 /* rulings_ask, with three texts to write in: the rule's citation, the
    answer as shown, and the question. */
-static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite, text_buf *shown, text_buf *question)
+static bool ask(vm *v, int ruling, int self, const asking *about, value *out, span at, text_buf *cite, text_buf *shown,
+                text_buf *question)
 {
     const r_ruling *rl = &v->r->rulings[ruling];
     const char *name = program_string(v->p, rl->name);
@@ -568,7 +578,7 @@ static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite
             return true;
         }
         if (rexpr_present(&rl->def))
-            return eval(v, &rl->def, self, NULL, 0, out);
+            return eval(v, &rl->def, self, about->args, about->nargs, out);
         return vm_error(v, at, "ruling %s is not answered yet", name);
     }
     combat_cite(v, &rl->from, cite);
@@ -588,7 +598,9 @@ static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite
         return true;
     }
     const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : name;
-    if (asked_of_each(rl))
+    if (about->stakes)
+        text_add(question, "%s (%s: %s)", q, v->world->creatures[self].name, about->stakes);
+    else if (asked_of_each(rl))
         text_add(question, "%s (%s)", q, asked_of(v, rl, self));
     else
         text_put(question, q);
@@ -613,7 +625,7 @@ static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite
             return vm_error(v, at, "ruling %s was not answered", name);
     }
     if (rexpr_present(&rl->def)) {
-        if (!eval(v, &rl->def, self, NULL, 0, out))
+        if (!eval(v, &rl->def, self, about->args, about->nargs, out))
             return false;
         combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
                     self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
@@ -630,11 +642,18 @@ static bool ask(vm *v, int ruling, int self, value *out, span at, text_buf *cite
 
 bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
 {
+    return rulings_ask_about(v, ruling, self, NULL, 0, NULL, out, at);
+}
+
+bool rulings_ask_about(vm *v, int ruling, int self, const value *args, int nargs, const char *stakes, value *out,
+                       span at)
+{
     text_buf cite, shown, question;
     text_init(&cite);
     text_init(&shown);
     text_init(&question);
-    bool fine = ask(v, ruling, self, out, at, &cite, &shown, &question);
+    const asking q = {args, nargs, stakes};
+    bool fine = ask(v, ruling, self, &q, out, at, &cite, &shown, &question);
     text_free(&question);
     text_free(&shown);
     text_free(&cite);

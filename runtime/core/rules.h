@@ -205,13 +205,18 @@ typedef struct r_encounter {
 
 /* --- conditions and modifiers --------------------------------------------- */
 
-typedef enum { MOD_ADD, MOD_SET, MOD_SCALE } mod_op;
+typedef enum { MOD_ADD, MOD_SET, MOD_SCALE, MOD_DICE } mod_op;
 typedef enum { MODT_STAT, MODT_CHECK, MODT_INCOMING } mod_target;
+/* What a MOD_DICE modifier (`roll CHECK ...`) does to the check's die. */
+typedef enum { CHANGE_KEEP_HIGHEST, CHANGE_KEEP_LOWEST, CHANGE_REROLL, CHANGE_WITH } dice_change;
 typedef struct r_modifier {
-    uint8_t op;     /* mod_op */
-    uint8_t target; /* mod_target */
-    int index;      /* stat decl index or check index */
-    int bonus;      /* bonus type index, or -1 (untyped: always stacks) */
+    uint8_t op;         /* mod_op */
+    uint8_t target;     /* mod_target */
+    uint8_t change;     /* dice_change, for MOD_DICE */
+    uint8_t reroll_cmp; /* CHANGE_REROLL: DICE_CMP_EQ (`reroll N`) or DICE_CMP_LT (`reroll below N`) */
+    bool once;          /* CHANGE_REROLL: `once` */
+    int index;          /* stat decl index or check index */
+    int bonus;          /* bonus type index, or -1 (untyped: always stacks) */
     rexpr amount;
     rexpr when;  /* may be NONE */
     bool negate; /* `unless` */
@@ -270,6 +275,7 @@ typedef struct r_bonus {
     int name;
     origin from;
     bool stacks;
+    int cancels; /* `cancels OTHER`: the bonus type it cancels one for one, or -1 */
 } r_bonus;
 
 /* --- checks, actions, triggers, rulings ------------------------------------ */
@@ -290,7 +296,8 @@ typedef struct r_check {
     int nterms;
     int success, failure; /* words shown after a comparison, or -1 */
     bool quiet;
-    bool low; /* `succeeds low`: a roll at or under its target succeeds */
+    bool low;         /* `succeeds low`: a roll at or under its target succeeds */
+    bool asked_after; /* a ruling is asked `after` its rolls */
 } r_check;
 
 typedef enum { TARGET_ANY, TARGET_ENEMY, TARGET_ALLY, TARGET_SELF, TARGET_OTHER } target_kind;
@@ -365,7 +372,18 @@ typedef struct r_ruling {
     rexpr def;
     int choices[RULING_MOST_CHOICES]; /* string ids of the words that answer it (`answer one of ...`) */
     int nchoices;                     /* 0: any word (or any answer of its kind) */
+    /* `after CHECK [when EXPR]`: asked after each roll of the check, before
+       it is judged, where EXPR holds (its formulas see the check's
+       parameters and `result`, the roll); `then reroll|add EXPR [{ BODY }]`: what a yes
+       does to the roll, and the statements it runs */
+    int after; /* check index, or -1 */
+    rexpr after_when;
+    bool after_negate;
+    uint8_t then; /* ruling_then */
+    rexpr then_amount;
+    int then_body; /* chunk, or -1 */
 } r_ruling;
+typedef enum { THEN_NOTHING, THEN_REROLL, THEN_ADD } ruling_then;
 
 typedef struct r_relation {
     int name;

@@ -280,6 +280,9 @@ bool vm_roll(vm *v, value dice, span at, value *out);
 /* Rolls dice plus labelled numbers, as a check does; the record keeps
    them all for the breakdown. */
 bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out);
+/* Adds a labelled number to a check's roll, its faces kept: a decision
+   taken after the roll (`then add 2`). */
+bool vm_roll_add(vm *v, value *roll, int32_t label, int64_t amount, span at);
 /* The step budget of a command (or a turn): limits.steps, at most INT64_MAX. */
 static inline int64_t vm_step_budget(const vm *v)
 {

@@ -422,6 +422,23 @@ static bool roll_into(vm *v, const dexpr *d, int32_t program_expr, const roll_ex
     return true;
 }
 
+bool vm_roll_add(vm *v, value *roll, int32_t label, int64_t amount, span at)
+{
+    const roll_record *seen = vm_roll_of(v, *roll);
+    if (!seen || roll->home == ROLL_PACKED)
+        return vm_error(v, at, "this roll is too old to change");
+    roll_record *rec = &v->rolls[seen->seq & (v->roll_ring - 1)];
+    if (rec->nextra >= ROLL_MAX_EXTRA)
+        return vm_error(v, at, "too many terms in one check (limit is %d numbers)", ROLL_MAX_EXTRA);
+    int64_t total;
+    if (__builtin_add_overflow(rec->total, amount, &total))
+        return vm_error(v, at, "a roll overflows");
+    v->roll_details[rec->seq & (v->roll_ring - 1)].extra[rec->nextra++] = (roll_extra){label, -1, amount};
+    rec->total = total;
+    *roll = roll_value(rec, roll->aux);
+    return true;
+}
+
 const roll_record *vm_roll_record(const vm *v, value roll)
 {
     return vm_roll_of(v, roll);

@@ -71,7 +71,7 @@ syn region  frayBracket		matchgroup=frayDelimiter start="\[" end="]" contains=@f
 " --- clause words -----------------------------------------------------------------
 " Clauses of the declarations (fray help declarations, fray help NAME), and
 " the words inside their forms; not inside ( ) or [ ], not a member.
-syn match   frayClause		"\.\@1<!\<\%(allow\|anchor\|answer\|anytime\|apart\|asked\|automatic\|below\|borrows\|cooldown\|corners\|costs\|cover\|derived\|diagonal\|difficult\|ends\|engagement\|excludes\|exclusive\|extends\|failure\|forbid\|holds\|implies\|internal\|label\|lasts\|limit\|max\|min\|modify\|moves\|occupies\|on\|protect\|provokes\|quiet\|reaction\|refresh\|reorder\|requires\|reroll\|side\|stacks\|stands\|start\|succeeds\|success\|surprise\|surprised\|tactic\|ticks\|tiebreak\|ties\|why\|within\)\>[.([]\@!"
+syn match   frayClause		"\.\@1<!\<\%(after\|allow\|anchor\|answer\|anytime\|apart\|asked\|automatic\|below\|borrows\|cancels\|cooldown\|corners\|costs\|cover\|derived\|diagonal\|difficult\|ends\|engagement\|excludes\|exclusive\|extends\|failure\|forbid\|holds\|implies\|internal\|label\|lasts\|limit\|max\|min\|modify\|moves\|occupies\|on\|protect\|provokes\|quiet\|reaction\|refresh\|reorder\|requires\|reroll\|side\|stacks\|stands\|start\|succeeds\|success\|surprise\|surprised\|tactic\|then\|ticks\|tiebreak\|ties\|why\|within\)\>[.([]\@!"
 syn match   frayClause		"\.\@1<!\<\%(role\|during\|until\|only\|skip\|as\|incoming\|via\|spending\|entering\|leaving\)\>[.([]\@!"
 " clause words that read as ordinary names (a local `target`, `order`):
 " only where they start an item
