@@ -132,8 +132,6 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     if (ck->asked_after && !checks_after_roll(v, check, args, nargs, &rolled, extra, nextra, out, at))
         return false;
     ck = &v->r->checks[check];
-    if (v->world->cb.quiet)
-        return true;
     value ev[3] = {value_ref(V_WORD, HOME_PROGRAM, ck->name), nargs > 0 ? args[0] : value_nil(), *out};
     return events_emit(v, EV_CHECK_ROLLED, ev, 3, at);
 }
