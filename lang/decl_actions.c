@@ -719,6 +719,14 @@ static void ruling_answer(decl_state *ds, const node *clause, ccur *k)
 static void ruling_asked(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
+    if (ccur_accept(k, "of")) { /* who answers */
+        static const char *const parties[] = {"gm", "player"};
+        int who = ccur_choice(k, "who answers it", parties, 2);
+        if (who >= 0)
+            ruling_of(ds)->of_player = who == 1;
+        ccur_end(k);
+        return;
+    }
     if (!ccur_expect(k, "per"))
         return;
     /* in the order of asked_per */
@@ -812,7 +820,7 @@ static void ruling_then_clause(decl_state *ds, const node *clause, ccur *k)
 
 const clause_rule ruling_clauses[] = {
     {"answer", "answer yes_no|number|creature|word|one of WORD, ...", ruling_answer, false},
-    {"asked", "asked per use|creature|side|encounter|game [per encounter]", ruling_asked, false},
+    {"asked", "asked per use|creature|side|encounter|game [per encounter] | asked of gm|player", ruling_asked, false},
     {"default", "default EXPR", ruling_default, false},
     {"after", "after CHECK [when|unless EXPR]", ruling_after, false},
     {"then", "then reroll|add EXPR [{ STATEMENTS }]", ruling_then_clause, true},
@@ -869,6 +877,11 @@ void decl_ruling(decl_state *ds)
         rl->after = -1;
     if (rl->after >= 0 && rl->answer != ANSWER_YES_NO)
         comp_error(cc, ds->dn->sp, "ruling %s is asked after a roll: it is answered yes or no (answer yes_no)",
+                   ds->dn->text);
+    if (rl->of_player && rl->after < 0 && (rl->per == ASKED_PER_ENCOUNTER || rl->per == ASKED_PER_GAME))
+        comp_error(cc, ds->dn->sp,
+                   "ruling %s is asked of a player, who answers for a creature: ask it per use, creature or side, "
+                   "or after a check",
                    ds->dn->text);
     if (rl->after >= 0 && rl->then == THEN_NOTHING)
         comp_error(cc, ds->dn->sp, "ruling %s is asked after a roll, but no 'then' says what a yes does to it",

@@ -539,6 +539,18 @@ static const char *format_answer(vm *v, const r_ruling *rl, value a, text_buf *o
     return out->s;
 }
 
+/* Who answers: the GM, or the player of the creature it is asked for. */
+static const char *answerer(const vm *v, const r_ruling *rl, int self, text_buf *out)
+{
+    text_clear(out);
+    if (!rl->of_player)
+        return "the GM";
+    if (self < 0)
+        return "a player";
+    text_add(out, "%s's player", v->world->creatures[self].name);
+    return out->s;
+}
+
 /* Whom the question is put for: the creature, or its side. */
 static const char *asked_of(const vm *v, const r_ruling *rl, int self)
 {
@@ -560,7 +572,7 @@ typedef struct asking {
 /* rulings_ask, with three texts to write in: the rule's citation, the
    answer as shown, and the question. */
 static bool ask(vm *v, int ruling, int self, const asking *about, value *out, span at, text_buf *cite, text_buf *shown,
-                text_buf *question)
+                text_buf *question, text_buf *who)
 {
     const r_ruling *rl = &v->r->rulings[ruling];
     const char *name = program_string(v->p, rl->name);
@@ -584,9 +596,9 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
     combat_cite(v, &rl->from, cite);
     if (a) {
         *out = a->v;
-        combat_note(v, "ruling %s%s%s: %s, the GM's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
+        combat_note(v, "ruling %s%s%s: %s, %s's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
                     self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
-                    cite->s);
+                    answerer(v, rl, self, who), cite->s);
         /* an answer for one use is spent by it; those queued after it keep
            their order */
         if (rl->per == ASKED_PER_USE) {
@@ -598,8 +610,15 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
         return true;
     }
     const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : name;
-    if (about->stakes)
+    const char *party = rl->of_player ? answerer(v, rl, self, who) : NULL;
+    if (about->stakes && party)
+        text_add(question, "%s (%s; %s: %s)", q, party, v->world->creatures[self].name, about->stakes);
+    else if (about->stakes)
         text_add(question, "%s (%s: %s)", q, v->world->creatures[self].name, about->stakes);
+    else if (party && asked_of_each(rl) && rl->per == ASKED_PER_SIDE)
+        text_add(question, "%s (%s, for %s)", q, party, asked_of(v, rl, self));
+    else if (party)
+        text_add(question, "%s (%s)", q, party);
     else if (asked_of_each(rl))
         text_add(question, "%s (%s)", q, asked_of(v, rl, self));
     else
@@ -618,7 +637,8 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             if (for_all && asked_of_each(rl) && !rulings_answer(v, ruling, got, -1, at))
                 return false;
             *out = got;
-            combat_note(v, "ruling %s: %s, the GM's answer (%s)", name, format_answer(v, rl, *out, shown), cite->s);
+            combat_note(v, "ruling %s: %s, %s's answer (%s)", name, format_answer(v, rl, *out, shown),
+                        answerer(v, rl, self, who), cite->s);
             return true;
         }
         if (!rexpr_present(&rl->def))
@@ -648,12 +668,14 @@ bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
 bool rulings_ask_about(vm *v, int ruling, int self, const value *args, int nargs, const char *stakes, value *out,
                        span at)
 {
-    text_buf cite, shown, question;
+    text_buf cite, shown, question, who;
     text_init(&cite);
     text_init(&shown);
     text_init(&question);
+    text_init(&who);
     const asking q = {args, nargs, stakes};
-    bool fine = ask(v, ruling, self, &q, out, at, &cite, &shown, &question);
+    bool fine = ask(v, ruling, self, &q, out, at, &cite, &shown, &question, &who);
+    text_free(&who);
     text_free(&question);
     text_free(&shown);
     text_free(&cite);

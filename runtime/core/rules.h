@@ -368,6 +368,7 @@ typedef struct r_ruling {
     int question; /* string id */
     answer_kind answer;
     asked_per per;
+    bool of_player;      /* `asked of player`: the player of the creature it is asked for answers, not the GM */
     bool each_encounter; /* asked per creature or side, and again in each encounter */
     rexpr def;
     int choices[RULING_MOST_CHOICES]; /* string ids of the words that answer it (`answer one of ...`) */

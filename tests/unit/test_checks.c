@@ -120,7 +120,8 @@ START_TEST(test_dice_modifier_is_rolled_and_exact)
     run *r = ok(BASE "condition blessed { modify attack by d4 }\napply blessed to a\n"
                      "force d20 10\nforce d4 2\nif attack(a, b) >= b.ac { print \"hit\" }\n"
                      "print mean(attack(a, b))\n");
-    lines_in_order(r, "attack (+d4 from blessed) d20 (10 forced) + d4 (2 forced) + 3 = 15 vs ac 12: hit", "hit", "16", NULL);
+    lines_in_order(r, "attack (+d4 from blessed) d20 (10 forced) + d4 (2 forced) + 3 = 15 vs ac 12: hit", "hit", "16",
+                   NULL);
     run_free(r);
 }
 END_TEST
@@ -135,8 +136,8 @@ END_TEST
 START_TEST(test_reroll_after_the_roll_is_judged_as_it_stands)
 {
     run *r = ok(BASE LUCKY "force d20 2, 15\nif attack(a, b) >= b.ac { print \"hit\" }\nprint a.luck\n");
-    lines_in_order(r, "a -> b: attack d20 (2 forced) + 3 = 5; lucky: reroll d20 (15 forced) + 3 = 18 vs ac 12: hit", "hit\n", "1\n",
-                   NULL);
+    lines_in_order(r, "a -> b: attack d20 (2 forced) + 3 = 5; lucky: reroll d20 (15 forced) + 3 = 18 vs ac 12: hit",
+                   "hit\n", "1\n", NULL);
     run_free(r);
 }
 END_TEST
