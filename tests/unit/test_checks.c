@@ -169,6 +169,17 @@ START_TEST(test_exact_takes_the_default_for_each_outcome_and_spends_nothing)
 }
 END_TEST
 
+START_TEST(test_a_players_answer_is_said_to_be_the_players)
+{
+    run *r = ok(BASE "ruling lucky \"Reroll?\" {\n after attack\n asked of player\n default no\n then reroll\n}\n"
+                     "ruling gm_call \"Is it dark?\" { asked per use; default no }\n"
+                     "answer lucky yes\nanswer gm_call yes\nforce d20 2, 15\nprint attack(a, b)\nexplain\n"
+                     "print gm_call\nexplain\n");
+    lines_in_order(r, "ruling lucky: yes, a's player's answer", "ruling gm_call: yes, the GM's answer", NULL);
+    run_free(r);
+}
+END_TEST
+
 Suite *checks_suite(void)
 {
     Suite *s = suite_create("checks");
@@ -185,6 +196,7 @@ Suite *checks_suite(void)
     tcase_add_test(a, test_answers_queue_and_when_limits_the_asking);
     tcase_add_test(a, test_add_keeps_the_faces);
     tcase_add_test(a, test_exact_takes_the_default_for_each_outcome_and_spends_nothing);
+    tcase_add_test(a, test_a_players_answer_is_said_to_be_the_players);
     suite_add_tcase(s, a);
     return s;
 }
