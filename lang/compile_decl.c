@@ -26,6 +26,7 @@ static bool has_object(decl_kind k)
     case DK_BONUS:
     case DK_ITEM:
     case DK_TRIGGER:
+    case DK_TRACK:
     case DK_CREATURE: return true;
     default: return false;
     }
@@ -713,6 +714,7 @@ void compile_decl(compiler *cc, const node *item)
     case DK_TACTIC: decl_tactic(&ds); break;
     case DK_SIDE: decl_side(&ds); break;
     case DK_ITEM: decl_item(&ds); break;
+    case DK_TRACK: decl_track(&ds); break;
     default: comp_error(cc, dn->sp, "%s is not a declaration", decl_kind_name(k)); break;
     }
     if (k == DK_SYSTEM)

@@ -264,7 +264,7 @@ static bool declared_word(compiler *cc, int id)
     const rules *r = cc->p->rules;
     return rules_condition(r, id) >= 0 || rules_action(r, id) >= 0 || rules_slot(r, id) >= 0 ||
            rules_phase(r, id) >= 0 || rules_side(r, id) >= 0 || rules_relation(r, id) >= 0 ||
-           rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 ||
+           rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 || rules_track(r, id) >= 0 ||
            program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
 }
 
@@ -707,6 +707,7 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
     case 'S': ok = rules_slot(r, id) >= 0, what = "slot of the economy"; break;
     case 'R': ok = rules_relation(r, id) >= 0, what = "relation"; break;
     case 'G': ok = rules_range(r, id) >= 0, what = "range"; break;
+    case 'T': ok = rules_track(r, id) >= 0, what = "track"; break;
     default: return;
     }
     /* a local or parameter holding one is fine too */
@@ -738,6 +739,9 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
     if (kind == 'G')
         for (int i = 0; i < r->nranges; i++)
             NEAR(r->ranges[i].name);
+    if (kind == 'T')
+        for (int i = 0; i < r->ntracks; i++)
+            NEAR(r->tracks[i].name);
 #undef NEAR
     if (best)
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one; did you mean '%s'?", fn, what, a->text, best);
@@ -857,7 +861,7 @@ static sty compile_call(compiler *cc, const node *e)
             cc->dist_mode = 0;
         for (const node *a = e->list; a; a = a->next, n++) {
             char kind = n < (int)strlen(builtins[b].params) ? builtins[b].params[n] : '.';
-            if (a->kind == AST_NAME && strchr("CASRG", kind))
+            if (a->kind == AST_NAME && strchr("CASRGT", kind))
                 check_named_arg(cc, e->text, kind, a);
             sty t;
             if (kind == 'G' && a->kind == AST_NAME && rules_range(cc->p->rules, comp_intern(cc, a->text)) >= 0 &&

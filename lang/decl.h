@@ -152,6 +152,8 @@ extern const clause_rule encounter_clauses[];
 extern const int encounter_nclauses;
 extern const clause_rule duration_clauses[];
 extern const int duration_nclauses;
+extern const clause_rule track_clauses[];
+extern const int track_nclauses;
 
 /* Each kind's compiler (decl_*.c). */
 void decl_economy(decl_state *ds);
@@ -173,6 +175,7 @@ void decl_range(decl_state *ds);
 void decl_item(decl_state *ds);
 void decl_resource(decl_state *ds);
 void decl_stat(decl_state *ds);
+void decl_track(decl_state *ds);
 
 /* Shared clause pieces. */
 /* `per turn|round|encounter|...` after the word `per` has been read. */

@@ -67,6 +67,7 @@ static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);
 static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body);
 static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args);
 static node *with_list(node *n, node *list);
+static node *lift_tracks(struct lexer *lx, node *items);
 static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg);
 }
 
@@ -114,7 +115,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 %%
 
 program:
-    items opt_item              { $$ = ast_append($1, $2); $$->kind = AST_PROGRAM; lx->root = $$; }
+    items opt_item              { $$ = lift_tracks(lx, ast_append($1, $2)); $$->kind = AST_PROGRAM; lx->root = $$; }
   | START_EXPR expr semis       { $$ = $2; lx->root = $$; }
     ;
 
@@ -169,7 +170,7 @@ arg:
 connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE | FOR ;
 
 decl:
-    SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, $4); }
+    SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, lift_tracks(lx, $4)); }
   | USE names                                   { $$ = with_list(mk(lx, AST_USE, @$), $2); }
   | IMPORT STRING                               { $$ = mk(lx, AST_IMPORT, @$); $$->text = $2->text; $$->a = $2; }
   | OVERRIDE decl                               { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; }
@@ -356,6 +357,28 @@ static node *mk(struct lexer *lx, ast_kind kind, span sp)
         return &dummy;
     }
     return n;
+}
+
+/* `track NAME ...` among declarations (a file's items, a system's block)
+   is the declaration; in any other block, `track` stays a clause word (the
+   encounter's `track hp, ac`), so it is not a keyword. */
+static node *lift_tracks(struct lexer *lx, node *items)
+{
+    if (lx->oom)
+        return items; /* the tree may share the dummy node: it is discarded */
+    for (node *it = items ? items->list : NULL; it; it = it->next) {
+        if (it->kind != AST_CLAUSE || !it->text || strcmp(it->text, "track") != 0 || !it->list ||
+            it->list->kind != AST_NAME)
+            continue;
+        it->kind = AST_DECL;
+        it->op = (uint16_t)DK_TRACK;
+        it->text = it->list->text;
+        it->list = it->list->next;
+        if (!it->list)
+            it->tail = NULL;
+        it->a = it->c = NULL;
+    }
+    return items;
 }
 
 static node *with_list(node *n, node *list)

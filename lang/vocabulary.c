@@ -17,6 +17,8 @@ const decl_vocabulary vocabulary_decls[] = {
     {"resource",
      "resource NAME[: number|distance|time] [max EXPR] [start EXPR] [min EXPR] [refresh per PERIOD] [{ internal }]",
      "a stat that is spent and regained, kept between its min and max", CLAUSES(resource)},
+    {"track", "track NAME { boxes EXPR; absorb whole|part|level|spread; named; refresh per PERIOD, ... }",
+     "a row of boxes or slots per creature that hits mark: stress, consequences, harm", CLAUSES(track)},
     {"enum", "enum NAME { MEMBER, MEMBER, ... }", "ordered words: sizes, range bands", NULL, NULL},
     {"economy", "economy { slot ...; limit ...; exclusive ... }", "the action economy: what a creature may spend",
      CLAUSES(economy)},

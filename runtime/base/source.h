@@ -79,6 +79,7 @@ static inline span span_join(span a, span b)
     X(ENCOUNTER, "encounter")             \
     X(TACTIC, "tactic")                   \
     X(SIDE, "side")                       \
+    X(TRACK, "track")                     \
     X(BEGIN, "begin")                     \
     X(END, "end")                         \
     X(SHOW, "show")                       \

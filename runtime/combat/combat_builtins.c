@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
 
 static const char *const builtin_names[] = {

@@ -13,6 +13,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/tally.h"
+#include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
 
 #define KEY_GAP ((int64_t)1 << 32)
@@ -254,7 +255,7 @@ static bool refresh(vm *v, period per, int only, span at)
             v->world->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
         }
     }
-    return true;
+    return tracks_refresh(v, per, only, at);
 }
 
 /* --- turns --------------------------------------------------------------------------- */

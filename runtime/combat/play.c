@@ -9,6 +9,7 @@
 
 #include "runtime/core/commands.h"
 #include "runtime/base/mem.h"
+#include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
 
 static bool is_word(const vm *v, value x, const char *w)
@@ -151,6 +152,19 @@ char *play_stat_text_whole(vm *v, int c, int decl_index)
     }
 }
 
+/* Each track of the rules, after the stats; whether there were any. */
+static bool show_tracks(vm *v, int c, combat_line *line)
+{
+    if (v->r->ntracks == 0)
+        return false;
+    text_buf t;
+    text_init(&t);
+    tracks_show(v, c, &t);
+    combat_line_add(v, line, "%s", t.s);
+    text_free(&t);
+    return true;
+}
+
 static bool show_creature(vm *v, int c)
 {
     const creature *cr = &v->world->creatures[c];
@@ -169,6 +183,8 @@ static bool show_creature(vm *v, int c)
         mem_strfree(val);
         bare = false;
     }
+    if (show_tracks(v, c, &line))
+        bare = false;
     if (cr->placed) {
         char sq[32];
         square_format(cr->x, cr->y, sq, sizeof sq);
@@ -301,6 +317,7 @@ static bool show_tracker(vm *v)
             if (note.len && out && e->creature >= 0)
                 combat_line_add(v, &line, ", out");
             effects_show_held(v, c, &line, notes[0] ? ", " : "");
+            show_tracks(v, c, &line);
             if (marked && line.len >= row_start && !hidden_line(v, line.text, false))
                 indent_line(&line, indent);
             combat_line_end(v, &line); /* without the blanks that pad its columns */

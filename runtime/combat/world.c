@@ -688,6 +688,8 @@ void world_close(vm *v)
                 mem_free(v->world->creatures[i].ledger, (size_t)v->world->ledger_len * sizeof(counter));
             if (v->world->creatures[i].held)
                 mem_free(v->world->creatures[i].held, (size_t)v->world->creatures[i].held_len * sizeof(int32_t));
+            if (v->world->creatures[i].marks)
+                mem_free(v->world->creatures[i].marks, v->world->creatures[i].marks_cap * sizeof(track_mark));
         }
         if (v->world->ledger_try)
             mem_free(v->world->ledger_try, (size_t)v->world->ledger_len * sizeof(counter));

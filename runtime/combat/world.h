@@ -17,6 +17,13 @@
 /* Stats of one creature that `hide NAME STAT` may keep from the players. */
 #define VM_HIDDEN_STATS_MAX 8
 
+/* A marked box of a track (tracks.c): the track, the box's place in it,
+   and the name it carries (nothing, or a value copied with vm_keep). */
+typedef struct track_mark {
+    int32_t track, box;
+    value name;
+} track_mark;
+
 typedef struct creature {
     char *name;   /* unique: goblin_2 */
     int display;  /* program string id or -1 */
@@ -55,6 +62,9 @@ typedef struct creature {
     bool hidden;
     uint8_t nhidden_stats;
     int32_t hidden_stats[VM_HIDDEN_STATS_MAX];
+    /* its tracks' marked boxes, in the order they were marked */
+    track_mark *marks;
+    size_t nmarks, marks_cap;
 } creature;
 
 /* What a stat read needs of a declaration, found once (world.c). */

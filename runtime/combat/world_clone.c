@@ -39,6 +39,9 @@ static void clone_creature(creature *c, const creature *from, const vm *v, bool 
     c->stats = mem_dup(from->stats, (size_t)v->world->nslots * sizeof(value), ok);
     c->ledger = mem_dup(from->ledger, (size_t)v->world->ledger_len * sizeof(counter), ok);
     c->held = mem_dup(from->held, (size_t)from->held_len * sizeof(int32_t), ok);
+    c->marks = mem_dup(from->marks, from->marks_cap * sizeof(track_mark), ok);
+    if (!c->marks)
+        c->nmarks = c->marks_cap = 0;
 }
 
 vm *world_clone(const vm *from, program *p)

@@ -18,6 +18,17 @@ const char *period_name(period p)
     return (unsigned)p < sizeof period_names / sizeof period_names[0] ? period_names[p] : "?";
 }
 
+static const char *const absorb_names[] = {
+#define ABSORB_NAME(name, word, meaning) word,
+    ABSORB_RULES(ABSORB_NAME)
+#undef ABSORB_NAME
+};
+
+const char *absorb_rule_name(absorb_rule a)
+{
+    return (unsigned)a < ABSORB_COUNT ? absorb_names[a] : "?";
+}
+
 static const char *const role_names[] = {
 #define ROLE_NAME(name, word) word,
     SLOT_ROLES(ROLE_NAME)
@@ -130,6 +141,7 @@ void rules_reset(rules *r, decl_kind kind, int i)
     case DK_RANGE: RESET(ranges); break;
     case DK_BONUS: RESET(bonuses); break;
     case DK_TRIGGER: RESET(triggers); break;
+    case DK_TRACK: RESET(tracks); break;
     default: break;
     }
 #undef RESET
@@ -172,6 +184,7 @@ void rules_free(rules *r)
     FREE_TABLE(r, relations);
     FREE_TABLE(r, tactics);
     FREE_TABLE(r, resources);
+    FREE_TABLE(r, tracks);
     FREE_TABLE(r, ranges);
     FREE_TABLE(r, events);
     FREE_TABLE(r, stats);
@@ -225,6 +238,7 @@ rules *rules_clone(const rules *from)
     CLONE_TABLE(r, from, relations, &ok);
     CLONE_TABLE(r, from, tactics, &ok);
     CLONE_TABLE(r, from, resources, &ok);
+    CLONE_TABLE(r, from, tracks, &ok);
     CLONE_TABLE(r, from, ranges, &ok);
     CLONE_TABLE(r, from, events, &ok);
     CLONE_TABLE(r, from, stats, &ok);
@@ -298,6 +312,7 @@ FIND_BY_NAME(rules_item, items)
 FIND_BY_NAME(rules_find_event, events)
 FIND_BY_NAME(find_creature, creatures)
 FIND_BY_NAME(rules_trigger, triggers)
+FIND_BY_NAME(rules_track, tracks)
 #undef FIND_BY_NAME
 
 int rules_side(const rules *r, int name)
@@ -480,6 +495,7 @@ int rules_add_named(rules *r, decl_kind kind, int name)
     case DK_ITEM: return add_item(r, name);
     case DK_TRIGGER: ADD_NAMED(triggers, rules_trigger);
     case DK_CREATURE: ADD_NAMED(creatures, find_creature);
+    case DK_TRACK: ADD_NAMED(tracks, rules_track);
     default: return -1;
     }
 }

@@ -417,6 +417,34 @@ typedef struct r_resource {
     int nkinds;
 } r_resource;
 
+/* A per-creature row of boxes (or slots) that hits mark (`track`). How a
+   hit is absorbed is one of a few general rules (runtime/combat/tracks.c
+   says each). */
+#define ABSORB_RULES(X)                                                                                          \
+    X(WHOLE, "whole", "one free box of at least the hit takes it whole")                                         \
+    X(PART, "part", "one free slot takes up to its value of the hit (the smallest that fits, else the largest)") \
+    X(LEVEL, "level", "the hit is a level: the first free slot of that level, else of the next level up")        \
+    X(SPREAD, "spread", "free boxes in order, each taking up to its value, until the hit is spent")
+typedef enum {
+#define ABSORB_ENUM(name, word, meaning) ABSORB_##name,
+    ABSORB_RULES(ABSORB_ENUM)
+#undef ABSORB_ENUM
+        ABSORB_COUNT
+} absorb_rule;
+const char *absorb_rule_name(absorb_rule a);
+#define TRACK_MAX_PERIODS 8
+#define TRACK_MAX_BOXES 64
+typedef struct r_track {
+    int name;
+    origin from;
+    rexpr boxes; /* for the creature: a list of box values, or a count of 1-valued boxes */
+    absorb_rule absorb;
+    bool named; /* a marked box may carry a name given in play */
+    /* `refresh per P1, P2, ...`: box i clears with clear[min(i, nclear - 1)] */
+    period clear[TRACK_MAX_PERIODS];
+    int nclear;
+} r_track;
+
 /* --- space and ranges -------------------------------------------------------- */
 
 typedef enum { SPACE_NONE, SPACE_GRID, SPACE_ZONES } space_kind;
@@ -521,7 +549,9 @@ typedef struct r_creature {
     X(ZONE_CHANGED, "zone_changed", 3, "zone_changed(c, old_zone, new_zone)", "c moves to another zone")               \
     X(CHECK_ROLLED, "rolled", 3, "rolled(check, c, roll)", "c rolls a check (roll.natural is the die)")                \
     X(WENT_OUT, "went_out", 1, "went_out(c)", "c goes out of the fight, by whatever change puts it there")             \
-    X(CAME_BACK, "came_back", 1, "came_back(c)", "c comes back into the fight, by whatever change brings it")
+    X(CAME_BACK, "came_back", 1, "came_back(c)", "c comes back into the fight, by whatever change brings it")          \
+    X(MARKED, "marked", 4, "marked(c, track, value, name)",                                                            \
+      "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")
 
 typedef enum {
 #define EVENT_ENUM(name, word, n, form, meaning) EV_##name,
@@ -560,6 +590,7 @@ typedef struct rules {
     RULES_TABLE(r_relation, relations);
     RULES_TABLE(r_tactic, tactics);
     RULES_TABLE(r_resource, resources);
+    RULES_TABLE(r_track, tracks);
     RULES_TABLE(r_range, ranges);
     RULES_TABLE(r_event, events);
     RULES_TABLE(r_stat, stats);
@@ -610,6 +641,7 @@ int rules_range(const rules *r, int name);
 int rules_bonus(const rules *r, int name);
 int rules_item(const rules *r, int name);
 int rules_side(const rules *r, int name);
+int rules_track(const rules *r, int name);
 int rules_stat(const rules *r, int decl_index);
 /* Lists condition ci among those with `holds when`, once; false when out
  * of memory. */
@@ -631,7 +663,7 @@ int rules_damage_kind(const r_resource *res, int word);
 /* Entries by name, created on first sight (the compiler's first pass) so
  * declarations may refer to each other in any order; -1 when out of
  * memory. rules_add_named takes condition, action, check, relation,
- * ruling, tactic, range, bonus, item, trigger and creature. */
+ * ruling, tactic, range, bonus, item, trigger, creature and track. */
 int rules_add_slot(rules *r, int name);
 int rules_add_phase(rules *r, int name);
 int rules_add_named(rules *r, decl_kind kind, int name);

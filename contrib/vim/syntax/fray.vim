@@ -71,7 +71,7 @@ syn region  frayBracket		matchgroup=frayDelimiter start="\[" end="]" contains=@f
 " --- clause words -----------------------------------------------------------------
 " Clauses of the declarations (fray help declarations, fray help NAME), and
 " the words inside their forms; not inside ( ) or [ ], not a member.
-syn match   frayClause		"\.\@1<!\<\%(after\|allow\|anchor\|answer\|anytime\|apart\|asked\|automatic\|below\|borrows\|cancels\|cooldown\|corners\|costs\|cover\|derived\|diagonal\|difficult\|ends\|engagement\|excludes\|exclusive\|extends\|failure\|forbid\|holds\|implies\|internal\|label\|lasts\|limit\|max\|min\|modify\|moves\|occupies\|on\|protect\|provokes\|quiet\|reaction\|refresh\|reorder\|requires\|reroll\|side\|stacks\|stands\|start\|succeeds\|success\|surprise\|surprised\|tactic\|then\|ticks\|tiebreak\|ties\|why\|within\)\>[.([]\@!"
+syn match   frayClause		"\.\@1<!\<\%(absorb\|after\|allow\|anchor\|boxes\|named\|answer\|anytime\|apart\|asked\|automatic\|below\|borrows\|cancels\|cooldown\|corners\|costs\|cover\|derived\|diagonal\|difficult\|ends\|engagement\|excludes\|exclusive\|extends\|failure\|forbid\|holds\|implies\|internal\|label\|lasts\|limit\|max\|min\|modify\|moves\|occupies\|on\|protect\|provokes\|quiet\|reaction\|refresh\|reorder\|requires\|reroll\|side\|stacks\|stands\|start\|succeeds\|success\|surprise\|surprised\|tactic\|then\|ticks\|tiebreak\|ties\|why\|within\)\>[.([]\@!"
 syn match   frayClause		"\.\@1<!\<\%(role\|during\|until\|only\|skip\|as\|incoming\|via\|spending\|entering\|leaving\)\>[.([]\@!"
 " clause words that read as ordinary names (a local `target`, `order`):
 " only where they start an item
@@ -81,8 +81,8 @@ syn match   frayClause		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(default\|defense\|do\|gro
 syn match   frayCommand		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(next\|delay\|resume\|hold\|forfeit\|policy\|apply\|remove\|place\|move\|wall\|terrain\|zone\|join\|engage\|fight\|explain\|can\|hide\|reveal\|force\|damage\|heal\)\>\%([.([]\|\s*=[^=]\)\@!"
 
 " --- built-in functions and events: calls ---------------------------------------------
-syn match   frayEvent		"\<\%(encounter_start\|encounter_end\|initiative_rolled\|round_start\|round_end\|phase_start\|phase_end\|turn_start\|turn_end\|acting\|acted\|provoking\|leaves_square\|enters_square\|leaves_threatened\|moved\|condition_applied\|condition_ended\|changed\|related\|unrelated\|zone_changed\|rolled\|went_out\|came_back\)\ze("
-syn match   frayFunction	"\<\%(min\|max\|floor\|ceil\|round\|abs\|len\|sum\|any\|all\|count\|dice\|feet\|squares\|square_side\|prob\|mean\|dist\|maximum\|minimum\|chain\|chain_steps\|chain_distribution\|chain_steps_distribution\|has\|apply\|remove\|spent\|left\|spend\|out\|acted\|surprised\|acting\|initiator\|round_number\|phase\|creatures\|enemies\|allies\|members\|sides_standing\|cancel\|can\|relate\|unrelate\|related\|partners\|holders\|distance\|within\|adjacent\|threatens\|cover\|sees\|nearest\|square_of\|placed\|blocked\|walk\|push\|range_between\|zone_of\|enter\|zone_has\|zones_apart\|engaged\|grouped\|engage\|disengage\|join\|separate\|engaged_with\|defended\|defend\|undefend\|group_of\)\ze("
+syn match   frayEvent		"\<\%(encounter_start\|encounter_end\|initiative_rolled\|round_start\|round_end\|phase_start\|phase_end\|turn_start\|turn_end\|acting\|acted\|provoking\|leaves_square\|enters_square\|leaves_threatened\|moved\|condition_applied\|condition_ended\|changed\|related\|unrelated\|zone_changed\|rolled\|went_out\|came_back\|marked\)\ze("
+syn match   frayFunction	"\<\%(min\|max\|floor\|ceil\|round\|abs\|len\|sum\|any\|all\|count\|dice\|feet\|squares\|square_side\|prob\|mean\|dist\|maximum\|minimum\|chain\|chain_steps\|chain_distribution\|chain_steps_distribution\|has\|apply\|remove\|spent\|left\|spend\|out\|acted\|surprised\|acting\|initiator\|round_number\|phase\|creatures\|enemies\|allies\|members\|sides_standing\|cancel\|can\|relate\|unrelate\|related\|partners\|holders\|distance\|within\|adjacent\|threatens\|cover\|sees\|nearest\|square_of\|placed\|blocked\|walk\|push\|range_between\|zone_of\|enter\|zone_has\|zones_apart\|engaged\|grouped\|engage\|disengage\|join\|separate\|engaged_with\|defended\|defend\|undefend\|group_of\|absorb\|marks\|mark_names\|unmarked\|clear\)\ze("
 " `on acting(c, ...)`, `emit hit(...)`: the event of a trigger or an emit
 syn match   frayEventCall	"\%(\<\%(on\|emit\)\s\+\)\@<=\h\w*\ze("
 
@@ -90,7 +90,7 @@ syn match   frayEventCall	"\%(\<\%(on\|emit\)\s\+\)\@<=\h\w*\ze("
 syn match   frayLocal		"\%(\<\%(let\|for\)\s\+\)\@<=\h\w*"
 
 " --- the name a declaration gives (condition prone, slot move, ...) ----------------------
-syn match   frayName		"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\<\%(stat\|resource\|enum\|condition\|bonus\|relation\|check\|action\|procedure\|trigger\|ruling\|side\|tactic\|item\|creature\|range\|duration\|system\|use\|slot\|phase\)\s\+\)\@<=\h\w*"
+syn match   frayName		"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\<\%(stat\|resource\|enum\|condition\|bonus\|relation\|check\|action\|procedure\|trigger\|ruling\|side\|tactic\|item\|creature\|range\|duration\|system\|use\|slot\|phase\|track\)\s\+\)\@<=\h\w*"
 
 " --- keywords (doc/language.md 2.3) --------------------------------------------------------
 " Before '(' a word is a call, except roll, not, if, and, or, emit.
