@@ -1143,6 +1143,48 @@ static bool compile_damage(command_build *b)
     return true;
 }
 
+/* `mark NAME TRACK [BOX] ["TEXT"]`, `clear NAME TRACK [BOX]` */
+static bool compile_mark(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    bool mark = b->id == CMD_MARK;
+    if (!push_creature(cc, k, mark ? "the creature whose box is marked" : "the creature whose track is cleared"))
+        return false;
+    put(b, ARG_MARK_WHO, 1);
+    const node *tn = k->at;
+    if (!push_named(cc, k, "track", rules_track, DK_TRACK))
+        return false;
+    put(b, ARG_MARK_TRACK, 1);
+    const node *a = k->at;
+    if (a && a->kind == AST_INT) {
+        ccur_take(k);
+        if (a->num < 1 || a->num > TRACK_MAX_BOXES) {
+            comp_error(cc, a->sp, "boxes are counted from 1 to at most %d", TRACK_MAX_BOXES);
+            return false;
+        }
+        emit_const(cc, value_int(a->num), a->sp);
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_MARK_BOX, 1);
+    a = k->at;
+    if (mark && a && a->kind == AST_STRING) {
+        ccur_take(k);
+        const r_track *t = &cc->p->rules->tracks[rules_track(cc->p->rules, comp_intern(cc, tn->text))];
+        if (!t->named) {
+            comp_error(cc, a->sp, "track %s's boxes carry no names (declare it 'named' to give them one)", tn->text);
+            return false;
+        }
+        emit_const(cc, value_ref(V_STR, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_MARK_NAME, 1);
+    ccur_end(k);
+    return true;
+}
+
 /* --- dispatch ------------------------------------------------------------------------ */
 
 /* Each family's compiler pushes the command's arguments and says whether
@@ -1192,8 +1234,8 @@ static void clause_command(compiler *cc, const node *cmd)
 }
 
 /* The commands a body may hold: those that change the state of play. */
-static const command_id in_body[] = {CMD_HOLD,   CMD_APPLY, CMD_REMOVE, CMD_PLACE,  CMD_MOVE, CMD_JOIN,
-                                     CMD_ENGAGE, CMD_HIDE,  CMD_REVEAL, CMD_DAMAGE, CMD_HEAL};
+static const command_id in_body[] = {CMD_HOLD, CMD_APPLY,  CMD_REMOVE, CMD_PLACE, CMD_MOVE, CMD_JOIN, CMD_ENGAGE,
+                                     CMD_HIDE, CMD_REVEAL, CMD_DAMAGE, CMD_HEAL,  CMD_MARK, CMD_CLEAR};
 
 bool cmd_in_body(const node *n)
 {

@@ -890,6 +890,9 @@ static sty compile_call(compiler *cc, const node *e)
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
+        if (b == BI_absorb && argc > 3 && e->list->next->kind == AST_NAME &&
+            find_local(cc, comp_intern(cc, e->list->next->text)) < 0) /* a track by its name */
+            track_call_check(cc, e);
         if (builtins[b].result == TY_ANY && compiling[b].like_first)
             return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : cc->dist_mode ? TY_ANY : first;
         return builtins[b].result;

@@ -95,6 +95,9 @@ void compile_block(compiler *cc, const node *block);
 bool is_statement(const node *n);
 /* Does this bare name resolve to something an expression can use? */
 bool name_resolves(compiler *cc, const char *name);
+/* absorb(c, TRACK, hit, "NAME"), TRACK not a local: a name given to a box
+   of a track that takes none is refused where it is written (decl_track.c). */
+void track_call_check(compiler *cc, const node *call);
 /* Whether it names a stat and nothing else an expression could mean (a
    local, a global, an enum member, an item, a creature). */
 bool name_only_a_stat(compiler *cc, const char *name);

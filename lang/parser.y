@@ -170,10 +170,11 @@ arg:
 connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE | FOR ;
 
 decl:
-    SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, lift_tracks(lx, $4)); }
+    SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, $4); }
   | USE names                                   { $$ = with_list(mk(lx, AST_USE, @$), $2); }
   | IMPORT STRING                               { $$ = mk(lx, AST_IMPORT, @$); $$->text = $2->text; $$->a = $2; }
   | OVERRIDE decl                               { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; }
+  | OVERRIDE clause                             { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; /* a track's */ }
   | STAT name type_opt init_opt args block_opt  { $$ = mk_decl(lx, DK_STAT, @$, $2, $5, $6); $$->c = $3; $$->a = $4; }
   | RESOURCE name type_opt args block_opt       { $$ = mk_decl(lx, DK_RESOURCE, @$, $2, $4, $5); $$->c = $3; }
   | ENUM name args block_opt                    { $$ = mk_decl(lx, DK_ENUM, @$, $2, $3, $4); }
@@ -359,15 +360,16 @@ static node *mk(struct lexer *lx, ast_kind kind, span sp)
     return n;
 }
 
-/* `track NAME ...` among declarations (a file's items, a system's block)
-   is the declaration; in any other block, `track` stays a clause word (the
+/* `track NAME ...` among a file's items (or after `override`) is the
+   declaration; in a block, `track` stays a clause word (the
    encounter's `track hp, ac`), so it is not a keyword. */
 static node *lift_tracks(struct lexer *lx, node *items)
 {
     if (lx->oom)
         return items; /* the tree may share the dummy node: it is discarded */
-    for (node *it = items ? items->list : NULL; it; it = it->next) {
-        if (it->kind != AST_CLAUSE || !it->text || strcmp(it->text, "track") != 0 || !it->list ||
+    for (node *item = items ? items->list : NULL; item; item = item->next) {
+        node *it = item->kind == AST_OVERRIDE ? item->a : item;
+        if (!it || it->kind != AST_CLAUSE || !it->text || strcmp(it->text, "track") != 0 || !it->list ||
             it->list->kind != AST_NAME)
             continue;
         it->kind = AST_DECL;

@@ -887,6 +887,18 @@ static bool run_damage(const command_run *r)
     return play_damage(r->v, r->cmd == CMD_HEAL, r->args.args, r->args.argc, r->at);
 }
 
+static bool run_mark(const command_run *r)
+{
+    vm *v = r->v;
+    int c = (int)arg(r, ARG_MARK_WHO).num;
+    int t = rules_track(v->r, (int)arg(r, ARG_MARK_TRACK).num);
+    value box = arg(r, ARG_MARK_BOX);
+    if (t < 0)
+        return vm_error(v, r->at, "no track '%s'", program_string(v->p, (int)arg(r, ARG_MARK_TRACK).num));
+    return track_command(v, r->cmd == CMD_MARK, c, t, box.type == V_INT ? (int)box.num - 1 : -1, arg(r, ARG_MARK_NAME),
+                         r->at);
+}
+
 /* --- dispatch ------------------------------------------------------------------------ */
 
 typedef bool (*command_runner)(const command_run *r);

@@ -314,6 +314,40 @@ bool track_clear(vm *v, int c, int t, int box, span at, int *cleared)
     return encounter_out_after(v, c, at);
 }
 
+bool track_command(vm *v, bool mark, int c, int t, int box, value name, span at)
+{
+    const char *tn = program_string(v->p, v->r->tracks[t].name);
+    if (!mark) {
+        int cleared;
+        if (!track_clear(v, c, t, box, at, &cleared))
+            return false;
+        if (!cleared)
+            combat_say(v, "%s's %s has no marked box%s to clear", world_name(v, c), tn, box < 0 ? "" : " there");
+        return true;
+    }
+    if (box < 0) { /* the first free box */
+        int64_t vals[TRACK_MAX_BOXES];
+        bool marked[TRACK_MAX_BOXES];
+        int n;
+        if (!boxes_of(v, c, t, at, vals, &n))
+            return false;
+        marked_boxes(&v->world->creatures[c], t, n, marked);
+        for (int i = n; i-- > 0;)
+            if (!marked[i])
+                box = i;
+        if (box < 0) {
+            combat_say(v, "%s's %s has no free box", world_name(v, c), tn);
+            return true;
+        }
+    }
+    bool done;
+    if (!track_mark_box(v, c, t, box, name, at, &done))
+        return false;
+    if (!done)
+        combat_say(v, "%s's %s box %d is marked already", world_name(v, c), tn, box + 1);
+    return true;
+}
+
 bool tracks_refresh(vm *v, period per, int only, span at)
 {
     size_t lo = only >= 0 ? (size_t)only : 0, hi = only >= 0 ? (size_t)only + 1 : v->world->ncreatures;

@@ -24,6 +24,10 @@ bool track_absorb(vm *v, int c, int t, int64_t hit, value name, int chosen, span
 bool track_mark_box(vm *v, int c, int t, int box, value name, span at, bool *done);
 /* Clears box `box` (0-based), or every box (-1); *cleared how many were marked. */
 bool track_clear(vm *v, int c, int t, int box, span at, int *cleared);
+/* The GM's `mark NAME TRACK [BOX] ["TEXT"]` (mark) and `clear NAME TRACK
+   [BOX]`: box -1 is the first free box (mark) or every box (clear); what
+   was done is said, and so is nothing to do. */
+bool track_command(vm *v, bool mark, int c, int t, int box, value name, span at);
 /* The boxes that clear with a period (`refresh per`), for one creature
    (only >= 0) or everyone in play. */
 bool tracks_refresh(vm *v, period per, int only, span at);

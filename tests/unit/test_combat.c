@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lang/compile.h"
+#include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
@@ -1756,6 +1757,186 @@ START_TEST(test_relations)
 END_TEST
 
 /* partners() and holders() list every creature in the relation, however many */
+/* --- tracks ------------------------------------------------------------------------ */
+
+/* One rule on boxes written as values, `marked` those already marked:
+   the boxes it marks, as a string of indices, and what it gives back. */
+static int64_t take(absorb_rule rule, const int64_t *vals, const char *marked, int n, int64_t hit, int chosen,
+                    char *which)
+{
+    bool m[16];
+    int boxes[16], nb = 0;
+    for (int i = 0; i < n; i++)
+        m[i] = marked[i] == 'x';
+    int64_t left = track_rule_take(rule, vals, m, n, hit, chosen, boxes, &nb);
+    for (int i = 0; i < nb; i++)
+        which[i] = (char)('0' + boxes[i]);
+    which[nb] = '\0';
+    return left;
+}
+
+START_TEST(test_absorb_whole)
+{
+    const int64_t stress[] = {1, 2, 3};
+    char w[17];
+    /* the least box worth the hit, whole */
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 2, -1, w), 0);
+    ck_assert_str_eq(w, "1");
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, ".x.", 3, 2, -1, w), 0);
+    ck_assert_str_eq(w, "2");
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 1, -1, w), 0);
+    ck_assert_str_eq(w, "0");
+    /* none worth it: nothing marked, all of it back */
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "..x", 3, 3, -1, w), 3);
+    ck_assert_str_eq(w, "");
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 4, -1, w), 4);
+    /* a box chosen must be free and worth the hit */
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 1, 2, w), 0);
+    ck_assert_str_eq(w, "2");
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 2, 0, w), 2);
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "..x", 3, 1, 2, w), 1);
+    /* nothing to take */
+    ck_assert_int_eq(take(ABSORB_WHOLE, stress, "...", 3, 0, -1, w), 0);
+    ck_assert_str_eq(w, "");
+}
+END_TEST
+
+START_TEST(test_absorb_part)
+{
+    const int64_t cons[] = {2, 4, 6};
+    char w[17];
+    /* the smallest slot that fits */
+    ck_assert_int_eq(take(ABSORB_PART, cons, "...", 3, 1, -1, w), 0);
+    ck_assert_str_eq(w, "0");
+    ck_assert_int_eq(take(ABSORB_PART, cons, "...", 3, 3, -1, w), 0);
+    ck_assert_str_eq(w, "1");
+    ck_assert_int_eq(take(ABSORB_PART, cons, ".x.", 3, 3, -1, w), 0);
+    ck_assert_str_eq(w, "2");
+    /* none fits: the largest free, the rest left over */
+    ck_assert_int_eq(take(ABSORB_PART, cons, "...", 3, 8, -1, w), 2);
+    ck_assert_str_eq(w, "2");
+    ck_assert_int_eq(take(ABSORB_PART, cons, "..x", 3, 5, -1, w), 1);
+    ck_assert_str_eq(w, "1");
+    ck_assert_int_eq(take(ABSORB_PART, cons, "xxx", 3, 5, -1, w), 5);
+    ck_assert_str_eq(w, "");
+    /* the caller's slot, up to its value */
+    ck_assert_int_eq(take(ABSORB_PART, cons, "...", 3, 5, 0, w), 3);
+    ck_assert_str_eq(w, "0");
+}
+END_TEST
+
+START_TEST(test_absorb_level_and_spread)
+{
+    const int64_t harm[] = {1, 1, 2, 2, 3, 4};
+    char w[17];
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "......", 6, 1, -1, w), 0);
+    ck_assert_str_eq(w, "0");
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "x.....", 6, 1, -1, w), 0);
+    ck_assert_str_eq(w, "1");
+    /* its level full: the next level with room */
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "xx....", 6, 1, -1, w), 0);
+    ck_assert_str_eq(w, "2");
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "xxxx..", 6, 1, -1, w), 0);
+    ck_assert_str_eq(w, "4");
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "xxxxx.", 6, 2, -1, w), 0);
+    ck_assert_str_eq(w, "5");
+    /* no level at or above with room: the level back */
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "....xx", 6, 3, -1, w), 3);
+    ck_assert_str_eq(w, "");
+    ck_assert_int_eq(take(ABSORB_LEVEL, harm, "......", 6, 5, -1, w), 5);
+    /* any number of boxes, each its value */
+    const int64_t boxes[] = {1, 1, 1, 1};
+    ck_assert_int_eq(take(ABSORB_SPREAD, boxes, "....", 4, 3, -1, w), 0);
+    ck_assert_str_eq(w, "012");
+    ck_assert_int_eq(take(ABSORB_SPREAD, boxes, ".x..", 4, 5, -1, w), 2);
+    ck_assert_str_eq(w, "023");
+    const int64_t mixed[] = {2, 3};
+    ck_assert_int_eq(take(ABSORB_SPREAD, mixed, "..", 2, 1, -1, w), 0);
+    ck_assert_str_eq(w, "0");
+}
+END_TEST
+
+/* Marks belong to the creature: a copy of the world has them and goes
+   its own way; a period clears the boxes that name it; out when may read
+   a track, and went_out follows a mark. */
+START_TEST(test_tracks_marks_clone_and_clear)
+{
+    run *r = ok(1, "stat speed = 0\n"
+                   "track stress { boxes 2; absorb spread; refresh per scene }\n"
+                   "track cons { boxes [2, 4]; absorb part; named; refresh per round, arc }\n"
+                   "encounter { out when unmarked(self, stress) == 0 }\n"
+                   "initiative { mode static; score speed }\n"
+                   "trigger t { on went_out(c); automatic; do { print c, \"is out\" } }\n"
+                   "creature a side x { speed 2 }\n"
+                   "creature b side y\n"
+                   "begin encounter\n"
+                   "roll initiative\n"
+                   "print absorb(b, cons, 5, \"ribs\")\n"
+                   "print absorb(b, stress, 1)\n");
+    lines_in_order(r, "b marks cons: [2][4 \"ribs\"]", "1", "b marks stress: [x][ ]", "0", NULL);
+    absent(r, "b is out");
+    int b = world_find_creature(r->v, "b");
+    ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 2);
+    program *p2 = program_clone(r->p);
+    ck_assert_ptr_nonnull(p2);
+    vm *copy = world_clone(r->v, p2);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_int_eq((int)copy->world->creatures[b].nmarks, 2);
+    ck_assert_ptr_ne(copy->world->creatures[b].marks, r->v->world->creatures[b].marks);
+    int64_t left = -1;
+    int t = rules_track(r->p->rules, program_find_string(r->p, "stress"));
+    ck_assert_int_ge(t, 0);
+    ck_assert(track_absorb(copy, b, t, 1, value_nil(), -1, (span){0}, &left));
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq((int)copy->world->creatures[b].nmarks, 3);
+    ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 2); /* the original is untouched */
+    world_close(copy);
+    program_free(p2);
+    /* the second box clears with the arc only: a round clears nothing of it */
+    int cleared = -1;
+    ck_assert(tracks_refresh(r->v, PER_ROUND, -1, (span){0}));
+    ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 2);
+    ck_assert(tracks_refresh(r->v, PER_SCENE, -1, (span){0}));
+    ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 1);
+    ck_assert(tracks_refresh(r->v, PER_ARC, -1, (span){0}));
+    ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 0);
+    ck_assert(track_clear(r->v, b, t, -1, (span){0}, &cleared));
+    ck_assert_int_eq(cleared, 0);
+    done(r);
+    /* marking the last box puts b out */
+    r = ok(1, "stat speed = 0\n"
+              "track stress { boxes 2; absorb spread }\n"
+              "encounter { out when unmarked(self, stress) == 0 }\n"
+              "initiative { mode static; score speed }\n"
+              "trigger t { on went_out(c); automatic; do { print c, \"is out\" } }\n"
+              "creature a side x { speed 2 }\n"
+              "creature b side y\n"
+              "begin encounter\n"
+              "roll initiative\n"
+              "print absorb(b, stress, 2)\n");
+    lines_in_order(r, "b marks stress: [x][x]", "b is out", NULL);
+    done(r);
+}
+END_TEST
+
+START_TEST(test_tracks_errors_at_run_time)
+{
+    run *r = play(1, "stat n = 2\n"
+                     "track s { boxes self.n }\n"
+                     "creature a { n 100 }\n"
+                     "print absorb(a, s, 1)\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error.s, "track s has 0 to 64 boxes, not 100"), "%s", r->v->error.s);
+    done(r);
+    r = play(1, "track s { boxes 2 }\n"
+                "creature a { }\n"
+                "print absorb(a, s, 1, nothing, 3)\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error.s, "track s has 2 boxes; there is no box 3"), "%s", r->v->error.s);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_partners_and_holders_of_many)
 {
     run *r = ok(1, "relation watch(watcher, watched) { }\ncreature a { }\ncreature b { }\ncreature x x300 { }\n"
@@ -1909,6 +2090,13 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_relations);
     tcase_add_test(g, test_partners_and_holders_of_many);
     suite_add_tcase(s, g);
+    TCase *tr = tcase_create("tracks");
+    tcase_add_test(tr, test_absorb_whole);
+    tcase_add_test(tr, test_absorb_part);
+    tcase_add_test(tr, test_absorb_level_and_spread);
+    tcase_add_test(tr, test_tracks_marks_clone_and_clear);
+    tcase_add_test(tr, test_tracks_errors_at_run_time);
+    suite_add_tcase(s, tr);
     return s;
 }
 

@@ -78,7 +78,7 @@ syn match   frayClause		"\.\@1<!\<\%(role\|during\|until\|only\|skip\|as\|incomi
 syn match   frayClause		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(default\|defense\|do\|group\|kind\|length\|mode\|one\|order\|out\|phase\|reach\|scale\|score\|set\|share\|slot\|source\|square\|target\|track\)\>\%([.([]\|\s*=[^=]\)\@!"
 
 " --- play commands (fray help commands), at the start of an item ---------------------
-syn match   frayCommand		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(next\|delay\|resume\|hold\|forfeit\|policy\|apply\|remove\|place\|move\|wall\|terrain\|zone\|join\|engage\|fight\|explain\|can\|hide\|reveal\|force\|damage\|heal\)\>\%([.([]\|\s*=[^=]\)\@!"
+syn match   frayCommand		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(next\|delay\|resume\|hold\|forfeit\|policy\|apply\|remove\|place\|move\|wall\|terrain\|zone\|join\|engage\|fight\|explain\|can\|hide\|reveal\|force\|damage\|heal\|mark\|clear\)\>\%([.([]\|\s*=[^=]\)\@!"
 
 " --- built-in functions and events: calls ---------------------------------------------
 syn match   frayEvent		"\<\%(encounter_start\|encounter_end\|initiative_rolled\|round_start\|round_end\|phase_start\|phase_end\|turn_start\|turn_end\|acting\|acted\|provoking\|leaves_square\|enters_square\|leaves_threatened\|moved\|condition_applied\|condition_ended\|changed\|related\|unrelated\|zone_changed\|rolled\|went_out\|came_back\|marked\)\ze("
