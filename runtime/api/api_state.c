@@ -6,6 +6,7 @@
 
 #include "runtime/api/api_internal.h"
 #include "runtime/combat/combat.h"
+#include "runtime/combat/tracks.h"
 #include "runtime/base/mem.h"
 #include "runtime/core/rules.h"
 
@@ -130,6 +131,37 @@ static bool creature_stats(jbuf *b, vm *v, int c, bool players)
     return true;
 }
 
+/* Each track's boxes: its value, whether it is marked, and its name. */
+static bool creature_tracks(jbuf *b, vm *v, int c)
+{
+    jb_put(b, ", \"tracks\": {");
+    for (int t = 0; t < v->r->ntracks; t++) {
+        int64_t vals[TRACK_MAX_BOXES];
+        int n;
+        if (!track_boxes(v, c, t, v->r->tracks[t].from.where, vals, &n))
+            return false;
+        jb_put(b, t ? ", " : "");
+        jb_str(b, program_string(v->p, v->r->tracks[t].name));
+        jb_put(b, ": [");
+        for (int i = 0; i < n; i++) {
+            value name;
+            bool marked = track_box_marked(v, c, t, i, &name);
+            char text[64];
+            snprintf(text, sizeof text, "%s{\"value\": %" PRId64 ", \"marked\": %s", i ? ", " : "", vals[i],
+                     marked ? "true" : "false");
+            jb_put(b, text);
+            if (name.type != V_NIL) {
+                jb_put(b, ", \"name\": ");
+                jb_value(b, v, name);
+            }
+            jb_put(b, "}");
+        }
+        jb_put(b, "]");
+    }
+    jb_put(b, "}");
+    return true;
+}
+
 static bool creature_json(jbuf *b, vm *v, int c, bool players)
 {
     const creature *cr = &v->world->creatures[c];
@@ -173,6 +205,8 @@ static bool creature_json(jbuf *b, vm *v, int c, bool players)
     }
     jb_put(b, ", \"stats\": ");
     if (!creature_stats(b, v, c, players))
+        return false;
+    if (v->r->ntracks && !creature_tracks(b, v, c))
         return false;
     jb_put(b, ", \"effects\": [");
     effect_list l = {.b = b, .first = true, .v = v, .players = players};

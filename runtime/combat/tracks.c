@@ -121,6 +121,18 @@ static int find_mark(const creature *cr, int t, int box)
     return -1;
 }
 
+bool track_boxes(vm *v, int c, int t, span at, int64_t *vals, int *n)
+{
+    return boxes_of(v, c, t, at, vals, n);
+}
+
+bool track_box_marked(const vm *v, int c, int t, int box, value *name)
+{
+    int m = find_mark(&v->world->creatures[c], t, box);
+    *name = m >= 0 ? v->world->creatures[c].marks[m].name : value_nil();
+    return m >= 0;
+}
+
 static void marked_boxes(const creature *cr, int t, int n, bool *marked)
 {
     for (int i = 0; i < n; i++)

@@ -16,6 +16,12 @@
 int64_t track_rule_take(absorb_rule rule, const int64_t *vals, const bool *marked, int n, int64_t hit, int chosen,
                         int *take, int *ntake);
 
+/* c's boxes of track t as they are now, their values in vals (room for
+   TRACK_MAX_BOXES), how many in *n. */
+bool track_boxes(vm *v, int c, int t, span at, int64_t *vals, int *n);
+/* Whether box `box` of c's track t is marked; *name what it carries. */
+bool track_box_marked(const vm *v, int c, int t, int box, value *name);
+
 /* absorb(c, track, hit [, name [, box]]): marks the boxes; *left what is
    left of the hit. */
 bool track_absorb(vm *v, int c, int t, int64_t hit, value name, int chosen, span at, int64_t *left);
