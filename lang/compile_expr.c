@@ -864,9 +864,12 @@ static sty compile_call(compiler *cc, const node *e)
             if (a->kind == AST_NAME && strchr("CASRGT", kind))
                 check_named_arg(cc, e->text, kind, a);
             sty t;
-            if (kind == 'G' && a->kind == AST_NAME && rules_range(cc->p->rules, comp_intern(cc, a->text)) >= 0 &&
-                find_local(cc, comp_intern(cc, a->text)) < 0) {
-                /* the range itself, not its distance for self */
+            int id = a->kind == AST_NAME ? comp_intern(cc, a->text) : -1;
+            if (id >= 0 &&
+                ((kind == 'G' && rules_range(cc->p->rules, id) >= 0) ||
+                 (kind == 'T' && rules_track(cc->p->rules, id) >= 0)) &&
+                find_local(cc, id) < 0) {
+                /* the range itself, not its distance for self; a track, not a stat of its name */
                 emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
                 t = TY_WORD;
             } else if (kind == 'B' && a->kind == AST_NAME && find_local(cc, comp_intern(cc, a->text)) < 0 &&

@@ -1937,6 +1937,19 @@ START_TEST(test_tracks_errors_at_run_time)
 }
 END_TEST
 
+/* A track may share its name with a stat: a builtin of tracks reads the
+   name as the track, an expression as the stat. */
+START_TEST(test_track_named_like_a_stat)
+{
+    run *r = ok(1, "stat stress = 3\n"
+                   "track stress { boxes 2 }\n"
+                   "creature k { }\n"
+                   "print absorb(k, stress, 1), k.stress, unmarked(k, stress)\n");
+    lines_in_order(r, "k marks stress: [x][ ]", "0 3 1", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_partners_and_holders_of_many)
 {
     run *r = ok(1, "relation watch(watcher, watched) { }\ncreature a { }\ncreature b { }\ncreature x x300 { }\n"
@@ -2096,6 +2109,7 @@ static Suite *make_suite(void)
     tcase_add_test(tr, test_absorb_level_and_spread);
     tcase_add_test(tr, test_tracks_marks_clone_and_clear);
     tcase_add_test(tr, test_tracks_errors_at_run_time);
+    tcase_add_test(tr, test_track_named_like_a_stat);
     suite_add_tcase(s, tr);
     return s;
 }
