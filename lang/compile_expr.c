@@ -865,10 +865,8 @@ static sty compile_call(compiler *cc, const node *e)
                 check_named_arg(cc, e->text, kind, a);
             sty t;
             int id = a->kind == AST_NAME ? comp_intern(cc, a->text) : -1;
-            if (id >= 0 &&
-                ((kind == 'G' && rules_range(cc->p->rules, id) >= 0) ||
-                 (kind == 'T' && rules_track(cc->p->rules, id) >= 0)) &&
-                find_local(cc, id) < 0) {
+            if (id >= 0 && find_local(cc, id) < 0 &&
+                ((kind == 'G' && rules_range(cc->p->rules, id) >= 0) || (kind == 'T' && track_arg(cc, e, a)))) {
                 /* the range itself, not its distance for self; a track, not a stat of its name */
                 emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
                 t = TY_WORD;
@@ -893,9 +891,6 @@ static sty compile_call(compiler *cc, const node *e)
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);
-        if (b == BI_absorb && argc > 3 && e->list->next->kind == AST_NAME &&
-            find_local(cc, comp_intern(cc, e->list->next->text)) < 0) /* a track by its name */
-            track_call_check(cc, e);
         if (builtins[b].result == TY_ANY && compiling[b].like_first)
             return argc == 1 && first == TY_LIST ? TY_ANY : first == TY_ROLL ? TY_NUM : cc->dist_mode ? TY_ANY : first;
         return builtins[b].result;

@@ -95,9 +95,10 @@ void compile_block(compiler *cc, const node *block);
 bool is_statement(const node *n);
 /* Does this bare name resolve to something an expression can use? */
 bool name_resolves(compiler *cc, const char *name);
-/* absorb(c, TRACK, hit, "NAME"), TRACK not a local: a name given to a box
-   of a track that takes none is refused where it is written (decl_track.c). */
-void track_call_check(compiler *cc, const node *call);
+/* Whether arg, an argument of a builtin of tracks written as a bare name
+   that is no local, names a track; absorb(c, TRACK, hit, "NAME") giving a
+   name to a box of a track that takes none is refused there (decl_track.c). */
+bool track_arg(compiler *cc, const node *call, const node *arg);
 /* Whether it names a stat and nothing else an expression could mean (a
    local, a global, an enum member, an item, a creature). */
 bool name_only_a_stat(compiler *cc, const char *name);

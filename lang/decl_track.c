@@ -102,15 +102,16 @@ const clause_rule track_clauses[] = {
 };
 const int track_nclauses = (int)(sizeof track_clauses / sizeof track_clauses[0]);
 
-void track_call_check(compiler *cc, const node *call)
+bool track_arg(compiler *cc, const node *call, const node *arg)
 {
-    const node *t = call->list ? call->list->next : NULL;
-    const node *name = t && t->next ? t->next->next : NULL;
-    if (!t || t->kind != AST_NAME || !name || name->kind != AST_STRING)
-        return;
-    int ti = rules_track(cc->p->rules, comp_intern(cc, t->text));
-    if (ti >= 0 && !cc->p->rules->tracks[ti].named)
-        comp_error(cc, name->sp, "track %s's boxes carry no names (declare it 'named' to give them one)", t->text);
+    int t = rules_track(cc->p->rules, comp_intern(cc, arg->text));
+    if (t < 0)
+        return false;
+    const node *name = arg->next ? arg->next->next : NULL;
+    if (strcmp(call->text, "absorb") == 0 && arg == call->list->next && name && name->kind == AST_STRING &&
+        !cc->p->rules->tracks[t].named)
+        comp_error(cc, name->sp, "track %s's boxes carry no names (declare it 'named' to give them one)", arg->text);
+    return true;
 }
 
 void decl_track(decl_state *ds)
