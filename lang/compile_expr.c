@@ -64,7 +64,7 @@ static const builtin_compiling compiling[BI_COUNT] = {
 int builtin_find(const char *name)
 {
     for (int i = 0; i < nbuiltins; i++) /* the first letter first: most names are no builtin */
-        if (builtins[i].name[0] == name[0] && strcmp(builtins[i].name, name) == 0)
+        if (builtins[i].name[0] == name[0] && builtins[i].meaning[0] && strcmp(builtins[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -328,7 +328,8 @@ const char *suggest_name(compiler *cc, const char *name)
     for (int i = 0; i < r->nsides; i++)
         CONSIDER(program_string(p, r->sides[i]));
     for (int i = 0; i < nbuiltins; i++)
-        CONSIDER(builtins[i].name);
+        if (builtins[i].meaning[0]) /* a form no rules name is no suggestion */
+            CONSIDER(builtins[i].name);
     static const char *const words[] = {"self", "nothing"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         CONSIDER(words[i]);
