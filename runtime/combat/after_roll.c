@@ -87,7 +87,7 @@ static bool take(vm *v, const r_ruling *rl, int self, value *seen, int nseen, co
         if (amount.type == V_ROLL)
             amount = value_int(amount.num);
         if (amount.type != V_INT)
-            return vm_error(v, at, "ruling %s adds %s to a roll, not a whole number", name,
+            return vm_error(v, rl->then_amount.where, "ruling %s adds %s to a roll, not a whole number", name,
                             value_type_name(amount.type));
         if (!vm_roll_add(v, roll, rl->name, amount.num, at))
             return false;

@@ -6,6 +6,7 @@
  * advantage cancels disadvantage`) cancel one for one. What is left is
  * applied to the check's first die, replaced first, then kept and
  * rerolled, so the order the conditions came in does not change the dice. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "runtime/combat/world.h"
@@ -99,6 +100,11 @@ static bool keep_one_more(vm *v, dice *d, bool highest, const char *check, span 
                         "combine: bonus NAME cancels OTHER",
                         check);
     }
+    if ((int64_t)d->count + 1 > (int64_t)v->limits.dice)
+        return vm_error(v, at,
+                        "check %s would roll %" PRId32 " dice, more than one term may (limit is %" PRIu64
+                        "; see --limit dice=N)",
+                        check, d->count + 1, (uint64_t)v->limits.dice);
     d->count++;
     return true;
 }

@@ -115,6 +115,18 @@ START_TEST(test_both_ways_without_cancels_is_an_error)
 }
 END_TEST
 
+START_TEST(test_one_die_more_past_the_limit_is_refused)
+{
+    run *r = run_script("check c(a) = 10000d6\ncondition k { roll c keep highest }\ncreature x { }\napply k to x\n"
+                        "print c(x)\n",
+                        1, NULL);
+    ck_assert(!r->ok);
+    ck_assert_ptr_nonnull(strstr(r->v->error.s, "would roll 10001 dice"));
+    ck_assert_ptr_nonnull(strstr(r->v->error.s, "--limit dice=N"));
+    run_free(r);
+}
+END_TEST
+
 START_TEST(test_dice_modifier_is_rolled_and_exact)
 {
     run *r = ok(BASE "condition blessed { modify attack by d4 }\napply blessed to a\n"
@@ -190,6 +202,7 @@ Suite *checks_suite(void)
     tcase_add_test(d, test_incoming_changes_the_attackers_dice);
     tcase_add_test(d, test_both_ways_without_cancels_is_an_error);
     tcase_add_test(d, test_dice_modifier_is_rolled_and_exact);
+    tcase_add_test(d, test_one_die_more_past_the_limit_is_refused);
     suite_add_tcase(s, d);
     TCase *a = tcase_create("after the roll");
     tcase_add_test(a, test_reroll_after_the_roll_is_judged_as_it_stands);
