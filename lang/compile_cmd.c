@@ -787,11 +787,22 @@ static bool compile_move(command_build *b)
     return push_spending(b);
 }
 
-/* `wall SQUARE [to SQUARE]`, `terrain difficult SQUARE [to SQUARE]` */
+/* `wall SQUARE [to SQUARE]`, `terrain difficult|cover LEVEL SQUARE [to
+   SQUARE]`; the level of cover is a word (nothing for the others) */
 static bool compile_wall(command_build *b)
 {
-    if (b->id == CMD_TERRAIN && !ccur_expect(&b->k, "difficult"))
+    if (b->id == CMD_TERRAIN && ccur_accept(&b->k, "cover")) {
+        const node *at = b->k.at;
+        int level = ccur_name(&b->k, "the level of cover the squares grant");
+        if (level < 0)
+            return false;
+        emit_const(b->cc, value_ref(V_WORD, HOME_PROGRAM, level), at->sp);
+    } else if (b->id == CMD_TERRAIN && !ccur_expect(&b->k, "difficult")) {
         return false;
+    } else {
+        emit_const(b->cc, value_nil(), b->cmd->sp);
+    }
+    put(b, ARG_WALL_COVER, 1);
     if (!push_square(b->cc, &b->k))
         return false;
     put(b, ARG_WALL_FROM, 1);

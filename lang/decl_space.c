@@ -5,6 +5,7 @@
 #include "lang/decl.h"
 #include "lang/parser.h"
 #include "runtime/base/mem.h"
+#include "runtime/base/text.h"
 
 static r_space *space_of(decl_state *ds)
 {
@@ -115,13 +116,177 @@ static void sp_share(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* --- cover ----------------------------------------------------------------------- */
+
+/* The levels of cover, in order: those `cover levels` declared, or none,
+   half and full when a clause names one before any are declared. */
+static void cover_default_levels(decl_state *ds)
+{
+    r_space *s = space_of(ds);
+    if (s->cover.nlevels)
+        return;
+    static const char *const plain[] = {"none", "half", "full"};
+    for (int i = 0; i < 3; i++)
+        s->cover.levels[i] = comp_intern(ds->cc, plain[i]);
+    s->cover.nlevels = 3;
+}
+
+static void cover_level_list(text_buf *t, const decl_state *ds)
+{
+    const r_space *s = &ds->cc->p->rules->space;
+    for (int i = 0; i < s->cover.nlevels; i++)
+        text_add(t, "%s%s", i ? ", " : "", program_string(ds->cc->p, s->cover.levels[i]));
+}
+
+/* A level the clause names: its index, or -1 (said). */
+static int cover_level_named(decl_state *ds, ccur *k)
+{
+    cover_default_levels(ds);
+    const node *at = k->at;
+    int name = ccur_name(k, "a level of cover");
+    if (name < 0)
+        return -1;
+    const r_space *s = space_of(ds);
+    for (int i = 0; i < s->cover.nlevels; i++)
+        if (s->cover.levels[i] == name)
+            return i;
+    text_buf t;
+    text_init(&t);
+    cover_level_list(&t, ds);
+    comp_error(ds->cc, at->sp, "no level of cover '%s' (the levels are %s; 'cover levels' comes first to name others)",
+               at->text, t.s);
+    text_free(&t);
+    return -1;
+}
+
+/* `cover levels NAME, NAME, ...`: at least two, the first being no cover. */
+static void cover_levels(decl_state *ds, const node *clause, ccur *k)
+{
+    r_space *s = space_of(ds);
+    if (s->cover.nlevels) {
+        comp_error(ds->cc, clause->sp, "the levels of cover are declared once, before the clauses that name them");
+        return;
+    }
+    int n = 0;
+    while (!ccur_done(k)) {
+        ccur_skip_commas(k);
+        const node *at = k->at;
+        int name = ccur_name(k, "a level of cover");
+        if (name < 0)
+            return;
+        const char *w = program_string(ds->cc->p, name);
+        if (!strcmp(w, "unseen") || !strcmp(w, "block")) {
+            comp_error(ds->cc, at->sp,
+                       "'%s' is not a level of cover: cover() says 'unseen' without sight, and "
+                       "'block' is for creatures that block",
+                       w);
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            if (s->cover.levels[i] == name) {
+                comp_error(ds->cc, at->sp, "level of cover '%s' is named twice", w);
+                return;
+            }
+        if (n >= COVER_LEVELS_MAX) {
+            comp_error(ds->cc, at->sp, "at most %d levels of cover", COVER_LEVELS_MAX);
+            return;
+        }
+        s->cover.levels[n++] = name;
+        ccur_skip_commas(k);
+    }
+    if (n < 2) {
+        comp_error(ds->cc, clause->sp,
+                   "cover needs at least two levels, the first being no cover (as in cover levels "
+                   "none, half, full)");
+        return;
+    }
+    s->cover.nlevels = n;
+    s->cover.explained = true;
+}
+
+/* `cover from corners|lines [L0, L1, L2, L3, L4 [, UNSEEN]]`: the
+   geometry, the level for 0 to 4 hidden corners or blocked lines, and the
+   level when the attacker does not see the target (unseen if not named). */
+static void cover_from(decl_state *ds, const node *clause, ccur *k)
+{
+    static const char *const kinds[] = {"corners", "lines"};
+    int kind = ccur_choice(k, "how cover is found", kinds, 2);
+    if (kind < 0)
+        return;
+    cover_default_levels(ds);
+    r_space *s = space_of(ds);
+    s->cover.from = kind == 0 ? COVER_CORNERS : COVER_LINES;
+    int last = s->cover.nlevels - 1;
+    int8_t counts[6] = {0, 1, 1, 1, (int8_t)last, -1};
+    if (!ccur_done(k)) {
+        for (int i = 0; i < 6; i++) {
+            ccur_skip_commas(k);
+            if (ccur_done(k) && i == 5)
+                break;
+            if (ccur_done(k)) {
+                comp_error(ds->cc, clause->sp,
+                           "name five levels, for 0, 1, 2, 3 and 4 %s (and a sixth for no line of sight, if not "
+                           "unseen)",
+                           kind ? "blocked lines" : "hidden corners");
+                return;
+            }
+            int level = cover_level_named(ds, k);
+            if (level < 0)
+                return;
+            counts[i] = (int8_t)level;
+        }
+        ccur_skip_commas(k);
+        if (!ccur_done(k)) {
+            comp_error(ds->cc, k->at->sp, "at most six levels: for 0 to 4 %s, and for no line of sight",
+                       kind ? "blocked lines" : "hidden corners");
+            return;
+        }
+        s = space_of(ds);
+        s->cover.explained = true;
+    }
+    memcpy(s->cover.count, counts, 5);
+    s->cover.unseen = counts[5];
+    if (kind == 1)
+        s->cover.explained = true;
+    ccur_end(k);
+}
+
+/* `cover creatures LEVEL|block [when EXPR]` */
+static void cover_creatures(decl_state *ds, const node *clause, ccur *k)
+{
+    if (space_of(ds)->cover.nby >= COVER_BY_MAX) {
+        comp_error(ds->cc, clause->sp, "at most %d 'cover creatures' clauses", COVER_BY_MAX);
+        return;
+    }
+    int level = -1;
+    if (!ccur_accept(k, "block") && (level = cover_level_named(ds, k)) < 0)
+        return;
+    fctx fx = {.what = ds->label};
+    fctx_add(&fx, "attacker");
+    fctx_add(&fx, "target");
+    fctx_add(&fx, "how");
+    fx.types[0] = fx.types[1] = TY_CREATURE;
+    rexpr when = {.kind = REXPR_CONST, .v = value_bool(true)};
+    if (ccur_accept(k, "when") &&
+        !ccur_expr(k, &fx, TY_BOOL, "which creatures (self: the one in between; attacker, target, how)", &when))
+        return;
+    r_space *s = space_of(ds);
+    s->cover.by[s->cover.nby++] = (r_cover_by){level, when};
+    s->cover.creatures_block |= level < 0;
+    s->cover.explained = true;
+    ccur_end(k);
+}
+
 static void sp_cover(decl_state *ds, const node *clause, ccur *k)
 {
-    (void)clause;
-    if (!ccur_expect(k, "from") || !ccur_expect(k, "corners"))
-        return;
-    space_of(ds)->cover_corners = true;
-    ccur_end(k);
+    if (ccur_accept(k, "from"))
+        cover_from(ds, clause, k);
+    else if (ccur_accept(k, "levels"))
+        cover_levels(ds, clause, k);
+    else if (ccur_accept(k, "creatures"))
+        cover_creatures(ds, clause, k);
+    else
+        ccur_error(k, "expected 'from corners|lines', 'levels NAME, ...' or 'creatures LEVEL|block [when EXPR]'");
 }
 
 static void sp_max(decl_state *ds, const node *clause, ccur *k)
@@ -207,7 +372,11 @@ const clause_rule grid_clauses[] = {
     {"reach", "reach RANGE (the squares a creature threatens)", sp_reach, false},
     {"occupies", "occupies EXPR (squares per side; self is the creature)", sp_occupies, false},
     {"share", "share when EXPR (self: a creature whose square others may enter and end a move in)", sp_share, false},
-    {"cover", "cover from corners (cover() counts the target's corners the attacker cannot see)", sp_cover, false},
+    {"cover",
+     "cover from corners|lines [L0, L1, L2, L3, L4 [, UNSEEN]] | cover levels NAME, ... | cover creatures LEVEL|block "
+     "[when EXPR] "
+     "(what cover() gives, section 7.13)",
+     sp_cover, false},
 };
 const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);
 
@@ -236,7 +405,12 @@ void decl_space(decl_state *ds)
         decl_clauses(ds, grid_clauses, grid_nclauses, NULL);
     else
         decl_clauses(ds, zones_clauses, zones_nclauses, NULL);
-    space_of(ds)->from.cite = ds->from.cite;
+    s = space_of(ds);
+    s->from.cite = ds->from.cite;
+    if (s->cover.explained && s->cover.from == COVER_UNDECLARED)
+        comp_error(cc, ds->dn->sp,
+                   "the grid says what grants cover but not how it is found: add 'cover from corners' "
+                   "or 'cover from lines'");
 }
 
 /* --- range -------------------------------------------------------------------------- */

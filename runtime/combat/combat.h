@@ -117,7 +117,9 @@ typedef struct cell_flags {
     int32_t x, y;
     uint8_t flags; /* CELL_* */
 } cell_flags;
-enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2 };
+/* bits 4-6: the index of the level of cover the square grants (0: none);
+   CELL_SET_COVER, given to grid_wall, replaces it rather than adding */
+enum { CELL_BLOCKED = 1, CELL_DIFFICULT = 2, CELL_COVER_SHIFT = 4, CELL_COVER_MASK = 0x70, CELL_SET_COVER = 0x80 };
 
 typedef struct zone_info {
     int32_t name;        /* string id */
@@ -506,8 +508,13 @@ bool grid_wall(struct vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uin
 bool grid_distance(struct vm *v, value a, value b, value *out, span at);
 bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
 bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
-bool grid_cover(struct vm *v, int a, int b, int *level, span at);
-bool grid_sees(struct vm *v, int a, int b);
+/* The squares per side of c's footprint (1 to 16). */
+int32_t grid_footprint(struct vm *v, int c);
+/* Sight and cover (grid_sight.c). cover: the index of the rules' level of
+   cover for b attacked by a (how: cover()'s third argument, or nothing),
+   or -1 when a does not see b. */
+bool grid_cover(struct vm *v, int a, int b, value how, int *level, span at);
+bool grid_sees(struct vm *v, int a, int b, bool *out, span at);
 /* max: a distance, nothing (no limit) or the word of a resource counting
    distance, which the walk spends; whole: a move its budget cannot pay in
    full is refused, not cut short (the table's `move`). */

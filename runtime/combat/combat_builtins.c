@@ -414,28 +414,77 @@ static bool builtin_threatens(vm *v, int id, value *args, int argc, span at, val
     return true;
 }
 
-static bool builtin_cover(vm *v, int id, value *args, int argc, span at, value *out)
+/* The level of cover of b attacked by a (-1: unseen). */
+static bool cover_level(vm *v, int id, value *args, int argc, int *level, span at)
 {
-    int a = -1, b = -1, level;
-    if (!v->r->space.cover_corners)
+    int a = -1, b = -1;
+    if (v->r->space.cover.from == COVER_UNDECLARED)
         return vm_error(v, at,
                         "these rules do not say how cover is found; declare it: space grid { cover from corners }");
-    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) ||
-        !grid_cover(v, a, b, &level, at))
+    return creature_at(v, id, args, 0, &a, at) && creature_at(v, id, args, 1, &b, at) &&
+           grid_cover(v, a, b, argc > 2 ? args[2] : value_nil(), level, at);
+}
+
+/* A level's place in the rules' order; unseen comes after them all. */
+static bool builtin_cover_rank(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    const r_space *sp = &v->r->space;
+    int level;
+    if (argc >= 2) {
+        if (!cover_level(v, id, args, argc, &level, at))
+            return false;
+        *out = value_int(level < 0 ? sp->cover.nlevels : level);
+        return true;
+    }
+    if (args[0].type != V_WORD && args[0].type != V_STR)
+        return vm_error(v, at, "cover_rank() needs a level of cover (as in \"half\") or two creatures, not %s",
+                        value_type_name(args[0].type));
+    if (sp->cover.from == COVER_UNDECLARED)
+        return vm_error(v, at,
+                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
+    const char *w = program_string(v->p, (int)args[0].num);
+    text_buf names;
+    text_init(&names);
+    for (int i = 0; i < sp->cover.nlevels; i++) {
+        const char *name = program_string(v->p, sp->cover.levels[i]);
+        if (!strcmp(name, w)) {
+            text_free(&names);
+            *out = value_int(i);
+            return true;
+        }
+        text_add(&names, "%s, ", name);
+    }
+    if (!strcmp(w, "unseen")) {
+        text_free(&names);
+        *out = value_int(sp->cover.nlevels);
+        return true;
+    }
+    vm_error(v, at, "no level of cover '%s' (the levels are %sunseen)", w, names.s);
+    text_free(&names);
+    return false;
+}
+
+/* cover(): the level, as the rules name it */
+static bool builtin_cover(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    const r_space *sp = &v->r->space;
+    int level;
+    if (!cover_level(v, id, args, argc, &level, at))
         return false;
-    const char *w = level <= 0 ? "none" : level == 1 ? "half" : "full";
     if (level < 0)
-        w = "unseen";
-    *out = value_ref(V_WORD, HOME_PROGRAM, program_intern(v->p, w, strlen(w)));
+        *out = value_ref(V_WORD, HOME_PROGRAM, program_intern(v->p, "unseen", 6));
+    else
+        *out = value_ref(V_WORD, HOME_PROGRAM, sp->cover.levels[level]);
     return true;
 }
 
 static bool builtin_sees(vm *v, int id, value *args, int argc, span at, value *out)
 {
     int a = -1, b = -1;
-    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at))
+    bool yes;
+    if (!creature_at(v, id, args, 0, &a, at) || !creature_at(v, id, args, 1, &b, at) || !grid_sees(v, a, b, &yes, at))
         return false;
-    *out = value_bool(grid_sees(v, a, b));
+    *out = value_bool(yes);
     return true;
 }
 

@@ -71,9 +71,12 @@ static bool set_flag(vm *v, int32_t x, int32_t y, uint8_t flag, span at)
     combat *cb = &v->world->cb;
     int k = cell_find(cb, x, y);
     if (k >= 0) {
-        cb->cells[k].flags |= flag;
+        /* a level of cover replaces the one before; the other marks add up */
+        uint8_t *f = &cb->cells[k].flags;
+        *f = flag & CELL_SET_COVER ? (uint8_t)((*f & ~CELL_COVER_MASK) | (flag & CELL_COVER_MASK)) : *f | flag;
         return true;
     }
+    flag &= (uint8_t)~CELL_SET_COVER;
     if (cb->ncells >= 1000000)
         return vm_error(v, at, "too many marked squares (limit is 1000000)");
     size_t cap = (size_t)cb->cells_cap;
@@ -123,6 +126,11 @@ static int32_t size_of(vm *v, int c)
         return 1;
     int64_t k = value_floor(value_as_frac(n));
     return k < 1 ? 1 : k > 16 ? 16 : (int32_t)k;
+}
+
+int32_t grid_footprint(vm *v, int c)
+{
+    return size_of(v, c);
 }
 
 /* Whether others may enter and end a move in c's square (`share when`). */
@@ -416,119 +424,6 @@ bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
         for (int32_t j = y; j < y + s && !*ok; j++)
             if (!threatens_square(v, a, i, j, ok, at))
                 return false;
-    return true;
-}
-
-/* --- sight and cover ---------------------------------------------------------------------- */
-
-/* Does the segment from (x0, y0) to (x1, y1), in half-square units, touch
-   square (cx, cy) anywhere but at its own two ends? Walls are solid: a line
-   along a wall's edge, or through its corner, is blocked. Liang-Barsky,
-   exact in integers, on the closed square. */
-static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, int32_t cy)
-{
-    int64_t lo_x = 2 * (int64_t)cx, hi_x = lo_x + 2, lo_y = 2 * (int64_t)cy, hi_y = lo_y + 2;
-    int64_t dx = x1 - x0, dy = y1 - y0;
-    int64_t p[4] = {-dx, dx, -dy, dy};
-    int64_t q[4] = {x0 - lo_x, hi_x - x0, y0 - lo_y, hi_y - y0};
-    /* t0 = n0/d0, t1 = n1/d1 with positive denominators */
-    int64_t n0 = 0, d0 = 1, n1 = 1, d1 = 1;
-    for (int i = 0; i < 4; i++) {
-        if (p[i] == 0) {
-            if (q[i] < 0)
-                return false; /* parallel and outside this side */
-            continue;
-        }
-        int64_t n = q[i], d = p[i];
-        if (d < 0) {
-            n = -n;
-            d = -d;
-        }
-        if (p[i] < 0) { /* entering: t >= n/d */
-            if (n * d0 > n0 * d)
-                n0 = n, d0 = d;
-        } else { /* leaving: t <= n/d */
-            if (n * d1 < n1 * d)
-                n1 = n, d1 = d;
-        }
-    }
-    if (n0 * d1 > n1 * d0)
-        return false; /* misses the square */
-    /* touching only at one of its own ends does not block */
-    bool only_start = n1 == 0; /* t1 == 0 */
-    bool only_end = n0 == d0;  /* t0 == 1 */
-    return !only_start && !only_end;
-}
-
-static bool segment_clear(const vm *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
-{
-    const combat *cb = &v->world->cb;
-    int64_t lx = (x0 < x1 ? x0 : x1) / 2 - 1, hx = (x0 > x1 ? x0 : x1) / 2 + 1;
-    int64_t ly = (y0 < y1 ? y0 : y1) / 2 - 1, hy = (y0 > y1 ? y0 : y1) / 2 + 1;
-    for (int k = 0; k < cb->ncells; k++) {
-        const cell_flags *cf = &cb->cells[k];
-        if (!(cf->flags & CELL_BLOCKED) || cf->x < lx || cf->x > hx || cf->y < ly || cf->y > hy)
-            continue;
-        if (crosses(x0, y0, x1, y1, cf->x, cf->y))
-            return false;
-    }
-    return true;
-}
-
-/* The points of a footprint that sight runs from and to: its corners and
-   its centre, in half-square units. */
-static int points(const creature *c, int32_t s, int64_t *px, int64_t *py)
-{
-    int n = 0;
-    int64_t x = 2 * (int64_t)c->x, y = 2 * (int64_t)c->y, w = 2 * (int64_t)s;
-    int64_t xs[2] = {x, x + w}, ys[2] = {y, y + w};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            px[n] = xs[i];
-            py[n++] = ys[j];
-        }
-    px[n] = x + s;
-    py[n++] = y + s;
-    return n;
-}
-
-bool grid_sees(vm *v, int a, int b)
-{
-    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
-    if (!ca->placed || !cb_->placed)
-        return true;
-    int64_t ax[5], ay[5], bx[5], by[5];
-    int na = points(ca, size_of(v, a), ax, ay), nb = points(cb_, size_of(v, b), bx, by);
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++)
-            if (segment_clear(v, ax[i], ay[i], bx[j], by[j]))
-                return true;
-    return false;
-}
-
-/* 0 none, 1 half, 2 full; -1 no line of sight at all. */
-bool grid_cover(vm *v, int a, int b, int *level, span at)
-{
-    (void)at;
-    const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];
-    *level = 0;
-    if (!ca->placed || !cb_->placed)
-        return true;
-    if (!grid_sees(v, a, b)) {
-        *level = -1;
-        return true;
-    }
-    int64_t ax[5], ay[5], bx[5], by[5];
-    int na = points(ca, size_of(v, a), ax, ay);
-    points(cb_, size_of(v, b), bx, by);
-    int seen = 0;
-    for (int j = 0; j < 4; j++) { /* the target's corners */
-        bool ok = false;
-        for (int i = 0; i < na && !ok; i++)
-            ok = segment_clear(v, ax[i], ay[i], bx[j], by[j]);
-        seen += ok;
-    }
-    *level = seen == 4 ? 0 : seen == 0 ? 2 : 1;
     return true;
 }
 
@@ -1181,6 +1076,8 @@ bool grid_show(vm *v, span at)
         any = true;
     }
     for (int k = 0; k < cb->ncells; k++) {
+        if (!cb->cells[k].flags)
+            continue; /* a mark taken away (cover none) */
         lx = cb->cells[k].x < lx ? cb->cells[k].x : lx;
         ly = cb->cells[k].y < ly ? cb->cells[k].y : ly;
         hx = cb->cells[k].x > hx ? cb->cells[k].x : hx;
@@ -1237,6 +1134,7 @@ bool grid_show(vm *v, span at)
         labelled[nl++] = (int)c;
     }
     char line[512];
+    bool any_cover = false;
     size_t len = (size_t)snprintf(line, sizeof line, "    ");
     for (int32_t x = lx; x <= hx && len < sizeof line; x++) {
         char col[32];
@@ -1257,7 +1155,8 @@ bool grid_show(vm *v, span at)
                     mark = labels[k];
             if (who < 0) {
                 uint8_t f = flags_at(v, x, y);
-                mark = f & CELL_BLOCKED ? "#" : f & CELL_DIFFICULT ? "~" : ".";
+                mark = f & CELL_BLOCKED ? "#" : f & CELL_DIFFICULT ? "~" : f & CELL_COVER_MASK ? "+" : ".";
+                any_cover |= (f & CELL_COVER_MASK) != 0;
             }
             len += (size_t)snprintf(line + len, sizeof line - len, "%-3s", mark);
         }
@@ -1268,7 +1167,7 @@ bool grid_show(vm *v, span at)
     combat_line key = {.say = false};
     for (int k = 0; k < nl; k++)
         combat_line_add(v, &key, "%s%s %s", k ? ", " : "", labels[k], v->world->creatures[labelled[k]].name);
-    combat_line_add(v, &key, "   (# blocked, ~ difficult)");
+    combat_line_add(v, &key, any_cover ? "   (# blocked, ~ difficult, + cover)" : "   (# blocked, ~ difficult)");
     combat_line_end(v, &key);
     if (beyond || cut) {
         char from[32], to[32];

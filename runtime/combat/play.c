@@ -762,13 +762,41 @@ static bool run_move(const command_run *r)
                      command_count(&r->args, ARG_MOVE_VIA), &moved, r->at);
 }
 
-/* `wall` and `terrain difficult`: one square, or a rectangle. */
+/* The mark of `terrain cover LEVEL`: the level's index among the rules'. */
+static bool cover_mark(vm *v, value level, uint8_t *flag, span at)
+{
+    const r_space *sp = &v->r->space;
+    if (sp->cover.from == COVER_UNDECLARED)
+        return vm_error(v, at,
+                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
+    const char *w = program_string(v->p, (int)level.num);
+    text_buf names;
+    text_init(&names);
+    for (int i = 0; i < sp->cover.nlevels; i++) {
+        const char *name = program_string(v->p, sp->cover.levels[i]);
+        if (!strcmp(name, w)) {
+            text_free(&names);
+            *flag = (uint8_t)(CELL_SET_COVER | i << CELL_COVER_SHIFT);
+            return true;
+        }
+        text_add(&names, "%s%s", i ? ", " : "", name);
+    }
+    vm_error(v, at, "no level of cover '%s' (the grid's levels are %s)", w, names.s);
+    text_free(&names);
+    return false;
+}
+
+/* `wall`, `terrain difficult` and `terrain cover`: one square, or a
+   rectangle. */
 static bool run_wall(const command_run *r)
 {
     value a = arg(r, ARG_WALL_FROM);
     value b = command_count(&r->args, ARG_WALL_TO) > 0 ? arg(r, ARG_WALL_TO) : a;
-    return grid_wall(r->v, a.aux, (int32_t)a.num, b.aux, (int32_t)b.num,
-                     r->cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT, r->at);
+    value level = arg(r, ARG_WALL_COVER);
+    uint8_t flag = r->cmd == CMD_WALL ? CELL_BLOCKED : CELL_DIFFICULT;
+    if (level.type == V_WORD && !cover_mark(r->v, level, &flag, r->at))
+        return false;
+    return grid_wall(r->v, a.aux, (int32_t)a.num, b.aux, (int32_t)b.num, flag, r->at);
 }
 
 static bool run_zone(const command_run *r)

@@ -449,6 +449,30 @@ typedef struct r_track {
 
 typedef enum { SPACE_NONE, SPACE_GRID, SPACE_ZONES } space_kind;
 typedef enum { DIAG_EUCLID_STEP, DIAG_ALTERNATE } diag_rule;
+/* How cover() is found: not at all, from the target's corners seen from any
+   point of the attacker, or from the attacker's best corner by the lines
+   to the target's corners (`cover from corners|lines`). */
+typedef enum { COVER_UNDECLARED, COVER_CORNERS, COVER_LINES } cover_geometry;
+#define COVER_LEVELS_MAX 8
+#define COVER_BY_MAX 4
+/* `cover creatures LEVEL|block [when EXPR]`: a creature on a line grants a
+   level (an index of the levels), or blocks the line (-1) as a wall does;
+   self: the creature in between; attacker, target, how: cover()'s. */
+typedef struct r_cover_by {
+    int level;
+    rexpr when;
+} r_cover_by;
+typedef struct r_cover {
+    int from;                     /* cover_geometry */
+    int levels[COVER_LEVELS_MAX]; /* string ids, in order (none, half, full by default) */
+    int nlevels;
+    int8_t count[5]; /* the level for 0..4 hidden corners or blocked lines */
+    int8_t unseen;   /* the level without sight, or -1: unseen */
+    r_cover_by by[COVER_BY_MAX];
+    int nby;
+    bool creatures_block; /* some `cover creatures block`: sight asks them too */
+    bool explained;       /* a clause beyond `cover from corners`: explain says why */
+} r_cover;
 typedef struct r_space {
     space_kind kind;
     origin from;
@@ -459,7 +483,7 @@ typedef struct r_space {
     bool difficult_entering;    /* the square entered costs more, not the one left */
     int reach_range;            /* range index of what a creature threatens, or -1 */
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
-    bool cover_corners;         /* `cover from corners`: cover() and sees() may be asked */
+    r_cover cover;              /* what cover() gives and how (undeclared: not asked) */
     rexpr share;                /* self: others may enter and end a move in its square */
     int group_max, engagement_max;
     value defense_share;      /* fraction of a group that group defense protects */
