@@ -549,6 +549,45 @@ static void space_kind_text(const program *p, text_buf *t)
     }
 }
 
+/* How cover is found: the geometry, the levels, the count of lines or
+   corners each names, and what creatures do. */
+static void space_cover_text(const program *p, text_buf *t)
+{
+    const r_cover *c = &p->rules->space.cover;
+    if (p->rules->space.kind != SPACE_GRID || c->from == COVER_UNDECLARED)
+        return;
+    text_add(t, "from %s; levels", c->from == COVER_LINES ? "lines" : "corners");
+    for (int i = 0; i < c->nlevels; i++)
+        text_add(t, "%s %s", i ? "," : "", str(p, c->levels[i]));
+    text_add(t, "; for 0 to 4:");
+    for (int i = 0; i < 5; i++)
+        text_add(t, "%s %s", i ? "," : "", str(p, c->levels[c->count[i]]));
+    text_add(t, "; unseen: %s", c->unseen < 0 ? "unseen" : str(p, c->levels[c->unseen]));
+    for (int i = 0; i < c->nby; i++) {
+        text_add(t, "; creatures %s", c->by[i].level < 0 ? "block" : str(p, c->levels[c->by[i].level]));
+        if (c->by[i].when.kind == REXPR_CHUNK) {
+            text_put(t, " when ");
+            rexpr_text(p, &c->by[i].when, t);
+        }
+    }
+}
+
+/* A row only where the two differ: what neither system says, or both say
+   alike, is left out. */
+static void two_if_different(report_builder *rb, const char *label, const program *pa, const program *pb,
+                             describe_fn fn)
+{
+    text_buf x, y;
+    text_init(&x);
+    text_init(&y);
+    fn(pa, &x);
+    fn(pb, &y);
+    if (strcmp(x.s, y.s) != 0)
+        report_row(rb, label, x.len ? x.s : "-", y.len ? y.s : "-");
+    text_free(&x);
+    text_free(&y);
+}
+
 static void turns(report_builder *rb, const program *pa, const program *pb)
 {
     report_section(rb, "Initiative", NULL);
@@ -568,6 +607,7 @@ static void turns(report_builder *rb, const program *pa, const program *pb)
     two(rb, "the fight ends", pa, pb, enc_ends);
     report_section(rb, "Space", NULL);
     two(rb, "battlefield", pa, pb, space_kind_text);
+    two_if_different(rb, "cover", pa, pb, space_cover_text);
 }
 
 /* --- ranges and formulas, evaluated -------------------------------------------------------- */
