@@ -19,8 +19,8 @@
    the box lo..hi anywhere but at its own two ends? Walls are solid: a line
    along a wall's edge, or through its corner, is blocked. Liang-Barsky,
    exact in integers, on the closed box. */
-static bool crosses_box(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t lo_x, int64_t lo_y, int64_t hi_x,
-                        int64_t hi_y)
+static inline bool crosses_box(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t lo_x, int64_t lo_y, int64_t hi_x,
+                               int64_t hi_y)
 {
     int64_t dx = x1 - x0, dy = y1 - y0;
     int64_t p[4] = {-dx, dx, -dy, dy};
@@ -54,7 +54,7 @@ static bool crosses_box(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t 
     return !only_start && !only_end;
 }
 
-static bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, int32_t cy)
+static inline bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32_t cx, int32_t cy)
 {
     int64_t lo_x = 2 * (int64_t)cx, lo_y = 2 * (int64_t)cy;
     return crosses_box(x0, y0, x1, y1, lo_x, lo_y, lo_x + 2, lo_y + 2);
@@ -109,6 +109,7 @@ typedef struct look {
     int a, b;
     value how;
     int8_t *role, room[64];
+    int8_t *side, side_room[64]; /* each creature's footprint, once asked (0: not yet) */
     size_t nrole;
     int64_t ax[5], ay[5], bx[5], by[5];
     int32_t as, bs;
@@ -122,6 +123,15 @@ typedef struct on_line {
     int grant;                /* a level's index, 0: none */
     int grant_cell, grant_by; /* what grants it: a marked square, a creature */
 } on_line;
+
+static void look_close(look *lk)
+{
+    if (lk->role && lk->role != lk->room)
+        mem_free(lk->role, lk->nrole);
+    if (lk->side && lk->side != lk->side_room)
+        mem_free(lk->side, lk->nrole);
+    lk->role = lk->side = NULL;
+}
 
 static bool look_open(look *lk, vm *v, int a, int b, value how, span at)
 {
@@ -140,17 +150,16 @@ static bool look_open(look *lk, vm *v, int a, int b, value how, span at)
     if (!v->r->space.cover.nby)
         return true;
     lk->nrole = v->world->ncreatures;
-    lk->role = lk->nrole <= sizeof lk->room ? lk->room : mem_alloc(lk->nrole);
-    if (!lk->role)
+    bool small = lk->nrole <= sizeof lk->room;
+    lk->role = small ? lk->room : mem_alloc(lk->nrole);
+    lk->side = small ? lk->side_room : mem_alloc(lk->nrole);
+    if (!lk->role || !lk->side) {
+        look_close(lk);
         return vm_error(v, at, "out of memory");
+    }
     memset(lk->role, LOOK_UNASKED, lk->nrole);
+    memset(lk->side, 0, lk->nrole);
     return true;
-}
-
-static void look_close(look *lk)
-{
-    if (lk->role && lk->role != lk->room)
-        mem_free(lk->role, lk->nrole);
 }
 
 /* What creature c does to a line between a and b: the first `cover
@@ -191,7 +200,11 @@ static bool line_of(look *lk, int i, int j, bool grants, on_line *o)
         const creature *cr = &v->world->creatures[c];
         if ((int)c == lk->a || (int)c == lk->b || !cr->placed || !world_present(v, (int)c))
             continue;
-        int64_t s = 2 * (int64_t)grid_footprint(v, (int)c);
+        if (!lk->side[c])
+            lk->side[c] = (int8_t)grid_footprint(v, (int)c);
+        if (lk->side[c] < 1)
+            return false; /* its `occupies` failed, and said so */
+        int64_t s = 2 * (int64_t)lk->side[c];
         if (!crosses_box(x0, y0, x1, y1, 2 * (int64_t)cr->x, 2 * (int64_t)cr->y, 2 * (int64_t)cr->x + s,
                          2 * (int64_t)cr->y + s))
             continue;
@@ -352,6 +365,18 @@ static bool cover_by_lines(look *lk, int *level, text_buf *why)
     return !why || corner_level(lk, best_i, &best, why);
 }
 
+/* Whether some square grants cover: without one (and without `cover
+   creatures`), nothing can raise the level, and no line need be looked at
+   for it. */
+static bool any_cover_mark(const vm *v)
+{
+    const combat *cb = &v->world->cb;
+    for (int k = 0; k < cb->ncells; k++)
+        if (cb->cells[k].flags & CELL_COVER_MASK)
+            return true;
+    return false;
+}
+
 /* `corners`: b's corners a sees from any of its points; the level by the
    count hidden, raised by what grants cover on the line between the
    centres. */
@@ -374,7 +399,7 @@ static bool cover_by_corners(look *lk, int *level, text_buf *why)
                 say_line(lk, &o, &lines, named, &said);
         }
     }
-    if (ok && sp->cover.nby + lk->v->world->cb.ncells > 0)
+    if (ok && (sp->cover.nby > 0 || any_cover_mark(lk->v)))
         ok = line_of(lk, 4, 4, true, &o);
     else
         o = (on_line){.grant = 0};
