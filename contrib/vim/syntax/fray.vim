@@ -72,7 +72,7 @@ syn region  frayBracket		matchgroup=frayDelimiter start="\[" end="]" contains=@f
 " Clauses of the declarations (fray help declarations, fray help NAME), and
 " the words inside their forms; not inside ( ) or [ ], not a member.
 syn match   frayClause		"\.\@1<!\<\%(absorb\|after\|allow\|anchor\|boxes\|named\|answer\|anytime\|apart\|asked\|automatic\|below\|borrows\|cancels\|cooldown\|corners\|costs\|cover\|derived\|diagonal\|difficult\|ends\|engagement\|excludes\|exclusive\|extends\|failure\|forbid\|holds\|implies\|internal\|label\|lasts\|limit\|max\|min\|modify\|moves\|occupies\|on\|protect\|provokes\|quiet\|reaction\|refresh\|reorder\|requires\|reroll\|side\|stacks\|stands\|start\|succeeds\|success\|surprise\|surprised\|tactic\|then\|ticks\|tiebreak\|ties\|why\|within\)\>[.([]\@!"
-syn match   frayClause		"\.\@1<!\<\%(role\|during\|until\|only\|skip\|as\|incoming\|via\|spending\|entering\|leaving\)\>[.([]\@!"
+syn match   frayClause		"\.\@1<!\<\%(role\|during\|until\|only\|skip\|as\|incoming\|via\|spending\|entering\|leaving\|levels\)\>[.([]\@!"
 " clause words that read as ordinary names (a local `target`, `order`):
 " only where they start an item
 syn match   frayClause		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(default\|defense\|do\|group\|kind\|length\|mode\|one\|order\|out\|phase\|reach\|scale\|score\|set\|share\|slot\|source\|square\|target\|track\)\>\%([.([]\|\s*=[^=]\)\@!"
