@@ -384,9 +384,21 @@ void ccur_end(ccur *k)
 period ccur_period(ccur *k, bool allow_long)
 {
     static const char *const short_words[] = {"turn", "round"};
-    static const char *const long_words[] = {"turn", "round", "encounter", "scene", "quest", "arc"};
-    int i = allow_long ? ccur_choice(k, "a period", long_words, 6) : ccur_choice(k, "a period", short_words, 2);
-    return i < 0 ? PER_NONE : (period)(PER_TURN + i);
+    if (!allow_long) {
+        int i = ccur_choice(k, "a period", short_words, 2);
+        return i < 0 ? PER_NONE : (period)(PER_TURN + i);
+    }
+    const node *a = k->at;
+    if (!a || (a->kind != AST_NAME && a->kind != AST_WORD)) {
+        ccur_error(k, "expected a period: turn, round, encounter or a period the rules declare");
+        k->at = NULL;
+        return PER_NONE;
+    }
+    ccur_take(k);
+    period per = comp_period_of(k->cc, a, true, true);
+    if (per == PER_NONE)
+        k->at = NULL;
+    return per;
 }
 
 bool ccur_times_per(ccur *k, const char *what, bool allow_long, int *n, period *per)
@@ -439,6 +451,14 @@ bool ccur_duration(ccur *k, const fctx *fx, rexpr *out)
         out->v = value_time(tk, count);
         out->where = start;
         return true;
+    }
+    /* `1 scen`: a number and a word that is no period the rules declare
+       (a declared one would have been scanned as one quantity) */
+    const node *n = k->at, *w = n ? n->next : NULL;
+    if (n && n->kind == AST_INT && w && w != k->stop && w->kind == AST_NAME && w->text) {
+        comp_period_unknown(k->cc, w->sp, w->text);
+        k->at = NULL;
+        return false;
     }
     return ccur_expr(k, fx, TY_TIME, "a duration", out);
 }

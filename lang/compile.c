@@ -575,7 +575,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
-    node *root = parse_program(src, (uint32_t)idx, ar, cc->sink);
+    node *root = parse_program_in(src, (uint32_t)idx, ar, cc->sink, cc->p);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
     if (root && cc->sink->errors == before && !(cc->opts && cc->opts->syntax_only)) {
@@ -709,7 +709,7 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         return sink->errors - before;
     }
     ast_arena *ar = compile_arena(opts);
-    node *expr = ar ? parse_expression(src, (uint32_t)idx, ar, sink) : NULL;
+    node *expr = ar ? parse_expression_in(src, (uint32_t)idx, ar, sink, p) : NULL;
     if (expr && sink->errors == before) {
         cc.src = src;
         cc.src_index = (uint32_t)idx;

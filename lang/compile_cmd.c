@@ -368,10 +368,33 @@ static bool compile_creature(command_build *b)
     return false; /* its OP_PLAY names the creature, not arguments */
 }
 
+/* `encounter`, or a period the rules declare (pushed as its word); else
+   what the rules could begin or end, with the closest. */
+static bool push_span(command_build *b, const char *what, bool turn)
+{
+    const node *a = b->k.at;
+    const char *w = a && (a->kind == AST_NAME || a->kind == AST_WORD) ? a->text : NULL;
+    if (w && (strcmp(w, "encounter") == 0 || (turn && strcmp(w, "turn") == 0))) {
+        static const char *const words[] = {"turn", "encounter"};
+        return push_choice(b->cc, &b->k, what, words + !turn, 2 - !turn);
+    }
+    if (w && rules_period(b->cc->p->rules, program_find_string(b->cc->p, w)) >= 0) {
+        ccur_take(&b->k);
+        push_word(b->cc, w, a->sp);
+        return true;
+    }
+    if (!w) {
+        ccur_error(&b->k, "expected %s: %sencounter or a period the rules declare", what, turn ? "turn, " : "");
+        b->k.at = NULL;
+        return false;
+    }
+    comp_period_unknown(b->cc, a->sp, w);
+    return false;
+}
+
 static bool compile_begin(command_build *b)
 {
-    static const char *const begins[] = {"encounter", "scene", "quest", "arc"};
-    if (!push_choice(b->cc, &b->k, "what begins", begins, 4))
+    if (!push_span(b, "what begins", false))
         return false;
     put(b, ARG_BEGIN_WHAT, 1);
     /* `begin encounter by NAME`: who started the fight (initiator()) */
@@ -386,8 +409,7 @@ static bool compile_begin(command_build *b)
 
 static bool compile_end(command_build *b)
 {
-    static const char *const ends[] = {"turn", "encounter", "scene", "quest", "arc"};
-    if (!push_choice(b->cc, &b->k, "what ends", ends, 5))
+    if (!push_span(b, "what ends", true))
         return false;
     put(b, ARG_END_WHAT, 1);
     ccur_end(&b->k);

@@ -27,6 +27,7 @@ static bool has_object(decl_kind k)
     case DK_ITEM:
     case DK_TRIGGER:
     case DK_TRACK:
+    case DK_PERIOD:
     case DK_CREATURE: return true;
     default: return false;
     }
@@ -320,6 +321,13 @@ void declare_names(compiler *cc, const node *prog)
             }
             if (k == DK_RULING)
                 preset_ruling_answer(cc, dn, obj);
+            if (k == DK_PERIOD) { /* counts of it may be compiled before it */
+                text_buf plural;
+                text_init(&plural);
+                rules_period_plural(dn->text, &plural);
+                cc->p->rules->periods[obj].plural = comp_intern(cc, plural.s);
+                text_free(&plural);
+            }
         }
     }
 }
@@ -713,6 +721,7 @@ void compile_decl(compiler *cc, const node *item)
     case DK_RULING: decl_ruling(&ds); break;
     case DK_TACTIC: decl_tactic(&ds); break;
     case DK_SIDE: decl_side(&ds); break;
+    case DK_PERIOD: decl_period(&ds); break;
     case DK_ITEM: decl_item(&ds); break;
     case DK_TRACK: decl_track(&ds); break;
     default: comp_error(cc, dn->sp, "%s is not a declaration", decl_kind_name(k)); break;

@@ -156,12 +156,6 @@ static const unit_info units[] = {
     {"turns", false, 1, 1, TIME_TURNS},
     {"encounter", false, 1, 1, TIME_ENCOUNTERS},
     {"encounters", false, 1, 1, TIME_ENCOUNTERS},
-    {"scene", false, 1, 1, TIME_SCENES},
-    {"scenes", false, 1, 1, TIME_SCENES},
-    {"quest", false, 1, 1, TIME_QUESTS},
-    {"quests", false, 1, 1, TIME_QUESTS},
-    {"arc", false, 1, 1, TIME_ARCS},
-    {"arcs", false, 1, 1, TIME_ARCS},
 };
 
 /* Not inlined, as fold_literal_sum: compile_expr recurses once a level of
@@ -193,8 +187,7 @@ static __attribute__((noinline)) sty quantity(compiler *cc, const node *n, value
         *out = value_time(units[i].kind, total.num);
         return TY_TIME;
     }
-    comp_error(cc, n->sp, "unknown unit '%s'", n->text);
-    return TY_ANY;
+    return comp_period_count(cc, n, out) ? TY_TIME : TY_ANY;
 }
 
 /* --- names ----------------------------------------------------------------- */
@@ -258,13 +251,14 @@ bool creature_declared(compiler *cc, const char *name)
 
 /* A name the rules declared that stands for itself in expressions: a
  * condition, action, slot, phase, side, relation, tactic, trigger, bonus
- * type, check or ordinal range. Its value is the word. */
+ * type, check, period or ordinal range. Its value is the word. */
 static bool declared_word(compiler *cc, int id)
 {
     const rules *r = cc->p->rules;
     return rules_condition(r, id) >= 0 || rules_action(r, id) >= 0 || rules_slot(r, id) >= 0 ||
            rules_phase(r, id) >= 0 || rules_side(r, id) >= 0 || rules_relation(r, id) >= 0 ||
            rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 || rules_track(r, id) >= 0 ||
+           rules_period(r, id) >= 0 ||
            program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
 }
 

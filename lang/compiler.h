@@ -183,4 +183,9 @@ extern const builtin builtins[];
 extern const int nbuiltins;
 int builtin_find(const char *name);
 
+/* A count of a period the rules declare (`2 scenes`, a QTY node whose unit
+ * is no built-in one) as a time value; false after reporting the word as
+ * an unknown unit or period (decl_period.c). */
+bool comp_period_count(compiler *cc, const node *n, value *out);
+
 #endif

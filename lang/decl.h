@@ -154,6 +154,8 @@ extern const clause_rule duration_clauses[];
 extern const int duration_nclauses;
 extern const clause_rule track_clauses[];
 extern const int track_nclauses;
+extern const clause_rule period_clauses[];
+extern const int period_nclauses;
 
 /* Each kind's compiler (decl_*.c). */
 void decl_economy(decl_state *ds);
@@ -176,6 +178,16 @@ void decl_item(decl_state *ds);
 void decl_resource(decl_state *ds);
 void decl_stat(decl_state *ds);
 void decl_track(decl_state *ds);
+void decl_period(decl_state *ds);
+
+/* Periods (decl_period.c). The period a word names: turn, round (and, with
+ * allow_long, encounter or a period the rules declare); PER_NONE when it
+ * names none, reported if asked. */
+period comp_period_of(compiler *cc, const node *word, bool allow_long, bool report);
+/* A declared period's index by its word, singular or plural; -1. */
+int comp_period_named(compiler *cc, const char *w);
+/* Reports w, found where a period was wanted, with the closest one. */
+void comp_period_unknown(compiler *cc, span at, const char *w);
 
 /* Shared clause pieces. */
 /* `per turn|round|encounter|...` after the word `per` has been read. */

@@ -166,7 +166,7 @@ const clause_rule action_clauses[] = {
     {"anytime", "anytime (may be taken outside one's turn)", act_flag, false},
     {"borrows", "borrows next turn (outside one's turn, the cost comes from the next)", act_flag, false},
     {"cooldown", "cooldown DURATION", act_cooldown, false},
-    {"limit", "limit N per turn|round|encounter|scene", act_limit, false},
+    {"limit", "limit N per turn|round|encounter|PERIOD", act_limit, false},
 };
 const int action_nclauses = (int)(sizeof action_clauses / sizeof action_clauses[0]);
 
@@ -999,7 +999,7 @@ const clause_rule resource_clauses[] = {
     {"max", "max EXPR", res_value, false},
     {"start", "start EXPR", res_value, false},
     {"min", "min EXPR", res_value, false},
-    {"refresh", "refresh per turn|round|encounter|scene|quest|arc", res_refresh, false},
+    {"refresh", "refresh per turn|round|encounter|PERIOD", res_refresh, false},
     {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
     {"damage",
      "damage by PROCEDURE [kinds KIND, ...] (what 'damage NAME N [KIND]' calls: PROCEDURE(creature, N[, KIND]))",

@@ -313,7 +313,7 @@ static bool word_char(char c)
 static const int operand_ends[] = {IDENT,   INT,    QTY,       DICE,      STRING,   ')',    ']',      TRUE_,  FALSE_,
                                    ROUND,   ACTION, RANGE,     CONDITION, DURATION, STAT,   RESOURCE, SYSTEM, SPACE,
                                    TRIGGER, RULING, CREATURE,  ECONOMY,   EXCHANGE, ENUM,   BEGIN_,   END,    SHOW,
-                                   BONUS,   CHECK,  ENCOUNTER, ITEM,      RELATION, TACTIC, SIDE,     USE};
+                                   BONUS,   CHECK,  ENCOUNTER, ITEM,      RELATION, TACTIC, SIDE,     PERIOD, USE};
 
 static bool ends_operand(int k)
 {

@@ -30,7 +30,16 @@ typedef struct lexer {
     jmp_buf fatal;         /* flex's fatal errors (out of memory) come back here, never exit() */
     void *flex_blocks[16]; /* what flex holds, so a fatal unwind frees it all */
     int nflex_blocks;
+    /* The periods a count may be of (`2 scenes`): those of the program the
+       text is compiled into, and those the text itself declares (names
+       found by a look over its lines before the scan, so that the order of
+       declarations does not matter). */
+    const struct program *known;
+    node *periods; /* AST_NAME nodes, linked by next */
 } lexer;
+
+/* Whether the word (len bytes) names a period, as `scene` or `scenes`. */
+bool lexer_period_word(const lexer *lx, const char *word, size_t len);
 
 /* The lexer whose scanner is running on this thread (for flex's allocator). */
 void lexer_set_active(lexer *lx);

@@ -8,6 +8,9 @@
 #define YYLTYPE LANG_YYLTYPE
 #include "lang/scanner.h"
 #include "runtime/base/mem.h"
+#include "runtime/base/text.h"
+#include "runtime/core/program.h"
+#include "runtime/core/rules.h"
 
 /* The parse running on this thread, for the parser's stack allocator. */
 static _Thread_local lexer *parsing;
@@ -126,10 +129,79 @@ static int run_parser(lexer *lx)
     return rc;
 }
 
-static node *parse(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink, int start_token)
+static bool id_char(char c)
 {
-    lexer lx = {
-        .src = src, .src_index = src_index, .ar = ar, .sink = sink, .last_token = ';', .start_token = start_token};
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Skips the word w at s[*i], and the spaces after it; false if it is not there. */
+static bool skip_word(const char *s, size_t len, size_t *i, const char *w)
+{
+    size_t n = strlen(w);
+    if (*i + n >= len || memcmp(s + *i, w, n) != 0 || id_char(s[*i + n]))
+        return false;
+    size_t j = *i + n;
+    if (s[j] != ' ' && s[j] != '\t')
+        return false;
+    while (j < len && (s[j] == ' ' || s[j] == '\t'))
+        j++;
+    *i = j;
+    return true;
+}
+
+/* The names of the lines `period NAME` (or `override period NAME`). */
+static void find_periods(lexer *lx)
+{
+    const char *s = lx->src->text;
+    size_t len = lx->src->len;
+    for (size_t at = 0; at < len;) {
+        size_t i = at;
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        skip_word(s, len, &i, "override");
+        if (skip_word(s, len, &i, "period") && i < len && !(s[i] >= '0' && s[i] <= '9') && id_char(s[i])) {
+            size_t e = i;
+            while (e < len && id_char(s[e]))
+                e++;
+            node *n = ast_node(lx->ar, AST_NAME, (span){(uint32_t)i, (uint32_t)e, lx->src_index});
+            if (n && (n->text = ast_strdup(lx->ar, s + i, e - i)) != NULL) {
+                n->next = lx->periods;
+                lx->periods = n;
+            }
+        }
+        const char *nl = memchr(s + at, '\n', len - at);
+        at = nl ? (size_t)(nl - s) + 1 : len;
+    }
+}
+
+bool lexer_period_word(const lexer *lx, const char *word, size_t len)
+{
+    text_buf w, plural;
+    text_init(&w);
+    text_init(&plural);
+    text_add(&w, "%.*s", (int)len, word);
+    bool found = lx->known && rules_period_word(lx->known, w.s) >= 0;
+    for (const node *n = lx->periods; n && !found; n = n->next) {
+        text_clear(&plural);
+        rules_period_plural(n->text, &plural);
+        found = strcmp(n->text, w.s) == 0 || strcmp(plural.s, w.s) == 0;
+    }
+    text_free(&w);
+    text_free(&plural);
+    return found;
+}
+
+static node *parse(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink, int start_token,
+                   const program *known)
+{
+    lexer lx = {.src = src,
+                .src_index = src_index,
+                .ar = ar,
+                .sink = sink,
+                .last_token = ';',
+                .start_token = start_token,
+                .known = known};
+    find_periods(&lx);
     int rc = run_parser(&lx);
     if (lx.stack_full && !lx.oom) /* its stack only fills with nesting */
         lexer_too_deep(&lx, lx.stack_full_at);
@@ -145,12 +217,22 @@ static node *parse(const source *src, uint32_t src_index, ast_arena *ar, diag_si
 
 node *parse_program(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink)
 {
-    return parse(src, src_index, ar, sink, 0);
+    return parse(src, src_index, ar, sink, 0, NULL);
+}
+
+node *parse_program_in(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink, const program *known)
+{
+    return parse(src, src_index, ar, sink, 0, known);
 }
 
 node *parse_expression(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink)
 {
-    return parse(src, src_index, ar, sink, START_EXPR);
+    return parse(src, src_index, ar, sink, START_EXPR, NULL);
+}
+
+node *parse_expression_in(const source *src, uint32_t src_index, ast_arena *ar, diag_sink *sink, const program *known)
+{
+    return parse(src, src_index, ar, sink, START_EXPR, known);
 }
 
 static void count_only(void *user, const diag *d)

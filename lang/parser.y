@@ -84,7 +84,7 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 %token <n> REPEAT "repeat" RESOURCE "resource" RETURN "return" ROLL "roll" ROUND "round"
 %token <n> RULING "ruling" SHOW "show" SPACE "space" STAT "stat" SYSTEM "system" TO "to"
 %token <n> TRIGGER "trigger" TRUE_ "true" UNLESS "unless" USE "use" WHEN "when" WITH "with"
-%token <n> BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic" SIDE "side"
+%token <n> BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic" SIDE "side" PERIOD "period"
 %token <n> CITE_SIGN "§"
 %token START_EXPR "start of expression"
 %token INDEX "[ (an index)"
@@ -198,6 +198,7 @@ decl:
   | ENCOUNTER args block_opt                    { $$ = mk_decl(lx, DK_ENCOUNTER, @$, NULL, $2, $3); }
   | TACTIC name args block_opt                  { $$ = mk_decl(lx, DK_TACTIC, @$, $2, $3, $4); }
   | SIDE name args block_opt                    { $$ = mk_decl(lx, DK_SIDE, @$, $2, $3, $4); }
+  | PERIOD name args block_opt                  { $$ = mk_decl(lx, DK_PERIOD, @$, $2, $3, $4); }
     ;
 
 action_head:
@@ -331,7 +332,7 @@ name:
 keyword_name:
     ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
   | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
-  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC | SIDE | USE
+  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC | SIDE | PERIOD | USE
     ;
 
 exprs:

@@ -50,6 +50,10 @@ const decl_vocabulary vocabulary_decls[] = {
     {"ruling", "ruling NAME \"QUESTION\" { CLAUSES }", "a judgment the rules leave to the GM", CLAUSES(ruling)},
     {"side", "side NAME [\"TITLE\"] [{ § CITATION }]",
      "a side creatures fight on, named so rules can refer to it before anyone takes it", NULL, NULL},
+    {"period", "period NAME [{ § CITATION; within PERIOD }]",
+     "a period of play the GM begins and ends (a scene, a session, a day): durations count it, resources refresh "
+     "per it",
+     CLAUSES(period)},
     {"tactic", "tactic NAME { STATEMENTS }", "how a creature plays its turn in 'fight'", NULL, NULL},
     {"item", "item NAME[: BASE] [\"TITLE\"] { PROPERTY VALUE; ... }",
      "equipment with properties (reach, threat range, damage)", NULL, NULL},

@@ -320,7 +320,7 @@ static void slot_text(const program *p, const rules *r, const econ_slot *s, text
         rexpr_text(p, &s->count, t);
         text_put(t, ")");
     }
-    text_add(t, "/%s", period_name(s->per));
+    text_add(t, "/%s", period_name(p, s->per));
     if (s->borrows >= 0)
         text_add(t, " borrows %s", str(p, r->slots[s->borrows].name));
     if (s->phase >= 0)
@@ -363,14 +363,14 @@ static void economy(report_builder *rb, const program *pa, const program *pb)
             text_add(&lim[k], "%s", lim[k].len ? "; " : "");
             for (int j = 0; j < l->nslots; j++)
                 text_add(&lim[k], "%s%s", j ? " + " : "", str(ps[k], r->slots[l->slots[j]].name));
-            text_add(&lim[k], " <= %d per %s", l->max, period_name(l->per));
+            text_add(&lim[k], " <= %d per %s", l->max, period_name(ps[k], l->per));
         }
         for (int i = 0; i < r->nexchanges; i++) {
             const econ_exchange *e = &r->exchanges[i];
             text_add(&ex[k], "%s%s -> %s", ex[k].len ? "; " : "", str(ps[k], r->slots[e->from_slot].name),
                      str(ps[k], r->slots[e->to_slot].name));
             if (e->limit)
-                text_add(&ex[k], " (%d per %s)", e->limit, period_name(e->per));
+                text_add(&ex[k], " (%d per %s)", e->limit, period_name(ps[k], e->per));
         }
         for (int i = 0; i < r->nexclusives; i++)
             text_add(&excl[k], "%s%s by kind", excl[k].len ? "; " : "",

@@ -80,6 +80,7 @@ static inline span span_join(span a, span b)
     X(TACTIC, "tactic")                   \
     X(SIDE, "side")                       \
     X(TRACK, "track")                     \
+    X(PERIOD, "period")                   \
     X(BEGIN, "begin")                     \
     X(END, "end")                         \
     X(SHOW, "show")                       \

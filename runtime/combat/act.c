@@ -87,7 +87,7 @@ static bool action_open(vm *v, int actor, int action, refusal *why, bool *ok, sp
         uint32_t ep = ledger_epoch(v, actor, a->limit_per);
         if (k->epoch == ep && k->n >= a->limit) {
             refusal_set(why, &a->from, "%s at most %d time%s per %s", action_name(v, action), a->limit,
-                        a->limit == 1 ? "" : "s", period_name(a->limit_per));
+                        a->limit == 1 ? "" : "s", period_name(v->p, a->limit_per));
             return true;
         }
     }

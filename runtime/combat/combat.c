@@ -17,7 +17,7 @@ void combat_init(combat *cb)
     cb->pending_log = -1;
     cb->reactions_policy = 1;
     cb->standing[0] = cb->standing[1] = -1;
-    for (int i = 0; i <= Q_ARC; i++)
+    for (int i = 0; i < Q_PERIOD; i++)
         cb->q_global[i] = -1;
 }
 
@@ -33,6 +33,8 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->q_turn_start, cb->q_turn_start_cap);
     FREE_ARRAY(cb->q_turn_end, cb->q_turn_end_cap);
     FREE_ARRAY(cb->q_phase, cb->q_phase_cap);
+    FREE_ARRAY(cb->q_period, cb->q_period_cap);
+    FREE_ARRAY(cb->period_ends, cb->period_ends_cap);
     FREE_ARRAY(cb->heap, cb->heap_cap);
     FREE_ARRAY(cb->holds, cb->holds_cap);
     FREE_ARRAY(cb->answers, cb->answers_cap);
@@ -66,6 +68,8 @@ bool combat_clone(combat *cb, const combat *from)
     CLONE_ARRAY(cb, from, q_turn_start, q_turn_start_cap, &ok);
     CLONE_ARRAY(cb, from, q_turn_end, q_turn_end_cap, &ok);
     CLONE_ARRAY(cb, from, q_phase, q_phase_cap, &ok);
+    CLONE_ARRAY(cb, from, q_period, q_period_cap, &ok);
+    CLONE_ARRAY(cb, from, period_ends, period_ends_cap, &ok);
     CLONE_ARRAY(cb, from, heap, heap_cap, &ok);
     CLONE_ARRAY(cb, from, holds, holds_cap, &ok);
     CLONE_ARRAY(cb, from, answers, answers_cap, &ok);
@@ -223,7 +227,26 @@ static bool combat_in_sync(const vm *v)
            r->nactions == w->ledger_nactions && r->ntriggers == w->ledger_ntriggers && r->nconditions <= w->held_len &&
            w->ncreatures <= cb->q_turn_start_cap && w->ncreatures <= cb->q_turn_end_cap &&
            r->nphases <= cb->q_phase_cap && r->ntriggers <= cb->trigger_policy_cap &&
-           r->ntriggers <= cb->trigger_counts_cap;
+           r->ntriggers <= cb->trigger_counts_cap && (size_t)r->nperiods <= cb->q_period_cap &&
+           (size_t)r->nperiods <= cb->period_ends_cap;
+}
+
+/* A queue and a count for each period the rules declare. */
+static bool sync_periods(combat *cb, const rules *r)
+{
+    size_t n = (size_t)r->nperiods;
+    if (!grow_heads(&cb->q_period, &cb->q_period_cap, n))
+        return false;
+    if (n <= cb->period_ends_cap)
+        return true;
+    size_t want = n + 4;
+    uint32_t *g = mem_realloc(cb->period_ends, cb->period_ends_cap * sizeof(uint32_t), want * sizeof(uint32_t));
+    if (!g)
+        return false;
+    memset(g + cb->period_ends_cap, 0, (want - cb->period_ends_cap) * sizeof(uint32_t));
+    cb->period_ends = g;
+    cb->period_ends_cap = want;
+    return true;
 }
 
 bool combat_sync(vm *v)
@@ -252,6 +275,8 @@ bool combat_sync(vm *v)
     if (!grow_heads(&cb->q_phase, &pcap, (size_t)r->nphases))
         return false;
     cb->q_phase_cap = (int)pcap;
+    if (!sync_periods(cb, r))
+        return false;
     if (r->ntriggers > cb->trigger_policy_cap) {
         int old = cb->trigger_policy_cap;
         int want = r->ntriggers + 8;

@@ -50,9 +50,7 @@ typedef enum {
     Q_PHASE,     /* a phase of the round starts */
     Q_POSITION,  /* the turn at an initiative position comes round */
     Q_ENCOUNTER, /* `end encounter` */
-    Q_SCENE,
-    Q_QUEST,
-    Q_ARC,
+    Q_PERIOD,    /* the end of a period the rules declare: Q_PERIOD + its index */
 } queue_kind;
 
 typedef struct effect {
@@ -161,7 +159,9 @@ typedef struct combat {
     int32_t turn;  /* index into order, -1 between turns */
     bool in_turn;  /* a turn (or step) has started and not ended */
     uint32_t round_epoch;
-    uint32_t spans[4]; /* encounters, scenes, quests, arcs ended so far */
+    uint32_t encounters_ended;
+    uint32_t *period_ends; /* per declared period: how many have ended */
+    size_t period_ends_cap;
     entry *order;
     int norder, order_cap;
     bool ordered;          /* initiative has been rolled */
@@ -182,8 +182,10 @@ typedef struct combat {
     uint32_t effect_seq;
     int32_t *q_turn_start, *q_turn_end; /* per creature: first effect, -1 */
     size_t q_turn_start_cap, q_turn_end_cap;
-    int32_t q_global[Q_ARC + 1]; /* round start/end and the spans */
-    int32_t *q_phase;            /* per phase */
+    int32_t q_global[Q_PERIOD]; /* round start/end and the encounter */
+    int32_t *q_period;          /* per declared period */
+    size_t q_period_cap;
+    int32_t *q_phase; /* per phase */
     int q_phase_cap;
     int32_t *heap; /* Q_POSITION effects, soonest first */
     int nheap, heap_cap;
@@ -294,7 +296,9 @@ const char *combat_cite(struct vm *v, const origin *o, text_buf *out);
 bool encounter_begin(struct vm *v, span at);
 bool encounter_end(struct vm *v, span at);
 bool encounter_next(struct vm *v, span at);
-bool encounter_end_span(struct vm *v, int kind, span at); /* scene, quest, arc: 1..3 */
+/* `begin NAME` and `end NAME` of the declared period index per. */
+bool period_begin(struct vm *v, int per, span at);
+bool period_end(struct vm *v, int per, span at);
 bool encounter_delay(struct vm *v, span at);
 bool encounter_resume(struct vm *v, int c, span at);
 /* `remove NAME`: c leaves play for good, its effects, holds, relations,

@@ -4,7 +4,7 @@
  * An effect sits on its bearer's list and in one queue that counts it down:
  * a creature's turn starts or ends, the round starts or ends, a phase
  * starts, an initiative position comes round (a heap ordered by round and
- * position), or an encounter, scene, quest or arc ends. Only the effects in
+ * position), or an encounter or a period the rules declare ends. Only the effects in
  * the queue at hand are touched when it ticks, so the cost of a turn does
  * not grow with unrelated effects elsewhere.
  *
@@ -97,11 +97,10 @@ static int32_t *queue_head(vm *v, queue_kind q, int anchor)
     case Q_PHASE: return &cb->q_phase[anchor];
     case Q_ROUND_START:
     case Q_ROUND_END:
-    case Q_ENCOUNTER:
-    case Q_SCENE:
-    case Q_QUEST:
-    case Q_ARC: return &cb->q_global[q];
-    default: return NULL;
+    case Q_ENCOUNTER: return &cb->q_global[q];
+    default:
+        /* a declared period's: combat_sync made its place */
+        return q >= Q_PERIOD && (size_t)(q - Q_PERIOD) < cb->q_period_cap ? &cb->q_period[q - Q_PERIOD] : NULL;
     }
 }
 
@@ -269,7 +268,7 @@ static const char *describe_lasts(vm *v, const effect *e, text_buf *out)
         if (left <= 0 && e->queue == Q_TURN_START)
             text_add(out, "ends as %s's next turn starts", who);
         else
-            text_add(out, "%d %s left", left, time_kind_name((time_kind)t.home, left));
+            text_add(out, "%d %s left", left, rules_time_name(v->p, (time_kind)t.home, left));
     }
     return out->s;
 }
@@ -375,10 +374,15 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         e->remaining = (int32_t)(n >= 2 && (!cb->active || cb->round == 0) && !cb->surprise ? n - 1 : n);
         break;
     case TIME_ENCOUNTERS: e->queue = Q_ENCOUNTER, e->remaining = (int32_t)n; break;
-    case TIME_SCENES: e->queue = Q_SCENE, e->remaining = (int32_t)n; break;
-    case TIME_QUESTS: e->queue = Q_QUEST, e->remaining = (int32_t)n; break;
-    case TIME_ARCS: e->queue = Q_ARC, e->remaining = (int32_t)n; break;
-    default: return vm_error(v, at, "cannot count a duration in %s", time_kind_name(tk, 2));
+    default:
+        if (tk < TIME_PERIOD || (int)tk - TIME_PERIOD >= v->r->nperiods)
+            return vm_error(v, at, "cannot count a duration in %s", rules_time_name(v->p, tk, 2));
+        if (!combat_sync(v))
+            return vm_error(v, at, "out of memory");
+        e = eff(v, i);
+        e->queue = (uint8_t)(Q_PERIOD + (tk - TIME_PERIOD));
+        e->remaining = (int32_t)n;
+        break;
     }
     if ((e->queue == Q_TURN_START || e->queue == Q_TURN_END) && e->anchor < 0)
         return vm_error(v, at, "a duration counted in turns needs a creature whose turns count it");
@@ -470,10 +474,12 @@ static const char *queue_reason(vm *v, const effect *e, text_buf *out)
     case Q_PHASE: text_add(out, "start of the %s phase", program_string(v->p, v->r->phases[e->anchor].name)); break;
     case Q_POSITION: text_add(out, "its initiative position came round"); break;
     case Q_ENCOUNTER: text_add(out, "end of the encounter"); break;
-    case Q_SCENE: text_add(out, "end of the scene"); break;
-    case Q_QUEST: text_add(out, "end of the quest"); break;
-    case Q_ARC: text_add(out, "end of the arc"); break;
-    default: text_add(out, "removed"); break;
+    default:
+        if (e->queue >= Q_PERIOD && e->queue - Q_PERIOD < v->r->nperiods)
+            text_add(out, "end of the %s", period_name(v->p, PER_DECLARED + (e->queue - Q_PERIOD)));
+        else
+            text_add(out, "removed");
+        break;
     }
     return out->s;
 }

@@ -617,7 +617,7 @@ bool encounter_end(vm *v, span at)
     cb->active = false;
     if (!effects_end_encounter(v, at))
         return false;
-    cb->spans[0]++;
+    cb->encounters_ended++;
     rulings_end_encounter(v);
     cb->ordered = false;
     cb->norder = 0;
@@ -632,22 +632,42 @@ bool encounter_end(vm *v, span at)
     return true;
 }
 
-bool encounter_end_span(vm *v, int kind, span at)
+/* A period the rules declare, per, and those within it (inner first, in
+   the order declared): durations counted in them tick, and resources
+   that refresh per them do. Only per itself is counted as ended. */
+static bool close_period(vm *v, int per, int depth, span at)
 {
-    static const char *const names[] = {"encounter", "scene", "quest", "arc"};
-    static const queue_kind queues[] = {Q_ENCOUNTER, Q_SCENE, Q_QUEST, Q_ARC};
-    static const period pers[] = {PER_ENCOUNTER, PER_SCENE, PER_QUEST, PER_ARC};
+    const rules *r = v->r;
+    for (int q = 0; q < r->nperiods && depth < r->nperiods; q++)
+        if (r->periods[q].within == per && !close_period(v, q, depth + 1, at))
+            return false;
+    return effects_tick(v, (queue_kind)(Q_PERIOD + per), 0, at) && refresh(v, PER_DECLARED + per, -1, at);
+}
+
+static value period_word(vm *v, int per)
+{
+    return value_ref(V_WORD, HOME_PROGRAM, v->r->periods[per].name);
+}
+
+bool period_begin(vm *v, int per, span at)
+{
+    combat_say(v, "the %s begins", period_name(v->p, PER_DECLARED + per));
+    value w = period_word(v, per);
+    return events_emit(v, EV_PERIOD_START, &w, 1, at);
+}
+
+/* Ending a period ends the encounter under way first. */
+bool period_end(vm *v, int per, span at)
+{
     combat *cb = &v->world->cb;
-    if (kind < 1 || kind > 3)
-        return vm_error(v, at, "internal: no span %d", kind);
+    if (!combat_sync(v))
+        return vm_error(v, at, "out of memory");
     if (cb->active && !encounter_end(v, at))
         return false;
-    combat_say(v, "the %s ends", names[kind]);
-    cb->spans[kind]++;
-    for (int k = 1; k <= kind; k++)
-        if (!effects_tick(v, queues[k], 0, at) || !refresh(v, pers[k], -1, at))
-            return false;
-    return true;
+    combat_say(v, "the %s ends", period_name(v->p, PER_DECLARED + per));
+    cb->period_ends[per]++;
+    value w = period_word(v, per);
+    return events_emit(v, EV_PERIOD_END, &w, 1, at) && close_period(v, per, 0, at);
 }
 
 static int side_key(const vm *v, int c)
@@ -1282,7 +1302,7 @@ bool encounter_play_tactic(vm *v, int c, span at)
 bool encounter_fight(vm *v, int rounds, span at)
 {
     combat *cb = &v->world->cb;
-    if (!cb->active && cb->spans[0] > 0) {
+    if (!cb->active && cb->encounters_ended > 0) {
         combat_say(v, "the encounter is already over");
         return true;
     }

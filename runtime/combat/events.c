@@ -280,7 +280,7 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
             tr->limit_each >= 0 && params[tr->limit_each].type == V_CREATURE ? (int)params[tr->limit_each].num : -1;
         if (tr->limit && !within_limit(v, t, each)) {
             combat_note(v, "%s does not fire: its limit of %d per %s is reached", trigger_name(v, t), tr->limit,
-                        period_name(tr->limit_per));
+                        period_name(v->p, tr->limit_per));
             continue;
         }
         count_use(v, t, each);

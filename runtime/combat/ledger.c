@@ -19,11 +19,12 @@ uint32_t ledger_epoch(const vm *v, int c, period per)
     switch (per) {
     case PER_TURN: return c >= 0 ? v->world->creatures[c].turn_epoch : v->world->cb.turn_serial;
     case PER_ROUND: return v->world->cb.round_epoch;
-    case PER_ENCOUNTER: return v->world->cb.spans[0];
-    case PER_SCENE: return v->world->cb.spans[1];
-    case PER_QUEST: return v->world->cb.spans[2];
-    case PER_ARC: return v->world->cb.spans[3];
-    default: return 0;
+    case PER_ENCOUNTER: return v->world->cb.encounters_ended;
+    default:
+        /* a declared period: how many have ended */
+        return per >= PER_DECLARED && (size_t)(per - PER_DECLARED) < v->world->cb.period_ends_cap
+                   ? v->world->cb.period_ends[per - PER_DECLARED]
+                   : 0;
     }
 }
 
@@ -150,8 +151,8 @@ static bool limits_allow(view *w, int s, refusal *why)
             text_init(&names);
             for (int j = 0; j < lim->nslots; j++)
                 text_add(&names, "%s%s", j ? " + " : "", slot_name(w->v, lim->slots[j]));
-            refusal_set(why, &lim->from, "at most %d %s per %s (%d taken)", lim->max, names.s, period_name(lim->per),
-                        total);
+            refusal_set(why, &lim->from, "at most %d %s per %s (%d taken)", lim->max, names.s,
+                        period_name(w->v->p, lim->per), total);
             text_free(&names);
             return false;
         }
@@ -242,13 +243,13 @@ static bool take_slot(view *w, int s, int kind, bool off_turn, bool borrows_next
                 refusal_set(why, &sl->from, "no %s left in %s's next turn to borrow", slot_name(v, s), cr->name);
             else if (have > cap) /* the extra ones came by exchange */
                 refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent, and %d more by exchange)",
-                            slot_name(v, s), period_name(sl->per), cap, cap, have - cap);
+                            slot_name(v, s), period_name(v->p, sl->per), cap, cap, have - cap);
             else if (w->pending > 0) /* the cost takes several: say what was spent before it */
                 refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent, and this takes %d)", slot_name(v, s),
-                            period_name(sl->per), have - w->pending, cap, w->pending + 1);
+                            period_name(v->p, sl->per), have - w->pending, cap, w->pending + 1);
             else
                 refusal_set(why, &sl->from, "no %s left this %s (%d of %d spent)", slot_name(v, s),
-                            period_name(sl->per), have, cap);
+                            period_name(v->p, sl->per), have, cap);
             return true;
         }
     }
@@ -546,7 +547,7 @@ bool ledger_show(vm *v, int c)
             text_add(&line, "%s %s any", s ? "," : "", slot_name(v, s));
         else
             text_add(&line, "%s %s %d", s ? "," : "", slot_name(v, s), left);
-        text_add(&line, " (per %s)", period_name(r->slots[s].per));
+        text_add(&line, " (per %s)", period_name(v->p, r->slots[s].per));
     }
     combat_print(v, "%s", line.s);
     text_free(&line);

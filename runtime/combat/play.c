@@ -599,6 +599,16 @@ static bool run_act(const command_run *r)
     return run_creature(r);
 }
 
+/* The declared period a word names (the compiler checked it against the
+   rules it compiled with). */
+static bool period_arg(vm *v, value x, int *per, span at)
+{
+    *per = x.type == V_WORD ? rules_period(v->r, (int)x.num) : -1;
+    if (*per < 0)
+        return vm_error(v, at, "the rules declare no such period");
+    return true;
+}
+
 static bool run_begin(const command_run *r)
 {
     vm *v = r->v;
@@ -614,8 +624,8 @@ static bool run_begin(const command_run *r)
     }
     if (by_given)
         return vm_error(v, r->at, "only an encounter is begun by a creature");
-    combat_say(v, "the %s begins", program_string(v->p, (int)arg(r, ARG_BEGIN_WHAT).num));
-    return true;
+    int per;
+    return period_arg(v, arg(r, ARG_BEGIN_WHAT), &per, r->at) && period_begin(v, per, r->at);
 }
 
 static bool run_end(const command_run *r)
@@ -629,7 +639,8 @@ static bool run_end(const command_run *r)
     }
     if (is_word(v, what, "encounter"))
         return encounter_end(v, r->at);
-    return encounter_end_span(v, is_word(v, what, "scene") ? 1 : is_word(v, what, "quest") ? 2 : 3, r->at);
+    int per;
+    return period_arg(v, what, &per, r->at) && period_end(v, per, r->at);
 }
 
 static bool run_roll_initiative(const command_run *r)

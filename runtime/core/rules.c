@@ -11,11 +11,43 @@
 #include "runtime/base/mem.h"
 #include "runtime/core/program.h"
 
-static const char *const period_names[] = {"", "turn", "round", "encounter", "scene", "quest", "arc"};
+static const char *const period_names[] = {"", "turn", "round", "encounter"};
 
-const char *period_name(period p)
+const char *period_name(const program *p, period per)
 {
-    return (unsigned)p < sizeof period_names / sizeof period_names[0] ? period_names[p] : "?";
+    if (per >= PER_DECLARED)
+        return per - PER_DECLARED < p->rules->nperiods ? program_string(p, p->rules->periods[per - PER_DECLARED].name)
+                                                       : "?";
+    return per >= 0 ? period_names[per] : "?";
+}
+
+void rules_period_plural(const char *name, text_buf *out)
+{
+    size_t n = strlen(name);
+    char last = n ? name[n - 1] : 0, before = n > 1 ? name[n - 2] : 0;
+    bool es = last == 's' || last == 'x' || last == 'z' || ((before == 'c' || before == 's') && last == 'h');
+    text_add(out, "%s%s", name, es ? "es" : "s");
+}
+
+int rules_period_word(const program *p, const char *word)
+{
+    const rules *r = p->rules;
+    for (int i = 0; i < r->nperiods; i++)
+        if (strcmp(program_string(p, r->periods[i].name), word) == 0 ||
+            (r->periods[i].plural >= 0 && strcmp(program_string(p, r->periods[i].plural), word) == 0))
+            return i;
+    return -1;
+}
+
+const char *rules_time_name(const program *p, time_kind k, int64_t count)
+{
+    if (k < TIME_PERIOD)
+        return time_kind_name(k, count);
+    int i = (int)k - TIME_PERIOD;
+    if (i >= p->rules->nperiods)
+        return "?";
+    const r_period *per = &p->rules->periods[i];
+    return program_string(p, count == 1 || per->plural < 0 ? per->name : per->plural);
 }
 
 static const char *const absorb_names[] = {
@@ -142,6 +174,10 @@ void rules_reset(rules *r, decl_kind kind, int i)
     case DK_BONUS: RESET(bonuses); break;
     case DK_TRIGGER: RESET(triggers); break;
     case DK_TRACK: RESET(tracks); break;
+    case DK_PERIOD:
+        RESET(periods);
+        r->periods[i].plural = r->periods[i].within = -1;
+        break;
     default: break;
     }
 #undef RESET
@@ -191,6 +227,7 @@ void rules_free(rules *r)
     FREE_TABLE(r, items);
     FREE_TABLE(r, creatures);
     FREE_TABLE(r, sides);
+    FREE_TABLE(r, periods);
     keymap_free(&r->named);
     if (r->holds_conditions)
         mem_free(r->holds_conditions, (size_t)r->holds_conditions_cap * sizeof(int));
@@ -245,6 +282,7 @@ rules *rules_clone(const rules *from)
     CLONE_TABLE(r, from, items, &ok);
     CLONE_TABLE(r, from, creatures, &ok);
     CLONE_TABLE(r, from, sides, &ok);
+    CLONE_TABLE(r, from, periods, &ok);
     for (int i = 0; i < r->nconditions; i++)
         clone_condition(&r->conditions[i], &from->conditions[i], &ok);
     for (int i = 0; i < r->nactions; i++) {
@@ -313,6 +351,7 @@ FIND_BY_NAME(rules_find_event, events)
 FIND_BY_NAME(find_creature, creatures)
 FIND_BY_NAME(rules_trigger, triggers)
 FIND_BY_NAME(rules_track, tracks)
+FIND_BY_NAME(rules_period, periods)
 #undef FIND_BY_NAME
 
 int rules_side(const rules *r, int name)
@@ -481,6 +520,20 @@ static int add_item(rules *r, int name)
     return i;
 }
 
+static int add_period_entry(rules *r, int name)
+{
+    ADD_NAMED(periods, rules_period);
+}
+
+static int add_period(rules *r, int name)
+{
+    int before = r->nperiods;
+    int i = add_period_entry(r, name);
+    if (i >= before)
+        r->periods[i].plural = r->periods[i].within = -1;
+    return i;
+}
+
 int rules_add_named(rules *r, decl_kind kind, int name)
 {
     switch (kind) {
@@ -496,6 +549,7 @@ int rules_add_named(rules *r, decl_kind kind, int name)
     case DK_TRIGGER: ADD_NAMED(triggers, rules_trigger);
     case DK_CREATURE: ADD_NAMED(creatures, find_creature);
     case DK_TRACK: ADD_NAMED(tracks, rules_track);
+    case DK_PERIOD: return add_period(r, name);
     default: return -1;
     }
 }

@@ -36,9 +36,12 @@ static inline bool rexpr_present(const rexpr *e)
     return e->kind != REXPR_NONE;
 }
 
-/* How often a count resets. */
-typedef enum { PER_NONE, PER_TURN, PER_ROUND, PER_ENCOUNTER, PER_SCENE, PER_QUEST, PER_ARC } period;
-const char *period_name(period p);
+/* How often a count resets: the turn, round and encounter the engine runs,
+ * or a period the rules declare (`period NAME`), PER_DECLARED + its index. */
+enum { PER_NONE, PER_TURN, PER_ROUND, PER_ENCOUNTER, PER_DECLARED };
+typedef int period;
+struct program;
+const char *period_name(const struct program *p, period per);
 
 /* What a slot is for, so tools can line up different systems' economies. */
 #define SLOT_ROLES(X)       \
@@ -132,6 +135,15 @@ typedef struct time_config {
     int tick_phase;       /* begun in this phase: ticks at its start instead (or -1) */
     origin from;
 } time_config;
+
+/* A period of play the rules name (`period NAME`): the GM begins and ends
+ * it; durations count its ends, resources refresh at them. */
+typedef struct r_period {
+    int name;
+    origin from;
+    int plural; /* string id: how a count of more than one is written */
+    int within; /* `within OTHER`: ending OTHER ends this one's counts too (index, or -1) */
+} r_period;
 
 /* --- initiative, rounds, encounters --------------------------------------- */
 
@@ -575,7 +587,9 @@ typedef struct r_creature {
     X(WENT_OUT, "went_out", 1, "went_out(c)", "c goes out of the fight, by whatever change puts it there")             \
     X(CAME_BACK, "came_back", 1, "came_back(c)", "c comes back into the fight, by whatever change brings it")          \
     X(MARKED, "marked", 4, "marked(c, track, value, name)",                                                            \
-      "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")
+      "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")         \
+    X(PERIOD_START, "period_start", 1, "period_start(period)", "a period the rules declare begins")                    \
+    X(PERIOD_END, "period_end", 1, "period_end(period)", "a period the rules declare ends")
 
 typedef enum {
 #define EVENT_ENUM(name, word, n, form, meaning) EV_##name,
@@ -621,6 +635,7 @@ typedef struct rules {
     RULES_TABLE(r_item, items);
     RULES_TABLE(r_creature, creatures);
     RULES_TABLE(int, sides); /* string ids, in order of first mention */
+    RULES_TABLE(r_period, periods);
 
     r_initiative initiative;
     r_encounter encounter;
@@ -666,6 +681,15 @@ int rules_bonus(const rules *r, int name);
 int rules_item(const rules *r, int name);
 int rules_side(const rules *r, int name);
 int rules_track(const rules *r, int name);
+int rules_period(const rules *r, int name);
+/* How a count of more than one of a period is written: NAME + "s" ("es"
+ * after s, x, z, ch, sh). */
+void rules_period_plural(const char *name, text_buf *out);
+/* The period a word names, singular or plural (`scene`, `scenes`); -1. */
+int rules_period_word(const struct program *p, const char *word);
+/* How a count of a time kind is written: "round"/"rounds", a declared
+ * period's name or plural. */
+const char *rules_time_name(const struct program *p, time_kind k, int64_t count);
 int rules_stat(const rules *r, int decl_index);
 /* Lists condition ci among those with `holds when`, once; false when out
  * of memory. */

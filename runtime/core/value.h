@@ -38,15 +38,13 @@ const char *value_type_name(value_type t);
 
 /* Kinds of time. Seconds, minutes and hours share one kind (seconds); the
  * rest count their own units because a round's length is the system's
- * business and encounters and scenes end when the GM says so. */
+ * business and encounters end when the GM says so. A period the rules
+ * declare is the kind TIME_PERIOD + its index (rules.h). */
 #define TIME_KINDS(X)                                        \
     X(SECONDS, "s", "s")                                     \
     X(ROUNDS, "round", "rounds")                             \
     X(TURNS, "turn", "turns")                                \
     X(ENCOUNTERS, "encounter", "encounters")                 \
-    X(SCENES, "scene", "scenes")                             \
-    X(QUESTS, "quest", "quests")                             \
-    X(ARCS, "arc", "arcs")                                   \
     /* end points: count 1 is the first one to come */       \
     X(UNTIL_TURN_START, "start of turn", "start of turn")    \
     X(UNTIL_TURN_END, "end of turn", "end of turn")          \
@@ -57,14 +55,17 @@ typedef enum {
 #define TIME_ENUM(name, one, many) TIME_##name,
     TIME_KINDS(TIME_ENUM)
 #undef TIME_ENUM
-        TIME_KIND_COUNT
+        TIME_KIND_COUNT,
+    TIME_PERIOD = TIME_KIND_COUNT /* the first declared period */
 } time_kind;
+/* A V_TIME value keeps its kind in a byte. */
+#define TIME_PERIODS_MAX (256 - TIME_PERIOD)
 
 const char *time_kind_name(time_kind k, int64_t count);
 /* End points (`until start of next turn`) are times that do not add up. */
 static inline bool time_kind_is_mark(time_kind k)
 {
-    return k >= TIME_UNTIL_TURN_START;
+    return k >= TIME_UNTIL_TURN_START && k < TIME_KIND_COUNT;
 }
 
 /* Where an indexed object lives: in the program's constant tables (shared,

@@ -171,8 +171,8 @@ static bool do_add(vm *v, value a, value b, int sign, span at, value *out)
     }
     if (a.type == V_TIME && b.type == V_TIME) {
         if (a.home != b.home)
-            return vm_error(v, at, "cannot %s %s and %s", what, time_kind_name((time_kind)a.home, 2),
-                            time_kind_name((time_kind)b.home, 2));
+            return vm_error(v, at, "cannot %s %s and %s", what, rules_time_name(v->p, (time_kind)a.home, 2),
+                            rules_time_name(v->p, (time_kind)b.home, 2));
         int64_t n;
         if (sign > 0 ? __builtin_add_overflow(a.num, b.num, &n) : __builtin_sub_overflow(a.num, b.num, &n))
             return arith_fail(v, ARITH_OVERFLOW, at, what, a, b);

@@ -180,7 +180,7 @@ static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
         }
         if (x.home == TIME_SECONDS && x.num % 60 == 0 && x.num != 0)
             return put(buf, cap, 0, "%" PRId64 " minute%s", x.num / 60, x.num == 60 ? "" : "s");
-        return put(buf, cap, 0, "%" PRId64 " %s", x.num, time_kind_name((time_kind)x.home, x.num));
+        return put(buf, cap, 0, "%" PRId64 " %s", x.num, rules_time_name(p, (time_kind)x.home, x.num));
     case V_DICE: {
         const dexpr *d = vm_dexpr(v, x);
         return d ? vm_format_dexpr(d, buf, cap, 0, NULL, NULL) : put(buf, cap, 0, "dice?");

@@ -277,7 +277,7 @@ START_TEST(test_begin_encounter_by_names_the_initiator)
                    "begin encounter\nroll initiative\nprint \"by\", initiator()\n");
     lines_in_order(r, "order: a (5), c (1), b (3)", "by b", "order: a (5), b (3), c (1)", "by nothing", NULL);
     done(r);
-    r = play(1, "creature a { }\nbegin scene by a\n");
+    r = play(1, "period scene\ncreature a { }\nbegin scene by a\n");
     ck_assert(!r->ok);
     ck_assert_str_eq(r->v->error.s, "only an encounter is begun by a creature");
     done(r);
@@ -840,7 +840,7 @@ END_TEST
 
 START_TEST(test_encounter_and_scene_durations)
 {
-    run *r = ok(1, BASE "condition inspired { }\ncondition warded { }\n"
+    run *r = ok(1, BASE "period scene\ncondition inspired { }\ncondition warded { }\n"
                         "creature a { speed 1 }\nbegin encounter\napply inspired to a for 1 encounter\n"
                         "apply warded to a for 2 scenes\nend encounter\nend scene\nshow a\nend scene\n");
     lines_in_order(r, "inspired on a ended (end of the encounter)", "the scene ends", "warded [1 scene left]",

@@ -14,8 +14,8 @@
 " What is highlighted where (doc/language.md sections 2-4):
 "   - keywords everywhere, except directly before '(' (`round(x)` is a call;
 "     `roll(`, `not(`, `if(`, `and(`, `or(`, `emit(` stay keywords);
-"   - the soft keywords bonus, check, encounter, item, relation, side and
-"     tactic only where they start a declaration: at the start of an item and
+"   - the soft keywords bonus, check, encounter, item, relation, side, period
+"     and tactic only where they start a declaration: at the start of an item and
 "     followed by a name or '{' (`stat bonus = 0`, `{ bonus 2 }` are names);
 "   - clause words outside ( ) and [ ], not after or before '.', '(' or '[';
 "     those that read as ordinary names (target, order, kind, ...) and the
@@ -81,7 +81,7 @@ syn match   frayClause		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(default\|defense\|do\|gro
 syn match   frayCommand		"\%(\%(^\|[;{}]\)\s*\)\@<=\<\%(next\|delay\|resume\|hold\|forfeit\|policy\|apply\|remove\|place\|move\|wall\|terrain\|zone\|join\|engage\|fight\|explain\|can\|hide\|reveal\|force\|damage\|heal\|mark\|clear\)\>\%([.([]\|\s*=[^=]\)\@!"
 
 " --- built-in functions and events: calls ---------------------------------------------
-syn match   frayEvent		"\<\%(encounter_start\|encounter_end\|initiative_rolled\|round_start\|round_end\|phase_start\|phase_end\|turn_start\|turn_end\|acting\|acted\|provoking\|leaves_square\|enters_square\|leaves_threatened\|moved\|condition_applied\|condition_ended\|changed\|related\|unrelated\|zone_changed\|rolled\|went_out\|came_back\|marked\)\ze("
+syn match   frayEvent		"\<\%(encounter_start\|encounter_end\|initiative_rolled\|round_start\|round_end\|phase_start\|phase_end\|turn_start\|turn_end\|acting\|acted\|provoking\|leaves_square\|enters_square\|leaves_threatened\|moved\|condition_applied\|condition_ended\|changed\|related\|unrelated\|zone_changed\|rolled\|went_out\|came_back\|marked\|period_start\|period_end\)\ze("
 syn match   frayFunction	"\<\%(min\|max\|floor\|ceil\|round\|abs\|len\|sum\|any\|all\|count\|dice\|feet\|squares\|square_side\|prob\|mean\|dist\|maximum\|minimum\|chain\|chain_steps\|has\|apply\|remove\|spent\|left\|spend\|out\|acted\|surprised\|acting\|initiator\|round_number\|phase\|creatures\|enemies\|allies\|members\|sides_standing\|cancel\|can\|relate\|unrelate\|related\|partners\|holders\|distance\|within\|adjacent\|threatens\|cover\|cover_rank\|sees\|nearest\|square_of\|placed\|blocked\|walk\|push\|range_between\|zone_of\|enter\|zone_has\|zones_apart\|engaged\|grouped\|engage\|disengage\|join\|separate\|engaged_with\|defended\|defend\|undefend\|group_of\|absorb\|marks\|mark_names\|unmarked\|clear\)\ze("
 " `on acting(c, ...)`, `emit hit(...)`: the event of a trigger or an emit
 syn match   frayEventCall	"\%(\<\%(on\|emit\)\s\+\)\@<=\h\w*\ze("
@@ -90,7 +90,7 @@ syn match   frayEventCall	"\%(\<\%(on\|emit\)\s\+\)\@<=\h\w*\ze("
 syn match   frayLocal		"\%(\<\%(let\|for\)\s\+\)\@<=\h\w*"
 
 " --- the name a declaration gives (condition prone, slot move, ...) ----------------------
-syn match   frayName		"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\<\%(stat\|resource\|enum\|condition\|bonus\|relation\|check\|action\|procedure\|trigger\|ruling\|side\|tactic\|item\|creature\|range\|duration\|system\|use\|slot\|phase\|track\)\s\+\)\@<=\h\w*"
+syn match   frayName		"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\<\%(stat\|resource\|enum\|condition\|bonus\|relation\|check\|action\|procedure\|trigger\|ruling\|side\|period\|tactic\|item\|creature\|range\|duration\|system\|use\|slot\|phase\|track\)\s\+\)\@<=\h\w*"
 
 " --- keywords (doc/language.md 2.3) --------------------------------------------------------
 " Before '(' a word is a call, except roll, not, if, and, or, emit.
@@ -110,7 +110,7 @@ syn match   frayKwCommand	"\<\%(begin\|end\|show\)\>(\@!"
 syn match   frayDeclaration	"\<\%(action\|condition\|creature\|duration\|economy\|enum\|exchange\|import\|initiative\|override\|procedure\|range\|resource\|round\|ruling\|space\|stat\|system\|trigger\|use\)\>(\@!"
 syn match   frayDeclaration	"\%(\<space\s\+\)\@<=\<\%(grid\|zones\)\>"
 " soft keywords: a declaration only at the start of an item, before a name or '{'
-syn match   frayDeclSoft	"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\)\@<=\<\%(bonus\|check\|encounter\|item\|relation\|side\|tactic\)\>\%(\s*[A-Za-z_{]\)\@="
+syn match   frayDeclSoft	"\%(\%(^\|[;{}]\)\s*\%(\<override\s\+\)\=\)\@<=\<\%(bonus\|check\|encounter\|item\|relation\|side\|period\|tactic\)\>\%(\s*[A-Za-z_{]\)\@="
 " the count of time after per/begin/end: per turn, begin encounter, end round
 syn match   frayPeriod		"\%(\<\%(per\|begin\|end\)\s\+\)\@<=\<\%(turn\|round\|encounter\|scene\|quest\|arc\)\>(\@!"
 
