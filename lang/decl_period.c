@@ -85,7 +85,11 @@ static void period_within(decl_state *ds, const node *clause, ccur *k)
         comp_period_unknown(cc, a->sp, a->text);
         return;
     }
-    /* a period within itself, or within one within it, would never end */
+    if (other == ds->object) {
+        comp_error(cc, a->sp, "a period cannot lie within itself");
+        return;
+    }
+    /* a period within one that lies within it would never be ended alone */
     for (int o = other, steps = 0; o >= 0 && steps <= cc->p->rules->nperiods; o = cc->p->rules->periods[o].within)
         if (o == ds->object || ++steps > cc->p->rules->nperiods) {
             comp_error(cc, a->sp, "period %s cannot lie within %s: %s already lies within it", ds->dn->text, a->text,

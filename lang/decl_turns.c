@@ -630,7 +630,10 @@ void decl_duration(decl_state *ds)
     if (ds->dn->a) {
         sty t;
         int formula = formula_in(cc, &ds->fx, ds->dn->a, &t);
-        if (t != TY_TIME && t != TY_ANY)
+        const node *unit = ds->dn->list; /* `= 1 scen`: a word that names no period */
+        if (ds->dn->a->kind == AST_INT && unit && unit->kind == AST_NAME && unit->text)
+            comp_period_unknown(cc, unit->sp, unit->text);
+        else if (t != TY_TIME && t != TY_ANY)
             comp_error(cc, ds->dn->a->sp, "a duration is a span of time, not %s", sty_name(t));
         cc->p->decls[ds->decl_index].value = formula;
     } else {

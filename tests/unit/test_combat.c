@@ -838,6 +838,33 @@ START_TEST(test_reordering_does_not_move_a_duration)
 }
 END_TEST
 
+/* Periods the rules declare: ending one counts down what lasts it and the
+   periods within it, inner first, but only it is said to end and counts as
+   ended (a limit per an inner one holds); its events are heard. */
+START_TEST(test_declared_periods_nest)
+{
+    run *r = ok(1, "period watch { within night }\nperiod night { within week }\nperiod week\n"
+                   "condition a_watch { }\ncondition a_night { }\ncondition a_week { }\n"
+                   "action rest { limit 1 per watch\n print self, \"rests\" }\n"
+                   "trigger heard { on period_end(p)\n automatic\n do { print \"heard\", p } }\n"
+                   "creature a { }\n"
+                   "apply a_watch to a for 2 watches\napply a_night to a for 1 night\napply a_week to a for 1 week\n"
+                   "a: rest\nend week\na: rest\nend watch\na: rest\n");
+    lines_in_order(r, "a is a_watch (2 watches left)", "a rests", "the week ends", "heard week", NULL);
+    lines_in_order(r, "the week ends", "a_night on a ended (end of the night)", "a_week on a ended (end of the week)",
+                   "a cannot rest", "the watch ends", "a_watch on a ended (end of the watch)", "a rests", NULL);
+    absent(r, "the night ends");
+    ck_assert_int_eq(r->p->rules->nperiods, 3);
+    ck_assert_int_eq(rules_period_word(r->p, "watches"), 0);
+    ck_assert_int_eq(rules_period_word(r->p, "nights"), 1);
+    ck_assert_int_eq(rules_period_word(r->p, "weeks"), 2);
+    ck_assert_int_eq(rules_period_word(r->p, "day"), -1);
+    ck_assert_str_eq(period_name(r->p, PER_DECLARED + 1), "night");
+    ck_assert_str_eq(rules_time_name(r->p, (time_kind)(TIME_PERIOD + 0), 2), "watches");
+    done(r);
+}
+END_TEST
+
 START_TEST(test_encounter_and_scene_durations)
 {
     run *r = ok(1, BASE "period scene\ncondition inspired { }\ncondition warded { }\n"
@@ -2037,6 +2064,7 @@ static Suite *make_suite(void)
     tcase_add_test(d, test_next_turn_in_and_out_of_the_own_turn);
     tcase_add_test(d, test_reordering_does_not_move_a_duration);
     tcase_add_test(d, test_encounter_and_scene_durations);
+    tcase_add_test(d, test_declared_periods_nest);
     tcase_add_test(d, test_phase_anchored_rounds);
     tcase_add_test(d, test_rounds_end_in_the_phase_they_began);
     tcase_add_test(d, test_cooldown);
