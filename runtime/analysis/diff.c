@@ -221,10 +221,10 @@ typedef struct kind_section {
 } kind_section;
 
 static const kind_section named_kinds[] = {
-    {DK_RANGE, "Range categories"}, {DK_STAT, "Stats"},     {DK_RESOURCE, "Resources"}, {DK_ENUM, "Enumerations"},
-    {DK_CONDITION, "Conditions"},   {DK_ACTION, "Actions"}, {DK_TRIGGER, "Triggers"},   {DK_CHECK, "Checks"},
-    {DK_PROCEDURE, "Procedures"},   {DK_RULING, "Rulings"}, {DK_DURATION, "Durations"}, {DK_BONUS, "Bonus types"},
-    {DK_RELATION, "Relations"},     {DK_ITEM, "Items"},     {DK_TRACK, "Tracks"},
+    {DK_RANGE, "Range categories"}, {DK_STAT, "Stats"},         {DK_RESOURCE, "Resources"}, {DK_ENUM, "Enumerations"},
+    {DK_CONDITION, "Conditions"},   {DK_ACTION, "Actions"},     {DK_TRIGGER, "Triggers"},   {DK_CHECK, "Checks"},
+    {DK_PROCEDURE, "Procedures"},   {DK_RULING, "Rulings"},     {DK_DURATION, "Durations"}, {DK_PERIOD, "Periods"},
+    {DK_BONUS, "Bonus types"},      {DK_RELATION, "Relations"}, {DK_ITEM, "Items"},         {DK_TRACK, "Tracks"},
 };
 
 static void compare_kind(report_builder *rb, const program *pa, const program *pb, const kind_section *ks)
