@@ -87,7 +87,7 @@ static long long block_length(const uint8_t *line, size_t n)
 static void frame(const uint8_t *in, size_t size, bool save, out *o)
 {
     *o = (out){.hash = 0xcbf29ce484222325u};
-    static const char header[] = "fray session 2\n";
+    static const char header[] = "fray session 3\n";
     if (!(size >= 13 && !memcmp(in, "fray session ", 13)))
         put(o, header, sizeof header - 1, true);
     size_t at = 0;

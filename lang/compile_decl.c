@@ -221,6 +221,29 @@ static void preset_ruling_answer(compiler *cc, const node *dn, int obj)
             cc->p->rules->rulings[obj].answer = (answer_kind)i;
 }
 
+/* A period declared again in another file, lying within the same period
+   (or none): the same period, the first declaration standing. Modules
+   that each need a scene (a system and a library of periods) agree on it. */
+static bool period_again(compiler *cc, const node *dn, const decl *prev)
+{
+    if (prev->where.source == cc->src_index || prev->object < 0)
+        return false;
+    const char *within = NULL;
+    const node *firsts[2] = {dn->list, dn->b ? dn->b->list : NULL};
+    for (int k = 0; k < 2; k++)
+        for (const node *it = firsts[k]; it; it = it->next) {
+            bool clause = it->kind == AST_CLAUSE && it->text && strcmp(it->text, "within") == 0;
+            const node *w = clause                                                    ? it->list
+                            : it->kind == AST_NAME && strcmp(it->text, "within") == 0 ? it->next
+                                                                                      : NULL;
+            if (clause || w)
+                within = w && w->text ? w->text : "";
+        }
+    int had = cc->p->rules->periods[prev->object].within;
+    const char *was = had >= 0 ? program_string(cc->p, cc->p->rules->periods[had].name) : NULL;
+    return (!within && !was) || (within && was && strcmp(within, was) == 0);
+}
+
 void declare_names(compiler *cc, const node *prog)
 {
     for (const node *it = prog->list; it; it = it->next) {
@@ -265,6 +288,8 @@ void declare_names(compiler *cc, const node *prog)
             continue;
         }
         const decl *prev = program_find_decl(cc->p, k, name);
+        if (prev && !override && k == DK_PERIOD && period_again(cc, dn, prev))
+            continue;
         if (prev && !override) {
             comp_error(cc, dn->sp, "%s '%s' is already declared", decl_kind_name(k), dn->text);
             comp_note(cc, prev->where, "first declared here; write 'override %s %s' to replace it", decl_kind_name(k),

@@ -424,6 +424,24 @@ fray_status sfile_read(const session *s, const char *path, bool journal, sfile_l
     return sfile_parse(s, path, text, len, journal, l);
 }
 
+/* Format 2 was written when Fray knew the periods scene, quest and arc
+   itself; the files it kept use them undeclared. Its session is replayed
+   after a first entry that loads the library declaring them, which a
+   later save keeps. */
+static bool with_story_periods(sfile_loaded *l)
+{
+    static const char use[] = "use story_periods";
+    session_entry e = {.kind = ENTRY_COMMAND, .len = sizeof use - 1};
+    e.text = mem_strndup(use, sizeof use - 1);
+    if (!e.text || !session_entries_push(&l->done, &l->ndone, &l->done_cap, e)) {
+        session_entry_free(&e);
+        return false;
+    }
+    memmove(l->done + 1, l->done, (l->ndone - 1) * sizeof *l->done);
+    l->done[0] = e;
+    return true;
+}
+
 fray_status sfile_parse(const session *s, const char *path, char *text, size_t len, bool journal, sfile_loaded *l)
 {
     const sfile_settings base = session_settings(s);
@@ -506,6 +524,12 @@ fray_status sfile_parse(const session *s, const char *path, char *text, size_t l
     if (version == 1) /* it kept no files: they are read from disk, as they were then */
         for (size_t i = 0; i < l->ndone + l->nundone; i++)
             (i < l->ndone ? &l->done[i] : &l->undone[i - l->ndone])->files.from = FILES_DISK;
+    if (version == 2 && !with_story_periods(l)) {
+        sfile_loaded_free(l);
+        l->settings = base;
+        session_report(s, FRAY_ERROR, path, 0, "out of memory");
+        return FRAY_ERR_IO;
+    }
     l->ended = ended;
     if (journal && good_at < len && !ended)
         session_report(s, FRAY_NOTE, path, (int)good_line,

@@ -35,7 +35,7 @@
 
 #include "runtime/session/session.h"
 
-#define SESSION_FORMAT 2
+#define SESSION_FORMAT 3
 
 /* Writes records to the descriptor fd through fio, keeping the running
  * checksum. Records are gathered in memory and written a group at a time
