@@ -106,6 +106,20 @@ const clause_rule period_clauses[] = {
 };
 const int period_nclauses = (int)(sizeof period_clauses / sizeof period_clauses[0]);
 
+/* The words a number already takes as its unit (the scanner's UNIT). */
+static bool unit_word(const char *w)
+{
+    static const char *const units[] = {
+        "ft",      "feet",   "foot",  "sq",    "square", "squares", "m",       "meter",     "meters",
+        "metre",   "metres", "s",     "sec",   "secs",   "second",  "seconds", "min",       "minute",
+        "minutes", "hour",   "hours", "round", "rounds", "turn",    "turns",   "encounter", "encounters",
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(w, units[i]) == 0)
+            return true;
+    return false;
+}
+
 void decl_period(decl_state *ds)
 {
     compiler *cc = ds->cc;
@@ -117,6 +131,9 @@ void decl_period(decl_state *ds)
     rules_period_plural(ds->dn->text, &plural);
     p->plural = comp_intern(cc, plural.s);
     text_free(&plural);
+    if (unit_word(ds->dn->text) || unit_word(program_string(cc->p, p->plural)))
+        comp_error(cc, ds->dn->sp, "period %s: a count of it ('2 %s') would read as Fray's own unit; name it otherwise",
+                   ds->dn->text, program_string(cc->p, p->plural));
     if (cc->p->rules->nperiods > TIME_PERIODS_MAX)
         comp_error(cc, ds->dn->sp, "at most %d periods can be declared", TIME_PERIODS_MAX);
     decl_clauses(ds, period_clauses, period_nclauses, NULL);
