@@ -99,6 +99,39 @@ START_TEST(test_quantity_at_end_of_input)
 }
 END_TEST
 
+/* A count of a period the text declares is one quantity, whatever the
+   order of the lines; a number and any other word are two tokens, the
+   word's span its own. */
+START_TEST(test_counts_of_declared_periods)
+{
+    parsed *p = parse_text("print 2 scenes, 1 scene, 3 watches\nslot move 1 per turn\nperiod scene\n"
+                           "override period watch\n");
+    assert_clean(p);
+    node *pr = item(p, 0);
+    const char *want[] = {"scenes", "scene", "watches"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(child(pr, i)->kind, AST_QTY);
+        ck_assert_str_eq(child(pr, i)->text, want[i]);
+    }
+    ck_assert_int_eq(child(pr, 0)->num, 2);
+    ck_assert_int_eq(child(pr, 0)->sp.start, 6);
+    ck_assert_int_eq(child(pr, 0)->sp.end, 14);
+    node *slot = item(p, 1);
+    ck_assert_int_eq(child(slot, 1)->kind, AST_INT);
+    done(p);
+    p = parse_text("period scene\nlasts 12 vs 2 scenario\n");
+    assert_clean(p);
+    node *cl = item(p, 1);
+    ck_assert_int_eq(child(cl, 0)->kind, AST_INT);
+    ck_assert_int_eq(child(cl, 1)->kind, AST_NAME);
+    ck_assert_str_eq(child(cl, 1)->text, "vs");
+    ck_assert_int_eq(child(cl, 1)->sp.start, 22);
+    ck_assert_int_eq(child(cl, 2)->kind, AST_INT);
+    ck_assert_int_eq(child(cl, 3)->kind, AST_NAME);
+    done(p);
+}
+END_TEST
+
 START_TEST(test_decimals_and_percents_exact)
 {
     parsed *p = parse_text("print 1.5, 50%, 5%, 0.01, 2.50, 0.333, 12.5%, 0.1234567891\n");
@@ -632,6 +665,7 @@ static Suite *make_suite(void)
     tcase_add_test(t, test_dice_missing_sides);
     tcase_add_test(t, test_quantities);
     tcase_add_test(t, test_quantity_at_end_of_input);
+    tcase_add_test(t, test_counts_of_declared_periods);
     tcase_add_test(t, test_decimals_and_percents_exact);
     tcase_add_test(t, test_decimal_too_precise);
     tcase_add_test(t, test_integers);
