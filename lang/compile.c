@@ -522,16 +522,22 @@ static void compile_import(compiler *cc, const node *imp)
     }
 }
 
-static void compile_items(compiler *cc, const node *prog)
+static void compile_imports(compiler *cc, const node *prog)
 {
-    /* Imports first, so this file's declarations see everything they
-       bring; then every name of this file; then the bodies in order. */
     for (const node *it = prog->list; it && !cc->oom; it = it->next) {
         if (it->kind == AST_USE)
             compile_use(cc, it);
         else if (it->kind == AST_IMPORT)
             compile_import(cc, it);
     }
+}
+
+static void compile_items(compiler *cc, const node *prog, bool imported)
+{
+    /* Imports first, so this file's declarations see everything they
+       bring; then every name of this file; then the bodies in order. */
+    if (!imported)
+        compile_imports(cc, prog);
     declare_names(cc, prog);
     for (const node *it = prog->list; it && !cc->oom; it = it->next) {
         switch (it->kind) {
@@ -560,6 +566,51 @@ ast_arena *compile_arena(const compile_options *opts)
     return ar;
 }
 
+/* Whether a line of the text starts with `use` or `import`. */
+static bool may_import(const source *src)
+{
+    const char *s = src->text, *end = s + src->len;
+    for (const char *line = s; line < end;) {
+        while (line < end && (*line == ' ' || *line == '\t'))
+            line++;
+        size_t left = (size_t)(end - line);
+        if ((left > 4 && !memcmp(line, "use", 3) && (line[3] == ' ' || line[3] == '\t')) ||
+            (left > 7 && !memcmp(line, "import", 6) && (line[6] == ' ' || line[6] == '\t')))
+            return true;
+        const char *nl = memchr(line, '\n', left);
+        line = nl ? nl + 1 : end;
+    }
+    return false;
+}
+
+static void count_only(void *user, const diag *d)
+{
+    (void)user;
+    (void)d;
+}
+
+/* The modules a text uses, loaded before the text is read for good: a
+   count of a period one declares (`2 scenes` under `use legend`) is then
+   read as one quantity. A first reading, whose mistakes are left to the
+   second, finds them. True if it loaded them (the text may not parse:
+   what it uses is loaded anyway). */
+static bool import_first(compiler *cc, const source *src, uint32_t idx)
+{
+    if (!may_import(src))
+        return false;
+    ast_arena *ar = compile_arena(cc->opts);
+    if (!ar) {
+        cc->oom = true;
+        return false;
+    }
+    diag_sink quiet = {.fn = count_only};
+    node *root = parse_program_in(src, idx, ar, &quiet, cc->p);
+    if (root)
+        compile_imports(cc, root);
+    ast_arena_free(ar);
+    return root != NULL;
+}
+
 static int compile_text(compiler *cc, const char *name, const char *text, size_t len)
 {
     int before = cc->sink->errors;
@@ -575,22 +626,24 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
         return 1;
     }
+    char dir[4096];
+    dir_of(name, dir, sizeof dir);
+    const char *saved_dir = cc->dir;
+    const source *saved_src = cc->src;
+    cc->dir = dir;
+    cc->src = src;
+    cc->src_index = (uint32_t)idx;
+    bool syntax_only = cc->opts && cc->opts->syntax_only;
+    bool imported = !syntax_only && import_first(cc, src, (uint32_t)idx);
     node *root = parse_program_in(src, (uint32_t)idx, ar, cc->sink, cc->p);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
-    if (root && cc->sink->errors == before && !(cc->opts && cc->opts->syntax_only)) {
-        char dir[4096];
-        dir_of(name, dir, sizeof dir);
-        const char *saved_dir = cc->dir;
-        const source *saved_src = cc->src;
-        cc->dir = dir;
-        cc->src = src;
-        cc->src_index = (uint32_t)idx;
+    if (root && cc->sink->errors == before && !syntax_only) {
         cc->items_compiled = true;
-        compile_items(cc, root);
-        cc->dir = saved_dir;
-        cc->src = saved_src;
+        compile_items(cc, root, imported);
     }
+    cc->dir = saved_dir;
+    cc->src = saved_src;
     ast_arena_free(ar);
     return cc->sink->errors - before;
 }
@@ -626,6 +679,31 @@ static void compiler_done(compiler *cc, const char *name)
     else if (cc->oom)
         diag_report(cc->sink, DIAG_ERROR, NULL, (span){0}, "out of memory while compiling");
     mem_restore_budget(cc->outer);
+}
+
+program *compile_modules_of(const source *src, const compile_options *opts)
+{
+    if (!may_import(src))
+        return NULL;
+    program *p = program_new();
+    source *copy = p ? source_new(src->name, src->text, src->len) : NULL;
+    int idx = copy ? program_add_source(p, copy) : -1;
+    if (idx < 0) {
+        source_free(copy);
+        program_free(p);
+        return NULL;
+    }
+    diag_sink quiet = {.fn = count_only};
+    compiler cc;
+    compiler_init(&cc, p, &quiet, opts);
+    char dir[4096];
+    dir_of(src->name, dir, sizeof dir);
+    cc.dir = dir;
+    cc.src = copy;
+    cc.src_index = (uint32_t)idx;
+    import_first(&cc, copy, (uint32_t)idx);
+    compiler_done(&cc, src->name);
+    return p;
 }
 
 /* With unchanged, nothing of the text was compiled when it is not rules

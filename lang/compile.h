@@ -109,6 +109,10 @@ int compile_sample(program *p, const char *name, const char *text, size_t len, d
 /* The arena a parse of text builds its tree in, holding strings and
  * nesting to the options' limits (--limit string-bytes=N, nesting=N). */
 struct ast_arena *compile_arena(const compile_options *opts);
+/* A program holding only the modules the text src uses or imports, loaded
+ * quietly (NULL when it uses none, or out of memory): the periods they
+ * declare, for a reading of src that does not compile it (`fray fmt`). */
+program *compile_modules_of(const source *src, const compile_options *opts);
 
 /* The module built into fray whose name is closest to name, a typo or
  * two away; NULL when none is. */

@@ -571,7 +571,11 @@ static format_status parse_check(const source *src, const compile_options *opts,
     if (!ar)
         return FORMAT_NOMEM;
     int before = sink->errors;
-    node *root = parse_program(src, 0, ar, sink);
+    /* a count of a period a module declares is one quantity */
+    program *known = compile_modules_of(src, opts);
+    node *root = parse_program_in(src, 0, ar, sink, known);
+    if (known)
+        program_free(known);
     ast_arena_free(ar);
     if (sink->errors > before)
         return FORMAT_SYNTAX;
