@@ -258,8 +258,7 @@ static bool declared_word(compiler *cc, int id)
     return rules_condition(r, id) >= 0 || rules_action(r, id) >= 0 || rules_slot(r, id) >= 0 ||
            rules_phase(r, id) >= 0 || rules_side(r, id) >= 0 || rules_relation(r, id) >= 0 ||
            rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 || rules_track(r, id) >= 0 ||
-           rules_period(r, id) >= 0 ||
-           program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
+           rules_period(r, id) >= 0 || program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
 }
 
 bool name_resolves(compiler *cc, const char *name)

@@ -587,7 +587,7 @@ typedef struct r_creature {
     X(WENT_OUT, "went_out", 1, "went_out(c)", "c goes out of the fight, by whatever change puts it there")             \
     X(CAME_BACK, "came_back", 1, "came_back(c)", "c comes back into the fight, by whatever change brings it")          \
     X(MARKED, "marked", 4, "marked(c, track, value, name)",                                                            \
-      "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")         \
+      "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")                \
     X(PERIOD_START, "period_start", 1, "period_start(period)", "a period the rules declare begins")                    \
     X(PERIOD_END, "period_end", 1, "period_end(period)", "a period the rules declare ends")
 

@@ -1889,6 +1889,7 @@ END_TEST
 START_TEST(test_tracks_marks_clone_and_clear)
 {
     run *r = ok(1, "stat speed = 0\n"
+                   "period scene { within quest }\nperiod quest { within arc }\nperiod arc\n"
                    "track stress { boxes 2; absorb spread; refresh per scene }\n"
                    "track cons { boxes [2, 4]; absorb part; named; refresh per round, arc }\n"
                    "encounter { out when unmarked(self, stress) == 0 }\n"
@@ -1923,9 +1924,9 @@ START_TEST(test_tracks_marks_clone_and_clear)
     int cleared = -1;
     ck_assert(tracks_refresh(r->v, PER_ROUND, -1, (span){0}));
     ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 2);
-    ck_assert(tracks_refresh(r->v, PER_SCENE, -1, (span){0}));
+    ck_assert(tracks_refresh(r->v, PER_DECLARED + 0, -1, (span){0})); /* scene */
     ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 1);
-    ck_assert(tracks_refresh(r->v, PER_ARC, -1, (span){0}));
+    ck_assert(tracks_refresh(r->v, PER_DECLARED + 2, -1, (span){0})); /* arc */
     ck_assert_int_eq((int)r->v->world->creatures[b].nmarks, 0);
     ck_assert(track_clear(r->v, b, t, -1, (span){0}, &cleared));
     ck_assert_int_eq(cleared, 0);
