@@ -590,8 +590,8 @@ static void count_only(void *user, const diag *d)
 }
 
 /* The modules a text uses, loaded before the text is read for good: a
-   count of a period one declares (`2 scenes` under `use legend`) is then
-   read as one quantity. A first reading, whose mistakes are left to the
+   count of a period one declares (`2 scenes`, scene declared by a module
+   the text uses) is then read as one quantity. A first reading, whose mistakes are left to the
    second, finds them. True if it loaded them (the text may not parse:
    what it uses is loaded anyway). */
 static bool import_first(compiler *cc, const source *src, uint32_t idx)
