@@ -100,8 +100,9 @@ static bool param_fits(vm *v, int action, const value *args, int i, refusal *why
 {
     const r_action *a = &v->r->actions[action];
     const char *param = program_string(v->p, a->params[i]), *kinds = program_string(v->p, a->takes_text[i]);
-    int word =
-        (args[i].type == V_WORD || args[i].type == V_STR) && args[i].home == HOME_PROGRAM ? (int)args[i].num : -1;
+    int word = args[i].type != V_WORD && args[i].type != V_STR ? -1
+               : args[i].home == HOME_PROGRAM                  ? (int)args[i].num
+                                                               : program_find_string(v->p, vm_string(v, args[i]));
     if (word >= 0 && (a->takes[i] & TAKES_CONDITION) && rules_condition(v->r, word) < 0) {
         refusal_set(why, &a->from, "no condition '%s'", program_string(v->p, word));
         return false;

@@ -119,13 +119,13 @@ fail:
     return false;
 }
 
-/* A word or a string of the program as its string id (zones, groups and
-   traits are named by words), or -1. */
+/* A word or a string as the program's string id of its text (zones,
+   groups and traits are named by words), or -1. */
 static int word_of(const vm *v, value x)
 {
-    if ((x.type != V_WORD && x.type != V_STR) || x.home != HOME_PROGRAM)
+    if (x.type != V_WORD && x.type != V_STR)
         return -1;
-    return (int)x.num;
+    return x.home == HOME_PROGRAM ? (int)x.num : program_find_string(v->p, vm_string(v, x));
 }
 
 /* --- conditions and the economy --------------------------------------------------- */
@@ -606,7 +606,7 @@ static bool builtin_zone_has(vm *v, int id, value *args, int argc, span at, valu
         return false;
     if (args[1].type != V_WORD && args[1].type != V_STR)
         return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
-    *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, program_string(v->p, (int)args[1].num))));
+    *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, vm_string(v, args[1]))));
     return true;
 }
 

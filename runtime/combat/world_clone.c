@@ -21,6 +21,8 @@ static void clone_store(vm_store *st, const vm_store *from, bool *ok)
     st->dice = mem_dup(from->dice, from->dice_cap * sizeof(dexpr), ok);
     st->items = mem_dup(from->items, from->items_cap * sizeof(value), ok);
     st->lists = mem_dup(from->lists, from->lists_cap * sizeof(vm_list), ok);
+    st->chars = mem_dup(from->chars, from->chars_cap, ok);
+    st->strs = mem_dup(from->strs, from->strs_cap * sizeof(size_t), ok);
     st->dists = *ok && from->dists ? mem_calloc(from->dists_cap, sizeof *st->dists) : NULL;
     if (!st->dists) {
         *ok &= !from->dists;

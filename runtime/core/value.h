@@ -138,9 +138,9 @@ static inline value value_square(int32_t x, int32_t y)
     return (value){.type = V_SQUARE, .aux = x, .num = y};
 }
 
-/* The longest string a rules file may write, by default and at most
- * (--limit string-bytes=N): strings are only ever written, never built at
- * run time, so this bounds every string a rule can hold. */
+/* The longest string a rules file may write or text() may build, by
+ * default and at most (--limit string-bytes=N): every string a rule can
+ * hold. */
 #define STRING_DEFAULT_BYTES 65536
 #define STRING_MAX_BYTES (1 << 30)
 

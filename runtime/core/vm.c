@@ -84,6 +84,10 @@ void vm_free(vm *v)
             mem_free(stores[i]->items, stores[i]->items_cap * sizeof(value));
         if (stores[i]->lists)
             mem_free(stores[i]->lists, stores[i]->lists_cap * sizeof(vm_list));
+        if (stores[i]->chars)
+            mem_free(stores[i]->chars, stores[i]->chars_cap);
+        if (stores[i]->strs)
+            mem_free(stores[i]->strs, stores[i]->strs_cap * sizeof(size_t));
         vm_dist_free_store(stores[i]);
     }
     dice_forced_clear(&v->forced);
@@ -270,7 +274,7 @@ static bool values_equal(const vm *v, value a, value b)
         return rat_cmp(value_as_frac(a), value_as_frac(b)) == 0;
     /* a word reads as its text: cover(a, b) == "half" */
     if ((a.type == V_WORD && b.type == V_STR) || (a.type == V_STR && b.type == V_WORD))
-        return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+        return strcmp(vm_string(v, a), vm_string(v, b)) == 0;
     if (a.type != b.type)
         return false;
     switch ((value_type)a.type) {
@@ -281,9 +285,9 @@ static bool values_equal(const vm *v, value a, value b)
     case V_ENUM: return a.home == b.home && a.aux == b.aux && a.num == b.num;
     case V_STR:
     case V_WORD:
-        if (a.home == b.home)
-            return a.num == b.num;
-        return strcmp(program_string(v->p, (int)a.num), program_string(v->p, (int)b.num)) == 0;
+        if (a.home == b.home && a.home == HOME_PROGRAM)
+            return a.num == b.num; /* interned */
+        return strcmp(vm_string(v, a), vm_string(v, b)) == 0;
     case V_DICE: return (a.home == b.home && a.num == b.num) || same_dice(v, a, b);
     default: return a.num == b.num && a.home == b.home;
     }

@@ -105,6 +105,10 @@ typedef struct vm_store {
     size_t nlists, lists_cap;
     struct dist **dists; /* owned; freed when the store is reset */
     size_t ndists, dists_cap;
+    char *chars; /* strings built at run time, each NUL-terminated */
+    size_t nchars, chars_cap;
+    size_t *strs; /* where each string starts in chars */
+    size_t nstrs, strs_cap;
 } vm_store;
 
 typedef struct frame {
@@ -308,6 +312,10 @@ bool vm_gather_add(vm *v, vm_gather *g, value x, span at);
 /* The scratch list of what was gathered; the gathering is dropped either way. */
 bool vm_gather_list(vm *v, vm_gather *g, span at, value *out);
 void vm_gather_drop(vm_gather *g);
+/* A scratch string of the len bytes at s, held to --limit string-bytes. */
+bool vm_make_string(vm *v, const char *s, size_t len, span at, value *out);
+/* The text of a string or word, wherever it lives ("" for anything else). */
+const char *vm_string(const vm *v, value x);
 /* A copy of x that outlives the command (kept dice and lists, a roll
  * without its breakdown). */
 bool vm_keep(vm *v, value x, span at, value *out);
@@ -320,7 +328,7 @@ void vm_end_command(vm *v);
    since the mark: what a turn keeps was copied by vm_keep, and the values
    made before the mark stay valid. */
 typedef struct vm_mark {
-    size_t ndice, nitems, nlists, ndists;
+    size_t ndice, nitems, nlists, ndists, nchars, nstrs;
 } vm_mark;
 vm_mark vm_scratch_mark(const vm *v);
 void vm_scratch_release(vm *v, vm_mark m);

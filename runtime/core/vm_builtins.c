@@ -111,6 +111,24 @@ static bool builtin_len(vm *v, int id, value *args, int argc, span at, value *ou
     return true;
 }
 
+/* A string built at run time: each value as print writes it, and the
+   whole held to the string limit as it grows. */
+static bool builtin_text(vm *v, int id, value *args, int argc, span at, value *out)
+{
+    (void)id;
+    text_buf t;
+    text_init(&t);
+    bool ok = true;
+    for (int i = 0; i < argc && ok; i++) {
+        ok = vm_text_value(v, &t, args[i], at);
+        if (ok && t.len > (size_t)v->limits.string_bytes)
+            break; /* vm_make_string says so */
+    }
+    ok = ok && vm_make_string(v, t.s, t.len, at, out);
+    text_free(&t);
+    return ok;
+}
+
 static bool builtin_sum(vm *v, int id, value *args, int argc, span at, value *out)
 {
     size_t n;

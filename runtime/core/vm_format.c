@@ -187,7 +187,7 @@ static size_t format_value(vm *v, value x, char *buf, size_t cap, int depth)
     }
     case V_ROLL: return vm_format_roll(v, x, buf, cap);
     case V_STR:
-    case V_WORD: return put(buf, cap, 0, "%s", program_string(p, (int)x.num));
+    case V_WORD: return put(buf, cap, 0, "%s", vm_string(v, x));
     case V_DISTRIB: {
         const struct dist *d = vm_dist_lookup(v, x);
         if (!d)

@@ -35,7 +35,7 @@ const vm_limit_info vm_limit_infos[] = {
     {"fight-rounds", "rounds of a fight without an end", 100000000},
     {"dice", "dice rolled by one term such as 1000d6", DICE_MAX_COUNT},
     {"sides", "sides of one die", DICE_MAX_SIDES},
-    {"string-bytes", "bytes of one string written in a rules file or a command", STRING_MAX_BYTES},
+    {"string-bytes", "bytes of one string written in a rules file or a command, or built by text()", STRING_MAX_BYTES},
     {"nesting", "levels of brackets, blocks and operators in rules, and of lists in lists", NESTING_MAX},
     {"outcomes", "outcomes of an exact distribution", DIST_MAX_OUTCOMES},
     {"exact-work", "steps of one exact sum, product or keep/drop pool", DIST_MAX_WORK},

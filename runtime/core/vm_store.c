@@ -111,6 +111,44 @@ const value *vm_list_items(const vm *v, value list, size_t *n)
     return st->items + st->lists[list.num].start;
 }
 
+static bool store_string(vm *v, vm_store *st, uint8_t home, const char *s, size_t len, span at, value *out)
+{
+    char *chars = mem_grow(st->chars, 1, &st->chars_cap, st->nchars + len + 1);
+    if (!chars)
+        return vm_error(v, at, "out of memory");
+    st->chars = chars;
+    size_t *strs = mem_grow(st->strs, sizeof(size_t), &st->strs_cap, st->nstrs + 1);
+    if (!strs)
+        return vm_error(v, at, "out of memory");
+    st->strs = strs;
+    memcpy(st->chars + st->nchars, s, len);
+    st->chars[st->nchars + len] = '\0';
+    st->strs[st->nstrs] = st->nchars;
+    st->nchars += len + 1;
+    *out = value_ref(V_STR, home, (int64_t)st->nstrs++);
+    return true;
+}
+
+bool vm_make_string(vm *v, const char *s, size_t len, span at, value *out)
+{
+    if (len > (size_t)v->limits.string_bytes)
+        return vm_error(v, at, "string too long (%zu bytes; limit is %d; see --limit string-bytes=N)", len,
+                        v->limits.string_bytes);
+    return store_string(v, &v->scratch, HOME_VM, s, len, at, out);
+}
+
+const char *vm_string(const vm *v, value x)
+{
+    if (x.type != V_STR && x.type != V_WORD)
+        return "";
+    if (x.home == HOME_PROGRAM)
+        return program_string(v->p, (int)x.num);
+    const vm_store *st = vm_store_of(v, x);
+    if (!st || x.num < 0 || (size_t)x.num >= st->nstrs)
+        return "";
+    return st->chars + st->strs[x.num];
+}
+
 static bool keep_value(vm *v, value x, span at, value *out, int depth);
 
 /* Out of keep_value's frame, which a list takes once a level. */
@@ -139,6 +177,18 @@ static bool keep_value(vm *v, value x, span at, value *out, int depth)
         return vm_dist_keep(v, x, at, out);
     if (x.type == V_DICE)
         return keep_dice(v, x, at, out);
+    if (x.type == V_STR) {
+        const char *text = vm_string(v, x);
+        size_t len = strlen(text), off = (size_t)(text - v->scratch.chars);
+        /* store_string may move the scratch chars: copy from the offset */
+        char *copy = mem_alloc(len + 1);
+        if (!copy)
+            return vm_error(v, at, "out of memory");
+        memcpy(copy, v->scratch.chars + off, len + 1);
+        bool ok = store_string(v, &v->kept, HOME_KEPT, copy, len, at, out);
+        mem_free(copy, len + 1);
+        return ok;
+    }
     if (x.type == V_LIST) {
         if (!vm_nesting_ok(v, (uint32_t)depth, at))
             return false;
@@ -162,7 +212,7 @@ static bool keep_value(vm *v, value x, span at, value *out, int depth)
 
 void vm_begin_command(vm *v)
 {
-    v->scratch.ndice = v->scratch.nitems = v->scratch.nlists = 0;
+    v->scratch.ndice = v->scratch.nitems = v->scratch.nlists = v->scratch.nchars = v->scratch.nstrs = 0;
     vm_dist_free_store(&v->scratch);
     v->steps_left = vm_step_budget(v);
     v->failed = false;
@@ -180,7 +230,7 @@ void vm_end_command(vm *v)
 vm_mark vm_scratch_mark(const vm *v)
 {
     const vm_store *st = &v->scratch;
-    return (vm_mark){st->ndice, st->nitems, st->nlists, st->ndists};
+    return (vm_mark){st->ndice, st->nitems, st->nlists, st->ndists, st->nchars, st->nstrs};
 }
 
 void vm_scratch_release(vm *v, vm_mark m)
@@ -192,4 +242,6 @@ void vm_scratch_release(vm *v, vm_mark m)
     st->nitems = m.nitems;
     st->nlists = m.nlists;
     st->ndists = m.ndists;
+    st->nchars = m.nchars;
+    st->nstrs = m.nstrs;
 }

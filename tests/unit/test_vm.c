@@ -123,6 +123,22 @@ START_TEST(test_equality_by_value)
 }
 END_TEST
 
+/* text() builds a string at run time: kept in a variable past the command
+   that built it, equal to a literal of its text, and held to the limit. */
+START_TEST(test_strings_built_at_run_time)
+{
+    expect_output("let s = text(\"Good (+\", 3, \")\")\nprint s, s == \"Good (+3)\", [s] == [\"Good (+3)\"]\n"
+                  "let t = text(s, \"!\")\nprint t, t != s, text(1/2, [1], nothing)\n",
+                  "Good (+3) true true\nGood (+3)! true 0.5[1]nothing\n");
+    vm_limits lim = vm_default_limits;
+    lim.string_bytes = 8;
+    run *r = expect_error("let n = 123456\nprint text(n, n)\n",
+                          "string too long (12 bytes; limit is 8; see --limit string-bytes=N)", &lim);
+    ck_assert_int_eq(r->v->error_at.start, 21); /* the call */
+    finish(r);
+}
+END_TEST
+
 START_TEST(test_integer_arithmetic)
 {
     expect_output("print 1 + 2 * 3, (1 + 2) * 3, 10 - 20, -(4)\n", "7 9 -10 -4\n");
@@ -775,6 +791,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_format_stops_where_the_buffer_does);
     tcase_add_test(c, test_print_counts_steps);
     tcase_add_test(c, test_equality_by_value);
+    tcase_add_test(c, test_strings_built_at_run_time);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("triggers");
     tcase_add_test(t, test_trigger_statement_body_when_unless);
