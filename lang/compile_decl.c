@@ -589,10 +589,20 @@ void stat_internal(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+static void stat_per(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    static const char *const holders[] = {"side"};
+    if (ccur_choice(k, "what holds the value", holders, 1) == 0)
+        ds->cc->p->rules->stats[ds->object].per_side = true;
+    ccur_end(k);
+}
+
 const clause_rule stat_clauses[] = {
     {"in", "in LOW..HIGH (the values it may take)", stat_in, false},
     {"derived", "derived (always its formula: it cannot be set)", stat_derived, false},
     {"internal", STAT_INTERNAL_USAGE, stat_internal, false},
+    {"per", "per side (one value for each side, which its creatures share)", stat_per, false},
 };
 const int stat_nclauses = (int)(sizeof stat_clauses / sizeof stat_clauses[0]);
 
@@ -634,6 +644,9 @@ void decl_stat(decl_state *ds)
     decl_clauses(ds, stat_clauses, stat_nclauses, NULL);
     if (r->stats[si].derived && !dn->a)
         comp_error(cc, dn->sp, "a derived stat needs a formula: stat %s = ... { derived }", dn->text);
+    if (r->stats[si].derived && r->stats[si].per_side)
+        comp_error(cc, dn->sp, "stat %s is held per side: it keeps what is set on it, so it cannot be derived",
+                   dn->text);
 }
 
 /* --- procedure -------------------------------------------------------------------- */

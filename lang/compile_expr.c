@@ -644,7 +644,7 @@ static sty compile_member(compiler *cc, const node *e)
         emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
         return prop_type;
     }
-    if (base != TY_ANY && base != TY_CREATURE && base != TY_LIST) {
+    if (base != TY_ANY && base != TY_CREATURE && base != TY_LIST && !(base == TY_WORD && d)) { /* a side's stat */
         comp_error(cc, e->sp, "%s has no member '%s'", sty_name(base), e->text);
         emit_op_u16(cc, OP_GET_MEMBER, id, e->sp);
         return TY_ANY;
@@ -1270,24 +1270,23 @@ void compile_block(compiler *cc, const node *block)
 static int add_global(compiler *cc, int name, sty type)
 {
     program *p = cc->p;
-    int *grown = mem_grow(p->globals, sizeof(int), &p->globals_cap, p->nglobals + 1);
-    if (!grown) {
+    /* one typed at the table is the GM's own, not the table's state */
+    int g = program_add_global(p, name, cc->opts && cc->opts->typed);
+    if (g < 0) {
         cc->oom = true;
         return 0;
     }
-    p->globals = grown;
     size_t cap = cc->global_types_cap;
-    sty *types = mem_grow(cc->global_types, sizeof(sty), &cap, p->nglobals + 1);
+    sty *types = mem_grow(cc->global_types, sizeof(sty), &cap, (size_t)g + 1);
     if (types) {
         /* zero the new tail so earlier globals of other compiles read as any */
         for (size_t i = cc->global_types_cap; i < cap; i++)
             types[i] = TY_ANY;
         cc->global_types = types;
         cc->global_types_cap = cap;
-        cc->global_types[p->nglobals] = type;
+        cc->global_types[g] = type;
     }
-    p->globals[p->nglobals] = name;
-    return (int)p->nglobals++;
+    return g;
 }
 
 static void compile_assign(compiler *cc, const node *s)

@@ -152,6 +152,7 @@ clause:
     IDENT args block_opt        { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = $1->text; $$->b = $3;
                                   $$->a = $1; /* the word, for messages about it */ }
   | ROLL args block_opt         { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "roll"; $$->b = $3; }
+  | PER args block_opt          { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "per"; $$->b = $3; }
     ;
 
 args:

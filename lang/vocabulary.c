@@ -12,7 +12,7 @@ const decl_vocabulary vocabulary_decls[] = {
      "names the rule system; its block may hold the system's declarations", CLAUSES(system)},
     {"use", "use MODULE, ... | import \"FILE\"", "loads modules of rules (stdlib/, -I DIR, FRAY_PATH) or a file", NULL,
      NULL},
-    {"stat", "stat NAME[: TYPE] = EXPR [in LOW..HIGH] [{ derived; internal }]",
+    {"stat", "stat NAME[: TYPE] = EXPR [in LOW..HIGH] [{ derived; internal; per side }]",
      "a number (or word, dice, item) every creature has; a formula makes it derived", CLAUSES(stat)},
     {"resource",
      "resource NAME[: number|distance|time] [max EXPR] [start EXPR] [min EXPR] [refresh per PERIOD] [{ internal }]",

@@ -352,18 +352,24 @@ static void show_order(vm *v)
 static bool show(vm *v, const value *args, int argc, span at)
 {
     if (argc == 0) {
-        if (v->world->cb.active)
-            return show_tracker(v);
-        bool any = false;
-        for (size_t c = 0; c < v->world->ncreatures; c++) {
-            if (v->world->creatures[c].gone)
-                continue;
-            any = true;
-            if (!show_creature(v, (int)c))
+        if (v->world->cb.active) {
+            if (!show_tracker(v))
                 return false;
+        } else {
+            bool any = false;
+            for (size_t c = 0; c < v->world->ncreatures; c++) {
+                if (v->world->creatures[c].gone)
+                    continue;
+                any = true;
+                if (!show_creature(v, (int)c))
+                    return false;
+            }
+            if (!any)
+                combat_print(v, "no creatures yet");
         }
-        if (!any)
-            combat_print(v, "no creatures yet");
+        /* what the sides and the table hold, under the creatures */
+        sides_show(v);
+        sides_show_table(v);
         return true;
     }
     for (int i = 0; i < argc; i++) {

@@ -58,7 +58,7 @@ static void plan_stat_read(vm *v, int d)
     const decl *latest = &v->p->decls[di->latest];
     const r_stat *st = li->stat >= 0 ? &v->r->stats[li->stat] : NULL;
     di->modifiable = v->p->decls[d].kind == DK_STAT;
-    di->direct = v->world->stat_slot[d] >= 0 && !(st && st->derived);
+    di->direct = v->world->stat_slot[d] >= 0 && !(st && (st->derived || st->per_side));
     di->has_fixed = false;
     di->alias = -1;
     if (!di->direct)
@@ -180,7 +180,7 @@ bool world_stat_shown(vm *v, int c, int decl_index)
     if ((d->kind != DK_STAT && d->kind != DK_RESOURCE) || d->overrides)
         return false;
     int slot = world_stat_slot(v, decl_index);
-    if (slot < 0 || world_stat_internal(v, decl_index))
+    if (slot < 0 || world_stat_internal(v, decl_index) || sides_holds(v, decl_index))
         return false;
     bool tracked = false;
     /* the tracker may name a later override of it */
@@ -314,6 +314,8 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
     const decl *latest = &v->p->decls[di->latest];
     const decl_info *li = &v->world->decl_info[di->latest];
     bool derived = li->stat >= 0 && v->r->stats[li->stat].derived;
+    if (li->stat >= 0 && v->r->stats[li->stat].per_side)
+        return sides_creature_stat(v, c, decl_index, NULL, out, latest->where);
     value cur = v->world->creatures[c].stats[slot];
     if (cur.type != V_NIL && !derived) {
         *out = cur;
@@ -505,6 +507,8 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         return vm_error(v, at, "out of memory");
     const decl_info *di = &v->world->decl_info[decl_index];
     const decl_info *li = &v->world->decl_info[di->latest];
+    if (li->stat >= 0 && v->r->stats[li->stat].per_side)
+        return sides_creature_stat(v, c, decl_index, &x, NULL, at);
     if (x.type == V_ROLL)
         x = value_int(x.num);
     if (li->stat >= 0) {
@@ -640,6 +644,7 @@ const vm_world_ops world_ops = {
     .get_stat = world_get_stat,
     .set_stat = world_set_stat,
     .echo_stat = echo_stat,
+    .side_stat = sides_stat,
     .standing = world_standing,
     .print = print_line,
     .emit = events_emit,
@@ -694,6 +699,7 @@ void world_close(vm *v)
         if (v->world->ledger_try)
             mem_free(v->world->ledger_try, (size_t)v->world->ledger_len * sizeof(counter));
         combat_free(&v->world->cb);
+        sides_free(v->world);
         if (v->world->creatures)
             mem_free(v->world->creatures, v->world->creatures_cap * sizeof(creature));
         if (v->world->name_index)

@@ -82,6 +82,13 @@ typedef struct decl_info {
     value fixed;
 } decl_info;
 
+/* What a side holds (sides.c): its values of the stats declared `per
+   side`, by stat slot (nil: never set). */
+typedef struct side_state {
+    value *stats;
+    int nstats;
+} side_state;
+
 struct world {
     int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
     decl_info *decl_info; /* per decl index */
@@ -97,6 +104,10 @@ struct world {
     int32_t secrets;
     int32_t *name_index; /* open addressing over creature names, -1 empty */
     size_t name_index_cap;
+
+    /* by side index (the rules' sides) */
+    side_state *side_state;
+    size_t nside_state;
 
     /* the state of play */
     combat cb;
@@ -151,6 +162,21 @@ int world_stat_slot(vm *v, int decl_index);
 bool world_stat_shown(vm *v, int c, int decl_index);
 /* Whether the declaration of this stat that stands is `internal`. */
 bool world_stat_internal(vm *v, int decl_index);
+
+/* Stats held per side (sides.c). Whether decl_index is one; a side's
+   value read or set (*set, when not NULL), or its creature c's side's; the
+   world's call for `party.pool`; a line for each side that holds any, for
+   show; and the sides' values freed with the world or copied with it. */
+bool sides_holds(vm *v, int decl_index);
+bool sides_read(vm *v, int side, int decl_index, value *out, span at);
+bool sides_write(vm *v, int side, int decl_index, value x, span at);
+bool sides_creature_stat(vm *v, int c, int decl_index, const value *set, value *out, span at);
+bool sides_stat(vm *v, value side, int decl_index, const value *set, value *out, span at);
+void sides_show(vm *v);
+/* A line of the table's variables (a top-level `let`) that hold something. */
+void sides_show_table(vm *v);
+void sides_free(struct world *w);
+bool sides_clone(struct world *w, const struct world *from);
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int cmd, int operand, span at);

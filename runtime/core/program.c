@@ -69,6 +69,8 @@ void program_free(program *p)
         mem_free(p->enums, p->enums_cap * sizeof(enum_info));
     if (p->globals)
         mem_free(p->globals, p->globals_cap * sizeof(int));
+    if (p->global_typed)
+        mem_free(p->global_typed, p->global_typed_cap * sizeof(bool));
     if (p->commands)
         mem_free(p->commands, p->commands_cap * sizeof(int));
     if (p->modules)
@@ -140,6 +142,7 @@ program *program_clone(const program *from)
     for (size_t i = 0; i < p->nenums; i++)
         p->enums[i].members = mem_dup(from->enums[i].members, (size_t)from->enums[i].nmembers * sizeof(int), &ok);
     p->globals = mem_dup(from->globals, from->globals_cap * sizeof(int), &ok);
+    p->global_typed = mem_dup(from->global_typed, from->global_typed_cap * sizeof(bool), &ok);
     p->commands = mem_dup(from->commands, from->commands_cap * sizeof(int), &ok);
     p->modules = mem_dup(from->modules, from->modules_cap * sizeof(int), &ok);
     p->rules = ok ? rules_clone(from->rules) : NULL;
@@ -156,6 +159,20 @@ void program_release(program *p, size_t nsources, size_t nchunks)
         chunk_free(p->chunks[--p->nchunks]);
     while (p->nsources > nsources)
         source_free(p->sources[--p->nsources]);
+}
+
+int program_add_global(program *p, int name, bool typed)
+{
+    int *grown = mem_grow(p->globals, sizeof(int), &p->globals_cap, p->nglobals + 1);
+    if (grown)
+        p->globals = grown;
+    bool *by_hand = grown ? mem_grow(p->global_typed, sizeof(bool), &p->global_typed_cap, p->nglobals + 1) : NULL;
+    if (!by_hand)
+        return -1;
+    p->global_typed = by_hand;
+    p->globals[p->nglobals] = name;
+    by_hand[p->nglobals] = typed;
+    return (int)p->nglobals++;
 }
 
 int program_add_source(program *p, source *s)

@@ -91,6 +91,8 @@ typedef struct program {
 
     int *globals; /* string ids of script variables, by slot */
     size_t nglobals, globals_cap;
+    bool *global_typed; /* by slot: declared by a command typed at the table, not by a file */
+    size_t global_typed_cap;
 
     int *commands; /* chunks run in order by `fray run` */
     size_t ncommands, commands_cap;
@@ -111,6 +113,9 @@ program *program_new(void);
 program *program_clone(const program *p);
 void program_free(program *p);
 
+/* Adds a script variable named by string id `name` (typed: declared by a
+ * command typed at the table); returns its slot or -1 out of memory. */
+int program_add_global(program *p, int name, bool typed);
 /* Adds a source; returns its index or -1. The program takes ownership. */
 int program_add_source(program *p, source *s);
 /* Interns a string; returns its id or -1 when out of memory. */

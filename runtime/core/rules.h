@@ -521,7 +521,8 @@ typedef struct r_stat {
     int decl;     /* the stat's declaration (its default formula: decl->value) */
     rexpr lo, hi; /* `in LO..HI`: assignments clamp */
     bool derived;
-    bool whole; /* `: int`: only whole numbers may be stored */
+    bool whole;    /* `: int`: only whole numbers may be stored */
+    bool per_side; /* `per side`: each side holds one value, its creatures share it */
 } r_stat;
 
 typedef struct r_prop {

@@ -642,6 +642,12 @@ next:
         {
             uint16_t d = READ_U16();
             a = POP();
+            if (a.type == V_WORD) {
+                FAIL_IF(!v->world_ops->side_stat(v, a, d, NULL, &r, HERE));
+                f = &v->frames[v->nframes - 1];
+                PUSH(r);
+                NEXT;
+            }
             if (a.type != V_CREATURE) {
                 const char *stat = program_string(v->p, v->p->decls[d].name);
                 if (a.type == V_NIL)
@@ -660,6 +666,11 @@ next:
             uint16_t d = READ_U16();
             b = POP();
             a = POP();
+            if (a.type == V_WORD) {
+                FAIL_IF(!v->world_ops->side_stat(v, a, d, &b, &r, HERE));
+                f = &v->frames[v->nframes - 1];
+                NEXT;
+            }
             if (a.type != V_CREATURE) {
                 vm_error(v, HERE, "cannot set '%s' on %s", program_string(v->p, v->p->decls[d].name),
                          value_type_name(a.type));

@@ -136,6 +136,9 @@ typedef struct vm_world_ops {
     bool (*get_stat)(struct vm *v, int c, int decl_index, value *out);
     bool (*set_stat)(struct vm *v, int c, int decl_index, value x, span at);
     bool (*echo_stat)(struct vm *v, int c, int decl_index, span at);
+    /* a stat a side holds (`party.pool`), the side a word: read, or set
+       to *set when set is not NULL */
+    bool (*side_stat)(struct vm *v, value side, int decl_index, const value *set, value *out, span at);
     /* the declaration that stands for d (its latest override) */
     const struct decl *(*standing)(struct vm *v, int d);
     /* a line the rules print, an event, a play command, a ruling, an
