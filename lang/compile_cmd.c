@@ -1218,6 +1218,60 @@ static bool compile_mark(command_build *b)
     return true;
 }
 
+/* `tag NAME "TEXT" [with N use|uses] [for DURATION]` and `untag NAME
+   "TEXT"`. What holds the tag (a creature, a side, a zone or the
+   encounter) and the text are values; the holder is found when it runs,
+   since zones are named by the commands that make them. */
+static bool compile_tag(command_build *b)
+{
+    compiler *cc = b->cc;
+    ccur *k = &b->k;
+    const node *who = ccur_take(k);
+    if (!who) {
+        ccur_error(k, "expected what holds the tag: a creature, a side, a zone or encounter");
+        return false;
+    }
+    if (who->kind == AST_NAME && !name_resolves(cc, who->text))
+        push_word(cc, who->text, who->sp);
+    else
+        compile_expr(cc, who);
+    put(b, ARG_TAG_WHO, 1);
+    const node *name = ccur_take(k);
+    if (!name) {
+        ccur_error(k, "expected the tag's name, as in \"On Fire\"");
+        return false;
+    }
+    sty t = compile_expr(cc, name);
+    if (t != TY_STR && t != TY_ANY) {
+        comp_error(cc, name->sp, "a tag's name is a string, as in \"On Fire\", not %s", sty_name(t));
+        return false;
+    }
+    put(b, ARG_TAG_NAME, 1);
+    if (b->id == CMD_TAG && ccur_accept(k, "with")) {
+        const node *n = ccur_take(k);
+        static const char *const uses[] = {"use", "uses"};
+        if (!n) {
+            ccur_error(k, "expected how many free uses, as in 'with 2 uses'");
+            return false;
+        }
+        compile_expr(cc, n);
+        if (ccur_choice(k, "'uses' after the number", uses, 2) < 0)
+            return false;
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_TAG_USES, 1);
+    if (b->id == CMD_TAG) {
+        if (!push_apply_duration(b))
+            return false;
+    } else {
+        emit_op(cc, OP_NIL, b->cmd->sp);
+    }
+    put(b, ARG_TAG_FOR, 1);
+    ccur_end(k);
+    return true;
+}
+
 /* --- dispatch ------------------------------------------------------------------------ */
 
 /* Each family's compiler pushes the command's arguments and says whether

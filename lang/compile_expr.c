@@ -251,14 +251,16 @@ bool creature_declared(compiler *cc, const char *name)
 
 /* A name the rules declared that stands for itself in expressions: a
  * condition, action, slot, phase, side, relation, tactic, trigger, bonus
- * type, check, period or ordinal range. Its value is the word. */
+ * type, check, period or ordinal range, and `encounter`, which holds tags.
+ * Its value is the word. */
 static bool declared_word(compiler *cc, int id)
 {
     const rules *r = cc->p->rules;
     return rules_condition(r, id) >= 0 || rules_action(r, id) >= 0 || rules_slot(r, id) >= 0 ||
            rules_phase(r, id) >= 0 || rules_side(r, id) >= 0 || rules_relation(r, id) >= 0 ||
            rules_tactic(r, id) >= 0 || rules_bonus(r, id) >= 0 || rules_check(r, id) >= 0 || rules_track(r, id) >= 0 ||
-           rules_period(r, id) >= 0 || program_find_decl(cc->p, DK_TRIGGER, id) != NULL;
+           rules_period(r, id) >= 0 || program_find_decl(cc->p, DK_TRIGGER, id) != NULL ||
+           !strcmp(program_string(cc->p, id), "encounter");
 }
 
 bool name_resolves(compiler *cc, const char *name)

@@ -38,7 +38,7 @@ typedef struct counter {
 
 /* --- effects --------------------------------------------------------------- */
 
-typedef enum { EFF_CONDITION, EFF_COOLDOWN, EFF_RELATION, EFF_HOLD } effect_kind;
+typedef enum { EFF_CONDITION, EFF_COOLDOWN, EFF_RELATION, EFF_HOLD, EFF_TAG } effect_kind;
 
 /* The queue that ticks an effect down. */
 typedef enum {
@@ -438,6 +438,12 @@ bool effects_protects(struct vm *v, int target, int action, int actor, refusal *
 /* Does a condition of c forbid it reactions of this kind (a word id)? */
 bool effects_forbids_kind(struct vm *v, int c, int kind, refusal *why, bool *no, span at);
 bool effects_cooldown(struct vm *v, int c, int action, value lasts, span at);
+/* A tag's duration: an effect on no creature, anchored to c's turns (or
+   -1), that ends the tag tag_id through tags_expired; -1 on an error.
+   Dropped silently when the tag goes first; its text as the tracker says it. */
+int32_t effects_tag(struct vm *v, int32_t tag_id, int anchor, value lasts, span at);
+void effects_drop_tag(struct vm *v, int32_t effect);
+const char *effects_lasts_text(struct vm *v, int32_t effect, text_buf *out);
 bool effects_on_cooldown(struct vm *v, int c, int action);
 /* A held action waits as an effect, so it lapses like one. */
 bool effects_hold(struct vm *v, int c, int hold_index, value lasts, span at);

@@ -59,9 +59,14 @@ static int32_t new_effect(vm *v, span at)
     return i;
 }
 
+/* A tag's duration (EFF_TAG) is borne by no creature: it is on no list. */
 static void link_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
+    if (e->bearer < 0) {
+        e->next = e->prev = -1;
+        return;
+    }
     creature *c = &v->world->creatures[e->bearer];
     if (e->kind == EFF_CONDITION && e->what < c->held_len)
         c->held[e->what]++;
@@ -75,6 +80,8 @@ static void link_bearer(vm *v, int32_t i)
 static void unlink_bearer(vm *v, int32_t i)
 {
     effect *e = eff(v, i);
+    if (e->bearer < 0)
+        return;
     creature *c = &v->world->creatures[e->bearer];
     if (e->kind == EFF_CONDITION && e->what < c->held_len && c->held[e->what] > 0)
         c->held[e->what]--;
@@ -422,6 +429,7 @@ static const char *what_name(vm *v, const effect *e)
     case EFF_CONDITION: return rules_condition_title(v->p, e->what);
     case EFF_COOLDOWN: return program_string(v->p, v->r->actions[e->what].name);
     case EFF_RELATION: return program_string(v->p, v->r->relations[e->what].name);
+    case EFF_TAG: return "tag";
     default: return "held action";
     }
 }
@@ -433,6 +441,8 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     if (copy.kind == EFF_CONDITION && !encounter_out_before(v, copy.bearer, at))
         return false;
     free_effect(v, i);
+    if (copy.kind == EFF_TAG)
+        return tags_expired(v, copy.what, why, at);
     const char *name = what_name(v, &copy);
     const char *bearer = v->world->creatures[copy.bearer].name;
     switch ((effect_kind)copy.kind) {
@@ -450,6 +460,7 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
                          value_ref(V_CREATURE, 0, copy.bearer), value_ref(V_CREATURE, 0, copy.partner)};
         return events_emit(v, EV_UNRELATED, args, 3, at);
     }
+    case EFF_TAG: return true;
     case EFF_HOLD:
         if (copy.what >= 0 && copy.what < v->world->cb.nholds && v->world->cb.holds[copy.what].live) {
             v->world->cb.holds[copy.what].live = false;
@@ -566,7 +577,16 @@ bool effects_end_encounter(vm *v, span at)
             }
         }
     }
-    (void)cb;
+    /* and so do those of tags, which no creature bears */
+    for (int32_t i = 0; i < cb->neffects; i++) {
+        const effect *e = eff(v, i);
+        queue_kind q = (queue_kind)e->queue;
+        if (e->live && e->kind == EFF_TAG &&
+            (q == Q_TURN_START || q == Q_TURN_END || q == Q_ROUND_START || q == Q_ROUND_END || q == Q_PHASE ||
+             q == Q_POSITION) &&
+            !end_effect(v, i, "end of the encounter", at))
+            return false;
+    }
     return effects_tick(v, Q_ENCOUNTER, 0, at);
 }
 
@@ -1199,6 +1219,22 @@ bool effects_protects(vm *v, int target, int action, int actor, refusal *why, bo
 
 /* --- cooldowns ------------------------------------------------------------------------- */
 
+int32_t effects_tag(vm *v, int32_t tag_id, int anchor, value lasts, span at)
+{
+    return add_effect(v, EFF_TAG, tag_id, -1, anchor, lasts, at);
+}
+
+void effects_drop_tag(vm *v, int32_t i)
+{
+    if (i >= 0 && i < v->world->cb.neffects && eff(v, i)->live && eff(v, i)->kind == EFF_TAG)
+        free_effect(v, i);
+}
+
+const char *effects_lasts_text(vm *v, int32_t i, text_buf *out)
+{
+    return describe_lasts(v, eff(v, i), out);
+}
+
 bool effects_cooldown(vm *v, int c, int action, value lasts, span at)
 {
     return add_effect(v, EFF_COOLDOWN, action, c, c, lasts, at) >= 0;
@@ -1339,6 +1375,7 @@ void effects_show(vm *v, int c, combat_line *line, const char *before)
             combat_line_add(v, line, "%s%s %s [%s]", sep, what_name(v, e), v->world->creatures[e->partner].name, how);
             break;
         case EFF_HOLD: combat_line_add(v, line, "%sholding an action [%s]", sep, how); break;
+        case EFF_TAG: break; /* on no creature's list */
         }
         text_free(&lasts);
     }

@@ -195,7 +195,9 @@ static bool show_creature(vm *v, int c)
         combat_line_add(v, &line, " in %s", program_string(v->p, cr->zone));
         bare = false;
     }
+    size_t held_at = line.len;
     effects_show_held(v, c, &line, bare ? " " : "; ");
+    tags_show_on(v, TAG_ON_CREATURE, c, &line, bare && line.len == held_at ? " tags " : "; tags ");
     combat_line_end(v, &line);
     return true;
 }
@@ -316,8 +318,10 @@ static bool show_tracker(vm *v)
             combat_line_add(v, &line, " %s", notes);
             if (note.len && out && e->creature >= 0)
                 combat_line_add(v, &line, ", out");
+            size_t held_at = line.len;
             effects_show_held(v, c, &line, notes[0] ? ", " : "");
             show_tracks(v, c, &line);
+            tags_show_on(v, TAG_ON_CREATURE, c, &line, notes[0] || line.len != held_at ? "; tags " : "tags ");
             if (marked && line.len >= row_start && !hidden_line(v, line.text, false))
                 indent_line(&line, indent);
             combat_line_end(v, &line); /* without the blanks that pad its columns */
@@ -367,8 +371,9 @@ static bool show(vm *v, const value *args, int argc, span at)
             if (!any)
                 combat_print(v, "no creatures yet");
         }
-        /* what the sides and the table hold, under the creatures */
+        /* what the sides, the encounter and the table hold, under the creatures */
         sides_show(v);
+        sides_show_encounter(v);
         sides_show_table(v);
         return true;
     }
@@ -394,6 +399,8 @@ static bool show(vm *v, const value *args, int argc, span at)
                 return vm_error(v, at, "show economy NAME: whose economy?");
             if (!ledger_show(v, (int)args[++i].num))
                 return false;
+        } else if (sides_show_word(v, x)) {
+            continue;
         } else if (is_word(v, x, "effects")) {
             for (size_t c = 0; c < v->world->ncreatures; c++) {
                 if (v->world->creatures[c].effects < 0)
@@ -658,6 +665,12 @@ static bool run_roll_initiative(const command_run *r)
 static bool run_show(const command_run *r)
 {
     return show(r->v, command_list(&r->args, ARG_SHOW_WHAT), command_count(&r->args, ARG_SHOW_WHAT), r->at);
+}
+
+static bool run_tag(const command_run *r)
+{
+    return tags_command(r->v, r->cmd == CMD_TAG, arg(r, ARG_TAG_WHO), arg(r, ARG_TAG_NAME), arg(r, ARG_TAG_USES),
+                        arg(r, ARG_TAG_FOR), r->at);
 }
 
 static bool run_next(const command_run *r)

@@ -184,36 +184,75 @@ bool sides_stat(vm *v, value side, int decl_index, const value *set, value *out,
     return set ? sides_write(v, s, decl_index, *set, at) : sides_read(v, s, decl_index, out, at);
 }
 
-/* One line for each side that holds a stat per side: `party: pool 3`. */
+/* A side's line: its stats per side and its tags (`party: pool 3; tags
+   "Inspired"`); when it holds none, only if always. */
+static void show_side(vm *v, int s, bool always)
+{
+    combat_line line = {.say = false};
+    bool any = false;
+    for (size_t d = 0; d < v->p->ndecls; d++) {
+        const decl *dd = &v->p->decls[d];
+        if (dd->kind != DK_STAT || dd->overrides || !sides_holds(v, (int)d) || world_stat_internal(v, (int)d))
+            continue;
+        value x;
+        bool began = v->peek_depth == 0 && vm_peek_begin(v, (span){0});
+        bool ok = sides_read(v, s, (int)d, &x, (span){0});
+        if (began)
+            vm_peek_end(v);
+        text_buf t;
+        text_init(&t);
+        if (ok)
+            vm_format_text(v, x, &t);
+        else
+            vm_clear_error(v);
+        if (!any)
+            combat_line_add(v, &line, "%s:", program_string(v->p, v->r->sides[s]));
+        combat_line_add(v, &line, " %s %s", program_string(v->p, dd->name), ok ? t.s : "?");
+        text_free(&t);
+        any = true;
+    }
+    if (tags_any_on(v, TAG_ON_SIDE, s)) {
+        if (!any)
+            combat_line_add(v, &line, "%s:", program_string(v->p, v->r->sides[s]));
+        tags_show_on(v, TAG_ON_SIDE, s, &line, any ? "; tags " : " tags ");
+        any = true;
+    }
+    if (!any && always)
+        combat_line_add(v, &line, "%s: holds no stat per side and no tag", program_string(v->p, v->r->sides[s]));
+    if (any || always)
+        combat_line_end(v, &line);
+}
+
 void sides_show(vm *v)
 {
-    for (int s = 0; s < v->r->nsides; s++) {
-        combat_line line = {.say = false};
-        bool any = false;
-        for (size_t d = 0; d < v->p->ndecls; d++) {
-            const decl *dd = &v->p->decls[d];
-            if (dd->kind != DK_STAT || dd->overrides || !sides_holds(v, (int)d) || world_stat_internal(v, (int)d))
-                continue;
-            value x;
-            bool began = v->peek_depth == 0 && vm_peek_begin(v, (span){0});
-            bool ok = sides_read(v, s, (int)d, &x, (span){0});
-            if (began)
-                vm_peek_end(v);
-            text_buf t;
-            text_init(&t);
-            if (ok)
-                vm_format_text(v, x, &t);
-            else
-                vm_clear_error(v);
-            if (!any)
-                combat_line_add(v, &line, "%s:", program_string(v->p, v->r->sides[s]));
-            combat_line_add(v, &line, " %s %s", program_string(v->p, dd->name), ok ? t.s : "?");
-            text_free(&t);
-            any = true;
-        }
-        if (any)
-            combat_line_end(v, &line);
+    for (int s = 0; s < v->r->nsides; s++)
+        show_side(v, s, false);
+}
+
+void sides_show_encounter(vm *v)
+{
+    if (!tags_any_on(v, TAG_ON_ENCOUNTER, 0))
+        return;
+    combat_line line = {.say = false};
+    tags_show_on(v, TAG_ON_ENCOUNTER, 0, &line, "encounter: tags ");
+    combat_line_end(v, &line);
+}
+
+bool sides_show_word(vm *v, value x)
+{
+    if (x.type != V_WORD)
+        return false;
+    if (!strcmp(vm_string(v, x), "encounter")) {
+        if (!tags_any_on(v, TAG_ON_ENCOUNTER, 0))
+            combat_print(v, "encounter: no tags");
+        sides_show_encounter(v);
+        return true;
     }
+    int s = x.home == HOME_PROGRAM ? rules_side(v->r, (int)x.num) : -1;
+    if (s < 0)
+        return false;
+    show_side(v, s, true);
+    return true;
 }
 
 /* The table's own values, the script variables (a top-level `let`):

@@ -700,6 +700,7 @@ void world_close(vm *v)
             mem_free(v->world->ledger_try, (size_t)v->world->ledger_len * sizeof(counter));
         combat_free(&v->world->cb);
         sides_free(v->world);
+        tags_free(v->world);
         if (v->world->creatures)
             mem_free(v->world->creatures, v->world->creatures_cap * sizeof(creature));
         if (v->world->name_index)

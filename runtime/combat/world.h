@@ -89,6 +89,18 @@ typedef struct side_state {
     int nstats;
 } side_state;
 
+/* A tag (tags.c): a name made up in play on a creature, a side, a zone
+   or the encounter, with its free uses and its duration. */
+enum { TAG_ON_CREATURE, TAG_ON_SIDE, TAG_ON_ZONE, TAG_ON_ENCOUNTER };
+typedef struct tag {
+    char *name;     /* owned */
+    uint8_t kind;   /* TAG_ON_* */
+    int32_t holder; /* a creature, a side's index, a zone's word id; 0 for the encounter */
+    int32_t uses;   /* free uses left */
+    int32_t id;     /* for good: what its duration's effect names */
+    int32_t effect; /* that effect, or -1: until removed */
+} tag;
+
 struct world {
     int *stat_slot;       /* per decl index: slot in creature->stats, -1 if not a stat */
     decl_info *decl_info; /* per decl index */
@@ -108,6 +120,10 @@ struct world {
     /* by side index (the rules' sides) */
     side_state *side_state;
     size_t nside_state;
+    /* the tags in play, in the order they were added */
+    tag *tags;
+    size_t ntags, tags_cap;
+    int32_t tag_serial;
 
     /* the state of play */
     combat cb;
@@ -173,10 +189,26 @@ bool sides_write(vm *v, int side, int decl_index, value x, span at);
 bool sides_creature_stat(vm *v, int c, int decl_index, const value *set, value *out, span at);
 bool sides_stat(vm *v, value side, int decl_index, const value *set, value *out, span at);
 void sides_show(vm *v);
+/* The encounter's tags on a line of their own, if it has any; `show SIDE`
+   and `show encounter` (false: x is neither). */
+void sides_show_encounter(vm *v);
+bool sides_show_word(vm *v, value x);
 /* A line of the table's variables (a top-level `let`) that hold something. */
 void sides_show_table(vm *v);
 void sides_free(struct world *w);
 bool sides_clone(struct world *w, const struct world *from);
+
+/* Tags (tags.c): the builtins of tags (one function, told apart by id);
+   `tag` and `untag` at the table; the end of a tag's duration (effects.c
+   calls it); its tags added to a line (`before` first) and whether a
+   holder has any; freed with the world, or copied with it. */
+bool tags_builtin(vm *v, int id, value *args, int argc, span at, value *out);
+bool tags_command(vm *v, bool add_it, value who, value name, value uses, value lasts, span at);
+bool tags_expired(vm *v, int32_t id, const char *why, span at);
+void tags_show_on(vm *v, uint8_t kind, int32_t holder_id, combat_line *line, const char *before);
+bool tags_any_on(const vm *v, uint8_t kind, int32_t holder_id);
+void tags_free(struct world *w);
+bool tags_clone(struct world *w, const struct world *from);
 
 /* Play commands (play.c). */
 bool play_command(vm *v, int cmd, int operand, span at);

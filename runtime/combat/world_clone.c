@@ -85,6 +85,7 @@ vm *world_clone(const vm *from, program *p)
     clone_store(&v->scratch, &from->scratch, &ok);
     clone_store(&v->kept, &from->kept, &ok);
     ok &= sides_clone(v->world, from->world);
+    ok &= tags_clone(v->world, from->world);
     if (!ok || !combat_clone(&v->world->cb, &from->world->cb)) {
         combat_init(&v->world->cb); /* nothing of it was taken */
         world_close(v);

@@ -363,6 +363,7 @@ void zones_show(vm *v)
             combat_line_add(v, &line, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
         if (zi->ntraits)
             combat_line_add(v, &line, "]");
+        tags_show_on(v, TAG_ON_ZONE, zi->name, &line, " tags ");
         combat_line_add(v, &line, ":");
         bool first = true;
         for (size_t c = 0; c < v->world->ncreatures; c++) {

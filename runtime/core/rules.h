@@ -590,7 +590,10 @@ typedef struct r_creature {
     X(MARKED, "marked", 4, "marked(c, track, value, name)",                                                            \
       "a box of c's track is marked (value: what the box is worth; name: what it carries, or nothing)")                \
     X(PERIOD_START, "period_start", 1, "period_start(period)", "a period the rules declare begins")                    \
-    X(PERIOD_END, "period_end", 1, "period_end(period)", "a period the rules declare ends")
+    X(PERIOD_END, "period_end", 1, "period_end(period)", "a period the rules declare ends")                            \
+    X(TAG_ADDED, "tag_added", 2, "tag_added(holder, name)",                                                            \
+      "a tag is added to a creature, side, zone or the encounter (name: its text)")                                    \
+    X(TAG_REMOVED, "tag_removed", 2, "tag_removed(holder, name)", "a tag is removed, by hand or as its time runs out")
 
 typedef enum {
 #define EVENT_ENUM(name, word, n, form, meaning) EV_##name,

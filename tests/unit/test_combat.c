@@ -2009,6 +2009,93 @@ START_TEST(test_show_every_condition)
 }
 END_TEST
 
+/* --- tags and what a side holds ---------------------------------------------------- */
+
+#define TAGS                           \
+    "space zones { }\n"                \
+    "stat pool = 2 { per side }\n"     \
+    "creature kyra side party { }\n"   \
+    "creature ogre side enemies { }\n" \
+    "zone yard\n"                      \
+    "place kyra in yard\n"
+
+/* Each kind of holder keeps its own tags; a free use is taken once; a tag
+   given again gains uses, not a second entry. */
+START_TEST(test_tags_on_each_holder)
+{
+    run *r =
+        ok(1, TAGS "tag yard \"On Fire\" with 1 use\n"
+                   "print use_tag(zone_of(kyra), \"On Fire\"), use_tag(\"yard\", \"On Fire\")\n"
+                   "print tag(kyra, \"On Fire\", 2), tag(kyra, \"On Fire\", 3), tag_uses(kyra, \"On Fire\")\n"
+                   "print tag(party, text(\"Inspired \", 1)), tag(encounter, \"Rain\"), has_tag(enemies, \"Rain\")\n"
+                   "print tags(kyra), tags(party), tags(encounter), tags(ogre)\n");
+    lines_in_order(r, "yard gains the tag \"On Fire\" (1 free use)", "true false", "true false 5", "true true false",
+                   "[On Fire] [Inspired 1] [Rain] []", NULL);
+    const struct world *w = r->v->world;
+    ck_assert_uint_eq(w->ntags, 4);
+    ck_assert_int_eq(w->tags[0].kind, TAG_ON_ZONE);
+    ck_assert_int_eq(w->tags[0].uses, 0);
+    ck_assert_int_eq(w->tags[1].kind, TAG_ON_CREATURE);
+    ck_assert_int_eq(w->tags[1].uses, 5);
+    ck_assert_int_eq(w->tags[2].kind, TAG_ON_SIDE);
+    ck_assert_int_eq(w->tags[3].kind, TAG_ON_ENCOUNTER);
+    done(r);
+}
+END_TEST
+
+/* A name typed at the table is bounded and one line; uses too. */
+START_TEST(test_tag_names_bounded)
+{
+    char text[512];
+    char name[102];
+    memset(name, 'x', 101);
+    name[101] = '\0';
+    snprintf(text, sizeof text, TAGS "tag kyra \"%s\"\n", name + 1); /* 100 bytes: fine */
+    run *r = ok(1, text);
+    ck_assert_uint_eq(r->v->world->ntags, 1);
+    done(r);
+    snprintf(text, sizeof text, TAGS "tag kyra \"%s\"\n", name);
+    r = play(1, text);
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->v->error.s, "tag: a tag's name is at most 100 bytes, not 101");
+    ck_assert_uint_eq(r->v->world->ntags, 0);
+    done(r);
+    r = play(1, TAGS "print tag(kyra, \"a\\nb\")\n");
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->v->error.s, "tag(): a tag's name is one line of text, without tabs or line breaks");
+    done(r);
+    r = play(1, TAGS "print tag(kyra, \"a\", 1001)\n");
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->v->error.s, "a tag has 0 to 1000 free uses, not 1001");
+    done(r);
+}
+END_TEST
+
+/* A copy of the world (a simulated run starts from one) holds the same
+   tags and side values, its own: changing one leaves the other. */
+START_TEST(test_tags_and_sides_copied_whole)
+{
+    run *r = ok(1, TAGS "tag kyra \"Cornered\" with 2 uses for 3 rounds\nparty.pool = 5\n");
+    program *p = program_clone(r->p);
+    ck_assert_ptr_nonnull(p);
+    vm *copy = world_clone(r->v, p);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_uint_eq(copy->world->ntags, 1);
+    ck_assert_str_eq(copy->world->tags[0].name, "Cornered");
+    ck_assert_ptr_ne(copy->world->tags[0].name, r->v->world->tags[0].name);
+    ck_assert_int_eq(copy->world->tags[0].effect, r->v->world->tags[0].effect);
+    copy->world->tags[0].uses = 0;
+    ck_assert_int_eq(r->v->world->tags[0].uses, 2);
+    value x;
+    ck_assert(sides_read(copy, 0, program_decl_index(p, program_find_decl(p, DK_STAT, program_find_string(p, "pool"))),
+                         &x, (span){0}));
+    ck_assert_int_eq(x.num, 5);
+    world_close(copy);
+    program_free(p);
+    done(r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("combat");
@@ -2140,6 +2227,11 @@ static Suite *make_suite(void)
     tcase_add_test(tr, test_tracks_errors_at_run_time);
     tcase_add_test(tr, test_track_named_like_a_stat);
     suite_add_tcase(s, tr);
+    TCase *tg = tcase_create("tags");
+    tcase_add_test(tg, test_tags_on_each_holder);
+    tcase_add_test(tg, test_tag_names_bounded);
+    tcase_add_test(tg, test_tags_and_sides_copied_whole);
+    suite_add_tcase(s, tg);
     return s;
 }
 
