@@ -527,7 +527,8 @@ static sty binary_type(compiler *cc, int op, sty a, sty b, const node *e)
         verb = "compare";
         break;
     }
-    comp_error(cc, e->sp, "cannot %s %s and %s", verb, sty_name(a), sty_name(b));
+    comp_error(cc, e->sp, "cannot %s %s and %s%s", verb, sty_name(a), sty_name(b),
+               op == '+' && a == TY_STR ? " (text(a, b, ...) builds a string)" : "");
     return TY_ANY;
 }
 
