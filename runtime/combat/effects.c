@@ -391,8 +391,10 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         e->remaining = (int32_t)n;
         break;
     }
-    if ((e->queue == Q_TURN_START || e->queue == Q_TURN_END) && e->anchor < 0)
+    if ((e->queue == Q_TURN_START || e->queue == Q_TURN_END) && e->anchor < 0) {
+        e->queue = Q_NONE; /* in no queue: freeing it touches none */
         return vm_error(v, at, "a duration counted in turns needs a creature whose turns count it");
+    }
     if (n == 0) {
         /* lasts no time at all: it never takes hold */
         e->remaining = 0;
