@@ -387,8 +387,8 @@ static bool read_stat(vm *v, int c, int decl_index, value *out)
     if (cr->effects < 0 && v->r->nholds_conditions == 0)
         return true;
     const decl *d = &v->p->decls[decl_index];
-    if (d->kind != DK_STAT)
-        return true; /* resources are spent and gained, not modified */
+    if (d->kind != DK_STAT || sides_holds(v, decl_index))
+        return true; /* resources are spent and gained, not modified; a side's value is the side's */
     /* modifiers name a stat by its first declaration */
     value base = *out;
     return effects_stat(v, c, v->world->decl_info[decl_index].first, base, out, d->where);
