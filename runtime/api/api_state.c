@@ -108,6 +108,34 @@ static void on_effect(void *user, const char *kind, const char *name, const char
     l->first = false;
 }
 
+/* `, "tags": [...]` when the holder has any: name, free uses, what is
+   left of its duration. */
+static void tags_json(jbuf *b, vm *v, uint8_t kind, int32_t holder)
+{
+    if (!tags_any_on(v, kind, holder))
+        return;
+    jb_put(b, ", \"tags\": [");
+    bool first = true;
+    text_buf lasts;
+    text_init(&lasts);
+    for (size_t i = 0; i < v->world->ntags; i++) {
+        const tag *t = &v->world->tags[i];
+        if (t->kind != kind || t->holder != holder)
+            continue;
+        char uses[32];
+        snprintf(uses, sizeof uses, ", \"uses\": %d, \"lasts\": ", t->uses);
+        jb_put(b, first ? "{\"name\": " : ", {\"name\": ");
+        jb_str(b, t->name);
+        jb_put(b, uses);
+        text_clear(&lasts);
+        jb_str(b, t->effect >= 0 ? effects_lasts_text(v, t->effect, &lasts) : "until removed");
+        jb_put(b, "}");
+        first = false;
+    }
+    text_free(&lasts);
+    jb_put(b, "]");
+}
+
 /* Every stat a creature was given, and every tracked one (for the
    players, those not hidden). */
 static bool creature_stats(jbuf *b, vm *v, int c, bool players)
@@ -211,7 +239,9 @@ static bool creature_json(jbuf *b, vm *v, int c, bool players)
     jb_put(b, ", \"effects\": [");
     effect_list l = {.b = b, .first = true, .v = v, .players = players};
     effects_each(v, c, on_effect, &l);
-    jb_put(b, "]}");
+    jb_put(b, "]");
+    tags_json(b, v, TAG_ON_CREATURE, c);
+    jb_put(b, "}");
     return true;
 }
 
@@ -255,7 +285,9 @@ static bool state_json(fray *f, jbuf *b, bool players)
         jb_value(b, v, e->score);
         jb_put(b, "}");
     }
-    jb_put(b, "]}, \"creatures\": [");
+    jb_put(b, "]");
+    tags_json(b, v, TAG_ON_ENCOUNTER, 0);
+    jb_put(b, "}, \"creatures\": [");
     first = true;
     for (size_t c = 0; c < v->world->ncreatures; c++) {
         if (v->world->creatures[c].gone ||

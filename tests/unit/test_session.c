@@ -282,6 +282,42 @@ START_TEST(test_copies_go_their_own_way)
 }
 END_TEST
 
+/* Tags, a side's values and strings built at run time go with a copy, and
+   the state of play (JSON) lists the tags of a creature and of the
+   encounter. */
+START_TEST(test_tags_in_copies_and_state)
+{
+    heard *h = calloc(1, sizeof *h), *state = calloc(1, sizeof *state);
+    ck_assert(h && state);
+    fray *f = fray_open(&(fray_options){.seed = 5});
+    ck_assert_ptr_nonnull(f);
+    fray_on_output(f, on_output, h);
+    const char *setup = "stat pool = 2 { per side }\nstat label = \"\"\ncreature dorn side party { }\n"
+                        "dorn.label = text(\"Good (+\", 3, \")\")\ntag dorn \"Cornered\" with 2 uses for 3 rounds\n"
+                        "tag encounter \"Heavy Rain\"\nparty.pool -= 1\n";
+    ck_assert_int_eq(fray_run_string(f, "setup", setup, strlen(setup)), FRAY_OK);
+    fray *copy = fray_clone(f);
+    ck_assert_ptr_nonnull(copy);
+    const char *more = "print use_tag(dorn, \"Cornered\")\nparty.pool -= 1\n";
+    ck_assert_int_eq(fray_run_string(copy, "a", more, strlen(more)), FRAY_OK);
+    ck_assert_int_eq(eval_int(copy, "tag_uses(dorn, \"Cornered\")"), 1);
+    ck_assert_int_eq(eval_int(f, "tag_uses(dorn, \"Cornered\")"), 2);
+    ck_assert_int_eq(eval_int(copy, "party.pool"), 0);
+    ck_assert_int_eq(eval_int(f, "party.pool"), 1);
+    fray_close(f);
+    ck_assert_int_eq(eval_int(copy, "dorn.label == \"Good (+3)\" ? 1 : 0"), 1);
+    ck_assert_int_eq(fray_state(copy, on_output, state), FRAY_OK);
+    ck_assert_ptr_nonnull(
+        strstr(state->text, "\"tags\": [{\"name\": \"Heavy Rain\", \"uses\": 0, \"lasts\": \"until removed\"}]"));
+    ck_assert_ptr_nonnull(
+        strstr(state->text, "\"tags\": [{\"name\": \"Cornered\", \"uses\": 1, \"lasts\": \"3 rounds left\"}]"));
+    ck_assert_ptr_nonnull(strstr(state->text, "\"label\": \"Good (+3)\""));
+    fray_close(copy);
+    free(h);
+    free(state);
+}
+END_TEST
+
 /* Asked from inside a command (a question it puts), a copy is refused:
    the state is half-way through it. */
 static bool clone_while_asked(void *user, const fray_question *q, char *answer, size_t cap)
@@ -381,6 +417,7 @@ static Suite *session_suite(void)
     tcase_set_timeout(copies, 120);
     tcase_add_loop_test(copies, test_copies_play_as_the_original, 0, (int)(sizeof systems / sizeof systems[0]));
     tcase_add_test(copies, test_copies_go_their_own_way);
+    tcase_add_test(copies, test_tags_in_copies_and_state);
     tcase_add_test(copies, test_no_copy_mid_command);
     tcase_add_test(copies, test_rebuilt_from_copies_as_replayed);
     suite_add_tcase(s, copies);
