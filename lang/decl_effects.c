@@ -118,6 +118,12 @@ static void cond_modify(decl_state *ds, const node *clause, ccur *k)
         m.target = incoming ? MODT_INCOMING : MODT_CHECK;
         m.index = check;
     } else if (stat) {
+        int si = rules_stat(r, program_decl_index(cc->p, stat));
+        if (si >= 0 && r->stats[si].per_side) {
+            comp_error(cc, at->sp, "%s is held per side: a condition on a creature cannot modify it (set it instead)",
+                       at->text);
+            return;
+        }
         /* a stat is named by its first declaration, whatever overrides it */
         m.target = MODT_STAT;
         m.index = program_decl_index(cc->p, stat);
