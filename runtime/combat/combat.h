@@ -524,6 +524,9 @@ int32_t grid_footprint(struct vm *v, int c);
    cover for b attacked by a (how: cover()'s third argument, or nothing),
    or -1 when a does not see b. */
 bool grid_cover(struct vm *v, int a, int b, value how, int *level, span at);
+/* The index of the level of cover called word (with unseen, `unseen` is
+   one past the rules' levels); an error listing them when none is. */
+bool grid_cover_level_named(struct vm *v, const char *word, bool unseen, int *level, span at);
 bool grid_sees(struct vm *v, int a, int b, bool *out, span at);
 /* max: a distance, nothing (no limit) or the word of a resource counting
    distance, which the walk spends; whole: a move its budget cannot pay in

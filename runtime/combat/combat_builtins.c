@@ -439,29 +439,10 @@ static bool builtin_cover_rank(vm *v, int id, value *args, int argc, span at, va
     if (args[0].type != V_WORD && args[0].type != V_STR)
         return vm_error(v, at, "cover_rank() needs a level of cover (as in \"half\") or two creatures, not %s",
                         value_type_name(args[0].type));
-    if (sp->cover.from == COVER_UNDECLARED)
-        return vm_error(v, at,
-                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
-    const char *w = program_string(v->p, (int)args[0].num);
-    text_buf names;
-    text_init(&names);
-    for (int i = 0; i < sp->cover.nlevels; i++) {
-        const char *name = program_string(v->p, sp->cover.levels[i]);
-        if (!strcmp(name, w)) {
-            text_free(&names);
-            *out = value_int(i);
-            return true;
-        }
-        text_add(&names, "%s, ", name);
-    }
-    if (!strcmp(w, "unseen")) {
-        text_free(&names);
-        *out = value_int(sp->cover.nlevels);
-        return true;
-    }
-    vm_error(v, at, "no level of cover '%s' (the levels are %sunseen)", w, names.s);
-    text_free(&names);
-    return false;
+    if (!grid_cover_level_named(v, vm_string(v, args[0]), true, &level, at))
+        return false;
+    *out = value_int(level);
+    return true;
 }
 
 /* cover(): the level, as the rules name it */

@@ -417,6 +417,31 @@ static bool cover_by_corners(look *lk, int *level, text_buf *why)
     return ok;
 }
 
+bool grid_cover_level_named(vm *v, const char *word, bool unseen, int *level, span at)
+{
+    const r_space *sp = &v->r->space;
+    if (sp->cover.from == COVER_UNDECLARED)
+        return vm_error(v, at,
+                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
+    for (int i = 0; i < sp->cover.nlevels; i++)
+        if (!strcmp(program_string(v->p, sp->cover.levels[i]), word)) {
+            *level = i;
+            return true;
+        }
+    if (unseen && !strcmp(word, "unseen")) {
+        *level = sp->cover.nlevels;
+        return true;
+    }
+    text_buf names;
+    text_init(&names);
+    for (int i = 0; i < sp->cover.nlevels; i++)
+        text_add(&names, "%s%s", i ? ", " : "", program_string(v->p, sp->cover.levels[i]));
+    vm_error(v, at, "no level of cover '%s' (the %slevels are %s%s)", word, unseen ? "" : "grid's ", names.s,
+             unseen ? ", unseen" : "");
+    text_free(&names);
+    return false;
+}
+
 bool grid_cover(vm *v, int a, int b, value how, int *level, span at)
 {
     const creature *ca = &v->world->creatures[a], *cb_ = &v->world->creatures[b];

@@ -795,25 +795,11 @@ static bool run_move(const command_run *r)
 /* The mark of `terrain cover LEVEL`: the level's index among the rules'. */
 static bool cover_mark(vm *v, value level, uint8_t *flag, span at)
 {
-    const r_space *sp = &v->r->space;
-    if (sp->cover.from == COVER_UNDECLARED)
-        return vm_error(v, at,
-                        "these rules do not say how cover is found; declare it: space grid { cover from corners }");
-    const char *w = program_string(v->p, (int)level.num);
-    text_buf names;
-    text_init(&names);
-    for (int i = 0; i < sp->cover.nlevels; i++) {
-        const char *name = program_string(v->p, sp->cover.levels[i]);
-        if (!strcmp(name, w)) {
-            text_free(&names);
-            *flag = (uint8_t)(CELL_SET_COVER | i << CELL_COVER_SHIFT);
-            return true;
-        }
-        text_add(&names, "%s%s", i ? ", " : "", name);
-    }
-    vm_error(v, at, "no level of cover '%s' (the grid's levels are %s)", w, names.s);
-    text_free(&names);
-    return false;
+    int i;
+    if (!grid_cover_level_named(v, program_string(v->p, (int)level.num), false, &i, at))
+        return false;
+    *flag = (uint8_t)(CELL_SET_COVER | i << CELL_COVER_SHIFT);
+    return true;
 }
 
 /* `wall`, `terrain difficult` and `terrain cover`: one square, or a

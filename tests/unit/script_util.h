@@ -65,4 +65,19 @@ static void run_free(run *r)
     free(r);
 }
 
+/* The output holds each line, in this order (the list ends with NULL).
+   Inline: a test program that asks nothing of the output does not use it. */
+static inline void lines_in_order(run *r, ...)
+{
+    va_list ap;
+    va_start(ap, r);
+    const char *at = r->out;
+    for (const char *want = va_arg(ap, const char *); want; want = va_arg(ap, const char *)) {
+        const char *found = strstr(at, want);
+        ck_assert_msg(found, "missing (in order) \"%s\" in:\n%s", want, r->out);
+        at = found + strlen(want);
+    }
+    va_end(ap);
+}
+
 #endif

@@ -16,20 +16,6 @@
 #include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
-/* The output holds each line, in this order. */
-static void lines_in_order(run *r, ...)
-{
-    va_list ap;
-    va_start(ap, r);
-    const char *at = r->out;
-    for (const char *want = va_arg(ap, const char *); want; want = va_arg(ap, const char *)) {
-        const char *found = strstr(at, want);
-        ck_assert_msg(found, "missing (in order) \"%s\" in:\n%s", want, r->out);
-        at = found + strlen(want);
-    }
-    va_end(ap);
-}
-
 static run *ok(const char *text)
 {
     run *r = run_script(text, 1, NULL);
@@ -80,15 +66,15 @@ END_TEST
 
 START_TEST(test_changes_apply_in_one_order_whatever_the_conditions_order)
 {
-    const char *rules = BASE "condition lucky { roll attack reroll 1 once }\n"
-                             "condition keen { roll attack keep highest }\n"
-                             "condition big { roll attack with d12 }\n";
+    const char *system = BASE "condition lucky { roll attack reroll 1 once }\n"
+                              "condition keen { roll attack keep highest }\n"
+                              "condition big { roll attack with d12 }\n";
     char text[2048];
-    snprintf(text, sizeof text, "%sapply lucky to a\napply keen to a\napply big to a\nprint attack(a, b)\n", rules);
+    snprintf(text, sizeof text, "%sapply lucky to a\napply keen to a\napply big to a\nprint attack(a, b)\n", system);
     run *r = ok(text);
     lines_in_order(r, "2d12ro1kh1 (", NULL);
     run_free(r);
-    snprintf(text, sizeof text, "%sapply big to a\napply keen to a\napply lucky to a\nprint attack(a, b)\n", rules);
+    snprintf(text, sizeof text, "%sapply big to a\napply keen to a\napply lucky to a\nprint attack(a, b)\n", system);
     r = ok(text);
     lines_in_order(r, "2d12ro1kh1 (", NULL);
     run_free(r);
@@ -192,7 +178,7 @@ START_TEST(test_a_players_answer_is_said_to_be_the_players)
 }
 END_TEST
 
-Suite *checks_suite(void)
+static Suite *checks_suite(void)
 {
     Suite *s = suite_create("checks");
     TCase *d = tcase_create("dice changes");

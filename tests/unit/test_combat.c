@@ -25,20 +25,6 @@ static void done(run *r)
     run_free(r);
 }
 
-/* The output holds each line, in this order. */
-static void lines_in_order(run *r, ...)
-{
-    va_list ap;
-    va_start(ap, r);
-    const char *at = r->out;
-    for (const char *want = va_arg(ap, const char *); want; want = va_arg(ap, const char *)) {
-        const char *found = strstr(at, want);
-        ck_assert_msg(found, "missing (in order) \"%s\" in:\n%s", want, r->out);
-        at = found + strlen(want);
-    }
-    va_end(ap);
-}
-
 static void absent(run *r, const char *text)
 {
     ck_assert_msg(!strstr(r->out, text), "unexpected \"%s\" in:\n%s", text, r->out);

@@ -12,20 +12,6 @@
 #include "runtime/combat/world.h"
 #include "tests/unit/script_util.h"
 
-/* The output holds each line, in this order. */
-static void lines_in_order(run *r, ...)
-{
-    va_list ap;
-    va_start(ap, r);
-    const char *at = r->out;
-    for (const char *want = va_arg(ap, const char *); want; want = va_arg(ap, const char *)) {
-        const char *found = strstr(at, want);
-        ck_assert_msg(found, "missing (in order) \"%s\" in:\n%s", want, r->out);
-        at = found + strlen(want);
-    }
-    va_end(ap);
-}
-
 static run *ok(const char *text)
 {
     run *r = run_script(text, 1, NULL);
