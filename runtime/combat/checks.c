@@ -102,7 +102,7 @@ bool checks_roll(vm *v, int check, const value *args, int nargs, value *out, spa
     text_buf said; /* what changed the dice, for the line */
     text_init(&said);
     dice_verdict verdict;
-    if (!checks_change_dice(v, check, changes, nchanges, &rolled, &said, &verdict, at)) {
+    if (nchanges && !checks_change_dice(v, check, changes, nchanges, &rolled, &said, &verdict, at)) {
         text_free(&said);
         return false;
     }

@@ -255,7 +255,7 @@ static bool refresh(vm *v, period per, int only, span at)
             v->world->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
         }
     }
-    return tracks_refresh(v, per, only, at);
+    return v->r->ntracks == 0 || tracks_refresh(v, per, only, at); /* most rules have none */
 }
 
 /* --- turns --------------------------------------------------------------------------- */

@@ -391,14 +391,14 @@ bool events_emit(vm *v, int event, const value *args, int nargs, span at)
     combat *cb = &v->world->cb;
     if (event < 0 || event >= v->r->nevents)
         return vm_error(v, at, "internal: no event %d", event);
+    const r_event *ev = &v->r->events[event];
+    if (ev->ntriggers == 0 && ev->nending == 0 && cb->nholds == 0) /* nothing hears it: most rolls */
+        return true;
     if (cb->trigger_depth >= v->limits.trigger_depth)
         return vm_error(v, at,
                         "triggers nested too deeply (limit is %d; a trigger that triggers itself? see --limit "
                         "trigger-depth=N)",
                         v->limits.trigger_depth);
-    const r_event *ev = &v->r->events[event];
-    if (ev->ntriggers == 0 && ev->nending == 0 && cb->nholds == 0)
-        return true;
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
     cb->trigger_depth++;

@@ -362,6 +362,8 @@ bool track_command(vm *v, bool mark, int c, int t, int box, value name, span at)
 
 bool tracks_refresh(vm *v, period per, int only, span at)
 {
+    if (v->r->ntracks == 0) /* each refresh of every resource comes here */
+        return true;
     size_t lo = only >= 0 ? (size_t)only : 0, hi = only >= 0 ? (size_t)only + 1 : v->world->ncreatures;
     for (size_t c = lo; c < hi; c++) {
         if (v->world->creatures[c].gone || v->world->creatures[c].nmarks == 0)
