@@ -12,6 +12,10 @@
 
 /* What a GM may type as a tag's name, and how many free uses one holds. */
 #define TAG_NAME_MAX 100
+/* Tags in play at once: they are found by a look through them all, so a
+   rule that adds them without end stops here, in a moment, not after
+   hours of looking. A table has dozens. */
+#define TAG_MOST 10000
 #define TAG_USES_MAX 1000
 
 typedef struct holder {
@@ -181,6 +185,8 @@ static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool
     int i = find_tag(w, h, name);
     *added = i < 0;
     if (i < 0) {
+        if (w->ntags >= TAG_MOST)
+            return vm_error(v, at, "too many tags at once (limit is %d)", TAG_MOST);
         if (w->ntags >= (size_t)v->limits.effects)
             return vm_error(v, at, "too many tags at once (limit is %d; see --limit effects=N)", v->limits.effects);
         tag *g = mem_grow(w->tags, sizeof(tag), &w->tags_cap, w->ntags + 1);

@@ -2059,6 +2059,18 @@ END_TEST
 
 /* A copy of the world (a simulated run starts from one) holds the same
    tags and side values, its own: changing one leaves the other. */
+START_TEST(test_tags_without_end_stop_at_their_limit)
+{
+    /* tags are found by a look through them all: a rule adding them
+       without end stops at 10000, at once */
+    run *r = play(1, "creature x { }\nlet i = 0\nrepeat 20000 { tag(x, text(\"t\", i)); i += 1 }\n");
+    ck_assert(!r->ok);
+    ck_assert_str_eq(r->v->error.s, "too many tags at once (limit is 10000)");
+    ck_assert_int_eq((int)r->v->world->ntags, 10000);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_tags_and_sides_copied_whole)
 {
     run *r = ok(1, TAGS "tag kyra \"Cornered\" with 2 uses for 3 rounds\nparty.pool = 5\n");
@@ -2217,6 +2229,7 @@ static Suite *make_suite(void)
     tcase_add_test(tg, test_tags_on_each_holder);
     tcase_add_test(tg, test_tag_names_bounded);
     tcase_add_test(tg, test_tags_and_sides_copied_whole);
+    tcase_add_test(tg, test_tags_without_end_stop_at_their_limit);
     suite_add_tcase(s, tg);
     return s;
 }
