@@ -17,15 +17,6 @@ static const char *action_name(vm *v, int a)
     return program_string(v->p, v->r->actions[a].name);
 }
 
-static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
-{
-    if (e->kind == REXPR_CONST) {
-        *out = e->v;
-        return true;
-    }
-    return vm_call(v, e->chunk, self, args, nargs, out);
-}
-
 static bool on_other_sides(const vm *v, int a, int b)
 {
     int sa = v->world->creatures[a].side, sb = v->world->creatures[b].side;
@@ -157,7 +148,7 @@ static bool requirements_hold(vm *v, int actor, int action, const value *args, i
     *ok = false;
     for (int i = 0; i < a->nrequires; i++) {
         value w;
-        if (!eval(v, &a->requires[i], actor, args, nargs, &w))
+        if (!combat_eval(v, &a->requires[i], actor, args, nargs, &w))
             return false;
         if (!value_truthy(w)) {
             origin rule = a->from;
@@ -388,7 +379,7 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
     *done = true;
     if (rexpr_present(&a->cooldown)) {
         value lasts;
-        if (!eval(v, &a->cooldown, actor, args, nargs, &lasts) || !effects_cooldown(v, actor, action, lasts, at))
+        if (!combat_eval(v, &a->cooldown, actor, args, nargs, &lasts) || !effects_cooldown(v, actor, action, lasts, at))
             return false;
     }
     value who = value_ref(V_CREATURE, 0, actor);
@@ -397,7 +388,7 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
     bool provokes = a->provokes == 1;
     if (a->provokes == 2) {
         value w;
-        if (!eval(v, &a->provokes_when, actor, args, nargs, &w))
+        if (!combat_eval(v, &a->provokes_when, actor, args, nargs, &w))
             return false;
         provokes = value_truthy(w);
     }

@@ -17,9 +17,7 @@ static bool offered(vm *v, const r_ruling *rl, int self, const value *seen, int 
     if (!rexpr_present(&rl->after_when))
         return true;
     value w;
-    if (rl->after_when.kind == REXPR_CONST)
-        w = rl->after_when.v;
-    else if (!vm_call(v, rl->after_when.chunk, self, seen, nseen, &w))
+    if (!combat_eval(v, &rl->after_when, self, seen, nseen, &w))
         return false;
     *yes = value_truthy(w) != rl->after_negate;
     return true;
@@ -35,9 +33,7 @@ static bool decide(vm *v, int ruling, int self, const value *seen, int nseen, co
         if (!rexpr_present(&rl->def))
             return vm_error(v, at, "ruling %s has no default to take for every outcome of a roll computed exactly",
                             program_string(v->p, rl->name));
-        if (rl->def.kind == REXPR_CONST)
-            said = rl->def.v;
-        else if (!vm_call(v, rl->def.chunk, self, seen, nseen, &said))
+        if (!combat_eval(v, &rl->def, self, seen, nseen, &said))
             return false;
     } else if (!rulings_ask_about(v, ruling, self, seen, nseen, stakes, &said, at)) {
         return false;
@@ -80,9 +76,7 @@ static bool take(vm *v, const r_ruling *rl, int self, value *seen, int nseen, co
         vm_format_text(v, *roll, &said);
     } else {
         value amount;
-        if (rl->then_amount.kind == REXPR_CONST)
-            amount = rl->then_amount.v;
-        else if (!vm_call(v, rl->then_amount.chunk, self, seen, nseen, &amount))
+        if (!combat_eval(v, &rl->then_amount, self, seen, nseen, &amount))
             return false;
         if (amount.type == V_ROLL)
             amount = value_int(amount.num);

@@ -304,3 +304,16 @@ const char *world_name(const vm *v, int c)
 {
     return c >= 0 && (size_t)c < v->world->ncreatures ? v->world->creatures[c].name : "nobody";
 }
+
+bool combat_eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
+{
+    if (e->kind == REXPR_CONST) {
+        *out = e->v;
+        return true;
+    }
+    if (e->kind == REXPR_NONE) {
+        *out = value_bool(true);
+        return true;
+    }
+    return vm_call(v, e->chunk, self, args, nargs, out);
+}

@@ -251,6 +251,9 @@ void combat_free(combat *cb);
 bool combat_clone(combat *cb, const combat *from);
 /* Makes room for creatures and rules that arrived since the last call. */
 bool combat_sync(struct vm *v);
+/* A formula of the rules tables for self, with args bound as its chunk's
+   parameters: a constant as it is, an absent one (REXPR_NONE) true. */
+bool combat_eval(struct vm *v, const rexpr *e, int self, const value *args, int nargs, value *out);
 
 /* The transcript (log.c): a line of play, or a detail shown by explain. */
 void combat_say(struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

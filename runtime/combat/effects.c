@@ -636,19 +636,6 @@ static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t 
     return true;
 }
 
-static bool eval_rexpr(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
-{
-    if (e->kind == REXPR_CONST) {
-        *out = e->v;
-        return true;
-    }
-    if (e->kind == REXPR_NONE) {
-        *out = value_bool(true);
-        return true;
-    }
-    return vm_call(v, e->chunk, self, args, nargs, out);
-}
-
 /* A clause's `when EXPR` (or `unless EXPR`, negate): sets *holds when the
    clause applies to c, as it does without a guard. */
 static bool guard_holds(vm *v, const rexpr *when, bool negate, int c, const value *args, int nargs, bool *holds)
@@ -657,7 +644,7 @@ static bool guard_holds(vm *v, const rexpr *when, bool negate, int c, const valu
     if (!rexpr_present(when))
         return true;
     value w;
-    if (!eval_rexpr(v, when, c, args, nargs, &w))
+    if (!combat_eval(v, when, c, args, nargs, &w))
         return false;
     *holds = value_truthy(w) != negate;
     return true;
@@ -915,7 +902,7 @@ bool effects_stat(vm *v, int c, int stat_decl, value base, value *out, span at)
             if (!holds)
                 continue;
             value amount;
-            if (!eval_rexpr(v, &mod->amount, c, NULL, 0, &amount))
+            if (!combat_eval(v, &mod->amount, c, NULL, 0, &amount))
                 return false;
             if (amount.type == V_ROLL)
                 amount = value_int(amount.num);
@@ -1024,7 +1011,7 @@ static bool check_mods_holding(vm *v, int check, const value *args, int nargs, c
                 if (!holds)
                     continue;
                 value amount = value_nil();
-                if (rexpr_present(&mod->amount) && !eval_rexpr(v, &mod->amount, c, args, nargs, &amount))
+                if (rexpr_present(&mod->amount) && !combat_eval(v, &mod->amount, c, args, nargs, &amount))
                     return false;
                 if (amount.type == V_ROLL)
                     amount = value_int(amount.num);
@@ -1297,7 +1284,7 @@ bool effects_relate(vm *v, int rel, int a, int b, value lasts, span at, bool *do
             }
     }
     if (lasts.type == V_NIL && rexpr_present(&rr->lasts)) {
-        if (!eval_rexpr(v, &rr->lasts, a, NULL, 0, &lasts))
+        if (!combat_eval(v, &rr->lasts, a, NULL, 0, &lasts))
             return false;
     }
     int32_t i = add_effect(v, EFF_RELATION, rel, a, a, lasts, at);

@@ -22,15 +22,6 @@ static const char *trigger_name(vm *v, int t)
     return program_string(v->p, v->r->triggers[t].name);
 }
 
-static bool eval(vm *v, const rexpr *e, int self, const value *args, int nargs, value *out)
-{
-    if (e->kind == REXPR_CONST) {
-        *out = e->v;
-        return true;
-    }
-    return vm_call(v, e->chunk, self, args, nargs, out);
-}
-
 /* An argument of an event against a held action's pattern: `_` (nothing)
    matches anything, anything else must equal it, as `==` says. */
 static bool values_match(vm *v, value pattern, value arg, bool *match, span at)
@@ -260,13 +251,13 @@ static bool fire_for(vm *v, int t, const r_on *on, value *params, const int *can
             params[tr->reactor] = value_ref(V_CREATURE, 0, cands[k]);
         value w;
         if (rexpr_present(&on->when)) {
-            if (!eval(v, &on->when, -1, params, tr->nparams, &w))
+            if (!combat_eval(v, &on->when, -1, params, tr->nparams, &w))
                 return false;
             if (!value_truthy(w))
                 continue;
         }
         if (rexpr_present(&on->unless)) {
-            if (!eval(v, &on->unless, -1, params, tr->nparams, &w))
+            if (!combat_eval(v, &on->unless, -1, params, tr->nparams, &w))
                 return false;
             if (value_truthy(w))
                 continue;
@@ -365,7 +356,7 @@ static bool end_conditions(vm *v, int event, const value *args, int nargs, span 
                     continue;
                 if (rexpr_present(&rc->ends_on[m].when)) {
                     value w;
-                    if (!eval(v, &rc->ends_on[m].when, (int)c, args, nargs, &w))
+                    if (!combat_eval(v, &rc->ends_on[m].when, (int)c, args, nargs, &w))
                         return false;
                     if (value_truthy(w) == rc->ends_on[m].negate)
                         continue;
@@ -590,7 +581,7 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             return true;
         }
         if (rexpr_present(&rl->def))
-            return eval(v, &rl->def, self, about->args, about->nargs, out);
+            return combat_eval(v, &rl->def, self, about->args, about->nargs, out);
         return vm_error(v, at, "ruling %s is not answered yet", name);
     }
     combat_cite(v, &rl->from, cite);
@@ -645,7 +636,7 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             return vm_error(v, at, "ruling %s was not answered", name);
     }
     if (rexpr_present(&rl->def)) {
-        if (!eval(v, &rl->def, self, about->args, about->nargs, out))
+        if (!combat_eval(v, &rl->def, self, about->args, about->nargs, out))
             return false;
         combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
                     self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
