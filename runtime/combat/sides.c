@@ -107,25 +107,6 @@ bool sides_read(vm *v, int s, int decl_index, value *out, span at)
     return vm_call(v, latest->value, -1, NULL, 0, out);
 }
 
-static bool clamp(vm *v, const rexpr *bound, value *x, bool low)
-{
-    if (!rexpr_present(bound) || !value_is_number(*x))
-        return true;
-    value b;
-    if (bound->kind == REXPR_CONST)
-        b = bound->v;
-    else if (bound->kind != REXPR_CHUNK)
-        return true;
-    else if (!vm_call(v, bound->chunk, -1, NULL, 0, &b))
-        return false;
-    if (!value_is_number(b))
-        return true;
-    int cmp = rat_cmp(value_as_frac(*x), value_as_frac(b));
-    if ((low && cmp < 0) || (!low && cmp > 0))
-        *x = b;
-    return true;
-}
-
 bool sides_write(vm *v, int s, int decl_index, value x, span at)
 {
     if (v->exact_depth && vm_exact_refuses(v, at, "setting a stat"))
@@ -136,7 +117,7 @@ bool sides_write(vm *v, int s, int decl_index, value x, span at)
         return vm_error(v, at, "a stat holds a value, not a distribution: roll the dice to set %s", name);
     if (x.type == V_ROLL)
         x = value_int(x.num);
-    if (!clamp(v, &st->lo, &x, true) || !clamp(v, &st->hi, &x, false))
+    if (!world_clamp(v, &st->lo, -1, &x, true) || !world_clamp(v, &st->hi, -1, &x, false))
         return false;
     if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
         text_buf shown;

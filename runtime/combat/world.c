@@ -434,7 +434,7 @@ static bool bound_cmp(value x, value b, int *cmp)
     return true;
 }
 
-static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
+bool world_clamp(vm *v, const rexpr *bound, int c, value *x, bool low)
 {
     if (!rexpr_present(bound) || !(value_is_number(*x) || x->type == V_DIST || x->type == V_TIME))
         return true;
@@ -446,7 +446,6 @@ static bool clamp(vm *v, const rexpr *bound, int c, value *x, bool low, span at)
         return true;
     if ((low && cmp < 0) || (!low && cmp > 0))
         *x = b;
-    (void)at;
     return true;
 }
 
@@ -516,7 +515,7 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         if (st->derived)
             return vm_error(v, at, "%s is derived from its formula and cannot be set",
                             program_string(v->p, v->p->decls[decl_index].name));
-        if (!clamp(v, &st->lo, c, &x, true, at) || !clamp(v, &st->hi, c, &x, false, at))
+        if (!world_clamp(v, &st->lo, c, &x, true) || !world_clamp(v, &st->hi, c, &x, false))
             return false;
         if (st->whole && !(x.type == V_INT || (x.type == V_FRAC && value_den(x) == 1))) {
             text_buf shown;
@@ -544,8 +543,8 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
                      : res->unit == V_TIME ? value_time((time_kind)x.home, 0)
                                            : value_int(0);
         rexpr zero = {.kind = REXPR_CONST, .v = none};
-        if (!clamp(v, rexpr_present(&res->min) ? &res->min : &zero, c, &x, true, at) ||
-            !clamp(v, &res->max, c, &x, false, at))
+        if (!world_clamp(v, rexpr_present(&res->min) ? &res->min : &zero, c, &x, true) ||
+            !world_clamp(v, &res->max, c, &x, false))
             return false;
     }
     value kept;

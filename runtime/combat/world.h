@@ -170,6 +170,9 @@ int world_add_creature(vm *v, const char *name, int decl, span at);
 bool world_get_stat(vm *v, int creature, int decl_index, value *out);
 /* Sets a stat, clamped to its declared `in LO..HI`. */
 bool world_set_stat(vm *v, int creature, int decl_index, value x, span at);
+/* x held to a stat's bound (`in LO..HI`, a resource's min and max), the
+   bound's formula read for c (-1: for no creature, as a side's stat). */
+bool world_clamp(vm *v, const rexpr *bound, int c, value *x, bool low);
 int world_stat_slot(vm *v, int decl_index);
 /* Whether a creature's state shows this declaration: a stat or resource
  * the creature was given, or one the encounter tracks (defaults are not

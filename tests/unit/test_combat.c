@@ -2005,6 +2005,17 @@ END_TEST
     "zone yard\n"                      \
     "place kyra in yard\n"
 
+/* A side's stat is held to its bounds as a creature's is, a distance too. */
+START_TEST(test_side_stat_held_to_its_bounds)
+{
+    run *r = ok(1, "stat reach: distance = 0 ft in 0 ft..30 ft { per side }\n"
+                   "stat pool = 2 in 0..5 { per side }\ncreature a side p { }\n"
+                   "p.reach = 50 ft\np.pool = -3\nprint p.reach, p.pool\n");
+    lines_in_order(r, "30 ft 0\n", NULL);
+    done(r);
+}
+END_TEST
+
 /* Each kind of holder keeps its own tags; a free use is taken once; a tag
    given again gains uses, not a second entry. */
 START_TEST(test_tags_on_each_holder)
@@ -2226,6 +2237,7 @@ static Suite *make_suite(void)
     tcase_add_test(tr, test_track_named_like_a_stat);
     suite_add_tcase(s, tr);
     TCase *tg = tcase_create("tags");
+    tcase_add_test(tg, test_side_stat_held_to_its_bounds);
     tcase_add_test(tg, test_tags_on_each_holder);
     tcase_add_test(tg, test_tag_names_bounded);
     tcase_add_test(tg, test_tags_and_sides_copied_whole);
