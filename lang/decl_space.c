@@ -33,30 +33,36 @@ static void sp_square(decl_state *ds, const node *clause, ccur *k)
 
 #define DIAGONAL_MAX 10
 
-static void sp_diagonal(decl_state *ds, const node *clause, ccur *k)
+/* `diagonal N | diagonal alternate`, of the grid or of one range: false
+   (reported) when it is neither. */
+static bool parse_diagonal(decl_state *ds, ccur *k, int64_t *num, int64_t *den, bool *alternate)
 {
-    (void)clause;
-    r_space *s = space_of(ds);
     if (ccur_accept(k, "alternate")) {
-        s->diag_alternate = true;
-        ccur_end(k);
-        return;
+        *alternate = true;
+        return true;
     }
     const node *n = ccur_take(k);
     /* at most 10 squares, so that a path's cost in 64 bits has room for
        a 12-place fraction of a square at every step */
     if (n && (n->kind == AST_INT || n->kind == AST_FRAC) && n->num > 0 && n->num <= DIAGONAL_MAX * n->den) {
-        s->diag_num = n->num;
-        s->diag_den = n->den;
-    } else if (n && (n->kind == AST_INT || n->kind == AST_FRAC)) {
+        *num = n->num;
+        *den = n->den;
+        return true;
+    }
+    if (n && (n->kind == AST_INT || n->kind == AST_FRAC))
         comp_error(ds->cc, n->sp, "a diagonal step counts more than 0 and at most %d squares", DIAGONAL_MAX);
-        return;
-    } else {
+    else
         comp_error(ds->cc, n ? n->sp : k->end,
                    "a diagonal step counts a number of squares (as in 1.5), or 'alternate' (1, 2, 1, ...)");
-        return;
-    }
-    ccur_end(k);
+    return false;
+}
+
+static void sp_diagonal(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_space *s = space_of(ds);
+    if (parse_diagonal(ds, k, &s->diag_num, &s->diag_den, &s->diag_alternate))
+        ccur_end(k);
 }
 
 static void sp_difficult(decl_state *ds, const node *clause, ccur *k)
@@ -451,22 +457,28 @@ static void rg_apart(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
-static void rg_corners(decl_state *ds, const node *clause, ccur *k)
+static void rg_diagonal(decl_state *ds, const node *clause, ccur *k)
 {
-    (void)clause;
-    if (!ccur_expect(k, "no"))
+    r_range *r = range_of(ds);
+    if (r->ordinal) {
+        comp_error(ds->cc, clause->sp,
+                   "a range band without a formula is decided by zones, not measured: it has no diagonals");
+        return;
+    }
+    if (!parse_diagonal(ds, k, &r->diag_num, &r->diag_den, &r->diag_alternate))
         return;
     rexpr e = {.kind = REXPR_CONST, .v = value_bool(true)};
-    if (ccur_accept(k, "when") && !ccur_expr(k, &ds->fx, TY_BOOL, "when the corners do not count", &e))
+    if (ccur_accept(k, "when") && !ccur_expr(k, &ds->fx, TY_BOOL, "when the range counts diagonals its own way", &e))
         return;
-    range_of(ds)->no_corners = e;
+    range_of(ds)->diag_when = e;
     ccur_end(k);
 }
 
 const clause_rule range_clauses[] = {
     {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
     {"apart", "apart N zone(s) (creatures at most N zones apart, through neighbours)", rg_apart, false},
-    {"corners", "corners no [when EXPR] (grid: the outer ring's corners do not count)", rg_corners, false},
+    {"diagonal", "diagonal N | diagonal alternate [when EXPR] (grid: a diagonal step counts thus within this range)",
+     rg_diagonal, false},
 };
 const int range_nclauses = (int)(sizeof range_clauses / sizeof range_clauses[0]);
 

@@ -212,16 +212,32 @@ static int32_t gap(int32_t a, int32_t sa, int32_t b, int32_t sb)
 /* Squares walked for dx, dy by the rules' diagonal step, as a fraction.
    The grid's coordinates (at most 100000 and a footprint) and a diagonal
    of at most 10 squares keep it within 64 bits, checked all the same. */
-static bool squares_for(vm *v, int64_t dx, int64_t dy, value *out, span at)
+/* How diagonal steps count: the grid's rule, or a range's own. */
+typedef struct diag_rule {
+    int64_t num, den; /* a diagonal step counts num/den squares */
+    bool alternate;   /* 1, 2, 1, 2 ... */
+} diag_rule;
+
+static diag_rule grid_diagonals(const vm *v)
 {
     const r_space *sp = &v->r->space;
+    return (diag_rule){sp->diag_num, sp->diag_den, sp->diag_alternate};
+}
+
+static bool squares_by(vm *v, diag_rule rule, int64_t dx, int64_t dy, value *out, span at)
+{
     int64_t diag = dx < dy ? dx : dy, straight = (dx > dy ? dx : dy) - diag;
-    __int128 num = sp->diag_alternate ? (__int128)straight + diag + diag / 2
-                                      : (__int128)straight * sp->diag_den + (__int128)diag * sp->diag_num;
-    int64_t den = sp->diag_alternate ? 1 : sp->diag_den;
+    __int128 num = rule.alternate ? (__int128)straight + diag + diag / 2
+                                  : (__int128)straight * rule.den + (__int128)diag * rule.num;
+    int64_t den = rule.alternate ? 1 : rule.den;
     if (num > INT64_MAX || rat_make((int64_t)num, den, V_FRAC, out) != ARITH_OK)
         return vm_error(v, at, "a distance on the grid is too large for a number");
     return true;
+}
+
+static bool squares_for(vm *v, int64_t dx, int64_t dy, value *out, span at)
+{
+    return squares_by(v, grid_diagonals(v), dx, dy, out, at);
 }
 
 static value square_side(const vm *v)
@@ -261,7 +277,7 @@ static bool position(vm *v, value x, int32_t *px, int32_t *py, int32_t *size, sp
 }
 
 /* Distance for reach and ranges: an adjacent square is always one step. */
-static bool reach_squares(vm *v, int64_t dx, int64_t dy, value *out, span at)
+static bool reach_squares(vm *v, diag_rule rule, int64_t dx, int64_t dy, value *out, span at)
 {
     if (dx <= 1 && dy <= 1) {
         *out = value_int(dx || dy ? 1 : 0);
@@ -270,13 +286,13 @@ static bool reach_squares(vm *v, int64_t dx, int64_t dy, value *out, span at)
     /* the first diagonal step counts one; the rest by the rule */
     if (dx >= 1 && dy >= 1) {
         value rest;
-        if (!squares_for(v, dx - 1, dy - 1, &rest, at))
+        if (!squares_by(v, rule, dx - 1, dy - 1, &rest, at))
             return false;
         if (rat_add(rest, value_int(1), V_FRAC, out, 1) != ARITH_OK)
             return vm_error(v, at, "a distance on the grid is too large for a number");
         return true;
     }
-    return squares_for(v, dx, dy, out, at);
+    return squares_by(v, rule, dx, dy, out, at);
 }
 
 bool grid_distance(vm *v, value a, value b, value *out, span at)
@@ -311,11 +327,12 @@ bool grid_adjacent(vm *v, int a, int b)
     return gap(ca->x, sa, cb_->x, sb) <= 1 && gap(ca->y, sa, cb_->y, sb) <= 1;
 }
 
-static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, span at)
+/* A range's distance for creature c, and how diagonals count within it. */
+static bool range_of(vm *v, int c, int range, value *out, diag_rule *rule, span at)
 {
     const r_range *rg = &v->r->ranges[range];
     const decl *d = &v->p->decls[rg->decl];
-    *corners_out = false;
+    *rule = grid_diagonals(v);
     if (d->value < 0)
         return vm_error(v, at, "range %s has no distance; it is decided by zones", program_string(v->p, rg->name));
     if (!vm_call(v, d->value, c, NULL, 0, out))
@@ -323,38 +340,29 @@ static bool range_of(vm *v, int c, int range, value *out, bool *corners_out, spa
     if (out->type != V_DIST)
         return vm_error(v, at, "range %s is %s, not a distance", program_string(v->p, rg->name),
                         value_type_name(out->type));
-    if (rexpr_present(&rg->no_corners)) {
+    if (rexpr_present(&rg->diag_when)) {
         value x;
-        if (rg->no_corners.kind == REXPR_CONST)
-            x = rg->no_corners.v;
-        else if (!vm_call(v, rg->no_corners.chunk, c, NULL, 0, &x))
+        if (rg->diag_when.kind == REXPR_CONST)
+            x = rg->diag_when.v;
+        else if (!vm_call(v, rg->diag_when.chunk, c, NULL, 0, &x))
             return false;
-        *corners_out = value_truthy(x);
+        if (value_truthy(x))
+            *rule = (diag_rule){rg->diag_num, rg->diag_den, rg->diag_alternate};
     }
     return true;
 }
 
 /* Is the square (x, y) within creature c's range? */
-static bool square_within(vm *v, int c, value reach, bool no_corners, int32_t x, int32_t y, bool *in, span at)
+static bool square_within(vm *v, int c, value reach, diag_rule rule, int32_t x, int32_t y, bool *in, span at)
 {
     const creature *cr = &v->world->creatures[c];
     int32_t s = size_of(v, c);
     int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
     value squares, away;
     *in = false;
-    if (!reach_squares(v, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
+    if (!reach_squares(v, rule, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
         return false;
-    if (rat_cmp(away, reach) > 0)
-        return true;
-    if (no_corners && dx == dy && dx > 1) {
-        /* the corners of the outer ring: the reach in squares */
-        value side = square_side(v), ring;
-        if (rat_div(reach, side, V_FRAC, &ring) != ARITH_OK)
-            return vm_error(v, at, "a distance on the grid is too large for a number");
-        if (dx >= value_floor(ring))
-            return true;
-    }
-    *in = true;
+    *in = rat_cmp(away, reach) <= 0;
     return true;
 }
 
@@ -376,13 +384,13 @@ bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
         return true;
     }
     value reach;
-    bool no_corners;
-    if (!range_of(v, a, range, &reach, &no_corners, at))
+    diag_rule rule;
+    if (!range_of(v, a, range, &reach, &rule, at))
         return false;
     int32_t sb = size_of(v, b);
     for (int32_t x = cb_->x; x < cb_->x + sb && !*ok; x++)
         for (int32_t y = cb_->y; y < cb_->y + sb && !*ok; y++)
-            if (!square_within(v, a, reach, no_corners, x, y, ok, at))
+            if (!square_within(v, a, reach, rule, x, y, ok, at))
                 return false;
     return true;
 }
@@ -401,9 +409,9 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
     if (out)
         return true;
     value reach;
-    bool no_corners = false;
+    diag_rule rule = grid_diagonals(v);
     if (sp->reach_range >= 0) {
-        if (!range_of(v, a, sp->reach_range, &reach, &no_corners, at))
+        if (!range_of(v, a, sp->reach_range, &reach, &rule, at))
             return false;
     } else {
         reach = square_side(v);
@@ -411,7 +419,7 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
     int32_t s = size_of(v, a);
     if (x >= ca->x && x < ca->x + s && y >= ca->y && y < ca->y + s)
         return true; /* one's own square */
-    return square_within(v, a, reach, no_corners, x, y, ok, at);
+    return square_within(v, a, reach, rule, x, y, ok, at);
 }
 
 bool grid_threatens(vm *v, int a, value target, bool *ok, span at)

@@ -460,7 +460,6 @@ typedef struct r_track {
 /* --- space and ranges -------------------------------------------------------- */
 
 typedef enum { SPACE_NONE, SPACE_GRID, SPACE_ZONES } space_kind;
-typedef enum { DIAG_EUCLID_STEP, DIAG_ALTERNATE } diag_rule;
 /* How cover() is found: not at all, from the target's corners seen from any
    point of the attacker, or from the attacker's best corner by the lines
    to the target's corners (`cover from corners|lines`). */
@@ -508,11 +507,14 @@ typedef enum { ZONE_ENGAGEMENT = 1, ZONE_GROUP = 2, ZONE_ZONE = 4 } zone_bond;
 typedef struct r_range {
     int name;
     origin from;
-    int decl;         /* its declaration, for the formula (decl->value) */
-    bool ordinal;     /* no formula: zones decide */
-    int within;       /* zone_bond mask */
-    int apart;        /* at most this many zones apart */
-    rexpr no_corners; /* grid: the corners of the outer ring do not count */
+    int decl;        /* its declaration, for the formula (decl->value) */
+    bool ordinal;    /* no formula: zones decide */
+    int within;      /* zone_bond mask */
+    int apart;       /* at most this many zones apart */
+    rexpr diag_when; /* grid: for whom the range counts diagonals thus: */
+
+    int64_t diag_num, diag_den; /* a diagonal step counts num/den squares, */
+    bool diag_alternate;        /* or 1, 2, 1, 2 ... (`diagonal`) */
 } r_range;
 
 /* --- stats, items, creatures --------------------------------------------------- */

@@ -1642,14 +1642,23 @@ START_TEST(test_push_stops_at_walls)
 }
 END_TEST
 
-START_TEST(test_no_corners_of_reach)
+START_TEST(test_range_counts_diagonals_its_own_way)
 {
-    /* fortitude: a small creature with a reach weapon loses the corners */
-    run *r = ok(1, "stat small = false\nrange reach = 10 ft { corners no when self.small }\n"
+    /* a small creature's reach weapon loses the corners of the larger
+       square: its 10 ft reach counts diagonals as 1.5 after the first */
+    run *r = ok(1, "stat small = false\nrange reach = 10 ft { diagonal 1.5 when self.small }\n"
                    "space grid { square 5 ft\n reach reach }\n"
-                   "creature a { small true }\ncreature b { }\nplace a at a1\nplace b at c3\n"
-                   "print threatens(a, b)\nplace b at c2\nprint threatens(a, b)\n");
-    lines_in_order(r, "false\ntrue\n", NULL);
+                   "creature a { small true }\ncreature b { }\ncreature c { }\nplace a at a1\nplace b at c3\n"
+                   "place c at m1\nprint threatens(a, b), threatens(c, N3), threatens(c, O3)\n"
+                   "place b at c2\nprint threatens(a, b)\n");
+    /* c is not small: the grid's rule (diagonals of 1) reaches o3 */
+    lines_in_order(r, "false true true\ntrue\n", NULL);
+    done(r);
+    /* alternate within the range: 1 + (1 + 2 + 1) squares to E5, 1 + (1 + 1 + 1) to E3 */
+    r = ok(1, "range far = 20 ft { diagonal alternate }\nrange plain = 20 ft\n"
+              "creature a { }\ncreature b { }\nplace a at a1\nplace b at e5\n"
+              "print within(a, b, far), within(a, b, plain)\nplace b at e3\nprint within(a, b, far)\n");
+    lines_in_order(r, "false true\ntrue\n", NULL);
     done(r);
 }
 END_TEST
@@ -2220,7 +2229,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_placed_tells_who_is_on_the_map);
     tcase_add_test(g, test_pushes_stay_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
-    tcase_add_test(g, test_no_corners_of_reach);
+    tcase_add_test(g, test_range_counts_diagonals_its_own_way);
     tcase_add_test(g, test_zone_ranges_groups_and_defense);
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
