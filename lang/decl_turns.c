@@ -300,41 +300,46 @@ static void init_allow(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `reorder start|later [at round start] [requires EXPR [else "MESSAGE"]]`:
+   the kind of move is allowed; each requirement is asked of every move of
+   that kind, with the entries the creature would land between. */
 static void init_reorder(decl_state *ds, const node *clause, ccur *k)
 {
     r_initiative *in = init_of(ds);
+    uint8_t kind;
     if (ccur_accept(k, "start")) {
+        kind = REORDER_START;
         in->reorder_start = true;
-        if (ccur_accept(k, "bottom")) {
-            if (!ccur_expect(k, "up"))
-                return;
-            in->reorder_start_bottom_up = true;
-        }
     } else if (ccur_accept(k, "later")) {
+        kind = REORDER_LATER;
         in->reorder_later = true;
-        in->reorder_from = 2;
-        if (ccur_accept(k, "from")) {
-            int64_t r;
-            if (!ccur_expect(k, "round") || !ccur_int_in(k, "the first round it is allowed", 1, INT32_MAX, &r))
-                return;
-            in->reorder_from = (int)r;
-        }
         if (ccur_accept(k, "at")) {
             if (!ccur_expect(k, "round") || !ccur_expect(k, "start"))
                 return;
             in->reorder_at_round_start = true;
         }
-    } else if (ccur_accept(k, "never")) {
-        if (!ccur_expect(k, "between") || !ccur_expect(k, "enemies"))
-            return;
-        in->reorder_not_between_enemies = true;
     } else {
-        ccur_error(k, "expected 'start', 'later' or 'never between enemies'");
+        ccur_error(k, "expected 'start' or 'later' (a condition on the moves is written 'requires EXPR')");
         return;
     }
     /* a refusal cites the last citation before the clause, else the declaration's */
-    in->reorder_from_origin =
-        (origin){ds->decl_index, clause->sp, ds->clause_cite >= 0 ? ds->clause_cite : ds->from.cite};
+    origin from = (origin){ds->decl_index, clause->sp, ds->clause_cite >= 0 ? ds->clause_cite : ds->from.cite};
+    if (kind == REORDER_START) /* moving up the order is refused with it */
+        in->reorder_from_origin = from;
+    if (ccur_accept(k, "requires")) {
+        if (in->nreorder_rules >= REORDER_MAX_RULES) {
+            comp_error(ds->cc, clause->sp, "at most %d 'reorder ... requires' clauses", REORDER_MAX_RULES);
+            return;
+        }
+        fctx fx = {.what = ds->label};
+        fctx_add(&fx, "above");
+        fctx_add(&fx, "below");
+        rexpr e;
+        if (!ccur_expr(k, &fx, TY_BOOL, "what a move needs (self: the creature moving; above, below)", &e))
+            return;
+        int why = clause_else_text(k);
+        in->reorder_rules[in->nreorder_rules++] = (r_reorder_rule){kind, e, why, from};
+    }
     ccur_end(k);
 }
 
@@ -368,9 +373,7 @@ const clause_rule initiative_clauses[] = {
     {"below", "below when EXPR", init_when_clause, false},
     {"allow", "allow delay [for round] [returns] | allow hold [moves] [costs SLOT] [only SLOT or ...] [until ...]",
      init_allow, false},
-    {"reorder",
-     "reorder start [bottom up] | reorder later [from round N] [at round start] | reorder never between enemies",
-     init_reorder, false},
+    {"reorder", "reorder start|later [at round start] [requires EXPR [else \"MESSAGE\"]]", init_reorder, false},
 };
 const int initiative_nclauses = (int)(sizeof initiative_clauses / sizeof initiative_clauses[0]);
 

@@ -488,6 +488,16 @@ static void init_wait(const program *p, text_buf *t)
     if (!t->len)
         text_add(t, "none");
 }
+/* What each kind of voluntary move requires, as the rules write it. */
+static void init_reorder_rules(const program *p, text_buf *t)
+{
+    const r_initiative *in = &p->rules->initiative;
+    for (int i = 0; i < in->nreorder_rules; i++) {
+        const r_reorder_rule *rr = &in->reorder_rules[i];
+        text_add(t, "%s%s: ", i ? "; " : "", rr->kinds == REORDER_START ? "at the start" : "later");
+        rexpr_text(p, &rr->holds, t);
+    }
+}
 static void round_phases(const program *p, text_buf *t)
 {
     const rules *r = p->rules;
@@ -597,6 +607,7 @@ static void turns(report_builder *rb, const program *pa, const program *pb)
     two(rb, "ties", pa, pb, init_ties);
     two(rb, "surprise", pa, pb, init_surprise);
     two(rb, "waiting", pa, pb, init_wait);
+    two_if_different(rb, "a move in the order requires", pa, pb, init_reorder_rules);
     report_section(rb, "Rounds and time", NULL);
     two(rb, "phases", pa, pb, round_phases);
     two(rb, "length", pa, pb, round_length);

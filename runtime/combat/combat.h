@@ -164,12 +164,11 @@ typedef struct combat {
     size_t period_ends_cap;
     entry *order;
     int norder, order_cap;
-    bool ordered;          /* initiative has been rolled */
-    bool awaiting_start;   /* the order may still be changed before round 1 */
-    int32_t start_decided; /* reorder start bottom up: the highest place that has moved */
-    int32_t initiator;     /* who started the fight, or -1 */
-    int32_t fighting;      /* `fight`: rounds left, or 0 */
-    bool fight_paused;     /* `fight N rounds` has played its rounds */
+    bool ordered;        /* initiative has been rolled */
+    bool awaiting_start; /* the order may still be changed before round 1 */
+    int32_t initiator;   /* who started the fight, or -1 */
+    int32_t fighting;    /* `fight`: rounds left, or 0 */
+    bool fight_paused;   /* `fight N rounds` has played its rounds */
     bool checking_over;
     int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */
@@ -331,7 +330,14 @@ bool encounter_is_turn_of(const struct vm *v, int c);
 bool encounter_check_over(struct vm *v, span at);
 /* The position key of the current moment in the round. */
 int64_t encounter_now_key(const struct vm *v);
-bool encounter_reorder(struct vm *v, int c, bool after, int other, bool forfeit, span at);
+/* A new place in the order (reorder.c): `reorder` right after the roll,
+   `forfeit` (taken as the next round starts), or a held action's. */
+typedef enum { MOVE_REORDER, MOVE_FORFEIT, MOVE_HELD } order_move;
+bool encounter_reorder(struct vm *v, int c, bool after, int other, order_move how, span at);
+/* The moves promised by forfeited turns, made now. */
+bool encounter_apply_forfeits(struct vm *v, span at);
+/* Moves the entry at index `from` to stand before the one now at `to`. */
+bool encounter_move_entry(struct vm *v, int from, int to, span at);
 bool encounter_roll_initiative(struct vm *v, const value *given, int ngiven, span at);
 /* Has c an entry of its own in the order (not only its side's)? */
 bool encounter_has_place(const struct vm *v, int c);

@@ -390,8 +390,6 @@ static bool phase_skipped(vm *v, const r_phase *ph, bool *skip)
 
 static bool end_round(vm *v, span at);
 
-static bool apply_forfeits(vm *v, span at);
-
 static bool start_phase(vm *v, int p, span at)
 {
     combat *cb = &v->world->cb;
@@ -400,7 +398,7 @@ static bool start_phase(vm *v, int p, span at)
     cb->in_turn = false;
     if (r->nphases == 0) {
         cb->phase = -1;
-        if (!apply_forfeits(v, at))
+        if (!encounter_apply_forfeits(v, at))
             return false;
         return next_participant(v, at);
     }
@@ -414,7 +412,7 @@ static bool start_phase(vm *v, int p, span at)
             combat_note(v, "no %s phase this round", program_string(v->p, ph->name));
             continue;
         }
-        if (ph->kind == PHASE_TURNS && !r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
+        if (ph->kind == PHASE_TURNS && !r->initiative.reorder_at_round_start && !encounter_apply_forfeits(v, at))
             return false;
         /* what was due in an earlier phase, or as this one begins */
         if (!effects_tick_position(v, cb->round, p, INT64_MIN, at))
@@ -488,7 +486,7 @@ static bool start_round(vm *v, span at)
         return false;
     if (!cb->active)
         return true;
-    if (v->r->initiative.reorder_at_round_start && !apply_forfeits(v, at))
+    if (v->r->initiative.reorder_at_round_start && !encounter_apply_forfeits(v, at))
         return false;
     return start_phase(v, 0, at);
 }
@@ -861,10 +859,6 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         return false;
     if (in->reorder_start) {
         cb->awaiting_start = true;
-        cb->start_decided = cb->norder;
-        for (int i = 0; i < cb->norder; i++)
-            if (cb->order[i].creature >= 0)
-                v->world->creatures[cb->order[i].creature].start_rank = i;
         combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
         return true;
     }
@@ -918,11 +912,6 @@ bool encounter_delay(vm *v, span at)
     return next_participant(v, at);
 }
 
-/* Gives entry `from` a key between `before` and `after` (indices), and
-   moves it there; keys are renumbered if the gap is used up, effects that
-   wait on a position following them. */
-static bool move_entry(vm *v, int from, int to, span at);
-
 bool encounter_resume(vm *v, int c, span at)
 {
     combat *cb = &v->world->cb;
@@ -946,7 +935,7 @@ bool encounter_resume(vm *v, int c, span at)
     if (target > cb->norder)
         target = cb->norder;
     if (at_index != target && at_index != target - 1) {
-        if (!move_entry(v, at_index, target, at))
+        if (!encounter_move_entry(v, at_index, target, at))
             return false;
     } else if (at_index == target - 1 && cb->in_turn) {
         /* already just before: nothing to move */
@@ -1103,7 +1092,7 @@ bool encounter_insert_entry(vm *v, entry e, int to, span at)
     return true;
 }
 
-static bool move_entry(vm *v, int from, int to, span at)
+bool encounter_move_entry(vm *v, int from, int to, span at)
 {
     combat *cb = &v->world->cb;
     entry moving = cb->order[from];
@@ -1145,129 +1134,6 @@ int encounter_index_of(const vm *v, int c)
 bool encounter_has_place(const vm *v, int c)
 {
     return index_of(v, c) >= 0;
-}
-
-static bool enemies(const vm *v, int a, int b)
-{
-    int sa = v->world->creatures[a].side, sb = v->world->creatures[b].side;
-    return sa < 0 || sb < 0 || sa != sb;
-}
-
-/* Would c land between two adjacent enemies of its own? */
-static bool between_enemies(const vm *v, int c, int to)
-{
-    const combat *cb = &v->world->cb;
-    int before = to - 1, after = to;
-    while (before >= 0 && cb->order[before].creature == c)
-        before--;
-    while (after < cb->norder && cb->order[after].creature == c)
-        after++;
-    if (before < 0 || after >= cb->norder)
-        return false;
-    int a = cb->order[before].creature, b = cb->order[after].creature;
-    return a >= 0 && b >= 0 && enemies(v, c, a) && enemies(v, c, b);
-}
-
-/* reorder start bottom up: the decisions go up the order as it was
-   rolled, so once a creature has moved, those that were below it have had
-   their chance. */
-static bool decides_in_turn(vm *v, int c, const char *cite)
-{
-    combat *cb = &v->world->cb;
-    int rank = v->world->creatures[c].start_rank;
-    if (rank >= cb->start_decided) {
-        combat_say(v, "%s has had its chance to move: the decisions go from the bottom of the order up (%s)",
-                   world_name(v, c), cite);
-        return false;
-    }
-    cb->start_decided = rank;
-    return true;
-}
-
-static bool reorder(vm *v, int c, bool after, int other, bool forfeit, const char *cite, span at)
-{
-    combat *cb = &v->world->cb;
-    const r_initiative *in = &v->r->initiative;
-    int from = index_of(v, c), next_to = index_of(v, other);
-    if (from < 0 || next_to < 0)
-        return vm_error(v, at, "both creatures need a place in the order");
-    int to = after ? next_to + 1 : next_to;
-    bool held = !forfeit && !cb->awaiting_start; /* a held action moving its creature */
-    if (forfeit) {
-        if (!in->reorder_later)
-            return vm_error(v, at, "these rules do not let a creature forfeit a turn to move in the order");
-        if (cb->round < in->reorder_from) {
-            combat_say(v, "%s cannot change its place in round %d (from round %d on) (%s)", world_name(v, c), cb->round,
-                       in->reorder_from, cite);
-            return true;
-        }
-        if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
-            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", world_name(v, c), cite);
-            return true;
-        }
-        creature *cr = &v->world->creatures[c];
-        cr->forfeit = true;
-        cr->forfeit_next_to = other;
-        cr->forfeit_after = after;
-        combat_say(v, "%s will forfeit a turn and move %s %s at the start of the next round", cr->name,
-                   after ? "after" : "before", world_name(v, other));
-        return true;
-    }
-    if (!held) {
-        if (!cb->awaiting_start || !in->reorder_start)
-            return vm_error(v, at, "the order can be changed this way only right after it is rolled");
-        if (to <= from) {
-            combat_say(v, "%s can only move down the order now (%s)", world_name(v, c), cite);
-            return true;
-        }
-        if (in->reorder_not_between_enemies && between_enemies(v, c, to)) {
-            combat_say(v, "%s cannot move between two enemies whose turns are adjacent (%s)", world_name(v, c), cite);
-            return true;
-        }
-        if (in->reorder_start_bottom_up && !decides_in_turn(v, c, cite))
-            return true;
-    }
-    if (!move_entry(v, from, to, at))
-        return false;
-    combat_say(v, "%s moves %s %s", world_name(v, c), after ? "after" : "before", world_name(v, other));
-    if (!held)
-        initiative_show(v);
-    return true;
-}
-
-bool encounter_reorder(vm *v, int c, bool after, int other, bool forfeit, span at)
-{
-    text_buf cite;
-    text_init(&cite);
-    combat_cite(v, &v->r->initiative.reorder_from_origin, &cite);
-    bool fine = reorder(v, c, after, other, forfeit, cite.s, at);
-    text_free(&cite);
-    return fine;
-}
-
-/* Moves promised by forfeited turns happen before the first turn of the
-   round; those who were earlier decide last, so they go last. */
-static bool apply_forfeits(vm *v, span at)
-{
-    combat *cb = &v->world->cb;
-    for (int i = cb->norder - 1; i >= 0; i--) {
-        int c = cb->order[i].creature;
-        if (c < 0)
-            continue;
-        creature *cr = &v->world->creatures[c];
-        if (cr->forfeit || cr->forfeit_next_to < 0)
-            continue;
-        int other = cr->forfeit_next_to;
-        cr->forfeit_next_to = -1;
-        int from = index_of(v, c), next_to = index_of(v, other);
-        if (from < 0 || next_to < 0)
-            continue;
-        if (!move_entry(v, from, cr->forfeit_after ? next_to + 1 : next_to, at))
-            return false;
-        combat_say(v, "%s moves %s %s", cr->name, cr->forfeit_after ? "after" : "before", world_name(v, other));
-        i = cb->norder; /* the order changed: look again */
-    }
-    return true;
 }
 
 /* --- fight ----------------------------------------------------------------------------------- */

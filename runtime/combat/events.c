@@ -328,7 +328,7 @@ static bool fire_holds(vm *v, int event, const value *args, int nargs, span at)
         if (allowed && v->r->initiative.hold_moves && acting >= 0 && acting != who) {
             if (!encounter_has_place(v, who) || !encounter_has_place(v, acting))
                 combat_say(v, "%s keeps its side's place in the order", v->world->creatures[who].name);
-            else if (!encounter_reorder(v, who, true, acting, false, at))
+            else if (!encounter_reorder(v, who, true, acting, MOVE_HELD, at))
                 return false;
         }
     }

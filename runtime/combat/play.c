@@ -697,7 +697,8 @@ static bool run_reorder(const command_run *r)
     if (c < 0 || other < 0)
         return false;
     bool forfeit = r->cmd == CMD_FORFEIT;
-    if (!encounter_reorder(v, c, is_word(v, arg(r, ARG_REORDER_WHERE), "after"), other, forfeit, r->at))
+    if (!encounter_reorder(v, c, is_word(v, arg(r, ARG_REORDER_WHERE), "after"), other,
+                           forfeit ? MOVE_FORFEIT : MOVE_REORDER, r->at))
         return false;
     /* forfeiting the turn under way ends it (a step is not a turn) */
     if (forfeit && v->world->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {

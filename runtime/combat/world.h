@@ -43,7 +43,6 @@ typedef struct creature {
        it (out_known: told since its last change that nothing heard) */
     bool out_told, out_known;
     int32_t forfeit_next_to; /* where it moves: a creature, -1 */
-    int32_t start_rank;      /* its place when the order was rolled (reorder start bottom up) */
     bool forfeit_after;
     uint32_t turn_epoch; /* turns started: per-turn counts reset with it */
     bool turn_begun;     /* has started a turn in this encounter: its "most recent turn" exists */

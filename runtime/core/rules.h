@@ -158,6 +158,18 @@ typedef struct tie_key {
 
 typedef enum { SURPRISE_NONE, SURPRISE_ROUND, SURPRISE_FREE_ROUND } surprise_kind;
 #define SURPRISE_MAX_GROUPS 4
+/* A condition on voluntary moves in the order: `reorder start|later ...
+   requires EXPR [else "MESSAGE"]`, asked with self (the creature moving),
+   above and below (the entries it would land between, or nothing). */
+#define REORDER_MAX_RULES 8
+enum { REORDER_START = 1, REORDER_LATER = 2 };
+typedef struct r_reorder_rule {
+    uint8_t kinds; /* REORDER_START, REORDER_LATER: the moves it is asked of */
+    rexpr holds;
+    int why;     /* MESSAGE's string id, or -1: the requirement is quoted */
+    origin from; /* what a refusal cites */
+} r_reorder_rule;
+
 typedef struct r_initiative {
     bool present;
     origin from;
@@ -187,13 +199,12 @@ typedef struct r_initiative {
     int nhold_only;                 /* 0: any action may be held */
     origin hold_from;               /* what a refused hold cites */
     /* voluntary changes of position */
-    bool reorder_start;           /* right after the roll, downward only */
-    bool reorder_start_bottom_up; /* ... deciding from the bottom of the order up */
-    bool reorder_later;           /* later, by forfeiting a turn, from round `reorder_from` */
-    int reorder_from;
+    bool reorder_start;          /* right after the roll, downward only */
+    bool reorder_later;          /* later, by forfeiting a turn */
     bool reorder_at_round_start; /* the new place is taken as the next round starts, before any phase */
-    bool reorder_not_between_enemies;
-    origin reorder_from_origin;
+    origin reorder_from_origin;  /* what a refusal of the mechanism itself cites */
+    r_reorder_rule reorder_rules[REORDER_MAX_RULES];
+    int nreorder_rules;
 } r_initiative;
 
 typedef enum { PHASE_TURNS, PHASE_STEPS, PHASE_OPEN } phase_kind;
@@ -595,7 +606,9 @@ typedef struct r_creature {
     X(PERIOD_END, "period_end", 1, "period_end(period)", "a period the rules declare ends")                            \
     X(TAG_ADDED, "tag_added", 2, "tag_added(holder, name)",                                                            \
       "a tag is added to a creature, side, zone or the encounter (name: its text)")                                    \
-    X(TAG_REMOVED, "tag_removed", 2, "tag_removed(holder, name)", "a tag is removed, by hand or as its time runs out")
+    X(TAG_REMOVED, "tag_removed", 2, "tag_removed(holder, name)", "a tag is removed, by hand or as its time runs out") \
+    X(REORDERED, "reordered", 3, "reordered(c, old, new)",                                                             \
+      "c takes a new place in the order by reorder or a forfeited turn (old, new: its places, 0 the first)")
 
 typedef enum {
 #define EVENT_ENUM(name, word, n, form, meaning) EV_##name,

@@ -412,11 +412,18 @@ START_TEST(test_delay_for_round_loses_the_turn)
 }
 END_TEST
 
-START_TEST(test_reorder_start_downward_only_not_between_enemies)
+/* A requirement on moves is asked with the entries the creature would land
+   between (above, below: nothing at an end) and refuses in the rules'
+   words; moving up is refused by the mechanism itself. */
+START_TEST(test_reorder_start_requires_above_and_below)
 {
     const char *text = "stat speed = 0\n"
-                       "initiative { mode static\n score speed\n order highest first\n reorder start\n"
-                       " reorder never between enemies }\n"
+                       "procedure between_enemies(self, above, below) {\n"
+                       " if above == nothing or below == nothing { return false }\n"
+                       " return above.side != self.side and below.side != self.side\n}\n"
+                       "initiative { mode static\n score speed\n order highest first\n"
+                       " reorder start requires not between_enemies(self, above, below)\n"
+                       "  else \"cannot move between two enemies whose turns are adjacent\" }\n"
                        "creature a side one { speed 4 }\ncreature b side two { speed 3 }\n"
                        "creature c side two { speed 2 }\ncreature d side one { speed 1 }\n"
                        "begin encounter\nroll initiative\n"
@@ -429,39 +436,61 @@ START_TEST(test_reorder_start_downward_only_not_between_enemies)
 }
 END_TEST
 
-/* reorder start bottom up: once a creature has moved, those that were
-   below it in the rolled order have had their chance; a refused move is
-   not a decision. */
-START_TEST(test_reorder_start_bottom_up)
+/* A move made emits reordered(c, old, new) with the places it left and
+   took; rules code holds what it needs, here the decisions going up the
+   order as rolled. A refused move emits nothing. */
+START_TEST(test_reordered_event_and_rules_held_decisions)
 {
-    const char *text = "stat speed = 0\n"
-                       "initiative { mode static\n score speed\n reorder start bottom up\n"
-                       " reorder never between enemies }\n"
+    const char *text = "use core\nstat speed = 0\nstat left: int = -1 { internal }\n"
+                       "procedure in_turn(self) {\n"
+                       " for c in creatures() { if c.left >= 0 and c.left <= order_place(self) { return false } }\n"
+                       " return true\n}\n"
+                       "trigger note { on reordered(c, old, new); do { c.left = old; print c, old, new } }\n"
+                       "initiative { mode static\n score speed\n"
+                       " reorder start requires in_turn(self) else \"has had its chance\" }\n"
                        "creature a side one { speed 5 }\ncreature b side one { speed 4 }\n"
                        "creature c side two { speed 3 }\ncreature d side two { speed 2 }\n"
                        "creature e side one { speed 1 }\n"
                        "begin encounter\nroll initiative\n"
-                       "reorder a after c\nreorder c after e\nreorder d after e\nreorder a after d\n"
+                       "reorder c after e\nreorder d after e\nreorder a after d\n"
                        "reorder b after a\nnext\n";
     run *r = ok(1, text);
-    lines_in_order(r, "a cannot move between two enemies whose turns are adjacent", "c moves after e",
-                   "d has had its chance to move: the decisions go from the bottom of the order up", "a moves after d",
-                   "order: b (4), d (2), a (moved; rolled 5), e (1), c (moved; rolled 3)",
-                   "b has had its chance to move", "round 1: b's turn", NULL);
+    lines_in_order(r, "c moves after e", "c 2 4", "d has had its chance", "a moves after d", "a 0 2",
+                   "order: b (4), d (2), a (moved; rolled 5), e (1), c (moved; rolled 3)", "b has had its chance",
+                   "round 1: b's turn", NULL);
+    absent(r, "d 2");
+    done(r);
+}
+END_TEST
+
+/* A requirement is asked only of the moves of its clause's kind; once
+   the rounds have begun, `reorder` is refused as an error. */
+START_TEST(test_reorder_requirement_asked_of_its_kind)
+{
+    const char *text = "stat speed = 0\n"
+                       "initiative { mode static\n score speed\n order highest first\n § \"Moving Down\"\n"
+                       " reorder start requires below != nothing\n reorder later }\n"
+                       "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                       "begin encounter\nroll initiative\nreorder a after c\nreorder a after b\nnext\n"
+                       "forfeit b after c\nreorder c before a\n";
+    run *r = play(1, text);
+    ck_assert(!r->ok);
+    lines_in_order(r, "a cannot move after c: it requires below != nothing (§ \"Moving Down\")", "a moves after b",
+                   "round 1: b's turn", "b will forfeit a turn and move after c", NULL);
+    ck_assert_msg(strstr(r->v->error.s, "only right after it is rolled"), "error: %s", r->v->error.s);
     done(r);
 }
 END_TEST
 
 START_TEST(test_forfeit_moves_next_round)
 {
-    run *r = ok(
-        1,
-        "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 2 }\n"
-        "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
-        "begin encounter\nroll initiative\nforfeit c before a\nnext\nnext\nnext\nforfeit c before a\nnext\n"
-        "next\n");
-    lines_in_order(r, "c cannot change its place in round 1", "round 2: a's turn", "c will forfeit a turn",
-                   "c forfeits this turn", "c moves before a", "round 3: c's turn", NULL);
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n"
+                   " reorder later requires round_number() >= 2 }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\nforfeit c before a\nnext\nnext\nnext\nforfeit c before a\nnext\n"
+                   "next\n");
+    lines_in_order(r, "c cannot move before a: it requires round_number() >= 2 (", "round 2: a's turn",
+                   "c will forfeit a turn", "c forfeits this turn", "c moves before a", "round 3: c's turn", NULL);
     done(r);
 }
 END_TEST
@@ -480,7 +509,8 @@ START_TEST(test_forfeit_at_round_start_and_clause_citation)
     char text[2048];
     snprintf(text, sizeof text,
              "%sinitiative { § \"Initiative\"\n mode static\n score speed\n § \"Changing Places\"\n"
-             " reorder later from round 2 at round start }\n%s",
+             " reorder later at round start requires round_number() > 1\n"
+             "  else \"cannot change its place in round 1 (from round 2 on)\" }\n%s",
              head, play);
     run *r = ok(1, text);
     lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Changing Places\")",
@@ -489,8 +519,9 @@ START_TEST(test_forfeit_at_round_start_and_clause_citation)
                    "c's movement", "a's movement", "b's turn", NULL);
     done(r);
     snprintf(text, sizeof text,
-             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n reorder later from round 2 }\n%s", head,
-             play);
+             "%sinitiative { § \"Initiative\"\n mode static\n score speed\n reorder later requires round_number() > 1"
+             " else \"cannot change its place in round 1 (from round 2 on)\" }\n%s",
+             head, play);
     r = ok(1, text);
     lines_in_order(r, "a cannot change its place in round 1 (from round 2 on) (§ \"Initiative\")",
                    "round 3: a's movement", "b's movement", "c's movement", "a moves after c", "b's turn", NULL);
@@ -809,13 +840,11 @@ END_TEST
 START_TEST(test_reordering_does_not_move_a_duration)
 {
     /* lurasko: moved in the order, an effect still ends at the position it began */
-    run *r = ok(
-        1,
-        "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later from round 1 }\n"
-        "condition warded { }\n"
-        "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
-        "begin encounter\nroll initiative\napply warded to a for 1 round\n"
-        "forfeit a after c\nnext\nnext\nshow a\nnext\nnext\n");
+    run *r = ok(1, "stat speed = 0\ninitiative { mode static\n score speed\n order highest first\n reorder later }\n"
+                   "condition warded { }\n"
+                   "creature a { speed 3 }\ncreature b { speed 2 }\ncreature c { speed 1 }\n"
+                   "begin encounter\nroll initiative\napply warded to a for 1 round\n"
+                   "forfeit a after c\nnext\nnext\nshow a\nnext\nnext\n");
     /* a began it at the top; in round 2 it acts last, but the ward ends
        before b, where a's turn used to be */
     lines_in_order(r, "a forfeits this turn", "a moves after c", "round 2: b's turn",
@@ -2120,7 +2149,8 @@ static Suite *make_suite(void)
     TCase *i = tcase_create("initiative");
     tcase_add_test(i, test_static_order_ties_keep_creation_order);
     tcase_add_test(i, test_lowest_first);
-    tcase_add_test(i, test_reorder_start_bottom_up);
+    tcase_add_test(i, test_reordered_event_and_rules_held_decisions);
+    tcase_add_test(i, test_reorder_requirement_asked_of_its_kind);
     tcase_add_test(i, test_forfeit_at_round_start_and_clause_citation);
     tcase_add_test(i, test_ties_by_modifier_then_stat);
     tcase_add_test(i, test_ties_rerolled_until_settled);
@@ -2144,7 +2174,7 @@ static Suite *make_suite(void)
     tcase_add_test(t, test_delay_then_resume_keeps_new_place);
     tcase_add_test(t, test_delay_returns_to_former_place);
     tcase_add_test(t, test_delay_for_round_loses_the_turn);
-    tcase_add_test(t, test_reorder_start_downward_only_not_between_enemies);
+    tcase_add_test(t, test_reorder_start_requires_above_and_below);
     tcase_add_test(t, test_forfeit_moves_next_round);
     suite_add_tcase(s, t);
     TCase *e = tcase_create("economy");
