@@ -322,6 +322,14 @@ static void init_reorder(decl_state *ds, const node *clause, ccur *k)
         ccur_error(k, "expected 'start' or 'later' (a condition on the moves is written 'requires EXPR')");
         return;
     }
+    if (!ccur_done(k) && !ccur_is(k, "requires")) {
+        if (kind == REORDER_START && ccur_is(k, "at"))
+            ccur_error(k, "'at round start' is for 'reorder later': a move right after the roll is made at once");
+        else
+            ccur_error(k, "expected 'requires EXPR' or the end of the clause: what a move needs is a formula "
+                          "(of self, above, below, round_number(), ...)");
+        return;
+    }
     /* a refusal cites the last citation before the clause, else the declaration's */
     origin from = (origin){ds->decl_index, clause->sp, ds->clause_cite >= 0 ? ds->clause_cite : ds->from.cite};
     if (kind == REORDER_START) /* moving up the order is refused with it */
