@@ -5,8 +5,9 @@
  * GM. `next` ends the turn or step under way and starts the next one, so a
  * script reads as the table plays. Effects tick at each start and end.
  *
- * Surprise, delay, holding, voluntary reordering and forfeited turns are
- * here too; what the rules choose among them is in `initiative`. */
+ * Surprise, delay and holding are here too (voluntary reordering and
+ * forfeited turns in reorder.c); what the rules choose among them is in
+ * `initiative`. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
