@@ -499,8 +499,9 @@ static void bonus_cancels(decl_state *ds, const node *clause, ccur *k)
 }
 
 const clause_rule bonus_clauses[] = {
-    {"stacks", "bonus NAME [stacks] [cancels OTHER]", bonus_stacks, false},
-    {"cancels", "bonus NAME [stacks] [cancels OTHER]", bonus_cancels, false},
+    {"stacks", "stacks (every modifier of the type counts, not only the best)", bonus_stacks, false},
+    {"cancels", "cancels OTHER (a change of the dice of this type and one of OTHER cancel, one for one)", bonus_cancels,
+     false},
 };
 const int bonus_nclauses = (int)(sizeof bonus_clauses / sizeof bonus_clauses[0]);
 
