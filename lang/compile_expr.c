@@ -29,21 +29,18 @@ const builtin builtins[] = {
 const int nbuiltins = (int)(sizeof builtins / sizeof builtins[0]);
 
 /* How a call of each builtin is compiled (builtins.def's arguments and
-   result rule): its arguments as values, as one distribution to look at
-   (prob() and its kind), or as dice passed whole (chain()), with the
-   builtin called instead where a distribution is wanted. */
-typedef enum { ARGS_AS_VALUES, ARGS_AS_EXACT, ARGS_AS_DICE } builtin_args;
+   result rule): its arguments as values, or as one distribution to look
+   at (prob() and its kind). */
+typedef enum { ARGS_AS_VALUES, ARGS_AS_EXACT } builtin_args;
 typedef struct builtin_compiling {
     builtin_args args;
-    int as_distribution; /* the builtin called in a distribution, or -1 */
-    bool like_first;     /* its result has the type of its first argument */
+    bool like_first; /* its result has the type of its first argument */
 } builtin_compiling;
-#define COMPILE_VALUES ARGS_AS_VALUES, -1
-#define COMPILE_OUTCOMES(fn) ARGS_AS_VALUES, -1
-#define COMPILE_LIST_OUTCOMES(fn) ARGS_AS_VALUES, -1
-#define COMPILE_DISTRIBS ARGS_AS_VALUES, -1
-#define COMPILE_EXACT ARGS_AS_EXACT, -1
-#define COMPILE_DICE(form) ARGS_AS_DICE, BI_##form
+#define COMPILE_VALUES ARGS_AS_VALUES
+#define COMPILE_OUTCOMES(fn) ARGS_AS_VALUES
+#define COMPILE_LIST_OUTCOMES(fn) ARGS_AS_VALUES
+#define COMPILE_DISTRIBS ARGS_AS_VALUES
+#define COMPILE_EXACT ARGS_AS_EXACT
 #define RESULT_FIXED false
 #define RESULT_LIKE_FIRST true
 static const builtin_compiling compiling[BI_COUNT] = {
@@ -57,14 +54,13 @@ static const builtin_compiling compiling[BI_COUNT] = {
 #undef COMPILE_LIST_OUTCOMES
 #undef COMPILE_DISTRIBS
 #undef COMPILE_EXACT
-#undef COMPILE_DICE
 #undef RESULT_FIXED
 #undef RESULT_LIKE_FIRST
 
 int builtin_find(const char *name)
 {
     for (int i = 0; i < nbuiltins; i++) /* the first letter first: most names are no builtin */
-        if (builtins[i].name[0] == name[0] && builtins[i].meaning[0] && strcmp(builtins[i].name, name) == 0)
+        if (builtins[i].name[0] == name[0] && strcmp(builtins[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -323,8 +319,7 @@ const char *suggest_name(compiler *cc, const char *name)
     for (int i = 0; i < r->nsides; i++)
         CONSIDER(program_string(p, r->sides[i]));
     for (int i = 0; i < nbuiltins; i++)
-        if (builtins[i].meaning[0]) /* a form no rules name is no suggestion */
-            CONSIDER(builtins[i].name);
+        CONSIDER(builtins[i].name);
     static const char *const words[] = {"self", "nothing"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         CONSIDER(words[i]);
@@ -768,28 +763,10 @@ static void arity_error(compiler *cc, const node *e, const builtin *bi, int argc
     comp_error(cc, e->sp, "%s() takes %s, not %d: %.*s", e->text, takes, argc, form, bi->meaning);
 }
 
-/* Dice written as such: a dice literal or name, or a sum, difference or
-   multiple of dice and numbers (`d20 + 5`, `2 * d6`). */
-bool expr_dice_written(const node *a)
-{
-    switch ((ast_kind)a->kind) {
-    case AST_DICE: return true;
-    case AST_BINARY:
-        if (a->op == '*') /* a multiple: one side a number */
-            return (expr_dice_written(a->a) && a->b->kind == AST_INT) ||
-                   (a->a->kind == AST_INT && expr_dice_written(a->b));
-        if (a->op != '+' && a->op != '-')
-            return false;
-        return (expr_dice_written(a->a) || a->a->kind == AST_INT) &&
-               (expr_dice_written(a->b) || a->b->kind == AST_INT) &&
-               (expr_dice_written(a->a) || expr_dice_written(a->b));
-    default: return false;
-    }
-}
-
 /* The arguments of a procedure or check called in a distribution context,
    which walks the call over their outcomes (vm_exact.c): dice written as
-   such, or named, stay dice, so that the call may roll them; `roll E`
+   such, a list of them, or named, stay dice, so that the call may roll
+   them; `roll E`
    passes E's dice, to be rolled once as the call is made (its bit in the
    result is set); anything else is the distribution it has there. */
 static unsigned compile_exact_args(compiler *cc, const node *call)
@@ -799,8 +776,8 @@ static unsigned compile_exact_args(compiler *cc, const node *call)
     bool saved_roll = cc->roll_mode;
     for (const node *a = call->list; a; a = a->next, i++) {
         const node *what = a->kind == AST_ROLL ? a->a : a;
-        bool as_dice = a->kind == AST_ROLL || expr_dice_written(a) || a->kind == AST_NAME || a->kind == AST_WORD ||
-                       a->kind == AST_MEMBER;
+        bool as_dice = a->kind == AST_ROLL || expr_dice_written(a) || expr_dice_list_written(a) ||
+                       a->kind == AST_NAME || a->kind == AST_WORD || a->kind == AST_MEMBER;
         if (a->kind == AST_ROLL && i < 8)
             rolled |= 1u << i;
         if (as_dice) {
@@ -843,10 +820,8 @@ static sty compile_call(compiler *cc, const node *e)
             arity_error(cc, e, &builtins[b], argc);
         sty first = TY_ANY;
         int n = 0;
-        /* prob() and its kind look at their argument's distribution;
-           a chain's dice are passed whole, in either mode */
+        /* prob() and its kind look at their argument's distribution */
         bool exact = compiling[b].args == ARGS_AS_EXACT;
-        bool chained = compiling[b].args == ARGS_AS_DICE;
         int saved_mode = cc->dist_mode;
         /* the outermost: nothing in it rolls or changes the state (vm_exact.c) */
         bool enters = exact && !saved_mode;
@@ -854,8 +829,6 @@ static sty compile_call(compiler *cc, const node *e)
             emit_op(cc, OP_EXACT_ENTER, e->sp);
         if (exact)
             cc->dist_mode++;
-        if (chained)
-            cc->dist_mode = 0;
         for (const node *a = e->list; a; a = a->next, n++) {
             char kind = n < (int)strlen(builtins[b].params) ? builtins[b].params[n] : '.';
             if (a->kind == AST_NAME && strchr("CASRGT", kind))
@@ -877,14 +850,10 @@ static sty compile_call(compiler *cc, const node *e)
                 comp_error(cc, a->sp, "%s() takes a creature here, not %s", e->text, sty_name(t));
             if (n == 0)
                 first = t;
-            if (chained && t != TY_DICE && t != TY_ANY)
-                comp_error(cc, a->sp, "chain() takes dice, not %s", sty_name(t));
         }
         cc->dist_mode = saved_mode;
         if (enters)
             emit_op(cc, OP_EXACT_LEAVE, e->sp);
-        if (chained && cc->dist_mode)
-            b = compiling[b].as_distribution;
         emit_op(cc, OP_CALL_BUILTIN, e->sp);
         emit_byte(cc, (uint8_t)b, e->sp);
         emit_byte(cc, (uint8_t)(argc > 255 ? 255 : argc), e->sp);

@@ -113,8 +113,10 @@ void resource_assign_fits(compiler *cc, const decl *d, sty t, span at);
 bool compile_walk_budget(compiler *cc, const char *fn, const node *a);
 /* `let NAME = E in BODY` (compile_let.c). */
 sty compile_let_in(compiler *cc, const node *e);
-/* Dice written as such: `d20`, `2d6 + 3`, `2*d8`. */
+/* Dice written as such: `d20`, `2d6 + 3`, `2*d8` (compile_dice.c), and a
+   list literal of them, `[d4, d6]`. */
 bool expr_dice_written(const node *a);
+bool expr_dice_list_written(const node *a);
 /* Builds a dice expression value for a DICE literal; reports errors. */
 bool dice_literal(compiler *cc, const node *n, value *out);
 

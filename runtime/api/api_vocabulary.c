@@ -60,8 +60,6 @@ void fray_vocabulary(fray_word_fn fn, void *user)
         fn(user, &(fray_word){FRAY_WORD_COMMAND, vocabulary_commands[i].word, vocabulary_commands[i].form,
                               vocabulary_commands[i].meaning, NULL});
     for (int i = 0; i < vocabulary_nbuiltins; i++) {
-        if (!vocabulary_builtins[i].meaning[0]) /* the compiler's own form, no word of the language */
-            continue;
         const char *m;
         split_meaning(vocabulary_builtins[i].meaning, form, sizeof form, &m);
         fn(user, &(fray_word){FRAY_WORD_FUNCTION, vocabulary_builtins[i].word, form, m, NULL});

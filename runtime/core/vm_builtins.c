@@ -299,37 +299,6 @@ static bool builtin_maximum_minimum(vm *v, int id, value *args, int argc, span a
     return true;
 }
 
-/* chain(d4, d6, ...): roll while each die shows its maximum; chain_steps
-   counts the maxima; their _distribution forms give the exact distribution. */
-static bool builtin_chain(vm *v, int id, value *args, int argc, span at, value *out)
-{
-    const dice *dies[16];
-    for (int i = 0; i < argc && i < 16; i++) {
-        const dexpr *dx = args[i].type == V_DICE ? vm_dexpr(v, args[i]) : NULL;
-        if (!dx || dx->nterms != 1 || dx->terms[0].is_constant || dx->terms[0].d.count != 1)
-            return vm_error(v, at, "chain() takes single dice, such as chain(d4, d6, d8)");
-        dies[i] = &dx->terms[0].d;
-    }
-    bool steps = id == BI_chain_steps || id == BI_chain_steps_distribution;
-    if (id == BI_chain_distribution || id == BI_chain_steps_distribution) {
-        dist_error err = {.limits = &v->limits.exact};
-        struct dist *d = dist_chain(dies, argc, steps, &err);
-        return d ? vm_dist_value(v, d, at, out) : vm_error(v, at, "%s", err.message);
-    }
-    int64_t sum = 0, maxima = 0;
-    for (int i = 0; i < argc; i++) {
-        value r;
-        if (!vm_roll(v, args[i], at, &r))
-            return false;
-        sum += r.num;
-        if (r.num < dice_max(dies[i]))
-            break;
-        maxima++;
-    }
-    *out = value_int(steps ? maxima : sum);
-    return true;
-}
-
 /* --- the call ---------------------------------------------------------------------- */
 
 /* Only the core's functions: a builtin of another layer is NULL here. */
@@ -358,7 +327,6 @@ static const bool changes_play[BI_COUNT] = {
 #define TAKES_LIST_OUTCOMES(fn) false
 #define TAKES_DISTRIBS true
 #define TAKES_EXACT true
-#define TAKES_DICE(form) false
 static const bool takes_distribs[BI_COUNT] = {
 #define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) TAKES_##args,
 #include "runtime/core/builtins.def"
@@ -369,7 +337,6 @@ static const bool takes_distribs[BI_COUNT] = {
 #undef TAKES_LIST_OUTCOMES
 #undef TAKES_DISTRIBS
 #undef TAKES_EXACT
-#undef TAKES_DICE
 
 builtin_fn *vm_builtin_core_fn(int id)
 {

@@ -214,7 +214,6 @@ bool vm_dist_keep(vm *v, value x, span at, value *out)
 #define IN_LISTS_LIST_OUTCOMES(fn) true
 #define IN_LISTS_DISTRIBS false
 #define IN_LISTS_EXACT false
-#define IN_LISTS_DICE(form) false
 static const bool looks_in_lists[BI_COUNT] = {
 #define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) IN_LISTS_##args,
 #include "runtime/core/builtins.def"
@@ -225,7 +224,6 @@ static const bool looks_in_lists[BI_COUNT] = {
 #undef IN_LISTS_LIST_OUTCOMES
 #undef IN_LISTS_DISTRIBS
 #undef IN_LISTS_EXACT
-#undef IN_LISTS_DICE
 
 bool vm_dist_among(const vm *v, int id, const value *args, int argc)
 {
@@ -346,7 +344,6 @@ static bool outcomes_any_all(vm *v, int id, const char *name, const value *args,
 #define OUTCOMES_LIST_OUTCOMES(fn) fn
 #define OUTCOMES_DISTRIBS NULL
 #define OUTCOMES_EXACT NULL
-#define OUTCOMES_DICE(form) NULL
 static outcomes_fn *const over_outcomes[BI_COUNT] = {
 #define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) OUTCOMES_##args,
 #include "runtime/core/builtins.def"
@@ -357,7 +354,6 @@ static outcomes_fn *const over_outcomes[BI_COUNT] = {
 #undef OUTCOMES_LIST_OUTCOMES
 #undef OUTCOMES_DISTRIBS
 #undef OUTCOMES_EXACT
-#undef OUTCOMES_DICE
 
 bool vm_dist_builtin(vm *v, int id, const char *name, const value *args, int argc, span at, value *out)
 {

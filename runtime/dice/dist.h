@@ -77,11 +77,6 @@ dist *dist_compare(const dist *a, const dist *b, dist_cmp op, dist_error *err);
 /* Outcome of `c ? t : f` for a 0/1 (or any: nonzero is true) c. */
 dist *dist_choose(const dist *c, const dist *t, const dist *f, dist_error *err);
 
-/* A chain: roll dice[0]; while the die just rolled shows its
- * maximum and another die follows, roll the next one. The outcome is the
- * sum of every die rolled (steps: the number of maxima rolled instead). */
-dist *dist_chain(const dice *const *dice, int n, bool count_steps, dist_error *err);
-
 /* A mixture: distributions, each with a weight (its chance), summed. The
  * weights are exact (num / den) while the counts fit, and `weight` (the
  * same chance as a double) after; they sum to at most 1, what is missing

@@ -170,6 +170,22 @@ START_TEST(test_let_in_binds_one_roll)
 }
 END_TEST
 
+/* language.md 3.6: a list of dice written in an exact context and passed
+   to a procedure stays dice, for the procedure to roll; any other list is
+   of distributions, as before. */
+START_TEST(test_exact_list_of_dice_is_rolled)
+{
+    const char *first = "procedure first_max(ds) {\n  return roll ds[0] == maximum(ds[0]) ? roll ds[1] : 0\n}\n";
+    char src[512];
+    snprintf(src, sizeof src, "%sprint prob(first_max([d4, d6 + 1]) == 7), mean(first_max([2d4, d8]))\n", first);
+    expect_output(src, "1/24 0.28125\n");
+    snprintf(src, sizeof src, "%sprint prob(first_max([d4, 2 * d6]) >= 1)\n", first);
+    expect_output(src, "0.25\n");
+    /* a list holding a comparison is no list of dice: its elements are distributions */
+    expect_output("procedure n(xs) { return xs[0] }\nprint prob(n([d20 >= 11]) == 1)\n", "0.5\n");
+}
+END_TEST
+
 START_TEST(test_fraction_display)
 {
     /* language.md 3.1: a fraction is shown as a decimal when it terminates,
@@ -201,7 +217,7 @@ START_TEST(test_every_builtin_has_one_function)
     }
     ck_assert_ptr_null(vm_builtin_core_fn(BI_COUNT));
     ck_assert_ptr_null(combat_builtin_fn(-1));
-    ck_assert_ptr_nonnull(vm_builtin_core_fn(BI_chain_steps_distribution));
+    ck_assert_ptr_nonnull(vm_builtin_core_fn(BI_maximum));
     ck_assert_ptr_nonnull(combat_builtin_fn(BI_has));
 }
 END_TEST
@@ -751,6 +767,7 @@ static Suite *make_suite(void)
     tcase_add_test(a, test_integer_arithmetic);
     tcase_add_test(a, test_exact_fractions);
     tcase_add_test(a, test_let_in_binds_one_roll);
+    tcase_add_test(a, test_exact_list_of_dice_is_rolled);
     tcase_add_test(a, test_fraction_display);
     tcase_add_test(a, test_floor_division);
     tcase_add_test(a, test_rounding_builtins);
