@@ -882,14 +882,14 @@ static bool compile_zone(command_build *b)
     if (!push_zone_neighbours(b))
         return false;
     if (ccur_accept(&b->k, "with")) {
-        /* its traits and features, as words */
+        /* the tags it comes with, as words */
         while (!ccur_done(&b->k)) {
             ccur_skip_commas(&b->k);
-            int t = ccur_name(&b->k, "a trait or feature");
+            int t = ccur_name(&b->k, "a tag");
             if (t < 0)
                 return false;
             push_word(cc, program_string(cc->p, t), b->cmd->sp);
-            put(b, ARG_ZONE_TRAITS, 1);
+            put(b, ARG_ZONE_TAGS, 1);
             ccur_skip_commas(&b->k);
         }
     }

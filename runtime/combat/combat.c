@@ -42,10 +42,8 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->trigger_counts, cb->trigger_counts_cap);
     FREE_ARRAY(cb->cells, cb->cells_cap);
     FREE_ARRAY(cb->cell_index, cb->cell_index_cap);
-    for (int z = 0; z < cb->nzones; z++) {
+    for (int z = 0; z < cb->nzones; z++)
         FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
-        FREE_ARRAY(cb->zones[z].traits, cb->zones[z].traits_cap);
-    }
     FREE_ARRAY(cb->zones, cb->zones_cap);
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);
@@ -81,10 +79,8 @@ bool combat_clone(combat *cb, const combat *from)
     CLONE_ARRAY(cb, from, zones, zones_cap, &ok);
     if (!cb->zones)
         cb->nzones = 0;
-    for (int z = 0; z < cb->nzones; z++) {
+    for (int z = 0; z < cb->nzones; z++)
         CLONE_ARRAY(&cb->zones[z], &from->zones[z], neighbours, neighbours_cap, &ok);
-        CLONE_ARRAY(&cb->zones[z], &from->zones[z], traits, traits_cap, &ok);
-    }
     CLONE_ARRAY(cb, from, log, log_cap, &ok);
     if (!cb->log)
         cb->nlog = 0;

@@ -124,9 +124,6 @@ typedef struct zone_info {
     int32_t *neighbours; /* the zones next to it (both ways) */
     int nneighbours;
     size_t neighbours_cap;
-    int32_t *traits; /* its traits and features, as words */
-    int ntraits;
-    size_t traits_cap;
 } zone_info;
 
 /* --- the log ------------------------------------------------------------------------ */
@@ -562,14 +559,13 @@ void hidden_spawn(struct vm *v, int c, bool hidden);
 bool hidden_set(struct vm *v, int c, bool hide, const value *stats, int nstats, span at);
 
 /* Zones (zones.c). */
-/* A zone, or more about one: neighbours and traits add to what it has. */
-bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits,
+/* A zone, or more about one: neighbours and tags (words, tags.c) add to
+   what it has. */
+bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbours, const value *tags, int ntags,
                    span at);
 /* Zones between two zones through neighbours: 0 for the same zone, 1000
    when no chain joins them, -1 when either is not a zone. */
 int zones_between(const struct vm *v, int za, int zb);
-/* Does c's zone have this trait or feature? */
-bool zones_has_trait(struct vm *v, int c, int trait);
 bool zones_place(struct vm *v, int c, int zone, span at);
 bool zones_join(struct vm *v, int c, int group, span at);
 bool zones_separate(struct vm *v, int c, span at);

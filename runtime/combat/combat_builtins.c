@@ -120,7 +120,7 @@ fail:
 }
 
 /* A word or a string as the program's string id of its text (zones,
-   groups and traits are named by words), or -1. */
+   groups and zones are named by words), or -1. */
 static int word_of(const vm *v, value x)
 {
     if (x.type != V_WORD && x.type != V_STR)
@@ -578,17 +578,6 @@ static bool builtin_enter(vm *v, int id, value *args, int argc, span at, value *
         return vm_error(v, at, "enter() takes a zone (a word or string), not %s", value_type_name(args[1].type));
     *out = value_bool(v->world->creatures[a].zone != zone);
     return zones_place(v, a, zone, at);
-}
-
-static bool builtin_zone_has(vm *v, int id, value *args, int argc, span at, value *out)
-{
-    int a = -1;
-    if (!creature_at(v, id, args, 0, &a, at))
-        return false;
-    if (args[1].type != V_WORD && args[1].type != V_STR)
-        return vm_error(v, at, "zone_has(): a trait is a word, not %s", value_type_name(args[1].type));
-    *out = value_bool(zones_has_trait(v, a, program_find_string(v->p, vm_string(v, args[1]))));
-    return true;
 }
 
 static bool builtin_zones_apart(vm *v, int id, value *args, int argc, span at, value *out)

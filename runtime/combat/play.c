@@ -820,8 +820,8 @@ static bool run_zone(const command_run *r)
 {
     const command_args *a = &r->args;
     return zones_declare(r->v, (int)arg(r, ARG_ZONE_NAME).num, command_list(a, ARG_ZONE_NEXT),
-                         command_count(a, ARG_ZONE_NEXT), command_list(a, ARG_ZONE_TRAITS),
-                         command_count(a, ARG_ZONE_TRAITS), r->at);
+                         command_count(a, ARG_ZONE_NEXT), command_list(a, ARG_ZONE_TAGS),
+                         command_count(a, ARG_ZONE_TAGS), r->at);
 }
 
 static bool run_join(const command_run *r)

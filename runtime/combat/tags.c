@@ -167,6 +167,25 @@ bool tags_expired(vm *v, int32_t id, const char *why, span at)
     return i < 0 || drop(v, i, why ? why : "its time is up", false, at);
 }
 
+/* A new tag, last of the world's, with no uses and no duration; its
+   index, or -1 on an error. */
+static int new_tag(vm *v, holder h, const char *name, span at)
+{
+    struct world *w = v->world;
+    if (w->ntags >= TAG_MOST)
+        return vm_error(v, at, "too many tags at once (limit is %d)", TAG_MOST), -1;
+    if (w->ntags >= (size_t)v->limits.effects)
+        return vm_error(v, at, "too many tags at once (limit is %d; see --limit effects=N)", v->limits.effects), -1;
+    tag *g = mem_grow(w->tags, sizeof(tag), &w->tags_cap, w->ntags + 1);
+    char *copy = g ? mem_strndup(name, strlen(name)) : NULL;
+    if (g)
+        w->tags = g;
+    if (!copy)
+        return vm_error(v, at, "out of memory"), -1;
+    w->tags[w->ntags] = (tag){.name = copy, .kind = h.kind, .holder = h.id, .id = ++w->tag_serial, .effect = -1};
+    return (int)w->ntags++;
+}
+
 /* Adds a tag, or gives one already there more free uses (and a new
    duration, when one is given). *added: it is new. */
 static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool *added, span at)
@@ -184,22 +203,10 @@ static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool
     struct world *w = v->world;
     int i = find_tag(w, h, name);
     *added = i < 0;
-    if (i < 0) {
-        if (w->ntags >= TAG_MOST)
-            return vm_error(v, at, "too many tags at once (limit is %d)", TAG_MOST);
-        if (w->ntags >= (size_t)v->limits.effects)
-            return vm_error(v, at, "too many tags at once (limit is %d; see --limit effects=N)", v->limits.effects);
-        tag *g = mem_grow(w->tags, sizeof(tag), &w->tags_cap, w->ntags + 1);
-        char *copy = g ? mem_strndup(name, strlen(name)) : NULL;
-        if (g)
-            w->tags = g;
-        if (!copy)
-            return vm_error(v, at, "out of memory");
-        i = (int)w->ntags++;
-        w->tags[i] = (tag){.name = copy, .kind = h.kind, .holder = h.id, .id = ++w->tag_serial, .effect = -1};
-    } else if (w->tags[i].uses + n > TAG_USES_MAX) {
+    if (i < 0 && (i = new_tag(v, h, name, at)) < 0)
+        return false;
+    if (w->tags[i].uses + n > TAG_USES_MAX) /* only one already there can pass it */
         return vm_error(v, at, "a tag has at most %d free uses", TAG_USES_MAX);
-    }
     tag *t = &w->tags[i];
     t->uses += (int32_t)n;
     if (lasts.type == V_TIME) {
@@ -230,6 +237,22 @@ static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool
         combat_say(v, "%s renews the tag %s", holder_name(v, h.kind, h.id), said.s);
     text_free(&said);
     return !*added || emit_tag(v, EV_TAG_ADDED, t, at);
+}
+
+/* A tag a holder is declared with, as a zone's `with high`: part of what
+   the holder is, so it is added without a word and raises no event, like
+   a zone's neighbours; said again, it is already there. */
+bool tags_declare(vm *v, uint8_t kind, int32_t holder_id, const char *name, span at)
+{
+    holder h = {kind, holder_id};
+    if (find_tag(v->world, h, name) >= 0)
+        return true;
+    if (strlen(name) > TAG_NAME_MAX)
+        return vm_error(v, at, "a tag's name is at most %d bytes, not %zu", TAG_NAME_MAX, strlen(name));
+    int i = new_tag(v, h, name, at);
+    if (i >= 0)
+        v->world->tags[i].declared = true;
+    return i >= 0;
 }
 
 /* --- the builtins ----------------------------------------------------------------- */
@@ -306,6 +329,28 @@ bool tags_command(vm *v, bool add_it, value who, value name, value uses, value l
 
 /* --- showing, copying, freeing --------------------------------------------------- */
 
+/* A tag shown with its holder's declaration: one it was declared with that
+   has no free uses or duration since given it. */
+static bool as_declared(const tag *t)
+{
+    return t->declared && t->uses == 0 && t->effect < 0;
+}
+
+/* " [high, dark]" */
+void tags_show_declared(vm *v, uint8_t kind, int32_t holder_id, combat_line *line)
+{
+    bool first = true;
+    for (size_t i = 0; i < v->world->ntags; i++) {
+        const tag *tg = &v->world->tags[i];
+        if (tg->kind == kind && tg->holder == holder_id && as_declared(tg)) {
+            combat_line_add(v, line, "%s%s", first ? " [" : ", ", tg->name);
+            first = false;
+        }
+    }
+    if (!first)
+        combat_line_add(v, line, "]");
+}
+
 void tags_show_on(vm *v, uint8_t kind, int32_t holder_id, combat_line *line, const char *before)
 {
     bool first = true;
@@ -313,7 +358,7 @@ void tags_show_on(vm *v, uint8_t kind, int32_t holder_id, combat_line *line, con
     text_init(&t);
     for (size_t i = 0; i < v->world->ntags; i++) {
         const tag *tg = &v->world->tags[i];
-        if (tg->kind != kind || tg->holder != holder_id)
+        if (tg->kind != kind || tg->holder != holder_id || as_declared(tg))
             continue;
         text_clear(&t);
         describe(v, tg, &t);

@@ -98,6 +98,7 @@ typedef struct tag {
     int32_t uses;   /* free uses left */
     int32_t id;     /* for good: what its duration's effect names */
     int32_t effect; /* that effect, or -1: until removed */
+    bool declared;  /* came with its holder's declaration (`zone hill with high`) */
 } tag;
 
 struct world {
@@ -202,11 +203,15 @@ bool sides_clone(struct world *w, const struct world *from);
 
 /* Tags (tags.c): the builtins of tags (one function, told apart by id);
    `tag` and `untag` at the table; the end of a tag's duration (effects.c
-   calls it); its tags added to a line (`before` first) and whether a
-   holder has any; freed with the world, or copied with it. */
+   calls it); the tags a holder is declared with (`zone hill with high`),
+   added without a word; its tags added to a line (`before` first, those it
+   was declared with apart, in brackets) and whether a holder has any;
+   freed with the world, or copied with it. */
 bool tags_builtin(vm *v, int id, value *args, int argc, span at, value *out);
 bool tags_command(vm *v, bool add_it, value who, value name, value uses, value lasts, span at);
 bool tags_expired(vm *v, int32_t id, const char *why, span at);
+bool tags_declare(vm *v, uint8_t kind, int32_t holder_id, const char *name, span at);
+void tags_show_declared(vm *v, uint8_t kind, int32_t holder_id, combat_line *line);
 void tags_show_on(vm *v, uint8_t kind, int32_t holder_id, combat_line *line, const char *before);
 bool tags_any_on(const vm *v, uint8_t kind, int32_t holder_id);
 void tags_free(struct world *w);

@@ -35,7 +35,7 @@ static int add_zone(vm *v, int name, span at)
     return cb->nzones++;
 }
 
-/* Adds a word to a zone's neighbours or traits, once. */
+/* Adds a word to a zone's neighbours, once. */
 static bool add_word(vm *v, int32_t **words, int *n, size_t *cap, int32_t w, span at)
 {
     for (int i = 0; i < *n; i++)
@@ -55,20 +55,17 @@ static bool link_zone(vm *v, int z, int other, span at)
     return add_word(v, &zi->neighbours, &zi->nneighbours, &zi->neighbours_cap, v->world->cb.zones[other].name, at);
 }
 
-bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *traits, int ntraits, span at)
+bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, const value *tags, int ntags, span at)
 {
-    combat *cb = &v->world->cb;
     for (int i = 0; i < nneighbours; i++)
         if (zone_index(v, (int)neighbours[i].num) < 0)
             return vm_error(v, at, "no zone '%s' yet", program_string(v->p, (int)neighbours[i].num));
     int z = add_zone(v, name, at);
     if (z < 0)
         return false;
-    for (int i = 0; i < ntraits; i++) {
-        zone_info *zi = &cb->zones[z];
-        if (!add_word(v, &zi->traits, &zi->ntraits, &zi->traits_cap, (int32_t)traits[i].num, at))
+    for (int i = 0; i < ntags; i++)
+        if (!tags_declare(v, TAG_ON_ZONE, name, program_string(v->p, (int)tags[i].num), at))
             return false;
-    }
     /* next to each other, both ways */
     for (int i = 0; i < nneighbours; i++) {
         int other = zone_index(v, (int)neighbours[i].num);
@@ -333,17 +330,6 @@ int zones_between(const vm *v, int za, int zb)
     return zones_apart(v, za, zb);
 }
 
-bool zones_has_trait(vm *v, int c, int trait)
-{
-    int z = zone_index(v, v->world->creatures[c].zone);
-    if (z < 0)
-        return false;
-    for (int i = 0; i < v->world->cb.zones[z].ntraits; i++)
-        if (v->world->cb.zones[z].traits[i] == trait)
-            return true;
-    return false;
-}
-
 void zones_show(vm *v)
 {
     const combat *cb = &v->world->cb;
@@ -359,10 +345,7 @@ void zones_show(vm *v)
             combat_line_add(v, &line, "%s%s", k ? ", " : " (next to ", program_string(v->p, zi->neighbours[k]));
         if (zi->nneighbours)
             combat_line_add(v, &line, ")");
-        for (int t = 0; t < zi->ntraits; t++)
-            combat_line_add(v, &line, "%s%s", t ? ", " : " [", program_string(v->p, zi->traits[t]));
-        if (zi->ntraits)
-            combat_line_add(v, &line, "]");
+        tags_show_declared(v, TAG_ON_ZONE, zi->name, &line);
         tags_show_on(v, TAG_ON_ZONE, zi->name, &line, " tags ");
         combat_line_add(v, &line, ":");
         bool first = true;

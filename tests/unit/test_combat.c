@@ -1729,7 +1729,7 @@ START_TEST(test_zones_apart)
 }
 END_TEST
 
-/* A zone has as many neighbours and traits as it is given, and show map
+/* A zone has as many neighbours and tags as it is given, and show map
    lists everyone in it. */
 START_TEST(test_zone_without_fixed_caps)
 {
@@ -1748,12 +1748,34 @@ START_TEST(test_zone_without_fixed_caps)
 }
 END_TEST
 
+/* `zone NAME with WORD, ...` gives the zone tags of those names, without a
+   word said or an event raised; has_tag() and tags() ask them; show map
+   keeps them in brackets while they are as declared, and a tag given by
+   hand stays apart. */
+START_TEST(test_zone_tags_from_declaration)
+{
+    run *r = ok(1, "space zones { }\ncreature a { }\ntrigger said { on tag_added(x, n); do { print \"added\", n } }\n"
+                   "zone yard with open, lit\nzone tower next to yard with high\nzone tower with high, windy\n"
+                   "place a in tower\n"
+                   "print has_tag(\"tower\", \"high\"), has_tag(zone_of(a), \"windy\"), has_tag(\"yard\", \"high\")\n"
+                   "print tags(\"yard\"), tags(\"tower\")\ntag tower \"On Fire\"\nuntag tower \"high\"\n"
+                   "tag yard \"open\" with 1 use\nshow map\n");
+    lines_in_order(r, "true true false", "[open, lit] [high, windy]", "tower gains the tag \"On Fire\"",
+                   "added On Fire", "tower loses the tag \"high\"", "yard renews the tag \"open\" (1 free use)",
+                   "yard (next to tower) [lit] tags \"open\" (1 free use):",
+                   "tower (next to yard) [windy] tags \"On Fire\": a", NULL);
+    absent(r, "added open");
+    absent(r, "added high");
+    done(r);
+}
+END_TEST
+
 /* `defense protects EXPR`: the share is found for the member to protect,
    so it may follow the member's zone (or a ruling); a share of 1 or more
    is an error. */
 START_TEST(test_zone_defense_share_by_formula)
 {
-    run *r = ok(1, "space zones { defense protects zone_has(self, \"open\") ? 1/2 : 1/3 }\n"
+    run *r = ok(1, "space zones { defense protects has_tag(zone_of(self), \"open\") ? 1/2 : 1/3 }\n"
                    "zone yard with open\nzone hall\n"
                    "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { }\n"
                    "creature e side p { }\ncreature f side p { }\ncreature g side p { }\ncreature h side p { }\n"
@@ -2218,6 +2240,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_check_modifiers_in_and_out);
     tcase_add_test(c, test_check_without_dice_shows_its_terms);
     tcase_add_test(c, test_zone_undefend_and_group_of);
+    tcase_add_test(c, test_zone_tags_from_declaration);
     tcase_add_test(c, test_zone_defense_share_by_formula);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");

@@ -735,8 +735,8 @@ START_TEST(test_zone_and_optional_slots)
     ck_assert(command_args_read(CMD_ZONE, zone, 5, &a));
     ck_assert_int_eq(command_count(&a, ARG_ZONE_NEXT), 2);
     ck_assert_int_eq(command_list(&a, ARG_ZONE_NEXT)[0].num, 51);
-    ck_assert_int_eq(command_count(&a, ARG_ZONE_TRAITS), 1);
-    ck_assert_int_eq(command_list(&a, ARG_ZONE_TRAITS)[0].num, 53);
+    ck_assert_int_eq(command_count(&a, ARG_ZONE_TAGS), 1);
+    ck_assert_int_eq(command_list(&a, ARG_ZONE_TAGS)[0].num, 53);
     value begin[] = {value_int(60)};
     ck_assert(command_args_read(CMD_BEGIN, begin, 1, &a));
     ck_assert_int_eq(command_arg(&a, ARG_BEGIN_WHAT).num, 60);
