@@ -373,6 +373,19 @@ static const clause_rule *find_rule(const clause_rule *table, int n, const char 
     return NULL;
 }
 
+/* Does usage hold word as a word of its own after its first (`max` in
+   "group [max N]")? */
+static bool usage_has(const char *usage, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strchr(usage, ' '); p; p = strchr(p + 1, ' ')) {
+        const char *w = p + 1 + (p[1] == '[');
+        if (strncmp(w, word, n) == 0 && (w[n] == ' ' || w[n] == ']' || w[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
 static void unknown_clause(decl_state *ds, const clause_rule *table, int n, const char *word, span at)
 {
     compiler *cc = ds->cc;
@@ -394,6 +407,13 @@ static void unknown_clause(decl_state *ds, const clause_rule *table, int n, cons
         comp_error(cc, at, "%s %s holds statements, not clauses like '%s'", clause_article(kind), kind, word);
         return;
     }
+    /* a word that goes after another clause's word */
+    for (int i = 0; i < n; i++)
+        if (usage_has(table[i].usage, word)) {
+            comp_error(cc, at, "'%s' goes after '%s' in %s %s: %s", word, table[i].word, clause_article(kind), kind,
+                       table[i].usage);
+            return;
+        }
     text_buf list;
     text_init(&list);
     for (int i = 0; i < n; i++)

@@ -561,10 +561,34 @@ static void rel_lasts(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* `group [max N]`: relate(R, a, b) puts a into b's group; all its members are related */
+static void rel_group(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    r_relation *rel = rel_of(ds);
+    rel->group = true;
+    int64_t n;
+    if (ccur_accept(k, "max") && ccur_int_in(k, "how many creatures a group holds at most", 2, INT32_MAX, &n))
+        rel_of(ds)->group_max = (int)n;
+    ccur_end(k);
+}
+
+static void rel_within(decl_state *ds, const node *clause, ccur *k)
+{
+    (void)clause;
+    static const char *const places[] = {"zone"};
+    if (ccur_choice(k, "where the relation holds (a relation holds within one zone: within zone)", places, 1) < 0)
+        return;
+    rel_of(ds)->within_zone = true;
+    ccur_end(k);
+}
+
 const clause_rule relation_clauses[] = {
     {"one", "one per ROLE (a creature holds at most one such relation in that role)", rel_one, false},
     {"moves", "moves together (the second moves with the first)", rel_moves, false},
     {"lasts", "lasts DURATION", rel_lasts, false},
+    {"group", "group [max N] (held by a whole group: relate(R, a, b) puts a into b's group)", rel_group, false},
+    {"within", "within zone (a creature moving to another zone leaves it)", rel_within, false},
 };
 const int relation_nclauses = (int)(sizeof relation_clauses / sizeof relation_clauses[0]);
 
@@ -581,5 +605,12 @@ void decl_relation(decl_state *ds)
     rel->a_name = comp_intern(cc, ds->dn->c->list->text);
     rel->b_name = comp_intern(cc, ds->dn->c->list->next->text);
     decl_clauses(ds, relation_clauses, relation_nclauses, NULL);
-    rel_of(ds)->from.cite = ds->from.cite;
+    rel = rel_of(ds);
+    rel->from.cite = ds->from.cite;
+    /* a group is symmetric and lives as long as its members stay */
+    if (rel->group && (rel->one_per_a || rel->one_per_b || rel->moves_together || rexpr_present(&rel->lasts)))
+        comp_error(cc, ds->dn->sp,
+                   "a group relation goes with none of 'one per', 'moves together' or 'lasts': a creature leaves "
+                   "its group with unrelate(%s, c) or by moving away (within zone)",
+                   program_string(cc->p, rel->name));
 }

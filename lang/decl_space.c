@@ -433,10 +433,29 @@ static void rg_within(decl_state *ds, const node *clause, ccur *k)
     while (!ccur_done(k)) {
         ccur_skip_commas(k);
         static const char *const bonds[] = {"engagement", "group", "zone"};
-        int b = ccur_choice(k, "what creatures share", bonds, 3);
-        if (b < 0)
-            return;
-        mask |= 1 << b;
+        bool bond = false;
+        for (int i = 0; i < 3; i++)
+            bond |= ccur_is(k, bonds[i]);
+        if (bond) {
+            mask |= 1 << ccur_choice(k, "what creatures share", bonds, 3);
+        } else {
+            const node *at = k->at;
+            int name = ccur_name(k, "a relation, or zone");
+            if (name < 0)
+                return;
+            int rel = rules_relation(ds->cc->p->rules, name);
+            r_range *rg = range_of(ds);
+            if (rel < 0) {
+                comp_error(ds->cc, at->sp, "'%s' is not a relation: a range is within zone or within a relation",
+                           at->text);
+                return;
+            }
+            if (rg->nwithin_rel == RANGE_WITHIN_MOST) {
+                comp_error(ds->cc, at->sp, "a range names at most %d relations", RANGE_WITHIN_MOST);
+                return;
+            }
+            rg->within_rel[rg->nwithin_rel++] = rel;
+        }
         ccur_accept(k, "or");
         ccur_skip_commas(k);
     }
@@ -475,7 +494,7 @@ static void rg_diagonal(decl_state *ds, const node *clause, ccur *k)
 }
 
 const clause_rule range_clauses[] = {
-    {"within", "within engagement|group|zone, ... (zones: creatures sharing one)", rg_within, false},
+    {"within", "within zone|RELATION, ... (zones: creatures in one zone, or related)", rg_within, false},
     {"apart", "apart N zone(s) (creatures at most N zones apart, through neighbours)", rg_apart, false},
     {"diagonal", "diagonal N | diagonal alternate [when EXPR] (grid: a diagonal step counts thus within this range)",
      rg_diagonal, false},

@@ -45,6 +45,7 @@ void combat_free(combat *cb)
     for (int z = 0; z < cb->nzones; z++)
         FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
     FREE_ARRAY(cb->zones, cb->zones_cap);
+    FREE_ARRAY(cb->members, cb->members_cap);
     for (int i = 0; i < cb->nlog; i++)
         mem_strfree(cb->log[i].text);
     FREE_ARRAY(cb->log, cb->log_cap);
@@ -77,6 +78,7 @@ bool combat_clone(combat *cb, const combat *from)
     CLONE_ARRAY(cb, from, cell_index, cell_index_cap, &ok);
     CLONE_ARRAY(cb, from, pending_line, pending_cap, &ok);
     CLONE_ARRAY(cb, from, zones, zones_cap, &ok);
+    CLONE_ARRAY(cb, from, members, members_cap, &ok);
     if (!cb->zones)
         cb->nzones = 0;
     for (int z = 0; z < cb->nzones; z++)

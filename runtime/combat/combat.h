@@ -109,6 +109,11 @@ typedef struct answer {
 #define ANSWER_KEY_EVERYONE (-2)      /* every creature or side not answered on its own */
 #define ANSWER_KEY_SIDE(s) (-4 - (s)) /* a side (from -3 for the creatures of no side) */
 
+/* A creature's place in a group of a group relation. */
+typedef struct group_member {
+    int32_t rel, creature, group;
+} group_member;
+
 /* --- space ----------------------------------------------------------------------- */
 
 typedef struct cell_flags {
@@ -212,6 +217,10 @@ typedef struct combat {
     zone_info *zones;
     int nzones, zones_cap;
     int32_t next_engagement;
+    /* the groups of group relations (groups.c) */
+    group_member *members;
+    int nmembers, members_cap;
+    int32_t next_group;
 
     /* what the command under way is resolving */
     bool cancelled;      /* cancel() was called, or the actor fell */
@@ -459,6 +468,8 @@ bool effects_relate(struct vm *v, int rel, int a, int b, value lasts, span at, b
 bool effects_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
 bool effects_related(struct vm *v, int rel, int a, int b);
 bool effects_partners(struct vm *v, int rel, int c, bool holders, value *out, span at);
+/* Ends every pair of rel c is in, either role (why: said, or NULL). */
+bool effects_unrelate_all(struct vm *v, int rel, int c, const char *why, span at, bool *done);
 /* c's effects, oldest first, added to a line: `before` ahead of the first,
    ", " between them. */
 void effects_show(struct vm *v, int c, combat_line *line, const char *before);
@@ -574,5 +585,23 @@ bool zones_disengage(struct vm *v, int c, span at);
 bool zones_range_between(struct vm *v, int a, int b, int *range, span at);
 bool zones_defend(struct vm *v, int c, bool *ok, span at);
 void zones_show(struct vm *v);
+
+/* Group relations (groups.c): `relation R(a, b) { group [max N] }`. */
+/* c's group of rel (a number), or -1. */
+int groups_of(const struct vm *v, int rel, int c);
+/* a and b are two members of one group. */
+bool groups_related(const struct vm *v, int rel, int a, int b);
+/* a joins b's group, leaving its own; refused (said, done false) past the
+   relation's max or across zones for one `within zone`. */
+bool groups_relate(struct vm *v, int rel, int a, int b, span at, bool *done);
+/* a leaves its group (b >= 0: only if b is in it too). */
+bool groups_unrelate(struct vm *v, int rel, int a, int b, span at, bool *done);
+/* The other members of c's group, a list. */
+bool groups_members(struct vm *v, int rel, int c, value *out, span at);
+/* c leaves every relation `within zone` (zone_only), or every group (it
+   leaves play). */
+bool groups_leave_all(struct vm *v, int c, bool zone_only, span at);
+/* "R with a, b; S with c" for c's groups, for show map. */
+void groups_describe(struct vm *v, int c, text_buf *out);
 
 #endif

@@ -349,20 +349,27 @@ static bool builtin_can(vm *v, int id, value *args, int argc, span at, value *ou
 
 /* --- relations --------------------------------------------------------------------- */
 
-/* relate(relation, a, b [, duration]), unrelate(...) and related(...) */
+/* relate(relation, a, b [, duration]), unrelate(relation, a [, b]) and
+   related(...): a group relation is kept by its groups, a pair by effects */
 static bool builtin_relation(vm *v, int id, value *args, int argc, span at, value *out)
 {
     int a = -1, b = -1, k = -1;
     if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at) ||
-        !creature_at(v, id, args, 2, &b, at))
+        (argc > 2 && !creature_at(v, id, args, 2, &b, at)))
         return false;
-    bool done = false;
+    bool group = v->r->relations[k].group, done = false;
     if (id == BI_related)
-        done = effects_related(v, k, a, b);
+        done = group ? groups_related(v, k, a, b) : effects_related(v, k, a, b);
     else if (id == BI_relate) {
-        if (!effects_relate(v, k, a, b, argc > 3 ? args[3] : value_nil(), at, &done))
+        if (group && argc > 3 && args[3].type != V_NIL)
+            return vm_error(v, at, "%s is a group relation: it lasts as long as its members stay in it",
+                            program_string(v->p, v->r->relations[k].name));
+        if (group ? !groups_relate(v, k, a, b, at, &done)
+                  : !effects_relate(v, k, a, b, argc > 3 ? args[3] : value_nil(), at, &done))
             return false;
-    } else if (!effects_unrelate(v, k, a, b, at, &done))
+    } else if (group    ? !groups_unrelate(v, k, a, b, at, &done)
+               : b >= 0 ? !effects_unrelate(v, k, a, b, at, &done)
+                        : !effects_unrelate_all(v, k, a, NULL, at, &done))
         return false;
     *out = value_bool(done);
     return true;
@@ -374,6 +381,8 @@ static bool builtin_partners_holders(vm *v, int id, value *args, int argc, span 
     int a = -1, k = -1;
     if (!named(v, id, args[0], rules_relation, "relation", &k, at) || !creature_at(v, id, args, 1, &a, at))
         return false;
+    if (v->r->relations[k].group)
+        return groups_members(v, k, a, out, at);
     return effects_partners(v, k, a, id == BI_holders, out, at);
 }
 

@@ -1306,6 +1306,25 @@ bool effects_unrelate(vm *v, int rel, int a, int b, span at, bool *done)
     return i < 0 || end_effect(v, i, NULL, at);
 }
 
+bool effects_unrelate_all(vm *v, int rel, int c, const char *why, span at, bool *done)
+{
+    *done = false;
+    for (size_t o = 0; o < v->world->ncreatures; o++) {
+        int32_t next;
+        for (int32_t i = v->world->creatures[o].effects; i >= 0; i = next) {
+            next = eff(v, i)->next;
+            const effect *e = eff(v, i);
+            if (e->kind != EFF_RELATION || e->what != rel || ((int)o != c && e->partner != c))
+                continue;
+            *done = true;
+            if (!end_effect(v, i, why, at))
+                return false;
+            next = v->world->creatures[o].effects; /* the list may have changed */
+        }
+    }
+    return true;
+}
+
 bool effects_partners(vm *v, int rel, int c, bool holders, value *out, span at)
 {
     vm_gather g = {0};

@@ -993,7 +993,7 @@ bool encounter_remove(vm *v, int c, span at)
     cr->placed = false;
     cr->zone = cr->group = cr->engagement = -1;
     combat_say(v, "%s is removed from play%s", cr->name, its_turn ? " in its own turn" : "");
-    if (!effects_clear(v, c, at))
+    if (!effects_clear(v, c, at) || !groups_leave_all(v, c, false, at))
         return false;
     /* an action readied against it, or for what it does, can never be taken */
     for (int h = 0; h < cb->nholds; h++) {

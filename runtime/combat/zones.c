@@ -100,6 +100,9 @@ bool zones_place(vm *v, int c, int zone, span at)
                      value_ref(V_WORD, HOME_PROGRAM, zone)};
     if (old >= 0)
         combat_say(v, "%s moves from %s to %s", cr->name, program_string(v->p, old), program_string(v->p, zone));
+    /* the relations of the zone it left end before anyone hears that it moved */
+    if (old >= 0 && !groups_leave_all(v, c, true, at))
+        return false;
     return events_emit(v, EV_ZONE_CHANGED, args, 3, at);
 }
 
@@ -218,6 +221,19 @@ static int zones_apart(const vm *v, int za, int zb)
     return apart;
 }
 
+/* Are a and b related by one of the relations a range names? A pair
+   counts either way round. */
+static bool in_relation(vm *v, int a, int b, const r_range *rg)
+{
+    for (int i = 0; i < rg->nwithin_rel; i++) {
+        int rel = rg->within_rel[i];
+        if (v->r->relations[rel].group ? groups_related(v, rel, a, b)
+                                       : effects_related(v, rel, a, b) || effects_related(v, rel, b, a))
+            return true;
+    }
+    return false;
+}
+
 bool zones_range_between(vm *v, int a, int b, int *range, span at)
 {
     *range = -1;
@@ -236,7 +252,7 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
         const r_range *rg = &r->ranges[i];
         if (!rg->ordinal)
             continue;
-        if ((rg->within & shared) || (rg->apart > 0 && apart <= rg->apart)) {
+        if ((rg->within & shared) || in_relation(v, a, b, rg) || (rg->apart > 0 && apart <= rg->apart)) {
             *range = i;
             return true;
         }
@@ -366,6 +382,14 @@ void zones_show(vm *v)
                 text_add(&about, "%sengagement %d", sep, cr->engagement);
                 sep = ", ";
             }
+            text_buf rels;
+            text_init(&rels);
+            groups_describe(v, (int)c, &rels);
+            if (rels.len) {
+                text_add(&about, "%s%s", sep, rels.s);
+                sep = ", ";
+            }
+            text_free(&rels);
             if (sep[0] == ',')
                 text_put(&about, "]");
             combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about.s);

@@ -416,6 +416,10 @@ typedef struct r_relation {
     bool one_per_a, one_per_b;
     bool moves_together;
     rexpr lasts;
+    /* `group [max N]`: held by a whole group, not a pair (group_max 0: any size) */
+    bool group;
+    int group_max;
+    bool within_zone; /* `within zone`: a creature moving to another zone leaves it */
 } r_relation;
 
 typedef struct r_tactic {
@@ -515,12 +519,15 @@ typedef struct r_space {
 } r_space;
 
 typedef enum { ZONE_ENGAGEMENT = 1, ZONE_GROUP = 2, ZONE_ZONE = 4 } zone_bond;
+#define RANGE_WITHIN_MOST 8
 typedef struct r_range {
     int name;
     origin from;
-    int decl;        /* its declaration, for the formula (decl->value) */
-    bool ordinal;    /* no formula: zones decide */
-    int within;      /* zone_bond mask */
+    int decl;                          /* its declaration, for the formula (decl->value) */
+    bool ordinal;                      /* no formula: zones decide */
+    int within;                        /* zone_bond mask */
+    int within_rel[RANGE_WITHIN_MOST]; /* relations whose related creatures are in range */
+    int nwithin_rel;
     int apart;       /* at most this many zones apart */
     rexpr diag_when; /* grid: for whom the range counts diagonals thus: */
 

@@ -1712,6 +1712,68 @@ START_TEST(test_zone_ranges_groups_and_defense)
 }
 END_TEST
 
+/* A group relation keeps one entry per member: relating moves a creature
+   from its group into another's, a group left with one member is none,
+   moving to another zone leaves it (within zone), and a copy of the world
+   has groups of its own. */
+#define SQUADS                                                           \
+    "relation squad(m, n) { § \"Squads\"; group max 3; within zone }\n" \
+    "space zones { }\nzone yard\nzone keep next to yard\n"               \
+    "creature a { }\ncreature b { }\ncreature c { }\ncreature d { }\n"   \
+    "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\n"
+
+START_TEST(test_group_relation_members)
+{
+    run *r = ok(1, SQUADS "relate(squad, b, a)\nrelate(squad, c, a)\nrelate(squad, d, c)\n"
+                          "print related(squad, b, c), partners(squad, d)\n");
+    lines_in_order(r, "d cannot join c's squad: a group holds at most 3 (§ \"Squads\")", "true []", NULL);
+    int rel = rules_relation(r->p->rules, program_find_string(r->p, "squad"));
+    int a = world_find_creature(r->v, "a"), b = world_find_creature(r->v, "b");
+    int c = world_find_creature(r->v, "c"), d = world_find_creature(r->v, "d");
+    ck_assert_int_eq(r->v->world->cb.nmembers, 3);
+    ck_assert_int_eq(groups_of(r->v, rel, d), -1);
+    ck_assert_int_eq(groups_of(r->v, rel, a), groups_of(r->v, rel, c));
+    /* c moves to a group of its own with d: a and b stay together */
+    bool done_ = false;
+    ck_assert(groups_relate(r->v, rel, c, d, (span){0}, &done_));
+    ck_assert(done_);
+    ck_assert(groups_related(r->v, rel, a, b) && groups_related(r->v, rel, c, d));
+    ck_assert(!groups_related(r->v, rel, a, c));
+    /* b leaves: a is alone, and in no group */
+    ck_assert(groups_unrelate(r->v, rel, b, -1, (span){0}, &done_));
+    ck_assert(done_);
+    ck_assert_int_eq(groups_of(r->v, rel, a), -1);
+    ck_assert_int_eq(r->v->world->cb.nmembers, 2);
+    /* a copy's groups are its own */
+    program *p = program_clone(r->p);
+    ck_assert_ptr_nonnull(p);
+    vm *copy = world_clone(r->v, p);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert(groups_related(copy, rel, c, d));
+    ck_assert(zones_place(copy, c, program_find_string(p, "keep"), (span){0}));
+    ck_assert(!groups_related(copy, rel, c, d));
+    ck_assert(groups_related(r->v, rel, c, d)); /* the original is untouched */
+    world_close(copy);
+    program_free(p);
+    done(r);
+}
+END_TEST
+
+/* A group relation refuses a duration, and a range within it follows the
+   groups. */
+START_TEST(test_group_relation_range_and_duration)
+{
+    run *r = ok(1, SQUADS "range close { within squad }\nrange near { within zone }\n"
+                          "relate(squad, b, a)\nprint range_between(a, b), range_between(a, c)\n");
+    lines_in_order(r, "close near", NULL);
+    done(r);
+    r = play(1, SQUADS "relate(squad, b, a, 2 rounds)\n");
+    ck_assert(!r->ok);
+    ck_assert_msg(strstr(r->v->error.s, "squad is a group relation"), "%s", r->v->error.s);
+    done(r);
+}
+END_TEST
+
 /* zones_apart(): zones between two zones through neighbours, nothing when
    no chain joins them, an error for a name that is no zone. */
 START_TEST(test_zones_apart)
@@ -2242,6 +2304,8 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_zone_undefend_and_group_of);
     tcase_add_test(c, test_zone_tags_from_declaration);
     tcase_add_test(c, test_zone_defense_share_by_formula);
+    tcase_add_test(c, test_group_relation_members);
+    tcase_add_test(c, test_group_relation_range_and_duration);
     suite_add_tcase(s, c);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, test_reaction_interrupts_and_is_paid);
