@@ -897,38 +897,6 @@ static bool compile_zone(command_build *b)
     return true;
 }
 
-static bool compile_join(command_build *b)
-{
-    while (!ccur_done(&b->k) && !ccur_is(&b->k, "to")) {
-        ccur_skip_commas(&b->k);
-        if (!push_creature(b->cc, &b->k, "a creature"))
-            return false;
-        put(b, ARG_JOIN_WHO, 1);
-        ccur_skip_commas(&b->k);
-    }
-    if (!ccur_expect(&b->k, "to"))
-        return false;
-    int g = ccur_name(&b->k, "the group's name");
-    if (g < 0)
-        return false;
-    push_word(b->cc, program_string(b->cc->p, g), b->cmd->sp);
-    put(b, ARG_JOIN_GROUP, 1);
-    ccur_end(&b->k);
-    return true;
-}
-
-static bool compile_engage(command_build *b)
-{
-    if (!push_creature(b->cc, &b->k, "a creature"))
-        return false;
-    put(b, ARG_ENGAGE_WHO, 1);
-    if (!ccur_expect(&b->k, "with") || !push_creature(b->cc, &b->k, "the creature it engages"))
-        return false;
-    put(b, ARG_ENGAGE_WITH, 1);
-    ccur_end(&b->k);
-    return true;
-}
-
 /* `fight [N rounds]`: 0 rounds is until the encounter ends. */
 static bool compile_fight(command_build *b)
 {
@@ -1321,8 +1289,8 @@ static void clause_command(compiler *cc, const node *cmd)
 }
 
 /* The commands a body may hold: those that change the state of play. */
-static const command_id in_body[] = {CMD_HOLD, CMD_APPLY,  CMD_REMOVE, CMD_PLACE, CMD_MOVE, CMD_JOIN, CMD_ENGAGE,
-                                     CMD_HIDE, CMD_REVEAL, CMD_DAMAGE, CMD_HEAL,  CMD_MARK, CMD_CLEAR};
+static const command_id in_body[] = {CMD_HOLD,   CMD_APPLY,  CMD_REMOVE, CMD_PLACE, CMD_MOVE, CMD_HIDE,
+                                     CMD_REVEAL, CMD_DAMAGE, CMD_HEAL,   CMD_MARK,  CMD_CLEAR};
 
 bool cmd_in_body(const node *n)
 {

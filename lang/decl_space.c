@@ -295,80 +295,6 @@ static void sp_cover(decl_state *ds, const node *clause, ccur *k)
         ccur_error(k, "expected 'from corners|lines', 'levels NAME, ...' or 'creatures LEVEL|block [when EXPR]'");
 }
 
-static void sp_max(decl_state *ds, const node *clause, ccur *k)
-{
-    int64_t n;
-    if (!ccur_expect(k, "max") || !ccur_int_in(k, "how many creatures at most", 1, INT32_MAX, &n))
-        return;
-    if (strcmp(clause->text, "group") == 0)
-        space_of(ds)->group_max = (int)n;
-    else
-        space_of(ds)->engagement_max = (int)n;
-    ccur_end(k);
-}
-
-static bool fraction(compiler *cc, const node *e, value *out)
-{
-    fctx none = {.what = "space"};
-    rexpr r;
-    if (!rexpr_of(cc, &none, e, TY_NUM, "a fraction", &r))
-        return false;
-    if (r.kind == REXPR_CONST) {
-        *out = r.v;
-        return true;
-    }
-    /* 1/3 is a division: fold it */
-    if (e->kind == AST_BINARY && e->op == '/' && e->a->kind == AST_INT && e->b->kind == AST_INT && e->b->num > 0) {
-        return rat_make(e->a->num, e->b->num, V_FRAC, out) == ARITH_OK;
-    }
-    comp_error(cc, e->sp, "expected a fixed fraction, as in 1/3");
-    return false;
-}
-
-/* `defense protects 1/3` and `defense counts EXPR as 1/4` */
-static void sp_defense(decl_state *ds, const node *clause, ccur *k)
-{
-    (void)clause;
-    r_space *s = space_of(ds);
-    if (ccur_accept(k, "protects")) {
-        const node *e = ccur_take(k);
-        if (!e)
-            return;
-        if (e->kind == AST_INT || e->kind == AST_FRAC ||
-            (e->kind == AST_BINARY && e->op == '/' && e->a->kind == AST_INT && e->b->kind == AST_INT)) {
-            if (!fraction(ds->cc, e, &s->defense_share))
-                return;
-        } else {
-            /* a formula, found for the member to protect (a zone's trait, a ruling) */
-            fctx fx = {.what = ds->label};
-            rexpr share;
-            if (!rexpr_of(ds->cc, &fx, e, TY_NUM, "the share group defense protects", &share))
-                return;
-            s = space_of(ds);
-            if (share.kind == REXPR_CONST)
-                s->defense_share = share.v;
-            else
-                s->defense_share_rule = share;
-        }
-    } else if (ccur_accept(k, "counts")) {
-        fctx fx = {.what = ds->label};
-        rexpr who;
-        if (!ccur_expr(k, &fx, TY_BOOL, "which members count less (self)", &who) || !ccur_expect(k, "as"))
-            return;
-        const node *e = ccur_take(k);
-        value w;
-        if (!e || !fraction(ds->cc, e, &w))
-            return;
-        s = space_of(ds);
-        s->incapacitated = who;
-        s->incapacitated_weight = w;
-    } else {
-        ccur_error(k, "expected 'protects FRACTION' or 'counts EXPR as FRACTION'");
-        return;
-    }
-    ccur_end(k);
-}
-
 const clause_rule grid_clauses[] = {
     {"square", "square DISTANCE", sp_square, false},
     {"diagonal", "diagonal N | diagonal alternate", sp_diagonal, false},
@@ -386,12 +312,23 @@ const clause_rule grid_clauses[] = {
 };
 const int grid_nclauses = (int)(sizeof grid_clauses / sizeof grid_clauses[0]);
 
-const clause_rule zones_clauses[] = {
-    {"group", "group max N", sp_max, false},
-    {"engagement", "engagement max N", sp_max, false},
-    {"defense", "defense protects FRACTION|EXPR | defense counts EXPR as FRACTION", sp_defense, false},
-};
-const int zones_nclauses = (int)(sizeof zones_clauses / sizeof zones_clauses[0]);
+/* Zones take no clause: groups, engagements and their limits are the
+   rules' relations (`relation R(a, b) { group max N; within zone }`). */
+const clause_rule zones_clauses[] = {{"", "", NULL, false}};
+const int zones_nclauses = 0;
+
+/* A clause in `space zones` is reported once, with where groups went. */
+static bool zones_without_clauses(decl_state *ds)
+{
+    for (const node *it = ds->dn->b ? ds->dn->b->list : NULL; it; it = it->next)
+        if (it->kind == AST_CLAUSE) {
+            comp_error(ds->cc, it->sp,
+                       "space zones takes no clauses: a group or an engagement is a relation held by a group "
+                       "(relation grouped(a, b) { group max N; within zone })");
+            return true;
+        }
+    return false;
+}
 
 void decl_space(decl_state *ds)
 {
@@ -409,7 +346,7 @@ void decl_space(decl_state *ds)
     ds->header = k.at;
     if (kind == 0)
         decl_clauses(ds, grid_clauses, grid_nclauses, NULL);
-    else
+    else if (!zones_without_clauses(ds))
         decl_clauses(ds, zones_clauses, zones_nclauses, NULL);
     s = space_of(ds);
     s->from.cite = ds->from.cite;
@@ -432,12 +369,8 @@ static void rg_within(decl_state *ds, const node *clause, ccur *k)
     int mask = 0;
     while (!ccur_done(k)) {
         ccur_skip_commas(k);
-        static const char *const bonds[] = {"engagement", "group", "zone"};
-        bool bond = false;
-        for (int i = 0; i < 3; i++)
-            bond |= ccur_is(k, bonds[i]);
-        if (bond) {
-            mask |= 1 << ccur_choice(k, "what creatures share", bonds, 3);
+        if (ccur_accept(k, "zone")) {
+            mask |= ZONE_ZONE;
         } else {
             const node *at = k->at;
             int name = ccur_name(k, "a relation, or zone");

@@ -11,7 +11,8 @@
  *   events.c      events, triggers, reactions, rulings
  *   checks.c      rolls with modifiers and their breakdowns
  *   grid.c        squares, distance, sight, movement
- *   zones.c       zones, groups and engagements
+ *   zones.c       zones, and the range bands between them
+ *   groups.c      relations held by a whole group
  *   log.c         the transcript and explain
  *   hidden.c      what the players do not know, and the lines that tell it
  *
@@ -216,7 +217,6 @@ typedef struct combat {
     /* zones */
     zone_info *zones;
     int nzones, zones_cap;
-    int32_t next_engagement;
     /* the groups of group relations (groups.c) */
     group_member *members;
     int nmembers, members_cap;
@@ -578,12 +578,7 @@ bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbo
    when no chain joins them, -1 when either is not a zone. */
 int zones_between(const struct vm *v, int za, int zb);
 bool zones_place(struct vm *v, int c, int zone, span at);
-bool zones_join(struct vm *v, int c, int group, span at);
-bool zones_separate(struct vm *v, int c, span at);
-bool zones_engage(struct vm *v, int a, int b, span at);
-bool zones_disengage(struct vm *v, int c, span at);
 bool zones_range_between(struct vm *v, int a, int b, int *range, span at);
-bool zones_defend(struct vm *v, int c, bool *ok, span at);
 void zones_show(struct vm *v);
 
 /* Group relations (groups.c): `relation R(a, b) { group [max N] }`. */

@@ -991,7 +991,7 @@ bool encounter_remove(vm *v, int c, span at)
         if (v->world->creatures[o].forfeit_next_to == c)
             v->world->creatures[o].forfeit_next_to = -1;
     cr->placed = false;
-    cr->zone = cr->group = cr->engagement = -1;
+    cr->zone = -1;
     combat_say(v, "%s is removed from play%s", cr->name, its_turn ? " in its own turn" : "");
     if (!effects_clear(v, c, at) || !groups_leave_all(v, c, false, at))
         return false;

@@ -824,24 +824,6 @@ static bool run_zone(const command_run *r)
                          command_count(a, ARG_ZONE_TAGS), r->at);
 }
 
-static bool run_join(const command_run *r)
-{
-    const value *who = command_list(&r->args, ARG_JOIN_WHO);
-    int group = (int)arg(r, ARG_JOIN_GROUP).num;
-    for (int i = 0; i < command_count(&r->args, ARG_JOIN_WHO); i++) {
-        int c = creature_arg(r->v, who[i], r->at);
-        if (c < 0 || !zones_join(r->v, c, group, r->at))
-            return false;
-    }
-    return true;
-}
-
-static bool run_engage(const command_run *r)
-{
-    int a = creature_slot(r, ARG_ENGAGE_WHO), b = creature_slot(r, ARG_ENGAGE_WITH);
-    return a >= 0 && b >= 0 && zones_engage(r->v, a, b, r->at);
-}
-
 static bool run_fight(const command_run *r)
 {
     return encounter_fight(r->v, (int)arg(r, ARG_FIGHT_ROUNDS).num, r->at);

@@ -276,7 +276,7 @@ int world_add_creature(vm *v, const char *name, int template_index, span at)
     c->display = c->side = c->tactic = -1;
     c->decl = template_index;
     c->effects = -1;
-    c->zone = c->group = c->engagement = -1;
+    c->zone = -1;
     v->world->ncreatures++;
     if (!combat_sync(v) || !index_name(v, (int32_t)v->world->ncreatures - 1)) {
         v->world->ncreatures--;

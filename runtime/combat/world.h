@@ -54,8 +54,7 @@ typedef struct creature {
     /* space */
     bool placed;
     int32_t x, y;
-    int32_t zone, group, engagement; /* word ids / engagement number, -1 */
-    bool defended;
+    int32_t zone; /* word id, -1 */
     /* what the players do not know: the creature itself (`hidden`, `hide
        NAME`), or only these stats of it (`hide NAME STAT`), by decl index */
     bool hidden;

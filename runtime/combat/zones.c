@@ -1,10 +1,9 @@
 /* zones: a battlefield without a grid. Creatures are in zones (named,
- * with neighbours); allies may group up and enemies engage. The range
- * between two creatures follows from what they share: the rules' ordinal
- * ranges say which bonds put creatures at which range (`range short {
- * within engagement, group }`, `range long { apart 1 zone }`), tried in
- * the order they were declared. Group defense protects a share of a
- * group's members, some counting less than one. */
+ * with neighbours). The range between two creatures follows from where
+ * they are and how they are related: the rules' ordinal ranges say which
+ * relations put creatures at which range (`range short { within engaged,
+ * grouped }`, `range long { apart 1 zone }`), tried in the order they were
+ * declared. Groups and engagements are the rules' relations (groups.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -90,12 +89,6 @@ bool zones_place(vm *v, int c, int zone, span at)
     if (old == zone)
         return true;
     cr->zone = zone;
-    if (old >= 0) {
-        /* leaving a zone leaves its group and engagement */
-        cr->group = -1;
-        cr->engagement = -1;
-        cr->defended = false;
-    }
     value args[3] = {value_ref(V_CREATURE, 0, c), old >= 0 ? value_ref(V_WORD, HOME_PROGRAM, old) : value_nil(),
                      value_ref(V_WORD, HOME_PROGRAM, zone)};
     if (old >= 0)
@@ -104,82 +97,6 @@ bool zones_place(vm *v, int c, int zone, span at)
     if (old >= 0 && !groups_leave_all(v, c, true, at))
         return false;
     return events_emit(v, EV_ZONE_CHANGED, args, 3, at);
-}
-
-static int count_group(const vm *v, int group, int zone)
-{
-    int n = 0;
-    for (size_t c = 0; c < v->world->ncreatures; c++)
-        n += world_present(v, (int)c) && v->world->creatures[c].group == group && v->world->creatures[c].zone == zone;
-    return n;
-}
-
-bool zones_join(vm *v, int c, int group, span at)
-{
-    creature *cr = &v->world->creatures[c];
-    if (cr->zone < 0)
-        return vm_error(v, at, "%s is in no zone (place %s in ZONE)", cr->name, cr->name);
-    int max = v->r->space.group_max;
-    if (max > 0 && cr->group != group && count_group(v, group, cr->zone) >= max) {
-        text_buf cite;
-        text_init(&cite);
-        combat_say(v, "%s cannot join %s: a group holds at most %d (%s)", cr->name, program_string(v->p, group), max,
-                   combat_cite(v, &v->r->space.from, &cite));
-        text_free(&cite);
-        return true;
-    }
-    cr->group = group;
-    return true;
-}
-
-bool zones_separate(vm *v, int c, span at)
-{
-    (void)at;
-    v->world->creatures[c].group = -1;
-    v->world->creatures[c].defended = false;
-    return true;
-}
-
-bool zones_engage(vm *v, int a, int b, span at)
-{
-    combat *cb = &v->world->cb;
-    creature *ca = &v->world->creatures[a], *cbr = &v->world->creatures[b];
-    if (ca->zone != cbr->zone)
-        return vm_error(v, at, "%s and %s are in different zones", ca->name, cbr->name);
-    int e = cbr->engagement >= 0 ? cbr->engagement : ca->engagement;
-    if (e < 0)
-        e = ++cb->next_engagement;
-    int old_a = ca->engagement, old_b = cbr->engagement;
-    int max = v->r->space.engagement_max, size = 0;
-    for (size_t c = 0; c < v->world->ncreatures; c++) {
-        int ce = v->world->creatures[c].engagement;
-        size += world_present(v, (int)c) && (ce == e || (ce >= 0 && (ce == old_a || ce == old_b)));
-    }
-    size += old_a < 0;
-    size += old_b < 0 && b != a;
-    if (max > 0 && size > max) {
-        text_buf cite;
-        text_init(&cite);
-        combat_say(v, "%s cannot engage %s: an engagement holds at most %d (%s)", ca->name, cbr->name, max,
-                   combat_cite(v, &v->r->space.from, &cite));
-        text_free(&cite);
-        return true;
-    }
-    /* the two engagements merge */
-    for (size_t c = 0; c < v->world->ncreatures; c++) {
-        int ce = v->world->creatures[c].engagement;
-        if (ce >= 0 && (ce == old_a || ce == old_b))
-            v->world->creatures[c].engagement = e;
-    }
-    ca->engagement = cbr->engagement = e;
-    return true;
-}
-
-bool zones_disengage(vm *v, int c, span at)
-{
-    (void)at;
-    v->world->creatures[c].engagement = -1;
-    return true;
 }
 
 /* Zones between two zones, through neighbours. */
@@ -240,10 +157,6 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
     const creature *ca = &v->world->creatures[a], *cbr = &v->world->creatures[b];
     const rules *r = v->r;
     int shared = 0;
-    if (ca->engagement >= 0 && ca->engagement == cbr->engagement)
-        shared |= ZONE_ENGAGEMENT;
-    if (ca->group >= 0 && ca->group == cbr->group && ca->zone == cbr->zone)
-        shared |= ZONE_GROUP;
     if (ca->zone >= 0 && ca->zone == cbr->zone)
         shared |= ZONE_ZONE;
     /* one not in a zone is at no distance in zones at all */
@@ -258,84 +171,6 @@ bool zones_range_between(vm *v, int a, int b, int *range, span at)
         }
     }
     (void)at;
-    return true;
-}
-
-/* Group defense: the members protected weigh at most share/(1 - share)
-   of those protecting them (a third of the group: one per two). */
-bool zones_defend(vm *v, int c, bool *ok, span at)
-{
-    creature *cr = &v->world->creatures[c];
-    *ok = false;
-    const r_space *sp = &v->r->space;
-    if (cr->group < 0) {
-        combat_say(v, "%s is in no group to defend it", cr->name);
-        return true;
-    }
-    if (cr->defended) {
-        *ok = true;
-        return true;
-    }
-    value protected_w = value_int(0);
-    int protecting = 0;
-    for (size_t k = 0; k < v->world->ncreatures; k++) {
-        const creature *m = &v->world->creatures[k];
-        if (!world_present(v, (int)k) || m->group != cr->group || m->zone != cr->zone)
-            continue;
-        bool counts_less = false;
-        if (rexpr_present(&sp->incapacitated)) {
-            value x;
-            if (sp->incapacitated.kind == REXPR_CONST)
-                x = sp->incapacitated.v;
-            else if (!vm_call(v, sp->incapacitated.chunk, (int)k, NULL, 0, &x))
-                return false;
-            counts_less = value_truthy(x);
-        }
-        value w = counts_less ? sp->incapacitated_weight : value_int(1);
-        if (m->defended || (int)k == c) {
-            if (rat_add(protected_w, value_as_frac(w), V_FRAC, &protected_w, 1) != ARITH_OK)
-                return vm_error(v, at, "group defense overflows");
-        } else {
-            protecting++;
-        }
-    }
-    /* protected <= share / (1 - share) * protecting */
-    value share = value_as_frac(sp->defense_share), rest, ratio, allowed;
-    if (rexpr_present(&sp->defense_share_rule)) {
-        if (!vm_call(v, sp->defense_share_rule.chunk, c, NULL, 0, &share))
-            return false;
-        if (share.type != V_INT && share.type != V_FRAC)
-            return vm_error(v, at, "group defense: its share is %s, not a number", value_type_name(share.type));
-        share = value_as_frac(share);
-        sp = &v->r->space;
-        cr = &v->world->creatures[c];
-    }
-    if (rat_add(value_int(1), share, V_FRAC, &rest, -1) != ARITH_OK || rat_cmp(rest, value_int(0)) <= 0 ||
-        rat_div(share, rest, V_FRAC, &ratio) != ARITH_OK ||
-        rat_mul(ratio, value_int(protecting), V_FRAC, &allowed) != ARITH_OK)
-        return vm_error(v, at, "group defense: its share must be below 1");
-    if (rat_cmp(protected_w, allowed) > 0) {
-        value all;
-        if (rat_add(protected_w, value_int(protecting), V_FRAC, &all, 1) != ARITH_OK)
-            return vm_error(v, at, "group defense overflows");
-        text_buf line;
-        text_init(&line);
-        text_add(&line, "group %s cannot protect %s too: at most ", program_string(v->p, cr->group), cr->name);
-        vm_format_text(v, share, &line);
-        text_put(&line, " of a group may be protected, and that would be ");
-        vm_format_text(v, protected_w, &line);
-        text_put(&line, " of ");
-        vm_format_text(v, all, &line);
-        text_buf cite;
-        text_init(&cite);
-        combat_say(v, "%s (%s)", line.s, combat_cite(v, &sp->from, &cite));
-        text_free(&cite);
-        text_free(&line);
-        return true;
-    }
-    cr->defended = true;
-    combat_say(v, "%s is protected by group defense", cr->name);
-    *ok = true;
     return true;
 }
 
@@ -369,31 +204,13 @@ void zones_show(vm *v)
             const creature *cr = &v->world->creatures[c];
             if (!world_present(v, (int)c) || cr->zone != zi->name)
                 continue;
-            /* the creature, its group, whether the group defends it, its engagement */
-            text_buf about;
-            text_init(&about);
-            const char *sep = " [";
-            if (cr->group >= 0) {
-                text_add(&about, "%sgroup %s%s", sep, program_string(v->p, cr->group),
-                         cr->defended ? ", defended" : "");
-                sep = ", ";
-            }
-            if (cr->engagement >= 0) {
-                text_add(&about, "%sengagement %d", sep, cr->engagement);
-                sep = ", ";
-            }
+            /* the creature and its groups */
             text_buf rels;
             text_init(&rels);
             groups_describe(v, (int)c, &rels);
-            if (rels.len) {
-                text_add(&about, "%s%s", sep, rels.s);
-                sep = ", ";
-            }
+            combat_line_add(v, &line, "%s %s%s%s%s", first ? "" : ",", cr->name, rels.len ? " [" : "", rels.s,
+                            rels.len ? "]" : "");
             text_free(&rels);
-            if (sep[0] == ',')
-                text_put(&about, "]");
-            combat_line_add(v, &line, "%s %s%s", first ? "" : ",", cr->name, about.s);
-            text_free(&about);
             first = false;
         }
         combat_line_end(v, &line);

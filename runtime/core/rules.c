@@ -80,8 +80,6 @@ void rules_space_defaults(r_space *s)
     s->diag_num = s->diag_den = 1;
     s->difficult = 2;
     rat_make(5, 1, V_DIST, &s->square);
-    rat_make(1, 3, V_FRAC, &s->defense_share);
-    rat_make(1, 1, V_FRAC, &s->incapacitated_weight);
 }
 
 rules *rules_new(void)

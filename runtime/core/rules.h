@@ -511,14 +511,9 @@ typedef struct r_space {
     rexpr occupies;             /* self: squares per side a creature fills (default 1) */
     r_cover cover;              /* what cover() gives and how (undeclared: not asked) */
     rexpr share;                /* self: others may enter and end a move in its square */
-    int group_max, engagement_max;
-    value defense_share;      /* fraction of a group that group defense protects */
-    rexpr defense_share_rule; /* ... or a formula for it (self: the member to protect) */
-    value incapacitated_weight;
-    rexpr incapacitated; /* self: counts at incapacitated_weight */
 } r_space;
 
-typedef enum { ZONE_ENGAGEMENT = 1, ZONE_GROUP = 2, ZONE_ZONE = 4 } zone_bond;
+typedef enum { ZONE_ZONE = 1 } zone_bond; /* what creatures in range share */
 #define RANGE_WITHIN_MOST 8
 typedef struct r_range {
     int name;

@@ -1694,20 +1694,19 @@ END_TEST
 
 /* --- zones ---------------------------------------------------------------------------------- */
 
-START_TEST(test_zone_ranges_groups_and_defense)
+START_TEST(test_zone_ranges_follow_relations)
 {
-    run *r =
-        ok(1, "space zones { group max 3\n defense protects 1/3\n defense counts self.down as 1/4 }\n"
-              "stat down = false\n"
-              "range short { within engagement, group }\nrange medium { within zone }\nrange long { apart 1 zone }\n"
-              "zone yard\nzone keep next to yard\n"
-              "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { down true }\n"
-              "creature e side q { }\n"
-              "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\nplace e in keep\n"
-              "join a, b, c to band\njoin d to band\n"
-              "print range_between(a, b), range_between(a, d), range_between(a, e)\n"
-              "print defend(c)\nprint defend(b)\n");
-    lines_in_order(r, "d cannot join band: a group holds at most 3", "short medium long", "true", "false", NULL);
+    run *r = ok(1, "relation band(a, b) { group max 3; within zone }\nrelation fight(a, b) { group; within zone }\n"
+                   "space zones { }\n"
+                   "range short { within fight, band }\nrange medium { within zone }\nrange long { apart 1 zone }\n"
+                   "zone yard\nzone keep next to yard\n"
+                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { }\n"
+                   "creature e side q { }\n"
+                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\nplace e in keep\n"
+                   "relate(band, b, a)\nrelate(band, c, a)\nrelate(band, d, a)\n"
+                   "print range_between(a, b), range_between(a, d), range_between(a, e)\n"
+                   "relate(fight, d, c)\nprint range_between(c, d), range_between(a, d)\n");
+    lines_in_order(r, "d cannot join a's band: a group holds at most 3", "short medium long", "short medium", NULL);
     done(r);
 }
 END_TEST
@@ -1828,50 +1827,6 @@ START_TEST(test_zone_tags_from_declaration)
                    "tower (next to yard) [windy] tags \"On Fire\": a", NULL);
     absent(r, "added open");
     absent(r, "added high");
-    done(r);
-}
-END_TEST
-
-/* `defense protects EXPR`: the share is found for the member to protect,
-   so it may follow the member's zone (or a ruling); a share of 1 or more
-   is an error. */
-START_TEST(test_zone_defense_share_by_formula)
-{
-    run *r = ok(1, "space zones { defense protects has_tag(zone_of(self), \"open\") ? 1/2 : 1/3 }\n"
-                   "zone yard with open\nzone hall\n"
-                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\ncreature d side p { }\n"
-                   "creature e side p { }\ncreature f side p { }\ncreature g side p { }\ncreature h side p { }\n"
-                   "place a in yard\nplace b in yard\nplace c in yard\nplace d in yard\n"
-                   "place e in hall\nplace f in hall\nplace g in hall\nplace h in hall\n"
-                   "join a, b, c, d to band\njoin e, f, g, h to crew\n"
-                   "print defend(a), defend(b), defend(c)\nprint defend(e), defend(f)\n");
-    lines_in_order(r, "group band cannot protect c too: at most 0.5 of a group", "true true false",
-                   "group crew cannot protect f too: at most 1/3 of a group", "true false", NULL);
-    done(r);
-    r = play(1, "space zones { defense protects self.share }\nstat share = 1\nzone yard\n"
-                "creature a side p { }\ncreature b side p { }\nplace a in yard\nplace b in yard\n"
-                "join a, b to band\nprint defend(a)\n");
-    ck_assert(!r->ok);
-    ck_assert_msg(strstr(r->v->error.s, "share must be below 1"), "%s", r->v->error.s);
-    done(r);
-}
-END_TEST
-
-/* undefend() ends a member's protection and leaves it in its group, so
-   its place can go to another; group_of() names the group, or nothing. */
-START_TEST(test_zone_undefend_and_group_of)
-{
-    run *r = ok(1, "space zones { defense protects 1/3 }\n"
-                   "zone yard\n"
-                   "creature a side p { }\ncreature b side p { }\ncreature c side p { }\n"
-                   "place a in yard\nplace b in yard\nplace c in yard\n"
-                   "join a, b, c to band\n"
-                   "print group_of(a), defend(c), defend(b)\n"
-                   "print undefend(c), defended(c), grouped(a, c), group_of(c)\n"
-                   "print undefend(c), defend(b)\n"
-                   "separate(b)\nprint group_of(b), defended(b)\n");
-    lines_in_order(r, "c is protected by group defense", "band true false", "c is no longer protected by group defense",
-                   "true false true band", "b is protected by group defense", "false true", "nothing false", NULL);
     done(r);
 }
 END_TEST
@@ -2301,9 +2256,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_check_modifiers_typed_bonuses_do_not_stack);
     tcase_add_test(c, test_check_modifiers_in_and_out);
     tcase_add_test(c, test_check_without_dice_shows_its_terms);
-    tcase_add_test(c, test_zone_undefend_and_group_of);
     tcase_add_test(c, test_zone_tags_from_declaration);
-    tcase_add_test(c, test_zone_defense_share_by_formula);
     tcase_add_test(c, test_group_relation_members);
     tcase_add_test(c, test_group_relation_range_and_duration);
     suite_add_tcase(s, c);
@@ -2347,7 +2300,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_pushes_stay_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_range_counts_diagonals_its_own_way);
-    tcase_add_test(g, test_zone_ranges_groups_and_defense);
+    tcase_add_test(g, test_zone_ranges_follow_relations);
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
     tcase_add_test(g, test_zone_without_fixed_caps);
