@@ -40,9 +40,10 @@ static void init_roll(decl_state *ds, const node *clause, ccur *k)
 
 static void init_score(decl_state *ds, const node *clause, ccur *k)
 {
+    (void)clause;
     rexpr e;
     if (ccur_expr(k, &ds->fx, TY_NUM, "the score (a number)", &e))
-        *(strcmp(clause->text, "score") == 0 ? &init_of(ds)->score : &init_of(ds)->tiebreak) = e;
+        init_of(ds)->score = e;
     ccur_end(k);
 }
 
@@ -371,7 +372,6 @@ const clause_rule initiative_clauses[] = {
     {"mode", "mode individual|sides|static", init_mode_clause, false},
     {"roll", "roll CHECK", init_roll, false},
     {"score", "score EXPR", init_score, false},
-    {"tiebreak", "tiebreak EXPR", init_score, false},
     {"order", "order highest|lowest first", init_order, false},
     {"ties", "ties KEY, KEY, ... (a formula, modifier, reroll, roll DICE, roll_off, side NAME)", init_ties, false},
     {"reroll", "reroll never|each round", init_reroll, false},

@@ -198,14 +198,6 @@ static bool score_part(vm *v, part *p, span at)
     }
     if (!as_number(v, score, "an initiative score", in->from.where, &score))
         return false;
-    if (rexpr_present(&in->tiebreak)) {
-        value tb;
-        if (!eval_for(v, &in->tiebreak, p->creature, p->check, &tb) ||
-            !as_number(v, tb, "a tiebreak", in->tiebreak.where, &tb))
-            return false;
-        if (rat_add(score, tb, V_INT, &score, 1) != ARITH_OK)
-            return vm_error(v, in->tiebreak.where, "initiative tiebreak overflows");
-    }
     p->nkeys = 0;
     p->keys[p->nkeys++] = score;
     return true;
@@ -570,7 +562,7 @@ void initiative_show(vm *v)
 /* --- late arrivals ------------------------------------------------------------- */
 
 /* The part of an entry already in the order, scored again from the roll
-   that placed it (the keys that do not roll: its score, tiebreak and fixed
+   that placed it (the keys that do not roll: its score and fixed
    tie keys). */
 static bool part_of_entry(vm *v, const entry *e, part *q, span at)
 {

@@ -174,8 +174,8 @@ typedef struct r_initiative {
     bool present;
     origin from;
     init_mode mode;
-    int check;             /* the check each participant rolls, or -1 */
-    rexpr score, tiebreak; /* formulas with the roll bound to the check's name */
+    int check;   /* the check each participant rolls, or -1 */
+    rexpr score; /* a formula with the roll bound to the check's name */
     bool lowest_first;
     tie_key ties[8];
     int nties;

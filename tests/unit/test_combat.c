@@ -119,9 +119,9 @@ END_TEST
 
 START_TEST(test_decimal_tiebreak)
 {
-    /* fortitude: "1d20+8 with a roll of 12 would be 20.08" */
+    /* fortitude: "1d20+8 with a roll of 12 would be 20.08": a decimal tiebreak is part of the score */
     run *r = ok(1, "stat initiative_bonus = 0\ncheck init(self) = d20 + self.initiative_bonus\n"
-                   "initiative { roll init\n tiebreak self.initiative_bonus / 100\n order highest first }\n"
+                   "initiative { roll init\n score init + self.initiative_bonus / 100\n order highest first }\n"
                    "creature a { initiative_bonus 8 }\ncreature b { initiative_bonus 7 }\n"
                    "begin encounter\nroll initiative a 12, b 13\n");
     lines_in_order(r, "order: a (20.08), b (20.07)", NULL);
