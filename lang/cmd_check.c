@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/retired.h"
 #include "lang/decl.h"
 #include "lang/suggest.h"
 #include "runtime/base/text.h"
@@ -315,7 +316,10 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
     /* the rest of the line after the word, as far as `line` holds it */
     size_t after = cmd->list ? cmd->list->sp.start - cmd->sp.start : 0;
     const char *rest = !cmd->list ? "" : after < strlen(line) ? line + after : "...";
-    if (!s.found)
+    const char *instead = retired_instead("command", cmd->text);
+    if (instead)
+        comp_error(cc, at, "there is no command '%s' any more: %s", cmd->text, instead);
+    else if (!s.found)
         comp_error(cc, at, "unknown declaration or command '%s'", cmd->text);
     else if (s.tag == LIKE_ACTION)
         comp_error(cc, at, "unknown declaration or command '%s'; did you mean the action '%s', as in '%s: %s%s%s'?",

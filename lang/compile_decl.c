@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/retired.h"
 #include "lang/decl.h"
 #include "lang/parser.h"
 #include "runtime/base/mem.h"
@@ -390,6 +391,11 @@ static void unknown_clause(decl_state *ds, const clause_rule *table, int n, cons
 {
     compiler *cc = ds->cc;
     const char *kind = decl_kind_name(ds->kind);
+    const char *instead = retired_instead(kind, word);
+    if (instead) {
+        comp_error(cc, at, "%s %s has no clause '%s' any more: %s", clause_article(kind), kind, word, instead);
+        return;
+    }
     const char *best = NULL;
     int best_d = 3;
     for (int i = 0; i < n; i++) {

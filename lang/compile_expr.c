@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/retired.h"
 #include "lang/compiler.h"
 #include "lang/parser.h"
 #include "lang/suggest.h"
@@ -329,6 +330,11 @@ const char *suggest_name(compiler *cc, const char *name)
 
 static void unknown_name(compiler *cc, const node *n, const char *what)
 {
+    const char *instead = retired_instead(what, n->text);
+    if (instead) {
+        comp_error(cc, n->sp, "there is no %s '%s' any more: %s", what, n->text, instead);
+        return;
+    }
     /* in an expression a square is written in upper case: A0 is none */
     const char *none = n->text[0] >= 'A' && n->text[0] <= 'Z' ? square_unnamed(n->text) : NULL;
     if (none) {

@@ -100,6 +100,20 @@ START_TEST(test_unknown_function_did_you_mean)
 }
 END_TEST
 
+/* A word the language had and has no longer: named as gone, with what to
+   write instead, wherever it is written (a clause, a function, a command);
+   the same word of the rules' own is theirs. */
+START_TEST(test_retired_words_say_what_to_write)
+{
+    ASSERT_ERROR("stat b = 0\ncheck i(self) = d20\ninitiative { roll i\n tiebreak b }\n",
+                 "an initiative has no clause 'tiebreak' any more: a tiebreak is part of the score");
+    ASSERT_ERROR("creature a { }\nprint zone_has(a, \"open\")\n",
+                 "there is no function 'zone_has' any more: a zone's traits are tags");
+    ASSERT_ERROR("creature a { }\ncreature b { }\nengage a with b\n", "there is no command 'engage' any more");
+    ck_assert_int_eq(compile("procedure engaged(a, b) { return false }\nprocedure p(x) { return engaged(x, x) }\n"), 0);
+}
+END_TEST
+
 START_TEST(test_type_distance_plus_duration)
 {
     ASSERT_ERROR("print 5 ft + 1 round\n", "cannot add");
@@ -626,6 +640,7 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_commands_in_bodies_are_checked);
     tcase_add_test(e, test_unknown_name_far_has_no_suggestion);
     tcase_add_test(e, test_unknown_function_did_you_mean);
+    tcase_add_test(e, test_retired_words_say_what_to_write);
     tcase_add_test(e, test_type_distance_plus_duration);
     tcase_add_test(e, test_type_distance_plus_number);
     tcase_add_test(e, test_type_dice_plus_string);
