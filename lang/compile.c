@@ -352,7 +352,10 @@ static bool module_is_new(compiler *cc, const char *key, const char *path, span 
     return true;
 }
 
-static void load_module(compiler *cc, const char *key, const char *path, const char *text, size_t len, span at)
+/* library: a module of the library or the search path, not the user's own
+   text (runtime errors inside it are reported at the user's call). */
+static void load_module(compiler *cc, const char *key, const char *path, const char *text, size_t len, span at,
+                        bool library)
 {
     if (cc->nimporting >= MAX_IMPORT_DEPTH) {
         comp_error(cc, at, "imports nested too deeply (limit is %d)", MAX_IMPORT_DEPTH);
@@ -367,7 +370,10 @@ static void load_module(compiler *cc, const char *key, const char *path, const c
     cc->p->modules[cc->p->nmodules++] = comp_intern(cc, key);
     compiler saved = *cc;
     cc->importing[cc->nimporting++] = key;
+    size_t first = cc->p->nsources;
     compile_text(cc, path, text, len);
+    if (library && first < cc->p->nsources)
+        cc->p->sources[first]->library = true;
     bool oom = cc->oom;
     /* the module may have grown the table of global types (and moved it):
        that one is kept, not the one saved before */
@@ -383,7 +389,7 @@ static void load_module(compiler *cc, const char *key, const char *path, const c
  * file that is not is refused where it was asked for (`verb` 'what'),
  * without a line of it shown. */
 static void load_read_module(compiler *cc, const char *path, const char *text, size_t len, span at, const char *verb,
-                             const char *what)
+                             const char *what, bool library)
 {
     const char *key = module_key(cc, path, false);
     if (!module_is_new(cc, key, path, at))
@@ -403,7 +409,7 @@ static void load_read_module(compiler *cc, const char *path, const char *text, s
                    line, col);
         return;
     }
-    load_module(cc, key, path, text, len, at);
+    load_module(cc, key, path, text, len, at, library);
 }
 
 /* Reads the file rq names and loads it as a module; the read's error
@@ -415,7 +421,7 @@ static int read_module(compiler *cc, compile_read *rq, span at, const char *verb
     int code = read_source(cc->opts, rq, &text, &len);
     if (code != 0)
         return code;
-    load_read_module(cc, rq->served_as ? rq->served_as : rq->path, text, len, at, verb, what);
+    load_read_module(cc, rq->served_as ? rq->served_as : rq->path, text, len, at, verb, what, rq->module != NULL);
     mem_free(text, len + 1);
     return 0;
 }
@@ -461,7 +467,7 @@ static void use_module(compiler *cc, const char *name, span at)
     }
     const char *key = module_key(cc, e->path, true);
     if (module_is_new(cc, key, e->path, at))
-        load_module(cc, key, e->path, e->text, strlen(e->text), at);
+        load_module(cc, key, e->path, e->text, strlen(e->text), at, true);
 }
 
 static void compile_use(compiler *cc, const node *use)

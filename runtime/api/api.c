@@ -150,6 +150,11 @@ fray_status api_runtime_failure(fray *f)
     vm *v = f->v;
     const source *src = v->error_at.source < f->p->nsources ? f->p->sources[v->error_at.source] : NULL;
     diag_report(&f->sink, DIAG_ERROR, src, v->error_at, "%s", v->error.s);
+    if (v->error_in) {
+        const source *inside = f->p->sources[v->error_inside.source];
+        diag_report(&f->sink, DIAG_NOTE, inside, v->error_inside, "the error arose here, inside %s", v->error_in->name);
+        v->error_in = NULL;
+    }
     vm_clear_error(v);
     return FRAY_ERR_RULES;
 }

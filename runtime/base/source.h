@@ -25,6 +25,7 @@ typedef struct source {
     uint32_t *line_starts; /* offset of each line's first byte */
     size_t nlines, line_cap;
     bool not_text;      /* not rules text (binary, or not UTF-8): its lines are never shown */
+    bool library;       /* a module `use` found in the library or on the search path: not the user's own text */
     atomic_uint shares; /* owners besides the first (source_share) */
 } source;
 

@@ -14,6 +14,34 @@
 #include "runtime/dice/dist.h"
 #include "runtime/base/mem.h"
 
+static bool in_library(const vm *v, span at)
+{
+    return at.source < v->p->nsources && v->p->sources[at.source]->library;
+}
+
+/* An error inside a library module is the user's call into it: the
+   innermost call made from the user's own text (a procedure's call, or a
+   command or formula run from the table) is where it is reported. */
+static void error_in_library(vm *v, span at)
+{
+    v->error_in = NULL;
+    if (!v->p || !in_library(v, at))
+        return;
+    for (int k = v->nframes - 1; k >= 0; k--) {
+        const span *call = v->frames[k].call;
+        if (call && !in_library(v, *call)) {
+            /* the library's chunk the user's text entered */
+            int j = k;
+            while (j < v->nframes - 1 && !in_library(v, v->frames[j].c->where))
+                j++;
+            v->error_inside = at;
+            v->error_in = v->frames[j].c;
+            v->error_at = *call;
+            return;
+        }
+    }
+}
+
 /* The error convention is stated in vm.h, above vm_error. */
 bool vm_error(vm *v, span at, const char *fmt, ...)
 {
@@ -34,6 +62,7 @@ bool vm_error(vm *v, span at, const char *fmt, ...)
     v->steps_held = v->steps_left;
     v->steps_left = 0;
     v->error_at = at;
+    error_in_library(v, at);
     return false;
 }
 
@@ -393,6 +422,7 @@ static inline bool push_frame(vm *v, const chunk *c, int self, int nargs, const 
     f->ip = c->code;
     f->base = v->sp - nargs;
     f->self = self;
+    f->call = at;
     return true;
 }
 

@@ -115,7 +115,8 @@ typedef struct frame {
     const chunk *c;
     const uint8_t *ip;
     value *base;
-    int self; /* creature index, -1 for none */
+    int self;         /* creature index, -1 for none */
+    const span *call; /* where it was called from (a call in a chunk, or its own chunk's `where`) */
 } frame;
 
 /* What the interpreter asks of the world it runs in. The core knows
@@ -226,6 +227,11 @@ typedef struct vm {
     int64_t steps_held;
     span error_at;
     text_buf error; /* what went wrong, whole (error.s) */
+    /* An error that arose inside a library module is reported at the
+       user's call into it (error_at); where it arose is error_inside, in
+       the library's chunk error_in (NULL: it arose in the user's text). */
+    span error_inside;
+    const chunk *error_in;
 
     /* Last, and not cleared when a VM is made: only what sp and nframes
        cover is ever read, and clearing these 70 KB was a few percent of

@@ -1671,6 +1671,27 @@ START_TEST(test_push_stops_at_walls)
 }
 END_TEST
 
+/* A run-time error inside a module of the library is the user's call:
+   error_at is the call in the user's text, error_inside where it arose,
+   error_in the library's chunk entered; inside one's own text, as it is. */
+START_TEST(test_library_error_is_reported_at_the_call)
+{
+    run *r = play(1, "use chains\nprint chain(d4)\n");
+    ck_assert(!r->ok);
+    ck_assert_ptr_nonnull(r->v->error_in);
+    ck_assert_str_eq(r->v->error_in->name, "procedure chain");
+    ck_assert(!r->p->sources[r->v->error_at.source]->library);
+    ck_assert(r->p->sources[r->v->error_inside.source]->library);
+    ck_assert_uint_eq(r->v->error_at.start, strlen("use chains\nprint "));
+    done(r);
+    r = play(1, "procedure halve(x) { return x / 0 }\nprint halve(3)\n");
+    ck_assert(!r->ok);
+    ck_assert_ptr_null(r->v->error_in);
+    ck_assert_uint_eq(r->v->error_at.start, strlen("procedure halve(x) { return "));
+    done(r);
+}
+END_TEST
+
 START_TEST(test_range_counts_diagonals_its_own_way)
 {
     /* a small creature's reach weapon loses the corners of the larger
@@ -2300,6 +2321,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_pushes_stay_on_the_map);
     tcase_add_test(g, test_push_stops_at_walls);
     tcase_add_test(g, test_range_counts_diagonals_its_own_way);
+    tcase_add_test(g, test_library_error_is_reported_at_the_call);
     tcase_add_test(g, test_zone_ranges_follow_relations);
     tcase_add_test(g, test_blocked_squares);
     tcase_add_test(g, test_zones_apart);
