@@ -317,7 +317,18 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
     size_t after = cmd->list ? cmd->list->sp.start - cmd->sp.start : 0;
     const char *rest = !cmd->list ? "" : after < strlen(line) ? line + after : "...";
     const char *instead = retired_instead("command", cmd->text);
-    if (instead)
+    const decl *proc = id >= 0 ? program_find_decl(cc->p, DK_PROCEDURE, id) : NULL;
+    if (instead && proc) {
+        /* the rules kept the word as a procedure of their own */
+        text_buf form;
+        text_init(&form);
+        for (int i = 0; i < proc->nparams && i < 26; i++)
+            text_add(&form, "%s%c", i ? ", " : "", 'A' + i);
+        comp_error(cc, at,
+                   "there is no command '%s' any more; the rules have a procedure of that name: call it, as in %s(%s)",
+                   cmd->text, cmd->text, form.s);
+        text_free(&form);
+    } else if (instead)
         comp_error(cc, at, "there is no command '%s' any more: %s", cmd->text, instead);
     else if (!s.found)
         comp_error(cc, at, "unknown declaration or command '%s'", cmd->text);
