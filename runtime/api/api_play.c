@@ -64,6 +64,46 @@ static bool for_all_taken_off(char *s)
     return true;
 }
 
+/* A number as a GM types it: whole (-2), a fraction (1/3) or a decimal
+   (0.25, kept exact as 1/4), as the rules write numbers; NULL, or why not. */
+static const char *parse_number(const char *s, value *out)
+{
+    static const char *const how = "answer with a number (as in 3, -2, 1/3 or 0.25)";
+    char *end;
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    if (!*s || end == s || isspace((unsigned char)*s))
+        return how;
+    if (errno == ERANGE)
+        return "answer with a number that fits in 64 bits";
+    int64_t num = n, den = 1;
+    if (*end == '/') {
+        const char *d = end + 1;
+        if (!isdigit((unsigned char)*d))
+            return how;
+        den = strtoll(d, &end, 10);
+        if (errno == ERANGE || den == 0)
+            return den == 0 ? "a fraction's denominator is not 0" : "answer with a number that fits in 64 bits";
+    } else if (*end == '.') {
+        /* the digits after the point, exactly: 0.25 is 25/100 */
+        const char *d = end + 1;
+        if (!isdigit((unsigned char)*d))
+            return how;
+        bool negative = s[0] == '-';
+        for (end = (char *)d; isdigit((unsigned char)*end); end++) {
+            if (den > INT64_MAX / 10 || (num > INT64_MAX / 10 || num < INT64_MIN / 10))
+                return "answer with fewer digits after the point";
+            den *= 10;
+            num = num * 10 + (negative ? -(*end - '0') : *end - '0');
+        }
+    }
+    if (*end)
+        return how;
+    if (rat_make(num, den, V_FRAC, out) != ARITH_OK)
+        return "answer with a number that fits in 64 bits";
+    return NULL;
+}
+
 /* The text of an answer as a value of the kind asked; NULL, or why not. */
 static const char *parse_answer(fray *f, const fray_question *q, const char *s, value *out)
 {
@@ -75,17 +115,7 @@ static const char *parse_answer(fray *f, const fray_question *q, const char *s, 
         *out = value_bool(yes);
         return NULL;
     }
-    case FRAY_ANSWER_NUMBER: {
-        char *end;
-        errno = 0;
-        long long n = strtoll(s, &end, 10);
-        if (!*s || *end)
-            return "answer with a whole number";
-        if (errno == ERANGE)
-            return "answer with a whole number that fits in 64 bits";
-        *out = value_int(n);
-        return NULL;
-    }
+    case FRAY_ANSWER_NUMBER: return parse_number(s, out);
     case FRAY_ANSWER_CREATURE: {
         if (!strcmp(s, "nothing") || !strcmp(s, "none")) {
             *out = value_nil();
