@@ -197,6 +197,124 @@ bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
     return true;
 }
 
+/* --- the board under a path search -------------------------------------------------- */
+
+/* What the path-finder asks of every square it looks at (is it blocked,
+   difficult, who stands there, and does that one keep others out), read
+   once for the box it searches instead of per square and neighbour: the
+   marks of each square, and each creature's footprint (its `occupies`
+   formula read once per creature) as a list per square, in creature
+   order, so the first found is the one occupant_in would find.
+
+   Nothing can make it stale: it is built when a search begins and freed
+   when it ends, and while a search runs no creature is placed, moves,
+   leaves play, changes size or is marked, as the search runs no rules
+   code but the `occupies` and `share when` formulas, which read the
+   state (they are read here once per search, and `share when` only for
+   a creature found where the search looks, as before). */
+typedef struct board_entry {
+    int32_t c, next;
+} board_entry;
+
+typedef struct board {
+    int32_t lx, ly, hx, hy;
+    int64_t w;
+    uint8_t *flags;   /* per square of the box */
+    int32_t *head;    /* per square: its first entry, -1 */
+    board_entry *ent; /* who stands there, then the next, -1 */
+    size_t nent, ent_cap;
+    int8_t *shares; /* per creature: -1 not asked yet, 0 or 1 */
+    size_t ncreatures;
+} board;
+
+static void board_free(board *b)
+{
+    size_t squares = (size_t)(b->w * (b->hy - b->ly + 1));
+    if (b->flags)
+        mem_free(b->flags, squares);
+    if (b->head)
+        mem_free(b->head, squares * sizeof(int32_t));
+    if (b->ent)
+        mem_free(b->ent, b->ent_cap * sizeof(board_entry));
+    if (b->shares)
+        mem_free(b->shares, b->ncreatures ? b->ncreatures : 1);
+}
+
+static size_t board_square(const board *b, int32_t x, int32_t y)
+{
+    return (size_t)((y - b->ly) * b->w + (x - b->lx));
+}
+
+/* c's footprint, in every square of the box it covers, ahead of those
+   standing there already (creatures are added last first). */
+static bool board_stand(board *b, int c, int32_t x, int32_t y, int32_t s)
+{
+    for (int32_t j = y > b->ly ? y : b->ly; j < y + s && j <= b->hy; j++)
+        for (int32_t i = x > b->lx ? x : b->lx; i < x + s && i <= b->hx; i++) {
+            if (b->nent == b->ent_cap) {
+                board_entry *g = mem_grow(b->ent, sizeof(board_entry), &b->ent_cap, b->nent + 1);
+                if (!g)
+                    return false;
+                b->ent = g;
+            }
+            size_t sq = board_square(b, i, j);
+            b->ent[b->nent] = (board_entry){c, b->head[sq]};
+            b->head[sq] = (int32_t)b->nent++;
+        }
+    return true;
+}
+
+/* The board of the box (lx, ly) to (hx, hy); false when out of memory. */
+static bool board_fill(vm *v, board *b, int32_t lx, int32_t ly, int32_t hx, int32_t hy)
+{
+    const combat *cb = &v->world->cb;
+    *b = (board){.lx = lx, .ly = ly, .hx = hx, .hy = hy, .w = hx - lx + 1, .ncreatures = v->world->ncreatures};
+    size_t squares = (size_t)(b->w * (hy - ly + 1));
+    b->flags = MEM_NEW_ARRAY(uint8_t, squares);
+    b->head = mem_alloc(squares * sizeof(int32_t));
+    b->shares = mem_alloc(b->ncreatures ? b->ncreatures : 1);
+    if (!b->flags || !b->head || !b->shares)
+        return false;
+    memset(b->shares, -1, b->ncreatures ? b->ncreatures : 1);
+    for (size_t i = 0; i < squares; i++)
+        b->head[i] = -1;
+    if ((size_t)cb->ncells <= squares) {
+        for (int k = 0; k < cb->ncells; k++) {
+            const cell_flags *f = &cb->cells[k];
+            if (f->x >= lx && f->x <= hx && f->y >= ly && f->y <= hy)
+                b->flags[board_square(b, f->x, f->y)] = f->flags;
+        }
+    } else {
+        for (int32_t y = ly; y <= hy; y++)
+            for (int32_t x = lx; x <= hx; x++)
+                b->flags[board_square(b, x, y)] = flags_at(v, x, y);
+    }
+    for (size_t c = b->ncreatures; c-- > 0;) {
+        const creature *cr = &v->world->creatures[c];
+        if (!cr->placed || !world_present(v, (int)c))
+            continue;
+        int32_t s = size_of(v, (int)c);
+        if (s > 0 && !board_stand(b, (int)c, cr->x, cr->y, s))
+            return false;
+    }
+    return true;
+}
+
+/* occupant_in on the board, for a square of its box. */
+static int board_occupant(vm *v, board *b, int32_t x, int32_t y, int except, bool sharing)
+{
+    for (int32_t e = b->head[board_square(b, x, y)]; e >= 0; e = b->ent[e].next) {
+        int c = b->ent[e].c;
+        if (c == except)
+            continue;
+        if (sharing && b->shares[c] < 0)
+            b->shares[c] = shares_square(v, c) ? 1 : 0;
+        if (!(sharing && b->shares[c]))
+            return c;
+    }
+    return -1;
+}
+
 /* --- distance -------------------------------------------------------------------------- */
 
 /* The gap in squares between two footprints along one axis. */
@@ -444,8 +562,9 @@ typedef struct node_ {
     uint8_t parity; /* diagonals so far, mod 2 (alternate rule) */
 } pnode;
 
-/* The cost of one step, in units of 1/(2*den) square. */
-static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, uint8_t parity, int64_t unit)
+/* The cost of one step, in units of 1/(2*den) square; f: the marks of the
+   square whose difficulty counts (step_cost finds it). */
+static int64_t step_cost_on(const vm *v, uint8_t f, int dx, int dy, uint8_t parity, int64_t unit)
 {
     const r_space *sp = &v->r->space;
     int64_t c;
@@ -457,10 +576,16 @@ static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, ui
     } else {
         c = unit;
     }
-    /* the rules say whether the square left or the square entered costs more */
-    if (flags_at(v, sp->difficult_entering ? fx + dx : fx, sp->difficult_entering ? fy + dy : fy) & CELL_DIFFICULT)
+    if (f & CELL_DIFFICULT)
         c *= sp->difficult > 0 ? sp->difficult : 2;
     return c;
+}
+
+static int64_t step_cost(const vm *v, int32_t fx, int32_t fy, int dx, int dy, uint8_t parity, int64_t unit)
+{
+    /* the rules say whether the square left or the square entered costs more */
+    bool entering = v->r->space.difficult_entering;
+    return step_cost_on(v, flags_at(v, entering ? fx + dx : fx, entering ? fy + dy : fy), dx, dy, parity, unit);
 }
 
 static bool enemies_of(const vm *v, int a, int b)
@@ -502,6 +627,7 @@ typedef struct path_search {
     int32_t gx, gy, lx, ly, hx, hy;
     int64_t w, unit;
     int states, start;
+    board bd; /* the box's squares and who stands in them */
     int64_t *best;
     int32_t *prev;
     uint8_t *done;
@@ -545,6 +671,7 @@ static void search_free(path_search *s)
         mem_free(s->prev, (size_t)s->states * sizeof(int32_t));
     if (s->done)
         mem_free(s->done, (size_t)s->states);
+    board_free(&s->bd);
 }
 
 static bool search_alloc(path_search *s)
@@ -552,7 +679,7 @@ static bool search_alloc(path_search *s)
     s->best = mem_alloc((size_t)s->states * sizeof(int64_t));
     s->prev = mem_alloc((size_t)s->states * sizeof(int32_t));
     s->done = MEM_NEW_ARRAY(uint8_t, (size_t)s->states);
-    if (!s->best || !s->prev || !s->done)
+    if (!s->best || !s->prev || !s->done || !board_fill(s->v, &s->bd, s->lx, s->ly, s->hx, s->hy))
         return false;
     for (int i = 0; i < s->states; i++) {
         s->best[i] = INT64_MAX;
@@ -626,7 +753,7 @@ static int open_pop(path_search *s, int64_t *price)
    far; true when it is the goal. */
 static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
 {
-    bool free_here = u == s->start || blocking_in(s->v, ux, uy, s->c) < 0;
+    bool free_here = u == s->start || board_occupant(s->v, &s->bd, ux, uy, s->c, true) < 0;
     if (!free_here)
         return false;
     int64_t dgx = labs((long)(ux - s->gx)), dgy = labs((long)(uy - s->gy));
@@ -643,16 +770,16 @@ static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
 }
 
 /* May the mover step onto (nx, ny) on its way? */
-static bool passable(const path_search *s, int32_t nx, int32_t ny)
+static bool passable(path_search *s, int32_t nx, int32_t ny)
 {
     if (nx < s->lx || nx > s->hx || ny < s->ly || ny > s->hy)
         return false;
-    if (flags_at(s->v, nx, ny) & CELL_BLOCKED)
+    if (s->bd.flags[board_square(&s->bd, nx, ny)] & CELL_BLOCKED)
         return false;
-    int other = blocking_in(s->v, nx, ny, s->c);
+    int other = board_occupant(s->v, &s->bd, nx, ny, s->c, true);
     if (other >= 0 && other != s->goal_c && enemies_of(s->v, s->c, other))
         return false; /* no passing through an enemy's square */
-    return !(s->goal_c >= 0 && standing_in(s->v, nx, ny, s->c) == s->goal_c);
+    return !(s->goal_c >= 0 && board_occupant(s->v, &s->bd, nx, ny, s->c, false) == s->goal_c);
 }
 
 /* The squares around state u, each made cheaper through u when it can be;
@@ -660,13 +787,17 @@ static bool passable(const path_search *s, int32_t nx, int32_t ny)
 static bool relax_neighbours(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
 {
     uint8_t par = (uint8_t)(u % 2);
+    bool entering = s->v->r->space.difficult_entering;
+    size_t here = board_square(&s->bd, ux, uy);
     for (int dx = -1; dx <= 1; dx++)
         for (int dy = -1; dy <= 1; dy++) {
             if ((!dx && !dy) || !passable(s, ux + dx, uy + dy))
                 continue;
             uint8_t np = dx && dy ? (uint8_t)(par ^ 1) : par;
             int next = search_state(s, ux + dx, uy + dy, np);
-            int64_t nc = bu + step_cost(s->v, ux, uy, dx, dy, par, s->unit);
+            /* the difficulty of the square entered or the one left, as the rules say */
+            uint8_t f = s->bd.flags[entering ? board_square(&s->bd, ux + dx, uy + dy) : here];
+            int64_t nc = bu + step_cost_on(s->v, f, dx, dy, par, s->unit);
             if (nc < s->best[next]) {
                 s->best[next] = nc;
                 s->prev[next] = u;

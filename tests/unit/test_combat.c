@@ -1422,6 +1422,57 @@ START_TEST(test_line_of_sight_and_cover_from_corners)
 }
 END_TEST
 
+/* The path-finder reads who stands where, and how big, as it is when the
+   walk begins: a creature moved, resized (its stat, a condition the size
+   formula reads), or made to share its square since the last walk is seen
+   where it is now, and a copy of the world walks on its own board. Row 2
+   is a corridor between walls; b stands in a gap above it at C1, out of
+   the way at size 1 and across it (C2, D2) at size 2. */
+#define WALKWAY                                                              \
+    "stat size = 1\nstat ghost = false\ncondition huge { }\n"                \
+    "space grid { square 5 ft\n occupies size + (has(self, huge) ? 1 : 0)\n" \
+    " share when self.ghost }\n"                                             \
+    "creature a side one { }\ncreature b side two { }\n"                     \
+    "wall A1 to B1\nwall D1 to Z1\nwall A3 to Z3\nplace a at A2\nplace b at C1\n"
+
+START_TEST(test_walk_sees_the_board_as_it_is)
+{
+    /* resized by its stat, then by a condition applied and removed, then
+       sharing its square: each walk sees it */
+    run *r = ok(1, WALKWAY "print walk(a, F2, nothing)\nb.size = 2\nprint walk(a, A2, nothing)\n"
+                           "b.size = 1\nprint walk(a, A2, nothing)\napply huge to b\nprint walk(a, F2, nothing)\n"
+                           "remove huge from b\nprint walk(a, F2, nothing)\n"
+                           "b.size = 2\nprint walk(a, A2, nothing)\nb.ghost = true\nprint walk(a, A2, nothing)\n");
+    lines_in_order(r, "a moves A2 -> F2 (25 ft)", "a moves F2 -> E2 (5 ft)", "a moves E2 -> A2 (20 ft)",
+                   "a moves A2 -> B2 (5 ft)", "a moves B2 -> F2 (20 ft)", "a moves F2 -> E2 (5 ft)",
+                   "a moves E2 -> A2 (20 ft)", NULL);
+    done(r);
+    /* moved: b walks into the corridor and on out of a's way */
+    r = ok(1, WALKWAY "wall C1\nplace b at D2\nprint walk(a, H2, nothing)\nprint walk(b, H2, nothing)\n"
+                      "print walk(a, G2, nothing)\n");
+    lines_in_order(r, "a moves A2 -> C2 (10 ft)", "b moves D2 -> H2 (20 ft)", "a moves C2 -> G2 (20 ft)", NULL);
+    done(r);
+    /* a copy: b grown in the copy blocks there, not in the original */
+    r = ok(1, WALKWAY "print 1\n");
+    program *p = program_clone(r->p);
+    ck_assert_ptr_nonnull(p);
+    vm *copy = world_clone(r->v, p);
+    ck_assert_ptr_nonnull(copy);
+    int a = world_find_creature(copy, "a"), b = world_find_creature(copy, "b");
+    int size = program_decl_index(p, program_find_decl(p, DK_STAT, program_find_string(p, "size")));
+    ck_assert(world_set_stat(copy, b, size, value_int(2), (span){0}));
+    value moved;
+    int how = program_intern(p, "walk", 4);
+    ck_assert(grid_walk(copy, a, value_square(5, 1), value_nil(), false, how, NULL, 0, &moved, (span){0}));
+    ck_assert_int_eq(copy->world->creatures[a].x, 1); /* B2: b stands in C2 */
+    ck_assert(grid_walk(r->v, a, value_square(5, 1), value_nil(), false, how, NULL, 0, &moved, (span){0}));
+    ck_assert_int_eq(r->v->world->creatures[a].x, 5); /* F2: the original's b is still small */
+    world_close(copy);
+    program_free(p);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_walk_provokes_by_square)
 {
     run *r = ok(1, BASE GRID("1.5") "economy { slot move 1 per turn\n slot reaction 1 per round }\n"
@@ -2305,6 +2356,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_grid_distance_rules);
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
+    tcase_add_test(g, test_walk_sees_the_board_as_it_is);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_difficult_on_leaving_or_entering);
     tcase_add_test(g, test_walks_spend_a_budget);
