@@ -470,18 +470,24 @@ static bool range_of(vm *v, int c, int range, value *out, diag_rule *rule, span 
     return true;
 }
 
-/* Is the square (x, y) within creature c's range? */
-static bool square_within(vm *v, int c, value reach, diag_rule rule, int32_t x, int32_t y, bool *in, span at)
+/* Is the square (x, y) within reach of a footprint of side s at (cx, cy)? */
+static bool square_within_of(vm *v, int32_t cx, int32_t cy, int32_t s, value reach, diag_rule rule, int32_t x,
+                             int32_t y, bool *in, span at)
 {
-    const creature *cr = &v->world->creatures[c];
-    int32_t s = size_of(v, c);
-    int64_t dx = gap(cr->x, s, x, 1), dy = gap(cr->y, s, y, 1);
+    int64_t dx = gap(cx, s, x, 1), dy = gap(cy, s, y, 1);
     value squares, away;
     *in = false;
     if (!reach_squares(v, rule, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
         return false;
     *in = rat_cmp(away, reach) <= 0;
     return true;
+}
+
+/* Is the square (x, y) within creature c's range? */
+static bool square_within(vm *v, int c, value reach, diag_rule rule, int32_t x, int32_t y, bool *in, span at)
+{
+    const creature *cr = &v->world->creatures[c];
+    return square_within_of(v, cr->x, cr->y, size_of(v, c), reach, rule, x, y, in, at);
 }
 
 bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
@@ -513,12 +519,21 @@ bool grid_within(vm *v, int a, int b, int range, bool *ok, span at)
     return true;
 }
 
-/* The squares a creature threatens: those within its reach. */
-static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span at)
+/* What a creature threatens (whether anything: `active`, and its reach and
+   footprint), read once for the squares asked about together: nothing
+   runs between the questions that could change it. */
+typedef struct threat {
+    bool active;
+    value reach;
+    diag_rule rule;
+    int32_t x, y, s;
+} threat;
+
+static bool threat_of(vm *v, int a, threat *t, span at)
 {
-    *ok = false;
     const r_space *sp = &v->r->space;
     const creature *ca = &v->world->creatures[a];
+    t->active = false;
     if (!ca->placed || !world_present(v, a))
         return true;
     bool out;
@@ -526,18 +541,29 @@ static bool threatens_square(vm *v, int a, int32_t x, int32_t y, bool *ok, span 
         return false;
     if (out)
         return true;
-    value reach;
-    diag_rule rule = grid_diagonals(v);
+    t->rule = grid_diagonals(v);
     if (sp->reach_range >= 0) {
-        if (!range_of(v, a, sp->reach_range, &reach, &rule, at))
+        if (!range_of(v, a, sp->reach_range, &t->reach, &t->rule, at))
             return false;
     } else {
-        reach = square_side(v);
+        t->reach = square_side(v);
     }
-    int32_t s = size_of(v, a);
-    if (x >= ca->x && x < ca->x + s && y >= ca->y && y < ca->y + s)
-        return true; /* one's own square */
-    return square_within(v, a, reach, rule, x, y, ok, at);
+    t->x = ca->x;
+    t->y = ca->y;
+    t->s = size_of(v, a);
+    t->active = true;
+    return true;
+}
+
+/* The squares a creature threatens: those within its reach but its own. */
+static bool threat_covers(vm *v, const threat *t, int32_t x, int32_t y, bool *ok, span at)
+{
+    *ok = false;
+    if (!t->active)
+        return true;
+    if (x >= t->x && x < t->x + t->s && y >= t->y && y < t->y + t->s)
+        return true; /* not one's own square */
+    return square_within_of(v, t->x, t->y, t->s, t->reach, t->rule, x, y, ok, at);
 }
 
 bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
@@ -546,9 +572,12 @@ bool grid_threatens(vm *v, int a, value target, bool *ok, span at)
     if (!position(v, target, &x, &y, &s, at))
         return false;
     *ok = false;
+    threat t;
+    if (!threat_of(v, a, &t, at))
+        return false;
     for (int32_t i = x; i < x + s && !*ok; i++)
         for (int32_t j = y; j < y + s && !*ok; j++)
-            if (!threatens_square(v, a, i, j, ok, at))
+            if (!threat_covers(v, &t, i, j, ok, at))
                 return false;
     return true;
 }
@@ -899,13 +928,14 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
     for (size_t x = 0; x < v->world->ncreatures; x++) {
         if ((int)x == c || !world_present(v, (int)x))
             continue;
+        threat th;
         bool t;
-        if (!threatens_square(v, (int)x, cr->x, cr->y, &t, at))
+        if (!threat_of(v, (int)x, &th, at) || !threat_covers(v, &th, cr->x, cr->y, &t, at))
             return false;
         if (!t)
             continue;
         bool still;
-        if (!threatens_square(v, (int)x, nx, ny, &still, at))
+        if (!threat_covers(v, &th, nx, ny, &still, at))
             return false;
         within[x] = still ? within[x] + 1 : 0;
         value targs[4] = {who, value_ref(V_CREATURE, 0, (int64_t)x), how, value_int(still ? within[x] : 0)};

@@ -1743,6 +1743,19 @@ START_TEST(test_library_error_is_reported_at_the_call)
 }
 END_TEST
 
+/* What a creature threatens follows its footprint as it is now: the
+   squares next to any square of it, not its own squares. */
+START_TEST(test_large_creature_threatens_around_its_footprint)
+{
+    run *r = ok(1, "stat size = 1\nspace grid { square 5 ft\n occupies size }\n"
+                   "creature a { }\ncreature b { size 2 }\nplace a at A1\nplace b at C1\n"
+                   "print threatens(b, a)\nplace a at B3\nprint threatens(b, a), threatens(b, C2), threatens(b, E3)\n"
+                   "b.size = 1\nprint threatens(b, a), threatens(b, C2)\n");
+    lines_in_order(r, "false\ntrue false true\nfalse true\n", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_range_counts_diagonals_its_own_way)
 {
     /* a small creature's reach weapon loses the corners of the larger
@@ -2357,6 +2370,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_sees_the_board_as_it_is);
+    tcase_add_test(g, test_large_creature_threatens_around_its_footprint);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_difficult_on_leaving_or_entering);
     tcase_add_test(g, test_walks_spend_a_budget);
