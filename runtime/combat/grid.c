@@ -220,6 +220,7 @@ typedef struct board {
     int32_t lx, ly, hx, hy;
     int64_t w;
     uint8_t *flags;   /* per square of the box */
+    uint8_t *way;     /* per square: 0 not asked yet, 1 the mover may step in, 2 not (passable) */
     int32_t *head;    /* per square: its first entry, -1 */
     board_entry *ent; /* who stands there, then the next, -1 */
     size_t nent, ent_cap;
@@ -232,6 +233,8 @@ static void board_free(board *b)
     size_t squares = (size_t)(b->w * (b->hy - b->ly + 1));
     if (b->flags)
         mem_free(b->flags, squares);
+    if (b->way)
+        mem_free(b->way, squares);
     if (b->head)
         mem_free(b->head, squares * sizeof(int32_t));
     if (b->ent)
@@ -271,9 +274,10 @@ static bool board_fill(vm *v, board *b, int32_t lx, int32_t ly, int32_t hx, int3
     *b = (board){.lx = lx, .ly = ly, .hx = hx, .hy = hy, .w = hx - lx + 1, .ncreatures = v->world->ncreatures};
     size_t squares = (size_t)(b->w * (hy - ly + 1));
     b->flags = MEM_NEW_ARRAY(uint8_t, squares);
+    b->way = MEM_NEW_ARRAY(uint8_t, squares);
     b->head = mem_alloc(squares * sizeof(int32_t));
     b->shares = mem_alloc(b->ncreatures ? b->ncreatures : 1);
-    if (!b->flags || !b->head || !b->shares)
+    if (!b->flags || !b->way || !b->head || !b->shares)
         return false;
     memset(b->shares, -1, b->ncreatures ? b->ncreatures : 1);
     for (size_t i = 0; i < squares; i++)
@@ -642,8 +646,9 @@ typedef struct path_step {
 /* An entry of the search's heap: a state and its cost, with the
    straight-line distance to the goal (key) to order equal costs. */
 typedef struct open_entry {
-    int64_t cost, key;
-    int state;
+    int64_t cost;
+    int32_t key; /* below 2^24 */
+    int32_t state;
 } open_entry;
 
 /* The search of find_path: a box of squares around both ends, each square
@@ -739,7 +744,7 @@ static bool open_push(path_search *s, int64_t price, int state)
         s->open_cap *= 2;
     }
     size_t i = s->nopen++;
-    open_entry e = {price, straightness(s->lx, s->ly, s->w, s->gx, s->gy, state), state};
+    open_entry e = {price, (int32_t)straightness(s->lx, s->ly, s->w, s->gx, s->gy, state), state};
     while (i > 0 && open_before(e, s->open[(i - 1) / 2])) {
         s->open[i] = s->open[(i - 1) / 2];
         i = (i - 1) / 2;
@@ -798,17 +803,23 @@ static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
     return at_goal;
 }
 
-/* May the mover step onto (nx, ny) on its way? */
+/* May the mover step onto (nx, ny) on its way? Asked of a square up to
+   eight times a search, answered once (the board's way). */
 static bool passable(path_search *s, int32_t nx, int32_t ny)
 {
     if (nx < s->lx || nx > s->hx || ny < s->ly || ny > s->hy)
         return false;
-    if (s->bd.flags[board_square(&s->bd, nx, ny)] & CELL_BLOCKED)
-        return false;
-    int other = board_occupant(s->v, &s->bd, nx, ny, s->c, true);
-    if (other >= 0 && other != s->goal_c && enemies_of(s->v, s->c, other))
-        return false; /* no passing through an enemy's square */
-    return !(s->goal_c >= 0 && board_occupant(s->v, &s->bd, nx, ny, s->c, false) == s->goal_c);
+    size_t sq = board_square(&s->bd, nx, ny);
+    if (!s->bd.way[sq]) {
+        bool open = !(s->bd.flags[sq] & CELL_BLOCKED);
+        int other = open ? board_occupant(s->v, &s->bd, nx, ny, s->c, true) : -1;
+        if (other >= 0 && other != s->goal_c && enemies_of(s->v, s->c, other))
+            open = false; /* no passing through an enemy's square */
+        if (open && s->goal_c >= 0 && board_occupant(s->v, &s->bd, nx, ny, s->c, false) == s->goal_c)
+            open = false;
+        s->bd.way[sq] = open ? 1 : 2;
+    }
+    return s->bd.way[sq] == 1;
 }
 
 /* The squares around state u, each made cheaper through u when it can be;
