@@ -286,6 +286,7 @@ void fray_on_ask(fray *f, fray_ask_fn fn, void *user)
     f->v->world->ask = fn ? vm_asks : NULL;
     f->v->world->offer = fn ? vm_offers : NULL;
     f->v->world->ask_user = fn ? f : NULL;
+    vm_play_changed(f->v); /* a formula that asks a ruling may be answered otherwise */
 }
 
 /* --- the dice, formulas ------------------------------------------------------ */
@@ -369,6 +370,7 @@ static quiet_asks asks_off(vm *v)
     quiet_asks q = {v->world->ask, v->world->offer};
     v->world->ask = NULL;
     v->world->offer = NULL;
+    vm_play_changed(v); /* a formula that asks a ruling may be answered otherwise */
     return q;
 }
 
@@ -376,6 +378,7 @@ static void asks_on(vm *v, quiet_asks q)
 {
     v->world->ask = q.ask;
     v->world->offer = q.offer;
+    vm_play_changed(v);
 }
 
 void fray_actions(fray *f, const char *who, fray_name_fn fn, void *user)

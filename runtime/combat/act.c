@@ -343,6 +343,7 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
     if (fine && paid && !hold_paid) {
         if (saved)
             memcpy(v->world->creatures[actor].ledger, saved, (size_t)v->world->ledger_len * sizeof(counter));
+        vm_play_changed(v);
         for (int i = 0; i < nres; i++)
             if (!world_set_stat(v, actor, res_decl[i], saved_res[i], at)) {
                 mem_free(saved, saved_bytes);
@@ -363,6 +364,7 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
         if (k->epoch != ep)
             *k = (counter){0, ep};
         k->n++;
+        vm_play_changed(v);
     }
     if (!v->world->cb.quiet) { /* the transcript's line, when there is one */
         text_buf line;
@@ -396,6 +398,7 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
     int32_t outer_actor = v->world->cb.actor, outer_depth = v->world->cb.actor_depth;
     v->world->cb.actor = actor;
     v->world->cb.actor_depth = v->world->cb.trigger_depth; /* its own events are emitted from this depth */
+    vm_play_changed(v);
     if (provokes && !events_emit(v, EV_PROVOKING, ev, 2, at))
         goto stopped;
     if (!events_emit(v, EV_ACTING, ev, 3, at))
@@ -412,10 +415,12 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
         goto stopped;
     v->world->cb.actor = outer_actor;
     v->world->cb.actor_depth = outer_depth;
+    vm_play_changed(v);
     return encounter_check_over(v, at);
 stopped:
     v->world->cb.actor = outer_actor;
     v->world->cb.actor_depth = outer_depth;
+    vm_play_changed(v);
     /* cancel() ends the action where it stands; anything else is an error */
     if (v->world->cb.cancelled) {
         v->world->cb.cancelled = false;

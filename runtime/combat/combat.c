@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/conditions.h"
 #include "runtime/combat/world.h"
 
 void combat_init(combat *cb)
@@ -51,6 +52,7 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->log, cb->log_cap);
     FREE_ARRAY(cb->pending_line, cb->pending_cap);
     effect_index_free(cb);
+    conditions_cache_free(cb);
     combat_init(cb);
 }
 
@@ -88,7 +90,8 @@ bool combat_clone(combat *cb, const combat *from)
         cb->nlog = 0;
     for (int i = 0; i < cb->nlog; i++)
         cb->log[i].text = from->log[i].text ? mem_dup(from->log[i].text, strlen(from->log[i].text) + 1, &ok) : NULL;
-    cb->index = NULL; /* built again when first asked */
+    cb->index = NULL;      /* built again when first asked */
+    cb->conditions = NULL; /* worked out again in the copy */
     if (!ok)
         combat_free(cb);
     return ok;

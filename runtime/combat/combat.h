@@ -194,6 +194,9 @@ typedef struct combat {
     /* which conditions can change a stat, a check or what may be done
        (effect_index.c) */
     struct effect_index *index;
+    /* which conditions hold on each creature, and whether it is out, as
+       last worked out (conditions.c) */
+    struct conditions_cache *conditions;
 
     hold *holds;
     int nholds, holds_cap;

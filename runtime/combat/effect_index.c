@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/conditions.h"
 #include "runtime/combat/world.h"
 
 typedef struct effect_index {
@@ -158,6 +159,15 @@ bool effects_none_bear(vm *v, int c, bears_kind kind, int index, bool *none, spa
         from = x->check_start[index], to = x->check_start[index + 1];
     } else {
         from = x->forbid_start, to = x->forbid_end;
+    }
+    /* what holds on c already worked out (conditions.c) answers at once:
+       a listed condition among them may bear; none among them, none does */
+    bool in;
+    if (from < to && conditions_known(v, c, x->conds[from], &in)) {
+        for (int k = from; k < to && !in; k++)
+            conditions_known(v, c, x->conds[k], &in);
+        *none = !in;
+        return true;
     }
     const creature *cr = &v->world->creatures[c];
     for (int k = from; k < to; k++) {

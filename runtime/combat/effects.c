@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/conditions.h"
 #include "runtime/combat/tally.h"
 #include "runtime/combat/world.h"
 
@@ -56,6 +57,7 @@ static int32_t new_effect(vm *v, span at)
     e->next = e->prev = e->qnext = e->qprev = e->heap_at = -1;
     e->seq = ++cb->effect_seq;
     cb->live_effects++;
+    vm_play_changed(v);
     return i;
 }
 
@@ -75,6 +77,7 @@ static void link_bearer(vm *v, int32_t i)
     if (c->effects >= 0)
         eff(v, c->effects)->prev = i;
     c->effects = i;
+    vm_play_changed(v);
 }
 
 static void unlink_bearer(vm *v, int32_t i)
@@ -92,6 +95,7 @@ static void unlink_bearer(vm *v, int32_t i)
     if (e->next >= 0)
         eff(v, e->next)->prev = e->prev;
     e->next = e->prev = -1;
+    vm_play_changed(v);
 }
 
 /* The head of a list queue. */
@@ -233,6 +237,7 @@ static void free_effect(vm *v, int32_t i)
     v->world->cb.live_effects--;
     e->next = v->world->cb.free_effects;
     v->world->cb.free_effects = i;
+    vm_play_changed(v);
 }
 
 /* --- durations ---------------------------------------------------------------------- */
@@ -400,6 +405,7 @@ static bool schedule(vm *v, int32_t i, value lasts, span at)
         e->remaining = 0;
     }
     enqueue(v, i);
+    vm_play_changed(v);
     return true;
 }
 
@@ -466,6 +472,7 @@ static bool end_effect(vm *v, int32_t i, const char *why, span at)
     case EFF_HOLD:
         if (copy.what >= 0 && copy.what < v->world->cb.nholds && v->world->cb.holds[copy.what].live) {
             v->world->cb.holds[copy.what].live = false;
+            vm_play_changed(v);
             combat_say(v, "%s's held action is lost", bearer);
         }
         return true;
@@ -522,6 +529,7 @@ bool effects_tick(vm *v, queue_kind q, int anchor, span at)
         if (e->remaining <= 0)
             due[n++] = (struct due_effect){i, e->seq};
     }
+    vm_play_changed(v);
     /* the queue is newest first: end them in the order they began */
     bool ok = true;
     text_buf why;
@@ -592,124 +600,6 @@ bool effects_end_encounter(vm *v, span at)
     return effects_tick(v, Q_ENCOUNTER, 0, at);
 }
 
-/* --- which conditions a creature is in --------------------------------------------- */
-
-typedef struct held {
-    int cond;
-    int source;     /* creature that caused it, or -1 */
-    int32_t effect; /* the effect, or -1 when it holds by itself or is implied */
-} held;
-
-#define HELD_MAX 64
-
-bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
-{
-    const r_condition *rc = &v->r->conditions[cond];
-    *yes = false;
-    /* inside a `holds` formula, conditions that hold by themselves do not
-       count: one cannot be defined by another, or by itself */
-    if (!rexpr_present(&rc->holds) || v->world->cb.in_holds)
-        return true;
-    value x;
-    v->world->cb.in_holds++;
-    bool ok = rc->holds.kind == REXPR_CONST ? (x = rc->holds.v, true) : vm_call(v, rc->holds.chunk, c, NULL, 0, &x);
-    v->world->cb.in_holds--;
-    if (!ok)
-        return false;
-    *yes = value_truthy(x);
-    return true;
-}
-
-/* Adds cond unless it is there already; false (with the error) when a
-   creature is in more distinct conditions than a check can weigh. */
-static bool add_held(vm *v, int c, held *out, int *n, int cond, int by, int32_t index, span at)
-{
-    /* a condition that stacks counts once for each time it was applied */
-    bool each = index >= 0 && v->r->conditions[cond].stacks;
-    for (int i = 0; i < *n && !each; i++)
-        if (out[i].cond == cond)
-            return true;
-    if (*n >= HELD_MAX)
-        return vm_error(v, at, "%s is in too many conditions at once (limit is %d)", v->world->creatures[c].name,
-                        HELD_MAX);
-    out[(*n)++] = (held){cond, by, index};
-    return true;
-}
-
-/* A clause's `when EXPR` (or `unless EXPR`, negate): sets *holds when the
-   clause applies to c, as it does without a guard. */
-static bool guard_holds(vm *v, const rexpr *when, bool negate, int c, const value *args, int nargs, bool *holds)
-{
-    *holds = true;
-    if (!rexpr_present(when))
-        return true;
-    value w;
-    if (!combat_eval(v, when, c, args, nargs, &w))
-        return false;
-    *holds = value_truthy(w) != negate;
-    return true;
-}
-
-/* Every condition c is in now: applied, holding by itself, or implied by
-   another (transitively). */
-static bool conditions_of(vm *v, int c, held *out, int *n, span at)
-{
-    *n = 0;
-    for (int32_t i = v->world->creatures[c].effects; i >= 0; i = eff(v, i)->next) {
-        const effect *e = eff(v, i);
-        if (e->kind == EFF_CONDITION && !add_held(v, c, out, n, e->what, e->source, i, at))
-            return false;
-    }
-    /* the list is newest first: in the order they were applied, they read
-       as they happened */
-    for (int lo = 0, hi = *n - 1; lo < hi; lo++, hi--) {
-        held t = out[lo];
-        out[lo] = out[hi];
-        out[hi] = t;
-    }
-    const rules *r = v->r;
-    for (int k = 0; k < r->nholds_conditions; k++) {
-        bool yes;
-        if (!effects_holds_by_itself(v, c, r->holds_conditions[k], &yes, at))
-            return false;
-        if (yes && !add_held(v, c, out, n, r->holds_conditions[k], -1, -1, at))
-            return false;
-    }
-    for (int k = 0; k < *n; k++) {
-        const r_condition *rc = &r->conditions[out[k].cond];
-        for (int m = 0; m < rc->nimplies; m++) {
-            const r_implies *im = &rc->implies[m];
-            bool holds;
-            if (!guard_holds(v, &im->when, im->negate, c, NULL, 0, &holds))
-                return false;
-            if (!holds)
-                continue;
-            if (!add_held(v, c, out, n, im->condition, out[k].source, -1, at))
-                return false;
-        }
-    }
-    return true;
-}
-
-bool effects_has(vm *v, int c, int cond, bool *has, span at)
-{
-    held h[HELD_MAX];
-    int n;
-    *has = false;
-    /* fast path: an applied effect */
-    const creature *cr = &v->world->creatures[c];
-    if (cond < cr->held_len && cr->held[cond] > 0) {
-        *has = true;
-        return true;
-    }
-    if (!conditions_of(v, c, h, &n, at))
-        return false;
-    for (int i = 0; i < n; i++)
-        if (h[i].cond == cond)
-            *has = true;
-    return true;
-}
-
 /* --- applying and removing ----------------------------------------------------------- */
 
 bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *applied)
@@ -765,6 +655,7 @@ bool effects_apply(vm *v, int c, int cond, value lasts, int by, span at, bool *a
     if (i < 0)
         return false;
     eff(v, i)->source = by;
+    vm_play_changed(v);
     text_buf how;
     text_init(&how);
     combat_say(v, "%s is %s (%s)", v->world->creatures[c].name, name, describe_lasts(v, eff(v, i), &how));

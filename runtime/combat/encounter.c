@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/conditions.h"
 #include "runtime/combat/tally.h"
 #include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
@@ -52,7 +53,7 @@ bool encounter_out(vm *v, int c, bool *out, span at)
     (void)at;
     *out = false;
     const rexpr *e = &v->r->encounter.out;
-    return !rexpr_present(e) || creature_formula(v, e, c, out);
+    return !rexpr_present(e) || conditions_out(v, c, e, out);
 }
 
 /* Whether anything hears went_out or came_back (events_heard, for both at
@@ -218,8 +219,10 @@ static bool takes_part(vm *v, int c, bool *yes, span at)
     }
     if (cr->forfeit && current_kind(v) == PHASE_TURNS) {
         cr->forfeit = false; /* this is the turn it gave up */
+        vm_play_changed(v);
         combat_say(v, "%s forfeits this turn", cr->name);
         cr->acted = true;
+        vm_play_changed(v);
         return true;
     }
     *yes = true;
@@ -254,6 +257,7 @@ static bool refresh(vm *v, period per, int only, span at)
             if (slot < 0)
                 return vm_error(v, at, "out of memory");
             v->world->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
+            vm_play_changed(v);
         }
     }
     return v->r->ntracks == 0 || tracks_refresh(v, per, only, at); /* most rules have none */
@@ -266,8 +270,10 @@ static bool turn_events(vm *v, int c, bool start, span at)
     value arg = value_ref(V_CREATURE, 0, c);
     if (start) {
         v->world->creatures[c].turn_round = v->world->cb.round_epoch;
+        vm_play_changed(v);
         if (v->world->creatures[c].resumed) {
             v->world->creatures[c].resumed = false; /* its turn started before it delayed */
+            vm_play_changed(v);
             return true;
         }
         ledger_turn_start(v, c);
@@ -278,6 +284,7 @@ static bool turn_events(vm *v, int c, bool start, span at)
     if (!events_emit(v, EV_TURN_END, &arg, 1, at) || !effects_tick(v, Q_TURN_END, c, at))
         return false;
     v->world->creatures[c].acted = true;
+    vm_play_changed(v);
     return true;
 }
 
@@ -286,6 +293,7 @@ static bool start_turn(vm *v, int i, span at)
     combat *cb = &v->world->cb;
     cb->turn = i;
     cb->in_turn = true;
+    vm_play_changed(v);
     cb->turn_serial++;
     const entry *e = &cb->order[i];
     phase_kind kind = current_kind(v);
@@ -350,6 +358,7 @@ static bool end_turn(vm *v, span at)
     combat *cb = &v->world->cb;
     const entry *e = current(v);
     cb->in_turn = false;
+    vm_play_changed(v);
     if (!e)
         return true;
     if (current_kind(v) == PHASE_STEPS)
@@ -397,8 +406,10 @@ static bool start_phase(vm *v, int p, span at)
     const rules *r = v->r;
     cb->turn = -1;
     cb->in_turn = false;
+    vm_play_changed(v);
     if (r->nphases == 0) {
         cb->phase = -1;
+        vm_play_changed(v);
         if (!encounter_apply_forfeits(v, at))
             return false;
         return next_participant(v, at);
@@ -406,6 +417,7 @@ static bool start_phase(vm *v, int p, span at)
     for (; p < r->nphases; p++) {
         const r_phase *ph = &r->phases[p];
         cb->phase = p;
+        vm_play_changed(v);
         bool skip;
         if (!phase_skipped(v, ph, &skip))
             return false;
@@ -435,6 +447,7 @@ static bool end_phase(vm *v, span at)
     combat *cb = &v->world->cb;
     const r_phase *ph = phase_of(v);
     cb->turn = cb->norder; /* past the last position */
+    vm_play_changed(v);
     if (ph) {
         value name = value_ref(V_WORD, HOME_PROGRAM, ph->name);
         if (!events_emit(v, EV_PHASE_END, &name, 1, at))
@@ -475,6 +488,7 @@ static bool start_round(vm *v, span at)
     cb->round_epoch++;
     cb->round_announced = false;
     cb->turn = -1;
+    vm_play_changed(v);
     /* `ends when round_number() > 3` ends it here, before round 4 starts */
     if (!encounter_check_over(v, at))
         return false;
@@ -510,6 +524,7 @@ static void return_delayed(vm *v)
             to++;
         memmove(&cb->order[to + 1], &cb->order[to], (size_t)(cb->norder - 1 - to) * sizeof(entry));
         cb->order[to] = back;
+        vm_play_changed(v);
         if (back.creature >= 0)
             combat_say(v, "%s takes its former place in the order again", v->world->creatures[back.creature].name);
         i = -1; /* the order has changed: look again from the top */
@@ -521,6 +536,7 @@ static bool end_round(vm *v, span at)
     combat *cb = &v->world->cb;
     cb->turn = cb->norder;
     cb->in_turn = false;
+    vm_play_changed(v);
     value n = value_int(cb->round);
     if (!events_emit(v, EV_ROUND_END, &n, 1, at) || !effects_tick(v, Q_ROUND_END, 0, at) ||
         !effects_tick_position(v, cb->round, INT32_MAX, INT64_MAX, at))
@@ -533,6 +549,7 @@ static bool end_round(vm *v, span at)
         if (cr->delaying && v->r->initiative.delay_round_only) {
             cr->delaying = false;
             cr->resumed = false;
+            vm_play_changed(v);
             combat_say(v, "%s waited all round and loses its turn", cr->name);
         }
     }
@@ -548,6 +565,7 @@ static bool end_round(vm *v, span at)
            entered when it was asked for */
         cb->free_round = false;
         cb->round = 0;
+        vm_play_changed(v);
         bool rolled = initiative_roll(v, cb->given, cb->ngiven, at);
         forget_given(cb);
         if (!rolled)
@@ -557,6 +575,7 @@ static bool end_round(vm *v, span at)
     if (cb->surprise) {
         cb->surprise = false; /* who was surprised stays known: surprised(c) */
         cb->round = 0;
+        vm_play_changed(v);
     }
     if (v->r->initiative.reroll_each_round && !initiative_roll(v, NULL, 0, at))
         return false;
@@ -582,12 +601,15 @@ bool encounter_begin(vm *v, span at)
     cb->surprise = cb->free_round = false;
     cb->norder = 0;
     cb->fighting = 0;
+    vm_play_changed(v);
     cb->fight_paused = false;
     cb->awaiting_start = false;
+    vm_play_changed(v);
     for (size_t c = 0; c < v->world->ncreatures; c++) {
         creature *cr = &v->world->creatures[c];
         cr->in_play = !cr->gone;
         cr->acted = cr->delaying = cr->resumed = cr->forfeit = cr->surprised = false;
+        vm_play_changed(v);
         cr->out_known = false; /* what it is in this fight is worked out at its first change */
         ledger_encounter_start(v, (int)c);
     }
@@ -614,6 +636,7 @@ bool encounter_end(vm *v, span at)
     if (v->world->tally && !tally_outcome(v, at))
         return false;
     cb->active = false;
+    vm_play_changed(v);
     if (!effects_end_encounter(v, at))
         return false;
     cb->encounters_ended++;
@@ -624,9 +647,11 @@ bool encounter_end(vm *v, span at)
     cb->phase = -1;
     cb->in_turn = false;
     cb->round = 0;
+    vm_play_changed(v);
     for (int h = 0; h < cb->nholds; h++)
         cb->holds[h].live = false;
     cb->nholds = 0;
+    vm_play_changed(v);
     combat_say(v, "encounter ends after %d round%s", rounds, rounds == 1 ? "" : "s");
     return true;
 }
@@ -736,6 +761,7 @@ bool encounter_check_over(vm *v, span at)
     if (!encounter_end(v, at))
         return false;
     cb->over = true;
+    vm_play_changed(v);
     return true;
 }
 
@@ -757,9 +783,12 @@ bool encounter_start_rounds(vm *v, span at)
 {
     combat *cb = &v->world->cb;
     cb->awaiting_start = false;
+    vm_play_changed(v);
     const r_initiative *in = &v->r->initiative;
-    if (in->surprise == SURPRISE_ROUND && some_surprised(v))
+    if (in->surprise == SURPRISE_ROUND && some_surprised(v)) {
         cb->surprise = true;
+        vm_play_changed(v);
+    }
     return start_round(v, at);
 }
 
@@ -805,6 +834,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
     for (size_t c = 0; c < v->world->ncreatures; c++) {
         creature *cr = &v->world->creatures[c];
         cr->surprised = false;
+        vm_play_changed(v);
         if (!cr->in_play || !rexpr_present(&in->surprised))
             continue;
         value x;
@@ -813,6 +843,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         else if (!vm_call(v, in->surprised.chunk, (int)c, NULL, 0, &x))
             return false;
         cr->surprised = value_truthy(x);
+        vm_play_changed(v);
     }
     if (in->surprise == SURPRISE_FREE_ROUND && some_surprised(v)) {
         /* the free round comes before initiative: the aware act in the
@@ -824,6 +855,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         cb->order = g;
         cb->order_cap = (int)cap;
         cb->norder = 0;
+        vm_play_changed(v);
         bool by_sides = in->mode == INIT_SIDES;
         for (size_t c = 0; c < v->world->ncreatures; c++) {
             const creature *cr = &v->world->creatures[c];
@@ -853,6 +885,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         }
         cb->ordered = true;
         cb->free_round = true;
+        vm_play_changed(v);
         combat_say(v, "free round before initiative: the surprised side cannot act");
         return start_round(v, at);
     }
@@ -860,6 +893,7 @@ bool encounter_roll_initiative(vm *v, const value *given, int ngiven, span at)
         return false;
     if (in->reorder_start) {
         cb->awaiting_start = true;
+        vm_play_changed(v);
         combat_say(v, "changes to the order may be made now (reorder NAME after|before NAME); 'next' starts round 1");
         return true;
     }
@@ -909,6 +943,7 @@ bool encounter_delay(vm *v, span at)
     cr->delaying = true;
     cr->resumed = true; /* its turn has started; resuming goes on with it */
     cb->in_turn = false;
+    vm_play_changed(v);
     combat_say(v, "%s delays", cr->name);
     return next_participant(v, at);
 }
@@ -926,6 +961,7 @@ bool encounter_resume(vm *v, int c, span at)
     if (at_index < 0)
         return vm_error(v, at, "%s has no place in the order", cr->name);
     cr->delaying = false;
+    vm_play_changed(v);
     combat_say(v, "%s stops delaying", cr->name);
     if (v->r->initiative.delay_returns && !cb->order[at_index].away) {
         cb->order[at_index].away = true;
@@ -973,6 +1009,7 @@ bool encounter_remove(vm *v, int c, span at)
     cr->in_play = false;
     cr->delaying = cr->resumed = cr->forfeit = false;
     cr->forfeit_next_to = -1;
+    vm_play_changed(v);
     int at_index = -1;
     for (int i = 0; active && i < cb->norder && at_index < 0; i++) {
         const entry *e = &cb->order[i];
@@ -988,10 +1025,13 @@ bool encounter_remove(vm *v, int c, span at)
     }
     /* a move promised next to it (a forfeited turn) has nowhere to go */
     for (size_t o = 0; o < v->world->ncreatures; o++)
-        if (v->world->creatures[o].forfeit_next_to == c)
+        if (v->world->creatures[o].forfeit_next_to == c) {
             v->world->creatures[o].forfeit_next_to = -1;
+            vm_play_changed(v);
+        }
     cr->placed = false;
     cr->zone = -1;
+    vm_play_changed(v);
     combat_say(v, "%s is removed from play%s", cr->name, its_turn ? " in its own turn" : "");
     if (!effects_clear(v, c, at) || !groups_leave_all(v, c, false, at))
         return false;
@@ -1011,8 +1051,10 @@ bool encounter_remove(vm *v, int c, span at)
     }
     if (!active || !cb->active)
         return true;
-    if (entry_turn)
+    if (entry_turn) {
         cb->in_turn = false;
+        vm_play_changed(v);
+    }
     if (!encounter_check_over(v, at))
         return false;
     if (!cb->active)
@@ -1090,6 +1132,7 @@ bool encounter_insert_entry(vm *v, entry e, int to, span at)
     cb->norder++;
     if (cb->turn >= to)
         cb->turn++; /* the turn under way stays its own */
+    vm_play_changed(v);
     return true;
 }
 
@@ -1116,6 +1159,7 @@ bool encounter_move_entry(vm *v, int from, int to, span at)
     if (cur >= to)
         cur++;
     cb->turn = cur >= 0 ? cur : cb->turn;
+    vm_play_changed(v);
     return true;
 }
 
@@ -1180,6 +1224,7 @@ bool encounter_fight(vm *v, int rounds, span at)
     if (cb->awaiting_start && !encounter_start_rounds(v, at))
         return false;
     cb->fighting = rounds;
+    vm_play_changed(v);
     cb->fight_paused = false;
     int guard = 0;
     /* each turn gets the step budget of a command, and its scratch values
@@ -1234,6 +1279,7 @@ bool encounter_fight(vm *v, int rounds, span at)
             return false;
     }
     cb->fighting = 0;
+    vm_play_changed(v);
     cb->fight_paused = false;
     return true;
 }

@@ -67,6 +67,7 @@ static void count_use(vm *v, int t, int who)
     if (k->epoch != ep)
         *k = (counter){0, ep};
     k->n++;
+    vm_play_changed(v);
 }
 
 /* --- reactions -------------------------------------------------------------------- */
@@ -380,6 +381,7 @@ bool events_heard(const vm *v, int event)
 bool events_emit(vm *v, int event, const value *args, int nargs, span at)
 {
     combat *cb = &v->world->cb;
+    vm_play_changed(v); /* an event tells of a change: whatever it was, it is one */
     if (event < 0 || event >= v->r->nevents)
         return vm_error(v, at, "internal: no event %d", event);
     const r_event *ev = &v->r->events[event];
@@ -414,6 +416,7 @@ bool events_emit(vm *v, int event, const value *args, int nargs, span at)
             return false;
         if (out) {
             cb->cancelled = true;
+            vm_play_changed(v);
             return vm_error(v, at, "cancelled");
         }
     }
@@ -516,6 +519,7 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
     cb->answers = g;
     cb->answers_cap = (int)cap;
     cb->answers[cb->nanswers++] = (answer){ruling, who, kept};
+    vm_play_changed(v);
     return true;
 }
 
@@ -597,6 +601,7 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             size_t at_index = (size_t)(a - cb->answers);
             memmove(a, a + 1, ((size_t)cb->nanswers - at_index - 1) * sizeof *a);
             cb->nanswers--;
+            vm_play_changed(v);
         }
         return true;
     }
@@ -682,6 +687,8 @@ void rulings_end_encounter(vm *v)
         if (rl->per == ASKED_PER_ENCOUNTER || rl->each_encounter)
             continue;
         cb->answers[kept++] = cb->answers[i];
+        vm_play_changed(v);
     }
     cb->nanswers = kept;
+    vm_play_changed(v);
 }

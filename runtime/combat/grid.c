@@ -86,6 +86,7 @@ static bool set_flag(vm *v, int32_t x, int32_t y, uint8_t flag, span at)
     cb->cells = g;
     cb->cells_cap = (int)cap;
     cb->cells[cb->ncells++] = (cell_flags){x, y, flag};
+    vm_play_changed(v);
     if ((cb->ncells + 1) * 2 > cb->cell_index_cap &&
         !rehash_cells(cb, cb->cell_index_cap ? cb->cell_index_cap * 2 : 64))
         return vm_error(v, at, "out of memory");
@@ -194,6 +195,7 @@ bool grid_place(vm *v, int c, int32_t x, int32_t y, span at)
     cr->placed = true;
     cr->x = x;
     cr->y = y;
+    vm_play_changed(v);
     return true;
 }
 
@@ -961,6 +963,7 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
         return true; /* it fell where it stood, or the fight is over */
     cr->x = nx;
     cr->y = ny;
+    vm_play_changed(v);
     /* what moves with it (a rider, someone carried) */
     for (int32_t i = cr->effects; i >= 0; i = v->world->cb.effects[i].next) {
         const effect *e = &v->world->cb.effects[i];
@@ -968,6 +971,7 @@ static bool step(vm *v, int c, int32_t nx, int32_t ny, value how, int *within, s
             if (v->world->creatures[e->partner].placed) {
                 v->world->creatures[e->partner].x = nx;
                 v->world->creatures[e->partner].y = ny;
+                vm_play_changed(v);
             }
     }
     if (!events_emit(v, EV_ENTERS_SQUARE, args, 3, at))

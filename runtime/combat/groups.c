@@ -51,6 +51,7 @@ static bool add_member(vm *v, int rel, int c, int g, span at)
     cb->members = grown;
     cb->members_cap = (int)cap;
     cb->members[cb->nmembers++] = (group_member){.rel = rel, .creature = c, .group = g};
+    vm_play_changed(v);
     return true;
 }
 
@@ -59,6 +60,7 @@ static void drop_member(vm *v, int i)
     combat *cb = &v->world->cb;
     memmove(&cb->members[i], &cb->members[i + 1], (size_t)(cb->nmembers - i - 1) * sizeof(group_member));
     cb->nmembers--;
+    vm_play_changed(v);
 }
 
 /* Emits related or unrelated (rel, c, m) for every other member m of group g. */

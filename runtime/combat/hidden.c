@@ -92,6 +92,7 @@ static void change(vm *v, int c, void (*how)(creature *, int), int arg)
     creature *cr = &v->world->creatures[c];
     bool was = secret(cr);
     how(cr, arg);
+    vm_play_changed(v);
     v->world->secrets += (int32_t)secret(cr) - (int32_t)was;
 }
 

@@ -465,6 +465,7 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
             cb->order = g;
             cb->order_cap = (int)cap;
             cb->norder = np;
+            vm_play_changed(v);
             for (int i = 0; i < np; i++) {
                 cb->order[i] = (entry){.creature = parts[i].is_side ? -1 : parts[i].creature,
                                        .side = parts[i].side,
@@ -473,6 +474,7 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
                                        .check = parts[i].check};
             }
             cb->ordered = true;
+            vm_play_changed(v);
         }
     }
     mem_free(parts, (size_t)n * sizeof(part));
@@ -730,6 +732,7 @@ static bool place_one(vm *v, int c, value given, span at)
     cb->norder--;
     if (cb->turn > old)
         cb->turn--;
+    vm_play_changed(v);
     if (in->mode == INIT_SIDES && shared >= 0) {
         combat_say(v, "%s acts with its side, %s, in the side's place in the order (the side rolled once)", cr->name,
                    program_string(v->p, v->r->sides[cr->side]));

@@ -383,6 +383,7 @@ static bool try_on(vm *v, int c, counter *k, const cost_option *opt, int kind, b
         return true;
     if (v->world->ledger_len > 0)
         memcpy(v->world->creatures[c].ledger, w.k, (size_t)v->world->ledger_len * sizeof(counter));
+    vm_play_changed(v);
     for (int i = 0; i < opt->nparts; i++) {
         const cost_part *part = &opt->parts[i];
         if (part->kind != COST_RESOURCE)
@@ -502,6 +503,7 @@ void ledger_encounter_start(vm *v, int c)
     creature *cr = &v->world->creatures[c];
     cr->turn_epoch++; /* per-turn counts, debts and locks of the last encounter lapse */
     cr->turn_begun = false;
+    vm_play_changed(v);
 }
 
 void ledger_turn_start(vm *v, int c)
@@ -510,6 +512,7 @@ void ledger_turn_start(vm *v, int c)
     uint32_t owed = cr->turn_epoch;
     cr->turn_epoch++;
     cr->turn_begun = true;
+    vm_play_changed(v);
     if (!cr->ledger)
         return;
     for (int s = 0; s < v->world->ledger_nslots; s++) {

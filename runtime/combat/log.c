@@ -18,6 +18,7 @@ static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *te
     combat *cb = &v->world->cb;
     if (cb->quiet)
         return false;
+    vm_play_changed(v); /* the transcript is part of the state (explain reads it) */
     if (cb->nlog >= COMBAT_LOG_MOST) {
         /* drop the oldest quarter */
         int drop = COMBAT_LOG_MOST / 4;
@@ -77,8 +78,10 @@ static void output(vm *v, const char *line, bool hidden)
 
 static void print(vm *v, const char *line, bool hidden)
 {
-    if (!v->world->cb.quiet)
+    if (!v->world->cb.quiet) {
+        vm_play_changed(v);
         output(v, line, hidden);
+    }
 }
 
 void combat_output(vm *v, const char *line)

@@ -66,6 +66,7 @@ bool world_spawn(vm *v, int t, span at)
         if (cb->active) {
             /* it joins the fight, acting last */
             v->world->creatures[c].in_play = true;
+            vm_play_changed(v);
             v->world->creatures[c].out_known = false;
             if (cb->ordered) {
                 entry *g = NULL;
@@ -633,6 +634,7 @@ static bool run_begin(const command_run *r)
         if (!encounter_begin(v, r->at))
             return false;
         v->world->cb.initiator = by;
+        vm_play_changed(v);
         return true;
     }
     if (by_given)
@@ -703,6 +705,7 @@ static bool run_reorder(const command_run *r)
     /* forfeiting the turn under way ends it (a step is not a turn) */
     if (forfeit && v->world->creatures[c].forfeit && encounter_is_turn_of(v, c) && encounter_in_turns_phase(v)) {
         v->world->creatures[c].forfeit = false;
+        vm_play_changed(v);
         combat_say(v, "%s forfeits this turn", v->world->creatures[c].name);
         return encounter_next(v, r->at);
     }

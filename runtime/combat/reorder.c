@@ -86,6 +86,7 @@ static bool forfeit(vm *v, int c, bool after, int other, int to, span at)
     cr->forfeit = true;
     cr->forfeit_next_to = other;
     cr->forfeit_after = after;
+    vm_play_changed(v);
     combat_say(v, "%s will forfeit a turn and move %s %s at the start of the next round", cr->name,
                after ? "after" : "before", world_name(v, other));
     return true;
@@ -140,6 +141,7 @@ bool encounter_apply_forfeits(vm *v, span at)
             continue;
         int other = cr->forfeit_next_to;
         cr->forfeit_next_to = -1;
+        vm_play_changed(v);
         int from = encounter_index_of(v, c), next_to = encounter_index_of(v, other);
         if (from < 0 || next_to < 0)
             continue;

@@ -136,6 +136,7 @@ bool sides_write(vm *v, int s, int decl_index, value x, span at)
     if (!at_slot)
         return slot >= 0 || vm_error(v, at, "out of memory");
     *at_slot = kept;
+    vm_play_changed(v);
     return true;
 }
 

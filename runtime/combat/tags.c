@@ -151,6 +151,7 @@ static bool drop(vm *v, int i, const char *why, bool by_hand, span at)
         effects_drop_tag(v, t.effect);
     memmove(&w->tags[i], &w->tags[i + 1], (w->ntags - (size_t)i - 1) * sizeof(tag));
     w->ntags--;
+    vm_play_changed(v);
     const char *on = holder_name(v, t.kind, t.holder);
     if (why)
         combat_say(v, "tag \"%s\" on %s ended (%s)", t.name, on, why);
@@ -182,6 +183,7 @@ static int new_tag(vm *v, holder h, const char *name, span at)
         w->tags = g;
     if (!copy)
         return vm_error(v, at, "out of memory"), -1;
+    vm_play_changed(v);
     w->tags[w->ntags] = (tag){.name = copy, .kind = h.kind, .holder = h.id, .id = ++w->tag_serial, .effect = -1};
     return (int)w->ntags++;
 }
@@ -209,6 +211,7 @@ static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool
         return vm_error(v, at, "a tag has at most %d free uses", TAG_USES_MAX);
     tag *t = &w->tags[i];
     t->uses += (int32_t)n;
+    vm_play_changed(v);
     if (lasts.type == V_TIME) {
         int32_t serial = t->id;
         effects_drop_tag(v, t->effect);
@@ -220,6 +223,7 @@ static bool add(vm *v, holder h, const char *name, value uses, value lasts, bool
                 mem_strfree(w->tags[i].name);
                 memmove(&w->tags[i], &w->tags[i + 1], (w->ntags - (size_t)i - 1) * sizeof(tag));
                 w->ntags--;
+                vm_play_changed(v);
             }
             return false;
         }
@@ -301,6 +305,7 @@ bool tags_builtin(vm *v, int id, value *args, int argc, span at, value *out)
         if (!out->num)
             return true;
         v->world->tags[i].uses--;
+        vm_play_changed(v);
         combat_say(v, "%s uses a free use of \"%s\" (%d left)", holder_name(v, h.kind, h.id), name,
                    v->world->tags[i].uses);
         return true;

@@ -224,6 +224,7 @@ static bool add_mark(vm *v, int c, int t, int box, value name, span at)
         return vm_error(v, at, "out of memory");
     cr->marks = g;
     cr->marks[cr->nmarks++] = (track_mark){.track = t, .box = box, .name = name};
+    vm_play_changed(v);
     return true;
 }
 
@@ -321,6 +322,8 @@ bool track_clear(vm *v, int c, int t, int box, span at, int *cleared)
     if (!encounter_out_before(v, c, at))
         return false;
     *cleared = drop_marks(&v->world->creatures[c], t, box, &v->r->tracks[t], PER_NONE);
+    if (*cleared)
+        vm_play_changed(v);
     if (*cleared && !say_track(v, c, t, "clears", at))
         return false;
     return encounter_out_after(v, c, at);
@@ -371,8 +374,10 @@ bool tracks_refresh(vm *v, period per, int only, span at)
         for (int t = 0; t < v->r->ntracks; t++) {
             if (!encounter_out_before(v, (int)c, at))
                 return false;
-            if (drop_marks(&v->world->creatures[c], t, -1, &v->r->tracks[t], per) &&
-                !say_track(v, (int)c, t, "clears", at))
+            bool dropped = drop_marks(&v->world->creatures[c], t, -1, &v->r->tracks[t], per);
+            if (dropped)
+                vm_play_changed(v);
+            if (dropped && !say_track(v, (int)c, t, "clears", at))
                 return false;
             if (!encounter_out_after(v, (int)c, at))
                 return false;

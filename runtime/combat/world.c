@@ -291,6 +291,7 @@ int world_add_creature(vm *v, const char *name, int template_index, span at)
             mem_free(c->held, (size_t)c->held_len * sizeof(int32_t));
         return vm_error(v, at, "out of memory"), -1;
     }
+    vm_play_changed(v);
     return (int)v->world->ncreatures - 1;
 }
 
@@ -557,6 +558,7 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (!encounter_out_before(v, c, at))
         return false;
     v->world->creatures[c].stats[slot] = kept;
+    vm_play_changed(v);
     if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
@@ -633,6 +635,8 @@ static bool set_quiet(vm *v, bool quiet)
 {
     bool was = v->world->cb.quiet;
     v->world->cb.quiet = quiet;
+    if (was != quiet)
+        vm_play_changed(v); /* what was worked out quietly noted nothing in the transcript */
     return was;
 }
 

@@ -31,6 +31,7 @@ static int add_zone(vm *v, int name, span at)
     cb->zones = g;
     cb->zones_cap = (int)cap;
     cb->zones[cb->nzones] = (zone_info){.name = name};
+    vm_play_changed(v);
     return cb->nzones++;
 }
 
@@ -89,6 +90,7 @@ bool zones_place(vm *v, int c, int zone, span at)
     if (old == zone)
         return true;
     cr->zone = zone;
+    vm_play_changed(v);
     value args[3] = {value_ref(V_CREATURE, 0, c), old >= 0 ? value_ref(V_WORD, HOME_PROGRAM, old) : value_nil(),
                      value_ref(V_WORD, HOME_PROGRAM, zone)};
     if (old >= 0)

@@ -655,6 +655,7 @@ next:
         {
             uint16_t g = READ_U16();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "setting a variable"));
+            vm_play_changed(v);
             if (g >= v->globals_cap) {
                 size_t old = v->globals_cap;
                 value *grown = mem_grow(v->globals, sizeof(value), &v->globals_cap, (size_t)g + 1);
@@ -697,6 +698,7 @@ next:
             b = POP();
             a = POP();
             if (a.type == V_WORD) {
+                vm_play_changed(v);
                 FAIL_IF(!v->world_ops->side_stat(v, a, d, &b, &r, HERE));
                 f = &v->frames[v->nframes - 1];
                 NEXT;
@@ -1046,6 +1048,7 @@ next:
                the step budget and the memory limit, as building it was */
             int n = READ_U8();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
+            vm_play_changed(v);
             text_buf line;
             text_init(&line);
             bool ok = true;
@@ -1062,6 +1065,7 @@ next:
         {
             int event = READ_U16(), argc = READ_U8();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "emit"));
+            vm_play_changed(v);
             value args[32];
             int n = argc > 32 ? 32 : argc;
             memcpy(args, SP - argc, (size_t)n * sizeof(value));
@@ -1084,7 +1088,9 @@ next:
             int cmd = READ_U8();
             int operand = READ_U16();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "a command of play"));
+            vm_play_changed(v);
             FAIL_IF(!v->world_ops->command(v, cmd, operand, HERE));
+            vm_play_changed(v); /* after as well: whatever it did is done */
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
@@ -1117,6 +1123,7 @@ next:
         {
             int action = READ_U16(), argc = READ_U8();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "taking an action"));
+            vm_play_changed(v);
             value args[32];
             if (argc > 32) {
                 vm_error(v, HERE, "too many arguments (limit is 32)");
@@ -1131,6 +1138,7 @@ next:
             }
             bool allowed;
             FAIL_IF(!v->world_ops->act(v, (int)a.num, action, args, argc, &allowed, HERE));
+            vm_play_changed(v); /* after as well: whatever it did is done */
             f = &v->frames[v->nframes - 1];
             PUSH(value_bool(allowed));
             NEXT;

@@ -217,6 +217,13 @@ typedef struct vm {
     /* Reading for a display (vm_peek_begin): the exact context it is, or 0. */
     int peek_depth;
 
+    /* The state of play's version: vm_play_changed counts every change a
+       formula could read (a stat, a variable, an effect, a move, a turn,
+       an answer, a line of the transcript...), so that what is worked out
+       from the state (which conditions hold, who is out) is kept until the
+       next one (runtime/combat/held.c). */
+    uint64_t play_version;
+
     /* output and errors */
     vm_print_fn print;
     void *print_user;
@@ -240,6 +247,13 @@ typedef struct vm {
     frame frames[VM_FRAMES_MAX];
     vm_exact_saved exact_saved[VM_FRAMES_MAX]; /* [0, exact_depth) */
 } vm;
+
+/* Something a formula could read has changed: what was worked out from
+   the state of play before it is not to be used again. */
+static inline void vm_play_changed(vm *v)
+{
+    v->play_version++;
+}
 
 vm *vm_new(program *p, uint64_t seed, const vm_limits *limits);
 void vm_free(vm *v);

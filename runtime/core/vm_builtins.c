@@ -348,6 +348,8 @@ bool vm_builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
     if (id < 0 || id >= BI_COUNT)
         return vm_error(v, at, "internal: unknown builtin %d", id);
     const char *name = builtin_names[id];
+    if (changes_play[id])
+        vm_play_changed(v);
     if (v->exact_depth && changes_play[id]) {
         char what[64];
         snprintf(what, sizeof what, "%s()", name);
@@ -359,7 +361,9 @@ bool vm_builtin_call(vm *v, int id, value *args, int argc, span at, value *out)
        no distribution has been made, as in a fight, none is looked for) */
     if ((v->scratch.ndists || v->kept.ndists) && !takes_distribs[id] && vm_dist_among(v, id, args, argc))
         return vm_dist_builtin(v, id, name, args, argc, at, out);
-    if (core_fns[id])
-        return core_fns[id](v, id, args, argc, at, out);
-    return v->world_ops->builtin(v, id, args, argc, at, out); /* a builtin of play */
+    bool ok = core_fns[id] ? core_fns[id](v, id, args, argc, at, out)
+                           : v->world_ops->builtin(v, id, args, argc, at, out); /* a builtin of play */
+    if (changes_play[id])
+        vm_play_changed(v); /* before and after: whatever it did is done */
+    return ok;
 }

@@ -1,0 +1,295 @@
+/* test_conditions: which conditions hold on a creature, and whether it is
+ * out, are worked out once between two changes of the state of play
+ * (runtime/combat/conditions.c). Asked again with nothing changed, the
+ * answer costs no step of the interpreter; after each kind of change (a
+ * stat a formula reads, apply, remove, a duration ending, a move, a copy
+ * of the world, an undo) it is worked out again and seen to change. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fray.h"
+#include "runtime/combat/world.h"
+#include "tests/unit/check_main.h"
+#include "tests/unit/script_util.h"
+
+#define RULES                                                                 \
+    "system cached \"Cached\" { § \"Conditions\" }\n"                        \
+    "stat rage = 0\n"                                                         \
+    "stat max_hp = 10\n"                                                      \
+    "resource hp max max_hp\n"                                                \
+    "economy { slot standard 1 per turn }\n"                                  \
+    "encounter { out when self.hp <= 0 or has(self, dead) }\n"                \
+    "check initiative_roll(self) = d20\n"                                     \
+    "initiative { roll initiative_roll; order highest first; ties reroll }\n" \
+    "condition furious { holds when self.rage > 2 }\n"                        \
+    "condition dazed { implies slowed when self.hp < 5 }\n"                   \
+    "condition slowed { }\n"                                                  \
+    "condition dead { }\n"                                                    \
+    "condition burning { }\n"                                                 \
+    "side left \"Left\" { }\nside right \"Right\" { }\n"                      \
+    "creature a side left { }\n"                                              \
+    "creature b side right { }\n"
+
+#define BEGUN RULES "begin encounter\nroll initiative a 15, b 3\n"
+#define ON_GRID                                                     \
+    "space grid { }\nplace a at A1\nplace b at B1\n"                \
+    "procedure far(c) {\n"                                          \
+    "  if not placed(c) or len(enemies(c)) == 0 { return false }\n" \
+    "  let foe = nearest(c, enemies(c))\n"                          \
+    "  return placed(foe) and distance(c, foe) > 10 ft\n"           \
+    "}\n"                                                           \
+    "condition cornered { holds when far(self) }\n"
+
+static const span nowhere = {0};
+
+static int creature_named(vm *v, const char *name)
+{
+    int c = world_find_creature(v, name);
+    ck_assert_int_ge(c, 0);
+    return c;
+}
+
+static int condition_named(vm *v, const char *name)
+{
+    int id = program_find_string(v->p, name);
+    ck_assert_int_ge(id, 0);
+    int cond = rules_condition(v->r, id);
+    ck_assert_int_ge(cond, 0);
+    return cond;
+}
+
+static int stat_named(vm *v, const char *name)
+{
+    int id = program_find_string(v->p, name);
+    ck_assert_int_ge(id, 0);
+    const decl *d = program_find_decl(v->p, DK_STAT, id);
+    if (!d)
+        d = program_find_decl(v->p, DK_RESOURCE, id);
+    ck_assert_ptr_nonnull(d);
+    return program_decl_index(v->p, d);
+}
+
+static bool has(vm *v, const char *who, const char *cond)
+{
+    bool yes;
+    ck_assert_msg(effects_has(v, creature_named(v, who), condition_named(v, cond), &yes, nowhere), "%s", v->error.s);
+    return yes;
+}
+
+static bool out(vm *v, const char *who)
+{
+    bool yes;
+    ck_assert_msg(encounter_out(v, creature_named(v, who), &yes, nowhere), "%s", v->error.s);
+    return yes;
+}
+
+static void set(vm *v, const char *who, const char *stat, int64_t x)
+{
+    ck_assert_msg(world_set_stat(v, creature_named(v, who), stat_named(v, stat), value_int(x), nowhere), "%s",
+                  v->error.s);
+}
+
+static void apply(vm *v, const char *who, const char *cond, value lasts)
+{
+    bool applied;
+    ck_assert(effects_apply(v, creature_named(v, who), condition_named(v, cond), lasts, -1, nowhere, &applied));
+    ck_assert(applied);
+}
+
+static void take_off(vm *v, const char *who, const char *cond)
+{
+    bool removed;
+    ck_assert(effects_remove(v, creature_named(v, who), condition_named(v, cond), nowhere, &removed));
+    ck_assert(removed);
+}
+
+/* A condition holding by its formula: worked out once, then kept (no step
+   of the interpreter) until the stat it reads changes. */
+START_TEST(test_holds_kept_until_its_stat_changes)
+{
+    run *r = run_script(BEGUN, 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    ck_assert(!has(v, "a", "furious"));
+    int64_t steps = v->steps_left;
+    uint64_t version = v->play_version;
+    ck_assert(!has(v, "a", "furious"));
+    ck_assert(!has(v, "a", "slowed"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept: no formula ran */
+    ck_assert_uint_eq(v->play_version, version);
+    set(v, "a", "rage", 5);
+    ck_assert_uint_ne(v->play_version, version);
+    ck_assert(has(v, "a", "furious"));
+    ck_assert_int_lt(v->steps_left, steps); /* worked out again */
+    set(v, "a", "rage", 1);
+    ck_assert(!has(v, "a", "furious"));
+    /* b's answer is its own */
+    set(v, "b", "rage", 3);
+    ck_assert(has(v, "b", "furious") && !has(v, "a", "furious"));
+    run_free(r);
+}
+END_TEST
+
+/* Applied, implied when the guard's stat allows it, and removed. */
+START_TEST(test_apply_implies_remove)
+{
+    run *r = run_script(BEGUN, 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    ck_assert(!has(v, "a", "dazed") && !has(v, "a", "slowed"));
+    apply(v, "a", "dazed", value_nil());
+    ck_assert(has(v, "a", "dazed"));
+    ck_assert(!has(v, "a", "slowed")); /* hp 10: the guard does not hold */
+    set(v, "a", "hp", 3);
+    ck_assert(has(v, "a", "slowed"));
+    take_off(v, "a", "dazed");
+    ck_assert(!has(v, "a", "dazed") && !has(v, "a", "slowed"));
+    run_free(r);
+}
+END_TEST
+
+/* A condition that lasts one turn ends at the start of a's next turn. */
+START_TEST(test_duration_ends)
+{
+    run *r = run_script(BEGUN "apply dazed to a for 1 turn\na.hp = 2\n", 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    ck_assert(has(v, "a", "slowed"));
+    ck_assert(encounter_next(v, nowhere)); /* b's turn */
+    ck_assert(has(v, "a", "slowed"));
+    ck_assert(encounter_next(v, nowhere)); /* a's: dazed ends */
+    ck_assert(!has(v, "a", "dazed") && !has(v, "a", "slowed"));
+    run_free(r);
+}
+END_TEST
+
+/* `out when` reads a stat and a condition: each change is seen. */
+START_TEST(test_out_changes)
+{
+    run *r = run_script(BEGUN, 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    ck_assert(!out(v, "b"));
+    int64_t steps = v->steps_left;
+    ck_assert(!out(v, "b"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept */
+    apply(v, "b", "dead", value_nil());
+    ck_assert(out(v, "b"));
+    take_off(v, "b", "dead");
+    ck_assert(!out(v, "b"));
+    set(v, "b", "hp", 0);
+    ck_assert(out(v, "b"));
+    set(v, "b", "hp", 4);
+    ck_assert(!out(v, "b"));
+    run_free(r);
+}
+END_TEST
+
+/* A move changes what a formula over the grid says. */
+START_TEST(test_move_seen)
+{
+    run *r = run_script(BEGUN ON_GRID, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    ck_assert(!has(v, "a", "cornered"));
+    ck_assert(grid_place(v, creature_named(v, "a"), 5, 5, nowhere));
+    ck_assert(has(v, "a", "cornered"));
+    ck_assert(grid_place(v, creature_named(v, "a"), 0, 1, nowhere));
+    ck_assert(!has(v, "a", "cornered"));
+    run_free(r);
+}
+END_TEST
+
+/* A formula that rolls is never kept: each ask rolls again. */
+START_TEST(test_rolling_formula_not_kept)
+{
+    run *r = run_script(BEGUN "condition lucky { holds when roll d6 > 3 }\n", 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    uint64_t state[4];
+    memcpy(state, v->rng.s, sizeof state);
+    (void)has(v, "a", "lucky");
+    ck_assert(memcmp(state, v->rng.s, sizeof state));
+    memcpy(state, v->rng.s, sizeof state);
+    (void)has(v, "a", "burning");
+    ck_assert(memcmp(state, v->rng.s, sizeof state)); /* worked out again, rolling again */
+    run_free(r);
+}
+END_TEST
+
+/* A copy of the world works out its own answers: a change in either is
+   not seen by the other. */
+START_TEST(test_clone_own_answers)
+{
+    run *r = run_script(BEGUN, 1, NULL);
+    ck_assert(r->ok);
+    ck_assert(!has(r->v, "a", "furious"));
+    program *p = program_clone(r->p);
+    ck_assert_ptr_nonnull(p);
+    vm *copy = world_clone(r->v, p);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert(!has(copy, "a", "furious"));
+    set(copy, "a", "rage", 9);
+    ck_assert(has(copy, "a", "furious"));
+    ck_assert(!has(r->v, "a", "furious"));
+    set(r->v, "b", "rage", 9);
+    ck_assert(has(r->v, "b", "furious"));
+    ck_assert(!has(copy, "b", "furious"));
+    world_close(copy);
+    program_free(p);
+    run_free(r);
+}
+END_TEST
+
+static void on_output(void *user, const char *text)
+{
+    char *buf = user;
+    size_t n = strlen(buf), len = strlen(text);
+    if (n + len + 2 < 4096) {
+        memcpy(buf + n, text, len);
+        buf[n + len] = '\n';
+        buf[n + len + 1] = '\0';
+    }
+}
+
+/* The REPL's undo: the answer after it is the state's before the change. */
+START_TEST(test_undo_seen)
+{
+    static char heard[4096];
+    heard[0] = '\0';
+    fray_options o = {0};
+    fray_session *s = fray_session_open(&o);
+    ck_assert_ptr_nonnull(s);
+    fray_session_on_output(s, on_output, heard);
+    const char *lines[] = {RULES, "begin encounter", "roll initiative a 15, b 3", "a.rage = 5",
+                           "print \"before\", has(a, furious)"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        ck_assert_int_eq(fray_session_command(s, lines[i]), FRAY_OK);
+    ck_assert_uint_eq(fray_session_undo(s, 2), 2); /* the print and a.rage = 5 */
+    ck_assert_int_eq(fray_session_command(s, "print \"after\", has(a, furious)"), FRAY_OK);
+    ck_assert_msg(strstr(heard, "before true") && strstr(heard, "after false"), "%s", heard);
+    fray_session_close(s);
+}
+END_TEST
+
+static Suite *conditions_suite(void)
+{
+    Suite *s = suite_create("conditions");
+    TCase *tc = tcase_create("kept");
+    tcase_add_test(tc, test_holds_kept_until_its_stat_changes);
+    tcase_add_test(tc, test_apply_implies_remove);
+    tcase_add_test(tc, test_duration_ends);
+    tcase_add_test(tc, test_out_changes);
+    tcase_add_test(tc, test_move_seen);
+    tcase_add_test(tc, test_rolling_formula_not_kept);
+    tcase_add_test(tc, test_clone_own_answers);
+    tcase_add_test(tc, test_undo_seen);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_main(conditions_suite());
+}
