@@ -564,6 +564,27 @@ typedef struct asking {
     const char *stakes;
 } asking;
 
+/* The question as the GM (or a player) is asked it, into question: only
+   when someone is asked, or told that no one can answer. */
+static void put_question(vm *v, const r_ruling *rl, int self, const asking *about, text_buf *question, text_buf *who)
+{
+    const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : program_string(v->p, rl->name);
+    const char *party = rl->of_player ? answerer(v, rl, self, who) : NULL;
+    text_clear(question);
+    if (about->stakes && party)
+        text_add(question, "%s (%s; %s: %s)", q, party, v->world->creatures[self].name, about->stakes);
+    else if (about->stakes)
+        text_add(question, "%s (%s: %s)", q, v->world->creatures[self].name, about->stakes);
+    else if (party && asked_of_each(rl) && rl->per == ASKED_PER_SIDE)
+        text_add(question, "%s (%s, for %s)", q, party, asked_of(v, rl, self));
+    else if (party)
+        text_add(question, "%s (%s)", q, party);
+    else if (asked_of_each(rl))
+        text_add(question, "%s (%s)", q, asked_of(v, rl, self));
+    else
+        text_put(question, q);
+}
+
 /* rulings_ask, with three texts to write in: the rule's citation, the
    answer as shown, and the question. */
 static bool ask(vm *v, int ruling, int self, const asking *about, value *out, span at, text_buf *cite, text_buf *shown,
@@ -588,12 +609,16 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             return combat_eval(v, &rl->def, self, about->args, about->nargs, out);
         return vm_error(v, at, "ruling %s is not answered yet", name);
     }
-    combat_cite(v, &rl->from, cite);
+    /* what is noted of it is not kept in a quiet run: its texts are not made */
+    bool noted = !v->world->cb.quiet;
+    if (noted)
+        combat_cite(v, &rl->from, cite);
     if (a) {
         *out = a->v;
-        combat_note(v, "ruling %s%s%s: %s, %s's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
-                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
-                    answerer(v, rl, self, who), cite->s);
+        if (noted)
+            combat_note(v, "ruling %s%s%s: %s, %s's answer (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
+                        self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
+                        answerer(v, rl, self, who), cite->s);
         /* an answer for one use is spent by it; those queued after it keep
            their order */
         if (rl->per == ASKED_PER_USE) {
@@ -605,22 +630,9 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
         }
         return true;
     }
-    const char *q = rl->question >= 0 ? program_string(v->p, rl->question) : name;
-    const char *party = rl->of_player ? answerer(v, rl, self, who) : NULL;
-    if (about->stakes && party)
-        text_add(question, "%s (%s; %s: %s)", q, party, v->world->creatures[self].name, about->stakes);
-    else if (about->stakes)
-        text_add(question, "%s (%s: %s)", q, v->world->creatures[self].name, about->stakes);
-    else if (party && asked_of_each(rl) && rl->per == ASKED_PER_SIDE)
-        text_add(question, "%s (%s, for %s)", q, party, asked_of(v, rl, self));
-    else if (party)
-        text_add(question, "%s (%s)", q, party);
-    else if (asked_of_each(rl))
-        text_add(question, "%s (%s)", q, asked_of(v, rl, self));
-    else
-        text_put(question, q);
     bool asked = v->world->ask != NULL;
     if (asked) {
+        put_question(v, rl, self, about, question, who);
         value got;
         bool answered, for_all = false;
         if (!v->world->ask(v->world->ask_user, ruling, question->s, &got, &answered, &for_all))
@@ -633,8 +645,9 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             if (for_all && asked_of_each(rl) && !rulings_answer(v, ruling, got, -1, at))
                 return false;
             *out = got;
-            combat_note(v, "ruling %s: %s, %s's answer (%s)", name, format_answer(v, rl, *out, shown),
-                        answerer(v, rl, self, who), cite->s);
+            if (noted)
+                combat_note(v, "ruling %s: %s, %s's answer (%s)", name, format_answer(v, rl, *out, shown),
+                            answerer(v, rl, self, who), cite->s);
             return true;
         }
         if (!rexpr_present(&rl->def))
@@ -643,15 +656,18 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
     if (rexpr_present(&rl->def)) {
         if (!combat_eval(v, &rl->def, self, about->args, about->nargs, out))
             return false;
-        combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name, self >= 0 && asked_of_each(rl) ? " for " : "",
-                    self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
-                    asked ? "the GM took it" : "no one was asked", cite->s);
+        if (noted)
+            combat_note(v, "ruling %s%s%s: %s, its default; %s (%s)", name,
+                        self >= 0 && asked_of_each(rl) ? " for " : "",
+                        self >= 0 && asked_of_each(rl) ? asked_of(v, rl, self) : "", format_answer(v, rl, *out, shown),
+                        asked ? "the GM took it" : "no one was asked", cite->s);
         if (!answer_fits(v, rl, *out, at))
             return false;
         /* taken at the prompt, the default is the GM's answer from now on,
            as any other would be: not asked again for this creature */
         return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, self, at);
     }
+    put_question(v, rl, self, about, question, who);
     return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,
                     question->s, name, asked_of_each(rl) ? " for NAME" : "");
 }
