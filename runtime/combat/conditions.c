@@ -79,7 +79,8 @@ static conditions_entry *entry_of(vm *v, int c)
         if (!g)
             return NULL;
         k->entries = g;
-        memset(g + old, 0, (k->cap - old) * sizeof(conditions_entry));
+        for (size_t i = old; i < k->cap; i++) /* not the whole entry: its list is written before it is read */
+            g[i].known = g[i].out_known = false;
     }
     return &k->entries[c];
 }
@@ -91,23 +92,22 @@ static bool keepable(const vm *v)
     return !v->world->cb.in_holds && !v->exact_depth;
 }
 
-/* What rolling a die changes: a formula that rolled is not kept. */
+/* What rolling a die changes (the generator, the faces forced ahead, the
+   rolls counted): a formula that rolled is not kept. */
 typedef struct dice_mark {
-    uint64_t s[4], roll_seq, face_pos;
+    uint64_t s[4], roll_seq;
     size_t forced;
 } dice_mark;
 
-static dice_mark dice_now(const vm *v)
+static inline dice_mark dice_now(const vm *v)
 {
-    dice_mark m = {.roll_seq = v->roll_seq, .face_pos = v->face_pos, .forced = v->forced.n};
-    memcpy(m.s, v->rng.s, sizeof m.s);
-    return m;
+    return (dice_mark){{v->rng.s[0], v->rng.s[1], v->rng.s[2], v->rng.s[3]}, v->roll_seq, v->forced.n};
 }
 
-static bool unchanged(const vm *v, uint64_t version, const dice_mark *m)
+static inline bool unchanged(const vm *v, uint64_t version, const dice_mark *m)
 {
-    dice_mark now = dice_now(v);
-    return v->play_version == version && !memcmp(&now, m, sizeof now);
+    return v->play_version == version && v->rng.s[0] == m->s[0] && v->rng.s[1] == m->s[1] && v->rng.s[2] == m->s[2] &&
+           v->rng.s[3] == m->s[3] && v->roll_seq == m->roll_seq && v->forced.n == m->forced;
 }
 
 static const conditions_entry *fresh(vm *v, int c)
