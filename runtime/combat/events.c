@@ -635,7 +635,9 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
         put_question(v, rl, self, about, question, who);
         value got;
         bool answered, for_all = false;
-        if (!v->world->ask(v->world->ask_user, ruling, question->s, &got, &answered, &for_all))
+        bool fine = v->world->ask(v->world->ask_user, ruling, question->s, &got, &answered, &for_all);
+        vm_play_changed(v); /* someone was asked: asked again, they may answer otherwise */
+        if (!fine)
             return false;
         if (answered) {
             if (!answer_fits(v, rl, got, at))
