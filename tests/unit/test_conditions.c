@@ -5,6 +5,7 @@
  * stat a formula reads, apply, remove, a duration ending, a move, a copy
  * of the world, an undo) it is worked out again and seen to change. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,33 @@ START_TEST(test_undo_seen)
 }
 END_TEST
 
+/* The GM's answers: counted, "yes" each time. */
+static bool answer_yes(void *user, const fray_question *q, char *buf, size_t cap)
+{
+    (void)q;
+    ++*(int *)user;
+    snprintf(buf, cap, "yes");
+    return true;
+}
+
+/* A ruling asked for each use, read by a condition's formula: the GM is
+   asked at each question, as when nothing was kept. */
+START_TEST(test_gm_asked_each_time)
+{
+    int asked = 0;
+    fray_options o = {.quiet = true}; /* nothing noted: only the asking itself says it changed anything */
+    fray *f = fray_open(&o);
+    ck_assert_ptr_nonnull(f);
+    fray_on_ask(f, answer_yes, &asked);
+    const char *text = RULES "ruling lit \"Is it in the light?\" { answer yes_no; asked per use }\n"
+                             "condition seen { holds when lit }\n"
+                             "print has(a, seen), has(a, seen), has(a, seen)\n";
+    ck_assert_int_eq(fray_run_string(f, "t.rules", text, strlen(text)), FRAY_OK);
+    ck_assert_int_eq(asked, 3);
+    fray_close(f);
+}
+END_TEST
+
 static Suite *conditions_suite(void)
 {
     Suite *s = suite_create("conditions");
@@ -285,6 +313,7 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_rolling_formula_not_kept);
     tcase_add_test(tc, test_clone_own_answers);
     tcase_add_test(tc, test_undo_seen);
+    tcase_add_test(tc, test_gm_asked_each_time);
     suite_add_tcase(s, tc);
     return s;
 }
