@@ -293,8 +293,8 @@ static bool start_turn(vm *v, int i, span at)
     combat *cb = &v->world->cb;
     cb->turn = i;
     cb->in_turn = true;
-    vm_play_changed(v);
     cb->turn_serial++;
+    vm_play_changed(v);
     const entry *e = &cb->order[i];
     phase_kind kind = current_kind(v);
     char head[64] = "";
@@ -690,6 +690,7 @@ bool period_end(vm *v, int per, span at)
         return false;
     combat_say(v, "the %s ends", period_name(v->p, PER_DECLARED + per));
     cb->period_ends[per]++;
+    vm_play_changed(v);
     value w = period_word(v, per);
     return events_emit(v, EV_PERIOD_END, &w, 1, at) && close_period(v, per, 0, at);
 }
