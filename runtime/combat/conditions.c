@@ -29,6 +29,8 @@
  * Errors are never kept: a formula that fails fails again when asked
  * again, and a cycle (a guard that asks has() of its own creature) is
  * worked out as before, since nothing is kept until it is finished. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/base/mem.h"
@@ -119,9 +121,38 @@ static const conditions_entry *fresh(vm *v, int c)
     return e->known && e->version == v->play_version && e->generation == v->r->generation ? e : NULL;
 }
 
+#ifdef FRAY_VERIFY_CACHES
+/* A checking build (CI's sanitizer build defines FRAY_VERIFY_CACHES):
+   every answer taken from the cache is worked out again and must be the
+   same, so that every test is also a test that no change of the state of
+   play forgot to move the version on. */
+static void verify_conditions(vm *v, int c, const conditions_entry *e)
+{
+    held again[HELD_MAX];
+    int n = 0;
+    bool same = derive(v, c, again, &n, (span){0}) && n == e->n;
+    for (int i = 0; same && i < n; i++)
+        same = again[i].cond == e->h[i].cond && again[i].source == e->h[i].source && again[i].effect == e->h[i].effect;
+    if (!same) {
+        fprintf(stderr,
+                "fray: internal error: the conditions kept for creature %d are stale (a change of the state of "
+                "play did not call vm_play_changed)\n",
+                c);
+        abort();
+    }
+}
+#else
+static inline void verify_conditions(vm *v, int c, const conditions_entry *e)
+{
+    (void)v, (void)c, (void)e;
+}
+#endif
+
 bool conditions_known(vm *v, int c, int cond, bool *in)
 {
     const conditions_entry *e = fresh(v, c);
+    if (e)
+        verify_conditions(v, c, e);
     if (!e)
         return false;
     *in = false;
@@ -134,6 +165,7 @@ bool conditions_of(vm *v, int c, held *out, int *n, span at)
 {
     const conditions_entry *e = fresh(v, c);
     if (e) {
+        verify_conditions(v, c, e);
         *n = e->n;
         memcpy(out, e->h, (size_t)e->n * sizeof *out);
         return true;
@@ -162,6 +194,16 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
         const conditions_entry *ce = &k->entries[c];
         if (ce->out_known && ce->out_version == v->play_version && ce->out_generation == v->r->generation) {
             *out = ce->out;
+#ifdef FRAY_VERIFY_CACHES
+            value x = e->v;
+            if ((e->kind != REXPR_CONST && !vm_call(v, e->chunk, c, NULL, 0, &x)) || value_truthy(x) != *out) {
+                fprintf(stderr,
+                        "fray: internal error: whether creature %d is out is stale (a change of the state of "
+                        "play did not call vm_play_changed)\n",
+                        c);
+                abort();
+            }
+#endif
             return true;
         }
     }
