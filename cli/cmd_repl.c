@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,11 @@
 #include <readline/readline.h>
 
 #include "cli/repl.h"
+
+/* Piped commands: the journal is synced every this many entries, or this
+   often (ms), and whenever the input pauses (read_line). */
+#define JOURNAL_GROUP_ENTRIES 256
+#define JOURNAL_GROUP_MS 200
 
 static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "Play at the table: load rules, bring in creatures, roll initiative, take\n"
@@ -198,6 +204,12 @@ static char *read_line(repl *r, const char *prompt)
 {
     if (r->interactive)
         return readline(prompt);
+    /* input that is not typed has its journal synced in groups: what
+       waits is synced before waiting for more, so that a pause in the
+       input never leaves entries unsynced */
+    struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+    if (!r->typed && poll(&in, 1, 0) == 0)
+        fray_session_sync_journal(r->s);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n = getline(&line, &cap, stdin);
@@ -480,6 +492,7 @@ bool repl_may_leave(repl *r)
         return true;
     if (fray_session_has_journal(r->s)) {
         r->keep_journal = true;
+        fray_session_sync_journal(r->s);
         fprintf(stderr, "fray repl: the session is not saved; its journal is kept, and 'fray repl --recover' "
                         "restores it\n");
         return true;
@@ -713,6 +726,10 @@ int cmd_repl(int argc, char **argv)
     char *no_dir = NULL;
     char *dir = state_dir(&no_dir);
     rc = start_session(&r, &ro, dir, no_dir ? no_dir : "out of memory");
+    /* commands that come faster than a disk syncs (a pipe, a file) are
+       synced in groups; each one a GM types, as it completes */
+    if (!r.typed)
+        fray_session_group_syncs(r.s, JOURNAL_GROUP_ENTRIES, JOURNAL_GROUP_MS);
     free(no_dir);
     for (int i = first; i < nargs && rc == EXIT_OK; i++)
         rc = cli_exit_code(fray_session_load_rules(r.s, argv[i]));

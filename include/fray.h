@@ -417,6 +417,17 @@ void fray_session_close_journal(fray_session *s);
 bool fray_session_unsaved(const fray_session *s);
 /* Whether it keeps a journal now (one that a failed write has not lost). */
 bool fray_session_has_journal(const fray_session *s);
+/* Grouped syncs, for entries that come faster than a disk syncs (input
+ * from a pipe or a file): each entry is still written to the journal as
+ * it completes (a killed process loses none of them), but flushed to the
+ * disk only once `entries` are waiting or `ms` milliseconds have passed
+ * since the last flush, whichever comes first, so that a crash of the
+ * machine loses at most that group. 0 and 0 (the default): every entry
+ * flushed as it completes, as for commands a GM types.
+ * fray_session_sync_journal flushes what waits now: call it at the end of
+ * the input, and before telling the user that the session is kept. */
+void fray_session_group_syncs(fray_session *s, unsigned entries, unsigned ms);
+void fray_session_sync_journal(fray_session *s);
 
 /* A journal a session left unfinished (no live session holds it). */
 typedef struct fray_journal_info {

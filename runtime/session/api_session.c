@@ -56,7 +56,8 @@ void fray_session_close(fray_session *s)
     session_entries_free(&s->undone, &s->nundone, &s->undone_cap);
     checkpoints_clear(s);
     fray_close(s->f);
-    journal_release(s); /* its file stays: the session did not say it ended */
+    fray_session_sync_journal(s); /* a group synced later waits no longer */
+    journal_release(s);           /* its file stays: the session did not say it ended */
     for (size_t i = 0; i < s->nlimits; i++)
         mem_strfree(s->limits[i].name);
     if (s->limits)

@@ -112,6 +112,11 @@ struct fray_session {
     bool journal_broken;   /* a write failed: nothing more is written to it */
     uint64_t journal_hash; /* the checksum of what the journal holds so far */
     char *journal_path;
+    /* grouped syncs (fray_session_group_syncs): groups written since the
+       last fsync, and when that was; 0 and 0: each synced as written */
+    unsigned group_entries, group_ms;
+    unsigned unsynced;
+    uint64_t synced_ms;
     /* the journal a recovery read, locked until the session is in a
        journal of its own, then removed */
     int recovered_fd; /* -1: none */

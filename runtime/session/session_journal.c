@@ -39,6 +39,34 @@ static void journal_lost(session *s, int code)
     s->journal_broken = true;
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+void fray_session_sync_journal(fray_session *s)
+{
+    if (s->journal_fd < 0 || s->journal_broken || !s->unsynced)
+        return;
+    if (!fio_fsync(s->journal_fd))
+        journal_lost(s, errno ? errno : EIO);
+    s->unsynced = 0;
+    s->synced_ms = now_ms();
+}
+
+void fray_session_group_syncs(fray_session *s, unsigned entries, unsigned ms)
+{
+    fray_session_sync_journal(s); /* what waits is not left to a new rule */
+    s->group_entries = entries;
+    s->group_ms = ms;
+    s->synced_ms = now_ms();
+}
+
+/* Each group is written as it happens, so that a process killed loses
+ * none: what is written is the kernel's to keep. Only the flush to the
+ * disk waits, when syncs are grouped, for a machine that crashes. */
 void journal_write(session *s, const char *op, size_t times, const session_entry *e)
 {
     if (s->journal_fd < 0 || s->journal_broken || (!times && !e))
@@ -46,10 +74,15 @@ void journal_write(session *s, const char *op, size_t times, const session_entry
     sfile_writer w;
     sfile_write_start(&w, s->journal_fd, s->journal_hash);
     sfile_write_group(&w, op, times, e);
-    if (sfile_write_finish(&w) && fio_fsync(s->journal_fd))
-        s->journal_hash = w.hash;
-    else
+    if (!sfile_write_finish(&w)) {
         journal_lost(s, errno ? errno : EIO);
+        return;
+    }
+    s->journal_hash = w.hash;
+    s->unsynced++;
+    if ((!s->group_entries && !s->group_ms) || (s->group_entries && s->unsynced >= s->group_entries) ||
+        (s->group_ms && now_ms() - s->synced_ms >= s->group_ms))
+        fray_session_sync_journal(s);
 }
 
 /* --- starting one ---------------------------------------------------------------- */
@@ -102,6 +135,7 @@ static int journal_create(session *s, const char *path, bool replace)
     s->journal_fd = sf.fd;
     s->journal_path = sf.target; /* the file itself, its links followed */
     s->journal_hash = w.hash;
+    s->unsynced = 0; /* put in place synced (safefile_commit) */
     sf = (safefile){.fd = -1};
     return 0;
 }

@@ -180,9 +180,15 @@ static char *newest_journal(fray_session *s)
     return newest;
 }
 
+/* The session's journal synced in groups of this many entries (0: each
+ * entry synced), as for piped input: what was acknowledged is written all
+ * the same, and a failed sync is told. */
+static unsigned grouped;
+
 static void play_session(fray_session *s)
 {
     fray_session_journal_in(s, dir); /* the start of a session */
+    fray_session_group_syncs(s, grouped, 0);
     ack(s);
     fray_session_load_rules(s, rules);
     ack(s);
@@ -470,6 +476,19 @@ START_TEST(test_session_under_every_fault)
     uint64_t empty = state_of(s);
     fray_session_close(s);
     every_fault(PLAY_SESSION, prepare_session, empty, 9);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(test_grouped_syncs_under_every_fault)
+{
+    make_dir();
+    fray_session *s = open_quiet();
+    uint64_t empty = state_of(s);
+    fray_session_close(s);
+    grouped = 3;
+    every_fault(PLAY_SESSION, prepare_session, empty, 9);
+    grouped = 0;
     remove_dir();
 }
 END_TEST
@@ -974,6 +993,7 @@ static Suite *session_io_suite(void)
     TCase *tc = tcase_create("faults");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_session_under_every_fault);
+    tcase_add_test(tc, test_grouped_syncs_under_every_fault);
     tcase_add_test(tc, test_recovery_under_every_fault);
     tcase_add_test(tc, test_killed_recoveries_lose_nothing);
     suite_add_tcase(s, tc);
