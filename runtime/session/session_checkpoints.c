@@ -6,7 +6,12 @@
  *
  * A copy is taken after an entry once the entries since the latest copy
  * have compiled CHECKPOINT_BYTES of source (a rule system loaded) or
- * numbered CHECKPOINT_ENTRIES; the newest SESSION_CHECKPOINTS are kept.
+ * numbered CHECKPOINT_ENTRIES. At most SESSION_CHECKPOINTS are kept, spaced
+ * more widely the further back they stand: when one more is taken, the one
+ * whose going leaves the smallest gap for how far back that gap is goes.
+ * So a rebuild at any point replays a part of the distance from the end
+ * (the newest copy is never more than CHECKPOINT_ENTRIES back), however
+ * long the session, with memory for SESSION_CHECKPOINTS copies.
  * A copy after entry n holds only while the first n entries stand: undo
  * and reroll drop the ones past what is left, a load drops them all. */
 #include "runtime/session/session.h"
@@ -36,6 +41,23 @@ void checkpoints_clear(session *s)
         drop(s, s->ncheckpoints - 1);
 }
 
+/* The copy to let go when all are kept (never the newest): the one whose
+ * going leaves the gap (from the copy before it to the one after) that is
+ * the smallest for how far back from the end the gap ends, which keeps
+ * the copies spaced in proportion to their distance from the end. */
+static int to_drop(const session *s)
+{
+    int best = 0;
+    double best_cost = 0;
+    for (int i = 0; i + 1 < s->ncheckpoints; i++) {
+        size_t lo = i ? s->checkpoints[i - 1].at : 0, hi = s->checkpoints[i + 1].at;
+        double cost = (double)(hi - lo) / (double)(s->ndone - hi + 1);
+        if (i == 0 || cost < best_cost)
+            best = i, best_cost = cost;
+    }
+    return best;
+}
+
 void checkpoints_maybe(session *s)
 {
     if (api_uses(s->f) != s->settled_uses)
@@ -49,7 +71,7 @@ void checkpoints_maybe(session *s)
     if (!copy)
         return; /* out of memory: rebuilds replay more, nothing else */
     if (s->ncheckpoints == SESSION_CHECKPOINTS)
-        drop(s, 0);
+        drop(s, to_drop(s));
     s->checkpoints[s->ncheckpoints++] = (session_checkpoint){.f = copy, .at = s->ndone};
 }
 

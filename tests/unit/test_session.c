@@ -405,6 +405,49 @@ START_TEST(test_rebuilt_from_copies_as_replayed)
 }
 END_TEST
 
+/* The copies kept are spaced further apart the further back they stand
+   (older ones let go as new ones come): undone far past the newest copies,
+   then some redone and a failure, the session is at each point the state
+   a replay of every entry from the first gives. */
+START_TEST(test_spaced_copies_as_replayed)
+{
+    char saved[64];
+    snprintf(saved, sizeof saved, "/tmp/fray-test-spaced-%ld.session", (long)getpid());
+    heard *kept = calloc(1, sizeof *kept), *replayed = calloc(1, sizeof *replayed);
+    ck_assert_ptr_nonnull(kept);
+    ck_assert_ptr_nonnull(replayed);
+    fray_session *s = open_heard(kept);
+    long_play(s, 2400); /* copies taken every 256 entries: more than are kept */
+    static const size_t at[] = {1, 300, 900, 2100, 2300};
+    size_t undone = 0;
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        ck_assert_uint_eq(fray_session_undo(s, at[k] - undone), at[k] - undone);
+        undone = at[k];
+        if (k == 3) {
+            ck_assert_uint_eq(fray_session_redo(s, 500), 500);
+            ck_assert_int_ne(fray_session_command(s, "print 1 // 0"), FRAY_OK);
+            ck_assert_uint_eq(fray_session_undo(s, 500), 500);
+        }
+        ck_assert_int_eq(fray_session_save(s, saved), FRAY_OK);
+        fray_session *t = open_heard(replayed);
+        ck_assert_int_eq(fray_session_load(t, saved), FRAY_OK);
+        unlink(saved);
+        kept->n = replayed->n = 0;
+        kept->text[0] = replayed->text[0] = '\0';
+        ck_assert_int_eq(fray_state(fray_session_context(s), on_output, kept), FRAY_OK);
+        ck_assert_int_eq(fray_state(fray_session_context(t), on_output, replayed), FRAY_OK);
+        ck_assert_int_eq(fray_session_command(s, "print l, roll(d100)"), FRAY_OK);
+        ck_assert_int_eq(fray_session_command(t, "print l, roll(d100)"), FRAY_OK);
+        ck_assert_str_eq(kept->text, replayed->text);
+        ck_assert_uint_eq(fray_session_undo(s, 1), 1); /* the print goes again */
+        fray_session_close(t);
+    }
+    fray_session_close(s);
+    free(kept);
+    free(replayed);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -420,6 +463,7 @@ static Suite *session_suite(void)
     tcase_add_test(copies, test_tags_in_copies_and_state);
     tcase_add_test(copies, test_no_copy_mid_command);
     tcase_add_test(copies, test_rebuilt_from_copies_as_replayed);
+    tcase_add_test(copies, test_spaced_copies_as_replayed);
     suite_add_tcase(s, copies);
     return s;
 }
