@@ -250,6 +250,11 @@ fray_status api_run_file_text(fray *f, const char *path, const char *text, size_
     return run_text(f, path, text, len, true);
 }
 
+void api_settle(fray *f)
+{
+    program_settle(f->p);
+}
+
 uint64_t api_uses(const fray *f)
 {
     return f->uses;

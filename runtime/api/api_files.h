@@ -34,6 +34,9 @@ fray_status api_run_file_text(fray *f, const char *path, const char *text, size_
  * a limit, cancelled a question or reported through it. The same count
  * means nothing of that was done to f in between. */
 uint64_t api_uses(const fray *f);
+/* Readies f to be copied often: a copy then costs nothing for each
+ * source and chunk compiled so far (program_settle). */
+void api_settle(fray *f);
 /* The bytes of source f has compiled so far: what replaying it would
  * compile again. */
 uint64_t api_source_bytes(const fray *f);

@@ -1,5 +1,6 @@
 #include "runtime/core/program.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "runtime/base/mem.h"
@@ -38,12 +39,78 @@ program *program_new(void)
     return p;
 }
 
+struct program_keep {
+    atomic_size_t refs; /* programs and keeps after it that hold it */
+    program_keep *parent;
+    source **sources;
+    size_t nsources;
+    chunk **chunks;
+    size_t nchunks;
+};
+
+static program_keep *keep_share(program_keep *k)
+{
+    if (k)
+        atomic_fetch_add_explicit(&k->refs, 1, memory_order_relaxed);
+    return k;
+}
+
+/* Lets go of k, and of what it alone kept (a loop, not a recursion: a
+ * long session chains many). */
+static void keep_release(program_keep *k)
+{
+    while (k && atomic_fetch_sub_explicit(&k->refs, 1, memory_order_acq_rel) == 1) {
+        program_keep *parent = k->parent;
+        for (size_t i = 0; i < k->nsources; i++)
+            source_free(k->sources[i]);
+        for (size_t i = 0; i < k->nchunks; i++)
+            chunk_free(k->chunks[i]);
+        if (k->sources)
+            mem_free(k->sources, k->nsources * sizeof *k->sources);
+        if (k->chunks)
+            mem_free(k->chunks, k->nchunks * sizeof *k->chunks);
+        mem_free(k, sizeof *k);
+        k = parent;
+    }
+}
+
+void program_settle(program *p)
+{
+    size_t ns = p->nsources - p->kept_sources, nc = p->nchunks - p->kept_chunks;
+    if (!ns && !nc)
+        return; /* it holds nothing of its own */
+    program_keep *k = MEM_NEW(program_keep);
+    bool ok = k != NULL;
+    source **sources = ok && ns ? mem_dup(p->sources + p->kept_sources, ns * sizeof *sources, &ok) : NULL;
+    chunk **chunks = ok && nc ? mem_dup(p->chunks + p->kept_chunks, nc * sizeof *chunks, &ok) : NULL;
+    if (!ok) {
+        if (sources)
+            mem_free(sources, ns * sizeof *sources);
+        if (chunks)
+            mem_free(chunks, nc * sizeof *chunks);
+        if (k)
+            mem_free(k, sizeof *k);
+        return;
+    }
+    /* its references move to k, which takes p's place on the keep before */
+    atomic_init(&k->refs, 1);
+    k->parent = p->kept;
+    k->sources = sources;
+    k->nsources = ns;
+    k->chunks = chunks;
+    k->nchunks = nc;
+    p->kept = k;
+    p->kept_sources = p->nsources;
+    p->kept_chunks = p->nchunks;
+}
+
 void program_free(program *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nsources; i++)
+    for (size_t i = p->kept_sources; i < p->nsources; i++)
         source_free(p->sources[i]);
+    keep_release(p->kept);
     if (p->sources)
         mem_free(p->sources, p->sources_cap * sizeof(source *));
     for (size_t i = 0; i < p->nstrings; i++)
@@ -54,7 +121,7 @@ void program_free(program *p)
         mem_free(p->string_hash, p->hash_cap * sizeof(int32_t));
     if (p->dice)
         mem_free(p->dice, p->dice_cap * sizeof(dexpr));
-    for (size_t i = 0; i < p->nchunks; i++)
+    for (size_t i = p->kept_chunks; i < p->nchunks; i++)
         chunk_free(p->chunks[i]);
     if (p->chunks)
         mem_free(p->chunks, p->chunks_cap * sizeof(chunk *));
@@ -82,7 +149,8 @@ void program_free(program *p)
 /* An array of pointers to objects, each copied with copy (or shared); on
  * failure the array is NULL and empty, or holds NULL for each object not
  * copied. */
-static void **copy_objects(void *const *from, size_t n, size_t cap, void *(*copy)(void *), bool *ok)
+/* The same, the first `kept` only as pointers (a keep holds them). */
+static void **copy_objects_from(void *const *from, size_t kept, size_t n, size_t cap, void *(*copy)(void *), bool *ok)
 {
     if (!from || !cap)
         return NULL;
@@ -91,9 +159,16 @@ static void **copy_objects(void *const *from, size_t n, size_t cap, void *(*copy
         *ok = false;
         return NULL;
     }
-    for (size_t i = 0; i < n && *ok; i++)
+    if (kept)
+        memcpy(to, from, kept * sizeof *to);
+    for (size_t i = kept; i < n && *ok; i++)
         *ok = (to[i] = copy(from[i])) != NULL;
     return to;
+}
+
+static void **copy_objects(void *const *from, size_t n, size_t cap, void *(*copy)(void *), bool *ok)
+{
+    return copy_objects_from(from, 0, n, cap, copy, ok);
 }
 
 static void *share_source(void *s)
@@ -120,17 +195,20 @@ program *program_clone(const program *from)
         return NULL;
     bool ok = true;
     *p = *from;
-    p->sources =
-        (source **)copy_objects((void *const *)from->sources, from->nsources, from->sources_cap, share_source, &ok);
+    /* those the keep holds are shared by sharing it; the rest one by one */
+    p->kept = keep_share(from->kept);
+    p->sources = (source **)copy_objects_from((void *const *)from->sources, from->kept_sources, from->nsources,
+                                              from->sources_cap, share_source, &ok);
     p->strings =
         (char **)copy_objects((void *const *)from->strings, from->nstrings, from->strings_cap, copy_string, &ok);
-    p->chunks = (chunk **)copy_objects((void *const *)from->chunks, from->nchunks, from->chunks_cap, share_chunk, &ok);
+    p->chunks = (chunk **)copy_objects_from((void *const *)from->chunks, from->kept_chunks, from->nchunks,
+                                            from->chunks_cap, share_chunk, &ok);
     if (!p->sources)
-        p->nsources = p->sources_cap = 0;
+        p->nsources = p->sources_cap = p->kept_sources = 0;
     if (!p->strings)
         p->nstrings = p->strings_cap = 0;
     if (!p->chunks)
-        p->nchunks = p->chunks_cap = 0;
+        p->nchunks = p->chunks_cap = p->kept_chunks = 0;
     p->string_hash = mem_dup(from->string_hash, from->hash_cap * sizeof(int32_t), &ok);
     p->dice = mem_dup(from->dice, from->dice_cap * sizeof(dexpr), &ok);
     p->decls = mem_dup(from->decls, from->decls_cap * sizeof(decl), &ok);
@@ -155,10 +233,17 @@ program *program_clone(const program *from)
 
 void program_release(program *p, size_t nsources, size_t nchunks)
 {
+    /* one its keep holds only goes from the list: the keep frees it */
     while (p->nchunks > nchunks)
-        chunk_free(p->chunks[--p->nchunks]);
+        if (--p->nchunks >= p->kept_chunks)
+            chunk_free(p->chunks[p->nchunks]);
     while (p->nsources > nsources)
-        source_free(p->sources[--p->nsources]);
+        if (--p->nsources >= p->kept_sources)
+            source_free(p->sources[p->nsources]);
+    if (p->kept_chunks > p->nchunks)
+        p->kept_chunks = p->nchunks;
+    if (p->kept_sources > p->nsources)
+        p->kept_sources = p->nsources;
 }
 
 int program_add_global(program *p, int name, bool typed)

@@ -64,7 +64,16 @@ typedef struct enum_info {
     int nmembers;
 } enum_info;
 
+/* Sources and chunks kept alive for several programs at once (a program
+ * and its copies): one reference to each, and to the keep before it. */
+typedef struct program_keep program_keep;
+
 typedef struct program {
+    /* sources[i] and chunks[i] below kept_sources and kept_chunks are kept
+       by `kept` (shared with copies); from there on they are the
+       program's own, one reference each */
+    program_keep *kept;
+    size_t kept_sources, kept_chunks;
     source **sources;
     size_t nsources, sources_cap;
     uint64_t source_bytes; /* of every source ever added: the work of compiling it all again */
@@ -111,6 +120,11 @@ program *program_new(void);
 /* A copy of p, its own: sources, strings, code and rules; NULL when out of
  * memory. */
 program *program_clone(const program *p);
+/* Hands the sources and chunks p holds of its own to a keep shared with
+ * its copies, so that copying p later costs no reference per source and
+ * chunk (a session copies a long one often). Never fails: out of memory,
+ * p stays as it was. Not while another thread copies p. */
+void program_settle(program *p);
 void program_free(program *p);
 
 /* Adds a script variable named by string id `name` (typed: declared by a

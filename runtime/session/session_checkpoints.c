@@ -67,6 +67,9 @@ void checkpoints_maybe(session *s)
     uint64_t bytes = last ? api_source_bytes(last->f) : 0;
     if (s->ndone <= at || (api_source_bytes(s->f) - bytes < CHECKPOINT_BYTES && s->ndone - at < CHECKPOINT_ENTRIES))
         return;
+    /* what was compiled so far is shared by the copies from here on, not
+       referenced one by one in each: copies stay cheap however long */
+    api_settle(s->f);
     fray *copy = fray_clone(s->f);
     if (!copy)
         return; /* out of memory: rebuilds replay more, nothing else */
