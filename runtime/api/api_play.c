@@ -69,37 +69,32 @@ static bool for_all_taken_off(char *s)
 static const char *parse_number(const char *s, value *out)
 {
     static const char *const how = "answer with a number (as in 3, -2, 1/3 or 0.25)";
-    char *end;
-    errno = 0;
-    long long n = strtoll(s, &end, 10);
-    if (!*s || end == s || isspace((unsigned char)*s))
+    bool negative = *s == '-';
+    const char *digits = s + negative;
+    size_t len = strspn(digits, "0123456789."), whole = strspn(digits, "0123456789");
+    /* digits first, and after a point digits only */
+    if (whole == 0 || (len > whole && strspn(digits + whole + 1, "0123456789") != len - whole - 1) || len == whole + 1)
         return how;
-    if (errno == ERANGE)
+    int64_t num, den = 1;
+    decimal_status st = value_parse_decimal(digits, len, false, &num, &den);
+    if (st == DECIMAL_TOO_PRECISE)
+        return "answer with at most " DECIMAL_PLACES_TEXT " digits after the point";
+    if (st != DECIMAL_OK)
         return "answer with a number that fits in 64 bits";
-    int64_t num = n, den = 1;
-    if (*end == '/') {
-        const char *d = end + 1;
-        if (!isdigit((unsigned char)*d))
-            return how;
-        den = strtoll(d, &end, 10);
-        if (errno == ERANGE || den == 0)
-            return den == 0 ? "a fraction's denominator is not 0" : "answer with a number that fits in 64 bits";
-    } else if (*end == '.') {
-        /* the digits after the point, exactly: 0.25 is 25/100 */
-        const char *d = end + 1;
-        if (!isdigit((unsigned char)*d))
-            return how;
-        bool negative = s[0] == '-';
-        for (end = (char *)d; isdigit((unsigned char)*end); end++) {
-            if (den > INT64_MAX / 10 || (num > INT64_MAX / 10 || num < INT64_MIN / 10))
-                return "answer with fewer digits after the point";
-            den *= 10;
-            num = num * 10 + (negative ? -(*end - '0') : *end - '0');
-        }
-    }
-    if (*end)
+    const char *rest = digits + len;
+    if (*rest == '/' && len == whole) {
+        /* a fraction: whole numbers above and below */
+        size_t below = strspn(rest + 1, "0123456789");
+        int64_t d, one;
+        if (below == 0 || rest[1 + below] || value_parse_decimal(rest + 1, below, false, &d, &one) != DECIMAL_OK)
+            return below == 0 || rest[1 + below] ? how : "answer with a number that fits in 64 bits";
+        if (d == 0)
+            return "a fraction's denominator is not 0";
+        den = d;
+    } else if (*rest) {
         return how;
-    if (rat_make(num, den, V_FRAC, out) != ARITH_OK)
+    }
+    if (rat_make(negative ? -num : num, den, V_FRAC, out) != ARITH_OK)
         return "answer with a number that fits in 64 bits";
     return NULL;
 }

@@ -94,6 +94,46 @@ arith_status rat_make(int64_t num, int64_t den, value_type t, value *out)
     return make_wide(num, den, t, out);
 }
 
+/* "1.5" -> 3/2 exactly; "50%" -> 1/2, "12.5%" -> 1/8. The digits are read
+   in 128 bits and the fraction reduced before it must fit: a numerator in
+   64 bits, a denominator of at most 10^12 (100 times that for a percent). */
+decimal_status value_parse_decimal(const char *text, size_t len, bool percent, int64_t *num, int64_t *den)
+{
+    __int128 n = 0, scale = 1;
+    int places = -1; /* digits after the point; -1 before it */
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '.') {
+            places = 0;
+            continue;
+        }
+        if (places >= 0 && ++places > DECIMAL_PLACES)
+            return DECIMAL_TOO_PRECISE;
+        n = n * 10 + (text[i] - '0');
+        if (places > 0)
+            scale *= 10;
+        /* past this, no reduction by the scale brings it under 2^63 */
+        if (n > (__int128)INT64_MAX * 100000000000000LL)
+            return DECIMAL_TOO_LARGE;
+    }
+    if (percent)
+        scale *= 100;
+    __int128 a = n, b = scale;
+    while (b) {
+        __int128 t = a % b;
+        a = b;
+        b = t;
+    }
+    if (a > 1) {
+        n /= a;
+        scale /= a;
+    }
+    if (n > INT64_MAX)
+        return DECIMAL_TOO_LARGE;
+    *num = (int64_t)n;
+    *den = (int64_t)scale;
+    return DECIMAL_OK;
+}
+
 static void parts(value v, int64_t *n, int64_t *d)
 {
     *n = v.num;

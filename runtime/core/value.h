@@ -178,6 +178,14 @@ typedef enum {
 /* Exact rationals: a 64-bit numerator over a denominator of 1 to
  * VALUE_DEN_MAX, always reduced; a result that does not fit is an error. */
 arith_status rat_make(int64_t num, int64_t den, value_type t, value *out);
+
+/* A decimal's digits after the point, at most (doc/language.md, 2.4). */
+#define DECIMAL_PLACES 12
+#define DECIMAL_PLACES_TEXT "12"
+typedef enum { DECIMAL_OK, DECIMAL_TOO_LARGE, DECIMAL_TOO_PRECISE } decimal_status;
+/* A decimal as rules and answers write it, digits and at most one point
+ * ("1.5"; with percent, "12.5" of "12.5%"), as num/den reduced: 3/2. */
+decimal_status value_parse_decimal(const char *text, size_t len, bool percent, int64_t *num, int64_t *den);
 arith_status rat_add(value a, value b, value_type t, value *out, int sign);
 arith_status rat_mul(value a, value b, value_type t, value *out);
 arith_status rat_div(value a, value b, value_type t, value *out);
