@@ -256,8 +256,10 @@ static bool refresh(vm *v, period per, int only, span at)
             int slot = world_stat_slot(v, res->stat);
             if (slot < 0)
                 return vm_error(v, at, "out of memory");
-            v->world->creatures[c].stats[slot] = max.type == V_ROLL ? value_int(max.num) : max;
-            vm_play_changed(v);
+            value to_max = max.type == V_ROLL ? value_int(max.num) : max;
+            if (!value_identical(v->world->creatures[c].stats[slot], to_max))
+                vm_play_changed(v);
+            v->world->creatures[c].stats[slot] = to_max;
         }
     }
     return v->r->ntracks == 0 || tracks_refresh(v, per, only, at); /* most rules have none */

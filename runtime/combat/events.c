@@ -381,12 +381,14 @@ bool events_heard(const vm *v, int event)
 bool events_emit(vm *v, int event, const value *args, int nargs, span at)
 {
     combat *cb = &v->world->cb;
-    vm_play_changed(v); /* an event tells of a change: whatever it was, it is one */
     if (event < 0 || event >= v->r->nevents)
         return vm_error(v, at, "internal: no event %d", event);
     const r_event *ev = &v->r->events[event];
-    if (ev->ntriggers == 0 && ev->nending == 0 && cb->nholds == 0) /* nothing hears it: most rolls */
+    /* nothing hears it (most rolls): it changes nothing a formula reads
+       (the change it tells of moved the version on itself) */
+    if (ev->ntriggers == 0 && ev->nending == 0 && cb->nholds == 0)
         return true;
+    vm_play_changed(v); /* heard, it may end effects and fire triggers */
     if (cb->trigger_depth >= v->limits.trigger_depth)
         return vm_error(v, at,
                         "triggers nested too deeply (limit is %d; a trigger that triggers itself? see --limit "

@@ -557,8 +557,10 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         tally_change(v, -1, di->first);
     if (!encounter_out_before(v, c, at))
         return false;
+    /* the same value again changes nothing a formula could read */
+    if (!value_identical(v->world->creatures[c].stats[slot], kept))
+        vm_play_changed(v);
     v->world->creatures[c].stats[slot] = kept;
-    vm_play_changed(v);
     if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};
