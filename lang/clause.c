@@ -46,6 +46,7 @@ int formula_in(compiler *cc, const fctx *fx, const node *e, sty *type)
         cc->fn = outer;
         return -1;
     }
+    fs.c->rules_formula = true;
     bind_names(cc, fx);
     fs.c->nparams = (uint8_t)fs.nlocals;
     sty t = compile_expr(cc, e);

@@ -36,6 +36,7 @@
 #include "runtime/base/mem.h"
 #include "runtime/combat/conditions.h"
 #include "runtime/combat/world.h"
+#include "runtime/core/reads_only.h"
 
 static bool derive(vm *v, int c, held *out, int *n, span at);
 
@@ -54,6 +55,22 @@ typedef struct conditions_entry {
 struct conditions_cache {
     conditions_entry *entries; /* per creature */
     size_t cap;
+    /* Whether c is in one condition, worked out alone (in_alone below):
+       per creature, a byte per condition (0 not known, 1 no, 2 yes), for
+       the version and rules they were worked out at. */
+    uint8_t *in;
+    size_t in_cap; /* bytes: in_stride per creature */
+    int in_stride; /* conditions per creature */
+    uint64_t *in_version;
+    uint32_t *in_generation;
+    size_t in_creatures;
+    /* which conditions imply each one (implied_by[first[k] .. first[k+1]))
+       as (condition, clause) pairs, for the rules of generation by_generation */
+    int *by_first;
+    int (*by)[2];
+    int by_count, by_conditions;
+    uint32_t by_generation;
+    bool by_known;
 };
 
 void conditions_cache_free(combat *cb)
@@ -63,6 +80,16 @@ void conditions_cache_free(combat *cb)
         return;
     if (k->entries)
         mem_free(k->entries, k->cap * sizeof(conditions_entry));
+    if (k->in)
+        mem_free(k->in, k->in_cap);
+    if (k->in_version)
+        mem_free(k->in_version, k->in_creatures * sizeof(uint64_t));
+    if (k->in_generation)
+        mem_free(k->in_generation, k->in_creatures * sizeof(uint32_t));
+    if (k->by_first)
+        mem_free(k->by_first, ((size_t)k->by_conditions + 1) * sizeof(int));
+    if (k->by)
+        mem_free(k->by, (size_t)k->by_count * sizeof *k->by);
     mem_free(k, sizeof *k);
     cb->conditions = NULL;
 }
@@ -323,6 +350,253 @@ static bool derive(vm *v, int c, held *out, int *n, span at)
     return true;
 }
 
+/* --- one condition alone --------------------------------------------------------- */
+
+/* Whether c is in cond can be worked out from what can make it so alone:
+ * cond applied, its own `holds when`, or a condition that implies it
+ * (and that one's own causes, back through every chain), leaving the
+ * rest of c's conditions unasked. The answer is derive's, as a creature
+ * is in cond exactly when one of those holds; what could tell the two
+ * ways apart is what the formulas not worked out would have done besides
+ * giving their value, so this is done only where no formula does anything
+ * else (reads_only.h): none rolls, changes play or prints, and a ruling
+ * one reads is read where no one is asked and nothing is noted (a quiet
+ * run, as `fray sim`'s, with no answer given for one use waiting to be
+ * spent). Not inside prob() and its kind, where a ruling
+ * read is refused. */
+static bool alone_allowed(vm *v)
+{
+    if (v->exact_depth)
+        return false;
+    reads_kind k = vm_formulas_reads(v);
+    if (k == READS_ONLY)
+        return true;
+    const combat *cb = &v->world->cb;
+    if (k != READS_RULINGS || !cb->quiet || v->world->ask)
+        return false;
+    for (int i = 0; i < cb->nanswers; i++) /* an answer for one use, spent when read */
+        if (v->r->rulings[cb->answers[i].ruling].per == ASKED_PER_USE)
+            return false;
+    return true;
+}
+
+/* Which conditions imply each one: by[by_first[k] .. by_first[k + 1]) are
+   (condition, clause) pairs, for the rules as they stand. */
+static bool implied_by_index(vm *v, struct conditions_cache *k)
+{
+    const rules *r = v->r;
+    if (k->by_known && k->by_generation == r->generation && k->by_conditions == r->nconditions)
+        return true;
+    if (k->by_first)
+        mem_free(k->by_first, ((size_t)k->by_conditions + 1) * sizeof(int));
+    if (k->by)
+        mem_free(k->by, (size_t)k->by_count * sizeof *k->by);
+    k->by_first = NULL;
+    k->by = NULL;
+    k->by_known = false;
+    int total = 0;
+    for (int i = 0; i < r->nconditions; i++)
+        total += r->conditions[i].nimplies;
+    k->by_conditions = r->nconditions;
+    k->by_count = total;
+    k->by_first = mem_alloc(((size_t)r->nconditions + 1) * sizeof(int));
+    k->by = total ? mem_alloc((size_t)total * sizeof *k->by) : NULL;
+    if (!k->by_first || (total && !k->by))
+        return false;
+    memset(k->by_first, 0, ((size_t)r->nconditions + 1) * sizeof(int));
+    for (int i = 0; i < r->nconditions; i++)
+        for (int m = 0; m < r->conditions[i].nimplies; m++)
+            k->by_first[r->conditions[i].implies[m].condition + 1]++;
+    for (int i = 0; i < r->nconditions; i++)
+        k->by_first[i + 1] += k->by_first[i];
+    int *fill = mem_alloc(((size_t)r->nconditions + 1) * sizeof(int));
+    if (!fill)
+        return false;
+    memcpy(fill, k->by_first, ((size_t)r->nconditions + 1) * sizeof(int));
+    for (int i = 0; i < r->nconditions; i++)
+        for (int m = 0; m < r->conditions[i].nimplies; m++) {
+            int to = r->conditions[i].implies[m].condition;
+            k->by[fill[to]][0] = i;
+            k->by[fill[to]++][1] = m;
+        }
+    mem_free(fill, ((size_t)r->nconditions + 1) * sizeof(int));
+    k->by_generation = r->generation;
+    k->by_known = true;
+    return true;
+}
+
+static bool applied(const vm *v, int c, int cond)
+{
+    const creature *cr = &v->world->creatures[c];
+    if (cond < cr->held_len)
+        return cr->held[cond] > 0;
+    const effect *all = v->world->cb.effects; /* not counted yet: a condition added at the table */
+    for (int32_t i = cr->effects; i >= 0; i = all[i].next)
+        if (all[i].kind == EFF_CONDITION && all[i].what == cond)
+            return true;
+    return false;
+}
+
+/* The walk back from one condition: the conditions on its path (a cycle
+   of implications supports nothing), and how many steps it may take
+   before derive is the cheaper way (a dense web of implications). */
+typedef struct alone_walk {
+    uint8_t *on_path;
+    int steps;
+} alone_walk;
+
+enum { ALONE_NO, ALONE_YES, ALONE_FAILED, ALONE_TOO_MANY };
+#define ALONE_STEPS 256
+
+static int in_alone(vm *v, int c, int cond, alone_walk *w, const struct conditions_cache *k, span at)
+{
+    if (w->on_path[cond])
+        return ALONE_NO;
+    if (++w->steps > ALONE_STEPS)
+        return ALONE_TOO_MANY;
+    if (applied(v, c, cond))
+        return ALONE_YES;
+    bool yes;
+    if (!effects_holds_by_itself(v, c, cond, &yes, at))
+        return ALONE_FAILED;
+    if (yes)
+        return ALONE_YES;
+    w->on_path[cond] = 1;
+    int result = ALONE_NO;
+    for (int i = k->by_first[cond]; i < k->by_first[cond + 1] && result == ALONE_NO; i++) {
+        int from = k->by[i][0];
+        result = in_alone(v, c, from, w, k, at);
+        if (result == ALONE_YES) {
+            const r_implies *im = &v->r->conditions[from].implies[k->by[i][1]];
+            bool holds;
+            if (!guard_holds(v, &im->when, im->negate, c, NULL, 0, &holds))
+                result = ALONE_FAILED;
+            else if (!holds)
+                result = ALONE_NO;
+        }
+    }
+    w->on_path[cond] = 0;
+    return result;
+}
+
+/* c's bytes of known answers, made when there are none and cleared when
+   they are of another version or other rules; NULL when out of memory. */
+static uint8_t *answers_of(vm *v, int c)
+{
+    struct conditions_cache *k = v->world->cb.conditions;
+    int stride = v->r->nconditions;
+    if (stride != k->in_stride || (size_t)c >= k->in_creatures) {
+        size_t n = (size_t)c + 1 > v->world->ncreatures ? (size_t)c + 1 : v->world->ncreatures;
+        size_t bytes = n * (size_t)stride;
+        uint8_t *in = mem_alloc(bytes ? bytes : 1);
+        uint64_t *ver = mem_alloc(n * sizeof(uint64_t));
+        uint32_t *gen = mem_alloc(n * sizeof(uint32_t));
+        if (!in || !ver || !gen) {
+            if (in)
+                mem_free(in, bytes ? bytes : 1);
+            if (ver)
+                mem_free(ver, n * sizeof(uint64_t));
+            if (gen)
+                mem_free(gen, n * sizeof(uint32_t));
+            return NULL;
+        }
+        if (k->in)
+            mem_free(k->in, k->in_cap);
+        if (k->in_version)
+            mem_free(k->in_version, k->in_creatures * sizeof(uint64_t));
+        if (k->in_generation)
+            mem_free(k->in_generation, k->in_creatures * sizeof(uint32_t));
+        memset(in, 0, bytes ? bytes : 1);
+        for (size_t i = 0; i < n; i++)
+            ver[i] = UINT64_MAX; /* no version: nothing known */
+        k->in = in;
+        k->in_cap = bytes ? bytes : 1;
+        k->in_version = ver;
+        k->in_generation = gen;
+        k->in_creatures = n;
+        k->in_stride = stride;
+    }
+    uint8_t *mine = &k->in[(size_t)c * (size_t)stride];
+    if (k->in_version[c] != v->play_version || k->in_generation[c] != v->r->generation) {
+        memset(mine, 0, (size_t)stride);
+        k->in_version[c] = v->play_version;
+        k->in_generation[c] = v->r->generation;
+    }
+    return mine;
+}
+
+/* Whether c is in cond, worked out alone: true with *in, or false with
+   *done false when it is better worked out with all the others (not
+   allowed here, too tangled, out of memory), or an error. */
+static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
+{
+    *done = false;
+    if (!alone_allowed(v))
+        return true;
+    combat *cb = &v->world->cb;
+    if (!cb->conditions && !(cb->conditions = MEM_NEW(struct conditions_cache)))
+        return true;
+    struct conditions_cache *k = cb->conditions;
+    bool keep = keepable(v);
+    if (keep) {
+        uint8_t *known = answers_of(v, c);
+        if (known && known[cond]) {
+            *in = known[cond] == 2;
+            *done = true;
+            return true;
+        }
+    }
+    if (!implied_by_index(v, k))
+        return true;
+    uint8_t *on_path = mem_alloc((size_t)v->r->nconditions);
+    if (!on_path)
+        return true;
+    memset(on_path, 0, (size_t)v->r->nconditions);
+    alone_walk w = {on_path, 0};
+    uint64_t version = v->play_version;
+    dice_mark m = dice_now(v);
+    int got = in_alone(v, c, cond, &w, k, at);
+    mem_free(on_path, (size_t)v->r->nconditions);
+    if (got == ALONE_FAILED)
+        return false;
+    if (got == ALONE_TOO_MANY)
+        return true;
+    *in = got == ALONE_YES;
+    *done = true;
+    uint8_t *known;
+    if (keep && unchanged(v, version, &m) && (known = answers_of(v, c)))
+        known[cond] = *in ? 2 : 1;
+    return true;
+}
+
+#ifdef FRAY_VERIFY_CACHES
+/* A checking build works every answer out again with all the others. */
+static void verify_alone(vm *v, int c, int cond, bool in)
+{
+    held all[HELD_MAX];
+    int n = 0;
+    int64_t steps = v->steps_left;
+    v->steps_left = INT64_MAX / 2;
+    bool worked = derive(v, c, all, &n, (span){0});
+    v->steps_left = steps;
+    bool again = false;
+    for (int i = 0; i < n; i++)
+        again = again || all[i].cond == cond;
+    if (worked && again != in) {
+        fprintf(stderr, "fray: internal error: creature %d is%s in condition %d, worked out alone, but is%s\n", c,
+                in ? "" : " not", cond, again ? "" : " not");
+        abort();
+    }
+    if (!worked)
+        vm_clear_error(v);
+}
+#else
+static inline void verify_alone(vm *v, int c, int cond, bool in)
+{
+    (void)v, (void)c, (void)cond, (void)in;
+}
+#endif
+
 bool effects_has(vm *v, int c, int cond, bool *has, span at)
 {
     held h[HELD_MAX];
@@ -336,6 +610,13 @@ bool effects_has(vm *v, int c, int cond, bool *has, span at)
     }
     if (conditions_known(v, c, cond, has))
         return true;
+    bool done;
+    if (!has_alone(v, c, cond, has, &done, at))
+        return false;
+    if (done) {
+        verify_alone(v, c, cond, *has);
+        return true;
+    }
     if (!conditions_of(v, c, h, &n, at))
         return false;
     for (int i = 0; i < n; i++)

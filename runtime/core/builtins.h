@@ -27,6 +27,9 @@ typedef bool builtin_fn(vm *v, int id, value *args, int argc, span at, value *ou
    handed to its layer's function (vm_builtins.c). */
 bool vm_builtin_call(vm *v, int id, value *args, int argc, span at, value *out);
 
+/* Whether builtin id changes the state of play (its effect is CHANGES). */
+bool vm_builtin_changes(int id);
+
 /* The interpreter's arithmetic and comparison, for the core builtins (vm.c). */
 bool vm_builtin_compare(vm *v, value a, value b, span at, int *cmp);
 bool vm_builtin_add(vm *v, value a, value b, span at, value *sum);

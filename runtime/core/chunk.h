@@ -51,6 +51,9 @@ typedef struct chunk {
     uint8_t nlocals;    /* including parameters */
     uint32_t max_stack; /* the most values it holds on the stack at once, from its frame's base */
     span where;         /* the whole declaration or command */
+    /* a formula of a declaration, which play works out as it reads the
+       state (a stat's, a condition's, a modifier's): reads_only.h */
+    bool rules_formula;
     atomic_uint shares; /* owners besides the first (chunk_share) */
 } chunk;
 

@@ -223,6 +223,12 @@ typedef struct vm {
        from the state (which conditions hold, who is out) is kept until the
        next one (runtime/combat/held.c). */
     uint64_t play_version;
+    /* What the rules' formulas may do (reads_only.h), as last worked out:
+       for the rules of that generation and that many chunks. */
+    bool reads_known;
+    uint8_t reads;
+    uint32_t reads_generation;
+    size_t reads_nchunks;
 
     /* output and errors */
     vm_print_fn print;

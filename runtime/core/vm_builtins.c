@@ -338,6 +338,11 @@ static const bool takes_distribs[BI_COUNT] = {
 #undef TAKES_DISTRIBS
 #undef TAKES_EXACT
 
+bool vm_builtin_changes(int id)
+{
+    return id < 0 || id >= BI_COUNT || changes_play[id];
+}
+
 builtin_fn *vm_builtin_core_fn(int id)
 {
     return id >= 0 && id < BI_COUNT ? core_fns[id] : NULL;

@@ -11,6 +11,7 @@
 
 #include "fray.h"
 #include "runtime/combat/world.h"
+#include "runtime/core/reads_only.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/script_util.h"
 
@@ -301,6 +302,85 @@ START_TEST(test_gm_asked_each_time)
 }
 END_TEST
 
+/* What the rules' formulas may do, from their bytecode: only read, read
+   rulings too, or more (roll, change play, print), through the procedures
+   they call. */
+START_TEST(test_formulas_reads)
+{
+    static const struct {
+        const char *more;
+        reads_kind kind;
+    } cases[] = {
+        {"", READS_ONLY},
+        {"procedure calm(c) { return c.rage < 2 }\ncondition still { holds when calm(self) }\n", READS_ONLY},
+        {"ruling lit \"Lit?\" { answer yes_no; default yes }\ncondition seen { holds when lit }\n", READS_RULINGS},
+        {"condition lucky { holds when roll d6 > 3 }\n", READS_AND_MORE},
+        {"procedure loud(c) { print \"hey\"\n return true }\ncondition shouting { holds when loud(self) }\n",
+         READS_AND_MORE},
+        {"stat luck = roll d6\n", READS_AND_MORE},
+        {"condition marked { modify rage by 1 when apply(self, burning) }\n", READS_AND_MORE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, "%s%s", BEGUN, cases[i].more);
+        run *r = run_script(text, 1, NULL);
+        ck_assert_msg(r->ok, "%s: %s", cases[i].more, r->v->error.s);
+        ck_assert_msg(vm_formulas_reads(r->v) == cases[i].kind, "%s: %d", cases[i].more, vm_formulas_reads(r->v));
+        run_free(r);
+    }
+}
+END_TEST
+
+/* Where formulas only read, has() of one condition works out only what
+   can make it hold: dead has no formula and nothing implies it, so no
+   formula runs for it, while another condition's formula would; slowed
+   is worked out through dazed and its guard; a cycle of implications
+   supports nothing. Each answer is kept until a change. */
+START_TEST(test_one_condition_alone)
+{
+    run *r = run_script(BEGUN "condition x { implies y }\ncondition y { implies x }\n", 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    ck_assert_int_eq(vm_formulas_reads(v), READS_ONLY);
+    set(v, "a", "rage", 1); /* nothing known from here on */
+    int64_t steps = v->steps_left;
+    ck_assert(!has(v, "a", "dead"));
+    ck_assert_int_eq(v->steps_left, steps); /* furious's formula did not run */
+    ck_assert(!has(v, "a", "furious"));
+    ck_assert_int_lt(v->steps_left, steps); /* its own did */
+    steps = v->steps_left;
+    ck_assert(!has(v, "a", "furious"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept */
+    ck_assert(!has(v, "a", "x") && !has(v, "a", "y"));
+    apply(v, "a", "y", value_nil());
+    ck_assert(has(v, "a", "x") && has(v, "a", "y"));
+    take_off(v, "a", "y");
+    ck_assert(!has(v, "a", "x"));
+    apply(v, "a", "dazed", value_nil());
+    ck_assert(!has(v, "a", "slowed"));
+    set(v, "a", "hp", 3);
+    ck_assert(has(v, "a", "slowed"));
+    set(v, "a", "rage", 3);
+    ck_assert(has(v, "a", "furious"));
+    run_free(r);
+}
+END_TEST
+
+/* Where a formula rolls, every formula is worked out at each question, as
+   before: what was rolled is the same whichever condition is asked. */
+START_TEST(test_rolling_rules_work_out_all)
+{
+    run *r = run_script(BEGUN "condition lucky { holds when roll d6 > 3 }\n", 1, NULL);
+    ck_assert(r->ok);
+    vm *v = r->v;
+    uint64_t state[4];
+    memcpy(state, v->rng.s, sizeof state);
+    (void)has(v, "a", "dead"); /* lucky's formula rolls for it */
+    ck_assert(memcmp(state, v->rng.s, sizeof state));
+    run_free(r);
+}
+END_TEST
+
 static Suite *conditions_suite(void)
 {
     Suite *s = suite_create("conditions");
@@ -314,6 +394,9 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_clone_own_answers);
     tcase_add_test(tc, test_undo_seen);
     tcase_add_test(tc, test_gm_asked_each_time);
+    tcase_add_test(tc, test_formulas_reads);
+    tcase_add_test(tc, test_one_condition_alone);
+    tcase_add_test(tc, test_rolling_rules_work_out_all);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,30 @@
+/* reads_only: whether working out the rules' formulas can change anything
+ * but their own result: roll a die, change the state of play, print, or
+ * ask a ruling. Play may then work out only the formulas a question needs
+ * (has() of one condition) rather than every one it would otherwise
+ * walk, with the same result and nothing else to tell them apart. */
+#ifndef FRAY_READS_ONLY_H
+#define FRAY_READS_ONLY_H
+
+#include <stdbool.h>
+
+struct vm;
+
+typedef enum {
+    READS_ONLY,     /* every formula only reads */
+    READS_RULINGS,  /* they also read rulings: only reads where no one is asked,
+                       nothing is noted and no answer for one use waits */
+    READS_AND_MORE, /* some formula rolls, changes play, prints or fails */
+} reads_kind;
+
+/* What the formulas of the program's declarations (a stat's, a
+ * condition's, a modifier's, a ruling's default...) may do, with every
+ * procedure and formula they call, as the declarations now stand. A
+ * formula runs other formulas only through calls and through what it
+ * reads (a stat read runs the stat's formula and modifiers; has() runs
+ * conditions'), and those are declarations' formulas too, each looked at
+ * here: so what one formula may do, directly or not, is bounded by the
+ * kind of all of them. Walks every chunk they reach once. */
+reads_kind vm_formulas_reads(struct vm *v);
+
+#endif
