@@ -35,6 +35,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/conditions.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/world.h"
 #include "runtime/core/reads_only.h"
 
@@ -50,6 +51,9 @@ typedef struct conditions_entry {
     uint64_t out_version;
     uint32_t out_generation;
     bool out_known, out;
+    /* and, where `out when` is a formula of stats alone, kept with what
+       it read (stat_memo.h): across changes of other things */
+    stat_memo out_memo;
 } conditions_entry;
 
 struct conditions_cache {
@@ -109,7 +113,7 @@ static conditions_entry *entry_of(vm *v, int c)
             return NULL;
         k->entries = g;
         for (size_t i = old; i < k->cap; i++) /* not the whole entry: its list is written before it is read */
-            g[i].known = g[i].out_known = false;
+            g[i].known = g[i].out_known = g[i].out_memo.known = false;
     }
     return &k->entries[c];
 }
@@ -219,37 +223,65 @@ bool conditions_of(vm *v, int c, held *out, int *n, span at)
     return true;
 }
 
+#ifdef FRAY_VERIFY_CACHES
+/* A checking build works a kept answer out again: it must be the same. */
+static void verify_out(vm *v, int c, const rexpr *e, bool out)
+{
+    value x = e->v;
+    int64_t steps = v->steps_left;
+    v->steps_left = INT64_MAX / 2;
+    bool called = e->kind == REXPR_CONST || vm_call(v, e->chunk, c, NULL, 0, &x);
+    v->steps_left = steps;
+    if (!called || value_truthy(x) != out) {
+        fprintf(stderr,
+                "fray: internal error: whether creature %d is out is stale (a change of the state of "
+                "play did not call vm_play_changed, or a stat read was not noted)\n",
+                c);
+        abort();
+    }
+}
+#else
+static inline void verify_out(vm *v, int c, const rexpr *e, bool out)
+{
+    (void)v, (void)c, (void)e, (void)out;
+}
+#endif
+
 bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
 {
     const struct conditions_cache *k = v->world->cb.conditions;
-    if (k && (size_t)c < k->cap && keepable(v)) {
+    bool keep = keepable(v);
+    value x;
+    if (k && (size_t)c < k->cap && keep) {
         const conditions_entry *ce = &k->entries[c];
         if (ce->out_known && ce->out_version == v->play_version && ce->out_generation == v->r->generation) {
             *out = ce->out;
-#ifdef FRAY_VERIFY_CACHES
-            value x = e->v;
-            int64_t steps = v->steps_left;
-            v->steps_left = INT64_MAX / 2;
-            bool called = e->kind == REXPR_CONST || vm_call(v, e->chunk, c, NULL, 0, &x);
-            v->steps_left = steps;
-            if (!called || value_truthy(x) != *out) {
-                fprintf(stderr,
-                        "fray: internal error: whether creature %d is out is stale (a change of the state of "
-                        "play did not call vm_play_changed)\n",
-                        c);
-                abort();
-            }
-#endif
+            verify_out(v, c, e, *out);
+            return true;
+        }
+        /* kept with the stats it read (it fits stat_memo, or it would
+           not have been kept) */
+        if (e->kind == REXPR_CHUNK && stat_memo_get(v, &ce->out_memo, e->chunk, &x)) {
+            *out = value_truthy(x);
+            verify_out(v, c, e, *out);
             return true;
         }
     }
-    bool keep = keepable(v);
     uint64_t version = v->play_version;
     dice_mark m = dice_now(v);
-    value x;
+    conditions_entry *memo;
     if (e->kind == REXPR_CONST)
         x = e->v;
-    else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
+    else if (keep && stat_memo_fits(v, e->chunk)) {
+        {
+            stat_memo fresh = {0};
+            if (!stat_memo_eval(v, &fresh, e->chunk, c, &x))
+                return false;
+            /* looked up again: working it out may have grown the cache */
+            if (fresh.known && (memo = entry_of(v, c)))
+                memo->out_memo = fresh;
+        }
+    } else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
         return false;
     *out = value_truthy(x);
     conditions_entry *w;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/tally.h"
 
 /* --- stats and creatures ------------------------------------------------------- */
@@ -17,17 +18,10 @@
  * stat read costs no search. */
 static bool resync_slots(vm *v);
 
-static bool slots_in_sync(const vm *v)
-{
-    const struct world *w = v->world;
-    return w->synced_decls >= v->p->ndecls && w->synced_stats == v->r->nstats &&
-           w->synced_resources == v->r->nresources;
-}
-
 /* Every stat read asks this first: the check stays inline, the work not. */
 static inline bool sync_slots(vm *v)
 {
-    return slots_in_sync(v) || resync_slots(v);
+    return world_slots_in_sync(v) || resync_slots(v);
 }
 
 /* A default formula that needs no call: a constant (`= 20`), or another
@@ -50,14 +44,17 @@ static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
         di->alias = c->code[2] | c->code[3] << 8;
 }
 
-/* How a read of stat d can skip base_stat (see decl_info). */
-static void plan_stat_read(vm *v, int d)
+/* How a read of stat d can skip base_stat (see decl_info). modified:
+   per declaration, whether a condition's modifier names it. */
+static void plan_stat_read(vm *v, int d, const bool *modified)
 {
     decl_info *di = &v->world->decl_info[d];
     const decl_info *li = &v->world->decl_info[di->latest];
     const decl *latest = &v->p->decls[di->latest];
     const r_stat *st = li->stat >= 0 ? &v->r->stats[li->stat] : NULL;
-    di->modifiable = v->p->decls[d].kind == DK_STAT;
+    /* a stat no modifier names reads as it is set, whatever the creature
+       bears (modifiers name a stat by its first declaration) */
+    di->modifiable = v->p->decls[d].kind == DK_STAT && (!modified || modified[di->first]);
     di->direct = v->world->stat_slot[d] >= 0 && !(st && (st->derived || st->per_side));
     di->has_fixed = false;
     di->alias = -1;
@@ -133,8 +130,23 @@ static bool resync_slots(vm *v)
         info[v->r->stats[k].decl].stat = k;
     for (int k = 0; k < v->r->nresources; k++)
         info[v->r->resources[k].stat].resource = k;
+    /* the stats that conditions' modifiers name: only they can read
+       otherwise than as they are set (effects_stat); without the room to
+       know, every stat is taken to be one */
+    bool *modified = mem_alloc(p->ndecls ? p->ndecls * sizeof(bool) : 1);
+    if (modified) {
+        memset(modified, 0, p->ndecls * sizeof(bool));
+        for (int k = 0; k < v->r->nconditions; k++)
+            for (int m = 0; m < v->r->conditions[k].nmods; m++) {
+                const r_modifier *mod = &v->r->conditions[k].mods[m];
+                if (mod->target == MODT_STAT && mod->index >= 0 && (size_t)mod->index < p->ndecls)
+                    modified[mod->index] = true;
+            }
+    }
     for (size_t i = 0; i < p->ndecls; i++)
-        plan_stat_read(v, (int)i);
+        plan_stat_read(v, (int)i, modified);
+    if (modified)
+        mem_free(modified, p->ndecls ? p->ndecls * sizeof(bool) : 1);
     v->world->synced_decls = p->ndecls;
     v->world->synced_stats = v->r->nstats;
     v->world->synced_resources = v->r->nresources;
@@ -346,38 +358,6 @@ static bool base_stat(vm *v, int c, int decl_index, value *out)
     return true;
 }
 
-/* One step of a read without a call: true with *out when the value set
-   on the creature (or a constant default) is the stat, with nothing that
-   could modify it; else false, with *next the stat whose value stands in
-   for an unset one (an alias), or -1 when the full read is needed. */
-static inline bool plain_read(const struct world *w, const creature *cr, bool unmodified, int d, value *out, int *next)
-{
-    const decl_info *di = &w->decl_info[d];
-    *next = -1;
-    if (!di->direct || (di->modifiable && !unmodified))
-        return false;
-    value cur = cr->stats[w->stat_slot[d]];
-    if (cur.type != V_NIL || di->has_fixed) {
-        *out = cur.type != V_NIL ? cur : di->fixed;
-        return true;
-    }
-    *next = di->alias;
-    return false;
-}
-
-/* Most reads: plain_read through at most four aliases. The slots must be
-   in sync. */
-static inline bool stat_at_hand(const vm *v, int c, int decl_index, value *out)
-{
-    const struct world *w = v->world;
-    const creature *cr = &w->creatures[c];
-    bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
-    for (int hops = 0; hops < 4 && decl_index >= 0; hops++)
-        if (plain_read(w, cr, unmodified, decl_index, out, &decl_index))
-            return true;
-    return false;
-}
-
 /* The full read: the stat's own value (its formula run if need be), then
    what modifies it. */
 static bool read_stat(vm *v, int c, int decl_index, value *out)
@@ -401,22 +381,44 @@ static __attribute__((noinline)) bool get_stat_long(vm *v, int c, int decl_index
 {
     if (!sync_slots(v))
         return false;
-    return stat_at_hand(v, c, decl_index, out) || read_stat(v, c, decl_index, out);
+    return world_stat_at_hand(v, c, decl_index, out) || read_stat(v, c, decl_index, out);
+}
+
+/* A read while a formula to keep runs (stat_memo.h): noted, with whether
+   it was plain. */
+static __attribute__((noinline)) bool get_stat_noted(vm *v, int c, int decl_index, value *out)
+{
+    bool plain = world_plain_stat(v, c, decl_index, out);
+    if (!plain && !get_stat_long(v, c, decl_index, out))
+        return false;
+    stat_memo_note(v, c, decl_index, *out, plain);
+    return true;
 }
 
 /* The loop reads every stat through here. */
 bool world_get_stat(vm *v, int c, int decl_index, value *out)
 {
-    if (slots_in_sync(v)) {
+    if (__builtin_expect(v->world->recording != NULL, 0))
+        return get_stat_noted(v, c, decl_index, out);
+    if (world_slots_in_sync(v)) {
         const struct world *w = v->world;
         const creature *cr = &w->creatures[c];
         bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
         int alias;
-        if (plain_read(w, cr, unmodified, decl_index, out, &alias) ||
-            (alias >= 0 && plain_read(w, cr, unmodified, alias, out, &alias)))
+        if (world_plain_read(w, cr, unmodified, decl_index, out, &alias) ||
+            (alias >= 0 && world_plain_read(w, cr, unmodified, alias, out, &alias)))
             return true;
     }
     return get_stat_long(v, c, decl_index, out);
+}
+
+/* A side's stat is no plain read: a formula kept with its reads that
+   reads one is not kept. */
+static bool side_stat(vm *v, value side, int decl_index, const value *set, value *out, span at)
+{
+    if (v->world->recording)
+        v->world->recording->spoiled = true;
+    return sides_stat(v, side, decl_index, set, out, at);
 }
 
 /* How a value compares with a bound of its kind: numbers with numbers,
@@ -649,7 +651,7 @@ const vm_world_ops world_ops = {
     .get_stat = world_get_stat,
     .set_stat = world_set_stat,
     .echo_stat = echo_stat,
-    .side_stat = sides_stat,
+    .side_stat = side_stat,
     .standing = world_standing,
     .print = print_line,
     .emit = events_emit,
@@ -704,6 +706,7 @@ void world_close(vm *v)
         if (v->world->ledger_try)
             mem_free(v->world->ledger_try, (size_t)v->world->ledger_len * sizeof(counter));
         combat_free(&v->world->cb);
+        stat_memo_free(v);
         sides_free(v->world);
         tags_free(v->world);
         if (v->world->creatures)

@@ -126,6 +126,12 @@ struct world {
 
     /* the state of play */
     combat cb;
+    /* a formula kept with the stats it read runs: what its reads note
+       (stat_memo.h), else NULL; and which chunks are such formulas */
+    struct stat_memo_record *recording;
+    uint8_t *memo_fits;
+    size_t memo_fits_n;
+    uint32_t memo_fits_generation;
     size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
     int held_len;        /* and their held counts for this many conditions */
     int ledger_len;      /* counters per creature, and where each part starts */
@@ -167,6 +173,7 @@ vm *world_clone(const vm *v, program *p);
 int world_find_creature(const vm *v, const char *name);
 int world_add_creature(vm *v, const char *name, int decl, span at);
 bool world_get_stat(vm *v, int creature, int decl_index, value *out);
+
 /* Sets a stat, clamped to its declared `in LO..HI`. */
 bool world_set_stat(vm *v, int creature, int decl_index, value x, span at);
 /* x held to a stat's bound (`in LO..HI`, a resource's min and max), the
@@ -243,5 +250,55 @@ char *play_stat_text_whole(vm *v, int c, int decl_index);
    rules declare for it, run on the creature, then the resource echoed.
    args: the creature, the amount, the kind or nil. */
 bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
+
+/* --- plain stat reads, inline: the commonest reads of play ---------------------- */
+
+static inline bool world_slots_in_sync(const vm *v)
+{
+    const struct world *w = v->world;
+    return w->synced_decls >= v->p->ndecls && w->synced_stats == v->r->nstats &&
+           w->synced_resources == v->r->nresources;
+}
+
+/* One step of a read without a call: true with *out when the value set
+   on the creature (or a constant default) is the stat, with nothing that
+   could modify it; else false, with *next the stat whose value stands in
+   for an unset one (an alias), or -1 when the full read is needed. */
+static inline bool world_plain_read(const struct world *w, const creature *cr, bool unmodified, int d, value *out,
+                                    int *next)
+{
+    const decl_info *di = &w->decl_info[d];
+    *next = -1;
+    if (!di->direct || (di->modifiable && !unmodified))
+        return false;
+    value cur = cr->stats[w->stat_slot[d]];
+    if (cur.type != V_NIL || di->has_fixed) {
+        *out = cur.type != V_NIL ? cur : di->fixed;
+        return true;
+    }
+    *next = di->alias;
+    return false;
+}
+
+/* Most reads: world_plain_read through at most four aliases. The slots must be
+   in sync. */
+static inline bool world_stat_at_hand(const vm *v, int c, int decl_index, value *out)
+{
+    const struct world *w = v->world;
+    const creature *cr = &w->creatures[c];
+    bool unmodified = cr->effects < 0 && v->r->nholds_conditions == 0;
+    for (int hops = 0; hops < 4 && decl_index >= 0; hops++)
+        if (world_plain_read(w, cr, unmodified, decl_index, out, &decl_index))
+            return true;
+    return false;
+}
+
+/* A plain read of a stat (the value set on the creature, or a constant
+   default, with nothing that could modify it): false when the read is
+   not plain, and then *out is not set. */
+static inline bool world_plain_stat(const vm *v, int c, int decl_index, value *out)
+{
+    return world_slots_in_sync(v) && world_stat_at_hand(v, c, decl_index, out);
+}
 
 #endif

@@ -62,6 +62,9 @@ vm *world_clone(const vm *from, program *p)
     text_init(&v->error); /* the copy's own (at rest, there is no error to copy) */
     memcpy(w, from->world, sizeof *w);
     v->world = w;
+    w->recording = NULL; /* at rest: no formula runs */
+    w->memo_fits = NULL; /* the copy looks at chunks itself */
+    w->memo_fits_n = 0;
     v->p = p;
     v->r = p->rules;
     v->sp = v->stack;

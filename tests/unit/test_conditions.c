@@ -11,6 +11,7 @@
 
 #include "fray.h"
 #include "runtime/combat/world.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/core/reads_only.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/script_util.h"
@@ -381,6 +382,75 @@ START_TEST(test_rolling_rules_work_out_all)
 }
 END_TEST
 
+#define STATS_ALONE                                                                 \
+    "system kept \"Kept\" { § \"Out\" }\n"                                         \
+    "stat toughness = 3\nstat rage = 0\nstat max_hp = 10\nresource hp max max_hp\n" \
+    "economy { slot standard 1 per turn }\n"                                        \
+    "encounter { out when self.hp <= 0 or self.toughness < 1 }\n"                   \
+    "check initiative_roll(self) = d20\n"                                           \
+    "initiative { roll initiative_roll; order highest first; ties reroll }\n"       \
+    "condition weak { modify toughness by -5 }\ncondition burning { }\n"            \
+    "side left \"Left\" { }\nside right \"Right\" { }\n"                            \
+    "creature a side left { }\ncreature b side right { }\n"                         \
+    "begin encounter\nroll initiative a 15, b 3\n"
+
+/* `out when` of stats alone is kept with the stats it read: a change of
+   anything else (another stat, another creature) leaves it standing, no
+   formula run; a change of a stat it read, or a modifier arriving on one,
+   has it worked out again. */
+START_TEST(test_out_kept_with_its_stats)
+{
+    run *r = run_script(STATS_ALONE, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    set(v, "b", "rage", 4); /* the version moves on */
+    ck_assert(!out(v, "b"));
+    set(v, "b", "rage", 5);
+    set(v, "a", "hp", 7);
+    int64_t steps = v->steps_left;
+    ck_assert(!out(v, "b"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept: no formula ran */
+    set(v, "b", "toughness", 0);
+    ck_assert(out(v, "b"));
+    set(v, "b", "toughness", 3);
+    ck_assert(!out(v, "b"));
+    /* an effect on b: toughness, which a modifier names, is no plain
+       read any more, and the formula is worked out again */
+    apply(v, "b", "burning", value_nil());
+    steps = v->steps_left;
+    ck_assert(!out(v, "b"));
+    ck_assert_int_lt(v->steps_left, steps);
+    apply(v, "b", "weak", value_nil()); /* toughness 3 - 5 */
+    ck_assert(out(v, "b"));
+    take_off(v, "b", "weak");
+    ck_assert(!out(v, "b"));
+    set(v, "b", "hp", 0);
+    ck_assert(out(v, "b"));
+    run_free(r);
+}
+END_TEST
+
+/* Which formulas are of stats alone; which stats read plainly (a stat no
+   modifier names does, whatever the creature bears). */
+START_TEST(test_stats_alone_and_plain_reads)
+{
+    run *r = run_script(STATS_ALONE "procedure p(c) { return c.hp }\ncondition hurt { holds when p(self) < 5 }\n"
+                                    "condition furious { holds when self.rage > 2 and has(self, burning) }\n",
+                        1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    ck_assert(stat_memo_fits(v, v->r->encounter.out.chunk));
+    ck_assert(!stat_memo_fits(v, v->r->conditions[condition_named(v, "hurt")].holds.chunk));
+    ck_assert(!stat_memo_fits(v, v->r->conditions[condition_named(v, "furious")].holds.chunk));
+    apply(v, "a", "burning", value_nil());
+    value x;
+    ck_assert(world_plain_stat(v, creature_named(v, "a"), stat_named(v, "rage"), &x));
+    ck_assert(x.num == 0);
+    ck_assert(!world_plain_stat(v, creature_named(v, "a"), stat_named(v, "toughness"), &x));
+    run_free(r);
+}
+END_TEST
+
 static Suite *conditions_suite(void)
 {
     Suite *s = suite_create("conditions");
@@ -397,6 +467,8 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_formulas_reads);
     tcase_add_test(tc, test_one_condition_alone);
     tcase_add_test(tc, test_rolling_rules_work_out_all);
+    tcase_add_test(tc, test_out_kept_with_its_stats);
+    tcase_add_test(tc, test_stats_alone_and_plain_reads);
     suite_add_tcase(s, tc);
     return s;
 }

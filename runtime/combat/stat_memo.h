@@ -1,0 +1,81 @@
+/* stat_memo: a formula of stats alone, kept with the stats it read.
+ *
+ * What is worked out from the state of play is kept with the state's
+ * version (conditions.c), which every change of anything moves on: in a
+ * fight something changes between most two questions, so `out when
+ * self.hp <= 0`, asked of every creature each time enemies() is, was
+ * worked out again nearly every time. A formula made only of stat reads,
+ * constants, arithmetic, comparisons and branches (stat_memo_fits) can be
+ * kept instead with each stat it read and the value it read: asked again,
+ * its answer stands while each of those stats reads the same, plainly.
+ *
+ * Why that is enough: such a formula reads nothing but those stats (no
+ * call, builtin, ruling, variable or roll is among its instructions), and
+ * each was read plainly: the value set on the creature, or a constant
+ * default, with nothing that could modify it (no effect on the creature,
+ * no condition holding by a formula). A read that is not plain (a formula
+ * run, modifiers, a side's stat) spoils the record and nothing is kept.
+ * Checking the reads again is plain reads too: when one is not plain any
+ * more (an effect arrived), or reads otherwise, the formula runs again.
+ * The rules it was kept under are named (their generation), and a copy of
+ * the world starts with none kept. */
+#ifndef FRAY_STAT_MEMO_H
+#define FRAY_STAT_MEMO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/combat/world.h"
+#include "runtime/core/value.h"
+
+#define STAT_MEMO_READS 4
+
+typedef struct stat_memo_read {
+    int32_t creature, decl;
+    value v;
+} stat_memo_read;
+
+typedef struct stat_memo {
+    bool known;
+    uint32_t generation;
+    int chunk;
+    value result;
+    int nreads;
+    stat_memo_read reads[STAT_MEMO_READS];
+} stat_memo;
+
+/* What the world's stat reads note while a formula to keep runs. */
+typedef struct stat_memo_record {
+    stat_memo_read reads[STAT_MEMO_READS];
+    int n;
+    bool spoiled; /* a read that was not plain, or too many */
+} stat_memo_record;
+
+/* Whether chunk is a formula of stats alone (worked out once per chunk
+   and rules). */
+bool stat_memo_fits(vm *v, int formula);
+/* The kept answer of chunk, when m holds one that stands: inline, as it
+   is asked far more often than worked out. */
+static inline bool stat_memo_get(vm *v, const stat_memo *m, int formula, value *out)
+{
+    if (!m->known || m->chunk != formula || m->generation != v->r->generation || !world_slots_in_sync(v))
+        return false;
+    for (int i = 0; i < m->nreads; i++) {
+        const stat_memo_read *rd = &m->reads[i];
+        value now;
+        if ((size_t)rd->creature >= v->world->ncreatures || !world_stat_at_hand(v, rd->creature, rd->decl, &now) ||
+            !value_identical(now, rd->v))
+            return false;
+    }
+    *out = m->result;
+    return true;
+}
+/* Runs chunk for self (stat_memo_fits must hold) into *out, keeping it
+   in m when every read was plain. */
+bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out);
+/* A stat read: noted when a formula to keep runs (plain: whether it was). */
+void stat_memo_note(vm *v, int c, int decl_index, value x, bool plain);
+/* Frees what the world keeps for stat_memo_fits. */
+void stat_memo_free(vm *v);
+
+#endif
