@@ -75,7 +75,29 @@ struct conditions_cache {
     int by_count, by_conditions;
     uint32_t by_generation;
     bool by_known;
+    /* `holds when` formulas of stats alone, kept with what they read
+       (stat_memo.h): per creature, one per condition with a formula, at
+       its place in rules.holds_conditions (holds_at: per condition, that
+       place or -1), for the rules of generation holds_generation */
+    stat_memo *holds_memo;
+    size_t holds_creatures;
+    int holds_stride;
+    int *holds_at;
+    int holds_conditions;
+    uint32_t holds_generation;
 };
+
+static void holds_memo_drop(struct conditions_cache *k)
+{
+    if (k->holds_memo)
+        mem_free(k->holds_memo, k->holds_creatures * (size_t)k->holds_stride * sizeof(stat_memo));
+    if (k->holds_at)
+        mem_free(k->holds_at, (size_t)k->holds_conditions * sizeof(int));
+    k->holds_memo = NULL;
+    k->holds_at = NULL;
+    k->holds_creatures = 0;
+    k->holds_stride = k->holds_conditions = 0;
+}
 
 void conditions_cache_free(combat *cb)
 {
@@ -94,6 +116,7 @@ void conditions_cache_free(combat *cb)
         mem_free(k->by_first, ((size_t)k->by_conditions + 1) * sizeof(int));
     if (k->by)
         mem_free(k->by, (size_t)k->by_count * sizeof *k->by);
+    holds_memo_drop(k);
     mem_free(k, sizeof *k);
     cb->conditions = NULL;
 }
@@ -294,6 +317,49 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
     return true;
 }
 
+/* The kept `holds when` of cond for c (a formula of stats alone), made
+   empty for the rules as they stand; NULL when cond has none or out of
+   memory. */
+static stat_memo *holds_memo_of(vm *v, int c, int cond)
+{
+    combat *cb = &v->world->cb;
+    if (!cb->conditions && !(cb->conditions = MEM_NEW(struct conditions_cache)))
+        return NULL;
+    struct conditions_cache *k = cb->conditions;
+    const rules *r = v->r;
+    if (k->holds_generation != r->generation || k->holds_conditions != r->nconditions ||
+        k->holds_stride != r->nholds_conditions || !k->holds_at) {
+        holds_memo_drop(k);
+        if (!r->nconditions || !r->nholds_conditions ||
+            !(k->holds_at = mem_alloc((size_t)r->nconditions * sizeof(int))))
+            return NULL;
+        k->holds_conditions = r->nconditions;
+        k->holds_stride = r->nholds_conditions;
+        k->holds_generation = r->generation;
+        for (int i = 0; i < r->nconditions; i++)
+            k->holds_at[i] = -1;
+        for (int i = 0; i < r->nholds_conditions; i++)
+            k->holds_at[r->holds_conditions[i]] = i;
+    }
+    if ((size_t)c >= k->holds_creatures) {
+        size_t n = v->world->ncreatures > (size_t)c ? v->world->ncreatures : (size_t)c + 1;
+        size_t per = (size_t)k->holds_stride;
+        stat_memo *grown = mem_alloc(n * per * sizeof(stat_memo));
+        if (!grown)
+            return NULL;
+        if (k->holds_memo)
+            memcpy(grown, k->holds_memo, k->holds_creatures * per * sizeof(stat_memo));
+        for (size_t i = k->holds_creatures * per; i < n * per; i++)
+            grown[i].known = false;
+        if (k->holds_memo)
+            mem_free(k->holds_memo, k->holds_creatures * per * sizeof(stat_memo));
+        k->holds_memo = grown;
+        k->holds_creatures = n;
+    }
+    int at = k->holds_at[cond];
+    return at < 0 ? NULL : &k->holds_memo[(size_t)c * (size_t)k->holds_stride + (size_t)at];
+}
+
 bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
 {
     const r_condition *rc = &v->r->conditions[cond];
@@ -303,11 +369,39 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
     if (!rexpr_present(&rc->holds) || v->world->cb.in_holds)
         return true;
     value x;
+    /* a formula of stats alone stands while what it read does */
+    bool memo = rc->holds.kind == REXPR_CHUNK && keepable(v) && stat_memo_fits(v, rc->holds.chunk);
+    const stat_memo *kept = memo ? holds_memo_of(v, c, cond) : NULL;
+    if (kept && stat_memo_get(v, kept, rc->holds.chunk, &x)) {
+        *yes = value_truthy(x);
+#ifdef FRAY_VERIFY_CACHES
+        value again;
+        int64_t steps = v->steps_left;
+        v->steps_left = INT64_MAX / 2;
+        v->world->cb.in_holds++;
+        bool called = vm_call(v, rc->holds.chunk, c, NULL, 0, &again);
+        v->world->cb.in_holds--;
+        v->steps_left = steps;
+        if (!called || value_truthy(again) != *yes) {
+            fprintf(stderr,
+                    "fray: internal error: condition %d kept for creature %d is stale (a stat read not noted)\n", cond,
+                    c);
+            abort();
+        }
+#endif
+        return true;
+    }
+    stat_memo fresh = {0};
     v->world->cb.in_holds++;
-    bool ok = rc->holds.kind == REXPR_CONST ? (x = rc->holds.v, true) : vm_call(v, rc->holds.chunk, c, NULL, 0, &x);
+    bool ok = rc->holds.kind == REXPR_CONST ? (x = rc->holds.v, true)
+              : memo                        ? stat_memo_eval(v, &fresh, rc->holds.chunk, c, &x)
+                                            : vm_call(v, rc->holds.chunk, c, NULL, 0, &x);
     v->world->cb.in_holds--;
     if (!ok)
         return false;
+    stat_memo *keep;
+    if (fresh.known && (keep = holds_memo_of(v, c, cond))) /* looked up again: working it out may move it */
+        *keep = fresh;
     *yes = value_truthy(x);
     return true;
 }

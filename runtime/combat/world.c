@@ -40,6 +40,11 @@ static void plan_default(vm *v, decl_info *di, const rexpr *e, bool whole)
         di->fixed = c->consts[c->code[1] | c->code[2] << 8];
         /* a fraction for a whole-number stat is base_stat's error to give */
         di->has_fixed = !(whole && di->fixed.type == V_FRAC && value_den(di->fixed) != 1);
+    } else if (c->len == 2 && c->code[1] == OP_RETURN &&
+               (c->code[0] == OP_TRUE || c->code[0] == OP_FALSE || c->code[0] == OP_NIL)) {
+        /* `= false`, `= true`, `= nothing` */
+        di->fixed = c->code[0] == OP_NIL ? value_nil() : value_bool(c->code[0] == OP_TRUE);
+        di->has_fixed = true;
     } else if (c->len == 5 && c->code[0] == OP_SELF && c->code[1] == OP_GET_STAT && c->code[4] == OP_RETURN && !whole)
         di->alias = c->code[2] | c->code[3] << 8;
 }

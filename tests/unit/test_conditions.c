@@ -451,6 +451,35 @@ START_TEST(test_stats_alone_and_plain_reads)
 }
 END_TEST
 
+/* A `holds when` of stats alone is kept with what it read, as `out when`
+   is: a change of another creature leaves it standing; a boolean default
+   (`= false`) reads plainly, with no formula run. */
+START_TEST(test_holds_kept_with_its_stats)
+{
+    run *r =
+        run_script(BEGUN "stat proud = false\ncondition vain { holds when self.proud or self.rage > 8 }\n", 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    value x;
+    ck_assert(world_plain_stat(v, creature_named(v, "a"), stat_named(v, "proud"), &x));
+    ck_assert(x.type == V_BOOL && !x.num);
+    set(v, "b", "rage", 1);
+    ck_assert(!has(v, "a", "furious") && !has(v, "a", "vain"));
+    set(v, "b", "rage", 2); /* the version moves on */
+    int64_t steps = v->steps_left;
+    ck_assert(!has(v, "a", "furious") && !has(v, "a", "vain"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept: no formula ran */
+    set(v, "a", "rage", 9);
+    ck_assert(has(v, "a", "furious") && has(v, "a", "vain"));
+    set(v, "a", "rage", 0);
+    ck_assert(!has(v, "a", "vain"));
+    ck_assert_msg(world_set_stat(v, creature_named(v, "a"), stat_named(v, "proud"), value_bool(true), nowhere), "%s",
+                  v->error.s);
+    ck_assert(has(v, "a", "vain") && !has(v, "b", "vain"));
+    run_free(r);
+}
+END_TEST
+
 static Suite *conditions_suite(void)
 {
     Suite *s = suite_create("conditions");
@@ -469,6 +498,7 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_rolling_rules_work_out_all);
     tcase_add_test(tc, test_out_kept_with_its_stats);
     tcase_add_test(tc, test_stats_alone_and_plain_reads);
+    tcase_add_test(tc, test_holds_kept_with_its_stats);
     suite_add_tcase(s, tc);
     return s;
 }
