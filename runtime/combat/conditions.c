@@ -674,15 +674,20 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
     }
     if (!implied_by_index(v, k))
         return true;
-    uint8_t *on_path = mem_alloc((size_t)v->r->nconditions);
+    /* the marks of this walk's own (a formula on the way may ask has()
+       in turn): on the stack for the usual rules */
+    uint8_t small[256];
+    size_t nconds = (size_t)v->r->nconditions;
+    uint8_t *on_path = nconds <= sizeof small ? small : mem_alloc(nconds);
     if (!on_path)
         return true;
-    memset(on_path, 0, (size_t)v->r->nconditions);
+    memset(on_path, 0, nconds);
     alone_walk w = {on_path, 0};
     uint64_t version = v->play_version;
     dice_mark m = dice_now(v);
     int got = in_alone(v, c, cond, &w, k, at);
-    mem_free(on_path, (size_t)v->r->nconditions);
+    if (on_path != small)
+        mem_free(on_path, nconds);
     if (got == ALONE_FAILED)
         return false;
     if (got == ALONE_TOO_MANY)
