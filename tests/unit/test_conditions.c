@@ -347,7 +347,7 @@ START_TEST(test_one_condition_alone)
     int64_t steps = v->steps_left;
     ck_assert(!has(v, "a", "dead"));
     ck_assert_int_eq(v->steps_left, steps); /* furious's formula did not run */
-    set(v, "a", "rage", 2); /* what furious's formula reads (a checking build worked it out for dead) */
+    set(v, "a", "rage", 2);                 /* what furious's formula reads (a checking build worked it out for dead) */
     ck_assert(!has(v, "a", "furious"));
     ck_assert_int_lt(v->steps_left, steps); /* its own did */
     steps = v->steps_left;
