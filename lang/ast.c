@@ -16,15 +16,23 @@ const char *ast_kind_name(ast_kind k)
     return k < AST_KIND_COUNT ? kind_names[k] : "?";
 }
 
-/* A chain of large blocks: nodes are never freed one by one. */
+/* A chain of large blocks, oldest first: nodes are never freed one by
+ * one, but the blocks that only finished items fill are (ast_arena_release). */
 typedef struct block {
-    struct block *prev;
+    struct block *prev, *next; /* older, newer */
+    uint32_t seq;              /* blocks made before it */
     size_t used, cap;
     _Alignas(max_align_t) unsigned char data[];
 } block;
 
 struct ast_arena {
-    block *top;
+    block *top;       /* the newest block, where nodes are made */
+    block *oldest;    /* the oldest block still held */
+    uint32_t nblocks; /* blocks made so far: the seq of the next */
+    uint32_t keep;    /* blocks up to this seq are never released (the root's) */
+    bool keep_set;
+    uint32_t *marks; /* per top-level item: the seq of the top block once it was complete */
+    size_t nmarks, marks_cap;
     size_t max_string;
     int max_nesting;
 };
@@ -59,15 +67,66 @@ int ast_arena_max_nesting(const ast_arena *ar)
     return ar->max_nesting;
 }
 
+static void free_block(block *b)
+{
+    mem_free(b, sizeof *b + b->cap);
+}
+
 void ast_arena_free(ast_arena *ar)
 {
     if (!ar)
         return;
     for (block *b = ar->top, *prev; b; b = prev) {
         prev = b->prev;
-        mem_free(b, sizeof *b + b->cap);
+        free_block(b);
     }
+    if (ar->marks)
+        mem_free(ar->marks, ar->marks_cap * sizeof *ar->marks);
     mem_free(ar, sizeof *ar);
+}
+
+void ast_arena_keep_to_here(ast_arena *ar)
+{
+    if (ar->keep_set)
+        return;
+    ar->keep_set = true;
+    ar->keep = ar->top ? ar->top->seq : 0;
+}
+
+void ast_arena_item_done(ast_arena *ar)
+{
+    if (ar->nmarks == ar->marks_cap) {
+        uint32_t *grown = mem_grow(ar->marks, sizeof *ar->marks, &ar->marks_cap, ar->nmarks + 1);
+        if (!grown)
+            return; /* nothing more is released: the tree stays whole */
+        ar->marks = grown;
+    }
+    ar->marks[ar->nmarks++] = ar->top ? ar->top->seq : 0;
+}
+
+void ast_arena_release(ast_arena *ar, size_t item)
+{
+    /* Item i+1's first token may have been read, as the parser's look
+       ahead, before item i was complete; every later item was begun after.
+       So once items 0..item are done with, every block made before item
+       - 1 was complete holds nothing anyone still reads. */
+    if (!ar->keep_set || item < 1 || item - 1 >= ar->nmarks)
+        return;
+    uint32_t below = ar->marks[item - 1];
+    /* the blocks after the kept ones, oldest first, up to below */
+    block *b = ar->oldest;
+    while (b && b->seq <= ar->keep)
+        b = b->next;
+    while (b && b != ar->top && b->seq < below) {
+        block *next = b->next;
+        if (b->prev)
+            b->prev->next = next;
+        next->prev = b->prev;
+        if (ar->oldest == b)
+            ar->oldest = next;
+        free_block(b);
+        b = next;
+    }
 }
 
 static void *arena_alloc(ast_arena *ar, size_t size)
@@ -79,8 +138,14 @@ static void *arena_alloc(ast_arena *ar, size_t size)
         if (!b)
             return NULL;
         b->prev = ar->top;
+        b->next = NULL;
+        b->seq = ar->nblocks++;
         b->used = 0;
         b->cap = cap;
+        if (ar->top)
+            ar->top->next = b;
+        else
+            ar->oldest = b;
         ar->top = b;
     }
     void *p = ar->top->data + ar->top->used;

@@ -88,6 +88,19 @@ size_t ast_arena_max_string(const ast_arena *ar);
 void ast_arena_limit_nesting(ast_arena *ar, int levels);
 int ast_arena_max_nesting(const ast_arena *ar);
 
+/* Giving back a file's tree item by item, as the compiler is done with
+ * each top-level item (the tree of a million lines is most of what
+ * compiling it takes). The parser says where the root ends
+ * (ast_arena_keep_to_here: that block and those before it are kept) and
+ * where each top-level item is complete (ast_arena_item_done, in the
+ * order of the items); ast_arena_release(ar, i), once no one reads items
+ * 0..i again, frees the blocks only they fill. Nothing else reads a node
+ * of an item once it is compiled: what the compile keeps (decls, chunks,
+ * spans) holds string ids and source offsets, never a node. */
+void ast_arena_keep_to_here(ast_arena *ar);
+void ast_arena_item_done(ast_arena *ar);
+void ast_arena_release(ast_arena *ar, size_t item);
+
 node *ast_node(ast_arena *ar, ast_kind kind, span sp);
 /* Copy of s[0..len), NUL-terminated, owned by the arena. */
 const char *ast_strdup(ast_arena *ar, const char *s, size_t len);

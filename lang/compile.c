@@ -538,14 +538,17 @@ static void compile_imports(compiler *cc, const node *prog)
     }
 }
 
-static void compile_items(compiler *cc, const node *prog, bool imported)
+static void compile_items(compiler *cc, const node *prog, bool imported, ast_arena *ar)
 {
     /* Imports first, so this file's declarations see everything they
-       bring; then every name of this file; then the bodies in order. */
+       bring; then every name of this file; then the bodies in order, the
+       tree of each given back once it is compiled. */
     if (!imported)
         compile_imports(cc, prog);
     declare_names(cc, prog);
-    for (const node *it = prog->list; it && !cc->oom; it = it->next) {
+    size_t i = 0;
+    for (const node *it = prog->list, *next; it && !cc->oom; it = next, i++) {
+        next = it->next;
         switch (it->kind) {
         case AST_USE:
         case AST_IMPORT: break;
@@ -559,6 +562,7 @@ static void compile_items(compiler *cc, const node *prog, bool imported)
         case AST_CITE: comp_error(cc, it->sp, "a citation belongs inside the declaration it cites"); break;
         default: compile_command(cc, it); break;
         }
+        ast_arena_release(ar, i);
     }
 }
 
@@ -646,7 +650,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
         cc->oom = true;
     if (root && cc->sink->errors == before && !syntax_only) {
         cc->items_compiled = true;
-        compile_items(cc, root, imported);
+        compile_items(cc, root, imported, ar);
     }
     cc->dir = saved_dir;
     cc->src = saved_src;

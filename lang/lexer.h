@@ -27,6 +27,7 @@ typedef struct lexer {
     bool stack_full;
     int start_token; /* injected before the first token (expression mode) */
     node *root;
+    node *top_items;       /* the file's list of items (not a block's), once made */
     jmp_buf fatal;         /* flex's fatal errors (out of memory) come back here, never exit() */
     void *flex_blocks[16]; /* what flex holds, so a fatal unwind frees it all */
     int nflex_blocks;

@@ -67,6 +67,7 @@ static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);
 static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body);
 static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args);
 static node *with_list(node *n, node *list);
+static void top_items(struct lexer *lx, node *items);
 static node *lift_tracks(struct lexer *lx, node *items);
 static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg);
 }
@@ -122,9 +123,9 @@ program:
 semis: %empty | semis ';' ;
 
 items:
-    %empty                      { $$ = mk(lx, AST_BLOCK, @$); }
+    %empty                      { $$ = mk(lx, AST_BLOCK, @$); top_items(lx, $$); }
   | items ';'                   { $$ = $1; }
-  | items item ';'              { $$ = ast_append($1, $2); }
+  | items item ';'              { $$ = ast_append($1, $2); if ($1 == lx->top_items) ast_arena_item_done(lx->ar); }
   | items error ';'             { $$ = $1; yyerrok; }
     ;
 
@@ -383,6 +384,17 @@ static node *lift_tracks(struct lexer *lx, node *items)
         it->a = it->c = NULL;
     }
     return items;
+}
+
+/* The file's own list of items is the first made (items reduces to
+   nothing before the first token): its block is kept whole, and the
+   compiler gives back the tree of each item it holds once done with it. */
+static void top_items(struct lexer *lx, node *items)
+{
+    if (lx->top_items || lx->start_token || lx->oom)
+        return;
+    lx->top_items = items;
+    ast_arena_keep_to_here(lx->ar);
 }
 
 static node *with_list(node *n, node *list)
