@@ -66,7 +66,8 @@ static node *mk(struct lexer *lx, ast_kind kind, span sp);
 static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp);
 static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body);
 static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args);
-static node *with_list(node *n, node *list);
+static node *made_of(struct lexer *lx, ast_kind kind, span sp, node *list);
+static node *word(struct lexer *lx, span sp, ast_kind kind, const char *text);
 static void top_items(struct lexer *lx, node *items);
 static node *lift_tracks(struct lexer *lx, node *items);
 static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, const char *msg);
@@ -77,16 +78,16 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
 }
 
 %token <n> IDENT "name" CALLNAME "function name" INT "number" QTY "quantity" DICE "dice" STRING "string"
-%token <n> ACTION "action" AND "and" BEGIN_ "begin" BY "by" CONDITION "condition"
-%token <n> CREATURE "creature" DURATION "duration" ECONOMY "economy" ELSE "else" EMIT "emit" END "end"
-%token <n> ENUM "enum" EXCHANGE "exchange" FAIL "fail" FALSE_ "false" FOR "for" FROM "from" IF "if"
-%token <n> IMPORT "import" IN "in" INITIATIVE "initiative" LET "let" NOT "not" OF "of" OR "or"
-%token <n> OVERRIDE "override" PER "per" PRINT "print" PROCEDURE "procedure" RANGE "range"
-%token <n> REPEAT "repeat" RESOURCE "resource" RETURN "return" ROLL "roll" ROUND "round"
-%token <n> RULING "ruling" SHOW "show" SPACE "space" STAT "stat" SYSTEM "system" TO "to"
-%token <n> TRIGGER "trigger" TRUE_ "true" UNLESS "unless" USE "use" WHEN "when" WITH "with"
-%token <n> BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic" SIDE "side" PERIOD "period"
-%token <n> CITE_SIGN "§"
+%token ACTION "action" AND "and" BEGIN_ "begin" BY "by" CONDITION "condition"
+%token CREATURE "creature" DURATION "duration" ECONOMY "economy" ELSE "else" EMIT "emit" END "end"
+%token ENUM "enum" EXCHANGE "exchange" FAIL "fail" FALSE_ "false" FOR "for" FROM "from" IF "if"
+%token IMPORT "import" IN "in" INITIATIVE "initiative" LET "let" NOT "not" OF "of" OR "or"
+%token OVERRIDE "override" PER "per" PRINT "print" PROCEDURE "procedure" RANGE "range"
+%token REPEAT "repeat" RESOURCE "resource" RETURN "return" ROLL "roll" ROUND "round"
+%token RULING "ruling" SHOW "show" SPACE "space" STAT "stat" SYSTEM "system" TO "to"
+%token TRIGGER "trigger" TRUE_ "true" UNLESS "unless" USE "use" WHEN "when" WITH "with"
+%token BONUS "bonus" CHECK "check" ENCOUNTER "encounter" ITEM "item" RELATION "relation" TACTIC "tactic" SIDE "side" PERIOD "period"
+%token CITE_SIGN "§"
 %token START_EXPR "start of expression"
 %token INDEX "[ (an index)"
 %token ARROW "->" DOTDOT ".." IDIV "//" EQ "==" NE "!=" LE "<=" GE ">=" PLUS_EQ "+=" MINUS_EQ "-="
@@ -150,10 +151,10 @@ cite:
     ;
 
 clause:
-    IDENT args block_opt        { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = $1->text; $$->b = $3;
+    IDENT args block_opt        { $$ = made_of(lx, AST_CLAUSE, @$, $2); $$->text = $1->text; $$->b = $3;
                                   $$->a = $1; /* the word, for messages about it */ }
-  | ROLL args block_opt         { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "roll"; $$->b = $3; }
-  | PER args block_opt          { $$ = with_list(mk(lx, AST_CLAUSE, @$), $2); $$->text = "per"; $$->b = $3; }
+  | ROLL args block_opt         { $$ = made_of(lx, AST_CLAUSE, @$, $2); $$->text = "roll"; $$->b = $3; }
+  | PER args block_opt          { $$ = made_of(lx, AST_CLAUSE, @$, $2); $$->text = "per"; $$->b = $3; }
     ;
 
 args:
@@ -169,11 +170,23 @@ arg:
     ;
 
 /* Words that join clause arguments; they are not names. */
-connective: PER | BY | OF | TO | FROM | WITH | WHEN | UNLESS | IN | ELSE | FOR ;
+connective:
+    PER                         { $$ = word(lx, @1, AST_WORD, "per"); }
+  | BY                          { $$ = word(lx, @1, AST_WORD, "by"); }
+  | OF                          { $$ = word(lx, @1, AST_WORD, "of"); }
+  | TO                          { $$ = word(lx, @1, AST_WORD, "to"); }
+  | FROM                        { $$ = word(lx, @1, AST_WORD, "from"); }
+  | WITH                        { $$ = word(lx, @1, AST_WORD, "with"); }
+  | WHEN                        { $$ = word(lx, @1, AST_WORD, "when"); }
+  | UNLESS                      { $$ = word(lx, @1, AST_WORD, "unless"); }
+  | IN                          { $$ = word(lx, @1, AST_WORD, "in"); }
+  | ELSE                        { $$ = word(lx, @1, AST_WORD, "else"); }
+  | FOR                         { $$ = word(lx, @1, AST_WORD, "for"); }
+    ;
 
 decl:
     SYSTEM name args block_opt                  { $$ = mk_decl(lx, DK_SYSTEM, @$, $2, $3, $4); }
-  | USE names                                   { $$ = with_list(mk(lx, AST_USE, @$), $2); }
+  | USE names                                   { $$ = made_of(lx, AST_USE, @$, $2); }
   | IMPORT STRING                               { $$ = mk(lx, AST_IMPORT, @$); $$->text = $2->text; $$->a = $2; }
   | OVERRIDE decl                               { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; }
   | OVERRIDE clause                             { $$ = mk(lx, AST_OVERRIDE, @$); $$->a = $2; /* a track's */ }
@@ -252,7 +265,7 @@ command:
   | END args                    { $$ = mk_command(lx, DK_END, @$, $2); }
   | SHOW args                   { $$ = mk_command(lx, DK_SHOW, @$, $2); }
   | ROLL INITIATIVE args        { $$ = mk_command(lx, DK_ROLL_INITIATIVE, @$, $3); }
-  | IDENT ':' args              { $$ = with_list(mk(lx, AST_ACT, @$), $3); $$->text = $1->text; $$->a = $1; }
+  | IDENT ':' args              { $$ = made_of(lx, AST_ACT, @$, $3); $$->text = $1->text; $$->a = $1; }
     ;
 
 stmt:
@@ -263,12 +276,12 @@ stmt:
   | IF expr block else_opt      { $$ = mk(lx, AST_IF, @$); $$->a = $2; $$->b = $3; $$->c = $4; }
   | FOR name IN expr block      { $$ = mk(lx, AST_FOR, @$); $$->text = $2->text; $$->a = $4; $$->b = $5; $$->c = $2; }
   | REPEAT expr block           { $$ = mk(lx, AST_REPEAT, @$); $$->a = $2; $$->b = $3; }
-  | EMIT CALLNAME '(' exprs ')' { $$ = with_list(mk(lx, AST_EMIT, @$), $4); $$->text = $2->text; $$->a = $2; }
+  | EMIT CALLNAME '(' exprs ')' { $$ = made_of(lx, AST_EMIT, @$, $4); $$->text = $2->text; $$->a = $2; }
   | RETURN                      { $$ = mk(lx, AST_RETURN, @$); }
   | RETURN expr                 { $$ = mk(lx, AST_RETURN, @$); $$->a = $2; }
-  | PRINT exprs_ne              { $$ = with_list(mk(lx, AST_PRINT, @$), $2); }
+  | PRINT exprs_ne              { $$ = made_of(lx, AST_PRINT, @$, $2); }
   | FAIL expr                   { $$ = mk(lx, AST_FAIL, @$); $$->a = $2; }
-  | CALLNAME '(' exprs ')'      { node *call = with_list(mk(lx, AST_CALL, @$), $3); call->text = $1->text;
+  | CALLNAME '(' exprs ')'      { node *call = made_of(lx, AST_CALL, @$, $3); call->text = $1->text;
                                   $$ = mk(lx, AST_EXPR_STMT, @$); $$->a = call; }
     ;
 
@@ -319,7 +332,7 @@ primary:
     INT | QTY | DICE | STRING | name
   | TRUE_                       { $$ = mk(lx, AST_BOOL, @$); $$->num = 1; }
   | FALSE_                      { $$ = mk(lx, AST_BOOL, @$); $$->num = 0; }
-  | CALLNAME '(' exprs ')'      { $$ = with_list(mk(lx, AST_CALL, @$), $3); $$->text = $1->text; }
+  | CALLNAME '(' exprs ')'      { $$ = made_of(lx, AST_CALL, @$, $3); $$->text = $1->text; }
   | '(' expr ')'                { $$ = $2; }
   | '[' exprs ']'               { $$ = $2; $$->sp = @$; }
     ;
@@ -328,13 +341,37 @@ primary:
    `per round`, `until end of turn` and `phase action` read naturally. */
 name:
     IDENT
-  | keyword_name                { $$ = $1; $$->kind = AST_NAME; }
+  | keyword_name
     ;
 
 keyword_name:
-    ROUND | ACTION | RANGE | CONDITION | DURATION | STAT | RESOURCE | SYSTEM | SPACE
-  | TRIGGER | RULING | CREATURE | ECONOMY | EXCHANGE | ENUM | BEGIN_ | END | SHOW
-  | BONUS | CHECK | ENCOUNTER | ITEM | RELATION | TACTIC | SIDE | PERIOD | USE
+    ROUND                       { $$ = word(lx, @1, AST_NAME, "round"); }
+  | ACTION                      { $$ = word(lx, @1, AST_NAME, "action"); }
+  | RANGE                       { $$ = word(lx, @1, AST_NAME, "range"); }
+  | CONDITION                   { $$ = word(lx, @1, AST_NAME, "condition"); }
+  | DURATION                    { $$ = word(lx, @1, AST_NAME, "duration"); }
+  | STAT                        { $$ = word(lx, @1, AST_NAME, "stat"); }
+  | RESOURCE                    { $$ = word(lx, @1, AST_NAME, "resource"); }
+  | SYSTEM                      { $$ = word(lx, @1, AST_NAME, "system"); }
+  | SPACE                       { $$ = word(lx, @1, AST_NAME, "space"); }
+  | TRIGGER                     { $$ = word(lx, @1, AST_NAME, "trigger"); }
+  | RULING                      { $$ = word(lx, @1, AST_NAME, "ruling"); }
+  | CREATURE                    { $$ = word(lx, @1, AST_NAME, "creature"); }
+  | ECONOMY                     { $$ = word(lx, @1, AST_NAME, "economy"); }
+  | EXCHANGE                    { $$ = word(lx, @1, AST_NAME, "exchange"); }
+  | ENUM                        { $$ = word(lx, @1, AST_NAME, "enum"); }
+  | BEGIN_                      { $$ = word(lx, @1, AST_NAME, "begin"); }
+  | END                         { $$ = word(lx, @1, AST_NAME, "end"); }
+  | SHOW                        { $$ = word(lx, @1, AST_NAME, "show"); }
+  | BONUS                       { $$ = word(lx, @1, AST_NAME, "bonus"); }
+  | CHECK                       { $$ = word(lx, @1, AST_NAME, "check"); }
+  | ENCOUNTER                   { $$ = word(lx, @1, AST_NAME, "encounter"); }
+  | ITEM                        { $$ = word(lx, @1, AST_NAME, "item"); }
+  | RELATION                    { $$ = word(lx, @1, AST_NAME, "relation"); }
+  | TACTIC                      { $$ = word(lx, @1, AST_NAME, "tactic"); }
+  | SIDE                        { $$ = word(lx, @1, AST_NAME, "side"); }
+  | PERIOD                      { $$ = word(lx, @1, AST_NAME, "period"); }
+  | USE                         { $$ = word(lx, @1, AST_NAME, "use"); }
     ;
 
 exprs:
@@ -386,6 +423,17 @@ static node *lift_tracks(struct lexer *lx, node *items)
     return items;
 }
 
+/* A keyword where the tree keeps it: a connective between clause
+   arguments, or a name. The scanner makes no node for a keyword, since
+   most are only the grammar's (`stat`, `if`, `return`): the tree of a
+   large file is most of what compiling it takes. */
+static node *word(struct lexer *lx, span sp, ast_kind kind, const char *text)
+{
+    node *n = mk(lx, kind, sp);
+    n->text = text;
+    return n;
+}
+
 /* The file's own list of items is the first made (items reduces to
    nothing before the first token): its block is kept whole, and the
    compiler gives back the tree of each item it holds once done with it. */
@@ -397,13 +445,16 @@ static void top_items(struct lexer *lx, node *items)
     ast_arena_keep_to_here(lx->ar);
 }
 
-static node *with_list(node *n, node *list)
+/* A node of kind whose children are the list's: the LIST node the
+   grammar gathered them in becomes it (rather than being copied and left
+   behind), so a declaration, clause or call costs one node, not two. */
+static node *made_of(struct lexer *lx, ast_kind kind, span sp, node *list)
 {
-    if (list) {
-        n->list = list->list;
-        n->tail = list->tail;
-    }
-    return n;
+    if (!list)
+        return mk(lx, kind, sp);
+    list->kind = (uint8_t)kind;
+    list->sp = sp;
+    return list;
 }
 
 static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp)
@@ -417,7 +468,7 @@ static node *mk_binary(struct lexer *lx, int op, node *a, node *b, span sp)
 
 static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *args, node *body)
 {
-    node *n = with_list(mk(lx, AST_DECL, sp), args);
+    node *n = made_of(lx, AST_DECL, sp, args);
     n->op = (uint16_t)k;
     if (name)
         n->text = name->text;
@@ -429,7 +480,7 @@ static node *mk_decl(struct lexer *lx, decl_kind k, span sp, node *name, node *a
 
 static node *mk_command(struct lexer *lx, decl_kind k, span sp, node *args)
 {
-    node *n = with_list(mk(lx, AST_COMMAND, sp), args);
+    node *n = made_of(lx, AST_COMMAND, sp, args);
     n->op = (uint16_t)k;
     return n;
 }
