@@ -161,7 +161,8 @@ node *ast_node(ast_arena *ar, ast_kind kind, span sp)
         return NULL;
     n->kind = (uint8_t)kind;
     n->sp = sp;
-    n->den = 1;
+    if (kind == AST_INT || kind == AST_FRAC || kind == AST_QTY || kind == AST_BOOL)
+        n->den = 1; /* the others keep a list's tail there */
     return n;
 }
 

@@ -68,11 +68,18 @@ struct node {
     uint8_t kind; /* ast_kind */
     uint16_t op;  /* operator token, decl_kind, or unit */
     span sp;
-    int64_t num, den;  /* INT, FRAC, QTY, BOOL */
-    const char *text;  /* NAME, WORD, STRING, DICE, MEMBER, CALL, DECL name... */
-    node *a, *b, *c;   /* fixed children, meaning by kind */
-    node *list, *tail; /* ordered children */
-    node *next;        /* sibling in the parent's list */
+    int64_t num; /* INT, FRAC, QTY, BOOL */
+    /* A literal's denominator (1 but in FRAC and QTY), or, in a node with
+       ordered children, the last of them while the parser appends them:
+       no node has both, and a smaller node is a smaller tree. */
+    union {
+        int64_t den;
+        node *tail;
+    };
+    const char *text; /* NAME, WORD, STRING, DICE, MEMBER, CALL, DECL name... */
+    node *a, *b, *c;  /* fixed children, meaning by kind */
+    node *list;       /* ordered children */
+    node *next;       /* sibling in the parent's list */
 };
 
 typedef struct ast_arena ast_arena;
