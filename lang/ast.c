@@ -29,7 +29,7 @@ struct ast_arena {
     block *top;       /* the newest block, where nodes are made */
     block *oldest;    /* the oldest block still held */
     uint32_t nblocks; /* blocks made so far: the seq of the next */
-    uint32_t keep;    /* blocks up to this seq are never released (the root's) */
+    block *kept;      /* the newest block never released (the root's); NULL: the oldest */
     bool keep_set;
     uint32_t *marks; /* per top-level item: the seq of the top block once it was complete */
     size_t nmarks, marks_cap;
@@ -87,10 +87,11 @@ void ast_arena_free(ast_arena *ar)
 
 void ast_arena_keep_to_here(ast_arena *ar)
 {
-    if (ar->keep_set)
-        return;
+    /* a new parse into the arena: what earlier ones made is kept too, and
+       the items counted are this parse's */
     ar->keep_set = true;
-    ar->keep = ar->top ? ar->top->seq : 0;
+    ar->kept = ar->top;
+    ar->nmarks = 0;
 }
 
 void ast_arena_item_done(ast_arena *ar)
@@ -113,17 +114,12 @@ void ast_arena_release(ast_arena *ar, size_t item)
     if (!ar->keep_set || item < 1 || item - 1 >= ar->nmarks)
         return;
     uint32_t below = ar->marks[item - 1];
-    /* the blocks after the kept ones, oldest first, up to below */
-    block *b = ar->oldest;
-    while (b && b->seq <= ar->keep)
-        b = b->next;
-    while (b && b != ar->top && b->seq < below) {
+    /* the blocks after the kept ones (which come first), oldest first */
+    block *kept = ar->kept ? ar->kept : ar->oldest;
+    for (block *b = kept ? kept->next : NULL; b && b != ar->top && b->seq < below;) {
         block *next = b->next;
-        if (b->prev)
-            b->prev->next = next;
-        next->prev = b->prev;
-        if (ar->oldest == b)
-            ar->oldest = next;
+        kept->next = next;
+        next->prev = kept;
         free_block(b);
         b = next;
     }

@@ -98,7 +98,8 @@ int ast_arena_max_nesting(const ast_arena *ar);
 /* Giving back a file's tree item by item, as the compiler is done with
  * each top-level item (the tree of a million lines is most of what
  * compiling it takes). The parser says where the root ends
- * (ast_arena_keep_to_here: that block and those before it are kept) and
+ * (ast_arena_keep_to_here, once a parse: that block and those before it,
+ * with any earlier parse's tree, are kept) and
  * where each top-level item is complete (ast_arena_item_done, in the
  * order of the items); ast_arena_release(ar, i), once no one reads items
  * 0..i again, frees the blocks only they fill. Nothing else reads a node

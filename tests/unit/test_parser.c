@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/parse.h"
+#include "runtime/base/mem.h"
 #include "tests/unit/parse_util.h"
 
 static node *nth(const node *list, int i)
@@ -484,6 +485,60 @@ START_TEST(test_two_parsers_at_once)
 }
 END_TEST
 
+/* The nodes under n and the bytes of their text, counted by reading each
+   (under ASan, a read of a node given back is an error). */
+static long walk(const node *n)
+{
+    if (!n)
+        return 0;
+    long count = 1 + walk(n->a) + walk(n->b) + walk(n->c);
+    for (const node *c = n->list; c; c = c->next)
+        count += walk(c);
+    return count + (n->text ? (long)strlen(n->text) : 0);
+}
+
+START_TEST(test_release_gives_back_finished_items)
+{
+    /* Items that start with a keyword and with a name (a name is read, as
+       the parser's look ahead, before the item before it is complete). */
+    enum { ITEMS = 3000 };
+    size_t cap = ITEMS * 64, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < ITEMS; i++) {
+        if (i % 3 == 0)
+            len += (size_t)snprintf(text + len, cap - len, "stat s_%d = %d + 1\n", i, i);
+        else if (i % 3 == 1)
+            len += (size_t)snprintf(text + len, cap - len, "hp_%d 4 per round\n", i);
+        else
+            len += (size_t)snprintf(text + len, cap - len, "x_%d = %d * (%d - 1)\n", i, i, i);
+    }
+    parsed *p = parse_text(text);
+    ck_assert_int_eq(p->sink.errors, 0);
+    ck_assert_int_eq(ast_list_len(p->root), ITEMS);
+    size_t whole = mem_live_bytes();
+    int i = 0;
+    for (const node *it = p->root->list; it; it = it->next, i++) {
+        /* this item, and the one after it, are still whole */
+        ck_assert_int_ge(walk(it), 3);
+        if (it->next)
+            ck_assert_int_ge(walk(it->next), 3);
+        if (i % 3 == 0)
+            ck_assert_int_eq(atoi(it->text + 2), i);
+        else if (i % 3 == 1)
+            ck_assert_int_eq(atoi(it->text + 3), i);
+        else
+            ck_assert_int_eq(atoi(it->a->text + 2), i);
+        ast_arena_release(p->ar, (size_t)i);
+    }
+    ck_assert_int_eq(i, ITEMS);
+    /* the root stays, the rest of the tree is given back */
+    ck_assert_int_eq(p->root->kind, AST_PROGRAM);
+    ck_assert_msg(mem_live_bytes() < whole / 4, "%zu bytes held of %zu", mem_live_bytes(), whole);
+    done(p);
+    free(text);
+}
+END_TEST
+
 static bool incomplete(const char *text)
 {
     source *s = source_new("i", text, strlen(text));
@@ -534,6 +589,9 @@ static Suite *make_suite(void)
     tcase_add_test(e, test_two_parsers_at_once);
     tcase_add_test(e, test_parse_is_incomplete);
     suite_add_tcase(s, e);
+    TCase *r = tcase_create("release");
+    tcase_add_test(r, test_release_gives_back_finished_items);
+    suite_add_tcase(s, r);
     return s;
 }
 
