@@ -1,7 +1,8 @@
 /* ast: the syntax tree the parser builds and the compiler reads.
  * One node shape for everything keeps the grammar actions short; every node
  * carries the span of source it came from. Nodes live in an arena owned by
- * the parse and are freed all at once. */
+ * the parse, never freed one by one: all at once, or (the compiler) a
+ * top-level item's at a time, once it is compiled (ast_arena_release). */
 #ifndef FRAY_AST_H
 #define FRAY_AST_H
 
