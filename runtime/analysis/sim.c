@@ -247,6 +247,7 @@ static bool play_one(worker *w, uint64_t run)
         return false;
     v->world->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
+    v->output_unread = true;
     tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->world->tally = &t;

@@ -666,6 +666,8 @@ static bool run_roll_initiative(const command_run *r)
 
 static bool run_show(const command_run *r)
 {
+    if (r->v->output_unread)
+        return true; /* what it shows, no one reads */
     return show(r->v, command_list(&r->args, ARG_SHOW_WHAT), command_count(&r->args, ARG_SHOW_WHAT), r->at);
 }
 

@@ -1049,6 +1049,10 @@ next:
             int n = READ_U8();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "print"));
             vm_play_changed(v);
+            if (v->output_unread) {
+                SP -= n;
+                NEXT;
+            }
             text_buf line;
             text_init(&line);
             bool ok = true;

@@ -233,6 +233,10 @@ typedef struct vm {
     /* output and errors */
     vm_print_fn print;
     void *print_user;
+    /* Nothing reads what the rules print or show (a simulated run): a
+       line is not written at all, and an error that only writing it would
+       give (a text past its limit) is not given. */
+    bool output_unread;
     /* An error sets failed and takes the step budget to 0, so that the one
        check every instruction makes (of the budget) stops at an error too;
        the budget comes back from steps_held if the error is cleared. */

@@ -139,6 +139,29 @@ START_TEST(test_strings_built_at_run_time)
 }
 END_TEST
 
+/* A run whose output no one reads (a simulated one) writes no line: what
+   print would write is not even made, and the run goes on. */
+START_TEST(test_unread_output_not_written)
+{
+    const char *text = "let n = 0\nprint \"a\", [1, 2], 1/3\nn = 2\nprint n\n";
+    run *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    r->p = program_new();
+    diag_sink sink = {.fn = on_diag, .user = r};
+    ck_assert_int_eq(compile_string(r->p, "t.rules", text, strlen(text), &sink, NULL), 0);
+    r->v = world_open(r->p, 1, &vm_default_limits);
+    ck_assert_ptr_nonnull(r->v);
+    vm_set_output(r->v, on_print, r);
+    r->v->output_unread = true;
+    ck_assert(vm_run_commands(r->v, 0));
+    ck_assert_uint_eq(r->len, 0);
+    ck_assert(r->v->globals[0].type == V_INT && r->v->globals[0].num == 2);
+    r->v->output_unread = false;
+    run_free(r);
+    expect_output(text, "a [1, 2] 1/3\n2\n");
+}
+END_TEST
+
 START_TEST(test_integer_arithmetic)
 {
     expect_output("print 1 + 2 * 3, (1 + 2) * 3, 10 - 20, -(4)\n", "7 9 -10 -4\n");
@@ -809,6 +832,7 @@ static Suite *make_suite(void)
     tcase_add_test(c, test_print_counts_steps);
     tcase_add_test(c, test_equality_by_value);
     tcase_add_test(c, test_strings_built_at_run_time);
+    tcase_add_test(c, test_unread_output_not_written);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("triggers");
     tcase_add_test(t, test_trigger_statement_body_when_unless);
