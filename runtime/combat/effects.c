@@ -78,6 +78,7 @@ static void link_bearer(vm *v, int32_t i)
         eff(v, c->effects)->prev = i;
     c->effects = i;
     vm_play_changed(v);
+    world_touch(v->world, e->bearer);
 }
 
 static void unlink_bearer(vm *v, int32_t i)
@@ -94,6 +95,7 @@ static void unlink_bearer(vm *v, int32_t i)
         v->world->creatures[e->bearer].effects = e->next;
     if (e->next >= 0)
         eff(v, e->next)->prev = e->prev;
+    world_touch(v->world, e->bearer);
     e->next = e->prev = -1;
     vm_play_changed(v);
 }

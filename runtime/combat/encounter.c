@@ -257,8 +257,10 @@ static bool refresh(vm *v, period per, int only, span at)
             if (slot < 0)
                 return vm_error(v, at, "out of memory");
             value to_max = max.type == V_ROLL ? value_int(max.num) : max;
-            if (!value_identical(v->world->creatures[c].stats[slot], to_max))
+            if (!value_identical(v->world->creatures[c].stats[slot], to_max)) {
                 vm_play_changed(v);
+                world_touch(v->world, (int)c);
+            }
             v->world->creatures[c].stats[slot] = to_max;
         }
     }

@@ -80,14 +80,21 @@ bool stat_memo_fits(vm *v, int chunk_id)
     return *f == 1;
 }
 
-void stat_memo_note(vm *v, int c, int decl_index, value x, bool plain)
+void stat_memo_note(vm *v, int c, bool plain)
 {
     stat_memo_record *rec = v->world->recording;
-    if (!plain || rec->n >= STAT_MEMO_READS) {
+    if (!plain) {
         rec->spoiled = true;
         return;
     }
-    rec->reads[rec->n++] = (stat_memo_read){c, decl_index, x};
+    for (int i = 0; i < rec->n; i++)
+        if (rec->reads[i].creature == c)
+            return; /* its serial cannot have moved since: the formula changes nothing */
+    if (rec->n >= STAT_MEMO_READS) {
+        rec->spoiled = true;
+        return;
+    }
+    rec->reads[rec->n++] = (stat_memo_read){c, v->world->creatures[c].serial};
 }
 
 bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out)
@@ -99,7 +106,7 @@ bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out)
     v->world->recording = outer;
     if (outer) /* a formula inside another: what it read, the outer read */
         for (int i = 0; i < rec.n; i++)
-            stat_memo_note(v, rec.reads[i].creature, rec.reads[i].decl, rec.reads[i].v, true);
+            stat_memo_note(v, rec.reads[i].creature, true);
     if (outer && rec.spoiled)
         outer->spoiled = true;
     m->known = false;

@@ -6,8 +6,9 @@
  * self.hp <= 0`, asked of every creature each time enemies() is, was
  * worked out again nearly every time. A formula made only of stat reads,
  * constants, arithmetic, comparisons and branches (stat_memo_fits) can be
- * kept instead with each stat it read and the value it read: asked again,
- * its answer stands while each of those stats reads the same, plainly.
+ * kept instead with the creatures whose stats it read, each with its
+ * serial (creature.serial): asked again, its answer stands while none of
+ * them has moved on.
  *
  * Why that is enough: such a formula reads nothing but those stats (no
  * call, builtin, ruling, variable or roll is among its instructions), and
@@ -15,8 +16,10 @@
  * default, with nothing that could modify it (no effect on the creature,
  * no condition holding by a formula). A read that is not plain (a formula
  * run, modifiers, a side's stat) spoils the record and nothing is kept.
- * Checking the reads again is plain reads too: when one is not plain any
- * more (an effect arrived), or reads otherwise, the formula runs again.
+ * What a plain read gives is the creature's slots, whether it bears an
+ * effect, and the rules; a creature's serial moves on at every change of
+ * the first two (a slot set to another value, an effect put on or taken
+ * off: world_touch's callers), and the rules are named (below).
  * The rules it was kept under are named (their generation), and a copy of
  * the world starts with none kept. */
 #ifndef FRAY_STAT_MEMO_H
@@ -28,11 +31,12 @@
 #include "runtime/combat/world.h"
 #include "runtime/core/value.h"
 
+/* The creatures whose stats a kept formula read, at most this many. */
 #define STAT_MEMO_READS 4
 
 typedef struct stat_memo_read {
-    int32_t creature, decl;
-    value v;
+    int32_t creature;
+    uint64_t serial; /* its creature.serial when read */
 } stat_memo_read;
 
 typedef struct stat_memo {
@@ -48,7 +52,7 @@ typedef struct stat_memo {
 typedef struct stat_memo_record {
     stat_memo_read reads[STAT_MEMO_READS];
     int n;
-    bool spoiled; /* a read that was not plain, or too many */
+    bool spoiled; /* a read that was not plain, or of too many creatures */
 } stat_memo_record;
 
 /* Whether chunk is a formula of stats alone (worked out once per chunk
@@ -58,13 +62,11 @@ bool stat_memo_fits(vm *v, int formula);
    is asked far more often than worked out. */
 static inline bool stat_memo_get(vm *v, const stat_memo *m, int formula, value *out)
 {
-    if (!m->known || m->chunk != formula || m->generation != v->r->generation || !world_slots_in_sync(v))
+    if (!m->known || m->chunk != formula || m->generation != v->r->generation)
         return false;
     for (int i = 0; i < m->nreads; i++) {
         const stat_memo_read *rd = &m->reads[i];
-        value now;
-        if ((size_t)rd->creature >= v->world->ncreatures || !world_stat_at_hand(v, rd->creature, rd->decl, &now) ||
-            !value_identical(now, rd->v))
+        if ((size_t)rd->creature >= v->world->ncreatures || v->world->creatures[rd->creature].serial != rd->serial)
             return false;
     }
     *out = m->result;
@@ -73,8 +75,9 @@ static inline bool stat_memo_get(vm *v, const stat_memo *m, int formula, value *
 /* Runs chunk for self (stat_memo_fits must hold) into *out, keeping it
    in m when every read was plain. */
 bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out);
-/* A stat read: noted when a formula to keep runs (plain: whether it was). */
-void stat_memo_note(vm *v, int c, int decl_index, value x, bool plain);
+/* A stat read of c: noted when a formula to keep runs (plain: whether it
+   was). */
+void stat_memo_note(vm *v, int c, bool plain);
 /* Frees what the world keeps for stat_memo_fits. */
 void stat_memo_free(vm *v);
 

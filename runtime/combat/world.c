@@ -396,7 +396,7 @@ static __attribute__((noinline)) bool get_stat_noted(vm *v, int c, int decl_inde
     bool plain = world_plain_stat(v, c, decl_index, out);
     if (!plain && !get_stat_long(v, c, decl_index, out))
         return false;
-    stat_memo_note(v, c, decl_index, *out, plain);
+    stat_memo_note(v, c, plain);
     return true;
 }
 
@@ -565,8 +565,10 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (!encounter_out_before(v, c, at))
         return false;
     /* the same value again changes nothing a formula could read */
-    if (!value_identical(v->world->creatures[c].stats[slot], kept))
+    if (!value_identical(v->world->creatures[c].stats[slot], kept)) {
         vm_play_changed(v);
+        world_touch(v->world, c);
+    }
     v->world->creatures[c].stats[slot] = kept;
     if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];

@@ -31,6 +31,10 @@ typedef struct creature {
     int decl;     /* the creature template it came from (rules creatures), or -1 */
     int tactic;   /* tactic index, or -1 */
     value *stats; /* by stat slot; V_NIL = not set, use the declared default */
+    /* Moves on (world_touch) whenever a plain read of one of its stats
+       could read otherwise: a value set in a slot, an effect put on it or
+       taken off (stat_memo.h) */
+    uint64_t serial;
     /* play */
     bool in_play;  /* taken into the encounter */
     bool gone;     /* taken out of play by the GM (`remove NAME`): in no encounter again */
@@ -129,6 +133,7 @@ struct world {
     /* a formula kept with the stats it read runs: what its reads note
        (stat_memo.h), else NULL; and which chunks are such formulas */
     struct stat_memo_record *recording;
+    uint64_t serials; /* the last creature.serial given */
     uint8_t *memo_fits;
     size_t memo_fits_n;
     uint32_t memo_fits_generation;
@@ -250,6 +255,12 @@ char *play_stat_text_whole(vm *v, int c, int decl_index);
    rules declare for it, run on the creature, then the resource echoed.
    args: the creature, the amount, the kind or nil. */
 bool play_damage(vm *v, bool heal, const value *args, int argc, span at);
+
+/* c's stats may read otherwise from now on (creature.serial). */
+static inline void world_touch(struct world *w, int c)
+{
+    w->creatures[c].serial = ++w->serials;
+}
 
 /* --- plain stat reads, inline: the commonest reads of play ---------------------- */
 

@@ -395,10 +395,10 @@ END_TEST
     "creature a side left { }\ncreature b side right { }\n"                         \
     "begin encounter\nroll initiative a 15, b 3\n"
 
-/* `out when` of stats alone is kept with the stats it read: a change of
-   anything else (another stat, another creature) leaves it standing, no
-   formula run; a change of a stat it read, or a modifier arriving on one,
-   has it worked out again. */
+/* `out when` of stats alone is kept with the creatures whose stats it
+   read: a change of another creature leaves it standing, no formula run;
+   a change of one of its own stats, or a modifier arriving, has it worked
+   out again. */
 START_TEST(test_out_kept_with_its_stats)
 {
     run *r = run_script(STATS_ALONE, 1, NULL);
@@ -406,11 +406,14 @@ START_TEST(test_out_kept_with_its_stats)
     vm *v = r->v;
     set(v, "b", "rage", 4); /* the version moves on */
     ck_assert(!out(v, "b"));
-    set(v, "b", "rage", 5);
     set(v, "a", "hp", 7);
+    set(v, "a", "rage", 2);
     int64_t steps = v->steps_left;
     ck_assert(!out(v, "b"));
     ck_assert_int_eq(v->steps_left, steps); /* kept: no formula ran */
+    set(v, "b", "rage", 5);
+    ck_assert(!out(v, "b"));
+    ck_assert_int_lt(v->steps_left, steps); /* one of b's stats: worked out again */
     set(v, "b", "toughness", 0);
     ck_assert(out(v, "b"));
     set(v, "b", "toughness", 3);
