@@ -374,6 +374,8 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
     const stat_memo *kept = memo ? holds_memo_of(v, c, cond) : NULL;
     if (kept && stat_memo_get(v, kept, rc->holds.chunk, &x)) {
         *yes = value_truthy(x);
+        for (int i = 0; v->world->recording && i < kept->nreads; i++) /* what it read, the formula around it read */
+            stat_memo_note(v, kept->reads[i].creature, true);
 #ifdef FRAY_VERIFY_CACHES
         value again;
         int64_t steps = v->steps_left;
@@ -392,6 +394,8 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
         return true;
     }
     stat_memo fresh = {0};
+    if (!memo && rc->holds.kind == REXPR_CHUNK && v->world->recording) /* its reads are not noted */
+        v->world->recording->spoiled = true;
     v->world->cb.in_holds++;
     bool ok = rc->holds.kind == REXPR_CONST ? (x = rc->holds.v, true)
               : memo                        ? stat_memo_eval(v, &fresh, rc->holds.chunk, c, &x)
@@ -580,6 +584,8 @@ static int in_alone(vm *v, int c, int cond, alone_walk *w, const struct conditio
         return ALONE_NO;
     if (++w->steps > ALONE_STEPS)
         return ALONE_TOO_MANY;
+    if (v->world->recording) /* what is applied to c moves its serial on */
+        stat_memo_note(v, c, true);
     if (applied(v, c, cond))
         return ALONE_YES;
     bool yes;
@@ -595,6 +601,8 @@ static int in_alone(vm *v, int c, int cond, alone_walk *w, const struct conditio
         if (result == ALONE_YES) {
             const r_implies *im = &v->r->conditions[from].implies[k->by[i][1]];
             bool holds;
+            if (v->world->recording && rexpr_present(&im->when)) /* a guard's reads are not noted */
+                v->world->recording->spoiled = true;
             if (!guard_holds(v, &im->when, im->negate, c, NULL, 0, &holds))
                 result = ALONE_FAILED;
             else if (!holds)
@@ -663,7 +671,9 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
     if (!cb->conditions && !(cb->conditions = MEM_NEW(struct conditions_cache)))
         return true;
     struct conditions_cache *k = cb->conditions;
-    bool keep = keepable(v);
+    /* inside a formula kept with what it reads (stat_memo.h), an answer
+       kept with the version names none of it: worked out again, noted */
+    bool keep = keepable(v) && !v->world->recording;
     if (keep) {
         uint8_t *known = answers_of(v, c);
         if (known && known[cond]) {
@@ -733,6 +743,16 @@ bool effects_has(vm *v, int c, int cond, bool *has, span at)
     held h[HELD_MAX];
     int n;
     *has = false;
+    if (v->world->recording) {
+        /* inside a formula kept with what it reads: worked out alone, its
+           reads noted (in_alone), or else nothing is kept */
+        bool done;
+        if (!has_alone(v, c, cond, has, &done, at))
+            return false;
+        if (done)
+            return true;
+        v->world->recording->spoiled = true;
+    }
     /* fast path: an applied effect */
     const creature *cr = &v->world->creatures[c];
     if (cond < cr->held_len && cr->held[cond] > 0) {

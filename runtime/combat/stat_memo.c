@@ -46,11 +46,18 @@ static bool op_fits(opcode op)
     }
 }
 
+/* has(), too: worked out alone, it notes what it reads (conditions.c) */
 static bool chunk_fits(const chunk *c)
 {
-    for (size_t at = 0; at < c->len; at += 1 + (size_t)opcode_operands[c->code[at]])
-        if (c->code[at] >= OP_COUNT || !op_fits((opcode)c->code[at]))
+    for (size_t at = 0; at < c->len; at += 1 + (size_t)opcode_operands[c->code[at]]) {
+        if (c->code[at] >= OP_COUNT)
             return false;
+        if (c->code[at] == OP_CALL_BUILTIN) {
+            if (at + 1 >= c->len || c->code[at + 1] != BI_has)
+                return false;
+        } else if (!op_fits((opcode)c->code[at]))
+            return false;
+    }
     return true;
 }
 

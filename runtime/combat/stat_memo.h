@@ -5,7 +5,8 @@
  * fight something changes between most two questions, so `out when
  * self.hp <= 0`, asked of every creature each time enemies() is, was
  * worked out again nearly every time. A formula made only of stat reads,
- * constants, arithmetic, comparisons and branches (stat_memo_fits) can be
+ * constants, arithmetic, comparisons, branches and has() (worked out
+ * alone, noting what it reads: conditions.c) (stat_memo_fits) can be
  * kept instead with the creatures whose stats it read, each with its
  * serial (creature.serial): asked again, its answer stands while none of
  * them has moved on.

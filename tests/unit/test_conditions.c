@@ -167,7 +167,8 @@ START_TEST(test_duration_ends)
 }
 END_TEST
 
-/* `out when` reads a stat and a condition: each change is seen. */
+/* `out when` reads a stat and a condition: each change is seen; a change
+   of another creature is not one (the formula is kept with b's reads). */
 START_TEST(test_out_changes)
 {
     run *r = run_script(BEGUN, 1, NULL);
@@ -177,6 +178,11 @@ START_TEST(test_out_changes)
     int64_t steps = v->steps_left;
     ck_assert(!out(v, "b"));
     ck_assert_int_eq(v->steps_left, steps); /* kept */
+    set(v, "a", "rage", 3);
+    apply(v, "a", "burning", value_nil());
+    steps = v->steps_left;
+    ck_assert(!out(v, "b"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept with b's stats and conditions */
     apply(v, "b", "dead", value_nil());
     ck_assert(out(v, "b"));
     take_off(v, "b", "dead");
@@ -445,7 +451,7 @@ START_TEST(test_stats_alone_and_plain_reads)
     vm *v = r->v;
     ck_assert(stat_memo_fits(v, v->r->encounter.out.chunk));
     ck_assert(!stat_memo_fits(v, v->r->conditions[condition_named(v, "hurt")].holds.chunk));
-    ck_assert(!stat_memo_fits(v, v->r->conditions[condition_named(v, "furious")].holds.chunk));
+    ck_assert(stat_memo_fits(v, v->r->conditions[condition_named(v, "furious")].holds.chunk)); /* has() too */
     apply(v, "a", "burning", value_nil());
     value x;
     ck_assert(world_plain_stat(v, creature_named(v, "a"), stat_named(v, "rage"), &x));
