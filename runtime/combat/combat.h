@@ -203,6 +203,7 @@ typedef struct combat {
 
     answer *answers;
     int nanswers, answers_cap;
+    uint64_t answers_serial; /* moves on at every change of the answers (stat_memo.h) */
 
     /* policies for reactions where no one is asked */
     int8_t reactions_policy; /* 1 take (default), 0 decline */

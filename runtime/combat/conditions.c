@@ -376,6 +376,8 @@ bool effects_holds_by_itself(vm *v, int c, int cond, bool *yes, span at)
         *yes = value_truthy(x);
         for (int i = 0; v->world->recording && i < kept->nreads; i++) /* what it read, the formula around it read */
             stat_memo_note(v, kept->reads[i].creature, true);
+        if (v->world->recording && kept->answers)
+            v->world->recording->answers = true;
 #ifdef FRAY_VERIFY_CACHES
         value again;
         int64_t steps = v->steps_left;

@@ -15,6 +15,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/tally.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/world.h"
 
 static const char *trigger_name(vm *v, int t)
@@ -510,6 +511,7 @@ bool rulings_answer(vm *v, int ruling, value a, int who, span at)
     /* an answer that stands replaces the one before; answers for one use
        each queue, and the uses take them in the order given */
     answer *old = rl->per == ASKED_PER_USE ? NULL : find_answer(v, ruling, who);
+    cb->answers_serial++;
     if (old) {
         old->v = kept;
         return true;
@@ -611,6 +613,17 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             return combat_eval(v, &rl->def, self, about->args, about->nargs, out);
         return vm_error(v, at, "ruling %s is not answered yet", name);
     }
+    /* inside a formula kept with what it reads (stat_memo.h): a ruling is
+       a read of the answers where nothing is noted and no one is asked,
+       and its default's reads are noted too, when it has reads alone */
+    stat_memo_record *rec = v->world->recording;
+    if (rec) {
+        if (!v->world->cb.quiet || v->world->ask || rl->per == ASKED_PER_USE ||
+            (rl->def.kind == REXPR_CHUNK && !stat_memo_fits(v, rl->def.chunk)))
+            rec->spoiled = true;
+        else
+            rec->answers = true;
+    }
     /* what is noted of it is not kept in a quiet run: its texts are not made */
     bool noted = !v->world->cb.quiet;
     if (noted)
@@ -628,6 +641,7 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
             size_t at_index = (size_t)(a - cb->answers);
             memmove(a, a + 1, ((size_t)cb->nanswers - at_index - 1) * sizeof *a);
             cb->nanswers--;
+            cb->answers_serial++;
             vm_play_changed(v);
         }
         return true;
@@ -710,5 +724,6 @@ void rulings_end_encounter(vm *v)
         vm_play_changed(v);
     }
     cb->nanswers = kept;
+    cb->answers_serial++;
     vm_play_changed(v);
 }

@@ -37,6 +37,8 @@ static bool op_fits(opcode op)
     case OP_LE:
     case OP_GT:
     case OP_GE:
+    case OP_ASK:
+    case OP_ASK_FOR: /* rulings, noted where they are reads (events.c) */
     case OP_JUMP:
     case OP_JUMP_IF_FALSE:
     case OP_AND_JUMP:
@@ -116,6 +118,8 @@ bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out)
             stat_memo_note(v, rec.reads[i].creature, true);
     if (outer && rec.spoiled)
         outer->spoiled = true;
+    if (outer && rec.answers)
+        outer->answers = true;
     m->known = false;
     /* kept only with plain reads and nothing changed; a result that is a
        number, a boolean or nothing (no list or string in a store that a
@@ -128,6 +132,8 @@ bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out)
     m->chunk = formula;
     m->result = *out;
     m->nreads = rec.n;
+    m->answers = rec.answers;
+    m->answers_serial = v->world->cb.answers_serial;
     memcpy(m->reads, rec.reads, (size_t)rec.n * sizeof *rec.reads);
     return true;
 }

@@ -47,6 +47,8 @@ typedef struct stat_memo {
     value result;
     int nreads;
     stat_memo_read reads[STAT_MEMO_READS];
+    bool answers;            /* it read rulings' answers: */
+    uint64_t answers_serial; /* as combat.answers_serial stood */
 } stat_memo;
 
 /* What the world's stat reads note while a formula to keep runs. */
@@ -54,6 +56,7 @@ typedef struct stat_memo_record {
     stat_memo_read reads[STAT_MEMO_READS];
     int n;
     bool spoiled; /* a read that was not plain, or of too many creatures */
+    bool answers; /* a ruling read where no one is asked and nothing noted */
 } stat_memo_record;
 
 /* Whether chunk is a formula of stats alone (worked out once per chunk
@@ -64,6 +67,9 @@ bool stat_memo_fits(vm *v, int formula);
 static inline bool stat_memo_get(vm *v, const stat_memo *m, int formula, value *out)
 {
     if (!m->known || m->chunk != formula || m->generation != v->r->generation)
+        return false;
+    /* a ruling read stands where it is a read: nothing noted, no one asked */
+    if (m->answers && (m->answers_serial != v->world->cb.answers_serial || !v->world->cb.quiet || v->world->ask))
         return false;
     for (int i = 0; i < m->nreads; i++) {
         const stat_memo_read *rd = &m->reads[i];

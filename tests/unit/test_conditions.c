@@ -490,6 +490,38 @@ START_TEST(test_holds_kept_with_its_stats)
 }
 END_TEST
 
+/* In a quiet run with no one to ask (a simulated one), a formula that
+   reads a ruling is kept with the answers: a change of another creature
+   leaves it standing; an answer given has it worked out again. Where the
+   reading is noted (a run that is not quiet), it is worked out each time. */
+START_TEST(test_ruling_read_kept_with_the_answers)
+{
+    run *r = run_script(STATS_ALONE "ruling routed \"Routed?\" { answer yes_no; asked per creature; default no }\n"
+                                    "condition fleeing { holds when routed or self.rage > 5 }\n",
+                        1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    v->world->cb.quiet = true;
+    ck_assert(!has(v, "b", "fleeing"));
+    set(v, "a", "rage", 1);
+    int64_t steps = v->steps_left;
+    ck_assert(!has(v, "b", "fleeing"));
+    ck_assert_int_eq(v->steps_left, steps); /* kept */
+    int ruling = rules_ruling(v->r, program_find_string(v->p, "routed"));
+    ck_assert_int_ge(ruling, 0);
+    ck_assert(rulings_answer(v, ruling, value_bool(true), creature_named(v, "b"), nowhere));
+    ck_assert(has(v, "b", "fleeing") && !has(v, "a", "fleeing"));
+    v->world->cb.quiet = false; /* noted: worked out each time */
+    set(v, "a", "rage", 2);
+    steps = v->steps_left;
+    ck_assert(has(v, "b", "fleeing"));
+    set(v, "a", "rage", 3);
+    ck_assert(has(v, "b", "fleeing"));
+    ck_assert_int_lt(v->steps_left, steps);
+    run_free(r);
+}
+END_TEST
+
 static Suite *conditions_suite(void)
 {
     Suite *s = suite_create("conditions");
@@ -509,6 +541,7 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_out_kept_with_its_stats);
     tcase_add_test(tc, test_stats_alone_and_plain_reads);
     tcase_add_test(tc, test_holds_kept_with_its_stats);
+    tcase_add_test(tc, test_ruling_read_kept_with_the_answers);
     suite_add_tcase(s, tc);
     return s;
 }
