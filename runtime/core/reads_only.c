@@ -71,21 +71,18 @@ static reads_kind op_reads(const vm *v, const chunk *c, size_t at)
 /* The chunk an instruction calls, or -1. */
 static int callee(vm *v, const chunk *c, size_t at)
 {
-    const uint8_t *ip = &c->code[at + 1];
-    int operand = ip[0] | ip[1] << 8;
-    switch ((opcode)c->code[at]) {
-    case OP_CALL: {
-        if ((size_t)operand >= v->p->ndecls)
-            return -1;
-        return v->world_ops->standing(v, operand)->body;
-    }
-    case OP_EVAL_DECL:
-        if ((size_t)operand >= v->p->ndecls)
-            return -1;
-        return v->world_ops->standing(v, operand)->value;
-    case OP_CALL_CHUNK: return operand;
-    default: return -1;
-    }
+    opcode op = (opcode)c->code[at];
+    if (op != OP_CALL && op != OP_EVAL_DECL && op != OP_CALL_CHUNK)
+        return -1;
+    /* each of these has its u16 operand first (the caller checked that
+       the instruction's operands lie within the chunk) */
+    int operand = c->code[at + 1] | c->code[at + 2] << 8;
+    if (op == OP_CALL_CHUNK)
+        return operand;
+    if ((size_t)operand >= v->p->ndecls)
+        return -1;
+    const decl *d = v->world_ops->standing(v, operand);
+    return op == OP_CALL ? d->body : d->value;
 }
 
 reads_kind vm_formulas_reads(vm *v)
