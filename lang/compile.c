@@ -648,7 +648,7 @@ static int compile_text(compiler *cc, const char *name, const char *text, size_t
     node *root = parse_program_in(src, (uint32_t)idx, ar, cc->sink, cc->p);
     if (!root && cc->sink->errors == before)
         cc->oom = true;
-    if (root && cc->sink->errors == before && !syntax_only) {
+    if (root && cc->sink->errors == before && !syntax_only && !compile_unknown_words_only(cc, root)) {
         cc->items_compiled = true;
         compile_items(cc, root, imported, ar);
     }

@@ -1269,16 +1269,37 @@ static command_id command_named(const char *word)
     return CMD_COUNT;
 }
 
+/* Whether a line written as a word and arguments starts with a word that
+   names no command it may (these are not clauses: the grammar reads them
+   on its own). */
+static bool clause_word_unknown(const node *cmd)
+{
+    command_id id = command_named(cmd->text);
+    return id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END ||
+           id == CMD_SHOW || id == CMD_ROLL_INITIATIVE;
+}
+
+bool compile_unknown_words_only(compiler *cc, const node *prog)
+{
+    if (!prog->list)
+        return false;
+    for (const node *it = prog->list; it; it = it->next)
+        if (it->kind != AST_CLAUSE || !clause_word_unknown(it))
+            return false;
+    /* what compile_command would say of each, in order, and nothing else */
+    for (const node *it = prog->list; it; it = it->next)
+        cmd_unknown_word(cc, it);
+    return true;
+}
+
 /* Commands written as a word and arguments (`next`, `place a at c4`). */
 static void clause_command(compiler *cc, const node *cmd)
 {
-    command_id id = command_named(cmd->text);
-    /* these are not clauses: the grammar reads them on its own */
-    if (id == CMD_COUNT || id == CMD_CREATURE || id == CMD_ACT || id == CMD_BEGIN || id == CMD_END || id == CMD_SHOW ||
-        id == CMD_ROLL_INITIATIVE) {
+    if (clause_word_unknown(cmd)) {
         cmd_unknown_word(cc, cmd);
         return;
     }
+    command_id id = command_named(cmd->text);
     if (cmd->b) {
         comp_error(cc, cmd->b->sp, "'%s' takes no block", cmd->text);
         return;

@@ -124,6 +124,10 @@ bool dice_literal(compiler *cc, const node *n, value *out);
 void declare_names(compiler *cc, const node *program);
 void compile_decl(compiler *cc, const node *d);
 void compile_command(compiler *cc, const node *cmd);
+/* A text whose every line starts with a word that names no command (a
+   misspelt command): each is reported as compile_command would, and
+   nothing is compiled, so the program stays as it was; true then. */
+bool compile_unknown_words_only(compiler *cc, const node *prog);
 /* `self: attack t` inside a body. */
 void compile_act_stmt(compiler *cc, const node *s);
 /* A play command a body may hold as a statement (`hold self strike t on
