@@ -48,7 +48,7 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->zones, cb->zones_cap);
     FREE_ARRAY(cb->members, cb->members_cap);
     for (int i = 0; i < cb->nlog; i++)
-        mem_strfree(cb->log[i].text);
+        log_text_free(cb->log[i].text);
     FREE_ARRAY(cb->log, cb->log_cap);
     FREE_ARRAY(cb->pending_line, cb->pending_cap);
     effect_index_free(cb);
@@ -88,8 +88,8 @@ bool combat_clone(combat *cb, const combat *from)
     CLONE_ARRAY(cb, from, log, log_cap, &ok);
     if (!cb->log)
         cb->nlog = 0;
-    for (int i = 0; i < cb->nlog; i++)
-        cb->log[i].text = from->log[i].text ? mem_dup(from->log[i].text, strlen(from->log[i].text) + 1, &ok) : NULL;
+    for (int i = 0; i < cb->nlog; i++) /* lines never change: shared, not copied */
+        cb->log[i].text = log_text_share(from->log[i].text);
     cb->index = NULL;      /* built again when first asked */
     cb->conditions = NULL; /* worked out again in the copy */
     if (!ok)

@@ -253,10 +253,17 @@ struct vm;
 /* Lifecycle (combat.c). */
 void combat_init(combat *cb);
 void combat_free(combat *cb);
-/* Makes cb a copy of from, its own, at rest (no command under way), its
- * effect index left to be built again; false when out of memory (cb then
- * holds nothing). Copies each array combat_free frees: keep the two in
- * step. */
+/* A log line's text (log.c): made once, never changed, and shared by the
+ * copies of the world that hold the line (combat_clone takes a reference,
+ * not a copy, so copying a long session's log costs no allocation per
+ * line); freed with its last holder. NULL when out of memory. */
+char *log_text_new(const char *text);
+char *log_text_share(char *text);
+void log_text_free(char *text);
+/* Makes cb a copy of from, its own (but for the log's lines, shared), at
+ * rest (no command under way), its effect index left to be built again;
+ * false when out of memory (cb then holds nothing). Copies each array
+ * combat_free frees: keep the two in step. */
 bool combat_clone(combat *cb, const combat *from);
 /* Makes room for creatures and rules that arrived since the last call. */
 bool combat_sync(struct vm *v);

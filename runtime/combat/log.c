@@ -7,11 +7,53 @@
  * bounded memory; `show log` says how many earlier lines went. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/world.h"
+
+/* A log line's text with the count of the logs that hold it. */
+typedef struct log_text {
+    atomic_size_t refs;
+    size_t size;
+    char text[];
+} log_text;
+
+char *log_text_new(const char *text)
+{
+    size_t n = strlen(text), size = offsetof(log_text, text) + n + 1;
+    log_text *t = mem_alloc(size);
+    if (!t)
+        return NULL;
+    atomic_init(&t->refs, 1);
+    t->size = size;
+    memcpy(t->text, text, n + 1);
+    return t->text;
+}
+
+static log_text *text_head(char *text)
+{
+    return (log_text *)(text - offsetof(log_text, text));
+}
+
+char *log_text_share(char *text)
+{
+    if (text)
+        atomic_fetch_add_explicit(&text_head(text)->refs, 1, memory_order_relaxed);
+    return text;
+}
+
+void log_text_free(char *text)
+{
+    if (!text)
+        return;
+    log_text *t = text_head(text);
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+        mem_free(t, t->size);
+}
 
 static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
@@ -24,17 +66,16 @@ static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *te
         int drop = COMBAT_LOG_MOST / 4;
         cb->log_dropped += (uint64_t)drop;
         for (int i = 0; i < drop; i++)
-            mem_strfree(cb->log[i].text);
+            log_text_free(cb->log[i].text);
         memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
         cb->nlog -= drop;
         cb->pending_log = cb->pending_log >= drop ? cb->pending_log - drop : -1;
     }
     size_t cap = (size_t)cb->log_cap;
     log_line *g = mem_grow(cb->log, sizeof(log_line), &cap, (size_t)cb->nlog + 1);
-    char *copy = mem_strndup(text, strlen(text));
+    char *copy = log_text_new(text);
     if (!g || !copy) {
-        if (copy)
-            mem_strfree(copy);
+        log_text_free(copy);
         if (g) {
             cb->log = g;
             cb->log_cap = (int)cap;
@@ -99,9 +140,9 @@ void combat_flush_roll(vm *v)
     print(v, cb->pending_line, cb->pending_hidden);
     /* the log holds the line from when it was rolled: bring it up to date */
     if (cb->pending_log >= 0 && cb->pending_log < cb->nlog) {
-        char *copy = mem_strndup(cb->pending_line, strlen(cb->pending_line));
+        char *copy = log_text_new(cb->pending_line);
         if (copy) {
-            mem_strfree(cb->log[cb->pending_log].text);
+            log_text_free(cb->log[cb->pending_log].text);
             cb->log[cb->pending_log].text = copy;
             cb->log[cb->pending_log].hidden = cb->pending_hidden;
         }
