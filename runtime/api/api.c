@@ -109,7 +109,9 @@ void fray_close(fray *f)
     mem_free(f, sizeof *f);
 }
 
-fray *fray_clone(const fray *from)
+/* A copy of from; with spare, one that takes spare's arrays (spare is
+   then closed: see api_clone_over). */
+static fray *clone_taking(const fray *from, fray *spare)
 {
     if (!world_at_rest(from->v))
         return NULL;
@@ -118,12 +120,19 @@ fray *fray_clone(const fray *from)
         return NULL;
     *f = *from;
     text_init(&f->said); /* the copy's own, not the text the original returned */
-    f->p = program_clone(from->p);
+    f->p = program_clone_part(from->p, !spare);
     f->v = f->p ? world_clone(from->v, f->p) : NULL;
     if (!f->v) {
         program_free(f->p);
         mem_free(f, sizeof *f);
         return NULL;
+    }
+    if (spare) {
+        /* its world first, while its program is whole */
+        world_close(spare->v);
+        program_take_arrays(f->p, from->p, spare->p);
+        spare->v = NULL;
+        fray_close(spare);
     }
     /* what calls back with the context calls back with the copy */
     f->sink.user = f;
@@ -131,6 +140,22 @@ fray *fray_clone(const fray *from)
     if (f->v->world->ask_user)
         f->v->world->ask_user = f;
     return f;
+}
+
+fray *fray_clone(const fray *from)
+{
+    return clone_taking(from, NULL);
+}
+
+fray *api_clone_over(const fray *from, fray *spare)
+{
+    if (!program_arrays_shared(from->p, spare->p)) {
+        fray *f = clone_taking(from, NULL);
+        if (f)
+            fray_close(spare);
+        return f;
+    }
+    return clone_taking(from, spare);
 }
 
 void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user)

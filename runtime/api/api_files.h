@@ -37,6 +37,12 @@ uint64_t api_uses(const fray *f);
 /* Readies f to be copied often: a copy then costs nothing for each
  * source and chunk compiled so far (program_settle). */
 void api_settle(fray *f);
+/* A copy of from, as fray_clone, made in place of spare, a context it is
+ * to replace (a rebuild's): spare is closed, and when it descends from
+ * from (or from from's source), the copy takes its arrays of sources,
+ * chunks and commands instead of copying from's, as long as the session
+ * (program_arrays_shared). NULL when out of memory, spare left open. */
+fray *api_clone_over(const fray *from, fray *spare);
 /* The bytes of source f has compiled so far: what replaying it would
  * compile again. */
 uint64_t api_source_bytes(const fray *f);

@@ -81,9 +81,8 @@ vm *world_clone(const vm *from, program *p)
     for (size_t i = 0; i < v->world->ncreatures; i++)
         clone_creature(&v->world->creatures[i], &from->world->creatures[i], from, &ok);
     v->world->name_index = mem_dup(from->world->name_index, from->world->name_index_cap * sizeof(int32_t), &ok);
-    v->rolls = mem_dup(from->rolls, from->roll_ring * sizeof(roll_record), &ok);
-    v->roll_details = mem_dup(from->roll_details, VM_ROLL_RING * sizeof(roll_detail), &ok);
-    v->faces = mem_dup(from->faces, VM_FACE_RING * sizeof(dice_face), &ok);
+    if (!vm_rolls_copy(v, from))
+        ok = false;
     v->world->ledger_try = mem_dup(from->world->ledger_try, (size_t)from->world->ledger_len * sizeof(counter), &ok);
     clone_store(&v->scratch, &from->scratch, &ok);
     clone_store(&v->kept, &from->kept, &ok);

@@ -46,6 +46,11 @@ struct program_keep {
     size_t nsources;
     chunk **chunks;
     size_t nchunks;
+    /* where its sources and chunks stand in the program's arrays (from),
+       and how many sources, chunks and commands the program had when it
+       settled (to) */
+    size_t sources_from, chunks_from;
+    size_t sources_to, chunks_to, commands_to;
 };
 
 static program_keep *keep_share(program_keep *k)
@@ -99,6 +104,11 @@ void program_settle(program *p)
     k->nsources = ns;
     k->chunks = chunks;
     k->nchunks = nc;
+    k->sources_from = p->kept_sources;
+    k->chunks_from = p->kept_chunks;
+    k->sources_to = p->nsources;
+    k->chunks_to = p->nchunks;
+    k->commands_to = p->ncommands;
     p->kept = k;
     p->kept_sources = p->nsources;
     p->kept_chunks = p->nchunks;
@@ -187,8 +197,9 @@ static void *copy_string(void *s)
 }
 
 /* Every table, as program_free frees them; sources and chunks, which
- * never change once made, shared. */
-program *program_clone(const program *from)
+ * never change once made, shared. Without arrays, the arrays of sources,
+ * chunks and commands are left empty, for program_take_arrays. */
+program *program_clone_part(const program *from, bool arrays)
 {
     program *p = MEM_NEW(program);
     if (!p)
@@ -197,12 +208,14 @@ program *program_clone(const program *from)
     *p = *from;
     /* those the keep holds are shared by sharing it; the rest one by one */
     p->kept = keep_share(from->kept);
-    p->sources = (source **)copy_objects_from((void *const *)from->sources, from->kept_sources, from->nsources,
-                                              from->sources_cap, share_source, &ok);
+    p->sources = !arrays ? NULL
+                         : (source **)copy_objects_from((void *const *)from->sources, from->kept_sources,
+                                                        from->nsources, from->sources_cap, share_source, &ok);
     p->strings =
         (char **)copy_objects((void *const *)from->strings, from->nstrings, from->strings_cap, copy_string, &ok);
-    p->chunks = (chunk **)copy_objects_from((void *const *)from->chunks, from->kept_chunks, from->nchunks,
-                                            from->chunks_cap, share_chunk, &ok);
+    p->chunks = !arrays ? NULL
+                        : (chunk **)copy_objects_from((void *const *)from->chunks, from->kept_chunks, from->nchunks,
+                                                      from->chunks_cap, share_chunk, &ok);
     if (!p->sources)
         p->nsources = p->sources_cap = p->kept_sources = 0;
     if (!p->strings)
@@ -221,7 +234,9 @@ program *program_clone(const program *from)
         p->enums[i].members = mem_dup(from->enums[i].members, (size_t)from->enums[i].nmembers * sizeof(int), &ok);
     p->globals = mem_dup(from->globals, from->globals_cap * sizeof(int), &ok);
     p->global_typed = mem_dup(from->global_typed, from->global_typed_cap * sizeof(bool), &ok);
-    p->commands = mem_dup(from->commands, from->commands_cap * sizeof(int), &ok);
+    p->commands = arrays ? mem_dup(from->commands, from->commands_cap * sizeof(int), &ok) : NULL;
+    if (!p->commands)
+        p->ncommands = p->commands_cap = 0;
     p->modules = mem_dup(from->modules, from->modules_cap * sizeof(int), &ok);
     p->rules = ok ? rules_clone(from->rules) : NULL;
     if (!p->rules) {
@@ -229,6 +244,63 @@ program *program_clone(const program *from)
         return NULL;
     }
     return p;
+}
+
+program *program_clone(const program *from)
+{
+    return program_clone_part(from, true);
+}
+
+/* from's arrays of sources, chunks and commands are where spare's begin
+ * when from holds nothing of its own (all it has is in its keep, k) and k
+ * is in spare's line of keeps with every keep from there on continuing
+ * the one before it where it ended (no program of that line cut its
+ * arrays back below what a keep holds: program_release), and spare has
+ * not cut them back since its last keep either. Keeps never change, and
+ * commands are only ever added, so then spare's arrays begin with
+ * exactly from's. */
+bool program_arrays_shared(const program *from, const program *spare)
+{
+    const program_keep *k = from->kept;
+    if (!k || from->kept_sources != from->nsources || from->kept_chunks != from->nchunks ||
+        k->sources_to != from->nsources || k->chunks_to != from->nchunks || k->commands_to != from->ncommands)
+        return false;
+    if (spare->kept_sources < k->sources_to || spare->kept_chunks < k->chunks_to || spare->ncommands < k->commands_to)
+        return false;
+    for (const program_keep *at = spare->kept; at; at = at->parent) {
+        if (at == k)
+            return true;
+        if (!at->parent || at->sources_from != at->parent->sources_to || at->chunks_from != at->parent->chunks_to)
+            return false;
+    }
+    return false;
+}
+
+void program_take_arrays(program *p, const program *from, program *spare)
+{
+    /* past from's end, spare's own go; those a keep after from's holds
+       go with that keep, when spare (freed next) lets go of it */
+    for (size_t i = from->nsources; i < spare->nsources; i++)
+        if (i >= spare->kept_sources)
+            source_free(spare->sources[i]);
+    for (size_t i = from->nchunks; i < spare->nchunks; i++)
+        if (i >= spare->kept_chunks)
+            chunk_free(spare->chunks[i]);
+    p->sources = spare->sources;
+    p->sources_cap = spare->sources_cap;
+    p->nsources = p->kept_sources = from->nsources;
+    p->chunks = spare->chunks;
+    p->chunks_cap = spare->chunks_cap;
+    p->nchunks = p->kept_chunks = from->nchunks;
+    p->commands = spare->commands;
+    p->commands_cap = spare->commands_cap;
+    p->ncommands = from->ncommands;
+    spare->sources = NULL;
+    spare->chunks = NULL;
+    spare->commands = NULL;
+    spare->nsources = spare->sources_cap = spare->kept_sources = 0;
+    spare->nchunks = spare->chunks_cap = spare->kept_chunks = 0;
+    spare->ncommands = spare->commands_cap = 0;
 }
 
 void program_release(program *p, size_t nsources, size_t nchunks)

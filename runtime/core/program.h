@@ -120,6 +120,15 @@ program *program_new(void);
 /* A copy of p, its own: sources, strings, code and rules; NULL when out of
  * memory. */
 program *program_clone(const program *p);
+/* A rebuild's copy, which a copy of a long session's context would spend
+ * most of its time on copying arrays as long as the session: when
+ * program_arrays_shared(from, spare), spare's arrays of sources, chunks
+ * and commands begin with from's, so a copy of from made without them
+ * (program_clone_part(from, false)) takes them from spare, cut to from's
+ * length (program_take_arrays), and spare, left with none, is freed. */
+program *program_clone_part(const program *from, bool arrays);
+bool program_arrays_shared(const program *from, const program *spare);
+void program_take_arrays(program *p, const program *from, program *spare);
 /* Hands the sources and chunks p holds of its own to a keep shared with
  * its copies, so that copying p later costs no reference per source and
  * chunk (a session copies a long one often). Never fails: out of memory,

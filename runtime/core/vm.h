@@ -314,6 +314,12 @@ void vm_clear_error(vm *v);
 
 /* Rolls a dice value (or passes a number through) recording the faces. */
 bool vm_roll(vm *v, value dice, span at, value *out);
+/* The rings of rolls of from made to's own (a copy of the VM): every
+ * record, and of the details and faces only what a record holds, since
+ * nothing else of them is ever read (see roll_into): a copy costs what the
+ * records hold, not the megabyte and a half of the rings. False out of
+ * memory (vm_free frees what was taken). */
+bool vm_rolls_copy(vm *to, const vm *from);
 /* Rolls dice plus labelled numbers, as a check does; the record keeps
    them all for the breakdown. */
 bool vm_roll_check(vm *v, const dexpr *dx, const roll_extra *extra, int nextra, int check, span at, value *out);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "runtime/base/mem.h"
@@ -175,6 +176,37 @@ static void grow_ring(vm *v)
     mem_free(v->rolls, old * sizeof(roll_record));
     v->rolls = rolls;
     v->roll_ring = cap;
+}
+
+bool vm_rolls_copy(vm *to, const vm *from)
+{
+    to->rolls = NULL;
+    to->roll_details = NULL;
+    to->faces = NULL;
+    if (!from->rolls)
+        return true;
+    bool ok = true;
+    to->rolls = mem_dup(from->rolls, from->roll_ring * sizeof(roll_record), &ok);
+    to->roll_details = ok ? mem_alloc(VM_ROLL_RING * sizeof(roll_detail)) : NULL;
+    to->faces = to->roll_details ? mem_alloc(VM_FACE_RING * sizeof(dice_face)) : NULL;
+    if (!to->faces)
+        return false; /* what was taken, vm_free frees */
+    for (size_t i = 0; i < from->roll_ring; i++) {
+        const roll_record *rec = &from->rolls[i];
+        const roll_detail *d = &from->roll_details[i];
+        if (!rec->seq)
+            continue; /* never written */
+        if (rec->program_expr < 0)
+            memcpy(&to->roll_details[i].expr, &d->expr,
+                   offsetof(dexpr, terms) + (size_t)d->expr.nterms * sizeof d->expr.terms[0]);
+        memcpy(to->roll_details[i].extra, d->extra, (size_t)rec->nextra * sizeof d->extra[0]);
+        size_t n = 0;
+        for (int t = 0; t < DEXPR_MAX_TERMS; t++)
+            n += rec->term_faces[t];
+        if (rec->face_start + n <= VM_FACE_RING)
+            memcpy(to->faces + rec->face_start, from->faces + rec->face_start, n * sizeof(dice_face));
+    }
+    return true;
 }
 
 /* The record of roll number ++roll_seq, whose faces take up to `need`

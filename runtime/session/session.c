@@ -302,7 +302,8 @@ static bool rebuild(session *s, size_t n)
 static bool rebuild_checked(session *s, size_t n, bool *replayed_same)
 {
     size_t from = 0;
-    fray *f = checkpoints_open(s, n, &from);
+    fray *old = s->f;
+    fray *f = checkpoints_open(s, n, &from, &old);
     if (f)
         set_quiet(s, f, true);
     else
@@ -311,7 +312,7 @@ static bool rebuild_checked(session *s, size_t n, bool *replayed_same)
         out_of_memory(s);
         return false;
     }
-    fray_close(s->f);
+    fray_close(old); /* NULL when the copy closed it */
     s->f = f;
     bool same = true;
     for (size_t i = from; i < n && i < s->ndone; i++)

@@ -130,12 +130,13 @@ fray *session_open_context(session *s, bool quiet);
 /* Checkpoints (session_checkpoints.c): one taken after the entry just
  * done when enough was done since the last; those past the first n
  * entries dropped, or all; a copy of the newest after at most n entries
- * (NULL: none), *at set to where it stands; the copies of another
- * session's, made this one's. */
+ * (NULL: none), *at set to where it stands, made in the place of *spare
+ * (NULL: none), a context it is to replace, which it closes (*spare set
+ * to NULL then); the copies of another session's, made this one's. */
 void checkpoints_maybe(session *s);
 void checkpoints_trim(session *s, size_t n);
 void checkpoints_clear(session *s);
-fray *checkpoints_open(const session *s, size_t n, size_t *at);
+fray *checkpoints_open(const session *s, size_t n, size_t *at, fray **spare);
 bool checkpoints_copy(session *s, const session *from);
 
 /* The session's own messages (a file refused, the journal lost), through

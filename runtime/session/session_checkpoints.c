@@ -78,13 +78,18 @@ void checkpoints_maybe(session *s)
     s->checkpoints[s->ncheckpoints++] = (session_checkpoint){.f = copy, .at = s->ndone};
 }
 
-fray *checkpoints_open(const session *s, size_t n, size_t *at)
+fray *checkpoints_open(const session *s, size_t n, size_t *at, fray **spare)
 {
     for (int i = s->ncheckpoints - 1; i >= 0; i--)
         if (s->checkpoints[i].at <= n) {
-            fray *f = fray_clone(s->checkpoints[i].f);
-            if (f)
+            /* made in the place of the context it replaces, whose arrays
+               as long as the session it takes rather than copying the
+               checkpoint's */
+            fray *f = *spare ? api_clone_over(s->checkpoints[i].f, *spare) : fray_clone(s->checkpoints[i].f);
+            if (f) {
                 *at = s->checkpoints[i].at;
+                *spare = NULL;
+            }
             return f;
         }
     return NULL;
