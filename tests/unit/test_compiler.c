@@ -631,6 +631,62 @@ START_TEST(test_error_leaves_no_commands_for_bad_line)
 }
 END_TEST
 
+/* A rebuild's copy of a settled program (a checkpoint) takes the arrays of
+   sources, chunks and commands of the program it replaces only when they
+   begin with the checkpoint's: the program it was copied from or a copy of
+   it, however far they went on and settled again; not one cut back below
+   what the checkpoint's keep holds, not one unrelated, and not when the
+   checkpoint has something of its own. */
+START_TEST(test_arrays_taken_only_when_shared)
+{
+    ck_assert_int_eq(compile("let x = 1\nprint x\n"), 0);
+    program_settle(P);
+    program *cp = program_clone(P);
+    ck_assert_ptr_nonnull(cp);
+    ck_assert(program_arrays_shared(cp, P));
+    ck_assert_int_eq(compile("print x + 1\n"), 0);
+    ck_assert(program_arrays_shared(cp, P));
+    program_settle(P);
+    ck_assert_int_eq(compile("print x + 2\n"), 0);
+    ck_assert(program_arrays_shared(cp, P));
+    /* not one that went back on the checkpoint's keep */
+    program *cut = program_clone(cp);
+    ck_assert_ptr_nonnull(cut);
+    program_release(cut, cp->nsources - 1, cp->nchunks - 1);
+    ck_assert(!program_arrays_shared(cp, cut));
+    ck_assert_int_eq(compile_string(cut, "t.rules", "print 5\n", 8, &S, NULL), 0);
+    program_settle(cut);
+    ck_assert(!program_arrays_shared(cp, cut)); /* its next keep does not continue the checkpoint's */
+    program_free(cut);
+    /* not one unrelated */
+    program *other = program_new();
+    ck_assert_ptr_nonnull(other);
+    ck_assert_int_eq(compile_string(other, "t.rules", "let x = 1\nprint x\n", 18, &S, NULL), 0);
+    program_settle(other);
+    ck_assert(!program_arrays_shared(cp, other));
+    program_free(other);
+    /* taken: the copy's arrays are the checkpoint's, and it compiles on */
+    program *q = program_clone_part(cp, false);
+    ck_assert_ptr_nonnull(q);
+    program_take_arrays(q, cp, P);
+    program_free(P);
+    P = q;
+    ck_assert_uint_eq(q->nsources, cp->nsources);
+    ck_assert_uint_eq(q->nchunks, cp->nchunks);
+    ck_assert_uint_eq(q->ncommands, cp->ncommands);
+    for (size_t i = 0; i < cp->nchunks; i++)
+        ck_assert_ptr_eq(q->chunks[i], cp->chunks[i]);
+    for (size_t i = 0; i < cp->ncommands; i++)
+        ck_assert_int_eq(q->commands[i], cp->commands[i]);
+    ck_assert_int_eq(compile("print x + 3\n"), 0);
+    ck_assert_uint_eq(q->ncommands, cp->ncommands + 1);
+    /* not when the checkpoint holds something of its own */
+    ck_assert_int_eq(compile_string(cp, "t.rules", "print 6\n", 8, &S, NULL), 0);
+    ck_assert(!program_arrays_shared(cp, q));
+    program_free(cp);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("compiler");
@@ -682,6 +738,7 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_roll_of_literals_is_one_instruction);
     tcase_add_test(o, test_chunk_stack_need);
     tcase_add_test(o, test_chunk_too_much_at_once);
+    tcase_add_test(o, test_arrays_taken_only_when_shared);
     suite_add_tcase(s, o);
     return s;
 }

@@ -64,6 +64,7 @@ static void play(fray_session *s, const char *system, bool with_failures)
         if (with_failures) {
             ck_assert_int_ne(fray_session_command(s, "print (1 +"), FRAY_OK);
             ck_assert_int_ne(fray_session_command(s, "creature c side blue { hp 3"), FRAY_OK);
+            ck_assert_int_ne(fray_session_command(s, "damag a 1\nnxt"), FRAY_OK);
         }
     }
 }
@@ -102,9 +103,9 @@ START_TEST(test_failed_parse_keeps_state)
 }
 END_TEST
 
-/* A command that does not parse keeps the context; one that fails later
-   (a name unknown when compiling, an error running) replaces it with a
-   replay. */
+/* A command that does not parse, or whose every line starts with a word
+   that names no command, keeps the context; one that fails later (a name
+   unknown when compiling, an error running) replaces it with a replay. */
 START_TEST(test_rebuild_only_when_changed)
 {
     heard *h = calloc(1, sizeof *h);
@@ -117,6 +118,15 @@ START_TEST(test_rebuild_only_when_changed)
     ck_assert_ptr_eq(fray_session_context(s), f);
     ck_assert_int_ne(fray_session_command(s, "print \"unclosed"), FRAY_OK);
     ck_assert_ptr_eq(fray_session_context(s), f);
+    /* misspelt command words: each said, nothing compiled */
+    ck_assert_int_ne(fray_session_command(s, "damag a 1"), FRAY_OK);
+    ck_assert_ptr_eq(fray_session_context(s), f);
+    ck_assert_int_ne(fray_session_command(s, "nxt\nbegn encounter"), FRAY_OK);
+    ck_assert_ptr_eq(fray_session_context(s), f);
+    /* but with a command that compiles, a rebuild */
+    ck_assert_int_ne(fray_session_command(s, "print 1\nnxt"), FRAY_OK);
+    ck_assert_ptr_ne(fray_session_context(s), f);
+    f = fray_session_context(s);
     ck_assert_int_ne(fray_session_command(s, "print no_such_name"), FRAY_OK);
     ck_assert_ptr_ne(fray_session_context(s), f);
     f = fray_session_context(s);
