@@ -110,8 +110,9 @@ void fray_close(fray *f)
 }
 
 /* A copy of from; with spare, one that takes spare's arrays (spare is
-   then closed: see api_clone_over). */
-static fray *clone_taking(const fray *from, fray *spare)
+   then closed: see api_clone_over); with kept, one whose program holds
+   its arrays through its keeps (api_clone_kept). */
+static fray *clone_taking(const fray *from, fray *spare, bool kept)
 {
     if (!world_at_rest(from->v))
         return NULL;
@@ -120,7 +121,7 @@ static fray *clone_taking(const fray *from, fray *spare)
         return NULL;
     *f = *from;
     text_init(&f->said); /* the copy's own, not the text the original returned */
-    f->p = program_clone_part(from->p, !spare);
+    f->p = kept ? program_clone_kept(from->p) : program_clone_part(from->p, !spare);
     f->v = f->p ? world_clone(from->v, f->p) : NULL;
     if (!f->v) {
         program_free(f->p);
@@ -144,18 +145,23 @@ static fray *clone_taking(const fray *from, fray *spare)
 
 fray *fray_clone(const fray *from)
 {
-    return clone_taking(from, NULL);
+    return clone_taking(from, NULL, false);
 }
 
 fray *api_clone_over(const fray *from, fray *spare)
 {
     if (!program_arrays_shared(from->p, spare->p)) {
-        fray *f = clone_taking(from, NULL);
+        fray *f = clone_taking(from, NULL, false);
         if (f)
             fray_close(spare);
         return f;
     }
-    return clone_taking(from, spare);
+    return clone_taking(from, spare, false);
+}
+
+fray *api_clone_kept(const fray *from)
+{
+    return clone_taking(from, NULL, true);
 }
 
 void fray_on_diagnostic(fray *f, fray_diagnostic_fn fn, void *user)

@@ -43,6 +43,12 @@ void api_settle(fray *f);
  * chunks and commands instead of copying from's, as long as the session
  * (program_arrays_shared). NULL when out of memory, spare left open. */
 fray *api_clone_over(const fray *from, fray *spare);
+/* A copy of from (settled: api_settle, nothing done since) to be kept and
+ * only ever copied again, never run (a checkpoint): its program holds its
+ * sources, chunks and commands through what it shares with from alone
+ * (program_clone_kept), so it costs nothing as long as the session. NULL
+ * when out of memory. */
+fray *api_clone_kept(const fray *from);
 /* The bytes of source f has compiled so far: what replaying it would
  * compile again. */
 uint64_t api_source_bytes(const fray *f);

@@ -46,6 +46,8 @@ struct program_keep {
     size_t nsources;
     chunk **chunks;
     size_t nchunks;
+    int *commands; /* the commands added since the keep before */
+    size_t ncommands;
     /* where its sources and chunks stand in the program's arrays (from),
        and how many sources, chunks and commands the program had when it
        settled (to) */
@@ -74,6 +76,8 @@ static void keep_release(program_keep *k)
             mem_free(k->sources, k->nsources * sizeof *k->sources);
         if (k->chunks)
             mem_free(k->chunks, k->nchunks * sizeof *k->chunks);
+        if (k->commands)
+            mem_free(k->commands, k->ncommands * sizeof *k->commands);
         mem_free(k, sizeof *k);
         k = parent;
     }
@@ -82,21 +86,28 @@ static void keep_release(program_keep *k)
 void program_settle(program *p)
 {
     size_t ns = p->nsources - p->kept_sources, nc = p->nchunks - p->kept_chunks;
-    if (!ns && !nc)
+    if ((!ns && !nc) || p->only_kept)
         return; /* it holds nothing of its own */
+    /* commands are only ever added: those since the keep before */
+    size_t cfrom = p->kept ? p->kept->commands_to : 0, ncmd = p->ncommands - cfrom;
     program_keep *k = MEM_NEW(program_keep);
     bool ok = k != NULL;
     source **sources = ok && ns ? mem_dup(p->sources + p->kept_sources, ns * sizeof *sources, &ok) : NULL;
     chunk **chunks = ok && nc ? mem_dup(p->chunks + p->kept_chunks, nc * sizeof *chunks, &ok) : NULL;
+    int *commands = ok && ncmd ? mem_dup(p->commands + cfrom, ncmd * sizeof *commands, &ok) : NULL;
     if (!ok) {
         if (sources)
             mem_free(sources, ns * sizeof *sources);
         if (chunks)
             mem_free(chunks, nc * sizeof *chunks);
+        if (commands)
+            mem_free(commands, ncmd * sizeof *commands);
         if (k)
             mem_free(k, sizeof *k);
         return;
     }
+    k->commands = commands;
+    k->ncommands = ncmd;
     /* its references move to k, which takes p's place on the keep before */
     atomic_init(&k->refs, 1);
     k->parent = p->kept;
@@ -196,6 +207,47 @@ static void *copy_string(void *s)
     return mem_strndup(s, strlen(s));
 }
 
+/* The arrays of sources, chunks and commands of a program that holds
+ * them through its keeps alone (program_clone_kept), made p's: each keep
+ * fills its part, the newest first, where no newer one has (one that came
+ * after a program cut its arrays back begins below where the one before
+ * it ended, and its own say what stands there now). */
+static void arrays_from_keeps(program *p, const program *from, bool *ok)
+{
+    size_t ns = from->nsources, nc = from->nchunks, ncmd = from->ncommands;
+    p->sources = *ok && ns ? mem_alloc(ns * sizeof *p->sources) : NULL;
+    p->chunks = p->sources && nc ? mem_alloc(nc * sizeof *p->chunks) : NULL;
+    p->commands = p->chunks && ncmd ? mem_alloc(ncmd * sizeof *p->commands) : NULL;
+    if (!p->commands) {
+        if (p->sources)
+            mem_free(p->sources, ns * sizeof *p->sources);
+        if (p->chunks)
+            mem_free(p->chunks, nc * sizeof *p->chunks);
+        p->sources = NULL;
+        p->chunks = NULL;
+        p->nsources = p->nchunks = p->ncommands = p->kept_sources = p->kept_chunks = 0;
+        p->sources_cap = p->chunks_cap = p->commands_cap = 0;
+        *ok = false;
+        return;
+    }
+    size_t s_end = ns, c_end = nc;
+    for (const program_keep *k = from->kept; k; k = k->parent) {
+        for (size_t i = k->sources_from; i < k->sources_to && i < s_end; i++)
+            p->sources[i] = k->sources[i - k->sources_from];
+        for (size_t i = k->chunks_from; i < k->chunks_to && i < c_end; i++)
+            p->chunks[i] = k->chunks[i - k->chunks_from];
+        if (k->sources_from < s_end)
+            s_end = k->sources_from;
+        if (k->chunks_from < c_end)
+            c_end = k->chunks_from;
+        size_t cfrom = k->commands_to - k->ncommands;
+        memcpy(p->commands + cfrom, k->commands, k->ncommands * sizeof *p->commands);
+    }
+    p->sources_cap = ns;
+    p->chunks_cap = nc;
+    p->commands_cap = ncmd;
+}
+
 /* Every table, as program_free frees them; sources and chunks, which
  * never change once made, shared. Without arrays, the arrays of sources,
  * chunks and commands are left empty, for program_take_arrays. */
@@ -208,14 +260,23 @@ program *program_clone_part(const program *from, bool arrays)
     *p = *from;
     /* those the keep holds are shared by sharing it; the rest one by one */
     p->kept = keep_share(from->kept);
-    p->sources = !arrays ? NULL
-                         : (source **)copy_objects_from((void *const *)from->sources, from->kept_sources,
-                                                        from->nsources, from->sources_cap, share_source, &ok);
+    p->only_kept = false;
+    if (arrays && from->only_kept) {
+        arrays_from_keeps(p, from, &ok);
+        arrays = false;
+    } else if (!arrays) {
+        p->sources = NULL;
+        p->chunks = NULL;
+        p->commands = NULL;
+    }
+    if (arrays)
+        p->sources = (source **)copy_objects_from((void *const *)from->sources, from->kept_sources, from->nsources,
+                                                  from->sources_cap, share_source, &ok);
     p->strings =
         (char **)copy_objects((void *const *)from->strings, from->nstrings, from->strings_cap, copy_string, &ok);
-    p->chunks = !arrays ? NULL
-                        : (chunk **)copy_objects_from((void *const *)from->chunks, from->kept_chunks, from->nchunks,
-                                                      from->chunks_cap, share_chunk, &ok);
+    if (arrays)
+        p->chunks = (chunk **)copy_objects_from((void *const *)from->chunks, from->kept_chunks, from->nchunks,
+                                                from->chunks_cap, share_chunk, &ok);
     if (!p->sources)
         p->nsources = p->sources_cap = p->kept_sources = 0;
     if (!p->strings)
@@ -234,7 +295,8 @@ program *program_clone_part(const program *from, bool arrays)
         p->enums[i].members = mem_dup(from->enums[i].members, (size_t)from->enums[i].nmembers * sizeof(int), &ok);
     p->globals = mem_dup(from->globals, from->globals_cap * sizeof(int), &ok);
     p->global_typed = mem_dup(from->global_typed, from->global_typed_cap * sizeof(bool), &ok);
-    p->commands = arrays ? mem_dup(from->commands, from->commands_cap * sizeof(int), &ok) : NULL;
+    if (arrays)
+        p->commands = mem_dup(from->commands, from->commands_cap * sizeof(int), &ok);
     if (!p->commands)
         p->ncommands = p->commands_cap = 0;
     p->modules = mem_dup(from->modules, from->modules_cap * sizeof(int), &ok);
@@ -249,6 +311,25 @@ program *program_clone_part(const program *from, bool arrays)
 program *program_clone(const program *from)
 {
     return program_clone_part(from, true);
+}
+
+program *program_clone_kept(const program *from)
+{
+    const program_keep *k = from->kept;
+    bool settled =
+        from->only_kept || (k && from->kept_sources == from->nsources && from->kept_chunks == from->nchunks &&
+                            k->sources_to == from->nsources && k->chunks_to == from->nchunks &&
+                            k->commands_to == from->ncommands && from->nsources && from->nchunks && from->ncommands);
+    if (!settled)
+        return program_clone(from);
+    program *p = program_clone_part(from, false);
+    if (!p)
+        return NULL;
+    p->only_kept = true;
+    p->nsources = p->kept_sources = from->nsources;
+    p->nchunks = p->kept_chunks = from->nchunks;
+    p->ncommands = from->ncommands;
+    return p;
 }
 
 /* from's arrays of sources, chunks and commands are where spare's begin

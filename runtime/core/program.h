@@ -74,6 +74,9 @@ typedef struct program {
        program's own, one reference each */
     program_keep *kept;
     size_t kept_sources, kept_chunks;
+    /* its sources, chunks and commands are those its keep holds, and it
+       has no arrays of them (program_clone_kept): it is only copied */
+    bool only_kept;
     source **sources;
     size_t nsources, sources_cap;
     uint64_t source_bytes; /* of every source ever added: the work of compiling it all again */
@@ -127,6 +130,13 @@ program *program_clone(const program *p);
  * (program_clone_part(from, false)) takes them from spare, cut to from's
  * length (program_take_arrays), and spare, left with none, is freed. */
 program *program_clone_part(const program *from, bool arrays);
+/* A copy of p (settled, with nothing compiled since) that holds its
+ * sources, chunks and commands through the keep it shares with p alone,
+ * with no arrays of them: made at no cost as long as the session, and
+ * only ever copied (program_clone and program_clone_part make the copy's
+ * arrays from the keeps then), never compiled into or run. Otherwise as
+ * program_clone. */
+program *program_clone_kept(const program *p);
 bool program_arrays_shared(const program *from, const program *spare);
 void program_take_arrays(program *p, const program *from, program *spare);
 /* Hands the sources and chunks p holds of its own to a keep shared with

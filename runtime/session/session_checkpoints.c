@@ -70,7 +70,7 @@ void checkpoints_maybe(session *s)
     /* what was compiled so far is shared by the copies from here on, not
        referenced one by one in each: copies stay cheap however long */
     api_settle(s->f);
-    fray *copy = fray_clone(s->f);
+    fray *copy = api_clone_kept(s->f); /* nothing of it as long as the session: see program_clone_kept */
     if (!copy)
         return; /* out of memory: rebuilds replay more, nothing else */
     if (s->ncheckpoints == SESSION_CHECKPOINTS)
@@ -98,7 +98,7 @@ fray *checkpoints_open(const session *s, size_t n, size_t *at, fray **spare)
 bool checkpoints_copy(session *s, const session *from)
 {
     for (int i = 0; i < from->ncheckpoints; i++) {
-        fray *f = fray_clone(from->checkpoints[i].f);
+        fray *f = api_clone_kept(from->checkpoints[i].f);
         if (!f)
             return false;
         api_adopt(f, s->opts.search_path, s->opts.search_path_len, session_read_file, s);

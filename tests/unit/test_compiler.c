@@ -687,6 +687,46 @@ START_TEST(test_arrays_taken_only_when_shared)
 }
 END_TEST
 
+/* A copy that holds its sources, chunks and commands through its keeps
+   alone (a checkpoint) gives a copy of it the arrays of the program it
+   was copied from, whichever of them a program cut back and compiled
+   again between two keeps. */
+START_TEST(test_kept_copy_makes_the_arrays_again)
+{
+    ck_assert_int_eq(compile("let x = 1\nprint x\n"), 0);
+    program_settle(P);
+    ck_assert_int_eq(compile("print x + 1\nprint 2\n"), 0);
+    program_settle(P);
+    ck_assert_int_eq(compile("print 3\n"), 0);
+    program_release(P, P->nsources - 2, P->nchunks - 3); /* below the last keep */
+    ck_assert_int_eq(compile("print 4\nprint 5\n"), 0);
+    program_settle(P);
+    program *kept = program_clone_kept(P);
+    ck_assert_ptr_nonnull(kept);
+    ck_assert_ptr_null(kept->chunks);
+    program *copy = program_clone(kept);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_uint_eq(copy->nsources, P->nsources);
+    ck_assert_uint_eq(copy->nchunks, P->nchunks);
+    ck_assert_uint_eq(copy->ncommands, P->ncommands);
+    for (size_t i = 0; i < P->nsources; i++)
+        ck_assert_ptr_eq(copy->sources[i], P->sources[i]);
+    for (size_t i = 0; i < P->nchunks; i++)
+        ck_assert_ptr_eq(copy->chunks[i], P->chunks[i]);
+    for (size_t i = 0; i < P->ncommands; i++)
+        ck_assert_int_eq(copy->commands[i], P->commands[i]);
+    ck_assert_int_eq(compile_string(copy, "t.rules", "print x\n", 8, &S, NULL), 0);
+    program_free(copy);
+    /* one with something of its own since its keep is copied whole */
+    ck_assert_int_eq(compile("print 6\n"), 0);
+    program *whole = program_clone_kept(P);
+    ck_assert_ptr_nonnull(whole);
+    ck_assert_ptr_nonnull(whole->chunks);
+    program_free(whole);
+    program_free(kept);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("compiler");
@@ -739,6 +779,7 @@ static Suite *make_suite(void)
     tcase_add_test(o, test_chunk_stack_need);
     tcase_add_test(o, test_chunk_too_much_at_once);
     tcase_add_test(o, test_arrays_taken_only_when_shared);
+    tcase_add_test(o, test_kept_copy_makes_the_arrays_again);
     suite_add_tcase(s, o);
     return s;
 }
