@@ -338,10 +338,10 @@ void fray_transcript(fray *f, fray_view view, fray_line_fn fn, void *user)
 {
     const combat *cb = &f->v->world->cb;
     for (int i = 0; i < cb->nlog; i++) {
-        if (cb->log[i].detail)
+        if (COMBAT_LOG_AT(cb, i)->detail)
             continue;
-        fray_line line = {cb->log[i].text, combat_log_hidden(f->v, i)};
-        bool shown = view == FRAY_VIEW_PLAYERS ? !line.hidden : !cb->log[i].players;
+        fray_line line = {COMBAT_LOG_AT(cb, i)->text, combat_log_hidden(f->v, i)};
+        bool shown = view == FRAY_VIEW_PLAYERS ? !line.hidden : !COMBAT_LOG_AT(cb, i)->players;
         if (shown)
             fn(user, &line);
     }

@@ -47,9 +47,9 @@ void combat_free(combat *cb)
         FREE_ARRAY(cb->zones[z].neighbours, cb->zones[z].neighbours_cap);
     FREE_ARRAY(cb->zones, cb->zones_cap);
     FREE_ARRAY(cb->members, cb->members_cap);
-    for (int i = 0; i < cb->nlog; i++)
-        log_text_free(cb->log[i].text);
-    FREE_ARRAY(cb->log, cb->log_cap);
+    for (int i = 0; i * COMBAT_LOG_BLOCK < cb->nlog; i++)
+        log_block_release(cb, i);
+    FREE_ARRAY(cb->log_blocks, cb->log_blocks_cap);
     FREE_ARRAY(cb->pending_line, cb->pending_cap);
     effect_index_free(cb);
     conditions_cache_free(cb);
@@ -85,11 +85,11 @@ bool combat_clone(combat *cb, const combat *from)
         cb->nzones = 0;
     for (int z = 0; z < cb->nzones; z++)
         CLONE_ARRAY(&cb->zones[z], &from->zones[z], neighbours, neighbours_cap, &ok);
-    CLONE_ARRAY(cb, from, log, log_cap, &ok);
-    if (!cb->log)
+    CLONE_ARRAY(cb, from, log_blocks, log_blocks_cap, &ok);
+    if (!cb->log_blocks)
         cb->nlog = 0;
-    for (int i = 0; i < cb->nlog; i++) /* lines never change: shared, not copied */
-        cb->log[i].text = log_text_share(from->log[i].text);
+    for (int i = 0; i * COMBAT_LOG_BLOCK < cb->nlog; i++) /* shared, copied when one changes (log.c) */
+        atomic_fetch_add_explicit(&cb->log_blocks[i]->refs, 1, memory_order_relaxed);
     cb->index = NULL;      /* built again when first asked */
     cb->conditions = NULL; /* worked out again in the copy */
     if (!ok)

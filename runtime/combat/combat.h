@@ -21,6 +21,7 @@
 #ifndef FRAY_COMBAT_H
 #define FRAY_COMBAT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -147,6 +148,17 @@ typedef struct log_line {
     bool players; /* the players' view alone shows it: a hidden line as they may know it */
 } log_line;
 
+/* COMBAT_LOG_MOST / 4 (what goes at once) is a whole number of blocks */
+#define COMBAT_LOG_BLOCK 256
+_Static_assert(COMBAT_LOG_MOST / 4 % COMBAT_LOG_BLOCK == 0, "the log drops whole blocks");
+typedef struct log_block {
+    atomic_size_t refs; /* the logs that hold it */
+    log_line lines[COMBAT_LOG_BLOCK];
+} log_block;
+
+/* Line i of the log (0: the oldest kept), to read. */
+#define COMBAT_LOG_AT(cb, i) (&(cb)->log_blocks[(i) / COMBAT_LOG_BLOCK]->lines[(i) % COMBAT_LOG_BLOCK])
+
 /* --- the whole ----------------------------------------------------------------------- */
 
 typedef struct combat {
@@ -234,9 +246,12 @@ typedef struct combat {
     int32_t in_holds;    /* evaluating a `holds when` */
     const char *roll_as; /* who a roll is shown for, instead of its creature (a side), or NULL */
 
-    /* the log */
-    log_line *log;
-    int nlog, log_cap;
+    /* the log: its lines in blocks of COMBAT_LOG_BLOCK, each full but the
+       last (log.c); copies of the world share the blocks, and one that
+       is shared is copied before it changes, so a copy of a long log
+       costs a reference to each block */
+    log_block **log_blocks;
+    int nlog, log_blocks_cap;
     uint64_t log_dropped; /* lines no longer kept: the oldest go past COMBAT_LOG_MOST */
     uint32_t command_no;
     uint32_t explain_command; /* the command `explain` describes */
@@ -260,7 +275,9 @@ void combat_free(combat *cb);
 char *log_text_new(const char *text);
 char *log_text_share(char *text);
 void log_text_free(char *text);
-/* Makes cb a copy of from, its own (but for the log's lines, shared), at
+/* Lets go of block i of cb's log, and frees it when no log holds it. */
+void log_block_release(combat *cb, int i);
+/* Makes cb a copy of from, its own (but for the log's blocks, shared), at
  * rest (no command under way), its effect index left to be built again;
  * false when out of memory (cb then holds nothing). Copies each array
  * combat_free frees: keep the two in step. */

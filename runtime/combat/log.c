@@ -55,6 +55,69 @@ void log_text_free(char *text)
         mem_free(t, t->size);
 }
 
+/* Lines in block i of cb's log. */
+static int block_lines(const combat *cb, int i)
+{
+    int n = cb->nlog - i * COMBAT_LOG_BLOCK;
+    return n < COMBAT_LOG_BLOCK ? n : COMBAT_LOG_BLOCK;
+}
+
+void log_block_release(combat *cb, int i)
+{
+    log_block *b = cb->log_blocks[i];
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (int k = 0, n = block_lines(cb, i); k < n; k++)
+        log_text_free(b->lines[k].text);
+    mem_free(b, sizeof *b);
+}
+
+/* Block i of cb's log, cb's own (a copy of it if another log shares it),
+   to change; NULL when out of memory. */
+static log_block *block_own(combat *cb, int i)
+{
+    log_block *b = cb->log_blocks[i];
+    if (atomic_load_explicit(&b->refs, memory_order_acquire) == 1)
+        return b;
+    log_block *mine = mem_alloc(sizeof *mine);
+    if (!mine)
+        return NULL;
+    atomic_init(&mine->refs, 1);
+    int n = block_lines(cb, i);
+    memcpy(mine->lines, b->lines, (size_t)n * sizeof b->lines[0]);
+    for (int k = 0; k < n; k++)
+        log_text_share(mine->lines[k].text);
+    log_block_release(cb, i);
+    cb->log_blocks[i] = mine;
+    return mine;
+}
+
+/* Line i of cb's log, to change; NULL when out of memory. */
+static log_line *line_own(combat *cb, int i)
+{
+    log_block *b = block_own(cb, i / COMBAT_LOG_BLOCK);
+    return b ? &b->lines[i % COMBAT_LOG_BLOCK] : NULL;
+}
+
+/* Room for one more line at the end of cb's log; false out of memory. */
+static bool line_room(combat *cb)
+{
+    int i = cb->nlog / COMBAT_LOG_BLOCK;
+    if (cb->nlog % COMBAT_LOG_BLOCK)
+        return block_own(cb, i) != NULL;
+    size_t cap = (size_t)cb->log_blocks_cap;
+    log_block **g = mem_grow(cb->log_blocks, sizeof *g, &cap, (size_t)i + 1);
+    if (!g)
+        return false;
+    cb->log_blocks = g;
+    cb->log_blocks_cap = (int)cap;
+    g[i] = mem_alloc(sizeof *g[i]);
+    if (!g[i])
+        return false;
+    atomic_init(&g[i]->refs, 1);
+    return true;
+}
+
 static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *text)
 {
     combat *cb = &v->world->cb;
@@ -62,29 +125,23 @@ static bool keep_as(vm *v, bool detail, bool action, bool hidden, const char *te
         return false;
     vm_play_changed(v); /* the transcript is part of the state (explain reads it) */
     if (cb->nlog >= COMBAT_LOG_MOST) {
-        /* drop the oldest quarter */
-        int drop = COMBAT_LOG_MOST / 4;
+        /* drop the oldest quarter: whole blocks */
+        int drop = COMBAT_LOG_MOST / 4, blocks = drop / COMBAT_LOG_BLOCK;
+        int nblocks = (cb->nlog + COMBAT_LOG_BLOCK - 1) / COMBAT_LOG_BLOCK;
         cb->log_dropped += (uint64_t)drop;
-        for (int i = 0; i < drop; i++)
-            log_text_free(cb->log[i].text);
-        memmove(cb->log, cb->log + drop, (size_t)(cb->nlog - drop) * sizeof(log_line));
+        for (int i = 0; i < blocks; i++)
+            log_block_release(cb, i);
+        memmove(cb->log_blocks, cb->log_blocks + blocks, (size_t)(nblocks - blocks) * sizeof *cb->log_blocks);
         cb->nlog -= drop;
         cb->pending_log = cb->pending_log >= drop ? cb->pending_log - drop : -1;
     }
-    size_t cap = (size_t)cb->log_cap;
-    log_line *g = mem_grow(cb->log, sizeof(log_line), &cap, (size_t)cb->nlog + 1);
     char *copy = log_text_new(text);
-    if (!g || !copy) {
+    if (!copy || !line_room(cb)) {
         log_text_free(copy);
-        if (g) {
-            cb->log = g;
-            cb->log_cap = (int)cap;
-        }
         return false; /* the transcript still printed; only the record is lost */
     }
-    cb->log = g;
-    cb->log_cap = (int)cap;
-    cb->log[cb->nlog++] = (log_line){cb->command_no, detail, action, hidden, copy, false};
+    int i = cb->nlog++;
+    *COMBAT_LOG_AT(cb, i) = (log_line){cb->command_no, detail, action, hidden, copy, false};
     cb->explain_command = cb->command_no; /* explain describes the last command that did something */
     return true;
 }
@@ -141,10 +198,13 @@ void combat_flush_roll(vm *v)
     /* the log holds the line from when it was rolled: bring it up to date */
     if (cb->pending_log >= 0 && cb->pending_log < cb->nlog) {
         char *copy = log_text_new(cb->pending_line);
-        if (copy) {
-            log_text_free(cb->log[cb->pending_log].text);
-            cb->log[cb->pending_log].text = copy;
-            cb->log[cb->pending_log].hidden = cb->pending_hidden;
+        log_line *line = copy ? line_own(cb, cb->pending_log) : NULL;
+        if (line) {
+            log_text_free(line->text);
+            line->text = copy;
+            line->hidden = cb->pending_hidden;
+        } else {
+            log_text_free(copy);
         }
     }
     cb->pending_log = -1;
@@ -212,8 +272,8 @@ void combat_say_for_players(vm *v, const char *line)
     if (v->world->cb.quiet)
         return;
     combat_flush_roll(v);
-    if (keep_as(v, false, false, false, line))
-        v->world->cb.log[v->world->cb.nlog - 1].players = true;
+    if (keep_as(v, false, false, false, line)) /* its block is this log's own: it was just written */
+        COMBAT_LOG_AT(&v->world->cb, v->world->cb.nlog - 1)->players = true;
 }
 
 void combat_print_line(vm *v, const char *line)
@@ -394,13 +454,13 @@ static bool detail_seen(const combat *cb, int32_t *seen, size_t mask, int i)
 {
     if (!seen)
         return false;
-    const char *text = cb->log[i].text;
+    const char *text = COMBAT_LOG_AT(cb, i)->text;
     for (size_t k = text_hash(text) & mask;; k = (k + 1) & mask) {
         if (seen[k] < 0) {
             seen[k] = i;
             return false;
         }
-        if (strcmp(cb->log[seen[k]].text, text) == 0)
+        if (strcmp(COMBAT_LOG_AT(cb, seen[k])->text, text) == 0)
             return true;
     }
 }
@@ -415,11 +475,11 @@ void combat_explain(vm *v)
     bool any = false;
     int from = 0;
     for (int i = 0; i < cb->nlog; i++)
-        if (cb->log[i].command == which && cb->log[i].action)
+        if (COMBAT_LOG_AT(cb, i)->command == which && COMBAT_LOG_AT(cb, i)->action)
             from = i;
     size_t details = 0;
     for (int i = from; i < cb->nlog; i++)
-        details += cb->log[i].command == which && cb->log[i].detail;
+        details += COMBAT_LOG_AT(cb, i)->command == which && COMBAT_LOG_AT(cb, i)->detail;
     size_t cap = 16;
     while (cap < 2 * details)
         cap *= 2;
@@ -429,12 +489,12 @@ void combat_explain(vm *v)
     text_buf line;
     text_init(&line);
     for (int i = from; i < cb->nlog; i++) {
-        if (cb->log[i].command != which || cb->log[i].players)
+        if (COMBAT_LOG_AT(cb, i)->command != which || COMBAT_LOG_AT(cb, i)->players)
             continue;
-        if (cb->log[i].detail && detail_seen(cb, seen, cap - 1, i))
+        if (COMBAT_LOG_AT(cb, i)->detail && detail_seen(cb, seen, cap - 1, i))
             continue;
         text_clear(&line);
-        text_add(&line, "%s%s", cb->log[i].detail ? "    " : "", cb->log[i].text);
+        text_add(&line, "%s%s", COMBAT_LOG_AT(cb, i)->detail ? "    " : "", COMBAT_LOG_AT(cb, i)->text);
         print(v, line.s, combat_log_hidden(v, i));
         any = true;
     }
@@ -456,13 +516,13 @@ void combat_show_log(vm *v)
         print(v, note, false);
     }
     for (int i = 0; i < cb->nlog; i++)
-        if (!cb->log[i].detail && !cb->log[i].players)
-            print(v, cb->log[i].text, combat_log_hidden(v, i));
+        if (!COMBAT_LOG_AT(cb, i)->detail && !COMBAT_LOG_AT(cb, i)->players)
+            print(v, COMBAT_LOG_AT(cb, i)->text, combat_log_hidden(v, i));
 }
 
 bool combat_log_hidden(const vm *v, int i)
 {
-    return v->world->cb.log[i].hidden || hidden_line(v, v->world->cb.log[i].text, false);
+    return COMBAT_LOG_AT(&v->world->cb, i)->hidden || hidden_line(v, COMBAT_LOG_AT(&v->world->cb, i)->text, false);
 }
 
 void refusal_init(refusal *r)

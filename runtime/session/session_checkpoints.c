@@ -13,13 +13,20 @@
  * (the newest copy is never more than CHECKPOINT_ENTRIES back), however
  * long the session, with memory for SESSION_CHECKPOINTS copies.
  * A copy after entry n holds only while the first n entries stand: undo
- * and reroll drop the ones past what is left, a load drops them all. */
+ * and reroll drop the ones past what is left, a load drops them all.
+ *
+ * Taking a copy costs nothing as long as the session (it holds what was
+ * compiled through the keeps it shares, and shares the log's blocks), so
+ * they are taken often: a rebuild near the end replays fewer than
+ * CHECKPOINT_ENTRIES entries, and one that copies a checkpoint into the
+ * place of the context it replaces copies no array as long as the
+ * session either (api_clone_over). */
 #include "runtime/session/session.h"
 
 #include "runtime/api/api_files.h"
 
 #define CHECKPOINT_BYTES 16384
-#define CHECKPOINT_ENTRIES 256
+#define CHECKPOINT_ENTRIES 64
 
 static void drop(session *s, int i)
 {

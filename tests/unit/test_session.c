@@ -262,6 +262,59 @@ static int64_t eval_int(fray *f, const char *expr)
     return strtoll(out, NULL, 10);
 }
 
+static void run_lines(fray *f, const char *line, int times)
+{
+    for (int i = 0; i < times; i++)
+        ck_assert_int_eq(fray_run_string(f, "<repl>", line, strlen(line)), FRAY_OK);
+}
+
+static void show_log(fray *f, heard *h)
+{
+    h->n = 0;
+    h->lines = 0;
+    h->text[0] = '\0';
+    fray_on_output(f, on_output, h);
+    ck_assert_int_eq(fray_run_string(f, "<repl>", "show log", 8), FRAY_OK);
+    fray_on_output(f, NULL, NULL);
+}
+
+/* A copy shares the blocks of its log with the original: the lines
+   either says after, the oldest either drops, are not in the other's
+   log, which outlives the one it was copied from. */
+START_TEST(test_copies_share_the_log)
+{
+    heard *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
+    ck_assert(before && after);
+    fray *f = fray_open(&(fray_options){.seed = 5});
+    ck_assert_ptr_nonnull(f);
+    fray_on_output(f, NULL, NULL);
+    const char *setup = "check init(self) = d20\ninitiative {\n roll init\n order highest first\n}\n"
+                        "creature x side a {}\ncreature y side b {}\nbegin encounter\nroll initiative\n";
+    ck_assert_int_eq(fray_run_string(f, "setup", setup, strlen(setup)), FRAY_OK);
+    run_lines(f, "next", 300); /* more than a block */
+    fray *copy = fray_clone(f);
+    ck_assert_ptr_nonnull(copy);
+    show_log(copy, before);
+    ck_assert_ptr_nonnull(strstr(before->text, "encounter begins"));
+    ck_assert_ptr_nonnull(strstr(before->text, "round 151: y's turn\n"));
+    run_lines(f, "next", 9000); /* the original drops its oldest blocks */
+    show_log(copy, after);
+    ck_assert_str_eq(after->text, before->text);
+    show_log(f, after);
+    ck_assert_ptr_nonnull(strstr(after->text, "earlier lines of the log are no longer kept"));
+    ck_assert_ptr_null(strstr(after->text, "encounter begins"));
+    run_lines(copy, "next", 1); /* in the block the copy shared last */
+    fray_close(f);
+    show_log(copy, after);
+    ck_assert_int_eq(after->lines, before->lines + 1);
+    ck_assert_int_eq(strncmp(after->text, before->text, before->n), 0);
+    ck_assert_str_eq(after->text + before->n, "x's turn\n");
+    fray_close(copy);
+    free(before);
+    free(after);
+}
+END_TEST
+
 /* What is done to a copy is not done to the original, nor the other way
    round, and either outlives the other. */
 START_TEST(test_copies_go_their_own_way)
@@ -427,7 +480,7 @@ START_TEST(test_spaced_copies_as_replayed)
     ck_assert_ptr_nonnull(kept);
     ck_assert_ptr_nonnull(replayed);
     fray_session *s = open_heard(kept);
-    long_play(s, 2400); /* copies taken every 256 entries: more than are kept */
+    long_play(s, 2400); /* copies taken every 64 entries: more than are kept */
     static const size_t at[] = {1, 300, 900, 2100, 2300};
     size_t undone = 0;
     for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
@@ -470,6 +523,7 @@ static Suite *session_suite(void)
     tcase_set_timeout(copies, 120);
     tcase_add_loop_test(copies, test_copies_play_as_the_original, 0, (int)(sizeof systems / sizeof systems[0]));
     tcase_add_test(copies, test_copies_go_their_own_way);
+    tcase_add_test(copies, test_copies_share_the_log);
     tcase_add_test(copies, test_tags_in_copies_and_state);
     tcase_add_test(copies, test_no_copy_mid_command);
     tcase_add_test(copies, test_rebuilt_from_copies_as_replayed);
