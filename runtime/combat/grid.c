@@ -354,6 +354,31 @@ static bool range_of(vm *v, int c, int range, value *out, diag_rule *rule, span 
     return true;
 }
 
+/* Whether reach_squares(dx, dy) in feet is within reach, worked out in
+   integers when every number is below 2^20, so that the same sums in
+   fractions could not have grown too large: false when not (then the
+   fractions work it out, and say what is too large). Asked of every
+   creature at every step of a walk. */
+static bool within_small(const vm *v, diag_rule rule, int64_t dx, int64_t dy, value reach, bool *in)
+{
+    const int64_t lim = INT64_C(1) << 20;
+    value side = square_side(v);
+    int64_t sn = side.num, sd = value_den(side), rn = reach.num, rd = value_den(reach);
+    if (dx > lim || dy > lim || rule.num > lim || rule.den > lim || sn > lim || sn < -lim || sd > lim || rn > lim ||
+        rn < -lim || rd > lim)
+        return false;
+    int64_t qn = dx || dy ? 1 : 0, qd = 1; /* squares, as reach_squares counts them: qn / qd */
+    if (dx > 1 || dy > 1) {
+        int64_t first = dx >= 1 && dy >= 1, ex = dx - first, ey = dy - first;
+        int64_t diag = ex < ey ? ex : ey, straight = (ex > ey ? ex : ey) - diag;
+        qd = rule.alternate ? 1 : rule.den;
+        qn = rule.alternate ? straight + diag + diag / 2 + first : straight * rule.den + diag * rule.num + first * qd;
+    }
+    /* side * qn / qd <= rn / rd, denominators positive */
+    *in = (__int128)sn * qn * rd <= (__int128)rn * sd * qd;
+    return true;
+}
+
 /* Is the square (x, y) within reach of a footprint of side s at (cx, cy)? */
 static bool square_within_of(vm *v, int32_t cx, int32_t cy, int32_t s, value reach, diag_rule rule, int32_t x,
                              int32_t y, bool *in, span at)
@@ -361,6 +386,8 @@ static bool square_within_of(vm *v, int32_t cx, int32_t cy, int32_t s, value rea
     int64_t dx = gap(cx, s, x, 1), dy = gap(cy, s, y, 1);
     value squares, away;
     *in = false;
+    if (reach.type == V_DIST && within_small(v, rule, dx, dy, reach, in))
+        return true;
     if (!reach_squares(v, rule, dx, dy, &squares, at) || !to_feet(v, squares, &away, at))
         return false;
     *in = rat_cmp(away, reach) <= 0;

@@ -32,6 +32,13 @@
    code but the `occupies` and `share when` formulas, which read the
    state (they are read here once per search, and `share when` only for
    a creature found where the search looks, as before). */
+/* What the board knows of a square (its `way`): whether the mover may step
+   in (WAY_OPEN, with WAY_HARD when it is difficult) or not (WAY_SHUT, and
+   the board's border), neither when not asked yet (way_into); whether
+   someone stands there (WAY_STANDS: the square has a head); whether the
+   search has set the best costs of its states (WAY_BEST). */
+enum { WAY_OPEN = 1, WAY_SHUT = 2, WAY_HARD = 4, WAY_STANDS = 8, WAY_BEST = 16 };
+
 typedef struct board_entry {
     int32_t c, next;
 } board_entry;
@@ -41,8 +48,8 @@ typedef struct board {
     int64_t pw;       /* the width of the box with its border */
     size_t squares;   /* with the border */
     uint8_t *flags;   /* per square of the box */
-    uint8_t *way;     /* per square: 0 not asked yet, 1 the mover may step in, 2 not (passable) */
-    int32_t *head;    /* per square: its first entry, -1 */
+    uint8_t *way;     /* per square: WAY_* */
+    int32_t *head;    /* per square where someone stands (WAY_STANDS): its first entry */
     board_entry *ent; /* who stands there, then the next, -1 */
     size_t nent, ent_cap;
     int8_t *shares; /* per creature: -1 not asked yet, 0 or 1 */
@@ -81,8 +88,9 @@ static bool board_stand(board *b, int c, int32_t x, int32_t y, int32_t s)
                 b->ent = g;
             }
             size_t sq = board_square(b, i, j);
-            b->ent[b->nent] = (board_entry){c, b->head[sq]};
+            b->ent[b->nent] = (board_entry){c, b->way[sq] & WAY_STANDS ? b->head[sq] : -1};
             b->head[sq] = (int32_t)b->nent++;
+            b->way[sq] |= WAY_STANDS;
         }
     return true;
 }
@@ -101,12 +109,11 @@ static bool board_fill(vm *v, board *b, int32_t lx, int32_t ly, int32_t hx, int3
     if (!b->flags || !b->way || !b->head || !b->shares)
         return false;
     memset(b->shares, -1, b->ncreatures ? b->ncreatures : 1);
-    memset(b->head, -1, b->squares * sizeof(int32_t));
     /* the border: no one steps out of the box */
     for (int64_t x = 0; x < b->pw; x++)
-        b->way[x] = b->way[b->squares - 1 - (size_t)x] = 2;
+        b->way[x] = b->way[b->squares - 1 - (size_t)x] = WAY_SHUT;
     for (int64_t y = 1; y < ph - 1; y++)
-        b->way[y * b->pw] = b->way[y * b->pw + b->pw - 1] = 2;
+        b->way[y * b->pw] = b->way[y * b->pw + b->pw - 1] = WAY_SHUT;
     if ((size_t)cb->ncells <= b->squares) {
         for (int k = 0; k < cb->ncells; k++) {
             const cell_flags *f = &cb->cells[k];
@@ -129,8 +136,9 @@ static bool board_fill(vm *v, board *b, int32_t lx, int32_t ly, int32_t hx, int3
     return true;
 }
 
-/* occupant_in on the board, for square sq of its box. */
-static int board_occupant(vm *v, board *b, size_t sq, int except, bool sharing)
+/* occupant_in on the board, for square sq of its box, where someone
+   stands. */
+static int board_occupant_of(vm *v, board *b, size_t sq, int except, bool sharing)
 {
     for (int32_t e = b->head[sq]; e >= 0; e = b->ent[e].next) {
         int c = b->ent[e].c;
@@ -142,6 +150,12 @@ static int board_occupant(vm *v, board *b, size_t sq, int except, bool sharing)
             return c;
     }
     return -1;
+}
+
+/* occupant_in on the board, for square sq of its box. */
+__attribute__((always_inline)) static inline int board_occupant(vm *v, board *b, size_t sq, int except, bool sharing)
+{
+    return b->way[sq] & WAY_STANDS ? board_occupant_of(v, b, sq, except, sharing) : -1;
 }
 
 /* The squared straight-line distance from (x, y) to the goal, capped, to
@@ -176,8 +190,10 @@ typedef struct path_search {
     board bd; /* the box's squares and who stands in them */
     /* what a step costs: [diagonal][parity of diagonals before][difficult] */
     int64_t steps[2][2][2];
-    bool packed;   /* the heap's entries are packed (open_entry) */
-    int64_t *best; /* of each state: the cheapest way found, or more than any cost */
+    bool packed; /* the heap's entries are packed (open_entry) */
+    /* of each state of a square with WAY_BEST (search_square): the cost
+       of the cheapest way found, INT64_MAX before one is */
+    int64_t *best;
     int32_t *prev; /* the state before on that way (only of those reached) */
     open_entry *open;
     size_t open_cap, nopen;
@@ -250,13 +266,6 @@ static bool search_alloc(path_search *s)
     for (int k = 0; k < 8; k++)
         dearest = s->steps[k / 4][k / 2 % 2][k % 2] > dearest ? s->steps[k / 4][k / 2 % 2][k % 2] : dearest;
     s->packed = dearest <= ((int64_t)1 << 39) / s->states;
-    /* more than any cost: packed, any cost is below 2^39, and bytes of
-       0x7f will do */
-    if (s->packed)
-        memset(s->best, 0x7f, (size_t)s->states * sizeof(int64_t));
-    else
-        for (int i = 0; i < s->states; i++)
-            s->best[i] = INT64_MAX;
     s->open_cap = 1024;
     s->open = mem_alloc(s->open_cap * sizeof(open_entry));
     if (!s->open)
@@ -350,7 +359,7 @@ static int open_pop(path_search *s, int64_t *price)
 static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
 {
     size_t sq = (size_t)u / 2;
-    bool free_here = u == s->start || s->bd.head[sq] < 0 || board_occupant(s->v, &s->bd, sq, s->c, true) < 0;
+    bool free_here = u == s->start || board_occupant(s->v, &s->bd, sq, s->c, true) < 0;
     if (!free_here)
         return false;
     int64_t dgx = labs((long)(ux - s->gx)), dgy = labs((long)(uy - s->gy));
@@ -369,22 +378,29 @@ static bool reached(path_search *s, int u, int32_t ux, int32_t uy, int64_t bu)
     return at_goal;
 }
 
-/* What the mover may do in a square of the board (its `way`): not asked
-   yet (0), step in (WAY_OPEN, with WAY_HARD when it is difficult), or not
-   (WAY_SHUT, and the board's border). */
-enum { WAY_OPEN = 1, WAY_SHUT = 2, WAY_HARD = 4 };
+/* The best costs of square sq's states, set when the search first looks at
+   the square: the square it starts from, and each other before a step into
+   it is weighed (way_into), so no state's cost is read before it is set. */
+static void search_square(path_search *s, size_t sq)
+{
+    if (s->bd.way[sq] & WAY_BEST)
+        return;
+    s->best[2 * sq] = s->best[2 * sq + 1] = INT64_MAX;
+    s->bd.way[sq] |= WAY_BEST;
+}
 
 /* May the mover step onto square sq on its way? Asked of a square up to
    eight times a search, answered once. */
 static uint8_t way_into(path_search *s, size_t sq)
 {
     bool open = !(s->bd.flags[sq] & CELL_BLOCKED);
-    int other = open && s->bd.head[sq] >= 0 ? board_occupant(s->v, &s->bd, sq, s->c, true) : -1;
+    int other = open ? board_occupant(s->v, &s->bd, sq, s->c, true) : -1;
     if (other >= 0 && other != s->goal_c && grid_enemies(s->v, s->c, other))
         open = false; /* no passing through an enemy's square */
-    if (open && s->goal_c >= 0 && s->bd.head[sq] >= 0 && board_occupant(s->v, &s->bd, sq, s->c, false) == s->goal_c)
+    if (open && s->goal_c >= 0 && board_occupant(s->v, &s->bd, sq, s->c, false) == s->goal_c)
         open = false;
-    s->bd.way[sq] = !open ? WAY_SHUT : s->bd.flags[sq] & CELL_DIFFICULT ? WAY_OPEN | WAY_HARD : WAY_OPEN;
+    search_square(s, sq);
+    s->bd.way[sq] |= !open ? WAY_SHUT : s->bd.flags[sq] & CELL_DIFFICULT ? WAY_OPEN | WAY_HARD : WAY_OPEN;
     return s->bd.way[sq];
 }
 
@@ -396,7 +412,7 @@ __attribute__((always_inline)) static inline bool relax_into(path_search *s, int
                                                              int64_t hard, int32_t nx, int32_t ny, bool packed)
 {
     uint8_t way = s->bd.way[sq];
-    if (!way)
+    if (!(way & (WAY_OPEN | WAY_SHUT)))
         way = way_into(s, sq);
     if (!(way & WAY_OPEN))
         return true;
@@ -500,6 +516,7 @@ int grid_find_path(vm *v, int c, int32_t gx, int32_t gy, bool to_creature, int g
     int n = -1;
     if (search_alloc(&s)) {
         s.start = search_state(&s, cr->x, cr->y, 0);
+        search_square(&s, (size_t)s.start / 2);
         s.best[s.start] = 0;
         s.nearest = s.start;
         for (int k = 0; k < 3; k++)
