@@ -1435,6 +1435,28 @@ END_TEST
     "creature a side one { }\ncreature b side two { }\n"                     \
     "wall A1 to B1\nwall D1 to Z1\nwall A3 to Z3\nplace a at A2\nplace b at C1\n"
 
+/* A walk's search reads the map's marks as they are when it begins (a wall
+   or difficult ground marked between two walks counts in the next), goes
+   around the map's top and left edge, not off it, and gives the nearest
+   square it can reach when the goal is walled off; its costs are exact
+   whether its heap packs a cost with its tie-break (small costs) or keeps
+   them apart (a diagonal of 12 places). */
+START_TEST(test_walk_sees_marks_and_edges)
+{
+    run *r = ok(1, "space grid { square 5 ft }\ncreature a { }\nplace a at A1\nprint walk(a, E1, nothing)\n"
+                   "wall B1 to B2\nprint walk(a, A1, nothing)\nterrain difficult A2 to A3\n"
+                   "print walk(a, C1, nothing)\nprint walk(a, A3, nothing)\nwall A2 to B2\n"
+                   "print walk(a, A1, nothing)\nprint square_of(a)\n");
+    lines_in_order(r, "a moves A1 -> E1 (20 ft)", "a moves E1 -> A1 (25 ft)", "a moves A1 -> C1 (25 ft)",
+                   "a moves C1 -> A3 (15 ft)", "0 ft", "A3", NULL);
+    done(r);
+    r = ok(1, "space grid { square 5 ft\n diagonal 1.000000000001\n difficult 3 on entering }\ncreature a { }\n"
+              "place a at A1\nterrain difficult D4\nprint walk(a, D4, nothing)\nprint walk(a, A1, nothing)\n");
+    lines_in_order(r, "a moves A1 -> D4 (25.000000000025 ft)", "a moves D4 -> A1 (15.000000000015 ft)", NULL);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_walk_sees_the_board_as_it_is)
 {
     /* resized by its stat, then by a condition applied and removed, then
@@ -2370,6 +2392,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_sees_the_board_as_it_is);
+    tcase_add_test(g, test_walk_sees_marks_and_edges);
     tcase_add_test(g, test_large_creature_threatens_around_its_footprint);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
     tcase_add_test(g, test_difficult_on_leaving_or_entering);
