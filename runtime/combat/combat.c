@@ -53,6 +53,7 @@ void combat_free(combat *cb)
     FREE_ARRAY(cb->pending_line, cb->pending_cap);
     effect_index_free(cb);
     conditions_cache_free(cb);
+    grid_footprints_free(cb);
     combat_init(cb);
 }
 
@@ -92,6 +93,7 @@ bool combat_clone(combat *cb, const combat *from)
         atomic_fetch_add_explicit(&cb->log_blocks[i]->refs, 1, memory_order_relaxed);
     cb->index = NULL;      /* built again when first asked */
     cb->conditions = NULL; /* worked out again in the copy */
+    cb->footprints = NULL; /* likewise */
     if (!ok)
         combat_free(cb);
     return ok;

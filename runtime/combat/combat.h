@@ -209,6 +209,8 @@ typedef struct combat {
     /* which conditions hold on each creature, and whether it is out, as
        last worked out (conditions.c) */
     struct conditions_cache *conditions;
+    /* each creature's footprint, as last worked out (footprint.c) */
+    struct footprint_cache *footprints;
 
     hold *holds;
     int nholds, holds_cap;
@@ -563,8 +565,11 @@ bool grid_wall(struct vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uin
 bool grid_distance(struct vm *v, value a, value b, value *out, span at);
 bool grid_within(struct vm *v, int a, int b, int range, bool *ok, span at);
 bool grid_threatens(struct vm *v, int a, value target, bool *ok, span at);
-/* The squares per side of c's footprint (1 to 16). */
+/* The squares per side of c's footprint (1 to 16; -1 when the rules'
+   formula failed), kept between two changes of the state (footprint.c). */
 int32_t grid_footprint(struct vm *v, int c);
+/* The footprints kept, freed with the combat (not copied with it). */
+void grid_footprints_free(combat *cb);
 /* Sight and cover (grid_sight.c). cover: the index of the rules' level of
    cover for b attacked by a (how: cover()'s third argument, or nothing),
    or -1 when a does not see b. */

@@ -114,25 +114,10 @@ bool grid_wall(vm *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint8_t fl
 
 /* --- who stands where ------------------------------------------------------------ */
 
+/* c's footprint (footprint.c), or -1 when its formula failed. */
 static int32_t size_of(vm *v, int c)
 {
-    const rexpr *e = &v->r->space.occupies;
-    if (!rexpr_present(e))
-        return 1;
-    value n;
-    if (e->kind == REXPR_CONST)
-        n = e->v;
-    else if (!vm_call(v, e->chunk, c, NULL, 0, &n))
-        return -1;
-    if (!value_is_number(n))
-        return 1;
-    int64_t k = value_floor(value_as_frac(n));
-    return k < 1 ? 1 : k > 16 ? 16 : (int32_t)k;
-}
-
-int32_t grid_footprint(vm *v, int c)
-{
-    return size_of(v, c);
+    return grid_footprint(v, c);
 }
 
 bool grid_shares_square(vm *v, int c)

@@ -1457,6 +1457,51 @@ START_TEST(test_walk_sees_marks_and_edges)
 }
 END_TEST
 
+/* A creature's footprint is kept between two changes of the state of
+   play: worked out again after a resize by its stat, by a condition
+   applied and removed, and in a copy of the world (which starts without
+   any); never kept when its formula rolls. */
+START_TEST(test_footprint_kept_until_the_state_changes)
+{
+    /* b stands in C1: E2 is 10 ft away, 5 ft at a side of 2, 0 ft at 3 */
+    run *r = ok(1, WALKWAY "print distance(b, E2)\nprint distance(b, E2)\nb.size = 3\nprint distance(b, E2)\n"
+                           "b.size = 1\nprint distance(b, E2)\napply huge to b\nprint distance(b, E2)\n"
+                           "remove huge from b\nprint distance(b, E2)\nplace b at F2\nprint distance(b, E2)\n");
+    lines_in_order(r, "10 ft", "10 ft", "0 ft", "10 ft", "5 ft", "10 ft", "5 ft", NULL);
+    vm *v = r->v;
+    int a = world_find_creature(v, "a"), b = world_find_creature(v, "b");
+    ck_assert_int_eq(grid_footprint(v, b), 1);
+    ck_assert_ptr_nonnull(v->world->cb.footprints); /* kept */
+    int size = program_decl_index(r->p, program_find_decl(r->p, DK_STAT, program_find_string(r->p, "size")));
+    ck_assert(world_set_stat(v, b, size, value_int(2), (span){0}));
+    ck_assert_int_eq(grid_footprint(v, b), 2);
+    ck_assert_int_eq(grid_footprint(v, a), 1);
+    /* a copy starts without: grown there, not in the original */
+    program *p = program_clone(r->p);
+    ck_assert_ptr_nonnull(p);
+    vm *copy = world_clone(v, p);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_ptr_null(copy->world->cb.footprints);
+    ck_assert_int_eq(grid_footprint(copy, b), 2);
+    ck_assert(world_set_stat(copy, b, size, value_int(4), (span){0}));
+    ck_assert_int_eq(grid_footprint(copy, b), 4);
+    ck_assert_int_eq(grid_footprint(v, b), 2);
+    world_close(copy);
+    program_free(p);
+    done(r);
+    /* a formula that rolls is rolled each time it is asked */
+    r = ok(1, "space grid { occupies roll d3 }\ncreature a { }\nplace a at A1\nprint 1\n");
+    uint64_t before = r->v->rng.s[0];
+    int32_t first = grid_footprint(r->v, 0);
+    ck_assert(first >= 1 && first <= 3);
+    uint64_t once = r->v->rng.s[0];
+    ck_assert(once != before);
+    grid_footprint(r->v, 0);
+    ck_assert(r->v->rng.s[0] != once);
+    done(r);
+}
+END_TEST
+
 START_TEST(test_walk_sees_the_board_as_it_is)
 {
     /* resized by its stat, then by a condition applied and removed, then
@@ -2392,6 +2437,7 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
     tcase_add_test(g, test_walk_sees_the_board_as_it_is);
+    tcase_add_test(g, test_footprint_kept_until_the_state_changes);
     tcase_add_test(g, test_walk_sees_marks_and_edges);
     tcase_add_test(g, test_large_creature_threatens_around_its_footprint);
     tcase_add_test(g, test_walk_budget_and_difficult_terrain);
