@@ -22,7 +22,7 @@
    order, so the first found is the one occupant_in would find.
 
    The box has a border of one square all round that no one may step into
-   (way 2), so that a square's eight neighbours are read without asking
+   (WAY_SHUT), so that a square's eight neighbours are read without asking
    whether they lie in the box: square (x, y) is at (y - ly + 1) * pw +
    (x - lx + 1), pw the width with its border.
 
@@ -32,6 +32,7 @@
    code but the `occupies` and `share when` formulas, which read the
    state (they are read here once per search, and `share when` only for
    a creature found where the search looks, as before). */
+
 /* What the board knows of a square (its `way`): whether the mover may step
    in (WAY_OPEN, with WAY_HARD when it is difficult) or not (WAY_SHUT, and
    the board's border), neither when not asked yet (way_into); whether
@@ -169,7 +170,7 @@ static int32_t straightness(int32_t x, int32_t y, int32_t gx, int32_t gy)
 
 /* An entry of the search's heap: a state and its cost, with the
    straight-line distance to the goal (key) to order equal costs. Both are
-   packed in `rank` (cost * 2^24 + key) when no cost of the search can reach
+   packed in `rank` (cost * 2^24 + key) when no cost of the search can pass
    2^39 (the search's `packed`); else rank is the cost and `key` the key. */
 typedef struct open_entry {
     uint64_t rank;
@@ -260,8 +261,9 @@ static bool search_alloc(path_search *s)
             for (int hard = 0; hard < 2; hard++)
                 s->steps[diag][par][hard] =
                     grid_step_cost_on(s->v, hard ? CELL_DIFFICULT : 0, 1, diag, (uint8_t)par, s->unit);
-    /* no cost reaches states times the dearest step (a cheapest way visits
-       a state once), nor 2^39 when that does not */
+    /* no cost passes states times the dearest step (a cheapest way visits
+       a state once, and an entry is one step more), nor 2^39 when that
+       does not */
     int64_t dearest = 0;
     for (int k = 0; k < 8; k++)
         dearest = s->steps[k / 4][k / 2 % 2][k % 2] > dearest ? s->steps[k / 4][k / 2 % 2][k % 2] : dearest;
