@@ -225,6 +225,11 @@ static bool combat_in_sync(const vm *v)
     const struct world *w = v->world;
     const combat *cb = &w->cb;
     const rules *r = v->r;
+    /* the tables below grow only with declarations, each of which moves
+       the rules' generation on: in sync at this generation with these
+       creatures, in sync still (every builtin of play asks) */
+    if (cb->synced_generation == r->generation && cb->synced_creatures == w->ncreatures && cb->synced_any)
+        return true;
     return w->ledgers_made == w->ncreatures && r->nslots == w->ledger_nslots &&
            r->nexclusives == w->ledger_nexclusives && r->nexchanges == w->ledger_nexchanges &&
            r->nactions == w->ledger_nactions && r->ntriggers == w->ledger_ntriggers && r->nconditions <= w->held_len &&
@@ -254,9 +259,13 @@ static bool sync_periods(combat *cb, const rules *r)
 
 bool combat_sync(vm *v)
 {
-    if (combat_in_sync(v))
-        return true;
     combat *cb = &v->world->cb;
+    if (combat_in_sync(v)) {
+        cb->synced_generation = v->r->generation;
+        cb->synced_creatures = v->world->ncreatures;
+        cb->synced_any = true;
+        return true;
+    }
     const rules *r = v->r;
     if (!sync_ledgers(v))
         return false;
@@ -300,6 +309,9 @@ bool combat_sync(vm *v)
         cb->trigger_counts = g;
         cb->trigger_counts_cap = want;
     }
+    cb->synced_generation = r->generation;
+    cb->synced_creatures = v->world->ncreatures;
+    cb->synced_any = true;
     return true;
 }
 

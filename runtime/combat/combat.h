@@ -218,6 +218,11 @@ typedef struct combat {
     answer *answers;
     int nanswers, answers_cap;
     uint64_t answers_serial; /* moves on at every change of the answers (stat_memo.h) */
+    /* the rules' generation and the creatures combat_sync last made room
+       for (synced_any: it has) */
+    uint32_t synced_generation;
+    size_t synced_creatures;
+    bool synced_any;
 
     /* policies for reactions where no one is asked */
     int8_t reactions_policy; /* 1 take (default), 0 decline */
