@@ -241,7 +241,8 @@ static void arrays_from_keeps(program *p, const program *from, bool *ok)
         if (k->chunks_from < c_end)
             c_end = k->chunks_from;
         size_t cfrom = k->commands_to - k->ncommands;
-        memcpy(p->commands + cfrom, k->commands, k->ncommands * sizeof *p->commands);
+        if (k->ncommands) /* a keep without commands may hold none at all */
+            memcpy(p->commands + cfrom, k->commands, k->ncommands * sizeof *p->commands);
     }
     p->sources_cap = ns;
     p->chunks_cap = nc;

@@ -42,7 +42,7 @@ static void flush(sfile_writer *w)
 /* Bytes as they are, outside the checksum. */
 static void put_raw(sfile_writer *w, const void *data, size_t n)
 {
-    if (w->error)
+    if (w->error || !n) /* nothing to add, and perhaps no buffer yet */
         return;
     if (w->len + n > w->cap) {
         /* grown as a group needs (most are a line or two), written out
