@@ -482,10 +482,23 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
 /* two lists out of line: they are walked, and may fail */
 #define EQUAL(a, b)                                           \
     do {                                                      \
-        if ((a).type != V_LIST || (b).type != V_LIST)         \
+        if (is_whole(a) && is_whole(b))                       \
+            equal = (a).num == (b).num;                       \
+        else if ((a).type != V_LIST || (b).type != V_LIST)    \
             equal = values_equal(v, a, b);                    \
         else                                                  \
             FAIL_IF(!equal_values(v, a, b, HERE, 1, &equal)); \
+    } while (0)
+/* a sum of two integers inline, unless it overflows (do_add says so) */
+#define SUM(a, b, sign)                                                      \
+    do {                                                                     \
+        int64_t sum_;                                                        \
+        if ((a).type == V_INT && (b).type == V_INT &&                        \
+            !((sign) > 0 ? __builtin_add_overflow((a).num, (b).num, &sum_)   \
+                         : __builtin_sub_overflow((a).num, (b).num, &sum_))) \
+            r = value_int(sum_);                                             \
+        else                                                                 \
+            FAIL_IF(!do_add(v, a, b, sign, HERE, &r));                       \
     } while (0)
 /* whole numbers inline; the rest (and the error's location) out of line */
 #define COMPARE(a, b)                                        \
@@ -817,8 +830,8 @@ next:
             NEXT;
         }
         // clang-format off
-        CASE(ADD) BINARY(OP_ADD, FAIL_IF(!do_add(v, a, b, 1, HERE, &r)); PUSH(r));
-        CASE(SUB) BINARY(OP_SUB, FAIL_IF(!do_add(v, a, b, -1, HERE, &r)); PUSH(r));
+        CASE(ADD) BINARY(OP_ADD, SUM(a, b, 1); PUSH(r));
+        CASE(SUB) BINARY(OP_SUB, SUM(a, b, -1); PUSH(r));
         CASE(MUL) BINARY(OP_MUL, FAIL_IF(!do_mul(v, a, b, HERE, &r)); PUSH(r));
         CASE(DIV) BINARY(OP_DIV, FAIL_IF(!do_div(v, a, b, false, HERE, &r)); PUSH(r));
         CASE(IDIV) BINARY(OP_IDIV, FAIL_IF(!do_div(v, a, b, true, HERE, &r)); PUSH(r));
