@@ -72,6 +72,11 @@ struct conditions_cache {
        as (condition, clause) pairs, for the rules of generation by_generation */
     int *by_first;
     int (*by)[2];
+    /* whether an answer given for one use waits to be spent, as the
+       answers (their serial) and rules stood when looked at */
+    bool per_use_known, per_use;
+    uint64_t per_use_serial;
+    uint32_t per_use_generation;
     int by_count, by_conditions;
     uint32_t by_generation;
     bool by_known;
@@ -496,6 +501,24 @@ static bool derive(vm *v, int c, held *out, int *n, span at)
  * run, as `fray sim`'s, with no answer given for one use waiting to be
  * spent). Not inside prob() and its kind, where a ruling
  * read is refused. */
+static bool per_use_waiting(vm *v)
+{
+    combat *cb = &v->world->cb;
+    struct conditions_cache *k = cb->conditions;
+    if (k && k->per_use_known && k->per_use_serial == cb->answers_serial && k->per_use_generation == v->r->generation)
+        return k->per_use;
+    bool waiting = false;
+    for (int i = 0; i < cb->nanswers && !waiting; i++) /* an answer for one use, spent when read */
+        waiting = v->r->rulings[cb->answers[i].ruling].per == ASKED_PER_USE;
+    if (k) {
+        k->per_use_known = true;
+        k->per_use = waiting;
+        k->per_use_serial = cb->answers_serial;
+        k->per_use_generation = v->r->generation;
+    }
+    return waiting;
+}
+
 static bool alone_allowed(vm *v)
 {
     if (v->exact_depth)
@@ -504,12 +527,7 @@ static bool alone_allowed(vm *v)
     if (k == READS_ONLY)
         return true;
     const combat *cb = &v->world->cb;
-    if (k != READS_RULINGS || !cb->quiet || v->world->ask)
-        return false;
-    for (int i = 0; i < cb->nanswers; i++) /* an answer for one use, spent when read */
-        if (v->r->rulings[cb->answers[i].ruling].per == ASKED_PER_USE)
-            return false;
-    return true;
+    return k == READS_RULINGS && cb->quiet && !v->world->ask && !per_use_waiting(v);
 }
 
 /* Which conditions imply each one: by[by_first[k] .. by_first[k + 1]) are
@@ -661,6 +679,22 @@ static uint8_t *answers_of(vm *v, int c)
     return mine;
 }
 
+/* c's answer for cond worked out alone and kept with this version, when
+   there is one (answers_of's bytes: 0 none, 1 no, 2 yes); looked up first,
+   as it is asked far more often than worked out, and taken where has_alone
+   would work one out (alone_allowed): not inside a formula kept with what
+   it reads (stat_memo.h), whose reads an answer kept with the version does
+   not name, nor inside `holds` or prob(). */
+static inline int answer_kept(const vm *v, int c, int cond)
+{
+    const struct conditions_cache *k = v->world->cb.conditions;
+    if (!k || k->in_stride != v->r->nconditions || (size_t)c >= k->in_creatures ||
+        k->in_version[c] != v->play_version || k->in_generation[c] != v->r->generation || !keepable(v) ||
+        v->world->recording)
+        return 0;
+    return k->in[(size_t)c * (size_t)k->in_stride + (size_t)cond];
+}
+
 /* Whether c is in cond, worked out alone: true with *in, or false with
    *done false when it is better worked out with all the others (not
    allowed here, too tangled, out of memory), or an error. */
@@ -676,13 +710,11 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
     /* inside a formula kept with what it reads (stat_memo.h), an answer
        kept with the version names none of it: worked out again, noted */
     bool keep = keepable(v) && !v->world->recording;
-    if (keep) {
-        uint8_t *known = answers_of(v, c);
-        if (known && known[cond]) {
-            *in = known[cond] == 2;
-            *done = true;
-            return true;
-        }
+    int known_here = keep ? answer_kept(v, c, cond) : 0;
+    if (known_here) {
+        *in = known_here == 2;
+        *done = true;
+        return true;
     }
     if (!implied_by_index(v, k))
         return true;
@@ -755,10 +787,16 @@ bool effects_has(vm *v, int c, int cond, bool *has, span at)
             return true;
         v->world->recording->spoiled = true;
     }
-    /* fast path: an applied effect */
+    /* fast paths: an applied effect, an answer kept */
     const creature *cr = &v->world->creatures[c];
     if (cond < cr->held_len && cr->held[cond] > 0) {
         *has = true;
+        return true;
+    }
+    int kept = answer_kept(v, c, cond);
+    if (kept && alone_allowed(v)) {
+        *has = kept == 2;
+        verify_alone(v, c, cond, *has);
         return true;
     }
     if (conditions_known(v, c, cond, has))
