@@ -623,7 +623,12 @@ builtin_fn *combat_builtin_fn(int id)
 
 bool combat_builtin(vm *v, int id, value *args, int argc, span at, value *out)
 {
-    if (!combat_sync(v))
+    const combat *cb = &v->world->cb;
+    /* in sync with these rules and creatures (combat_sync's own first
+       question, asked here first: every builtin of play asks it) */
+    bool in_sync =
+        cb->synced_any && cb->synced_generation == v->r->generation && cb->synced_creatures == v->world->ncreatures;
+    if (!in_sync && !combat_sync(v))
         return vm_error(v, at, "out of memory");
     *out = value_nil();
     builtin_fn *fn = combat_builtin_fn(id);

@@ -85,11 +85,9 @@ static int callee(vm *v, const chunk *c, size_t at)
     return op == OP_CALL ? d->body : d->value;
 }
 
-reads_kind vm_formulas_reads(vm *v)
+reads_kind vm_formulas_work_out_reads(vm *v)
 {
     const program *p = v->p;
-    if (v->reads_known && v->reads_generation == v->r->generation && v->reads_nchunks == p->nchunks)
-        return v->reads;
     reads_kind kind = READS_ONLY;
     /* a walk over the chunks the formulas reach, each once */
     size_t n = p->nchunks;

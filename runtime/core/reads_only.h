@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-struct vm;
+#include "runtime/core/vm.h"
 
 typedef enum {
     READS_ONLY,     /* every formula only reads */
@@ -25,6 +25,14 @@ typedef enum {
  * conditions'), and those are declarations' formulas too, each looked at
  * here: so what one formula may do, directly or not, is bounded by the
  * kind of all of them. Walks every chunk they reach once. */
-reads_kind vm_formulas_reads(struct vm *v);
+reads_kind vm_formulas_work_out_reads(vm *v);
+/* The same, as last worked out while the rules and chunks stand: inline,
+   as play asks it at every has(). */
+static inline reads_kind vm_formulas_reads(vm *v)
+{
+    if (v->reads_known && v->reads_generation == v->r->generation && v->reads_nchunks == v->p->nchunks)
+        return (reads_kind)v->reads;
+    return vm_formulas_work_out_reads(v);
+}
 
 #endif
