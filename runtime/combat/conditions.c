@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/dice_mark.h"
 #include "runtime/combat/conditions.h"
 #include "runtime/combat/stat_memo.h"
 #include "runtime/combat/world.h"
@@ -104,6 +105,20 @@ static void holds_memo_drop(struct conditions_cache *k)
     k->holds_stride = k->holds_conditions = 0;
 }
 
+/* The answers worked out alone (in, in_version, in_generation), freed. */
+static void answers_drop(struct conditions_cache *k)
+{
+    if (k->in)
+        mem_free(k->in, k->in_cap);
+    if (k->in_version)
+        mem_free(k->in_version, k->in_creatures * sizeof(uint64_t));
+    if (k->in_generation)
+        mem_free(k->in_generation, k->in_creatures * sizeof(uint32_t));
+    k->in = NULL;
+    k->in_version = NULL;
+    k->in_generation = NULL;
+}
+
 void conditions_cache_free(combat *cb)
 {
     struct conditions_cache *k = cb->conditions;
@@ -111,12 +126,7 @@ void conditions_cache_free(combat *cb)
         return;
     if (k->entries)
         mem_free(k->entries, k->cap * sizeof(conditions_entry));
-    if (k->in)
-        mem_free(k->in, k->in_cap);
-    if (k->in_version)
-        mem_free(k->in_version, k->in_creatures * sizeof(uint64_t));
-    if (k->in_generation)
-        mem_free(k->in_generation, k->in_creatures * sizeof(uint32_t));
+    answers_drop(k);
     if (k->by_first)
         mem_free(k->by_first, ((size_t)k->by_conditions + 1) * sizeof(int));
     if (k->by)
@@ -151,24 +161,6 @@ static conditions_entry *entry_of(vm *v, int c)
 static bool keepable(const vm *v)
 {
     return !v->world->cb.in_holds && !v->exact_depth;
-}
-
-/* What rolling a die changes (the generator, the faces forced ahead, the
-   rolls counted): a formula that rolled is not kept. */
-typedef struct dice_mark {
-    uint64_t s[4], roll_seq;
-    size_t forced;
-} dice_mark;
-
-static inline dice_mark dice_now(const vm *v)
-{
-    return (dice_mark){{v->rng.s[0], v->rng.s[1], v->rng.s[2], v->rng.s[3]}, v->roll_seq, v->forced.n};
-}
-
-static inline bool unchanged(const vm *v, uint64_t version, const dice_mark *m)
-{
-    return v->play_version == version && v->rng.s[0] == m->s[0] && v->rng.s[1] == m->s[1] && v->rng.s[2] == m->s[2] &&
-           v->rng.s[3] == m->s[3] && v->roll_seq == m->roll_seq && v->forced.n == m->forced;
 }
 
 static const conditions_entry *fresh(vm *v, int c)
@@ -236,12 +228,12 @@ bool conditions_of(vm *v, int c, held *out, int *n, span at)
     }
     bool keep = keepable(v);
     uint64_t version = v->play_version;
-    dice_mark m = dice_now(v);
+    dice_mark m = dice_mark_now(v);
     if (!derive(v, c, out, n, at))
         return false;
     conditions_entry *w;
     /* looked up again: working it out may have grown the cache */
-    if (keep && unchanged(v, version, &m) && (w = entry_of(v, c))) {
+    if (keep && dice_mark_unchanged(v, version, &m) && (w = entry_of(v, c))) {
         w->version = version;
         w->generation = v->r->generation;
         w->known = true;
@@ -296,7 +288,7 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
         }
     }
     uint64_t version = v->play_version;
-    dice_mark m = dice_now(v);
+    dice_mark m = dice_mark_now(v);
     conditions_entry *memo;
     if (e->kind == REXPR_CONST)
         x = e->v;
@@ -313,7 +305,7 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
         return false;
     *out = value_truthy(x);
     conditions_entry *w;
-    if (keep && unchanged(v, version, &m) && (w = entry_of(v, c))) {
+    if (keep && dice_mark_unchanged(v, version, &m) && (w = entry_of(v, c))) {
         w->out_version = version;
         w->out_generation = v->r->generation;
         w->out_known = true;
@@ -654,12 +646,7 @@ static uint8_t *answers_of(vm *v, int c)
                 mem_free(gen, n * sizeof(uint32_t));
             return NULL;
         }
-        if (k->in)
-            mem_free(k->in, k->in_cap);
-        if (k->in_version)
-            mem_free(k->in_version, k->in_creatures * sizeof(uint64_t));
-        if (k->in_generation)
-            mem_free(k->in_generation, k->in_creatures * sizeof(uint32_t));
+        answers_drop(k);
         memset(in, 0, bytes ? bytes : 1);
         for (size_t i = 0; i < n; i++)
             ver[i] = UINT64_MAX; /* no version: nothing known */
@@ -728,7 +715,7 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
     memset(on_path, 0, nconds);
     alone_walk w = {on_path, 0};
     uint64_t version = v->play_version;
-    dice_mark m = dice_now(v);
+    dice_mark m = dice_mark_now(v);
     int got = in_alone(v, c, cond, &w, k, at);
     if (on_path != small)
         mem_free(on_path, nconds);
@@ -739,7 +726,7 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
     *in = got == ALONE_YES;
     *done = true;
     uint8_t *known;
-    if (keep && unchanged(v, version, &m) && (known = answers_of(v, c)))
+    if (keep && dice_mark_unchanged(v, version, &m) && (known = answers_of(v, c)))
         known[cond] = *in ? 2 : 1;
     return true;
 }

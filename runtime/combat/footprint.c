@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/combat/dice_mark.h"
 #include "runtime/combat/world.h"
 
 typedef struct footprint_entry {
@@ -67,23 +68,6 @@ static footprint_entry *entry_of(vm *v, int c)
         k->entries = g;
     }
     return &k->entries[c];
-}
-
-/* What working out a formula may change besides the version: the dice. */
-typedef struct dice_mark {
-    uint64_t s[4], roll_seq;
-    size_t forced;
-} dice_mark;
-
-static dice_mark dice_now(const vm *v)
-{
-    return (dice_mark){{v->rng.s[0], v->rng.s[1], v->rng.s[2], v->rng.s[3]}, v->roll_seq, v->forced.n};
-}
-
-static bool unchanged(const vm *v, uint64_t version, const dice_mark *m)
-{
-    return v->play_version == version && v->rng.s[0] == m->s[0] && v->rng.s[1] == m->s[1] && v->rng.s[2] == m->s[2] &&
-           v->rng.s[3] == m->s[3] && v->roll_seq == m->roll_seq && v->forced.n == m->forced;
 }
 
 /* The side a value of `occupies` gives: a number from 1 to 16 (anything
@@ -137,13 +121,13 @@ int32_t grid_footprint(vm *v, int c)
         }
     }
     uint64_t version = v->play_version;
-    dice_mark m = dice_now(v);
+    dice_mark m = dice_mark_now(v);
     value n;
     if (!vm_call(v, e->chunk, c, NULL, 0, &n))
         return -1;
     int32_t side = side_of(n);
     footprint_entry *w;
-    if (keep && unchanged(v, version, &m) && (w = entry_of(v, c))) {
+    if (keep && dice_mark_unchanged(v, version, &m) && (w = entry_of(v, c))) {
         w->version = version;
         w->generation = v->r->generation;
         w->side = side;
