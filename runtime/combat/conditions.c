@@ -57,6 +57,12 @@ typedef struct conditions_entry {
     stat_memo out_memo;
 } conditions_entry;
 
+struct out_kept {
+    uint64_t serial, answers_serial;
+    uint32_t generation;
+    bool known, out, answers; /* answers: it read rulings, as stat_memo */
+};
+
 struct conditions_cache {
     conditions_entry *entries; /* per creature */
     size_t cap;
@@ -73,6 +79,11 @@ struct conditions_cache {
        as (condition, clause) pairs, for the rules of generation by_generation */
     int *by_first;
     int (*by)[2];
+    /* whether each creature is out, where its `out when` read only its own
+       stats (and no ruling): per creature, kept with its serial
+       (creature.serial) and the rules' generation; outs_cap entries */
+    struct out_kept *outs;
+    size_t outs_cap;
     /* whether an answer given for one use waits to be spent, as the
        answers (their serial) and rules stood when looked at */
     bool per_use_known, per_use;
@@ -127,6 +138,8 @@ void conditions_cache_free(combat *cb)
     if (k->entries)
         mem_free(k->entries, k->cap * sizeof(conditions_entry));
     answers_drop(k);
+    if (k->outs)
+        mem_free(k->outs, k->outs_cap * sizeof *k->outs);
     if (k->by_first)
         mem_free(k->by_first, ((size_t)k->by_conditions + 1) * sizeof(int));
     if (k->by)
@@ -267,11 +280,47 @@ static inline void verify_out(vm *v, int c, const rexpr *e, bool out)
 }
 #endif
 
+/* Keeps whether c is out with c's serial, when the memo that says so
+   read only c's own stats (and rulings, kept as stat_memo keeps them):
+   asked again, it stands while c has not changed, answered before
+   anything else (every list of enemies asks it of every creature). */
+static void out_keep(vm *v, int c, const stat_memo *m, bool out)
+{
+    struct conditions_cache *k = v->world->cb.conditions;
+    if (!k || !m->known || m->nreads > 1 || (m->nreads == 1 && m->reads[0].creature != c))
+        return;
+    if ((size_t)c >= k->outs_cap) {
+        size_t old = k->outs_cap;
+        struct out_kept *g = mem_grow(k->outs, sizeof *k->outs, &k->outs_cap, (size_t)c + 1);
+        if (!g)
+            return;
+        k->outs = g;
+        for (size_t i = old; i < k->outs_cap; i++)
+            g[i].known = false;
+    }
+    k->outs[c] = (struct out_kept){.serial = v->world->creatures[c].serial,
+                                   .answers_serial = m->answers_serial,
+                                   .generation = v->r->generation,
+                                   .known = true,
+                                   .out = out,
+                                   .answers = m->answers};
+}
+
 bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
 {
     const struct conditions_cache *k = v->world->cb.conditions;
     bool keep = keepable(v);
     value x;
+    if (k && (size_t)c < k->outs_cap && keep) {
+        const struct out_kept *o = &k->outs[c];
+        const combat *cb = &v->world->cb;
+        if (o->known && o->serial == v->world->creatures[c].serial && o->generation == v->r->generation &&
+            (!o->answers || (o->answers_serial == cb->answers_serial && cb->quiet && !v->world->ask))) {
+            *out = o->out;
+            verify_out(v, c, e, *out);
+            return true;
+        }
+    }
     if (k && (size_t)c < k->cap && keep) {
         const conditions_entry *ce = &k->entries[c];
         if (ce->out_known && ce->out_version == v->play_version && ce->out_generation == v->r->generation) {
@@ -284,6 +333,7 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
         if (e->kind == REXPR_CHUNK && stat_memo_get(v, &ce->out_memo, e->chunk, &x)) {
             *out = value_truthy(x);
             verify_out(v, c, e, *out);
+            out_keep(v, c, &ce->out_memo, *out); /* which grows outs, not the entries */
             return true;
         }
     }
@@ -300,6 +350,7 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
             /* looked up again: working it out may have grown the cache */
             if (fresh.known && (memo = entry_of(v, c)))
                 memo->out_memo = fresh;
+            out_keep(v, c, &fresh, value_truthy(x));
         }
     } else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
         return false;
