@@ -306,21 +306,13 @@ static void out_keep(vm *v, int c, const stat_memo *m, bool out)
                                    .answers = m->answers};
 }
 
-bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
+/* conditions_out past its first question (out of line: the first is
+   asked far more often, and answers most). */
+static __attribute__((noinline)) bool out_worked_out(vm *v, int c, const rexpr *e, bool *out)
 {
     const struct conditions_cache *k = v->world->cb.conditions;
     bool keep = keepable(v);
     value x;
-    if (k && (size_t)c < k->outs_cap && keep) {
-        const struct out_kept *o = &k->outs[c];
-        const combat *cb = &v->world->cb;
-        if (o->known && o->serial == v->world->creatures[c].serial && o->generation == v->r->generation &&
-            (!o->answers || (o->answers_serial == cb->answers_serial && cb->quiet && !v->world->ask))) {
-            *out = o->out;
-            verify_out(v, c, e, *out);
-            return true;
-        }
-    }
     if (k && (size_t)c < k->cap && keep) {
         const conditions_entry *ce = &k->entries[c];
         if (ce->out_known && ce->out_version == v->play_version && ce->out_generation == v->r->generation) {
@@ -363,6 +355,22 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
         w->out = *out;
     }
     return true;
+}
+
+bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
+{
+    const struct conditions_cache *k = v->world->cb.conditions;
+    if (k && (size_t)c < k->outs_cap && keepable(v)) {
+        const struct out_kept *o = &k->outs[c];
+        const combat *cb = &v->world->cb;
+        if (o->known && o->serial == v->world->creatures[c].serial && o->generation == v->r->generation &&
+            (!o->answers || (o->answers_serial == cb->answers_serial && cb->quiet && !v->world->ask))) {
+            *out = o->out;
+            verify_out(v, c, e, *out);
+            return true;
+        }
+    }
+    return out_worked_out(v, c, e, out);
 }
 
 /* The kept `holds when` of cond for c (a formula of stats alone), made
