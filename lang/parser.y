@@ -510,18 +510,30 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, stru
     size_t len = 0;
     if (got == YYSYMBOL_YYEOF)
         lx->hit_eof = true;
+    /* the end of a line ends a statement as ';' does: said as the user sees it */
+    bool semi = got != YYSYMBOL_YYEOF && got != YYSYMBOL_YYUNDEF && !strcmp(yysymbol_name(got), "';'");
+    char next = where.start < lx->src->len ? lx->src->text[where.start] : '\0';
+    bool end_of_line = semi && (next == '\n' || next == '\r' || next == '\0');
     if (got == YYSYMBOL_YYEOF)
         len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected end of input");
     else if (got == YYSYMBOL_YYUNDEF)
         len += (size_t)snprintf(msg + len, sizeof msg - len, "invalid token");
+    else if (end_of_line)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected end of line");
     else
         len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected %s", yysymbol_name(got));
+    bool assignment = false; /* something that could be set was read: `x.hp +=` */
     if (n > 0 && n < MAX_EXPECTED) {
         len += (size_t)snprintf(msg + len, sizeof msg - len, "; expected ");
-        for (int i = 0; i < n && len < sizeof msg; i++)
+        for (int i = 0; i < n && len < sizeof msg; i++) {
             len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
                                     yysymbol_name(expected[i]));
+            assignment = assignment || !strcmp(yysymbol_name(expected[i]), "+=");
+        }
     }
+    /* `wolf.hp` alone, typed at the table to see it */
+    if (assignment && semi && len < sizeof msg)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, " (a value alone is not a command: 'print' shows it)");
     int open = lx->depth + lx->braces;
     if (got == YYSYMBOL_YYEOF && open > 0 && len < sizeof msg)
         snprintf(msg + len, sizeof msg - len, " (an opening bracket is never closed)");

@@ -456,6 +456,28 @@ START_TEST(test_syntax_error_message)
 }
 END_TEST
 
+/* The end of a line ends a statement as ';' does: an error there names the
+   end of the line, not a ';' no one typed; a stat read alone, typed to see
+   it, is told how to see it, and only that. */
+START_TEST(test_syntax_error_at_end_of_line)
+{
+    parsed *p = parse_text("wolf.hp\n");
+    ck_assert_int_eq(p->sink.errors, 1);
+    ck_assert_msg(strstr(p->msgs[0], "unexpected end of line; expected +=") != NULL, "%s", p->msgs[0]);
+    ck_assert_msg(strstr(p->msgs[0], "'print' shows it") != NULL, "%s", p->msgs[0]);
+    done(p);
+    p = parse_text("wolf.hp;\n");
+    ck_assert_int_eq(p->sink.errors, 1);
+    ck_assert_msg(strstr(p->msgs[0], "unexpected ';'") != NULL, "%s", p->msgs[0]);
+    done(p);
+    p = parse_text("procedure f() {\n  let x\n  return 1\n}\n");
+    ck_assert_int_ge(p->sink.errors, 1);
+    ck_assert_msg(strstr(p->msgs[0], "unexpected end of line; expected '='") != NULL, "%s", p->msgs[0]);
+    ck_assert_msg(strstr(p->msgs[0], "print") == NULL, "%s", p->msgs[0]);
+    done(p);
+}
+END_TEST
+
 START_TEST(test_two_parsers_at_once)
 {
     /* Interleave two parses with their own arenas and sources: neither
@@ -565,6 +587,7 @@ static Suite *make_suite(void)
     Suite *s = suite_create("parser");
     TCase *d = tcase_create("declarations");
     tcase_add_test(d, test_root_is_program);
+    tcase_add_test(d, test_syntax_error_at_end_of_line);
     tcase_add_test(d, test_decl_kinds);
     tcase_add_test(d, test_use_and_import);
     tcase_add_test(d, test_stat_type_default_range);
