@@ -329,8 +329,9 @@ __attribute__((always_inline)) static inline int open_pop_as(path_search *s, int
            level on the way down instead of two */
         size_t i = 0, l;
         while ((l = 2 * i + 1) < n) {
-            if (l + 1 < n && open_before(open[l + 1], open[l], packed))
-                l++;
+            /* which child is lesser is a coin toss to the branch predictor:
+               chosen without a branch */
+            l += (size_t)(l + 1 < n && open_before(open[l + 1], open[l], packed));
             open[i] = open[l];
             i = l;
         }
