@@ -5,6 +5,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/conditions.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/world.h"
 
 void combat_init(combat *cb)
@@ -54,6 +55,7 @@ void combat_free(combat *cb)
     effect_index_free(cb);
     conditions_cache_free(cb);
     grid_footprints_free(cb);
+    roster_memo_free(cb->ends_memo);
     combat_init(cb);
 }
 
@@ -94,6 +96,7 @@ bool combat_clone(combat *cb, const combat *from)
     cb->index = NULL;      /* built again when first asked */
     cb->conditions = NULL; /* worked out again in the copy */
     cb->footprints = NULL; /* likewise */
+    cb->ends_memo = NULL;  /* likewise */
     if (!ok)
         combat_free(cb);
     return ok;

@@ -211,6 +211,9 @@ typedef struct combat {
     struct conditions_cache *conditions;
     /* each creature's footprint, as last worked out (footprint.c) */
     struct footprint_cache *footprints;
+    /* the encounter's `ends when`, kept as a formula of the roster
+       (stat_memo.h) */
+    struct roster_memo *ends_memo;
 
     hold *holds;
     int nholds, holds_cap;

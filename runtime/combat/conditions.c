@@ -313,7 +313,11 @@ static __attribute__((noinline)) bool out_worked_out(vm *v, int c, const rexpr *
     const struct conditions_cache *k = v->world->cb.conditions;
     bool keep = keepable(v);
     value x;
-    if (k && (size_t)c < k->cap && keep) {
+    /* inside a formula kept with what it reads (stat_memo.h), what is kept
+       here names none of it: worked out again, its reads noted (or else
+       nothing is kept) */
+    bool recording = v->world->recording != NULL;
+    if (k && (size_t)c < k->cap && keep && !recording) {
         const conditions_entry *ce = &k->entries[c];
         if (ce->out_known && ce->out_version == v->play_version && ce->out_generation == v->r->generation) {
             *out = ce->out;
@@ -344,8 +348,12 @@ static __attribute__((noinline)) bool out_worked_out(vm *v, int c, const rexpr *
                 memo->out_memo = fresh;
             out_keep(v, c, &fresh, value_truthy(x));
         }
-    } else if (!vm_call(v, e->chunk, c, NULL, 0, &x))
-        return false;
+    } else {
+        if (recording) /* its reads are not noted */
+            v->world->recording->spoiled = true;
+        if (!vm_call(v, e->chunk, c, NULL, 0, &x))
+            return false;
+    }
     *out = value_truthy(x);
     conditions_entry *w;
     if (keep && dice_mark_unchanged(v, version, &m) && (w = entry_of(v, c))) {
@@ -360,7 +368,7 @@ static __attribute__((noinline)) bool out_worked_out(vm *v, int c, const rexpr *
 bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
 {
     const struct conditions_cache *k = v->world->cb.conditions;
-    if (k && (size_t)c < k->outs_cap && keepable(v)) {
+    if (k && (size_t)c < k->outs_cap && keepable(v) && !v->world->recording) {
         const struct out_kept *o = &k->outs[c];
         const combat *cb = &v->world->cb;
         if (o->known && o->serial == v->world->creatures[c].serial && o->generation == v->r->generation &&

@@ -14,6 +14,7 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/conditions.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/tally.h"
 #include "runtime/combat/tracks.h"
 #include "runtime/combat/world.h"
@@ -716,7 +717,8 @@ bool encounter_check_over(vm *v, span at)
     cb->checking_over = true;
     if (rexpr_present(&e->ends)) {
         value x;
-        bool ok = e->ends.kind == REXPR_CONST ? (x = e->ends.v, true) : vm_call(v, e->ends.chunk, -1, NULL, 0, &x);
+        bool ok = e->ends.kind == REXPR_CONST ? (x = e->ends.v, true)
+                                              : roster_memo_call(v, &cb->ends_memo, e->ends.chunk, -1, &x);
         if (!ok) {
             cb->checking_over = false;
             return false;

@@ -8,6 +8,8 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/world.h"
+#include "runtime/core/builtins.h"
+#include "runtime/core/reads_only.h"
 
 /* Whether one instruction keeps a formula to stats alone: constants,
    locals, self, stat reads, arithmetic, comparisons, branches. */
@@ -96,6 +98,8 @@ void stat_memo_note(vm *v, int c, bool plain)
         rec->spoiled = true;
         return;
     }
+    if (rec->roster) /* every creature is named at once (roster_memo) */
+        return;
     for (int i = 0; i < rec->n; i++)
         if (rec->reads[i].creature == c)
             return; /* its serial cannot have moved since: the formula changes nothing */
@@ -145,4 +149,222 @@ void stat_memo_free(vm *v)
         mem_free(w->memo_fits, w->memo_fits_n);
     w->memo_fits = NULL;
     w->memo_fits_n = 0;
+    if (w->roster_fits)
+        mem_free(w->roster_fits, w->roster_fits_n);
+    w->roster_fits = NULL;
+    w->roster_fits_n = 0;
+}
+
+/* --- formulas of the roster ------------------------------------------------------------ */
+
+/* Whether one instruction keeps a formula to the roster: what one of stats
+   alone may do, calls of formulas of the same kind (looked at in turn),
+   lists, members (a creature's side and name, a roll's parts, a list's
+   stats), and builtins that read values alone or the roster. */
+static bool roster_op_fits(const chunk *c, size_t at)
+{
+    opcode op = (opcode)c->code[at];
+    switch (op) {
+    case OP_CALL:
+    case OP_CALL_CHUNK:
+    case OP_INDEX:
+    case OP_ITER_NEXT:
+    case OP_INTERVAL:
+    case OP_LIST:
+    case OP_GET_MEMBER: return true;
+    case OP_CALL_BUILTIN: return vm_builtin_reads(c->code[at + 1]) != BUILTIN_READS_PLAY;
+    default: return op_fits(op);
+    }
+}
+
+/* A walk over the chunks formula reaches, each once. */
+static bool roster_fits_walk(vm *v, int formula)
+{
+    size_t n = v->p->nchunks;
+    uint8_t *seen = mem_alloc(n);
+    int *todo = mem_alloc(n * sizeof(int));
+    bool fits = seen && todo;
+    size_t ntodo = 0;
+    if (fits) {
+        memset(seen, 0, n);
+        seen[formula] = 1;
+        todo[ntodo++] = formula;
+    }
+    while (fits && ntodo) {
+        const chunk *c = v->p->chunks[todo[--ntodo]];
+        for (size_t at = 0; fits && at < c->len; at += 1 + (size_t)opcode_operands[c->code[at]]) {
+            if (c->code[at] >= OP_COUNT || at + (size_t)opcode_operands[c->code[at]] >= c->len) {
+                fits = false;
+                break;
+            }
+            fits = roster_op_fits(c, at);
+            int next = vm_chunk_callee(v, c, at);
+            if (fits && next >= 0) {
+                if ((size_t)next >= n || !v->p->chunks[next])
+                    fits = false;
+                else if (!seen[next]) {
+                    seen[next] = 1;
+                    todo[ntodo++] = next;
+                }
+            }
+        }
+    }
+    if (seen)
+        mem_free(seen, n);
+    if (todo)
+        mem_free(todo, n * sizeof(int));
+    return fits;
+}
+
+bool roster_memo_fits(vm *v, int formula)
+{
+    struct world *w = v->world;
+    size_t n = v->p->nchunks;
+    if (formula < 0 || (size_t)formula >= n || !v->p->chunks[formula])
+        return false;
+    /* a byte per chunk, as stat_memo_fits keeps its own */
+    if (w->roster_fits_n != n || w->roster_fits_generation != v->r->generation) {
+        uint8_t *fits = mem_alloc(n);
+        if (!fits)
+            return false;
+        memset(fits, 0, n);
+        if (w->roster_fits)
+            mem_free(w->roster_fits, w->roster_fits_n);
+        w->roster_fits = fits;
+        w->roster_fits_n = n;
+        w->roster_fits_generation = v->r->generation;
+    }
+    uint8_t *f = &w->roster_fits[formula];
+    if (!*f)
+        *f = roster_fits_walk(v, formula) ? 1 : 2;
+    return *f == 1;
+}
+
+/* Who is in play as a formula of the roster may read it: whether there is
+   an encounter and an order, the order's entries (creature, side), and each
+   creature's presence and side; in *out (grown as needed), its length in
+   *n; false when out of memory. */
+static bool roster_now(vm *v, int32_t **out, size_t *n, size_t *cap)
+{
+    const struct world *w = v->world;
+    const combat *cb = &w->cb;
+    size_t need = 4 + 2 * (size_t)cb->norder + 2 * w->ncreatures;
+    if (need > *cap) {
+        int32_t *grown = mem_realloc(*out, *cap * sizeof(int32_t), need * sizeof(int32_t));
+        if (!grown)
+            return false;
+        *out = grown;
+        *cap = need;
+    }
+    int32_t *r = *out;
+    size_t k = 0;
+    r[k++] = cb->active;
+    r[k++] = cb->ordered;
+    r[k++] = cb->norder;
+    r[k++] = (int32_t)w->ncreatures;
+    for (int i = 0; i < cb->norder; i++) {
+        r[k++] = cb->order[i].creature;
+        r[k++] = cb->order[i].side;
+    }
+    for (size_t c = 0; c < w->ncreatures; c++) {
+        const creature *cr = &w->creatures[c];
+        r[k++] = cr->in_play | cr->gone << 1;
+        r[k++] = cr->side;
+    }
+    *n = k;
+    return true;
+}
+
+/* Whether m's answer stands: the rules, every creature, the answers and who
+   is in play as they were. */
+static bool roster_memo_stands(vm *v, const roster_memo *m, int formula)
+{
+    const struct world *w = v->world;
+    const combat *cb = &w->cb;
+    if (!m->known || m->chunk != formula || m->generation != v->r->generation || m->serials != w->serials ||
+        m->answers_serial != cb->answers_serial || (m->answers && (!cb->quiet || w->ask)))
+        return false;
+    size_t need = 4 + 2 * (size_t)cb->norder + 2 * w->ncreatures;
+    if (need != m->nroster || m->roster[0] != cb->active || m->roster[1] != cb->ordered || m->roster[2] != cb->norder)
+        return false;
+    size_t k = 4;
+    for (int i = 0; i < cb->norder; i++, k += 2)
+        if (m->roster[k] != cb->order[i].creature || m->roster[k + 1] != cb->order[i].side)
+            return false;
+    for (size_t c = 0; c < w->ncreatures; c++, k += 2) {
+        const creature *cr = &w->creatures[c];
+        if (m->roster[k] != (cr->in_play | cr->gone << 1) || m->roster[k + 1] != cr->side)
+            return false;
+    }
+    return true;
+}
+
+#ifdef FRAY_VERIFY_CACHES
+/* A checking build works every kept answer out again: the same, or a
+   change of what the formula reads was not followed. */
+static void verify_roster(vm *v, int formula, int self, value kept)
+{
+    int64_t steps = v->steps_left;
+    v->steps_left = INT64_MAX / 2;
+    value again;
+    bool called = vm_call(v, formula, self, NULL, 0, &again);
+    v->steps_left = steps;
+    if (!called || again.type != kept.type || again.num != kept.num || again.aux != kept.aux) {
+        fprintf(stderr, "fray: internal error: the formula of the roster kept for chunk %d is stale\n", formula);
+        abort();
+    }
+}
+#else
+static inline void verify_roster(vm *v, int formula, int self, value kept)
+{
+    (void)v, (void)formula, (void)self, (void)kept;
+}
+#endif
+
+bool roster_memo_call(vm *v, roster_memo **slot, int formula, int self, value *out)
+{
+    struct world *w = v->world;
+    /* not inside another formula kept with its reads, a `holds` formula or
+       an exact context (where conditions are answered otherwise) */
+    if (w->recording || w->cb.in_holds || v->exact_depth || !roster_memo_fits(v, formula))
+        return vm_call(v, formula, self, NULL, 0, out);
+    roster_memo *m = *slot;
+    if (m && roster_memo_stands(v, m, formula)) {
+        *out = m->result;
+        verify_roster(v, formula, self, *out);
+        return true;
+    }
+    stat_memo_record rec = {.roster = true};
+    w->recording = &rec;
+    uint64_t version = v->play_version;
+    bool ok = vm_call(v, formula, self, NULL, 0, out);
+    w->recording = NULL;
+    if (m)
+        m->known = false;
+    /* kept with plain reads alone, nothing changed, a number, a boolean or
+       nothing (as stat_memo_eval keeps) */
+    if (!ok || rec.spoiled || v->play_version != version ||
+        !(out->type == V_BOOL || out->type == V_INT || out->type == V_NIL || out->type == V_FRAC))
+        return ok;
+    if (!m && !(m = *slot = MEM_NEW(roster_memo)))
+        return ok;
+    if (!roster_now(v, &m->roster, &m->nroster, &m->roster_cap))
+        return ok;
+    m->known = true;
+    m->answers = rec.answers;
+    m->chunk = formula;
+    m->generation = v->r->generation;
+    m->serials = w->serials;
+    m->answers_serial = w->cb.answers_serial;
+    m->result = *out;
+    return ok;
+}
+
+void roster_memo_free(roster_memo *m)
+{
+    if (!m)
+        return;
+    if (m->roster)
+        mem_free(m->roster, m->roster_cap * sizeof(int32_t));
+    mem_free(m, sizeof *m);
 }

@@ -57,6 +57,7 @@ typedef struct stat_memo_record {
     int n;
     bool spoiled; /* a read that was not plain, or of too many creatures */
     bool answers; /* a ruling read where no one is asked and nothing noted */
+    bool roster;  /* a formula of the roster (below): creatures not listed */
 } stat_memo_record;
 
 /* Whether chunk is a formula of stats alone (worked out once per chunk
@@ -85,7 +86,37 @@ bool stat_memo_eval(vm *v, stat_memo *m, int formula, int self, value *out);
 /* A stat read of c: noted when a formula to keep runs (plain: whether it
    was). */
 void stat_memo_note(vm *v, int c, bool plain);
-/* Frees what the world keeps for stat_memo_fits. */
+/* Frees what the world keeps for stat_memo_fits and roster_memo_fits. */
 void stat_memo_free(vm *v);
+
+/* A formula of the roster: one that reads, besides what a formula of stats
+ * alone may, who is in play (creatures(), enemies(), sides_standing()...:
+ * the builtins whose effect is ROSTER), procedures of the same kind, and
+ * lists, such as `ends when awake_sides() <= 1`, asked after every action.
+ * It reads any creature's stats and conditions, so it is kept with all of
+ * them at once: with the world's serials (the last creature.serial given,
+ * which moves on at any creature's change), a copy of who is in play, in
+ * what order and on which side, the answers' serial and the rules. What it
+ * reads is checked as a stat_memo's is: a read that is not plain (a stat's
+ * formula or modifiers, a condition held by a formula that is not of stats
+ * alone, an `out when` that is not) spoils it and nothing is kept. */
+typedef struct roster_memo {
+    bool known, answers;
+    int chunk;
+    uint32_t generation;
+    uint64_t serials, answers_serial;
+    value result;
+    int32_t *roster; /* who is in play, as roster_now makes it */
+    size_t nroster, roster_cap;
+} roster_memo;
+
+/* Whether chunk is a formula of the roster (worked out once per chunk and
+   rules). */
+bool roster_memo_fits(vm *v, int formula);
+/* Runs formula for self into *out: from *m when what it holds stands,
+   else worked out and kept there (made when NULL) where it may be. */
+bool roster_memo_call(vm *v, roster_memo **m, int formula, int self, value *out);
+/* Frees a roster_memo (NULL is fine). */
+void roster_memo_free(roster_memo *m);
 
 #endif

@@ -30,6 +30,12 @@ bool vm_builtin_call(vm *v, int id, value *args, int argc, span at, value *out);
 /* Whether builtin id changes the state of play (its effect is CHANGES). */
 bool vm_builtin_changes(int id);
 
+/* What builtin id reads, from its row: values alone (a builtin of the core
+   that changes nothing), who is in play with their stats and conditions
+   (effect ROSTER), or more of the state of play. */
+typedef enum { BUILTIN_READS_VALUES, BUILTIN_READS_ROSTER, BUILTIN_READS_PLAY } builtin_reads;
+builtin_reads vm_builtin_reads(int id);
+
 /* The interpreter's arithmetic and comparison, for the core builtins (vm.c). */
 bool vm_builtin_compare(vm *v, value a, value b, span at, int *cmp);
 bool vm_builtin_add(vm *v, value a, value b, span at, value *sum);

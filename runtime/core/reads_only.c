@@ -68,8 +68,7 @@ static reads_kind op_reads(const vm *v, const chunk *c, size_t at)
     }
 }
 
-/* The chunk an instruction calls, or -1. */
-static int callee(vm *v, const chunk *c, size_t at)
+int vm_chunk_callee(vm *v, const chunk *c, size_t at)
 {
     opcode op = (opcode)c->code[at];
     if (op != OP_CALL && op != OP_EVAL_DECL && op != OP_CALL_CHUNK)
@@ -113,7 +112,7 @@ reads_kind vm_formulas_work_out_reads(vm *v)
             reads_kind k = op_reads(v, c, at);
             if (k > kind)
                 kind = k;
-            int next = callee(v, c, at);
+            int next = vm_chunk_callee(v, c, at);
             if (next >= 0 && (size_t)next < n && !seen[next] && p->chunks[next]) {
                 seen[next] = 1;
                 todo[ntodo++] = next;

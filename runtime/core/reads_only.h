@@ -26,6 +26,10 @@ typedef enum {
  * here: so what one formula may do, directly or not, is bounded by the
  * kind of all of them. Walks every chunk they reach once. */
 reads_kind vm_formulas_work_out_reads(vm *v);
+/* The chunk the instruction at `at` of c calls (a procedure's body, a
+   declaration's formula, a `let ... in` body) as the rules stand, or -1;
+   its operands must lie within c. */
+int vm_chunk_callee(vm *v, const chunk *c, size_t at);
 /* The same, as last worked out while the rules and chunks stand: inline,
    as play asks it at every has(). */
 static inline reads_kind vm_formulas_reads(vm *v)

@@ -313,6 +313,7 @@ static builtin_fn *const core_fns[BI_COUNT] = {
 #undef LAYER_COMBAT
 
 #define EFFECT_READS false
+#define EFFECT_ROSTER false
 #define EFFECT_CHANGES true
 static const bool changes_play[BI_COUNT] = {
 #define BUILTIN(name, lo, hi, result, params, effect, meaning) EFFECT_##effect,
@@ -320,7 +321,28 @@ static const bool changes_play[BI_COUNT] = {
 #undef BUILTIN
 };
 #undef EFFECT_READS
+#undef EFFECT_ROSTER
 #undef EFFECT_CHANGES
+
+/* what each reads (builtin_reads): a builtin of the core reads values
+   alone (it runs without play); one of play, as its effect says */
+#define READS_OF_CORE_READS BUILTIN_READS_VALUES
+#define READS_OF_CORE_CHANGES BUILTIN_READS_PLAY
+#define READS_OF_COMBAT_READS BUILTIN_READS_PLAY
+#define READS_OF_COMBAT_ROSTER BUILTIN_READS_ROSTER
+#define READS_OF_COMBAT_CHANGES BUILTIN_READS_PLAY
+#define READS_OF(layer, effect) READS_OF_##layer##_##effect
+static const builtin_reads reads_of[BI_COUNT] = {
+#define BUILTIN_ENTRY(name, lo, hi, result, rule, params, effect, args, layer, fn, meaning) READS_OF(layer, effect),
+#include "runtime/core/builtins.def"
+#undef BUILTIN_ENTRY
+};
+#undef READS_OF
+#undef READS_OF_CORE_READS
+#undef READS_OF_CORE_CHANGES
+#undef READS_OF_COMBAT_READS
+#undef READS_OF_COMBAT_ROSTER
+#undef READS_OF_COMBAT_CHANGES
 
 #define TAKES_VALUES false
 #define TAKES_OUTCOMES(fn) false
@@ -341,6 +363,11 @@ static const bool takes_distribs[BI_COUNT] = {
 bool vm_builtin_changes(int id)
 {
     return id < 0 || id >= BI_COUNT || changes_play[id];
+}
+
+builtin_reads vm_builtin_reads(int id)
+{
+    return id < 0 || id >= BI_COUNT ? BUILTIN_READS_PLAY : reads_of[id];
 }
 
 builtin_fn *vm_builtin_core_fn(int id)

@@ -440,6 +440,77 @@ START_TEST(test_out_kept_with_its_stats)
 }
 END_TEST
 
+#define ROSTER_ENDS                                                                                 \
+    "system roster \"Roster\" { § \"Ends\" }\n"                                                    \
+    "stat max_hp = 10\nresource hp max max_hp\nstat turns = 0\n"                                    \
+    "economy { slot standard 1 per turn }\n"                                                        \
+    "condition down { holds when self.hp <= 0 }\n"                                                  \
+    "procedure up(c) { return not has(c, down) }\n"                                                 \
+    "procedure sides_up() {\n"                                                                      \
+    "  let seen = []\n"                                                                             \
+    "  for c in creatures() { if up(c) and count(seen, c.side) == 0 { seen = seen + [c.side] } }\n" \
+    "  return len(seen)\n"                                                                          \
+    "}\n"                                                                                           \
+    "encounter { out when self.hp <= -10; ends when sides_up() <= 1 }\n"                            \
+    "check initiative_roll(self) = d20\n"                                                           \
+    "initiative { roll initiative_roll; order highest first; ties reroll }\n"                       \
+    "side left \"Left\" { }\nside right \"Right\" { }\n"                                            \
+    "creature a side left { }\ncreature b side right { }\ncreature c side right { }\n"              \
+    "begin encounter\nroll initiative a 15, b 3, c 9\n"
+
+/* Calls the encounter's `ends when` through m; whether a formula ran. */
+static bool ends_now(vm *v, roster_memo **m, bool *over)
+{
+    int64_t steps = v->steps_left;
+    value x;
+    ck_assert_msg(roster_memo_call(v, m, v->r->encounter.ends.chunk, -1, &x), "%s", v->error.s);
+    *over = value_truthy(x);
+    return v->steps_left != steps;
+}
+
+/* `ends when` that counts the sides still up, through procedures, a list
+   of everyone and has(): kept with every creature at once and who is in
+   play. A change of play that is no creature's (the version moving on)
+   leaves it standing; any creature's stat, a creature leaving play, a
+   change of the rules have it worked out again; a formula that reads the
+   turn is never kept. */
+START_TEST(test_ends_kept_with_the_roster)
+{
+    run *r = run_script(ROSTER_ENDS, 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    vm *v = r->v;
+    ck_assert(roster_memo_fits(v, v->r->encounter.ends.chunk));
+    roster_memo *m = NULL;
+    bool over;
+    ck_assert(ends_now(v, &m, &over)); /* worked out */
+    ck_assert(!over);
+    ck_assert(!ends_now(v, &m, &over)); /* kept */
+    ck_assert(!over);
+    vm_play_changed(v); /* the state moves on, no creature changes */
+    ck_assert(!ends_now(v, &m, &over));
+    set(v, "a", "turns", 1); /* a stat no formula here reads: worked out again all the same */
+    ck_assert(ends_now(v, &m, &over));
+    ck_assert(!over);
+    set(v, "b", "hp", 0);
+    ck_assert(ends_now(v, &m, &over));
+    ck_assert(!over); /* c is up still */
+    ck_assert(!ends_now(v, &m, &over));
+    ck_assert_msg(encounter_remove(v, creature_named(v, "c"), nowhere), "%s", v->error.s);
+    ck_assert(ends_now(v, &m, &over)); /* who is in play changed */
+    ck_assert(over);
+    set(v, "b", "hp", 5);
+    ck_assert(ends_now(v, &m, &over));
+    ck_assert(!over);
+    roster_memo_free(m);
+    run_free(r);
+    /* the turn is read: never kept */
+    r = run_script(ROSTER_ENDS "override encounter { ends when sides_up() <= 1 or round_number() > 3 }\n", 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    ck_assert(!roster_memo_fits(r->v, r->v->r->encounter.ends.chunk));
+    run_free(r);
+}
+END_TEST
+
 /* Which formulas are of stats alone; which stats read plainly (a stat no
    modifier names does, whatever the creature bears). */
 START_TEST(test_stats_alone_and_plain_reads)
@@ -539,6 +610,7 @@ static Suite *conditions_suite(void)
     tcase_add_test(tc, test_one_condition_alone);
     tcase_add_test(tc, test_rolling_rules_work_out_all);
     tcase_add_test(tc, test_out_kept_with_its_stats);
+    tcase_add_test(tc, test_ends_kept_with_the_roster);
     tcase_add_test(tc, test_stats_alone_and_plain_reads);
     tcase_add_test(tc, test_holds_kept_with_its_stats);
     tcase_add_test(tc, test_ruling_read_kept_with_the_answers);
