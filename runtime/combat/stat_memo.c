@@ -159,8 +159,9 @@ void stat_memo_free(vm *v)
 
 /* Whether one instruction keeps a formula to the roster: what one of stats
    alone may do, calls of formulas of the same kind (looked at in turn),
-   lists, members (a creature's side and name, a roll's parts, a list's
-   stats), and builtins that read values alone or the roster. */
+   lists, creatures by name, members (a creature's side and name, a roll's
+   parts, a list's stats), and builtins that read values alone or the
+   roster. */
 static bool roster_op_fits(const chunk *c, size_t at)
 {
     opcode op = (opcode)c->code[at];
@@ -171,6 +172,7 @@ static bool roster_op_fits(const chunk *c, size_t at)
     case OP_ITER_NEXT:
     case OP_INTERVAL:
     case OP_LIST:
+    case OP_CREATURE: /* by its name: who is in play */
     case OP_GET_MEMBER: return true;
     case OP_CALL_BUILTIN: return vm_builtin_reads(c->code[at + 1]) != BUILTIN_READS_PLAY;
     default: return op_fits(op);
@@ -244,11 +246,16 @@ bool roster_memo_fits(vm *v, int formula)
    an encounter and an order, the order's entries (creature, side), and each
    creature's presence and side; in *out (grown as needed), its length in
    *n; false when out of memory. */
+static size_t roster_entries(const vm *v)
+{
+    return 4 + 2 * (size_t)v->world->cb.norder + 2 * v->world->ncreatures;
+}
+
 static bool roster_now(vm *v, int32_t **out, size_t *n, size_t *cap)
 {
     const struct world *w = v->world;
     const combat *cb = &w->cb;
-    size_t need = 4 + 2 * (size_t)cb->norder + 2 * w->ncreatures;
+    size_t need = roster_entries(v);
     if (need > *cap) {
         int32_t *grown = mem_realloc(*out, *cap * sizeof(int32_t), need * sizeof(int32_t));
         if (!grown)
@@ -284,7 +291,7 @@ static bool roster_memo_stands(vm *v, const roster_memo *m, int formula)
     if (!m->known || m->chunk != formula || m->generation != v->r->generation || m->serials != w->serials ||
         m->answers_serial != cb->answers_serial || (m->answers && (!cb->quiet || w->ask)))
         return false;
-    size_t need = 4 + 2 * (size_t)cb->norder + 2 * w->ncreatures;
+    size_t need = roster_entries(v);
     if (need != m->nroster || m->roster[0] != cb->active || m->roster[1] != cb->ordered || m->roster[2] != cb->norder)
         return false;
     size_t k = 4;
@@ -337,13 +344,18 @@ bool roster_memo_call(vm *v, roster_memo **slot, int formula, int self, value *o
     stat_memo_record rec = {.roster = true};
     w->recording = &rec;
     uint64_t version = v->play_version;
+    int64_t steps = v->steps_left;
     bool ok = vm_call(v, formula, self, NULL, 0, out);
     w->recording = NULL;
     if (m)
         m->known = false;
     /* kept with plain reads alone, nothing changed, a number, a boolean or
-       nothing (as stat_memo_eval keeps) */
-    if (!ok || rec.spoiled || v->play_version != version ||
+       nothing (as stat_memo_eval keeps); and only when it took more steps
+       than there are entries in who is in play, which a kept answer is
+       checked against: a short formula among many creatures (`ends when
+       has(a, dead)` in a mass battle) is worked out again, as cheaply */
+    size_t entries = roster_entries(v);
+    if (!ok || rec.spoiled || v->play_version != version || (uint64_t)(steps - v->steps_left) < entries ||
         !(out->type == V_BOOL || out->type == V_INT || out->type == V_NIL || out->type == V_FRAC))
         return ok;
     if (!m && !(m = *slot = MEM_NEW(roster_memo)))

@@ -503,6 +503,17 @@ START_TEST(test_ends_kept_with_the_roster)
     ck_assert(!over);
     roster_memo_free(m);
     run_free(r);
+    /* a formula shorter than who is in play is worked out each time: a
+       kept answer would be checked against all of them */
+    r = run_script(ROSTER_ENDS "override encounter { ends when has(a, down) }\n", 1, NULL);
+    ck_assert_msg(r->ok, "%s", r->v->error.s);
+    ck_assert(roster_memo_fits(r->v, r->v->r->encounter.ends.chunk));
+    m = NULL;
+    ck_assert(ends_now(r->v, &m, &over));
+    ck_assert(ends_now(r->v, &m, &over));
+    ck_assert(!over);
+    roster_memo_free(m);
+    run_free(r);
     /* the turn is read: never kept */
     r = run_script(ROSTER_ENDS "override encounter { ends when sides_up() <= 1 or round_number() > 3 }\n", 1, NULL);
     ck_assert_msg(r->ok, "%s", r->v->error.s);
