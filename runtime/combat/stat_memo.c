@@ -65,30 +65,45 @@ static bool chunk_fits(const chunk *c)
     return true;
 }
 
-bool stat_memo_fits(vm *v, int chunk_id)
+/* The byte of what a chunk is, in the world's table: a byte per chunk, two
+   bits for each question (0 not asked, 1 yes, 2 no) at shift FITS_STATS
+   and FITS_ROSTER (chunks never change once compiled; the table follows
+   the program's count, as one-off chunks come and go, and the rules) */
+enum { FITS_STATS = 0, FITS_ROSTER = 2 };
+
+static bool stats_fit(vm *v, int chunk_id)
+{
+    return chunk_fits(v->p->chunks[chunk_id]);
+}
+
+static bool fits(vm *v, int chunk_id, int shift, bool (*work_out)(vm *, int))
 {
     struct world *w = v->world;
     size_t n = v->p->nchunks;
-    if (chunk_id < 0 || (size_t)chunk_id >= n)
+    if (chunk_id < 0 || (size_t)chunk_id >= n || !v->p->chunks[chunk_id])
         return false;
-    /* a byte per chunk: 0 not looked at, 1 fits, 2 does not (chunks
-       never change once compiled; the table follows the program's count,
-       as one-off chunks come and go) */
     if (w->memo_fits_n != n || w->memo_fits_generation != v->r->generation) {
-        uint8_t *fits = mem_alloc(n);
-        if (!fits)
+        uint8_t *table = mem_alloc(n);
+        if (!table)
             return false;
-        memset(fits, 0, n);
+        memset(table, 0, n);
         if (w->memo_fits)
             mem_free(w->memo_fits, w->memo_fits_n);
-        w->memo_fits = fits;
+        w->memo_fits = table;
         w->memo_fits_n = n;
         w->memo_fits_generation = v->r->generation;
     }
-    uint8_t *f = &w->memo_fits[chunk_id];
-    if (!*f)
-        *f = v->p->chunks[chunk_id] && chunk_fits(v->p->chunks[chunk_id]) ? 1 : 2;
-    return *f == 1;
+    int k = w->memo_fits[chunk_id] >> shift & 3;
+    if (!k) {
+        k = work_out(v, chunk_id) ? 1 : 2;
+        w->memo_fits[chunk_id] |= (uint8_t)(k << shift);
+    }
+    return k == 1;
+}
+
+bool stat_memo_fits(vm *v, int chunk_id)
+{
+    return fits(v, chunk_id, FITS_STATS, stats_fit);
 }
 
 void stat_memo_note(vm *v, int c, bool plain)
@@ -149,10 +164,6 @@ void stat_memo_free(vm *v)
         mem_free(w->memo_fits, w->memo_fits_n);
     w->memo_fits = NULL;
     w->memo_fits_n = 0;
-    if (w->roster_fits)
-        mem_free(w->roster_fits, w->roster_fits_n);
-    w->roster_fits = NULL;
-    w->roster_fits_n = 0;
 }
 
 /* --- formulas of the roster ------------------------------------------------------------ */
@@ -220,26 +231,7 @@ static bool roster_fits_walk(vm *v, int formula)
 
 bool roster_memo_fits(vm *v, int formula)
 {
-    struct world *w = v->world;
-    size_t n = v->p->nchunks;
-    if (formula < 0 || (size_t)formula >= n || !v->p->chunks[formula])
-        return false;
-    /* a byte per chunk, as stat_memo_fits keeps its own */
-    if (w->roster_fits_n != n || w->roster_fits_generation != v->r->generation) {
-        uint8_t *fits = mem_alloc(n);
-        if (!fits)
-            return false;
-        memset(fits, 0, n);
-        if (w->roster_fits)
-            mem_free(w->roster_fits, w->roster_fits_n);
-        w->roster_fits = fits;
-        w->roster_fits_n = n;
-        w->roster_fits_generation = v->r->generation;
-    }
-    uint8_t *f = &w->roster_fits[formula];
-    if (!*f)
-        *f = roster_fits_walk(v, formula) ? 1 : 2;
-    return *f == 1;
+    return fits(v, formula, FITS_ROSTER, roster_fits_walk);
 }
 
 /* Who is in play as a formula of the roster may read it: whether there is

@@ -137,9 +137,6 @@ struct world {
     uint8_t *memo_fits;
     size_t memo_fits_n;
     uint32_t memo_fits_generation;
-    uint8_t *roster_fits; /* the same for roster_memo_fits */
-    size_t roster_fits_n;
-    uint32_t roster_fits_generation;
     size_t ledgers_made; /* creatures [0, ledgers_made) have their ledger */
     int held_len;        /* and their held counts for this many conditions */
     int ledger_len;      /* counters per creature, and where each part starts */

@@ -65,8 +65,6 @@ vm *world_clone(const vm *from, program *p)
     w->recording = NULL; /* at rest: no formula runs */
     w->memo_fits = NULL; /* the copy looks at chunks itself */
     w->memo_fits_n = 0;
-    w->roster_fits = NULL;
-    w->roster_fits_n = 0;
     v->p = p;
     v->r = p->rules;
     v->sp = v->stack;
