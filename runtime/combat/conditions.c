@@ -770,6 +770,18 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
         *done = true;
         return true;
     }
+    /* inside a formula of the roster, an answer it worked out already:
+       noted the first time, the same since (nothing changes as it runs) */
+    stat_memo_record *rec = v->world->recording;
+    roster_has *asked = NULL;
+    if (rec && rec->has_known && keepable(v)) {
+        asked = &rec->has_known[((size_t)c * 31 + (size_t)cond) % ROSTER_HAS];
+        if (asked->in && asked->c == c && asked->cond == cond && asked->version == v->play_version) {
+            *in = asked->in == 2;
+            *done = true;
+            return true;
+        }
+    }
     if (!implied_by_index(v, k))
         return true;
     /* the marks of this walk's own (a formula on the way may ask has()
@@ -792,6 +804,8 @@ static bool has_alone(vm *v, int c, int cond, bool *in, bool *done, span at)
         return true;
     *in = got == ALONE_YES;
     *done = true;
+    if (asked && dice_mark_unchanged(v, version, &m))
+        *asked = (roster_has){c, cond, version, *in ? 2 : 1};
     uint8_t *known;
     if (keep && dice_mark_unchanged(v, version, &m) && (known = answers_of(v, c)))
         known[cond] = *in ? 2 : 1;

@@ -333,7 +333,10 @@ bool roster_memo_call(vm *v, roster_memo **slot, int formula, int self, value *o
         verify_roster(v, formula, self, *out);
         return true;
     }
-    stat_memo_record rec = {.roster = true};
+    roster_has has_known[ROSTER_HAS];
+    for (int i = 0; i < ROSTER_HAS; i++)
+        has_known[i].in = 0;
+    stat_memo_record rec = {.roster = true, .has_known = has_known};
     w->recording = &rec;
     uint64_t version = v->play_version;
     int64_t steps = v->steps_left;

@@ -51,13 +51,25 @@ typedef struct stat_memo {
     uint64_t answers_serial; /* as combat.answers_serial stood */
 } stat_memo;
 
+/* has() answered inside one run of a formula of the roster (below), a
+   slot per creature and condition (by hash): the formula changes nothing,
+   and asks one creature's conditions over and over (whether each of a pair
+   is up), each noted the first time. */
+typedef struct roster_has {
+    int32_t c, cond;
+    uint64_t version;
+    uint8_t in; /* 0 none, 1 no, 2 yes */
+} roster_has;
+#define ROSTER_HAS 64
+
 /* What the world's stat reads note while a formula to keep runs. */
 typedef struct stat_memo_record {
     stat_memo_read reads[STAT_MEMO_READS];
     int n;
-    bool spoiled; /* a read that was not plain, or of too many creatures */
-    bool answers; /* a ruling read where no one is asked and nothing noted */
-    bool roster;  /* a formula of the roster (below): creatures not listed */
+    bool spoiled;          /* a read that was not plain, or of too many creatures */
+    bool answers;          /* a ruling read where no one is asked and nothing noted */
+    bool roster;           /* a formula of the roster (below): creatures not listed */
+    roster_has *has_known; /* with roster: its has() answers, ROSTER_HAS */
 } stat_memo_record;
 
 /* Whether chunk is a formula of stats alone (worked out once per chunk
