@@ -80,7 +80,7 @@ struct conditions_cache {
     int *by_first;
     int (*by)[2];
     /* whether each creature is out, where its `out when` read only its own
-       stats (and no ruling): per creature, kept with its serial
+       stats (and rulings, as stat_memo keeps them): per creature, kept with its serial
        (creature.serial) and the rules' generation; outs_cap entries */
     struct out_kept *outs;
     size_t outs_cap;
@@ -370,9 +370,8 @@ bool conditions_out(vm *v, int c, const rexpr *e, bool *out)
     const struct conditions_cache *k = v->world->cb.conditions;
     if (k && (size_t)c < k->outs_cap && keepable(v) && !v->world->recording) {
         const struct out_kept *o = &k->outs[c];
-        const combat *cb = &v->world->cb;
         if (o->known && o->serial == v->world->creatures[c].serial && o->generation == v->r->generation &&
-            (!o->answers || (o->answers_serial == cb->answers_serial && cb->quiet && !v->world->ask))) {
+            stat_memo_answers_stand(v, o->answers, o->answers_serial)) {
             *out = o->out;
             verify_out(v, c, e, *out);
             return true;
@@ -548,18 +547,8 @@ static bool derive(vm *v, int c, held *out, int *n, span at)
 
 /* --- one condition alone --------------------------------------------------------- */
 
-/* Whether c is in cond can be worked out from what can make it so alone:
- * cond applied, its own `holds when`, or a condition that implies it
- * (and that one's own causes, back through every chain), leaving the
- * rest of c's conditions unasked. The answer is derive's, as a creature
- * is in cond exactly when one of those holds; what could tell the two
- * ways apart is what the formulas not worked out would have done besides
- * giving their value, so this is done only where no formula does anything
- * else (reads_only.h): none rolls, changes play or prints, and a ruling
- * one reads is read where no one is asked and nothing is noted (a quiet
- * run, as `fray sim`'s, with no answer given for one use waiting to be
- * spent). Not inside prob() and its kind, where a ruling
- * read is refused. */
+/* Whether an answer given for one use waits to be spent (read, it is
+   spent), kept with the answers' serial and the rules. */
 static bool per_use_waiting(vm *v)
 {
     combat *cb = &v->world->cb;
@@ -578,6 +567,18 @@ static bool per_use_waiting(vm *v)
     return waiting;
 }
 
+/* Whether c is in cond can be worked out from what can make it so alone:
+ * cond applied, its own `holds when`, or a condition that implies it
+ * (and that one's own causes, back through every chain), leaving the
+ * rest of c's conditions unasked. The answer is derive's, as a creature
+ * is in cond exactly when one of those holds; what could tell the two
+ * ways apart is what the formulas not worked out would have done besides
+ * giving their value, so this is done only where no formula does anything
+ * else (reads_only.h): none rolls, changes play or prints, and a ruling
+ * one reads is read where no one is asked and nothing is noted (a quiet
+ * run, as `fray sim`'s, with no answer given for one use waiting to be
+ * spent). Not inside prob() and its kind, where a ruling
+ * read is refused. */
 static bool alone_allowed(vm *v)
 {
     if (v->exact_depth)

@@ -243,35 +243,39 @@ static size_t roster_entries(const vm *v)
     return 4 + 2 * (size_t)v->world->cb.norder + 2 * v->world->ncreatures;
 }
 
-static bool roster_now(vm *v, int32_t **out, size_t *n, size_t *cap)
+/* Who is in play as a formula of the roster may read it, entry by entry:
+   whether there is an encounter and an order, the order's entries
+   (creature, side), and each creature's presence and side. Written to r
+   (roster_entries(v) long), or, with compare, compared with it. */
+static bool roster_visit(const vm *v, int32_t *r, bool compare)
 {
     const struct world *w = v->world;
     const combat *cb = &w->cb;
-    size_t need = roster_entries(v);
-    if (need > *cap) {
-        int32_t *grown = mem_realloc(*out, *cap * sizeof(int32_t), need * sizeof(int32_t));
-        if (!grown)
-            return false;
-        *out = grown;
-        *cap = need;
-    }
-    int32_t *r = *out;
     size_t k = 0;
-    r[k++] = cb->active;
-    r[k++] = cb->ordered;
-    r[k++] = cb->norder;
-    r[k++] = (int32_t)w->ncreatures;
-    for (int i = 0; i < cb->norder; i++) {
-        r[k++] = cb->order[i].creature;
-        r[k++] = cb->order[i].side;
+    bool same = true;
+#define ROSTER_ENTRY(x)                    \
+    do {                                   \
+        int32_t entry_ = (int32_t)(x);     \
+        if (compare)                       \
+            same = same && r[k] == entry_; \
+        else                               \
+            r[k] = entry_;                 \
+        k++;                               \
+    } while (0)
+    ROSTER_ENTRY(cb->active);
+    ROSTER_ENTRY(cb->ordered);
+    ROSTER_ENTRY(cb->norder);
+    ROSTER_ENTRY(w->ncreatures);
+    for (int i = 0; same && i < cb->norder; i++) {
+        ROSTER_ENTRY(cb->order[i].creature);
+        ROSTER_ENTRY(cb->order[i].side);
     }
-    for (size_t c = 0; c < w->ncreatures; c++) {
-        const creature *cr = &w->creatures[c];
-        r[k++] = cr->in_play | cr->gone << 1;
-        r[k++] = cr->side;
+    for (size_t c = 0; same && c < w->ncreatures; c++) {
+        ROSTER_ENTRY(w->creatures[c].in_play | w->creatures[c].gone << 1);
+        ROSTER_ENTRY(w->creatures[c].side);
     }
-    *n = k;
-    return true;
+#undef ROSTER_ENTRY
+    return same;
 }
 
 /* Whether m's answer stands: the rules, every creature, the answers and who
@@ -279,23 +283,9 @@ static bool roster_now(vm *v, int32_t **out, size_t *n, size_t *cap)
 static bool roster_memo_stands(vm *v, const roster_memo *m, int formula)
 {
     const struct world *w = v->world;
-    const combat *cb = &w->cb;
-    if (!m->known || m->chunk != formula || m->generation != v->r->generation || m->serials != w->serials ||
-        m->answers_serial != cb->answers_serial || (m->answers && (!cb->quiet || w->ask)))
-        return false;
-    size_t need = roster_entries(v);
-    if (need != m->nroster || m->roster[0] != cb->active || m->roster[1] != cb->ordered || m->roster[2] != cb->norder)
-        return false;
-    size_t k = 4;
-    for (int i = 0; i < cb->norder; i++, k += 2)
-        if (m->roster[k] != cb->order[i].creature || m->roster[k + 1] != cb->order[i].side)
-            return false;
-    for (size_t c = 0; c < w->ncreatures; c++, k += 2) {
-        const creature *cr = &w->creatures[c];
-        if (m->roster[k] != (cr->in_play | cr->gone << 1) || m->roster[k + 1] != cr->side)
-            return false;
-    }
-    return true;
+    return m->known && m->chunk == formula && m->generation == v->r->generation && m->serials == w->serials &&
+           m->answers_serial == w->cb.answers_serial && stat_memo_answers_stand(v, m->answers, m->answers_serial) &&
+           m->nroster == roster_entries(v) && roster_visit(v, m->roster, true);
 }
 
 #ifdef FRAY_VERIFY_CACHES
@@ -355,8 +345,15 @@ bool roster_memo_call(vm *v, roster_memo **slot, int formula, int self, value *o
         return ok;
     if (!m && !(m = *slot = MEM_NEW(roster_memo)))
         return ok;
-    if (!roster_now(v, &m->roster, &m->nroster, &m->roster_cap))
-        return ok;
+    if (entries > m->roster_cap) {
+        int32_t *grown = mem_realloc(m->roster, m->roster_cap * sizeof(int32_t), entries * sizeof(int32_t));
+        if (!grown)
+            return ok;
+        m->roster = grown;
+        m->roster_cap = entries;
+    }
+    roster_visit(v, m->roster, false);
+    m->nroster = entries;
     m->known = true;
     m->answers = rec.answers;
     m->chunk = formula;

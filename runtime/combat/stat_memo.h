@@ -72,6 +72,15 @@ typedef struct stat_memo_record {
     roster_has *has_known; /* with roster: its has() answers, ROSTER_HAS */
 } stat_memo_record;
 
+/* Whether what a kept formula read of the rulings' answers stands (when it
+   read any, as answers_serial stood): a ruling read is a read where nothing
+   is noted and no one is asked, and the answers have not changed since. */
+static inline bool stat_memo_answers_stand(const vm *v, bool answers, uint64_t answers_serial)
+{
+    const combat *cb = &v->world->cb;
+    return !answers || (answers_serial == cb->answers_serial && cb->quiet && !v->world->ask);
+}
+
 /* Whether chunk is a formula of stats alone (worked out once per chunk
    and rules). */
 bool stat_memo_fits(vm *v, int formula);
@@ -81,8 +90,7 @@ static inline bool stat_memo_get(vm *v, const stat_memo *m, int formula, value *
 {
     if (!m->known || m->chunk != formula || m->generation != v->r->generation)
         return false;
-    /* a ruling read stands where it is a read: nothing noted, no one asked */
-    if (m->answers && (m->answers_serial != v->world->cb.answers_serial || !v->world->cb.quiet || v->world->ask))
+    if (!stat_memo_answers_stand(v, m->answers, m->answers_serial))
         return false;
     for (int i = 0; i < m->nreads; i++) {
         const stat_memo_read *rd = &m->reads[i];
@@ -104,7 +112,8 @@ void stat_memo_free(vm *v);
 /* A formula of the roster: one that reads, besides what a formula of stats
  * alone may, who is in play (creatures(), enemies(), sides_standing()...:
  * the builtins whose effect is ROSTER), procedures of the same kind, and
- * lists, such as `ends when awake_sides() <= 1`, asked after every action.
+ * lists, such as an `ends when` that counts the sides with someone still
+ * on their feet, asked after every action.
  * It reads any creature's stats and conditions, so it is kept with all of
  * them at once: with the world's serials (the last creature.serial given,
  * which moves on at any creature's change), a copy of who is in play, in
