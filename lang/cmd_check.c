@@ -283,6 +283,13 @@ static void span_text(compiler *cc, span sp, char *out, size_t cap)
 
 enum { LIKE_WORD, LIKE_ACTION, LIKE_STAT };
 
+/* Whether a name node names an action of the rules. */
+static bool names_action(compiler *cc, const node *n)
+{
+    int id = n->text ? program_find_string(cc->p, n->text) : -1;
+    return id >= 0 && rules_action(cc->p->rules, id) >= 0;
+}
+
 void cmd_unknown_word(compiler *cc, const node *cmd)
 {
     span at = cmd->a ? cmd->a->sp : cmd->sp;
@@ -297,6 +304,22 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
                        line, who);
         else
             comp_error(cc, at, "an action needs the creature that takes it, as in 'NAME: %s'", line);
+        return;
+    }
+    /* an action taken without the colon, `ann hit orc` (the word is its
+       creature, the next an action), or after a word, `act ann hit orc` */
+    const node *first = cmd->list, *second = first ? first->next : NULL;
+    const node *actor = NULL, *action = NULL;
+    if (first && first->kind == AST_NAME && names_action(cc, first))
+        action = first;
+    else if (first && second && first->kind == AST_NAME && second->kind == AST_NAME && names_action(cc, second))
+        actor = first, action = second;
+    if (action) {
+        size_t from = action->sp.start - cmd->sp.start;
+        comp_error(cc, at,
+                   "unknown declaration or command '%s'; did you mean '%s: %s'? (an action comes after its creature "
+                   "and a colon)",
+                   cmd->text, actor ? actor->text : cmd->text, from < strlen(line) ? line + from : "...");
         return;
     }
     suggestion s;
