@@ -760,7 +760,9 @@ next:
         }
         CASE(GET_MEMBER)
         {
-            const char *name = program_string(v->p, READ_U16());
+            /* the member's name, interned: its id is the one to look up by */
+            int name_id = READ_U16();
+            const char *name = program_string(v->p, name_id);
             a = POP();
             if (a.type == V_ROLL) {
                 FAIL_IF(!vm_roll_member(v, a, name, HERE, &r));
@@ -771,10 +773,9 @@ next:
                 /* list.stat maps: party.dex is the list of their dex */
                 size_t n;
                 const value *items = vm_list_items(v, a, &n);
-                int sid = program_find_string(v->p, name);
-                const decl *sd = program_find_decl(v->p, DK_STAT, sid);
+                const decl *sd = program_find_decl(v->p, DK_STAT, name_id);
                 if (!sd)
-                    sd = program_find_decl(v->p, DK_RESOURCE, sid);
+                    sd = program_find_decl(v->p, DK_RESOURCE, name_id);
                 if (!sd) {
                     vm_error(v, HERE, "no stat '%s' to read from a list", name);
                     goto fail;
@@ -807,7 +808,7 @@ next:
                 NEXT;
             }
             if (a.type == V_ITEM) {
-                const value *pv = rules_item_prop(v->r, (int)a.num, program_find_string(v->p, name));
+                const value *pv = rules_item_prop(v->r, (int)a.num, name_id);
                 if (!pv) {
                     vm_error(v, HERE, "%s has no property '%s'", program_string(v->p, v->r->items[a.num].name), name);
                     goto fail;
