@@ -23,6 +23,13 @@ static inline bool crosses_box(int64_t x0, int64_t y0, int64_t x1, int64_t y1, i
                                int64_t hi_y)
 {
     int64_t dx = x1 - x0, dy = y1 - y0;
+    /* most boxes asked lie wholly to one side of the line: its four
+       corners on one side, told by their cross products, cheaper than
+       clipping */
+    int64_t c0 = dx * (lo_y - y0) - dy * (lo_x - x0), c1 = dx * (lo_y - y0) - dy * (hi_x - x0);
+    int64_t c2 = dx * (hi_y - y0) - dy * (lo_x - x0), c3 = dx * (hi_y - y0) - dy * (hi_x - x0);
+    if ((c0 > 0 && c1 > 0 && c2 > 0 && c3 > 0) || (c0 < 0 && c1 < 0 && c2 < 0 && c3 < 0))
+        return false;
     int64_t p[4] = {-dx, dx, -dy, dy};
     int64_t q[4] = {x0 - lo_x, hi_x - x0, y0 - lo_y, hi_y - y0};
     /* t0 = n0/d0, t1 = n1/d1 with positive denominators */
@@ -60,18 +67,35 @@ static inline bool crosses(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int32
     return crosses_box(x0, y0, x1, y1, lo_x, lo_y, lo_x + 2, lo_y + 2);
 }
 
-/* The first wall the segment touches (an index of the marked squares), or
-   -1. */
-static int wall_on(const vm *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+/* The squares around the box (x0, y0) to (x1, y1), in half-square units:
+   the only squares a line between two points of that box can touch. */
+typedef struct near_box {
+    int64_t lx, ly, hx, hy;
+} near_box;
+
+static near_box near_of(int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+    return (near_box){(x0 < x1 ? x0 : x1) / 2 - 1, (y0 < y1 ? y0 : y1) / 2 - 1, (x0 > x1 ? x0 : x1) / 2 + 1,
+                      (y0 > y1 ? y0 : y1) / 2 + 1};
+}
+
+static bool wall_near(const cell_flags *cf, near_box nb)
+{
+    return (cf->flags & CELL_BLOCKED) && cf->x >= nb.lx && cf->x <= nb.hx && cf->y >= nb.ly && cf->y <= nb.hy;
+}
+
+/* The first wall the segment touches (an index of the marked squares) of
+   the n in walls[] (all the marked squares when walls is NULL), or -1. */
+static int wall_on(const vm *v, const int32_t *walls, int n, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
 {
     const combat *cb = &v->world->cb;
-    int64_t lx = (x0 < x1 ? x0 : x1) / 2 - 1, hx = (x0 > x1 ? x0 : x1) / 2 + 1;
-    int64_t ly = (y0 < y1 ? y0 : y1) / 2 - 1, hy = (y0 > y1 ? y0 : y1) / 2 + 1;
-    for (int k = 0; k < cb->ncells; k++) {
+    near_box nb = near_of(x0, y0, x1, y1);
+    if (!walls)
+        n = cb->ncells;
+    for (int i = 0; i < n; i++) {
+        int k = walls ? walls[i] : i;
         const cell_flags *cf = &cb->cells[k];
-        if (!(cf->flags & CELL_BLOCKED) || cf->x < lx || cf->x > hx || cf->y < ly || cf->y > hy)
-            continue;
-        if (crosses(x0, y0, x1, y1, cf->x, cf->y))
+        if (wall_near(cf, nb) && crosses(x0, y0, x1, y1, cf->x, cf->y))
             return k;
     }
     return -1;
@@ -113,6 +137,11 @@ typedef struct look {
     size_t nrole;
     int64_t ax[5], ay[5], bx[5], by[5];
     int32_t as, bs;
+    /* the walls any line between the two can touch, in the order they
+       were marked (a look asks of up to 25 lines); NULL: too many to list,
+       every marked square is asked */
+    int32_t *walls, wall_room[32];
+    int nwalls;
     span at;
 } look;
 
@@ -133,6 +162,35 @@ static void look_close(look *lk)
     lk->role = lk->side = NULL;
 }
 
+/* The walls near the box around both footprints' points, which holds
+   every line between them. */
+static void look_walls(look *lk)
+{
+    int64_t lo_x = lk->ax[0], lo_y = lk->ay[0], hi_x = lo_x, hi_y = lo_y;
+    for (int i = 0; i < 5; i++) {
+        int64_t xs[2] = {lk->ax[i], lk->bx[i]}, ys[2] = {lk->ay[i], lk->by[i]};
+        for (int j = 0; j < 2; j++) {
+            lo_x = xs[j] < lo_x ? xs[j] : lo_x;
+            hi_x = xs[j] > hi_x ? xs[j] : hi_x;
+            lo_y = ys[j] < lo_y ? ys[j] : lo_y;
+            hi_y = ys[j] > hi_y ? ys[j] : hi_y;
+        }
+    }
+    const combat *cb = &lk->v->world->cb;
+    near_box nb = near_of(lo_x, lo_y, hi_x, hi_y);
+    lk->walls = lk->wall_room;
+    lk->nwalls = 0;
+    for (int k = 0; k < cb->ncells; k++) {
+        if (!wall_near(&cb->cells[k], nb))
+            continue;
+        if (lk->nwalls == (int)(sizeof lk->wall_room / sizeof lk->wall_room[0])) {
+            lk->walls = NULL;
+            return;
+        }
+        lk->walls[lk->nwalls++] = k;
+    }
+}
+
 static bool look_open(look *lk, vm *v, int a, int b, value how, span at)
 {
     memset(lk, 0, sizeof *lk);
@@ -147,6 +205,7 @@ static bool look_open(look *lk, vm *v, int a, int b, value how, span at)
         return false;
     points(&v->world->creatures[a], lk->as, lk->ax, lk->ay);
     points(&v->world->creatures[b], lk->bs, lk->bx, lk->by);
+    look_walls(lk);
     if (!v->r->space.cover.nby)
         return true;
     lk->nrole = v->world->ncreatures;
@@ -193,7 +252,8 @@ static bool line_of(look *lk, int i, int j, bool grants, on_line *o)
 {
     vm *v = lk->v;
     int64_t x0 = lk->ax[i], y0 = lk->ay[i], x1 = lk->bx[j], y1 = lk->by[j];
-    *o = (on_line){.wall = wall_on(v, x0, y0, x1, y1), .blocker = -1, .grant_cell = -1, .grant_by = -1};
+    *o = (on_line){
+        .wall = wall_on(v, lk->walls, lk->nwalls, x0, y0, x1, y1), .blocker = -1, .grant_cell = -1, .grant_by = -1};
     if (o->wall >= 0)
         return true;
     for (size_t c = 0; c < lk->nrole; c++) {
@@ -255,7 +315,8 @@ static bool look_sees(look *lk, bool *out)
         for (int j = 0; j < 5; j++) {
             on_line o;
             if (!creatures)
-                o.wall = wall_on(lk->v, lk->ax[i], lk->ay[i], lk->bx[j], lk->by[j]), o.blocker = -1;
+                o.wall = wall_on(lk->v, lk->walls, lk->nwalls, lk->ax[i], lk->ay[i], lk->bx[j], lk->by[j]),
+                o.blocker = -1;
             else if (!line_of(lk, i, j, false, &o))
                 return false;
             if (!line_blocked(&o)) {
