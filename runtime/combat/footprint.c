@@ -17,6 +17,10 @@
  *   a line is worked out each time it is asked, as before.
  * - It is kept and read only outside `holds when` formulas and exact
  *   contexts, where has() and rulings answer otherwise.
+ * - Where `occupies` is a formula of stats alone (`occupies bulk`), it is
+ *   also kept with the stats it read (stat_memo.h), which stands across
+ *   any change but one of the creature's own stats or effects: a move, a
+ *   turn or another's hit points leave it as it is.
  * - A copy of the world (world_clone, undo, a checkpoint) starts without
  *   any (combat_clone), and a new vm at version 0 with none.
  * Errors are never kept. A checking build (FRAY_VERIFY_CACHES) works out
@@ -26,12 +30,18 @@
 
 #include "runtime/base/mem.h"
 #include "runtime/combat/dice_mark.h"
+#include "runtime/combat/stat_memo.h"
 #include "runtime/combat/world.h"
 
 typedef struct footprint_entry {
     uint64_t version;    /* vm.play_version it was worked out at */
     uint32_t generation; /* of the rules */
     int32_t side;        /* 1 to 16; 0 when none is kept */
+    /* and, where `occupies` is a formula of stats alone (`occupies
+       bulk`), kept with the stats it read (stat_memo.h): a creature's
+       footprint stands across moves and others' changes until its size
+       does */
+    stat_memo memo;
 } footprint_entry;
 
 struct footprint_cache {
@@ -63,8 +73,10 @@ static footprint_entry *entry_of(vm *v, int c)
         footprint_entry *g = mem_grow(k->entries, sizeof(footprint_entry), &k->cap, (size_t)c + 1);
         if (!g)
             return NULL;
-        for (size_t i = old; i < k->cap; i++)
+        for (size_t i = old; i < k->cap; i++) {
             g[i].side = 0;
+            g[i].memo.known = false;
+        }
         k->entries = g;
     }
     return &k->entries[c];
@@ -119,14 +131,28 @@ int32_t grid_footprint(vm *v, int c)
             verify_footprint(v, c, e, f->side);
             return f->side;
         }
+        /* kept with the stats it read (kept only where it fits stat_memo) */
+        value n;
+        if (!v->world->recording && stat_memo_get(v, &f->memo, e->chunk, &n)) {
+            verify_footprint(v, c, e, side_of(n));
+            return side_of(n);
+        }
     }
     uint64_t version = v->play_version;
     dice_mark m = dice_mark_now(v);
     value n;
-    if (!vm_call(v, e->chunk, c, NULL, 0, &n))
+    footprint_entry *w;
+    /* inside a formula kept with what it reads, a footprint kept here
+       names none of it: worked out, as before */
+    if (keep && !v->world->recording && stat_memo_fits(v, e->chunk)) {
+        stat_memo fresh = {0};
+        if (!stat_memo_eval(v, &fresh, e->chunk, c, &n))
+            return -1;
+        if (fresh.known && (w = entry_of(v, c))) /* looked up after: working it out may grow the cache */
+            w->memo = fresh;
+    } else if (!vm_call(v, e->chunk, c, NULL, 0, &n))
         return -1;
     int32_t side = side_of(n);
-    footprint_entry *w;
     if (keep && dice_mark_unchanged(v, version, &m) && (w = entry_of(v, c))) {
         w->version = version;
         w->generation = v->r->generation;

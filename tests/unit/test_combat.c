@@ -1422,6 +1422,26 @@ START_TEST(test_line_of_sight_and_cover_from_corners)
 }
 END_TEST
 
+/* A look lists the walls near both creatures once for its 25 lines: with
+   32 walls near (the list) and 34 (too many to list: every marked square
+   is asked), a clear line is found, and a block of walls across every
+   line hides each from the other. */
+START_TEST(test_sight_among_many_walls)
+{
+    const char *walls = "space grid { square 5 ft }\ncreature a { }\ncreature b { }\nplace a at A1\nplace b at L12\n"
+                        "wall A5 to A12\nwall B8 to B12\nwall C10 to C12\nwall E1 to L1\nwall H2 to L2\n"
+                        "wall J3 to L3\n";
+    for (int many = 0; many < 2; many++) {
+        char src[512];
+        snprintf(src, sizeof src, "%s%sprint sees(a, b), sees(b, a)\nwall E5 to G7\nprint sees(a, b), sees(b, a)\n",
+                 walls, many ? "wall K4 to L4\n" : "");
+        run *r = ok(1, src);
+        lines_in_order(r, "true true", "false false", NULL);
+        done(r);
+    }
+}
+END_TEST
+
 /* The path-finder reads who stands where, and how big, as it is when the
    walk begins: a creature moved, resized (its stat, a condition the size
    formula reads), or made to share its square since the last walk is seen
@@ -1498,6 +1518,33 @@ START_TEST(test_footprint_kept_until_the_state_changes)
     ck_assert(once != before);
     grid_footprint(r->v, 0);
     ck_assert(r->v->rng.s[0] != once);
+    done(r);
+}
+END_TEST
+
+/* Where `occupies` is a formula of stats alone, a footprint is also kept
+   with the stats it read: across another's change, a move and a turn of
+   play (no step of the formula is run), until the creature's own size
+   changes. */
+START_TEST(test_footprint_kept_with_its_stats)
+{
+    run *r = ok(1, "stat size = 1\nstat hp = 5\nspace grid { square 5 ft\n occupies size }\n"
+                   "creature a { }\ncreature b { size 2 }\nplace a at A1\nplace b at C1\nprint distance(a, b)\n");
+    vm *v = r->v;
+    int a = world_find_creature(v, "a"), b = world_find_creature(v, "b");
+    int size = program_decl_index(r->p, program_find_decl(r->p, DK_STAT, program_find_string(r->p, "size")));
+    int hp = program_decl_index(r->p, program_find_decl(r->p, DK_STAT, program_find_string(r->p, "hp")));
+    ck_assert_int_eq(grid_footprint(v, b), 2);
+    ck_assert(world_set_stat(v, a, hp, value_int(3), (span){0})); /* another's change: the version moves on */
+    int64_t steps = v->steps_left;
+    ck_assert_int_eq(grid_footprint(v, b), 2);
+    ck_assert_int_eq(v->steps_left, steps);                       /* kept: no step taken */
+    ck_assert(world_set_stat(v, b, hp, value_int(3), (span){0})); /* its own change that is not its size */
+    ck_assert_int_eq(grid_footprint(v, b), 2);
+    ck_assert(world_set_stat(v, b, size, value_int(3), (span){0}));
+    steps = v->steps_left;
+    ck_assert_int_eq(grid_footprint(v, b), 3);
+    ck_assert_int_lt(v->steps_left, steps); /* worked out again */
     done(r);
 }
 END_TEST
@@ -2436,6 +2483,8 @@ static Suite *make_suite(void)
     tcase_add_test(g, test_grid_distance_rules);
     tcase_add_test(g, test_line_of_sight_and_cover_from_corners);
     tcase_add_test(g, test_walk_provokes_by_square);
+    tcase_add_test(g, test_sight_among_many_walls);
+    tcase_add_test(g, test_footprint_kept_with_its_stats);
     tcase_add_test(g, test_walk_sees_the_board_as_it_is);
     tcase_add_test(g, test_footprint_kept_until_the_state_changes);
     tcase_add_test(g, test_walk_sees_marks_and_edges);
