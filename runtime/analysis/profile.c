@@ -165,9 +165,7 @@ static bool who_first(fight *g)
     if (cut > 0.5 && !g->why.len)
         text_add(&g->why, "the initiative's dice are too many to walk (%.0f%% of its chances would be left out)",
                  100 * cut);
-    mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
-    mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
-    mem_free(t.down, t.creatures_cap * sizeof *t.down);
+    tally_free(&t);
     return true;
 }
 
@@ -248,9 +246,7 @@ static bool walk_turn(fight *g, int k)
             /* cut: what it would have added is counted as cut */
             s->cut += w;
             diverged |= o.diverged;
-            mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
-            mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
-            mem_free(t.down, t.creatures_cap * sizeof *t.down);
+            tally_free(&t);
             world_close(v);
             s->paths++;
             continue;
@@ -293,9 +289,7 @@ static bool walk_turn(fight *g, int k)
                          t.changed_stat >= 0 ? program_string(p, p->decls[t.changed_stat].name) : "stats");
         }
         s->changed |= t.changed;
-        mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
-        mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
-        mem_free(t.down, t.creatures_cap * sizeof *t.down);
+        tally_free(&t);
         world_close(v);
         if (!ok || ++s->paths >= PROFILE_MAX_PATHS)
             break;

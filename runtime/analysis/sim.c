@@ -22,6 +22,7 @@
 #include "runtime/api/api_internal.h"
 #include "runtime/session/kept_files.h"
 #include "runtime/base/mem.h"
+#include "runtime/core/reads_only.h"
 #include "runtime/core/rules.h"
 
 #define SIM_DEFAULT_RUNS 1000
@@ -185,6 +186,7 @@ typedef struct worker {
     sums s;
     uint64_t *fired; /* one run's firings, per trigger */
     int health;      /* declaration index in f's program */
+    bool computed;   /* health is worked out by the rules (world_stat_computed) */
     bool compiled;
     bool said; /* worker 0: an error of its reached the caller */
     /* the first failure */
@@ -248,7 +250,12 @@ static bool play_one(worker *w, uint64_t run)
     v->world->cb.quiet = true;
     vm_set_output(v, discard_output, NULL);
     v->output_unread = true;
-    tally t = {.health = w->health, .ntriggers = p->rules->ntriggers, .fired = w->fired, .watch = -1, .actor = -1};
+    tally t = {.health = w->health,
+               .computed = w->computed,
+               .ntriggers = p->rules->ntriggers,
+               .fired = w->fired,
+               .watch = -1,
+               .actor = -1};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->world->tally = &t;
     bool ok = vm_run_commands(v, 0);
@@ -267,9 +274,7 @@ static bool play_one(worker *w, uint64_t run)
             diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0}, "out of memory");
         w->f->v = own;
     }
-    mem_free(t.dealt, t.creatures_cap * sizeof *t.dealt);
-    mem_free(t.taken, t.creatures_cap * sizeof *t.taken);
-    mem_free(t.down, t.creatures_cap * sizeof *t.down);
+    tally_free(&t);
     world_close(v);
     return ok;
 }
@@ -311,6 +316,20 @@ static bool compile_scenario(worker *w)
             fray_on_diagnostic(w->f, forward_diag, w);
             diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
                         "%s: no stat or resource '%s' to count damage by (see --health)", sh->scenario, health);
+        }
+        return false;
+    }
+    /* a stat the rules work out is read to see what it lost; a read that
+       could roll or change play would change the fights it counts */
+    w->computed = w->health >= 0 && world_stat_computed(w->f->v, w->health);
+    if (w->computed && vm_formulas_reads(w->f->v) == READS_AND_MORE) {
+        if (w->index == 0) {
+            fray_on_diagnostic(w->f, forward_diag, w);
+            diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0},
+                        "%s: damage is counted by what '%s' loses, and the rules work it out with formulas, some of "
+                        "which may roll dice or change play: reading it would change the fights; count a stat the "
+                        "rules set (--health NAME)",
+                        sh->scenario, health);
         }
         return false;
     }

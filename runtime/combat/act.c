@@ -395,6 +395,10 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
         provokes = value_truthy(w);
     }
     value ev[3] = {who, what, target};
+    /* damage to a stat the rules compute is seen before and after: what
+       changed before is another's doing */
+    if (!tally_observe_all(v))
+        return false;
     int32_t outer_actor = v->world->cb.actor, outer_depth = v->world->cb.actor_depth;
     v->world->cb.actor = actor;
     v->world->cb.actor_depth = v->world->cb.trigger_depth; /* its own events are emitted from this depth */
@@ -411,13 +415,19 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
         if (!vm_call(v, a->body, actor, padded, n, &r))
             goto stopped;
     }
-    if (!events_emit(v, EV_ACTED, ev, 3, at))
+    if (!events_emit(v, EV_ACTED, ev, 3, at) || !tally_observe_all(v))
         goto stopped;
     v->world->cb.actor = outer_actor;
     v->world->cb.actor_depth = outer_depth;
     vm_play_changed(v);
     return encounter_check_over(v, at);
 stopped:
+    /* what a cancelled action did before it ended is its actor's doing */
+    if (v->world->cb.cancelled && v->world->tally) {
+        vm_clear_error(v);
+        if (!tally_observe_all(v))
+            v->world->cb.cancelled = false; /* the error is the tally's */
+    }
     v->world->cb.actor = outer_actor;
     v->world->cb.actor_depth = outer_depth;
     vm_play_changed(v);

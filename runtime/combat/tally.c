@@ -6,44 +6,64 @@
 #include "runtime/base/mem.h"
 #include "runtime/combat/world.h"
 
+/* Frees the per-creature arrays (cap entries each). */
+static void free_creatures(int64_t *dealt, int64_t *taken, bool *down, int64_t *seen, bool *seen_known, size_t cap)
+{
+    /* freeing NULL frees nothing */
+    mem_free(dealt, cap * sizeof *dealt);
+    mem_free(taken, cap * sizeof *taken);
+    mem_free(down, cap * sizeof *down);
+    mem_free(seen, cap * sizeof *seen);
+    mem_free(seen_known, cap * sizeof *seen_known);
+}
+
 static bool ensure_creatures(tally *t, size_t n)
 {
     if (n <= t->ncreatures)
         return true;
     if (n > t->creatures_cap) {
-        /* the three grow together, or not at all: they share one capacity */
+        /* they grow together, or not at all: they share one capacity */
         size_t cap = t->creatures_cap ? t->creatures_cap : 8;
         while (cap < n)
             cap *= 2;
         int64_t *dealt = mem_alloc(cap * sizeof *dealt), *taken = mem_alloc(cap * sizeof *taken);
-        bool *down = mem_alloc(cap * sizeof *down);
-        if (!dealt || !taken || !down) { /* freeing NULL frees nothing */
-            mem_free(dealt, cap * sizeof *dealt);
-            mem_free(taken, cap * sizeof *taken);
-            mem_free(down, cap * sizeof *down);
+        int64_t *seen = mem_alloc(cap * sizeof *seen);
+        bool *down = mem_alloc(cap * sizeof *down), *seen_known = mem_alloc(cap * sizeof *seen_known);
+        if (!dealt || !taken || !down || !seen || !seen_known) {
+            free_creatures(dealt, taken, down, seen, seen_known, cap);
             return false;
         }
         if (t->ncreatures) {
             memcpy(dealt, t->dealt, t->ncreatures * sizeof *dealt);
             memcpy(taken, t->taken, t->ncreatures * sizeof *taken);
             memcpy(down, t->down, t->ncreatures * sizeof *down);
+            memcpy(seen, t->seen, t->ncreatures * sizeof *seen);
+            memcpy(seen_known, t->seen_known, t->ncreatures * sizeof *seen_known);
         }
-        if (t->creatures_cap) {
-            mem_free(t->dealt, t->creatures_cap * sizeof *t->dealt);
-            mem_free(t->taken, t->creatures_cap * sizeof *t->taken);
-            mem_free(t->down, t->creatures_cap * sizeof *t->down);
-        }
+        if (t->creatures_cap)
+            free_creatures(t->dealt, t->taken, t->down, t->seen, t->seen_known, t->creatures_cap);
         t->dealt = dealt;
         t->taken = taken;
         t->down = down;
+        t->seen = seen;
+        t->seen_known = seen_known;
         t->creatures_cap = cap;
     }
     for (size_t c = t->ncreatures; c < n; c++) {
-        t->dealt[c] = t->taken[c] = 0;
-        t->down[c] = false;
+        t->dealt[c] = t->taken[c] = t->seen[c] = 0;
+        t->down[c] = t->seen_known[c] = false;
     }
     t->ncreatures = n;
     return true;
+}
+
+void tally_free(tally *t)
+{
+    if (t->creatures_cap)
+        free_creatures(t->dealt, t->taken, t->down, t->seen, t->seen_known, t->creatures_cap);
+    t->dealt = t->taken = t->seen = NULL;
+    t->down = t->seen_known = NULL;
+    t->ncreatures = t->creatures_cap = 0;
 }
 
 /* The damage is the target's; whoever is resolving an action (or whose
@@ -60,6 +80,43 @@ void tally_damage(vm *v, int c, int64_t amount)
     int by = v->world->cb.actor >= 0 ? v->world->cb.actor : encounter_acting(v);
     if (by >= 0 && by != c && (size_t)by < t->ncreatures)
         t->dealt[by] += amount;
+}
+
+bool tally_observe(vm *v, int c)
+{
+    tally *t = v->world->tally;
+    if (!t || !t->computed || !v->world->creatures[c].in_play)
+        return true;
+    if (!ensure_creatures(t, v->world->ncreatures)) {
+        t->failed = true;
+        return true;
+    }
+    /* a read the rules' formulas make only as reads (the sim checks that
+       first): the budget is as it was, so a run takes the steps `fray run`
+       of its seed takes */
+    int64_t steps = v->steps_left;
+    value now;
+    if (!world_get_stat(v, c, t->health, &now))
+        return false;
+    v->steps_left = steps;
+    if (!value_is_number(now))
+        return true;
+    int64_t whole = value_round(now);
+    if (t->seen_known[c] && whole < t->seen[c])
+        tally_damage(v, c, t->seen[c] - whole);
+    t->seen[c] = whole;
+    t->seen_known[c] = true;
+    return true;
+}
+
+bool tally_observe_all(vm *v)
+{
+    if (!v->world->tally || !v->world->tally->computed)
+        return true;
+    for (size_t c = 0; c < v->world->ncreatures; c++)
+        if (!tally_observe(v, (int)c))
+            return false;
+    return true;
 }
 
 void tally_trigger(vm *v, int trigger)
@@ -111,6 +168,8 @@ bool tally_outcome(vm *v, span at)
         t->failed = true;
         return true;
     }
+    if (!tally_observe_all(v))
+        return false;
     int standing = INT32_MIN;
     bool several = false;
     for (size_t c = 0; c < v->world->ncreatures; c++) {

@@ -16,6 +16,13 @@ typedef struct tally {
     int health;             /* first declaration of the stat whose losses are damage */
     int64_t *dealt, *taken; /* per creature index */
     bool *down;
+    /* health is worked out by the rules (a formula, not a value set on the
+       creature: world_stat_computed): its losses are seen by reading it
+       as the rules do (tally_observe), each creature's last reading kept,
+       rather than where it is set */
+    bool computed;
+    int64_t *seen;
+    bool *seen_known;
     size_t ncreatures, creatures_cap;
     uint64_t *fired; /* per trigger */
     size_t ntriggers;
@@ -40,8 +47,17 @@ typedef struct tally {
 void tally_damage(struct vm *v, int c, int64_t amount);
 void tally_trigger(struct vm *v, int trigger);
 void tally_check(struct vm *v, int check, bool met);
+/* Where health is computed: reads c's (or every creature's in play) as
+   the rules do and counts a fall since the last reading as damage; the
+   first reading of a creature is where its count starts. A read leaves
+   the state, the dice and the step budget as they were; false with the
+   error when the rules' formula fails. */
+bool tally_observe(struct vm *v, int c);
+bool tally_observe_all(struct vm *v);
 /* A condition applied (condition >= 0), or a watched stat changed (stat >= 0). */
 void tally_change(struct vm *v, int condition, int stat);
+/* Frees what a tally holds per creature. */
+void tally_free(tally *t);
 /* Records who stands as an encounter ends, or at the end of a run. */
 bool tally_outcome(struct vm *v, span at);
 

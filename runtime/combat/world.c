@@ -457,6 +457,15 @@ bool world_clamp(vm *v, const rexpr *bound, int c, value *x, bool low)
     return true;
 }
 
+bool world_stat_computed(vm *v, int decl_index)
+{
+    if (!sync_slots(v))
+        return true; /* out of memory: read it as the rules do, the safe way */
+    const decl_info *di = &v->world->decl_info[decl_index];
+    const decl_info *li = &v->world->decl_info[di->latest];
+    return li->resource < 0 && !(di->direct && di->has_fixed);
+}
+
 static int sim_health(const vm *v)
 {
     return v->world->tally->health;
@@ -558,7 +567,10 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     value kept;
     if (!vm_keep(v, x, at, &kept))
         return false;
-    if (v->world->tally && di->first == sim_health(v) && !note_damage(v, c, decl_index, kept, res ? &old : NULL))
+    /* damage to a stat the rules compute is seen when it is read
+       (tally_observe), not here */
+    if (v->world->tally && !v->world->tally->computed && di->first == sim_health(v) &&
+        !note_damage(v, c, decl_index, kept, res ? &old : NULL))
         return false;
     if (v->world->tally && c == v->world->tally->watch && di->first != sim_health(v))
         tally_change(v, -1, di->first);
@@ -570,6 +582,8 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
         world_touch(v->world, c);
     }
     v->world->creatures[c].stats[slot] = kept;
+    if (!tally_observe(v, c))
+        return false;
     if (tell && !value_identical(old, kept)) {
         const decl *d = &v->p->decls[decl_index];
         value args[4] = {value_ref(V_CREATURE, 0, c), value_ref(V_WORD, HOME_PROGRAM, d->name), old, kept};

@@ -185,6 +185,10 @@ bool world_set_stat(vm *v, int creature, int decl_index, value x, span at);
    bound's formula read for c (-1: for no creature, as a side's stat). */
 bool world_clamp(vm *v, const rexpr *bound, int c, value *x, bool low);
 int world_stat_slot(vm *v, int decl_index);
+/* Whether what a read of the stat gives is worked out by the rules (a
+   derived stat, a default that is a formula) rather than the value set on
+   the creature, a constant default, or a resource's count. */
+bool world_stat_computed(vm *v, int decl_index);
 /* Whether a creature's state shows this declaration: a stat or resource
  * the creature was given, or one the encounter tracks (defaults are not
  * news), unless it is `internal`. The tracker, `show` and the JSON state
