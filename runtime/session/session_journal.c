@@ -202,9 +202,9 @@ static fray_status may_keep_at(session *s, const char *path, bool *replace, int 
         session_report(s, FRAY_ERROR, path, 0, "%s is a saved session, not a journal: it is not overwritten", path);
     else
         session_report(s, FRAY_ERROR, path, 0,
-                       "%s holds a session that did not end as it should: recover it or remove it first; it is not "
-                       "overwritten",
-                       path);
+                       "%s holds a session that did not end as it should (a crash, or a quit without :save): "
+                       "recover it with 'fray repl --recover --journal %s', or remove it first; it is not overwritten",
+                       path, path);
     return FRAY_ERR_USAGE;
 }
 
