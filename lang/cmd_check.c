@@ -322,6 +322,37 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
                    cmd->text, actor ? actor->text : cmd->text, from < strlen(line) ? line + from : "...");
         return;
     }
+    /* a creature, then a word that is none of the rules' actions: the
+       action closest to the word, or some of them */
+    if (first && first->kind == AST_NAME && creature_declared(cc, cmd->text)) {
+        const rules *r = cc->p->rules;
+        suggestion like;
+        suggest_init(&like, first->text);
+        text_buf some;
+        text_init(&some);
+        for (int i = 0; i < r->nactions; i++) {
+            const char *name = program_string(cc->p, r->actions[i].name);
+            suggest_consider(&like, name, 0);
+            if (i < 6)
+                text_add(&some, "%s%s", i ? ", " : "", name);
+        }
+        size_t from = second ? second->sp.start - cmd->sp.start : 0;
+        const char *rest = !second ? "" : from < strlen(line) ? line + from : "...";
+        if (like.found)
+            comp_error(cc, first->sp,
+                       "'%s' is a creature and '%s' none of the rules' actions; did you mean '%s: %s%s%s'? (an "
+                       "action comes after its creature and a colon)",
+                       cmd->text, first->text, cmd->text, like.best, *rest ? " " : "", rest);
+        else if (r->nactions > 0)
+            comp_error(cc, first->sp,
+                       "'%s' is a creature and '%s' none of the rules' actions (%s%s); an action comes after its "
+                       "creature and a colon, as in '%s: ACTION TARGET'",
+                       cmd->text, first->text, some.s, r->nactions > 6 ? ", ..." : "", cmd->text);
+        else
+            comp_error(cc, first->sp, "'%s' is a creature, and the rules declare no action for it to take", cmd->text);
+        text_free(&some);
+        return;
+    }
     suggestion s;
     suggest_init(&s, cmd->text);
     for (int i = 0; i < CMD_COUNT; i++)
