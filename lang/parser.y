@@ -57,8 +57,10 @@ void parse_stack_free(void *p);
 }
 
 %code {
+#include <ctype.h>
 #include <string.h>
 
+#include "lang/dice_hint.h"
 #include "lang/lexer.h"
 #include "runtime/base/mem.h"
 
@@ -497,6 +499,23 @@ static void lang_yyerror(LANG_YYLTYPE *loc, yyscan_t scanner, struct lexer *lx, 
     diag_report(lx->sink, DIAG_ERROR, lx->src, *loc, "%s", msg);
 }
 
+/* Whether the word at `where` follows a roll of dice (`d20 adv`) and the
+   two are a notation of another dice tool: Fray's spelling in out. */
+static bool dice_then_word(const struct lexer *lx, span where, char *out, size_t cap)
+{
+    const char *text = lx->src->text;
+    size_t end = where.start, wend = where.start;
+    while (wend < lx->src->len && (isalnum((unsigned char)text[wend]) || text[wend] == '_'))
+        wend++;
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t'))
+        end--;
+    size_t start = end;
+    while (start > 0 && isalnum((unsigned char)text[start - 1]))
+        start--;
+    return end > start && wend > where.start && end < where.start &&
+           dice_hint(text + start, end - start, text + where.start, wend - where.start, out, cap);
+}
+
 /* "unexpected X; expected Y, Z or W", with hints for common slips. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, struct lexer *lx)
 {
@@ -531,6 +550,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, stru
             assignment = assignment || !strcmp(yysymbol_name(expected[i]), "+=");
         }
     }
+    /* `d20 adv`, as other dice tools write it */
+    char spelt[64];
+    if (got != YYSYMBOL_YYEOF && got != YYSYMBOL_YYUNDEF && dice_then_word(lx, where, spelt, sizeof spelt) &&
+        len < sizeof msg)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "; did you mean '%s'?", spelt);
     /* `wolf.hp` alone, typed at the table to see it */
     if (assignment && semi && len < sizeof msg)
         len += (size_t)snprintf(msg + len, sizeof msg - len, " (a value alone is not a command: 'print' shows it)");

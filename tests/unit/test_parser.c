@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/dice_hint.h"
 #include "lang/parse.h"
 #include "runtime/base/mem.h"
 #include "tests/unit/parse_util.h"
@@ -459,6 +460,30 @@ END_TEST
 /* The end of a line ends a statement as ';' does: an error there names the
    end of the line, not a ';' no one typed; a stat read alone, typed to see
    it, is told how to see it, and only that. */
+/* Other dice tools' notations, spelt as Fray writes them; anything else,
+   and a keep of more dice than are rolled, gets no spelling. */
+START_TEST(test_dice_hints)
+{
+    char out[64];
+    static const char *const word[][2] = {{"2d20H", "2d20kh1"},   {"4d6H3", "4d6kh3"},  {"2d20l", "2d20kl1"},
+                                          {"1d20adv", "2d20kh1"}, {"2d20k", "2d20kh1"}, {"d8dis", "2d8kl1"}};
+    for (size_t i = 0; i < sizeof word / sizeof word[0]; i++) {
+        ck_assert_msg(dice_hint_word(word[i][0], strlen(word[i][0]), out, sizeof out), "%s", word[i][0]);
+        ck_assert_str_eq(out, word[i][1]);
+    }
+    ck_assert(dice_hint("d20", 3, "advantage", 9, out, sizeof out));
+    ck_assert_str_eq(out, "2d20kh1");
+    ck_assert(dice_hint("1d20", 4, "DIS", 3, out, sizeof out));
+    ck_assert_str_eq(out, "2d20kl1");
+    static const char *const none[] = {"12ft", "2d20Hx", "3d6H4", "2d", "d0H", "3d6adv", "2d20q"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        ck_assert_msg(!dice_hint_word(none[i], strlen(none[i]), out, sizeof out), "%s", none[i]);
+    ck_assert(!dice_hint("d20", 3, "foo", 3, out, sizeof out));
+    ck_assert(!dice_hint("goblin", 6, "adv", 3, out, sizeof out));
+    ck_assert(!dice_hint("d20", 3, "adv", 3, out, 4)); /* no room: nothing half written is offered */
+}
+END_TEST
+
 START_TEST(test_syntax_error_at_end_of_line)
 {
     parsed *p = parse_text("wolf.hp\n");
@@ -588,6 +613,7 @@ static Suite *make_suite(void)
     TCase *d = tcase_create("declarations");
     tcase_add_test(d, test_root_is_program);
     tcase_add_test(d, test_syntax_error_at_end_of_line);
+    tcase_add_test(d, test_dice_hints);
     tcase_add_test(d, test_decl_kinds);
     tcase_add_test(d, test_use_and_import);
     tcase_add_test(d, test_stat_type_default_range);
