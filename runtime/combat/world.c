@@ -572,8 +572,14 @@ bool world_set_stat(vm *v, int c, int decl_index, value x, span at)
     if (v->world->tally && !v->world->tally->computed && di->first == sim_health(v) &&
         !note_damage(v, c, decl_index, kept, res ? &old : NULL))
         return false;
-    if (v->world->tally && c == v->world->tally->watch && di->first != sim_health(v))
-        tally_change(v, -1, di->first);
+    if (v->world->tally && c == v->world->tally->watch && di->first != sim_health(v)) {
+        /* set to the value it has (`t.marks = 0` at 0), it did not change */
+        value was = old;
+        if (!tell && !base_stat(v, c, decl_index, &was))
+            return false;
+        if (!value_identical(was, kept))
+            tally_change(v, -1, di->first);
+    }
     if (!encounter_out_before(v, c, at))
         return false;
     /* the same value again changes nothing a formula could read */
