@@ -381,7 +381,7 @@ static bool print_triggers(const table *t)
     names ts = {0};
     for (int i = 0; i < t->n; i++)
         for (size_t k = 0; k < t->rs[i]->ntriggers; k++)
-            if (!add_name(&ts, t->rs[i]->triggers[k].name))
+            if (!t->rs[i]->triggers[k].internal && !add_name(&ts, t->rs[i]->triggers[k].name))
                 return names_free(&ts), false;
     if (ts.n) {
         fputc('\n', out);
@@ -499,6 +499,8 @@ static void print_json(const fray_sim_result *const *rs, const char *const *titl
             printf(", \"fired\": %llu, \"per_run\": %.17g, ", (unsigned long long)t->fired,
                    (double)t->fired / (double)r->runs);
             json_share("in_runs", t->runs, r->runs);
+            if (t->internal)
+                printf(", \"internal\": true");
             putchar('}');
         }
         printf("]}");
@@ -623,7 +625,22 @@ int cmd_sim(int argc, char **argv)
     fray_sim_result *rs[2] = {NULL, NULL};
     const char *titles[2] = {"", vs};
     int n = 1;
-    int code = cli_exit_code(fray_sim(f, scenario, &so, &rs[0]));
+    int code = EXIT_OK;
+    if (vs) {
+        /* the second system compiled before the first is played: a slip
+           in it is said at once, not after the first half's runs */
+        fray_sim_options check = so;
+        check.system_path = vs;
+        check.check_only = true;
+        fray_sim_result *none = NULL;
+        fray_status st = fray_sim(f, scenario, &check, &none);
+        code = cli_exit_code(st);
+        if (st == FRAY_ERR_RULES)
+            fprintf(stderr, "fray sim: %s does not compile under %s (--vs), as said above: nothing was played\n",
+                    scenario, vs);
+    }
+    if (code == EXIT_OK)
+        code = cli_exit_code(fray_sim(f, scenario, &so, &rs[0]));
     if (code == EXIT_OK && vs) {
         so.system_path = vs;
         clock_gettime(CLOCK_MONOTONIC, &pg.start);

@@ -471,6 +471,10 @@ typedef struct fray_sim_options {
     /* Called now and then from the calling thread while the runs go on. */
     void (*progress)(void *user, uint64_t done, uint64_t runs);
     void *progress_user;
+    /* Only compile the scenario as every run would, reporting what it
+       finds: FRAY_OK with no result when it compiles (so that a second
+       system is known good before the first is played). */
+    bool check_only;
 } fray_sim_options;
 
 typedef struct fray_sim_side {
@@ -492,6 +496,7 @@ typedef struct fray_sim_trigger {
     const char *name;
     uint64_t fired; /* times it fired, over every run */
     uint64_t runs;  /* runs in which it fired at least once */
+    bool internal;  /* declared `internal`: the rules' own bookkeeping */
 } fray_sim_trigger;
 
 typedef struct fray_sim_result {

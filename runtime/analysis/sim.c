@@ -496,9 +496,11 @@ static fray_sim_result *build_result(const sums *all, const program *p, const sh
         if (!all->fired[k])
             continue;
         fray_sim_trigger *t = &r->triggers[n++];
-        *t = (fray_sim_trigger){.name = copy_string(program_string(p, p->rules->triggers[k].name)),
+        const r_trigger *rt = &p->rules->triggers[k];
+        *t = (fray_sim_trigger){.name = copy_string(program_string(p, rt->name)),
                                 .fired = all->fired[k],
-                                .runs = all->fired_runs[k]};
+                                .runs = all->fired_runs[k],
+                                .internal = rt->from.decl >= 0 && p->decls[rt->from.decl].internal};
         ok = t->name != NULL;
     }
     if (!ok) {
@@ -666,7 +668,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     ws[0].compiled = compile_scenario(&ws[0]);
     int started = 1;
     files.served_only = true; /* the other threads only read what is kept */
-    if (ws[0].compiled) {
+    if (ws[0].compiled && !o.check_only) {
         /* each worker compiles the scenario and runs it as the main thread
            does, so it gets as much stack, whatever the system gives a
            thread by default (2 MiB with an unlimited stack) */
@@ -718,7 +720,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
             text_free(&note);
         }
     }
-    if (st == FRAY_OK) {
+    if (st == FRAY_OK && !o.check_only) {
         if (o.progress)
             o.progress(o.progress_user, o.runs, o.runs);
         sums all = {0};
