@@ -611,6 +611,8 @@ const clause_rule trigger_clauses[] = {
     {"costs", "costs SLOT [+ SLOT]", trig_costs_clause, false},
     {"limit", "limit N per turn|round [each NAME]", trig_limit_clause, false},
     {"kind", "kind NAME", trig_kind, false},
+    {"internal", "internal (the rules' own bookkeeping: left out of the reports of sim and diff)", stat_internal,
+     false},
     {"do", "do { statements }", trig_do, true},
 };
 const int trigger_nclauses = (int)(sizeof trigger_clauses / sizeof trigger_clauses[0]);
