@@ -57,18 +57,27 @@ static void share_interval(uint64_t k, uint64_t n, double *lo, double *hi)
     *hi = k == n ? 1 : fmin(1, centre + half);
 }
 
+/* Mean and the variance of one run's figure (sample variance) from a sum
+   and a sum of squares. */
+static void mean_variance(uint64_t sum, uint64_t squares, uint64_t n, double *mean, double *var)
+{
+    *mean = n ? (double)sum / (double)n : 0;
+    *var = n > 1 ? fmax(0, ((double)squares - (double)n * *mean * *mean) / (double)(n - 1)) : 0;
+}
+
 /* Mean and the half-width of its 95% interval from a sum and a sum of squares. */
 static void mean_interval(uint64_t sum, uint64_t squares, uint64_t n, double *mean, double *half)
 {
-    *mean = n ? (double)sum / (double)n : 0;
-    double var = n > 1 ? ((double)squares - (double)n * *mean * *mean) / (double)(n - 1) : 0;
+    double var;
+    mean_variance(sum, squares, n, mean, &var);
     *half = n > 1 && var > 0 ? 1.959963984540054 * sqrt(var / (double)n) : 0;
 }
 
 typedef struct round_stats {
     double mean;
     size_t median, p90, shortest, longest;
-    uint64_t decided; /* runs with an encounter of at least one round */
+    uint64_t decided;      /* runs with an encounter of at least one round */
+    uint64_t sum, squares; /* of the rounds of every run */
 } round_stats;
 
 static size_t round_quantile(const fray_sim_result *r, double q)
@@ -92,6 +101,7 @@ static round_stats rounds_of(const fray_sim_result *r)
     for (size_t k = 0; k < r->nrounds; k++) {
         total += r->rounds[k];
         sum += k * r->rounds[k];
+        s.squares += k * k * r->rounds[k];
         if (r->rounds[k]) {
             if (first)
                 s.shortest = k;
@@ -100,6 +110,7 @@ static round_stats rounds_of(const fray_sim_result *r)
         }
     }
     s.mean = total ? (double)sum / (double)total : 0;
+    s.sum = sum;
     s.median = round_quantile(r, 0.5);
     s.p90 = round_quantile(r, 0.9);
     s.decided = total;
@@ -191,6 +202,39 @@ static void mean_cell(FILE *out, uint64_t sum, uint64_t squares, uint64_t n)
     cell(out, buf);
 }
 
+/* The second system's figure less the first's, d, with its 95% interval
+   (d +- 1.96 se, the two sets of runs taken as independent), and whether
+   the interval leaves out 0: a difference chance alone would seldom make
+   (the cell of the third column, in unit). */
+static void difference_cell(FILE *out, double d, double se, int decimals, const char *unit)
+{
+    char buf[96];
+    double lo = d - 1.959963984540054 * se, hi = d + 1.959963984540054 * se;
+    if (se == 0 && d == 0)
+        snprintf(buf, sizeof buf, "none");
+    else
+        snprintf(buf, sizeof buf, "%+.*f%s (%+.*f to %+.*f), %s", decimals, d, unit, decimals, lo, decimals, hi,
+                 lo > 0 || hi < 0 ? "significant" : "not significant");
+    cell(out, buf);
+}
+
+/* Of two shares, k1 of n1 and k2 of n2: in percentage points. */
+static void share_difference(FILE *out, uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
+{
+    double p1 = n1 ? (double)k1 / (double)n1 : 0, p2 = n2 ? (double)k2 / (double)n2 : 0;
+    double se = sqrt((n1 ? p1 * (1 - p1) / (double)n1 : 0) + (n2 ? p2 * (1 - p2) / (double)n2 : 0));
+    difference_cell(out, 100 * (p2 - p1), 100 * se, 1, " pts");
+}
+
+/* Of two means, each from a sum and a sum of squares over its runs. */
+static void mean_difference(FILE *out, uint64_t s1, uint64_t q1, uint64_t n1, uint64_t s2, uint64_t q2, uint64_t n2)
+{
+    double m1, v1, m2, v2;
+    mean_variance(s1, q1, n1, &m1, &v1);
+    mean_variance(s2, q2, n2, &m2, &v2);
+    difference_cell(out, m2 - m1, sqrt((n1 ? v1 / (double)n1 : 0) + (n2 ? v2 / (double)n2 : 0)), 2, "");
+}
+
 /* A row's label, padded to the column; a longer one is written whole and
    the row's cells follow it, a step to the right. */
 static void labelf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -225,6 +269,8 @@ static void print_heading(const table *t, const char *const *titles, const char 
     label(t->out, "");
     for (int i = 0; i < t->n; i++)
         cell(t->out, titles[i]);
+    if (t->n == 2) /* the second less the first, and whether chance alone would explain it */
+        cell(t->out, "difference (95% interval)");
     fprintf(t->out, "\n\n");
 }
 
@@ -241,10 +287,14 @@ static bool print_winners(const table *t)
                 return names_free(&sides), false;
     for (int s = 0; s < sides.n; s++) {
         labelf(out, "  %s", sides.v[s]);
+        uint64_t wins[2] = {0, 0};
         for (int i = 0; i < t->n; i++) {
             const fray_sim_side *side = find_side(t->rs[i], sides.v[s]);
-            share_cell(out, side ? side->wins : 0, t->rs[i]->runs);
+            wins[i] = side ? side->wins : 0;
+            share_cell(out, wins[i], t->rs[i]->runs);
         }
+        if (t->n == 2)
+            share_difference(out, wins[0], t->rs[0]->runs, wins[1], t->rs[1]->runs);
         fputc('\n', out);
     }
     names_free(&sides);
@@ -257,12 +307,16 @@ static bool print_winners(const table *t)
         label(out, "  no winner yet");
         for (int i = 0; i < t->n; i++)
             share_cell(out, t->rs[i]->undecided, t->rs[i]->runs);
+        if (t->n == 2)
+            share_difference(out, t->rs[0]->undecided, t->rs[0]->runs, t->rs[1]->undecided, t->rs[1]->runs);
         fputc('\n', out);
     }
     if (nobody) {
         label(out, "  every side down");
         for (int i = 0; i < t->n; i++)
             share_cell(out, t->rs[i]->nobody, t->rs[i]->runs);
+        if (t->n == 2)
+            share_difference(out, t->rs[0]->nobody, t->rs[0]->runs, t->rs[1]->nobody, t->rs[1]->runs);
         fputc('\n', out);
     }
     return true;
@@ -283,6 +337,8 @@ static void print_round_figures(const table *t, const round_stats *st)
                 snprintf(buf, sizeof buf, "%zu", v[row]);
             cell(t->out, buf);
         }
+        if (row == 0 && t->n == 2)
+            mean_difference(t->out, st[0].sum, st[0].squares, st[0].decided, st[1].sum, st[1].squares, st[1].decided);
         fputc('\n', t->out);
     }
 }
@@ -296,6 +352,12 @@ static void print_round_bars(const table *t, size_t shortest, size_t longest)
         for (size_t k = 0; k < t->rs[i]->nrounds; k++)
             top = t->rs[i]->rounds[k] > top ? t->rs[i]->rounds[k] : top;
     for (size_t k = shortest; k <= longest; k++) {
+        /* a length no run had, in any column, is left out */
+        bool any = false;
+        for (int i = 0; i < t->n && !any; i++)
+            any = k < t->rs[i]->nrounds && t->rs[i]->rounds[k] > 0;
+        if (!any)
+            continue;
         char text[32];
         snprintf(text, sizeof text, "  %zu round%s", k, k == 1 ? "" : "s");
         label(t->out, text);
@@ -342,8 +404,9 @@ static void print_creature(const table *t, const char *name)
     static const char *const rows[] = {"    deals per fight", "    takes per fight", "    ends down"};
     for (int row = 0; row < 3; row++) {
         label(out, rows[row]);
+        const fray_sim_creature *in[2] = {NULL, NULL};
         for (int i = 0; i < t->n; i++) {
-            const fray_sim_creature *cr = find_creature(t->rs[i], name);
+            const fray_sim_creature *cr = in[i] = find_creature(t->rs[i], name);
             if (!cr)
                 cell(out, "-");
             else if (row == 0)
@@ -352,6 +415,17 @@ static void print_creature(const table *t, const char *name)
                 mean_cell(out, cr->taken, cr->taken_squares, t->rs[i]->runs);
             else
                 share_cell(out, cr->down, t->rs[i]->runs);
+        }
+        if (t->n == 2 && (!in[0] || !in[1]))
+            cell(out, "-");
+        else if (t->n == 2) {
+            uint64_t n0 = t->rs[0]->runs, n1 = t->rs[1]->runs;
+            if (row == 0)
+                mean_difference(out, in[0]->dealt, in[0]->dealt_squares, n0, in[1]->dealt, in[1]->dealt_squares, n1);
+            else if (row == 1)
+                mean_difference(out, in[0]->taken, in[0]->taken_squares, n0, in[1]->taken, in[1]->taken_squares, n1);
+            else
+                share_difference(out, in[0]->down, n0, in[1]->down, n1);
         }
         fputc('\n', out);
     }
