@@ -13,11 +13,14 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 
-static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO\n"
+static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "Play a scenario (rules, creatures and an encounter script such as `fight`)\n"
                             "many times, each run with its own dice, and report who wins and how often,\n"
                             "how many rounds fights last, the damage each creature deals and takes, and\n"
                             "how often each trigger fires. Run i plays as 'fray run --seed SEED+i'.\n"
+                            "A second scenario (of its own system: an equivalent fight), or --vs, plays\n"
+                            "beside the first, with each figure's difference and whether it is\n"
+                            "significant.\n"
                             "\n"
                             "  -n, --runs N       runs (default 1000)\n"
                             "  -j, --jobs N       threads (default: the machine's cores); the results\n"
@@ -36,7 +39,8 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO\n"
                             "\n"
                             "Examples:\n"
                             "  fray sim examples/variants/keen-legend-duel.rules\n"
-                            "  fray sim -n 5000 --vs legend examples/variants/keen-legend-duel.rules\n";
+                            "  fray sim -n 5000 --vs legend examples/variants/keen-legend-duel.rules\n"
+                            "  fray sim examples/legend-skirmish.rules examples/shock-skirmish.rules\n";
 
 /* --- figures ------------------------------------------------------------------- */
 
@@ -510,10 +514,14 @@ static void json_mean(const char *key, uint64_t sum, uint64_t squares, uint64_t 
 }
 
 static void print_json(const fray_sim_result *const *rs, const char *const *titles, int n, const char *scenario,
-                       uint64_t seed, int threads)
+                       const char *other, uint64_t seed, int threads)
 {
     printf("{\"scenario\": ");
     cli_json_string(scenario);
+    if (other) {
+        printf(", \"other_scenario\": ");
+        cli_json_string(other);
+    }
     printf(", \"runs\": %llu, \"seed\": %llu, \"threads\": %d, \"results\": [", (unsigned long long)rs[0]->runs,
            (unsigned long long)seed, threads);
     for (int i = 0; i < n; i++) {
@@ -666,12 +674,17 @@ int cmd_sim(int argc, char **argv)
     int first, rc = cli_parse("sim", nrest, rest, &o, &first, usage);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    if (nrest - first != 1) {
+    if (nrest - first < 1 || nrest - first > 2 || (vs && nrest - first == 2)) {
         fprintf(stderr, "fray sim: %s\nTry 'fray sim --help'.\n",
-                first >= nrest ? "no scenario" : "one scenario at a time (a second system goes with --vs)");
+                first >= nrest ? "no scenario"
+                : vs           ? "one scenario with --vs (or two scenarios side by side, without it)"
+                               : "one scenario, or two side by side");
         return EXIT_USAGE;
     }
     const char *scenario = rest[first];
+    /* a second scenario, each of its own system: played side by side, as
+       one scenario under two systems is with --vs */
+    const char *other = nrest - first == 2 ? rest[first + 1] : NULL;
     if (o.seed > UINT64_MAX - (runs - 1)) {
         /* run i plays seed + i: the last one must not wrap round to 0 */
         fprintf(stderr, "fray sim: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
@@ -700,45 +713,49 @@ int cmd_sim(int argc, char **argv)
     const char *titles[2] = {"", vs};
     int n = 1;
     int code = EXIT_OK;
-    if (vs) {
-        /* the second system compiled before the first is played: a slip
-           in it is said at once, not after the first half's runs */
+    if (vs || other) {
+        /* the second compiled before the first is played: a slip in it is
+           said at once, not after the first half's runs */
         fray_sim_options check = so;
         check.system_path = vs;
         check.check_only = true;
         fray_sim_result *none = NULL;
-        fray_status st = fray_sim(f, scenario, &check, &none);
+        fray_status st = fray_sim(f, other ? other : scenario, &check, &none);
         code = cli_exit_code(st);
-        if (st == FRAY_ERR_RULES)
+        if (st == FRAY_ERR_RULES && vs)
             fprintf(stderr, "fray sim: %s does not compile under %s (--vs), as said above: nothing was played\n",
                     scenario, vs);
+        else if (st == FRAY_ERR_RULES)
+            fprintf(stderr, "fray sim: %s does not compile, as said above: nothing was played\n", other);
     }
     if (code == EXIT_OK)
         code = cli_exit_code(fray_sim(f, scenario, &so, &rs[0]));
-    if (code == EXIT_OK && vs) {
+    if (code == EXIT_OK && (vs || other)) {
         so.system_path = vs;
         clock_gettime(CLOCK_MONOTONIC, &pg.start);
-        code = cli_exit_code(fray_sim(f, scenario, &so, &rs[1]));
+        code = cli_exit_code(fray_sim(f, other ? other : scenario, &so, &rs[1]));
         n = 2;
     }
     if (code == EXIT_OK) {
         titles[0] = rs[0]->system[0] ? rs[0]->system : "this scenario";
-        if (vs)
-            titles[1] = rs[1]->system[0] ? rs[1]->system : vs;
+        if (n == 2)
+            titles[1] = rs[1]->system[0] ? rs[1]->system : other ? other : vs;
         if (n == 2 && !strcmp(titles[0], titles[1])) {
             titles[0] = scenario;
-            titles[1] = vs;
+            titles[1] = other ? other : vs;
         }
         const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
         if (!strcmp(format, "json"))
-            print_json(view, titles, n, scenario, o.seed, (int)jobs);
+            print_json(view, titles, n, scenario, other, o.seed, (int)jobs);
         else {
             /* the table is laid out in columns, then printed without the
                blanks that pad its last column */
             char *text = NULL;
             size_t len = 0;
             FILE *mem = open_memstream(&text, &len);
-            bool printed = print_table(mem ? mem : stdout, view, titles, n, scenario, o.seed, (int)jobs);
+            char both[512];
+            snprintf(both, sizeof both, "%s and %s", scenario, other ? other : "");
+            bool printed = print_table(mem ? mem : stdout, view, titles, n, other ? both : scenario, o.seed, (int)jobs);
             if (mem) {
                 fclose(mem);
                 if (printed)
