@@ -53,6 +53,15 @@ bool cli_apply_limits(const cli_options *o, fray_status (*set)(void *, const cha
  * or exponent); false when it is not one, or out of range: a number past
  * 2^64 - 1 is refused, never taken as 2^64 - 1. */
 bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* `--set CREATURE.STAT=N` (or `=LO..HI` where a range is allowed): a
+ * creature's (or group's) whole-number stat, set as it is made. */
+typedef struct cli_set {
+    char creature[64], stat[64];
+    int64_t lo, hi; /* hi == lo: one value */
+    bool range;     /* written LO..HI */
+} cli_set;
+/* Parses one; false (with nothing said) when it is not of that form. */
+bool cli_parse_set(const char *text, cli_set *out);
 /* What printf would write, whole, in memory of its own (free it); NULL
  * when out of memory. */
 char *cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -65,6 +74,7 @@ int cmd_disasm(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_prob(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_repl(int argc, char **argv);

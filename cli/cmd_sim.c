@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sim_figures.h"
 #include "cli/output.h"
 
 static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
@@ -30,6 +31,9 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "                     its `use` of its own system loads RULES instead\n"
                             "  --health STAT      the stat whose losses count as damage (default: the\n"
                             "                     first stat the rules' encounter tracks)\n"
+                            "  --set C.STAT=N     set creature C's STAT to N as it is made, over the\n"
+                            "                     scenario's (a group's name sets each member; repeat\n"
+                            "                     for more); 'fray sweep' tries a range of values\n"
                             "  --format FORMAT    table (default) or json\n"
                             "  -I, --include DIR  look for `use` modules in DIR\n"
                             "  --limit NAME=N     a limit per command of each run ('fray help limits')\n"
@@ -43,83 +47,6 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "  fray sim examples/legend-skirmish.rules examples/shock-skirmish.rules\n";
 
 /* --- figures ------------------------------------------------------------------- */
-
-/* Wilson's score interval at 95% for k successes in n. */
-static void share_interval(uint64_t k, uint64_t n, double *lo, double *hi)
-{
-    const double z = 1.959963984540054;
-    if (!n) {
-        *lo = 0;
-        *hi = 1;
-        return;
-    }
-    double p = (double)k / (double)n, nn = (double)n;
-    double centre = (p + z * z / (2 * nn)) / (1 + z * z / nn);
-    double half = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
-    /* none or all: the interval touches 0 or 1 exactly */
-    *lo = k == 0 ? 0 : fmax(0, centre - half);
-    *hi = k == n ? 1 : fmin(1, centre + half);
-}
-
-/* Mean and the variance of one run's figure (sample variance) from a sum
-   and a sum of squares. */
-static void mean_variance(uint64_t sum, uint64_t squares, uint64_t n, double *mean, double *var)
-{
-    *mean = n ? (double)sum / (double)n : 0;
-    *var = n > 1 ? fmax(0, ((double)squares - (double)n * *mean * *mean) / (double)(n - 1)) : 0;
-}
-
-/* Mean and the half-width of its 95% interval from a sum and a sum of squares. */
-static void mean_interval(uint64_t sum, uint64_t squares, uint64_t n, double *mean, double *half)
-{
-    double var;
-    mean_variance(sum, squares, n, mean, &var);
-    *half = n > 1 && var > 0 ? 1.959963984540054 * sqrt(var / (double)n) : 0;
-}
-
-typedef struct round_stats {
-    double mean;
-    size_t median, p90, shortest, longest;
-    uint64_t decided;      /* runs with an encounter of at least one round */
-    uint64_t sum, squares; /* of the rounds of every run */
-} round_stats;
-
-static size_t round_quantile(const fray_sim_result *r, double q)
-{
-    uint64_t total = 0, seen = 0;
-    for (size_t k = 0; k < r->nrounds; k++)
-        total += r->rounds[k];
-    for (size_t k = 0; k < r->nrounds; k++) {
-        seen += r->rounds[k];
-        if ((double)seen >= q * (double)total && r->rounds[k])
-            return k;
-    }
-    return r->nrounds ? r->nrounds - 1 : 0;
-}
-
-static round_stats rounds_of(const fray_sim_result *r)
-{
-    round_stats s = {0};
-    uint64_t total = 0, sum = 0;
-    bool first = true;
-    for (size_t k = 0; k < r->nrounds; k++) {
-        total += r->rounds[k];
-        sum += k * r->rounds[k];
-        s.squares += k * k * r->rounds[k];
-        if (r->rounds[k]) {
-            if (first)
-                s.shortest = k;
-            first = false;
-            s.longest = k;
-        }
-    }
-    s.mean = total ? (double)sum / (double)total : 0;
-    s.sum = sum;
-    s.median = round_quantile(r, 0.5);
-    s.p90 = round_quantile(r, 0.9);
-    s.decided = total;
-    return s;
-}
 
 static const fray_sim_side *find_side(const fray_sim_result *r, const char *name)
 {
@@ -626,10 +553,53 @@ static void show_progress(void *user, uint64_t done, uint64_t runs)
 
 /* --- the command ------------------------------------------------------------------------ */
 
+/* The results as a table or JSON: an exit code. */
+static int report(fray_sim_result *const *rs, int n, const char *scenario, const char *other, const char *vs,
+                  const char *format, uint64_t seed, int jobs)
+{
+    int code = EXIT_OK;
+    const char *titles[2] = {"", vs};
+    titles[0] = rs[0]->system[0] ? rs[0]->system : "this scenario";
+    if (n == 2)
+        titles[1] = rs[1]->system[0] ? rs[1]->system : other ? other : vs;
+    if (n == 2 && !strcmp(titles[0], titles[1])) {
+        titles[0] = scenario;
+        titles[1] = other ? other : vs;
+    }
+    const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
+    if (!strcmp(format, "json"))
+        print_json(view, titles, n, scenario, other, seed, jobs);
+    else {
+        /* the table is laid out in columns, then printed without the
+           blanks that pad its last column */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        char both[512];
+        snprintf(both, sizeof both, "%s and %s", scenario, other ? other : "");
+        bool printed = print_table(mem ? mem : stdout, view, titles, n, other ? both : scenario, seed, jobs);
+        if (mem) {
+            fclose(mem);
+            if (printed)
+                cli_print_trimmed(text);
+            free(text); /* open_memstream's buffer is libc's */
+        }
+        if (!printed) {
+            fprintf(stderr, "fray: out of memory\n");
+            code = EXIT_IO;
+        }
+    }
+    return code;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     uint64_t runs = 1000, jobs = 0;
     const char *vs = NULL, *health = NULL, *format = "table";
+    enum { MAX_SETS = 16 };
+    fray_sim_set sets[MAX_SETS];
+    cli_set given[MAX_SETS];
+    size_t nsets = 0;
     char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
     rest[nrest++] = argv[0];
@@ -647,6 +617,14 @@ int cmd_sim(int argc, char **argv)
                 fprintf(stderr, "fray sim: %s takes a count of threads from 1 to 256\n", a);
                 return EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--set")) {
+            if (!val || nsets == MAX_SETS || !cli_parse_set(val, &given[nsets]) || given[nsets].range) {
+                fprintf(stderr, "fray sim: --set takes CREATURE.STAT=N, a whole number (at most %d of them)%s\n",
+                        MAX_SETS, val && strstr(val, "..") ? "; a range is for 'fray sweep'" : "");
+                return EXIT_USAGE;
+            }
+            sets[nsets] = (fray_sim_set){given[nsets].creature, given[nsets].stat, given[nsets].lo};
+            nsets++;
         } else if (!strcmp(a, "--vs"))
             vs = val;
         else if (!strcmp(a, "--health"))
@@ -708,9 +686,10 @@ int cmd_sim(int argc, char **argv)
                            .seed = o.seed,
                            .health = health,
                            .progress = tty ? show_progress : NULL,
-                           .progress_user = &pg};
+                           .progress_user = &pg,
+                           .sets = sets,
+                           .nsets = nsets};
     fray_sim_result *rs[2] = {NULL, NULL};
-    const char *titles[2] = {"", vs};
     int n = 1;
     int code = EXIT_OK;
     if (vs || other) {
@@ -736,38 +715,8 @@ int cmd_sim(int argc, char **argv)
         code = cli_exit_code(fray_sim(f, other ? other : scenario, &so, &rs[1]));
         n = 2;
     }
-    if (code == EXIT_OK) {
-        titles[0] = rs[0]->system[0] ? rs[0]->system : "this scenario";
-        if (n == 2)
-            titles[1] = rs[1]->system[0] ? rs[1]->system : other ? other : vs;
-        if (n == 2 && !strcmp(titles[0], titles[1])) {
-            titles[0] = scenario;
-            titles[1] = other ? other : vs;
-        }
-        const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
-        if (!strcmp(format, "json"))
-            print_json(view, titles, n, scenario, other, o.seed, (int)jobs);
-        else {
-            /* the table is laid out in columns, then printed without the
-               blanks that pad its last column */
-            char *text = NULL;
-            size_t len = 0;
-            FILE *mem = open_memstream(&text, &len);
-            char both[512];
-            snprintf(both, sizeof both, "%s and %s", scenario, other ? other : "");
-            bool printed = print_table(mem ? mem : stdout, view, titles, n, other ? both : scenario, o.seed, (int)jobs);
-            if (mem) {
-                fclose(mem);
-                if (printed)
-                    cli_print_trimmed(text);
-                free(text); /* open_memstream's buffer is libc's */
-            }
-            if (!printed) {
-                fprintf(stderr, "fray: out of memory\n");
-                code = EXIT_IO;
-            }
-        }
-    }
+    if (code == EXIT_OK)
+        code = report(rs, n, scenario, other, vs, format, o.seed, (int)jobs);
     fray_sim_free(rs[0]);
     fray_sim_free(rs[1]);
     fray_close(f);

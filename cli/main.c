@@ -14,6 +14,7 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "  eval [-r RULES] EXPR evaluate one expression, e.g. a range formula\n"
                             "  prob EXPR...         exact probability distributions of dice expressions\n"
                             "  sim SCENARIO         play a scenario many times: who wins, how often\n"
+                            "  sweep SCENARIO       a sim at each value of a stat (--set C.STAT=A..B)\n"
                             "  diff A B             two rule systems side by side, by meaning\n"
                             "  disasm FILE...       list the bytecode compiled from FILEs with their source\n"
                             "  fmt FILE...          print rules files in the canonical layout (--check, -w)\n"
@@ -59,8 +60,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", cmd_run},   {"check", cmd_check}, {"eval", cmd_eval}, {"prob", cmd_prob}, {"disasm", cmd_disasm},
-        {"repl", cmd_repl}, {"sim", cmd_sim},     {"diff", cmd_diff}, {"fmt", cmd_fmt},
+        {"run", cmd_run},   {"check", cmd_check}, {"eval", cmd_eval},   {"prob", cmd_prob}, {"disasm", cmd_disasm},
+        {"repl", cmd_repl}, {"sim", cmd_sim},     {"sweep", cmd_sweep}, {"diff", cmd_diff}, {"fmt", cmd_fmt},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))

@@ -55,6 +55,53 @@ bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
     return true;
 }
 
+/* A whole number, signed, at most 18 digits: where it ends in *end. */
+static bool set_number(const char *s, const char **end, int64_t *out)
+{
+    const char *p = s + (*s == '-');
+    if (!isdigit((unsigned char)*p))
+        return false;
+    int64_t v = 0;
+    int digits = 0;
+    for (; isdigit((unsigned char)*p); p++)
+        if (++digits > 18)
+            return false;
+        else
+            v = v * 10 + (*p - '0');
+    *out = *s == '-' ? -v : v;
+    *end = p;
+    return true;
+}
+
+/* A name of the language's: a letter or '_', then letters, digits and '_'. */
+static bool set_name(const char *s, size_t len, char *out, size_t cap)
+{
+    if (!len || len >= cap || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return true;
+}
+
+bool cli_parse_set(const char *text, cli_set *out)
+{
+    const char *dot = strchr(text, '.'), *eq = strchr(text, '=');
+    if (!dot || !eq || dot > eq || !set_name(text, (size_t)(dot - text), out->creature, sizeof out->creature) ||
+        !set_name(dot + 1, (size_t)(eq - dot - 1), out->stat, sizeof out->stat))
+        return false;
+    const char *end;
+    if (!set_number(eq + 1, &end, &out->lo))
+        return false;
+    out->hi = out->lo;
+    out->range = end[0] == '.' && end[1] == '.';
+    if (out->range && (!set_number(end + 2, &end, &out->hi) || out->hi < out->lo))
+        return false;
+    return *end == '\0';
+}
+
 static bool limit_number(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n);
 
 /* N for the limit `name`, given as option and its argument (--limit

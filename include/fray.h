@@ -452,6 +452,14 @@ size_t fray_session_journals(fray_session *s, const char *dir, fray_journal_fn f
  * from a fresh state with its own seed: run i is what `fray run --seed
  * SEED+i SCENARIO` plays, quietly. Rulings take their defaults and
  * reactions follow the script's policies, as in `fray run`. */
+/* A whole-number stat set on each creature of a name as it is made, over
+   what the scenario gives it: `goblin.ac = 15` for every goblin (a group's
+   name sets each member; a member's, that one). */
+typedef struct fray_sim_set {
+    const char *creature, *stat;
+    int64_t value;
+} fray_sim_set;
+
 typedef struct fray_sim_options {
     uint64_t runs; /* 0 = 1000 */
     int threads;   /* 0 = 1; the results do not depend on it */
@@ -475,6 +483,10 @@ typedef struct fray_sim_options {
        finds: FRAY_OK with no result when it compiles (so that a second
        system is known good before the first is played). */
     bool check_only;
+    /* Stats set on creatures as they are made (fray sim --set, fray
+       sweep); a name the scenario has no creature or stat of is an error. */
+    const fray_sim_set *sets;
+    size_t nsets;
 } fray_sim_options;
 
 typedef struct fray_sim_side {

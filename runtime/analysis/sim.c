@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lang/suggest.h"
 #include "runtime/api/api_internal.h"
 #include "runtime/session/kept_files.h"
 #include "runtime/base/mem.h"
@@ -187,6 +188,7 @@ typedef struct worker {
     uint64_t *fired; /* one run's firings, per trigger */
     int health;      /* declaration index in f's program */
     bool computed;   /* health is worked out by the rules (world_stat_computed) */
+    tally_set *sets; /* the options' sets, their stats found in f's program */
     bool compiled;
     bool said; /* worker 0: an error of its reached the caller */
     /* the first failure */
@@ -255,7 +257,9 @@ static bool play_one(worker *w, uint64_t run)
                .ntriggers = p->rules->ntriggers,
                .fired = w->fired,
                .watch = -1,
-               .actor = -1};
+               .actor = -1,
+               .sets = w->sets,
+               .nsets = w->sh->o->nsets};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->world->tally = &t;
     bool ok = vm_run_commands(v, 0);
@@ -284,6 +288,63 @@ static double seconds_since(const struct timespec *t)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Whether the scenario makes a creature of this name, or a group of it. */
+static bool scenario_makes(const program *p, const char *name)
+{
+    const rules *r = p->rules;
+    for (int i = 0; i < r->ncreatures; i++) {
+        const char *base = program_string(p, r->creatures[i].name);
+        size_t len = strlen(base);
+        if (!strcmp(base, name))
+            return true;
+        char *end;
+        if (r->creatures[i].count > 1 && !strncmp(base, name, len) && name[len] == '_') {
+            long k = strtol(name + len + 1, &end, 10);
+            if (*end == '\0' && k >= 1 && k <= r->creatures[i].count)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The options' sets, their stats found in the worker's program; false
+   (worker 0 saying why) when the scenario has no such creature or stat. */
+static bool find_sets(worker *w)
+{
+    const fray_sim_options *o = w->sh->o;
+    if (!o->nsets)
+        return true;
+    w->sets = MEM_NEW_ARRAY(tally_set, o->nsets);
+    if (!w->sets)
+        return false;
+    for (size_t i = 0; i < o->nsets; i++) {
+        const fray_sim_set *s = &o->sets[i];
+        int stat = sim_find_health(w->f->p, s->stat);
+        bool made = scenario_makes(w->f->p, s->creature);
+        if (stat < 0 || !made) {
+            if (w->index == 0) {
+                /* the nearest name of that kind, as the compiler offers one */
+                const program *p = w->f->p;
+                suggestion near;
+                suggest_init(&near, made ? s->stat : s->creature);
+                for (size_t d = 0; made && d < p->ndecls; d++)
+                    if ((p->decls[d].kind == DK_STAT || p->decls[d].kind == DK_RESOURCE) && p->decls[d].name >= 0)
+                        suggest_consider(&near, program_string(p, p->decls[d].name), 0);
+                for (int c = 0; !made && c < p->rules->ncreatures; c++)
+                    suggest_consider(&near, program_string(p, p->rules->creatures[c].name), 0);
+                fray_on_diagnostic(w->f, forward_diag, w);
+                diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0}, "%s: no %s '%s' to set (%s.%s = %lld)%s%s%s",
+                            w->sh->scenario, made ? "stat or resource" : "creature", made ? s->stat : s->creature,
+                            s->creature, s->stat, (long long)s->value, near.found ? "; did you mean '" : "",
+                            near.found ? near.best : "", near.found ? "'?" : "");
+            }
+            return false;
+        }
+        w->sets[i] = (tally_set){.creature = s->creature, .stat = stat, .value = s->value};
+    }
+    return true;
 }
 
 static bool compile_scenario(worker *w)
@@ -335,6 +396,8 @@ static bool compile_scenario(worker *w)
     }
     if (w->index == 0 && w->health >= 0)
         sh->health = program_string(w->f->p, w->f->p->decls[w->health].name);
+    if (!find_sets(w))
+        return false;
     w->s.ntriggers = r->ntriggers;
     w->s.fired = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
     w->s.fired_runs = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
@@ -739,6 +802,8 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         if (ws[i].fired)
             mem_free(ws[i].fired, (ws[i].s.ntriggers + 1) * sizeof *ws[i].fired);
         mem_strfree(ws[i].error_text);
+        if (ws[i].sets)
+            mem_free(ws[i].sets, o.nsets * sizeof *ws[i].sets);
         fray_close(ws[i].f);
     }
     mem_free(ws, (size_t)o.threads * sizeof *ws);

@@ -62,6 +62,8 @@ bool world_spawn(vm *v, int t, span at)
                 return false;
             tp = &v->r->creatures[t];
         }
+        if (!tally_spawned(v, c, program_string(v->p, tp->name), at))
+            return false;
         combat *cb = &v->world->cb;
         if (cb->active) {
             /* it joins the fight, acting last */

@@ -119,6 +119,18 @@ bool tally_observe_all(vm *v)
     return true;
 }
 
+bool tally_spawned(vm *v, int c, const char *base, span at)
+{
+    const tally *t = v->world->tally;
+    for (size_t i = 0; t && i < t->nsets; i++) {
+        const tally_set *s = &t->sets[i];
+        if ((!strcmp(s->creature, base) || !strcmp(s->creature, v->world->creatures[c].name)) &&
+            !world_set_stat(v, c, s->stat, value_int(s->value), at))
+            return false;
+    }
+    return true;
+}
+
 void tally_trigger(vm *v, int trigger)
 {
     tally *t = v->world->tally;

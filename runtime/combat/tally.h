@@ -12,6 +12,14 @@
 
 struct vm;
 
+/* A stat set on each creature of a name as it is made, over what the
+   scenario gives it (`fray sim --set`, `fray sweep`). */
+typedef struct tally_set {
+    const char *creature; /* a creature's name, or a group's (every member) */
+    int stat;             /* its declaration in the run's program */
+    int64_t value;
+} tally_set;
+
 typedef struct tally {
     int health;             /* first declaration of the stat whose losses are damage */
     int64_t *dealt, *taken; /* per creature index */
@@ -37,8 +45,10 @@ typedef struct tally {
     int check[TALLY_CHECKS];
     bool met[TALLY_CHECKS]; /* ... and whether each met its target */
     int nchecks;
-    int actor;                           /* checks count only while this creature acts (-1: any) */
-    int watch;                           /* a creature whose other stats must not change, or -1 */
+    int actor;             /* checks count only while this creature acts (-1: any) */
+    int watch;             /* a creature whose other stats must not change, or -1 */
+    const tally_set *sets; /* applied as creatures are made (tally_spawned) */
+    size_t nsets;
     bool changed;                        /* a condition was applied, or a stat of `watch` other than health changed */
     int changed_condition, changed_stat; /* the first such (condition index, declaration), or -1 */
 } tally;
@@ -56,6 +66,9 @@ bool tally_observe(struct vm *v, int c);
 bool tally_observe_all(struct vm *v);
 /* A condition applied (condition >= 0), or a watched stat changed (stat >= 0). */
 void tally_change(struct vm *v, int condition, int stat);
+/* c was just made, of the group (or the name) base: the sets that name
+   either are set on it; false with the error when one cannot be. */
+bool tally_spawned(struct vm *v, int c, const char *base, span at);
 /* Frees what a tally holds per creature. */
 void tally_free(tally *t);
 /* Records who stands as an encounter ends, or at the end of a run. */
