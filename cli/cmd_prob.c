@@ -19,7 +19,10 @@ static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
                             "and its dice; what cannot be computed exactly is an error that says why.\n"
                             "Several expressions are shown side by side.\n"
                             "\n"
-                            "  --exact            probabilities as exact fractions where they fit\n"
+                            "  --exact            probabilities as exact fractions where they fit (every\n"
+                            "                     outcome on a line of its own)\n"
+                            "  --all              every outcome on a line of its own: past 40, they are\n"
+                            "                     shown in bins otherwise\n"
                             "  --format FORMAT    table (default), json or csv\n"
                             "  --sample N         also roll each expression N times and show what came up\n"
                             "  -r, --rules FILE   load rules first (their stats, ranges, procedures)\n"
@@ -87,32 +90,31 @@ static void summary(const column *c)
     }
 }
 
-static void print_table(column *cols, int n, bool exact)
+/* A row of the table: the outcomes from lo to hi, one (lo == hi) or a
+   bin of them. */
+typedef struct row {
+    int64_t lo, hi;
+} row;
+
+#define MAX_ROWS 40 /* a table longer than a screen is put in bins (unless --all) */
+
+/* P(lo <= X <= hi). */
+static double p_within(const fray_distribution *d, int64_t lo, int64_t hi)
 {
-    bool unicode = cli_utf8_terminal();
-    double top = 0;
-    for (int i = 0; i < n; i++) {
-        for (int64_t k = 0; k <= last_offset(cols[i].d); k++) {
-            double p = fray_distribution_p(cols[i].d, fray_distribution_lowest(cols[i].d) + k);
-            top = p > top ? p : top;
-        }
+    double above = hi == INT64_MAX ? 0 : fray_distribution_at_least(d, hi + 1);
+    double p = fray_distribution_at_least(d, lo) - above;
+    return p < 0 ? 0 : p;
+}
+
+/* The outcomes any column can give, in order, one row each: the columns
+   merged, not every number between the lowest and the highest (d6 beside
+   d6 + 10^12 would be 10^12 lines to skip). Up to cap rows; the count of
+   all of them. */
+static size_t outcome_rows(column *cols, int n, row *out, size_t cap)
+{
+    size_t count = 0;
+    for (int i = 0; i < n; i++)
         cols[i].next = outcome_from(&cols[i], 0);
-    }
-    int bar_width = n == 1 ? 40 : 20;
-    /* header */
-    printf("%7s", "value");
-    for (int i = 0; i < n; i++) {
-        if (n == 1)
-            printf("  %12s  %9s  %9s", "probability", "at least", "at most");
-        else
-            printf("  %-*.*s", 12 + bar_width, 12 + bar_width, cols[i].expr);
-        if (cols[i].sampled)
-            printf("  %9s", "sampled");
-    }
-    putchar('\n');
-    /* the outcomes any expression can give, in order: the columns merged,
-       not every number between the lowest and the highest (d6 beside
-       d6 + 10^12 would be 10^12 lines to skip) */
     for (;;) {
         bool any = false;
         int64_t x = 0;
@@ -123,43 +125,234 @@ static void print_table(column *cols, int n, bool exact)
             any |= at >= 0;
         }
         if (!any)
-            break;
+            return count;
         for (int i = 0; i < n; i++)
             if (cols[i].next >= 0 && fray_distribution_lowest(cols[i].d) + cols[i].next == x)
                 cols[i].next = outcome_from(&cols[i], cols[i].next + 1);
-        printf("%7lld", (long long)x);
+        if (count < cap)
+            out[count] = (row){x, x};
+        count++;
+    }
+}
+
+/* A width for bins that is 1, 2 or 5 times a power of ten, at least w. */
+static int64_t round_width(int64_t w)
+{
+    for (int64_t ten = 1; ten <= INT64_MAX / 10; ten *= 10)
+        for (int k = 0; k < 3; k++) {
+            int64_t step = ten * (int64_t[]){1, 2, 5}[k];
+            if (step >= w)
+                return step;
+        }
+    return w;
+}
+
+/* Bins of one width over where all but a thousandth of each column's
+   chances lie, and a row for what lies below and above them; their
+   count (at most MAX_ROWS). */
+static size_t bin_rows(const column *cols, int n, row *out)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN, lowest = INT64_MAX, highest = INT64_MIN;
+    for (int i = 0; i < n; i++) {
+        const fray_distribution *d = cols[i].d;
+        int64_t a = fray_distribution_quantile(d, 0.0005), b = fray_distribution_quantile(d, 0.9995);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+        lowest = fray_distribution_lowest(d) < lowest ? fray_distribution_lowest(d) : lowest;
+        highest = fray_distribution_highest(d) > highest ? fray_distribution_highest(d) : highest;
+    }
+    /* the span in unsigned: it may pass INT64_MAX */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    int64_t width = round_width((int64_t)((span + (MAX_ROWS - 3)) / (MAX_ROWS - 2)));
+    /* the first bin starts at a multiple of the width, at or below lo */
+    int64_t first = lo / width * width - (lo % width < 0 ? width : 0);
+    size_t k = 0;
+    if (first > lowest)
+        out[k++] = (row){lowest, first - 1};
+    for (int64_t a = first; k < MAX_ROWS - 1 && a <= hi; a += width) {
+        int64_t b = a > INT64_MAX - (width - 1) ? INT64_MAX : a + width - 1;
+        out[k++] = (row){a, b};
+        if (b == INT64_MAX)
+            return k;
+    }
+    if (out[k - 1].hi < highest) {
+        out[k] = (row){out[k - 1].hi + 1, highest};
+        k++;
+    }
+    return k;
+}
+
+static void row_label(const row *r, const row *rows, size_t nrows, char *buf, size_t cap)
+{
+    if (r->lo == r->hi)
+        snprintf(buf, cap, "%lld", (long long)r->lo);
+    else if (r == &rows[0] && nrows > 1 && rows[1].lo - rows[1].hi != r->lo - r->hi)
+        snprintf(buf, cap, "<= %lld", (long long)r->hi); /* what lies below the bins */
+    else if (r == &rows[nrows - 1] && nrows > 1 && rows[nrows - 2].hi - rows[nrows - 2].lo != r->hi - r->lo)
+        snprintf(buf, cap, ">= %lld", (long long)r->lo);
+    else
+        snprintf(buf, cap, "%lld..%lld", (long long)r->lo, (long long)r->hi);
+}
+
+/* One column's cells of a row: its chance, at least and at most, a bar
+   of bar_width (none at 0), what its sample gave. */
+static void print_cells(const column *c, const row *r, bool exact, double top, int bar_width, bool unicode, bool pad)
+{
+    const fray_distribution *d = c->d;
+    bool inside = r->hi >= fray_distribution_lowest(d) && r->lo <= fray_distribution_highest(d);
+    double p = p_within(d, r->lo, r->hi);
+    char text[96];
+    if (!inside)
+        snprintf(text, sizeof text, "-");
+    else if (r->lo == r->hi)
+        probability_text(c, r->lo, exact, text, sizeof text);
+    else
+        snprintf(text, sizeof text, "%.4f%%", 100.0 * p);
+    printf("  %12s  %8.4f%%  %8.4f%%  ", text, 100.0 * fray_distribution_at_least(d, r->lo),
+           100.0 * fray_distribution_at_most(d, r->hi));
+    double share = top > 0 && inside ? p / top : 0;
+    int cells = bar_width > 0 ? cli_bar(stdout, share, bar_width, unicode) : 0;
+    if ((pad || c->sampled) && bar_width > 0) /* to the column's width (bars are multibyte) */
+        printf("%*s", bar_width - cells, "");
+    if (c->sampled) {
+        double seen = 0;
+        for (int64_t x = r->lo; inside && x <= r->hi && x <= fray_distribution_highest(d); x++)
+            if (x >= fray_distribution_lowest(d))
+                seen += (double)c->sample[x - fray_distribution_lowest(d)];
+        printf("  %8.4f%%", 100.0 * seen / (double)c->sampled);
+    }
+}
+
+/* The expressions that are not comparisons, outcome by outcome (or bin by
+   bin, past a screen's worth of outcomes, unless every one is asked for),
+   each with its chance, at least and at most. */
+static void print_numbers(column *cols, int n, bool exact, bool all)
+{
+    bool unicode = cli_utf8_terminal();
+    row few[MAX_ROWS + 1];
+    size_t count = outcome_rows(cols, n, few, MAX_ROWS);
+    row *rows = few;
+    size_t nrows = count;
+    bool binned = count > MAX_ROWS && !all && !exact;
+    if (binned)
+        nrows = bin_rows(cols, n, few);
+    else if (count > MAX_ROWS) {
+        rows = malloc(count * sizeof *rows);
+        if (!rows) {
+            fprintf(stderr, "fray: out of memory\n");
+            return;
+        }
+        outcome_rows(cols, n, rows, count);
+    }
+    double top = 0;
+    for (int i = 0; i < n; i++)
+        for (size_t r = 0; r < nrows; r++) {
+            double p = p_within(cols[i].d, rows[r].lo, rows[r].hi);
+            top = p > top ? p : top;
+        }
+    int label = 7;
+    for (size_t r = 0; r < nrows; r++) {
+        char buf[64];
+        row_label(&rows[r], rows, nrows, buf, sizeof buf);
+        label = (int)strlen(buf) > label ? (int)strlen(buf) : label;
+    }
+    /* a column is its three figures (37 wide), and a bar where the screen
+       has room for one */
+    int room = cli_terminal_width() - label - n * (37 + (cols[0].sampled ? 11 : 0));
+    int bar_width = n == 1 ? 40 : room / n - 1 >= 6 ? (room / n - 1 > 20 ? 20 : room / n - 1) : 0;
+    printf("%*s", label, "value");
+    for (int i = 0; i < n; i++) {
+        if (n > 1)
+            printf("  %-*.*s", 35 + bar_width, 35 + bar_width, cols[i].expr);
+        else
+            printf("  %12s  %9s  %9s", "probability", "at least", "at most");
+        if (cols[i].sampled)
+            printf("  %9s", "sampled");
+    }
+    putchar('\n');
+    if (n > 1) {
+        printf("%*s", label, "");
         for (int i = 0; i < n; i++) {
-            const fray_distribution *d = cols[i].d;
-            bool inside = x >= fray_distribution_lowest(d) && x <= fray_distribution_highest(d);
-            char p[96];
-            probability_text(&cols[i], x, exact, p, sizeof p);
-            if (!inside)
-                snprintf(p, sizeof p, "-");
-            if (n == 1)
-                printf("  %12s  %8.4f%%  %8.4f%%  ", p, 100.0 * fray_distribution_at_least(d, x),
-                       100.0 * fray_distribution_at_most(d, x));
-            else
-                printf("  %12s ", p);
-            double share = top > 0 ? fray_distribution_p(d, x) / top : 0;
-            cli_bar(stdout, inside ? share : 0, bar_width, unicode);
-            if (n > 1) { /* pad to the column's width (bars are multibyte) */
-                int cells = (int)(share * bar_width + (unicode ? 0.999 : 0.5));
-                if (!inside)
-                    cells = 0;
-                printf("%*s", bar_width - cells + 1, "");
-            }
-            if (cols[i].sampled) {
-                double seen =
-                    inside ? (double)cols[i].sample[x - fray_distribution_lowest(d)] / (double)cols[i].sampled : 0;
-                printf("  %8.4f%%", 100.0 * seen);
-            }
+            printf("  %12s  %9s  %9s%*s", "probability", "at least", "at most", bar_width + 2, "");
+            if (cols[i].sampled)
+                printf("  %9s", "sampled");
         }
         putchar('\n');
     }
+    for (size_t r = 0; r < nrows; r++) {
+        char buf[64];
+        row_label(&rows[r], rows, nrows, buf, sizeof buf);
+        printf("%*s", label, buf);
+        for (int i = 0; i < n; i++)
+            print_cells(&cols[i], &rows[r], exact, top, bar_width, unicode, i + 1 < n);
+        putchar('\n');
+    }
+    if (binned)
+        printf("(%zu outcomes in bins of %lld; --all shows each)\n", count,
+               (long long)(rows[nrows > 2 ? 1 : 0].hi - rows[nrows > 2 ? 1 : 0].lo + 1));
+    if (rows != few)
+        free(rows);
     for (int i = 0; i < n; i++) {
         printf("%s\n", cols[i].expr);
         summary(&cols[i]);
     }
+}
+
+/* Comparisons: how likely each is to hold, a line each. */
+static void print_yes_no(column *cols, int n, bool exact)
+{
+    bool unicode = cli_utf8_terminal();
+    int width = 10;
+    for (int i = 0; i < n; i++)
+        width = (int)strlen(cols[i].expr) > width ? (int)strlen(cols[i].expr) : width;
+    width = width > 40 ? 40 : width;
+    printf("%-*s  %12s", width, "comparison", "holds");
+    if (cols[0].sampled)
+        printf("  %30s  %9s", "", "sampled");
+    putchar('\n');
+    for (int i = 0; i < n; i++) {
+        const fray_distribution *d = cols[i].d;
+        char p[96];
+        probability_text(&cols[i], 1, exact, p, sizeof p);
+        printf("%-*s  %12s  ", width, cols[i].expr, p);
+        int cells = cli_bar(stdout, fray_distribution_p(d, 1), 30, unicode);
+        if (cols[i].sampled)
+            printf("%*s  %9.4f%%", 30 - cells, "",
+                   100.0 * (double)cols[i].sample[1 - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+        putchar('\n');
+        if (fray_distribution_remainder(d) > 0)
+            printf("  (explosions cut where less than %.3g of the probability remained)\n",
+                   fray_distribution_remainder(d));
+    }
+}
+
+/* Numbers first, as a table; then comparisons, a line each. */
+static void print_table(column *cols, int n, bool exact, bool all)
+{
+    column *numbers = malloc((size_t)n * sizeof *numbers), *yes_no = malloc((size_t)n * sizeof *yes_no);
+    if (!numbers || !yes_no) {
+        free(numbers);
+        free(yes_no);
+        fprintf(stderr, "fray: out of memory\n");
+        return;
+    }
+    int nn = 0, ny = 0;
+    for (int i = 0; i < n; i++) {
+        /* a comparison of one outcome only (`1 >= 0`) has no line of 1 to read */
+        bool both = fray_distribution_lowest(cols[i].d) == 0 && fray_distribution_highest(cols[i].d) == 1;
+        if (fray_distribution_yes_no(cols[i].d) && both)
+            yes_no[ny++] = cols[i];
+        else
+            numbers[nn++] = cols[i];
+    }
+    if (nn)
+        print_numbers(numbers, nn, exact, all);
+    if (nn && ny)
+        putchar('\n');
+    if (ny)
+        print_yes_no(yes_no, ny, exact);
+    free(numbers);
+    free(yes_no);
 }
 
 static void print_json(column *cols, int n)
@@ -169,6 +362,8 @@ static void print_json(column *cols, int n)
         const fray_distribution *d = cols[i].d;
         printf("%s\n  {\"expression\": ", i ? "," : "");
         cli_json_string(cols[i].expr);
+        if (fray_distribution_yes_no(d))
+            printf(", \"holds\": %.17g", fray_distribution_p(d, 1));
         bool exact = fray_distribution_exact(d, fray_distribution_lowest(d), (char[8]){0}, 0);
         printf(
             ", \"exact\": %s, \"remainder\": %.17g, \"min\": %lld, \"max\": %lld, \"mean\": %.17g, \"stddev\": %.17g, "
@@ -228,7 +423,7 @@ static void print_csv(column *cols, int n)
 int cmd_prob(int argc, char **argv)
 {
     /* options of our own first; the rest are the shared ones */
-    bool exact = false;
+    bool exact = false, all = false;
     const char *format = "table";
     size_t samples = 0;
     char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
@@ -237,6 +432,8 @@ int cmd_prob(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--exact"))
             exact = true;
+        else if (!strcmp(argv[i], "--all"))
+            all = true;
         else if (!strncmp(argv[i], "--format=", 9))
             format = argv[i] + 9;
         else if (!strcmp(argv[i], "--format") && i + 1 < argc)
@@ -301,7 +498,7 @@ int cmd_prob(int argc, char **argv)
         else if (!strcmp(format, "csv"))
             print_csv(cols, n);
         else
-            print_table(cols, n, exact);
+            print_table(cols, n, exact, all);
     }
     for (int i = 0; cols && i < n; i++) {
         fray_distribution_free(cols[i].d);

@@ -37,7 +37,6 @@ void mean_interval(uint64_t sum, uint64_t squares, uint64_t n, double *mean, dou
     *half = n > 1 && var > 0 ? 1.959963984540054 * sqrt(var / (double)n) : 0;
 }
 
-
 static size_t round_quantile(const fray_sim_result *r, double q)
 {
     uint64_t total = 0, seen = 0;
@@ -74,4 +73,3 @@ round_stats rounds_of(const fray_sim_result *r)
     s.decided = total;
     return s;
 }
-

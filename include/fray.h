@@ -253,6 +253,9 @@ int64_t fray_distribution_quantile(const fray_distribution *d, double q);
 double fray_distribution_remainder(const fray_distribution *d);
 /* True when the weights are exact; then writes P(X = outcome) as "a/b". */
 bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *buf, size_t cap);
+/* Whether the expression was a yes or no (a comparison, `d20 + 5 >= 15`):
+   its outcomes are 1 (it holds) and 0, and P(1) is how likely it is. */
+bool fray_distribution_yes_no(const fray_distribution *d);
 
 /* Evaluates an expression n times, rolling its dice each time, and stores
  * the whole-number results (for comparing samples with fray_prob). */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "lang/files.h"
+#include "lang/parser.h"
 #include "runtime/base/mem.h"
 #include "runtime/core/builtins.h"
 
@@ -778,8 +779,29 @@ int compile_file(program *p, const char *path, diag_sink *sink, const compile_op
 
 typedef enum { EXPR_EVAL, EXPR_DISTRIBUTION, EXPR_SAMPLE } expr_mode;
 
+/* Whether an expression asks a yes or no: a comparison, or `and`, `or`
+   or `not` of them (of distributions, its type does not say so). */
+static bool asks_yes_no(const node *e)
+{
+    if (e->kind == AST_UNARY)
+        return e->op == NOT;
+    if (e->kind != AST_BINARY)
+        return e->kind == AST_BOOL;
+    switch (e->op) {
+    case EQ:
+    case NE:
+    case '<':
+    case LE:
+    case '>':
+    case GE:
+    case AND:
+    case OR: return true;
+    default: return false;
+    }
+}
+
 static int compile_one(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                       const compile_options *opts, int *chunk_out, expr_mode mode)
+                       const compile_options *opts, int *chunk_out, expr_mode mode, bool *yes_no)
 {
     compiler cc;
     compiler_init(&cc, p, sink, opts);
@@ -805,7 +827,9 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
         fn_begin(&cc, &fs, CHUNK_FORMULA, distribution ? "distribution" : "eval", expr->sp);
         if (distribution) /* as in dist(E): nothing rolled, nothing changed (vm_exact.c) */
             emit_op(&cc, OP_EXACT_ENTER, expr->sp);
-        compile_expr(&cc, expr);
+        sty type = compile_expr(&cc, expr);
+        if (yes_no)
+            *yes_no = type == TY_BOOL || asks_yes_no(expr);
         if (distribution) { /* whatever the value, as a distribution */
             emit_op(&cc, OP_EXACT_LEAVE, expr->sp);
             emit_op(&cc, OP_CALL_BUILTIN, expr->sp);
@@ -822,17 +846,19 @@ static int compile_one(program *p, const char *name, const char *text, size_t le
 int compile_expression(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                        const compile_options *opts, int *chunk_out)
 {
-    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_EVAL);
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_EVAL, NULL);
 }
 
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
                    const compile_options *opts, int *chunk_out)
 {
-    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_SAMPLE);
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_SAMPLE, NULL);
 }
 
 int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                         const compile_options *opts, int *chunk_out)
+                         const compile_options *opts, int *chunk_out, bool *yes_no)
 {
-    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_DISTRIBUTION);
+    if (yes_no)
+        *yes_no = false;
+    return compile_one(p, name, text, len, sink, opts, chunk_out, EXPR_DISTRIBUTION, yes_no);
 }

@@ -100,7 +100,10 @@ int compile_expression(program *p, const char *name, const char *text, size_t le
 /* The same, but the chunk computes the exact distribution of the
  * expression (as prob() and dist() do) instead of rolling its dice. */
 int compile_distribution(program *p, const char *name, const char *text, size_t len, diag_sink *sink,
-                         const compile_options *opts, int *chunk_out);
+                         const compile_options *opts, int *chunk_out, bool *yes_no);
+/* (*yes_no: whether the expression is a yes or no, a comparison: its
+   distribution is of 0 and 1, and what is asked of it is how likely it is
+   to hold.) */
 /* The same, but every die is rolled where it appears: one sample of the
  * distribution compile_distribution computes. */
 int compile_sample(program *p, const char *name, const char *text, size_t len, diag_sink *sink,

@@ -448,6 +448,7 @@ fray_status fray_eval(fray *f, const char *expr, const char **out)
 
 struct fray_distribution {
     dist *d;
+    bool yes_no;     /* of a comparison: 1 is yes, 0 no */
     size_t n;        /* outcomes from lowest to highest */
     double *at_most; /* [n], computed once: a table reads every row */
     double *at_least;
@@ -468,7 +469,9 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
 {
     *out = NULL;
     int formula;
-    if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &f->copts, &formula) > 0 || formula < 0)
+    bool yes_no;
+    if (compile_distribution(f->p, "<prob>", expr, strlen(expr), &f->sink, &f->copts, &formula, &yes_no) > 0 ||
+        formula < 0)
         return FRAY_ERR_RULES;
     if (!ensure_eval_self(f))
         return api_runtime_failure(f);
@@ -483,6 +486,7 @@ static fray_status prob_of(fray *f, const char *expr, fray_distribution **out)
     fray_distribution *fd = MEM_NEW(fray_distribution);
     if (fd && (fd->d = d ? dist_copy(d, &err) : NULL) != NULL) {
         fd->n = (size_t)(dist_highest(d) - dist_lowest(d) + 1);
+        fd->yes_no = yes_no;
         fd->at_most = MEM_NEW_ARRAY(double, fd->n);
         fd->at_least = MEM_NEW_ARRAY(double, fd->n);
         if (fd->at_most && fd->at_least) {
@@ -545,6 +549,11 @@ int64_t fray_distribution_quantile(const fray_distribution *d, double q)
 double fray_distribution_remainder(const fray_distribution *d)
 {
     return dist_remainder(d->d);
+}
+
+bool fray_distribution_yes_no(const fray_distribution *d)
+{
+    return d->yes_no;
 }
 
 bool fray_distribution_exact(const fray_distribution *d, int64_t outcome, char *buf, size_t cap)
