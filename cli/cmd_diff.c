@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -18,11 +19,15 @@ static const char usage[] = "Usage: fray diff [OPTION]... A B\n"
                             "action, trigger, stat ... that differs, or that only one side has.\n"
                             "\n"
                             "  --format FORMAT    table (default), markdown or json\n"
+                            "  --brief            the summary alone: the reference fight's figures and\n"
+                            "                     what differs, section by section\n"
                             "  --exit-code        exit 1 when the systems differ (0 when they do not)\n"
                             "  --at STAT=V,V,...  evaluate formulas at these values of STAT\n"
                             "                     (default level=1,5,10,20)\n"
                             "  --profile DIR      reference fights: DIR/SYSTEM.rules for each system\n"
-                            "                     (see examples/profiles/)\n"
+                            "                     (default: examples/profiles/duel, or the installed\n"
+                            "                     one, where both systems have a fight there)\n"
+                            "  --no-profile       no reference fight\n"
                             "  --rounds N         the chance the attacker has won by round N (default 3)\n"
                             "  --runs N           runs of a simulation where a fight cannot be computed\n"
                             "                     exactly (default 2000)\n"
@@ -130,7 +135,23 @@ static void print_row(FILE *out, const fray_report_row *row, int label_w, int ce
     }
 }
 
-static void print_table(FILE *out, const fray_report *r)
+/* Whether any row of a section differs. */
+static bool section_differs(const fray_report_section *sec)
+{
+    for (size_t k = 0; k < sec->nrows; k++)
+        if (sec->rows[k].differs)
+            return true;
+    return false;
+}
+
+/* A section the same in both, not worth reading whole: its title and a
+   line saying so stand for it. */
+static bool collapsed(const fray_report_section *sec)
+{
+    return sec->nrows > 0 && !sec->whole && !section_differs(sec);
+}
+
+static void print_table(FILE *out, const fray_report *r, bool brief)
 {
     bool unicode = cli_utf8_terminal();
     int width = cli_terminal_width();
@@ -143,9 +164,15 @@ static void print_table(FILE *out, const fray_report *r)
     fprintf(out, "  %s\n", r->b);
     for (size_t s = 0; s < r->nsections; s++) {
         const fray_report_section *sec = &r->sections[s];
+        if (brief && !sec->summary)
+            continue;
         fprintf(out, "\n%s\n", sec->title);
         if (sec->note)
             fprintf(out, "  (%s)\n", sec->note);
+        if (collapsed(sec)) {
+            fprintf(out, "  (the same in both)\n");
+            continue;
+        }
         for (size_t k = 0; k < sec->nrows; k++)
             print_row(out, &sec->rows[k], label_w, cell_w, unicode);
     }
@@ -154,14 +181,13 @@ static void print_table(FILE *out, const fray_report *r)
 
 /* --- Markdown and JSON ------------------------------------------------------------------- */
 
-static void md_cell(const char *s, double p)
+/* A cell: its text (which gives any share it holds), `—` for nothing. */
+static void md_cell(const char *s)
 {
     putchar(' ');
-    if (p >= 0)
-        printf("%.1f%% ", 100 * p);
-    if (!s)
-        fputs("—", stdout);
-    for (; s && *s; s++) {
+    if (!s || !strcmp(s, "-"))
+        s = "—";
+    for (; *s; s++) {
         if (*s == '|')
             fputs("\\|", stdout);
         else
@@ -170,22 +196,32 @@ static void md_cell(const char *s, double p)
     fputs(" |", stdout);
 }
 
-static void print_markdown(const fray_report *r)
+static void print_markdown(const fray_report *r, bool brief)
 {
     printf("# %s and %s\n", r->a, r->b);
     for (size_t s = 0; s < r->nsections; s++) {
         const fray_report_section *sec = &r->sections[s];
+        if (brief && !sec->summary)
+            continue;
         printf("\n## %s\n\n", sec->title);
         if (sec->note)
             printf("%s.\n\n", sec->note);
-        if (!sec->nrows)
+        if (collapsed(sec))
+            printf("The same in both.\n");
+        if (!sec->nrows || collapsed(sec))
             continue;
         printf("| | %s | %s |\n|---|---|---|\n", r->a, r->b);
         for (size_t k = 0; k < sec->nrows; k++) {
             const fray_report_row *row = &sec->rows[k];
-            printf("| %s%s%s |", row->differs ? "**" : "", row->label, row->differs ? "**" : "");
-            md_cell(row->a, row->a ? row->pa : -1);
-            md_cell(row->b, row->b ? row->pb : -1);
+            /* a label's indent (a row under another) is kept outside the
+               bold, which Markdown does not open after a space */
+            const char *label = row->label;
+            printf("| ");
+            for (; *label == ' '; label++)
+                printf("&nbsp;");
+            printf("%s%s%s |", row->differs ? "**" : "", label, row->differs ? "**" : "");
+            md_cell(row->a);
+            md_cell(row->b);
             putchar('\n');
         }
     }
@@ -213,6 +249,8 @@ static void print_json(const fray_report *r)
         cli_json_string(sec->title);
         printf(", \"note\": ");
         json_opt(sec->note);
+        if (sec->summary)
+            printf(", \"summary\": true");
         printf(", \"rows\": [");
         for (size_t k = 0; k < sec->nrows; k++) {
             const fray_report_row *row = &sec->rows[k];
@@ -255,8 +293,8 @@ static bool parse_at(const char *arg, char *stat, size_t cap, int64_t *values, s
 int cmd_diff(int argc, char **argv)
 {
     const char *format = "table", *profile = NULL;
-    bool exit_code = false;
-    char stat[64] = "";
+    bool exit_code = false, brief = false, no_profile = false;
+    char at_stat[64] = "";
     int64_t values[8];
     size_t nvalues = 0;
     uint64_t rounds = 3, runs = 2000, jobs = 0;
@@ -265,8 +303,8 @@ int cmd_diff(int argc, char **argv)
     rest[nrest++] = argv[0];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--exit-code")) {
-            exit_code = true;
+        if (!strcmp(a, "--exit-code") || !strcmp(a, "--brief") || !strcmp(a, "--no-profile")) {
+            *(!strcmp(a, "--exit-code") ? &exit_code : !strcmp(a, "--brief") ? &brief : &no_profile) = true;
             continue;
         }
         bool known = !strcmp(a, "--format") || !strcmp(a, "--at") || !strcmp(a, "--profile") ||
@@ -287,7 +325,7 @@ int cmd_diff(int argc, char **argv)
         else if (!strcmp(a, "--profile"))
             profile = val;
         else if (!strcmp(a, "--at")) {
-            if (!parse_at(val, stat, sizeof stat, values, &nvalues)) {
+            if (!parse_at(val, at_stat, sizeof at_stat, values, &nvalues)) {
                 fprintf(stderr, "fray diff: --at takes STAT=V,V,... (at most 8 whole numbers), not '%s'\n", val);
                 return EXIT_USAGE;
             }
@@ -330,11 +368,23 @@ int cmd_diff(int argc, char **argv)
     if (code == EXIT_OK)
         code = cli_exit_code(fray_run_rules(fb, rest[first + 1]));
     fray_report *r = NULL;
+    /* without --profile, the reference fights of a clone's examples, or of
+       the installed ones, where both systems have one */
+    bool if_both = false;
+    if (!profile && !no_profile) {
+        static const char *const found[] = {"examples/profiles/duel", FRAY_DATADIR "/profiles/duel"};
+        struct stat st;
+        for (size_t i = 0; i < sizeof found / sizeof found[0] && !profile; i++)
+            if (stat(found[i], &st) == 0 && S_ISDIR(st.st_mode))
+                profile = found[i];
+        if_both = profile != NULL;
+    }
     if (code == EXIT_OK) {
-        fray_diff_options d = {.stat = stat[0] ? stat : NULL,
+        fray_diff_options d = {.stat = at_stat[0] ? at_stat : NULL,
                                .values = values,
                                .nvalues = nvalues,
                                .profile = profile,
+                               .profile_if_both = if_both,
                                .rounds = (int)rounds,
                                .runs = runs,
                                .threads = (int)jobs};
@@ -346,14 +396,14 @@ int cmd_diff(int argc, char **argv)
         else if (!strcmp(format, "json"))
             print_json(r);
         else if (!strcmp(format, "markdown"))
-            print_markdown(r);
+            print_markdown(r, brief);
         else {
             /* laid out in columns, then printed without the blanks that
                pad the last one */
             char *text = NULL;
             size_t len = 0;
             FILE *mem = open_memstream(&text, &len);
-            print_table(mem ? mem : stdout, r);
+            print_table(mem ? mem : stdout, r, brief);
             if (mem) {
                 fclose(mem);
                 cli_print_trimmed(text);

@@ -552,6 +552,8 @@ typedef struct fray_report_section {
     const char *note; /* a line under the title, or NULL */
     fray_report_row *rows;
     size_t nrows;
+    bool summary; /* the report's opening summary (what --brief prints) */
+    bool whole;   /* worth reading even where nothing differs (a reference fight) */
 } fray_report_section;
 
 typedef struct fray_report {
@@ -570,8 +572,9 @@ typedef struct fray_diff_options {
     /* A directory of reference fights, one scenario per system named
        after it (legend.rules, ...): see doc/diff.md. NULL: none. */
     const char *profile;
-    int rounds;    /* the chance to drop the defender within this many rounds (default 3) */
-    uint64_t runs; /* runs of `fray sim` where a fight cannot be computed exactly (default 2000) */
+    bool profile_if_both; /* ... only when both systems have a fight there (else none, silently) */
+    int rounds;           /* the chance to drop the defender within this many rounds (default 3) */
+    uint64_t runs;        /* runs of `fray sim` where a fight cannot be computed exactly (default 2000) */
     int threads;
 } fray_diff_options;
 

@@ -18,6 +18,7 @@
 #include "runtime/base/mem.h"
 #include "runtime/analysis/profile.h"
 #include "runtime/analysis/report.h"
+#include "runtime/analysis/summary.h"
 #include "runtime/core/rules.h"
 
 static const char *str(const program *p, int id)
@@ -789,11 +790,14 @@ static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_re
     turns(&rb, pa, pb);
     formulas(&rb, a, b, o);
     fray_status st = FRAY_OK;
-    if (o && o->profile)
+    if (o && o->profile && (!o->profile_if_both || (profile_found(o->profile, pa) && profile_found(o->profile, pb))))
         st = profile_compare(&rb, a, b, o);
     for (size_t k = 0; k < sizeof named_kinds / sizeof named_kinds[0]; k++)
         compare_kind(&rb, pa, pb, &named_kinds[k]);
-    *out = report_end(&rb);
+    fray_report *whole = report_end(&rb);
+    /* the summary opens it: what differs, and what it does to the fight */
+    *out = whole ? summary_prepend(whole) : NULL;
+    fray_report_free(whole);
     if (st == FRAY_OK && !*out)
         st = FRAY_ERR_RULES;
     if (st != FRAY_OK) {

@@ -722,6 +722,18 @@ static void trigger_rows(report_builder *rb, fight *g)
     }
 }
 
+static bool profile_path(const char *dir, const program *p, text_buf *out, const char **uses);
+
+bool profile_found(const char *dir, const program *p)
+{
+    text_buf path;
+    text_init(&path);
+    const char *uses;
+    bool found = profile_path(dir, p, &path, &uses);
+    text_free(&path);
+    return found;
+}
+
 /* DIR/SYSTEM.rules, or for a variant DIR/BASE.rules: a house rule is
    measured on the fight its base system's profile sets up. */
 static bool profile_path(const char *dir, const program *p, text_buf *out, const char **uses)
@@ -769,6 +781,7 @@ fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_dif
         text_add(&note, "%s/SYSTEM.rules: the attacker's turn against the defender, every combination of its dice%s%s",
                  o->profile, !g[0].f ? "; none for A" : "", !g[1].f ? "; none for B" : "");
         report_section(rb, "Reference fight", note.s);
+        report_mark(rb, false, true);
         text_free(&note);
         row(rb, "how", g, fig_how);
         row(rb, "hit points", g, fig_hp);

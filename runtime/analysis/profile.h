@@ -14,5 +14,8 @@
 #include "runtime/analysis/report.h"
 
 fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_diff_options *o);
+/* Whether DIR has a fight for the system (or for the system it extends). */
+struct program;
+bool profile_found(const char *dir, const struct program *p);
 
 #endif

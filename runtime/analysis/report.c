@@ -86,6 +86,24 @@ void report_prob_row(report_builder *rb, const char *label, const char *a, const
     rb->r->differences += row->differs;
 }
 
+void report_mark(report_builder *rb, bool summary, bool whole)
+{
+    if (rb->oom || !rb->r->nsections)
+        return;
+    rb->r->sections[rb->r->nsections - 1].summary = summary;
+    rb->r->sections[rb->r->nsections - 1].whole = whole;
+}
+
+void report_differs(report_builder *rb, bool differs)
+{
+    if (rb->oom || !rb->r->nsections || !rb->r->sections[rb->r->nsections - 1].nrows)
+        return;
+    fray_report_section *s = &rb->r->sections[rb->r->nsections - 1];
+    fray_report_row *row = &s->rows[s->nrows - 1];
+    rb->r->differences += (size_t)differs - (size_t)row->differs;
+    row->differs = differs;
+}
+
 void report_row(report_builder *rb, const char *label, const char *a, const char *b)
 {
     report_prob_row(rb, label, a, b, -1, -1);

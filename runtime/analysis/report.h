@@ -19,6 +19,10 @@ void report_section(report_builder *rb, const char *title, const char *note);
 /* A row; it differs when a and b are not the same text. */
 void report_row(report_builder *rb, const char *label, const char *a, const char *b);
 void report_prob_row(report_builder *rb, const char *label, const char *a, const char *b, double pa, double pb);
+/* Marks the last section: part of the summary, and worth reading whole. */
+void report_mark(report_builder *rb, bool summary, bool whole);
+/* Sets whether the last row differs (a summary's row says how much). */
+void report_differs(report_builder *rb, bool differs);
 /* The report, its last section trimmed; NULL after an allocation failure. */
 fray_report *report_end(report_builder *rb);
 

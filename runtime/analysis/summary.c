@@ -1,0 +1,148 @@
+/* summary: the opening of a `fray diff` report (summary.h). */
+#include "runtime/analysis/summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/analysis/report.h"
+#include "runtime/base/text.h"
+
+/* The sections that are the rules of play, as diff.c writes them before
+   the declarations. */
+static bool of_play(const char *title)
+{
+    static const char *const play[] = {
+        "System", "Action economy",     "Initiative", "Rounds and time", "Death and the end of a fight",
+        "Space",  "Ranges and formulas"};
+    for (size_t i = 0; i < sizeof play / sizeof play[0]; i++)
+        if (!strcmp(title, play[i]))
+            return true;
+    return false;
+}
+
+/* The figure a cell starts with, and whether it is a share (ends in %). */
+static bool figure_of(const char *cell, double *x, bool *share)
+{
+    if (!cell)
+        return false;
+    char *end;
+    *x = strtod(cell, &end);
+    if (end == cell)
+        return false;
+    *share = *end == '%';
+    return true;
+}
+
+/* A headline row of the fight: B's cell followed by how far it is from A's. */
+static void headline(report_builder *rb, const fray_report_row *row)
+{
+    double a, b;
+    bool sa, sb;
+    text_buf cell;
+    text_init(&cell);
+    text_put(&cell, row->b ? row->b : "-");
+    if (figure_of(row->a, &a, &sa) && figure_of(row->b, &b, &sb) && sa == sb && a != b) {
+        if (sa)
+            text_add(&cell, " (%+.2f pts)", b - a);
+        else if (a != 0)
+            text_add(&cell, " (%+.3g, x%.2f)", b - a, b / a);
+        else
+            text_add(&cell, " (%+.3g)", b - a);
+    }
+    report_prob_row(rb, row->label, row->a, cell.s, row->pa, row->pb);
+    report_differs(rb, row->differs);
+    text_free(&cell);
+}
+
+/* The labels of a section's rows that differ, as many as fit a line. */
+static void differing(const fray_report_section *s, text_buf *out, size_t *count)
+{
+    *count = 0;
+    for (size_t k = 0; k < s->nrows; k++) {
+        if (!s->rows[k].differs)
+            continue;
+        const char *label = s->rows[k].label;
+        while (*label == ' ')
+            label++;
+        if (++*count <= 6)
+            text_add(out, "%s%s", *count > 1 ? ", " : "", label);
+    }
+    if (*count > 6)
+        text_add(out, ", and %zu more", *count - 6);
+}
+
+static void section_rows(report_builder *rb, const fray_report *r, bool play)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        const fray_report_section *s = &r->sections[i];
+        if (of_play(s->title) != play || s->whole)
+            continue;
+        text_buf which;
+        text_init(&which);
+        size_t n;
+        differing(s, &which, &n);
+        if (n) {
+            char count[64];
+            snprintf(count, sizeof count, "%zu differ%s", n, n == 1 ? "s" : "");
+            report_row(rb, s->title, count, which.s);
+            report_differs(rb, true);
+        }
+        text_free(&which);
+    }
+}
+
+static void copy_section(report_builder *rb, const fray_report_section *s)
+{
+    report_section(rb, s->title, s->note);
+    report_mark(rb, s->summary, s->whole);
+    for (size_t k = 0; k < s->nrows; k++) {
+        const fray_report_row *row = &s->rows[k];
+        report_prob_row(rb, row->label, row->a, row->b, row->pa, row->pb);
+    }
+}
+
+fray_report *summary_prepend(const fray_report *r)
+{
+    report_builder rb;
+    if (!report_begin(&rb, r->a, r->b)) {
+        fray_report_free(rb.r);
+        return NULL;
+    }
+    text_buf note;
+    text_init(&note);
+    text_add(&note, "%zu difference%s", r->differences, r->differences == 1 ? "" : "s");
+    const fray_report_section *fight = NULL;
+    for (size_t i = 0; i < r->nsections && !fight; i++)
+        if (r->sections[i].whole)
+            fight = &r->sections[i];
+    if (fight)
+        text_add(&note, "; the reference fight's figures, B's with how far it is from A's");
+    report_section(&rb, "Summary", note.s);
+    report_mark(&rb, true, true);
+    text_free(&note);
+    /* the fight's outcome first, then what makes it, then how it was
+       worked out (a label ending in '*' names the rows it begins) */
+    static const char *const headlines[] = {"attacker wins", "defender wins", "damage per turn",
+                                            "attacker wins by round*", "how"};
+    for (size_t h = 0; fight && h < sizeof headlines / sizeof headlines[0]; h++) {
+        size_t len = strlen(headlines[h]);
+        bool prefix = headlines[h][len - 1] == '*';
+        for (size_t k = 0; k < fight->nrows; k++)
+            if (prefix ? !strncmp(fight->rows[k].label, headlines[h], len - 1)
+                       : !strcmp(fight->rows[k].label, headlines[h]))
+                headline(&rb, &fight->rows[k]);
+    }
+    section_rows(&rb, r, true);
+    section_rows(&rb, r, false);
+    if (!r->differences)
+        report_row(&rb, "differences", "none", "none");
+    size_t differences = r->differences;
+    for (size_t i = 0; i < r->nsections; i++)
+        copy_section(&rb, &r->sections[i]);
+    fray_report *out = report_end(&rb);
+    if (out)
+        out->differences = differences; /* the summary's rows count none of their own */
+    return out;
+}
