@@ -12,9 +12,11 @@
 
 #include "cli/cli.h"
 #include "cli/sim_figures.h"
+#include "cli/sim_parts.h"
 #include "cli/output.h"
 
 static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
+                            "   or: fray sim --merge [--format F] PART...\n"
                             "Play a scenario (rules, creatures and an encounter script such as `fight`)\n"
                             "many times, each run with its own dice, and report who wins and how often,\n"
                             "how many rounds fights last, the damage each creature deals and takes, and\n"
@@ -24,6 +26,8 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "significant.\n"
                             "\n"
                             "  -n, --runs N       runs (default 1000)\n"
+                            "  --runs FROM..TO    play only these runs of a larger simulation (run i\n"
+                            "                     plays seed + i), for --format part\n"
                             "  -j, --jobs N       threads (default: the machine's cores); the results\n"
                             "                     are the same for every N\n"
                             "  --seed N           seed of the first run (default 0)\n"
@@ -34,7 +38,10 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "  --set C.STAT=N     set creature C's STAT to N as it is made, over the\n"
                             "                     scenario's (a group's name sets each member; repeat\n"
                             "                     for more); 'fray sweep' tries a range of values\n"
-                            "  --format FORMAT    table (default) or json\n"
+                            "  --format FORMAT    table (default), json, or part: a slice's sums, which\n"
+                            "                     --merge adds up into the report of the whole\n"
+                            "  --merge PART...    add up parts (played on other machines) and print\n"
+                            "                     exactly the report one process would\n"
                             "  -I, --include DIR  look for `use` modules in DIR\n"
                             "  --limit NAME=N     a limit per command of each run ('fray help limits')\n"
                             "\n"
@@ -194,9 +201,12 @@ typedef struct table {
 static void print_heading(const table *t, const char *const *titles, const char *scenario, uint64_t seed, int threads)
 {
     const fray_sim_result *r0 = t->rs[0];
-    fprintf(t->out, "%s: %llu run%s (seeds %llu to %llu), %d thread%s\n", scenario, (unsigned long long)r0->runs,
-            r0->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + r0->runs - 1), threads,
-            threads == 1 ? "" : "s");
+    fprintf(t->out, "%s: %llu run%s (seeds %llu to %llu), ", scenario, (unsigned long long)r0->runs,
+            r0->runs == 1 ? "" : "s", (unsigned long long)seed, (unsigned long long)(seed + r0->runs - 1));
+    if (threads > 0)
+        fprintf(t->out, "%d thread%s\n", threads, threads == 1 ? "" : "s");
+    else /* parts merged, played on several thread counts */
+        fprintf(t->out, "parts merged\n");
     label(t->out, "");
     for (int i = 0; i < t->n; i++)
         cell(t->out, titles[i]);
@@ -592,70 +602,138 @@ static int report(fray_sim_result *const *rs, int n, const char *scenario, const
     return code;
 }
 
-int cmd_sim(int argc, char **argv)
-{
-    uint64_t runs = 1000, jobs = 0;
-    const char *vs = NULL, *health = NULL, *format = "table";
-    enum { MAX_SETS = 16 };
+enum { MAX_SETS = 16 };
+
+/* What the command line asks for besides the shared options. */
+typedef struct sim_args {
+    uint64_t runs, jobs, from, to; /* from..to: --runs FROM..TO, a slice */
+    bool slice, merge;
+    const char *vs, *health, *format;
     fray_sim_set sets[MAX_SETS];
     cli_set given[MAX_SETS];
-    size_t nsets = 0;
-    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
-    int nrest = 0;
-    rest[nrest++] = argv[0];
+    size_t nsets;
+} sim_args;
+
+/* `--runs N`, or `--runs FROM..TO` (a slice of the runs); false when it is
+   neither. */
+static bool parse_runs(const char *val, sim_args *a)
+{
+    const char *dots = val ? strstr(val, "..") : NULL;
+    if (!dots)
+        return cli_parse_u64(val, 1, 100000000, &a->runs);
+    char from[32];
+    if ((size_t)(dots - val) >= sizeof from)
+        return false;
+    memcpy(from, val, (size_t)(dots - val));
+    from[dots - val] = '\0';
+    a->slice = true;
+    return cli_parse_u64(from, 0, UINT64_MAX - 1, &a->from) && cli_parse_u64(dots + 2, 0, UINT64_MAX - 1, &a->to) &&
+           a->to >= a->from && a->to - a->from < 100000000;
+}
+
+/* Takes this command's options out of argv, the rest left in rest; -1 to
+   go on, or an exit code. */
+static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *nrest)
+{
+    *a = (sim_args){.runs = 1000, .format = "table"};
+    rest[(*nrest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
-        if (!strcmp(a, "-n") || !strcmp(a, "--runs")) {
-            if (!val || !cli_parse_u64(val, 1, 100000000, &runs)) {
-                fprintf(stderr, "fray sim: %s takes a count of runs from 1 to 100000000\n", a);
+        if (!strcmp(opt, "--merge")) {
+            a->merge = true;
+            takes = false;
+        } else if (!strcmp(opt, "-n") || !strcmp(opt, "--runs")) {
+            if (!parse_runs(val, a)) {
+                fprintf(stderr,
+                        "fray sim: %s takes a count of runs from 1 to 100000000, or a slice of them: "
+                        "FROM..TO (runs from 0)\n",
+                        opt);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!val || !cli_parse_u64(val, 1, 256, &jobs)) {
-                fprintf(stderr, "fray sim: %s takes a count of threads from 1 to 256\n", a);
+        } else if (!strcmp(opt, "-j") || !strcmp(opt, "--jobs")) {
+            if (!val || !cli_parse_u64(val, 1, 256, &a->jobs)) {
+                fprintf(stderr, "fray sim: %s takes a count of threads from 1 to 256\n", opt);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--set")) {
-            if (!val || nsets == MAX_SETS || !cli_parse_set(val, &given[nsets]) || given[nsets].range) {
+        } else if (!strcmp(opt, "--set")) {
+            cli_set *g = &a->given[a->nsets];
+            if (!val || a->nsets == MAX_SETS || !cli_parse_set(val, g) || g->range) {
                 fprintf(stderr, "fray sim: --set takes CREATURE.STAT=N, a whole number (at most %d of them)%s\n",
                         MAX_SETS, val && strstr(val, "..") ? "; a range is for 'fray sweep'" : "");
                 return EXIT_USAGE;
             }
-            sets[nsets] = (fray_sim_set){given[nsets].creature, given[nsets].stat, given[nsets].lo};
-            nsets++;
-        } else if (!strcmp(a, "--vs"))
-            vs = val;
-        else if (!strcmp(a, "--health"))
-            health = val;
-        else if (!strcmp(a, "--format"))
-            format = val;
+            a->sets[a->nsets++] = (fray_sim_set){g->creature, g->stat, g->lo};
+        } else if (!strcmp(opt, "--vs"))
+            a->vs = val;
+        else if (!strcmp(opt, "--health"))
+            a->health = val;
+        else if (!strcmp(opt, "--format"))
+            a->format = val;
         else {
             takes = false;
-            rest[nrest++] = argv[i];
+            if (strcmp(opt, "--merge"))
+                rest[(*nrest)++] = argv[i];
         }
         if (takes) {
             if (!val) {
-                fprintf(stderr, "fray sim: %s needs a value\nTry 'fray sim --help'.\n", a);
+                fprintf(stderr, "fray sim: %s needs a value\nTry 'fray sim --help'.\n", opt);
                 return EXIT_USAGE;
             }
             i++;
         }
     }
-    rest[nrest] = NULL;
-    if (strcmp(format, "table") && strcmp(format, "json")) {
-        fprintf(stderr, "fray sim: --format takes table or json\n");
+    rest[*nrest] = NULL;
+    if (strcmp(a->format, "table") && strcmp(a->format, "json") && strcmp(a->format, "part")) {
+        fprintf(stderr, "fray sim: --format takes table, json or part\n");
         return EXIT_USAGE;
     }
+    if (a->merge && !strcmp(a->format, "part")) {
+        fprintf(stderr, "fray sim: --merge prints a table or JSON, not a part\n");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* `fray sim --merge PART...`: the parts added up, reported as one
+   process playing every run would report them. */
+static int merge_parts(char *const *paths, int n, const char *format)
+{
+    sim_whole w;
+    fray_sim_result *rs[2];
+    if (!sim_parts_merge(paths, n, &w, rs))
+        return EXIT_RULES;
+    int code = report(rs, w.n, w.scenario, w.other, w.vs, format, w.seed, w.threads);
+    sim_merged_free(rs[0]);
+    sim_merged_free(rs[1]);
+    sim_whole_free(&w);
+    return code;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    sim_args a;
+    char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
+    int nrest = 0;
+    int rc = sim_args_parse(argc, argv, &a, rest, &nrest);
+    if (rc >= 0)
+        return rc;
     cli_options o;
-    int first, rc = cli_parse("sim", nrest, rest, &o, &first, usage);
+    int first;
+    rc = cli_parse("sim", nrest, rest, &o, &first, usage);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    if (nrest - first < 1 || nrest - first > 2 || (vs && nrest - first == 2)) {
+    if (a.merge) {
+        if (first >= nrest) {
+            fprintf(stderr, "fray sim: --merge takes the parts to add up\nTry 'fray sim --help'.\n");
+            return EXIT_USAGE;
+        }
+        return merge_parts(rest + first, nrest - first, a.format);
+    }
+    if (nrest - first < 1 || nrest - first > 2 || (a.vs && nrest - first == 2)) {
         fprintf(stderr, "fray sim: %s\nTry 'fray sim --help'.\n",
                 first >= nrest ? "no scenario"
-                : vs           ? "one scenario with --vs (or two scenarios side by side, without it)"
+                : a.vs         ? "one scenario with --vs (or two scenarios side by side, without it)"
                                : "one scenario, or two side by side");
         return EXIT_USAGE;
     }
@@ -663,12 +741,20 @@ int cmd_sim(int argc, char **argv)
     /* a second scenario, each of its own system: played side by side, as
        one scenario under two systems is with --vs */
     const char *other = nrest - first == 2 ? rest[first + 1] : NULL;
-    if (o.seed > UINT64_MAX - (runs - 1)) {
-        /* run i plays seed + i: the last one must not wrap round to 0 */
-        fprintf(stderr, "fray sim: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
-                (unsigned long long)o.seed, (unsigned long long)runs, (unsigned long long)UINT64_MAX);
+    /* a slice plays its runs as they come in the whole: run i on seed + i */
+    uint64_t from = a.slice ? a.from : 0, runs = a.slice ? a.to - a.from + 1 : a.runs;
+    if (o.seed > UINT64_MAX - from || o.seed + from > UINT64_MAX - (runs - 1)) {
+        /* the last run must not wrap round to seed 0 */
+        if (a.slice)
+            fprintf(stderr, "fray sim: with --seed %llu, runs %llu..%llu would pass seed %llu; start lower\n",
+                    (unsigned long long)o.seed, (unsigned long long)a.from, (unsigned long long)a.to,
+                    (unsigned long long)UINT64_MAX);
+        else
+            fprintf(stderr, "fray sim: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
+                    (unsigned long long)o.seed, (unsigned long long)runs, (unsigned long long)UINT64_MAX);
         return EXIT_USAGE;
     }
+    uint64_t jobs = a.jobs;
     if (!jobs) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cores > 0 ? (uint64_t)cores : 1;
@@ -683,15 +769,16 @@ int cmd_sim(int argc, char **argv)
     bool tty = isatty(STDERR_FILENO);
     fray_sim_options so = {.runs = runs,
                            .threads = (int)jobs,
-                           .seed = o.seed,
-                           .health = health,
+                           .seed = o.seed + from,
+                           .health = a.health,
                            .progress = tty ? show_progress : NULL,
                            .progress_user = &pg,
-                           .sets = sets,
-                           .nsets = nsets};
+                           .sets = a.sets,
+                           .nsets = a.nsets};
     fray_sim_result *rs[2] = {NULL, NULL};
     int n = 1;
     int code = EXIT_OK;
+    const char *vs = a.vs;
     if (vs || other) {
         /* the second compiled before the first is played: a slip in it is
            said at once, not after the first half's runs */
@@ -715,8 +802,11 @@ int cmd_sim(int argc, char **argv)
         code = cli_exit_code(fray_sim(f, other ? other : scenario, &so, &rs[1]));
         n = 2;
     }
-    if (code == EXIT_OK)
-        code = report(rs, n, scenario, other, vs, format, o.seed, (int)jobs);
+    if (code == EXIT_OK && !strcmp(a.format, "part")) {
+        sim_whole w = {(char *)scenario, (char *)other, (char *)vs, o.seed, (int)jobs, n};
+        sim_part_write(stdout, &w, from, from + runs - 1, (const fray_sim_result *const *)rs);
+    } else if (code == EXIT_OK)
+        code = report(rs, n, scenario, other, vs, a.format, o.seed + from, (int)jobs);
     fray_sim_free(rs[0]);
     fray_sim_free(rs[1]);
     fray_close(f);

@@ -497,6 +497,7 @@ typedef struct fray_sim_side {
     uint64_t wins;    /* runs it ended as the one side standing */
     uint64_t *rounds; /* rounds[k]: of those, the runs that ended in round k */
     size_t nrounds;
+    long order; /* its place in the report (the results are in this order) */
 } fray_sim_side;
 
 typedef struct fray_sim_creature {
@@ -505,6 +506,7 @@ typedef struct fray_sim_creature {
     uint64_t dealt, dealt_squares; /* damage it dealt, summed over runs (and squared per run) */
     uint64_t taken, taken_squares; /* damage it took, likewise */
     uint64_t down;                 /* runs it ended out of the fight */
+    long order;                    /* its place in the report, as a side's */
 } fray_sim_creature;
 
 typedef struct fray_sim_trigger {
@@ -512,6 +514,7 @@ typedef struct fray_sim_trigger {
     uint64_t fired; /* times it fired, over every run */
     uint64_t runs;  /* runs in which it fired at least once */
     bool internal;  /* declared `internal`: the rules' own bookkeeping */
+    long order;     /* its place in the report (its declaration's) */
 } fray_sim_trigger;
 
 typedef struct fray_sim_result {

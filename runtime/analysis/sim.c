@@ -535,7 +535,8 @@ static fray_sim_result *build_result(const sums *all, const program *p, const sh
     bool ok = r->system && r->health && r->sides && r->creatures && r->rounds && r->triggers;
     for (size_t k = 0; ok && k < all->nsides; k++) {
         const named_sum *e = &all->sides[k];
-        r->sides[k] = (fray_sim_side){.name = copy_string(e->name), .wins = e->n, .nrounds = e->nrounds};
+        r->sides[k] =
+            (fray_sim_side){.name = copy_string(e->name), .wins = e->n, .nrounds = e->nrounds, .order = e->order};
         r->sides[k].rounds = MEM_NEW_ARRAY(uint64_t, e->nrounds + 1);
         ok = r->sides[k].name != NULL && r->sides[k].rounds;
         if (ok)
@@ -550,7 +551,8 @@ static fray_sim_result *build_result(const sums *all, const program *p, const sh
                                  .dealt_squares = e->dealt_sq,
                                  .taken = e->taken,
                                  .taken_squares = e->taken_sq,
-                                 .down = e->down};
+                                 .down = e->down,
+                                 .order = e->order};
         ok = c->name && (!e->side || c->side);
     }
     if (ok)
@@ -563,7 +565,8 @@ static fray_sim_result *build_result(const sums *all, const program *p, const sh
         *t = (fray_sim_trigger){.name = copy_string(program_string(p, rt->name)),
                                 .fired = all->fired[k],
                                 .runs = all->fired_runs[k],
-                                .internal = rt->from.decl >= 0 && p->decls[rt->from.decl].internal};
+                                .internal = rt->from.decl >= 0 && p->decls[rt->from.decl].internal,
+                                .order = (long)k};
         ok = t->name != NULL;
     }
     if (!ok) {
