@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/plot_svg.h"
 
 static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
                             "Print the exact probability distribution of each expression: every outcome\n"
@@ -24,6 +25,8 @@ static const char usage[] = "Usage: fray prob [OPTION]... EXPR...\n"
                             "  --all              every outcome on a line of its own: past 40, they are\n"
                             "                     shown in bins otherwise\n"
                             "  --format FORMAT    table (default), json or csv\n"
+                            "  --plot FILE.svg    also draw the distributions overlaid, the chances of\n"
+                            "                     at least each outcome, and how likely comparisons hold\n"
                             "  --sample N         also roll each expression N times and show what came up\n"
                             "  -r, --rules FILE   load rules first (their stats, ranges, procedures)\n"
                             "  --with STAT=EXPR   give the evaluating creature a stat value\n"
@@ -326,6 +329,75 @@ static void print_yes_no(column *cols, int n, bool exact)
     }
 }
 
+/* The chart of --plot: the chance of each outcome of every expression
+   that is a number, overlaid, and the chance of at least each; how likely
+   each comparison is to hold, a bar each. False after saying why. */
+static bool plot_prob(const column *cols, int n, const char *path)
+{
+    plot_series *dist = calloc((size_t)n, sizeof *dist), *least = calloc((size_t)n, sizeof *least);
+    plot_series *holds = calloc((size_t)n, sizeof *holds);
+    double *hy = calloc((size_t)n, sizeof *hy);
+    double **bufs = calloc((size_t)n * 3, sizeof *bufs);
+    static const double one = 1;
+    bool ok = dist && least && holds && hy && bufs;
+    size_t nd = 0, nh = 0;
+    for (int i = 0; ok && i < n; i++) {
+        const fray_distribution *d = cols[i].d;
+        if (fray_distribution_yes_no(d)) { /* a bar each, side by side, named in the legend */
+            hy[nh] = fray_distribution_p(d, 1);
+            holds[nh] = (plot_series){cols[i].expr, PLOT_BARS, 1, &one, &hy[nh], NULL, NULL};
+            nh++;
+            continue;
+        }
+        /* at most 100,000 points a line: a chart has no room for more */
+        uint64_t span = (uint64_t)last_offset(d) + 1;
+        size_t pts = span > 100000 ? 100000 : (size_t)span, step = (size_t)((span + pts - 1) / pts);
+        double *x = bufs[3 * i] = malloc(pts * sizeof *x), *y = bufs[3 * i + 1] = malloc(pts * sizeof *y);
+        double *al = bufs[3 * i + 2] = malloc(pts * sizeof *al);
+        ok = x && y && al;
+        size_t k = 0;
+        for (uint64_t o = 0; ok && o < span && k < pts; o += step, k++) {
+            int64_t v = fray_distribution_lowest(d) + (int64_t)o;
+            x[k] = (double)v, y[k] = fray_distribution_p(d, v), al[k] = fray_distribution_at_least(d, v);
+        }
+        dist[nd] = (plot_series){cols[i].expr, PLOT_LINE, k, x, y, NULL, NULL};
+        least[nd++] = (plot_series){cols[i].expr, PLOT_STEPS, k, x, al, NULL, NULL};
+    }
+    if (ok) {
+        plot_panel panels[3];
+        size_t np = 0;
+        if (nd) {
+            panels[np++] = (plot_panel){.title = "Chance of each outcome",
+                                        .x_label = "outcome",
+                                        .y_label = "chance",
+                                        .x_whole = true,
+                                        .series = dist,
+                                        .nseries = nd};
+            panels[np++] = (plot_panel){.title = "Chance of at least each outcome",
+                                        .x_label = "outcome",
+                                        .y_label = "chance",
+                                        .y_percent = true,
+                                        .x_whole = true,
+                                        .series = least,
+                                        .nseries = nd};
+        }
+        if (nh)
+            panels[np++] = (plot_panel){.title = "How likely each comparison holds",
+                                        .x_label = "",
+                                        .y_label = "chance",
+                                        .y_percent = true,
+                                        .no_x_ticks = true,
+                                        .series = holds,
+                                        .nseries = nh};
+        ok = plot_svg_write(path, "fray prob", panels, np);
+    } else
+        fprintf(stderr, "fray: out of memory\n");
+    for (int i = 0; bufs && i < 3 * n; i++)
+        free(bufs[i]);
+    free(bufs), free(dist), free(least), free(holds), free(hy);
+    return ok;
+}
+
 /* Numbers first, as a table; then comparisons, a line each. */
 static void print_table(column *cols, int n, bool exact, bool all)
 {
@@ -424,7 +496,7 @@ int cmd_prob(int argc, char **argv)
 {
     /* options of our own first; the rest are the shared ones */
     bool exact = false, all = false;
-    const char *format = "table";
+    const char *format = "table", *plot = NULL;
     size_t samples = 0;
     char **rest = argv; /* the arguments not taken here, kept in place: never more than there are */
     int nrest = 0;
@@ -434,6 +506,8 @@ int cmd_prob(int argc, char **argv)
             exact = true;
         else if (!strcmp(argv[i], "--all"))
             all = true;
+        else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
+            plot = argv[++i];
         else if (!strncmp(argv[i], "--format=", 9))
             format = argv[i] + 9;
         else if (!strcmp(argv[i], "--format") && i + 1 < argc)
@@ -499,6 +573,8 @@ int cmd_prob(int argc, char **argv)
             print_csv(cols, n);
         else
             print_table(cols, n, exact, all);
+        if (plot && !plot_prob(cols, n, plot))
+            code = EXIT_IO;
     }
     for (int i = 0; cols && i < n; i++) {
         fray_distribution_free(cols[i].d);

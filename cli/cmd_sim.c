@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/sim_figures.h"
+#include "cli/plot_svg.h"
 #include "cli/sim_parts.h"
 #include "cli/output.h"
 
@@ -42,6 +43,9 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "                     --merge adds up into the report of the whole\n"
                             "  --merge PART...    add up parts (played on other machines) and print\n"
                             "                     exactly the report one process would\n"
+                            "  --plot FILE.svg    also draw the rounds fights last and the damage each\n"
+                            "                     creature deals and takes, two systems side by side,\n"
+                            "                     as an SVG a browser opens\n"
                             "  -I, --include DIR  look for `use` modules in DIR\n"
                             "  --limit NAME=N     a limit per command of each run ('fray help limits')\n"
                             "\n"
@@ -563,9 +567,78 @@ static void show_progress(void *user, uint64_t done, uint64_t runs)
 
 /* --- the command ------------------------------------------------------------------------ */
 
+/* The chart of --plot: how many rounds fights last, and the damage each
+   creature deals and takes per fight, each result a series (side by side
+   with --vs); false after saying why. */
+static bool plot_sim(fray_sim_result *const *rs, int n, const char *const *titles, const char *scenario,
+                     const char *path)
+{
+    names cs = {0};
+    size_t longest = 0;
+    for (int i = 0; i < n; i++) {
+        longest = rs[i]->nrounds > longest ? rs[i]->nrounds : longest;
+        for (size_t k = 0; k < rs[i]->ncreatures; k++)
+            if (!add_name(&cs, rs[i]->creatures[k].name))
+                return names_free(&cs), fprintf(stderr, "fray: out of memory\n"), false;
+    }
+    size_t nc = (size_t)cs.n, per = longest + 2 * nc; /* one result's numbers */
+    double *v = calloc((size_t)n * per * 3 + longest + nc + 1, sizeof *v);
+    plot_series ser[6];
+    bool ok = v != NULL;
+    double *xs = ok ? v + (size_t)n * per * 3 : NULL, *xc = xs ? xs + longest : NULL;
+    for (size_t k = 0; ok && k < longest; k++)
+        xs[k] = (double)k;
+    for (size_t c = 0; ok && c < nc; c++)
+        xc[c] = (double)c + 1;
+    for (int i = 0; ok && i < n; i++) {
+        double *share = v + (size_t)i * per * 3, *dealt = share + longest, *taken = dealt + nc;
+        for (size_t k = 0; k < rs[i]->nrounds; k++)
+            share[k] = (double)rs[i]->rounds[k] / (double)rs[i]->runs;
+        for (size_t c = 0; c < nc; c++)
+            for (size_t k = 0; k < rs[i]->ncreatures; k++)
+                if (!strcmp(rs[i]->creatures[k].name, cs.v[c])) {
+                    dealt[c] = (double)rs[i]->creatures[k].dealt / (double)rs[i]->runs;
+                    taken[c] = (double)rs[i]->creatures[k].taken / (double)rs[i]->runs;
+                }
+        ser[i] = (plot_series){titles[i], PLOT_BARS, longest, xs, share, NULL, NULL};
+        ser[2 + i] = (plot_series){titles[i], PLOT_BARS, nc, xc, dealt, NULL, NULL};
+        ser[4 + i] = (plot_series){titles[i], PLOT_BARS, nc, xc, taken, NULL, NULL};
+    }
+    if (ok) {
+        plot_panel panels[3] = {
+            {.title = "Rounds a fight lasts",
+             .x_label = "rounds",
+             .y_label = "share of fights",
+             .y_percent = true,
+             .x_whole = true,
+             .series = ser,
+             .nseries = (size_t)n},
+            {.title = "Damage each creature deals per fight (mean)",
+             .x_label = "creature",
+             .y_label = "damage",
+             .x_names = cs.v,
+             .n_names = nc,
+             .series = ser + 2,
+             .nseries = (size_t)n},
+            {.title = "Damage each creature takes per fight (mean)",
+             .x_label = "creature",
+             .y_label = "damage",
+             .x_names = cs.v,
+             .n_names = nc,
+             .series = ser + 4,
+             .nseries = (size_t)n},
+        };
+        ok = plot_svg_write(path, scenario, panels, 3);
+    } else
+        fprintf(stderr, "fray: out of memory\n");
+    free(v);
+    names_free(&cs);
+    return ok;
+}
+
 /* The results as a table or JSON: an exit code. */
 static int report(fray_sim_result *const *rs, int n, const char *scenario, const char *other, const char *vs,
-                  const char *format, uint64_t seed, int jobs)
+                  const char *format, uint64_t seed, int jobs, const char *plot)
 {
     int code = EXIT_OK;
     const char *titles[2] = {"", vs};
@@ -599,6 +672,8 @@ static int report(fray_sim_result *const *rs, int n, const char *scenario, const
             code = EXIT_IO;
         }
     }
+    if (code == EXIT_OK && plot && !plot_sim(rs, n, titles, scenario, plot))
+        code = EXIT_IO;
     return code;
 }
 
@@ -608,7 +683,7 @@ enum { MAX_SETS = 16 };
 typedef struct sim_args {
     uint64_t runs, jobs, from, to; /* from..to: --runs FROM..TO, a slice */
     bool slice, merge;
-    const char *vs, *health, *format;
+    const char *vs, *health, *format, *plot;
     fray_sim_set sets[MAX_SETS];
     cli_set given[MAX_SETS];
     size_t nsets;
@@ -670,6 +745,8 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
             a->health = val;
         else if (!strcmp(opt, "--format"))
             a->format = val;
+        else if (!strcmp(opt, "--plot"))
+            a->plot = val;
         else {
             takes = false;
             if (strcmp(opt, "--merge"))
@@ -697,13 +774,13 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
 
 /* `fray sim --merge PART...`: the parts added up, reported as one
    process playing every run would report them. */
-static int merge_parts(char *const *paths, int n, const char *format)
+static int merge_parts(char *const *paths, int n, const char *format, const char *plot)
 {
     sim_whole w;
     fray_sim_result *rs[2];
     if (!sim_parts_merge(paths, n, &w, rs))
         return EXIT_RULES;
-    int code = report(rs, w.n, w.scenario, w.other, w.vs, format, w.seed, w.threads);
+    int code = report(rs, w.n, w.scenario, w.other, w.vs, format, w.seed, w.threads, plot);
     sim_merged_free(rs[0]);
     sim_merged_free(rs[1]);
     sim_whole_free(&w);
@@ -728,7 +805,7 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "fray sim: --merge takes the parts to add up\nTry 'fray sim --help'.\n");
             return EXIT_USAGE;
         }
-        return merge_parts(rest + first, nrest - first, a.format);
+        return merge_parts(rest + first, nrest - first, a.format, a.plot);
     }
     if (nrest - first < 1 || nrest - first > 2 || (a.vs && nrest - first == 2)) {
         fprintf(stderr, "fray sim: %s\nTry 'fray sim --help'.\n",
@@ -806,7 +883,7 @@ int cmd_sim(int argc, char **argv)
         sim_whole w = {(char *)scenario, (char *)other, (char *)vs, o.seed, (int)jobs, n};
         sim_part_write(stdout, &w, from, from + runs - 1, (const fray_sim_result *const *)rs);
     } else if (code == EXIT_OK)
-        code = report(rs, n, scenario, other, vs, a.format, o.seed + from, (int)jobs);
+        code = report(rs, n, scenario, other, vs, a.format, o.seed + from, (int)jobs, a.plot);
     fray_sim_free(rs[0]);
     fray_sim_free(rs[1]);
     fray_close(f);

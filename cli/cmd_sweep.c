@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/plot_svg.h"
 #include "cli/sim_figures.h"
 
 static const char usage[] =
@@ -31,6 +32,8 @@ static const char usage[] =
     "                       value plays the same seeds\n"
     "  --health STAT        the stat whose losses count as damage\n"
     "  --format FORMAT      table (default), csv or json\n"
+    "  --plot FILE.svg      also draw each side's wins and the rounds against the\n"
+    "                       value, in their 95% bands (an SVG a browser opens)\n"
     "  -I, --include DIR    look for `use` modules in DIR\n"
     "\n"
     "A value's figures are those 'fray sim --set C.STAT=VALUE' prints. Bisection\n"
@@ -243,6 +246,60 @@ static void say_figure(char *out, size_t cap, const target *tg, double f)
         snprintf(out, cap, "%.2f rounds", f);
 }
 
+/* The chart of --plot: each side's wins against the value, in its 95%
+   band, and the fights' mean rounds in theirs; false after saying why. */
+static bool plot_sweep(const sweep *s, const char **sides, size_t nsides, const char *path)
+{
+    size_t n = s->nt, cells = (nsides + 1) * n;
+    double *x = malloc(n * sizeof *x), *y = malloc(cells * sizeof *y), *lo = malloc(cells * sizeof *lo),
+           *hi = malloc(cells * sizeof *hi);
+    plot_series *ser = malloc((nsides + 1) * sizeof *ser);
+    bool ok = x && y && lo && hi && ser;
+    for (size_t i = 0; ok && i < n; i++) {
+        const fray_sim_result *r = s->t[i].r;
+        x[i] = (double)s->t[i].value;
+        for (size_t k = 0; k < nsides; k++) {
+            uint64_t w = wins_of(r, sides[k]);
+            y[k * n + i] = (double)w / (double)r->runs;
+            share_interval(w, r->runs, &lo[k * n + i], &hi[k * n + i]);
+        }
+        round_stats st = rounds_of(r);
+        double mean, half;
+        mean_interval(st.sum, st.squares, st.decided, &mean, &half);
+        y[nsides * n + i] = mean, lo[nsides * n + i] = mean - half, hi[nsides * n + i] = mean + half;
+    }
+    char axis[160], names[64][96];
+    snprintf(axis, sizeof axis, "%s.%s", s->sets[0].creature, s->sets[0].stat);
+    for (size_t k = 0; ok && k <= nsides; k++) {
+        if (k < nsides)
+            snprintf(names[k], sizeof names[k], "%s wins", sides[k]);
+        ser[k] = (plot_series){k < nsides ? names[k] : "rounds", PLOT_LINE, n, x, y + k * n, lo + k * n, hi + k * n};
+    }
+    if (ok) {
+        plot_panel panels[2] = {
+            {.title = "Wins (95% band)",
+             .x_label = axis,
+             .y_label = "share of fights",
+             .y_percent = true,
+             .x_whole = true,
+             .series = ser,
+             .nseries = nsides},
+            {.title = "Rounds a fight lasts (mean, 95% band)",
+             .x_label = axis,
+             .y_label = "rounds",
+             .x_whole = true,
+             .series = ser + nsides,
+             .nseries = 1},
+        };
+        char title[256];
+        snprintf(title, sizeof title, "%s: %s", s->scenario, axis);
+        ok = plot_svg_write(path, title, panels, 2);
+    } else
+        fprintf(stderr, "fray: out of memory\n");
+    free(x), free(y), free(lo), free(hi), free(ser);
+    return ok;
+}
+
 /* Bisection over whole values from lo to hi (step apart): the figure at
    each end, then at the middle of the pair that holds the target, until
    the pair is a step apart. */
@@ -347,10 +404,22 @@ static void report(const sweep *s, const char **sides, size_t nsides, const targ
     }
 }
 
+/* Whether the target's side won any fight (else it names those that did). */
+static bool side_known(const target *tg, const char **sides, size_t nsides)
+{
+    bool known = !tg->side || !nsides;
+    for (size_t k = 0; !known && k < nsides; k++)
+        known = !strcmp(sides[k], tg->side);
+    if (!known)
+        fprintf(stderr, "fray sweep: no side '%s' won any fight here (sides that did: %s%s)\n", tg->side, sides[0],
+                nsides > 1 ? ", ..." : "");
+    return known;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     uint64_t runs = 400, jobs = 0, step = 1;
-    const char *health = NULL, *format = "table";
+    const char *health = NULL, *format = "table", *plot = NULL;
     enum { MAX_SETS = 16 };
     cli_set given[MAX_SETS];
     fray_sim_set sets[MAX_SETS];
@@ -398,6 +467,8 @@ int cmd_sweep(int argc, char **argv)
             }
         } else if (!strcmp(a, "--health"))
             health = val;
+        else if (!strcmp(a, "--plot"))
+            plot = val;
         else if (!strcmp(a, "--format"))
             format = val;
         else {
@@ -476,18 +547,12 @@ int cmd_sweep(int argc, char **argv)
         if (tg.side && !s.nt) /* nothing played */
             code = EXIT_RULES;
     }
-    if (code == EXIT_OK && tg.side) {
-        bool known = false;
-        for (size_t k = 0; k < nsides; k++)
-            known |= !strcmp(sides[k], tg.side);
-        if (!known && nsides) {
-            fprintf(stderr, "fray sweep: no side '%s' won any fight here (sides that did: %s%s)\n", tg.side, sides[0],
-                    nsides > 1 ? ", ..." : "");
-            code = EXIT_USAGE;
-        }
-    }
+    if (code == EXIT_OK && !side_known(&tg, sides, nsides))
+        code = EXIT_USAGE;
     if (code == EXIT_OK)
         report(&s, sides, nsides, &tg, &fd, format, lo, hi);
+    if (code == EXIT_OK && plot && !plot_sweep(&s, sides, nsides, plot))
+        code = EXIT_IO;
     for (size_t i = 0; i < s.nt; i++)
         fray_sim_free(s.t[i].r);
     free(s.t);
