@@ -18,7 +18,7 @@ static const char usage[] = "Usage: fray diff [OPTION]... A B\n"
                             "reference fights computed exactly (with --profile); and every condition,\n"
                             "action, trigger, stat ... that differs, or that only one side has.\n"
                             "\n"
-                            "  --format FORMAT    table (default), markdown or json\n"
+                            "  --format FORMAT    table (default), markdown, json or csv: a row a line\n"
                             "  --brief            the summary alone: the reference fight's figures and\n"
                             "                     what differs, section by section\n"
                             "  --exit-code        exit 1 when the systems differ (0 when they do not)\n"
@@ -269,6 +269,30 @@ static void print_json(const fray_report *r)
     printf("\n]}\n");
 }
 
+/* Every row of every section, one a line: section,label,a,b,differs
+   (a and b empty where that system has nothing). */
+static void print_csv(const fray_report *r, bool brief)
+{
+    printf("section,label,%s,%s,differs\n", r->a, r->b);
+    for (size_t s = 0; s < r->nsections; s++) {
+        const fray_report_section *sec = &r->sections[s];
+        for (size_t k = 0; k < sec->nrows && (!brief || sec->summary); k++) {
+            const fray_report_row *row = &sec->rows[k];
+            const char *label = row->label;
+            while (*label == ' ')
+                label++;
+            cli_csv_field(sec->title);
+            putchar(',');
+            cli_csv_field(label);
+            putchar(',');
+            cli_csv_field(row->a);
+            putchar(',');
+            cli_csv_field(row->b);
+            printf(",%s\n", row->differs ? "yes" : "no");
+        }
+    }
+}
+
 /* --- the command --------------------------------------------------------------------------- */
 
 static bool parse_at(const char *arg, char *stat, size_t cap, int64_t *values, size_t *n)
@@ -345,8 +369,8 @@ int cmd_diff(int argc, char **argv)
         }
     }
     rest[nrest] = NULL;
-    if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "json")) {
-        fprintf(stderr, "fray diff: --format takes table, markdown or json\n");
+    if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "csv")) {
+        fprintf(stderr, "fray diff: --format takes table, markdown, json or csv\n");
         return EXIT_USAGE;
     }
     cli_options o;
@@ -397,6 +421,8 @@ int cmd_diff(int argc, char **argv)
             print_json(r);
         else if (!strcmp(format, "markdown"))
             print_markdown(r, brief);
+        else if (!strcmp(format, "csv"))
+            print_csv(r, brief);
         else {
             /* laid out in columns, then printed without the blanks that
                pad the last one */

@@ -39,7 +39,8 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "  --set C.STAT=N     set creature C's STAT to N as it is made, over the\n"
                             "                     scenario's (a group's name sets each member; repeat\n"
                             "                     for more); 'fray sweep' tries a range of values\n"
-                            "  --format FORMAT    table (default), json, or part: a slice's sums, which\n"
+                            "  --format FORMAT    table (default), json, csv or part: csv is a figure a\n"
+                            "                     row; part, a slice's sums, which\n"
                             "                     --merge adds up into the report of the whole\n"
                             "  --merge PART...    add up parts (played on other machines) and print\n"
                             "                     exactly the report one process would\n"
@@ -567,6 +568,62 @@ static void show_progress(void *user, uint64_t done, uint64_t runs)
 
 /* --- the command ------------------------------------------------------------------------ */
 
+/* One figure of the CSV: a share (k of n) or a mean (from a sum and its
+   squares), with its 95% interval. */
+static void csv_share(const char *result, const char *section, const char *name, const char *figure, uint64_t k,
+                      uint64_t n)
+{
+    double lo, hi;
+    share_interval(k, n, &lo, &hi);
+    cli_csv_field(result);
+    printf(",%s,%s,%s,%.17g,%.17g,%.17g\n", section, name, figure, n ? (double)k / (double)n : 0, lo, hi);
+}
+
+static void csv_mean(const char *result, const char *section, const char *name, const char *figure, uint64_t sum,
+                     uint64_t squares, uint64_t n)
+{
+    double mean, half;
+    mean_interval(sum, squares, n, &mean, &half);
+    cli_csv_field(result);
+    printf(",%s,%s,%s,%.17g,%.17g,%.17g\n", section, name, figure, mean, mean - half, mean + half);
+}
+
+/* The results as CSV, a figure a row (for a spreadsheet or a plotting
+   tool): result,section,name,figure,value,low,high; names are the
+   language's, which need no quoting. */
+static void print_csv(fray_sim_result *const *rs, const char *const *titles, int n)
+{
+    printf("result,section,name,figure,value,low,high\n");
+    for (int i = 0; i < n; i++) {
+        const fray_sim_result *r = rs[i];
+        const char *t = titles[i];
+        for (size_t k = 0; k < r->nsides; k++)
+            csv_share(t, "winner", r->sides[k].name, "wins", r->sides[k].wins, r->runs);
+        csv_share(t, "winner", "", "undecided", r->undecided, r->runs);
+        csv_share(t, "winner", "", "nobody", r->nobody, r->runs);
+        round_stats st = rounds_of(r);
+        csv_mean(t, "rounds", "", "mean", st.sum, st.squares, st.decided);
+        for (size_t k = 0; k < r->nrounds; k++) {
+            char round[32];
+            snprintf(round, sizeof round, "%zu", k);
+            if (r->rounds[k])
+                csv_share(t, "rounds", round, "share", r->rounds[k], r->runs);
+        }
+        for (size_t k = 0; k < r->ncreatures; k++) {
+            const fray_sim_creature *c = &r->creatures[k];
+            csv_mean(t, "creature", c->name, "dealt", c->dealt, c->dealt_squares, r->runs);
+            csv_mean(t, "creature", c->name, "taken", c->taken, c->taken_squares, r->runs);
+            csv_share(t, "creature", c->name, "down", c->down, r->runs);
+        }
+        for (size_t k = 0; k < r->ntriggers; k++)
+            if (!r->triggers[k].internal) {
+                cli_csv_field(t);
+                printf(",trigger,%s,per_run,%.17g,,\n", r->triggers[k].name,
+                       (double)r->triggers[k].fired / (double)r->runs);
+            }
+    }
+}
+
 /* The chart of --plot: how many rounds fights last, and the damage each
    creature deals and takes per fight, each result a series (side by side
    with --vs); false after saying why. */
@@ -652,6 +709,8 @@ static int report(fray_sim_result *const *rs, int n, const char *scenario, const
     const fray_sim_result *const *view = (const fray_sim_result *const *)rs;
     if (!strcmp(format, "json"))
         print_json(view, titles, n, scenario, other, seed, jobs);
+    else if (!strcmp(format, "csv"))
+        print_csv(rs, titles, n);
     else {
         /* the table is laid out in columns, then printed without the
            blanks that pad its last column */
@@ -761,8 +820,9 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
         }
     }
     rest[*nrest] = NULL;
-    if (strcmp(a->format, "table") && strcmp(a->format, "json") && strcmp(a->format, "part")) {
-        fprintf(stderr, "fray sim: --format takes table, json or part\n");
+    if (strcmp(a->format, "table") && strcmp(a->format, "json") && strcmp(a->format, "csv") &&
+        strcmp(a->format, "part")) {
+        fprintf(stderr, "fray sim: --format takes table, json, csv or part\n");
         return EXIT_USAGE;
     }
     if (a->merge && !strcmp(a->format, "part")) {

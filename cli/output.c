@@ -78,3 +78,20 @@ void cli_print_trimmed(const char *text)
         line += n + (end != NULL);
     }
 }
+
+void cli_csv_field(const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}

@@ -13,6 +13,9 @@ bool cli_utf8_terminal(void);
 int cli_bar(FILE *out, double fraction, int width, bool unicode);
 /* A quoted JSON string. */
 void cli_json_string(const char *s);
+/* A field of CSV on stdout: quoted when it holds a comma, a quote or a
+   line break (nothing for NULL). */
+void cli_csv_field(const char *s);
 /* Prints text line by line without trailing blanks. */
 void cli_print_trimmed(const char *text);
 /* Columns of the terminal on standard output (COLUMNS, else 80). */
