@@ -99,6 +99,30 @@ static uint64_t wins_of(const fray_sim_result *r, const char *side)
     return 0;
 }
 
+/* A side's wins at one value, with their 95% interval. */
+typedef struct side_wins {
+    uint64_t wins;
+    double share, lo, hi;
+} side_wins;
+
+static side_wins wins_at(const fray_sim_result *r, const char *side)
+{
+    side_wins w = {.wins = wins_of(r, side)};
+    w.share = r->runs ? (double)w.wins / (double)r->runs : 0;
+    share_interval(w.wins, r->runs, &w.lo, &w.hi);
+    return w;
+}
+
+/* The mean rounds of the fights at one value, and the half-width of its
+   95% interval. */
+static double rounds_at(const fray_sim_result *r, double *half)
+{
+    round_stats st = rounds_of(r);
+    double mean;
+    mean_interval(st.sum, st.squares, st.decided, &mean, half);
+    return mean;
+}
+
 /* The figure a target is about: a side's share of wins (in %, worked
    out as the table's is), or mean rounds. */
 static double figure(const fray_sim_result *r, const char *side)
@@ -145,16 +169,12 @@ static void print_table(const sweep *s, const char **sides, size_t nsides)
         const fray_sim_result *r = s->t[i].r;
         printf("  %-16lld", (long long)s->t[i].value);
         for (size_t k = 0; k < nsides; k++) {
-            uint64_t w = wins_of(r, sides[k]);
-            double lo, hi;
-            share_interval(w, r->runs, &lo, &hi);
+            side_wins w = wins_at(r, sides[k]);
             char cell[64];
-            snprintf(cell, sizeof cell, "%5.1f%% (%.1f-%.1f)", 100.0 * (double)w / (double)r->runs, 100 * lo, 100 * hi);
+            snprintf(cell, sizeof cell, "%5.1f%% (%.1f-%.1f)", 100.0 * w.share, 100 * w.lo, 100 * w.hi);
             printf("  %-20s", cell);
         }
-        round_stats st = rounds_of(r);
-        double mean, half;
-        mean_interval(st.sum, st.squares, st.decided, &mean, &half);
+        double half, mean = rounds_at(r, &half);
         printf("  %.2f %s %.2f\n", mean, cli_utf8_terminal() ? "±" : "+-", half);
     }
 }
@@ -169,14 +189,10 @@ static void print_csv(const sweep *s, const char **sides, size_t nsides)
         const fray_sim_result *r = s->t[i].r;
         printf("%lld", (long long)s->t[i].value);
         for (size_t k = 0; k < nsides; k++) {
-            uint64_t w = wins_of(r, sides[k]);
-            double lo, hi;
-            share_interval(w, r->runs, &lo, &hi);
-            printf(",%llu,%.17g,%.17g,%.17g", (unsigned long long)w, (double)w / (double)r->runs, lo, hi);
+            side_wins w = wins_at(r, sides[k]);
+            printf(",%llu,%.17g,%.17g,%.17g", (unsigned long long)w.wins, w.share, w.lo, w.hi);
         }
-        round_stats st = rounds_of(r);
-        double mean, half;
-        mean_interval(st.sum, st.squares, st.decided, &mean, &half);
+        double half, mean = rounds_at(r, &half);
         printf(",%llu,%.17g,%.17g,%.17g\n", (unsigned long long)r->runs, mean, mean - half, mean + half);
     }
 }
@@ -211,17 +227,13 @@ static void print_json(const sweep *s, const char **sides, size_t nsides, const 
         const fray_sim_result *r = s->t[i].r;
         printf("%s\n  {\"value\": %lld, \"winners\": [", i ? "," : "", (long long)s->t[i].value);
         for (size_t k = 0; k < nsides; k++) {
-            uint64_t w = wins_of(r, sides[k]);
-            double lo, hi;
-            share_interval(w, r->runs, &lo, &hi);
+            side_wins w = wins_at(r, sides[k]);
             printf("%s{\"side\": ", k ? ", " : "");
             cli_json_string(sides[k]);
             printf(", \"wins\": {\"runs\": %llu, \"share\": %.17g, \"low\": %.17g, \"high\": %.17g}}",
-                   (unsigned long long)w, (double)w / (double)r->runs, lo, hi);
+                   (unsigned long long)w.wins, w.share, w.lo, w.hi);
         }
-        round_stats st = rounds_of(r);
-        double mean, half;
-        mean_interval(st.sum, st.squares, st.decided, &mean, &half);
+        double half, mean = rounds_at(r, &half);
         printf("], \"rounds\": {\"mean\": %.17g, \"low\": %.17g, \"high\": %.17g}}", mean, mean - half, mean + half);
     }
     printf("\n]");
@@ -259,13 +271,10 @@ static bool plot_sweep(const sweep *s, const char **sides, size_t nsides, const 
         const fray_sim_result *r = s->t[i].r;
         x[i] = (double)s->t[i].value;
         for (size_t k = 0; k < nsides; k++) {
-            uint64_t w = wins_of(r, sides[k]);
-            y[k * n + i] = (double)w / (double)r->runs;
-            share_interval(w, r->runs, &lo[k * n + i], &hi[k * n + i]);
+            side_wins w = wins_at(r, sides[k]);
+            y[k * n + i] = w.share, lo[k * n + i] = w.lo, hi[k * n + i] = w.hi;
         }
-        round_stats st = rounds_of(r);
-        double mean, half;
-        mean_interval(st.sum, st.squares, st.decided, &mean, &half);
+        double half, mean = rounds_at(r, &half);
         y[nsides * n + i] = mean, lo[nsides * n + i] = mean - half, hi[nsides * n + i] = mean + half;
     }
     char axis[160], names[64][96];
@@ -339,9 +348,8 @@ static bool within_both(const sweep *s, const target *tg, const found *fd)
     int in = 0;
     for (size_t i = 0; i < s->nt; i++)
         if (s->t[i].value == fd->below || s->t[i].value == fd->above) {
-            double lo, hi;
-            share_interval(wins_of(s->t[i].r, tg->side), s->t[i].r->runs, &lo, &hi);
-            in += 100 * lo <= tg->level && tg->level <= 100 * hi;
+            side_wins w = wins_at(s->t[i].r, tg->side);
+            in += 100 * w.lo <= tg->level && tg->level <= 100 * w.hi;
         }
     return in == 2;
 }
