@@ -340,12 +340,12 @@ void cmd_unknown_word(compiler *cc, const node *cmd)
         const char *rest = !second ? "" : from < strlen(line) ? line + from : "...";
         if (like.found)
             comp_error(cc, first->sp,
-                       "'%s' is a creature and '%s' none of the rules' actions; did you mean '%s: %s%s%s'? (an "
+                       "'%s' is a creature, and '%s' is none of the rules' actions; did you mean '%s: %s%s%s'? (an "
                        "action comes after its creature and a colon)",
                        cmd->text, first->text, cmd->text, like.best, *rest ? " " : "", rest);
         else if (r->nactions > 0)
             comp_error(cc, first->sp,
-                       "'%s' is a creature and '%s' none of the rules' actions (%s%s); an action comes after its "
+                       "'%s' is a creature, and '%s' is none of the rules' actions (%s%s); an action comes after its "
                        "creature and a colon, as in '%s: ACTION TARGET'",
                        cmd->text, first->text, some.s, r->nactions > 6 ? ", ..." : "", cmd->text);
         else
