@@ -275,16 +275,18 @@ static bool read_part(const char *path, bool first, sim_whole *w, fray_sim_resul
         other = dup_or_null(rest);
     if (ok && expect(&rd, "vs", &rest))
         vs = dup_or_null(rest);
-    ok = ok && scenario && expect_u64(&rd, "seed", &seed) && expect_u64(&rd, "threads", &threads);
-    if (ok && expect(&rd, "slice", &rest)) {
-        char *end;
-        *from = strtoull(rest, &end, 10);
-        *to = strtoull(end, &end, 10);
-        ok = !*end && *to >= *from;
-    } else
-        ok = false;
-    ok = (ok && expect_u64(&rd, "results", &n) && n >= 1 && n <= 2) ||
-         bad(&rd, "expected the scenario, its seed, threads, slice and results");
+    if (ok) {
+        bool head = scenario && expect_u64(&rd, "seed", &seed) && expect_u64(&rd, "threads", &threads) &&
+                    expect(&rd, "slice", &rest);
+        if (head) {
+            char *end;
+            *from = strtoull(rest, &end, 10);
+            *to = strtoull(end, &end, 10);
+            head = !*end && *to >= *from;
+        }
+        ok = (head && expect_u64(&rd, "results", &n) && n >= 1 && n <= 2) ||
+             bad(&rd, "expected the scenario, its seed, threads, slice and results");
+    }
     if (ok && first)
         *w = (sim_whole){scenario, other, vs, seed, (int)threads, (int)n};
     else if (ok) {
