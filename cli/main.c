@@ -1,4 +1,5 @@
 /* main: dispatch to the subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,19 @@ static const char usage[] = "Usage: fray COMMAND [OPTION]... [ARG]...\n"
                             "not be read.  Color is off when NO_COLOR is set or output is not a terminal.\n"
                             "Run 'fray COMMAND --help' for a command's own options.\n";
 
+/* What a command printed reached its file: a full disk, or a closed
+   pipe's reader gone, is said, and the exit status says so too (a part
+   of a simulation half written is no part). */
+static int output_written(int code)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return code;
+    if (errno != EPIPE)
+        fprintf(stderr, "fray: cannot write the output: %s\n", errno ? strerror(errno) : "a write failed (a full disk?)");
+    return code == EXIT_OK ? EXIT_IO : code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -65,7 +79,7 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return output_written(commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "fray: '%s' is not a command\n", cmd);
     fprintf(stderr, "Try 'fray --help'.\n");
     return EXIT_USAGE;
