@@ -747,6 +747,48 @@ static void hear(void *user, const fray_diagnostic *d)
 
 static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_report **out);
 
+/* The first error of a reference fight not asked for, held back. */
+typedef struct held_back {
+    text_buf first;
+    bool any;
+} held_back;
+
+static void hold_back(void *user, const fray_diagnostic *d)
+{
+    held_back *h = user;
+    if (d->level != FRAY_ERROR || h->any)
+        return;
+    h->any = true;
+    const char *m = d->message && *d->message ? d->message : d->text;
+    text_add(&h->first, "%.*s", (int)strcspn(m, "\n"), m);
+}
+
+/* A reference fight found without --profile: one that cannot be played
+   (a variant whose rules break the profile's scenario) leaves a line
+   saying so, and the comparison goes on without it. */
+static fray_status fight_if_it_plays(report_builder *rb, fray *a, fray *b, const fray_diff_options *o)
+{
+    held_back h = {.any = false};
+    text_init(&h.first);
+    fray_diagnostic_fn fa = a->on_diag, fb = b->on_diag;
+    void *ua = a->diag_user, *ub = b->diag_user;
+    a->on_diag = b->on_diag = hold_back;
+    a->diag_user = b->diag_user = &h;
+    fray_status st = profile_compare(rb, a, b, o);
+    a->on_diag = fa, a->diag_user = ua, b->on_diag = fb, b->diag_user = ub;
+    if (st != FRAY_OK) {
+        text_buf note;
+        text_init(&note);
+        text_add(&note, "%s/SYSTEM.rules: not played: %s (fray diff --profile %s says the whole of it)", o->profile,
+                 h.any ? h.first.s : "out of memory", o->profile);
+        report_section(rb, "Reference fight", note.s);
+        report_mark(rb, false, true);
+        text_free(&note);
+    }
+    text_free(&h.first);
+    return FRAY_OK;
+}
+
 fray_status fray_diff(fray *a, fray *b, const fray_diff_options *o, fray_report **out)
 {
     api_use(a);
@@ -790,8 +832,10 @@ static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_re
     turns(&rb, pa, pb);
     formulas(&rb, a, b, o);
     fray_status st = FRAY_OK;
-    if (o && o->profile && (!o->profile_if_both || (profile_found(o->profile, pa) && profile_found(o->profile, pb))))
+    if (o && o->profile && !o->profile_if_both)
         st = profile_compare(&rb, a, b, o);
+    else if (o && o->profile && profile_found(o->profile, pa) && profile_found(o->profile, pb))
+        st = fight_if_it_plays(&rb, a, b, o);
     for (size_t k = 0; k < sizeof named_kinds / sizeof named_kinds[0]; k++)
         compare_kind(&rb, pa, pb, &named_kinds[k]);
     fray_report *whole = report_end(&rb);

@@ -117,7 +117,7 @@ fray_report *summary_prepend(const fray_report *r)
     for (size_t i = 0; i < r->nsections && !fight; i++)
         if (r->sections[i].whole)
             fight = &r->sections[i];
-    if (fight)
+    if (fight && fight->nrows)
         text_add(&note, "; the reference fight's figures, B's with how far it is from A's");
     report_section(&rb, "Summary", note.s);
     report_mark(&rb, true, true);
@@ -134,6 +134,8 @@ fray_report *summary_prepend(const fray_report *r)
                        : !strcmp(fight->rows[k].label, headlines[h]))
                 headline(&rb, &fight->rows[k]);
     }
+    if (fight && !fight->nrows) /* it could not be played: its note says why */
+        report_row(&rb, "reference fight", "not played", "not played");
     section_rows(&rb, r, true);
     section_rows(&rb, r, false);
     if (!r->differences)
