@@ -49,7 +49,8 @@ static int output_written(int code)
     if (fflush(stdout) == 0 && !ferror(stdout))
         return code;
     if (errno != EPIPE)
-        fprintf(stderr, "fray: cannot write the output: %s\n", errno ? strerror(errno) : "a write failed (a full disk?)");
+        fprintf(stderr, "fray: cannot write the output: %s\n",
+                errno ? strerror(errno) : "a write failed (a full disk?)");
     return code == EXIT_OK ? EXIT_IO : code;
 }
 
