@@ -130,3 +130,11 @@ void text_free(text_buf *t)
         mem_free(t->s, t->cap);
     text_init(t);
 }
+
+int text_columns(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}

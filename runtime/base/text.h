@@ -38,5 +38,8 @@ void text_move(text_buf *to, text_buf *from);
 void text_clear(text_buf *t);
 /* Give back what the text holds; it may be started again with text_init. */
 void text_free(text_buf *t);
+/* The columns UTF-8 text takes on a terminal: a column a character (its
+   first byte; the bytes that continue one take none), to line up tables. */
+int text_columns(const char *s);
 
 #endif

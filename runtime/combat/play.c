@@ -241,11 +241,22 @@ static bool shown_out(vm *v, int c)
     return out;
 }
 
-/* A tracked stat's column: as wide as its name, at least 9. */
-static int track_width(const vm *v, int stat)
+/* A tracked stat's column: as wide as its name, at least 9, and as its
+   widest value of a creature in play (a range, a string), in the columns
+   a terminal gives them; 0 when out of memory. */
+static int track_width(vm *v, int stat)
 {
-    int n = (int)strlen(program_string(v->p, v->p->decls[stat].name));
-    return n > 9 ? n : 9;
+    int n = text_columns(program_string(v->p, v->p->decls[stat].name));
+    n = n > 9 ? n : 9;
+    for (size_t c = 0; c < v->world->ncreatures; c++) {
+        if (!v->world->creatures[c].in_play)
+            continue;
+        char *val = play_stat_text_whole(v, (int)c, stat);
+        int w = val ? text_columns(val) : 1;
+        n = w > n ? w : n;
+        mem_strfree(val);
+    }
+    return n;
 }
 
 static bool show_tracker(vm *v)
@@ -288,10 +299,15 @@ static bool show_tracker(vm *v)
     for (size_t c = 0; c < v->world->ncreatures; c++)
         name_w = (int)strlen(v->world->creatures[c].name) > name_w ? (int)strlen(v->world->creatures[c].name) : name_w;
     text_add(&head, "%s  %*s  %-*s", indent, score_w, "init", name_w, "name");
-    for (int k = 0; k < enc->ntrack; k++)
-        if (!world_stat_internal(v, enc->track[k]))
-            text_add(&head, " %-*s", track_width(v, enc->track[k]),
-                     program_string(v->p, v->p->decls[enc->track[k]].name));
+    /* each tracked column's width, once for the header and every row */
+    int small[16], *width = enc->ntrack <= 16 ? small : mem_alloc((size_t)enc->ntrack * sizeof(int));
+    for (int k = 0; width && k < enc->ntrack; k++)
+        width[k] = world_stat_internal(v, enc->track[k]) ? 0 : track_width(v, enc->track[k]);
+    for (int k = 0; width && k < enc->ntrack; k++)
+        if (width[k]) {
+            const char *name = program_string(v->p, v->p->decls[enc->track[k]].name);
+            text_add(&head, " %s%*s", name, width[k] - text_columns(name), "");
+        }
     text_put(&head, " conditions");
     combat_print(v, "%s", head.s);
     for (int row = 0, i; (i = initiative_each(v, &row)) >= 0;) {
@@ -309,11 +325,12 @@ static bool show_tracker(vm *v)
             combat_line line = {.say = false};
             combat_line_add(v, &line, "%s %*s  %-*s", mark, score_w, score, name_w, v->world->creatures[c].name);
             size_t row_start = line.len;
-            for (int k = 0; k < enc->ntrack; k++) {
-                if (world_stat_internal(v, enc->track[k]))
+            for (int k = 0; width && k < enc->ntrack; k++) {
+                if (!width[k])
                     continue;
                 char *val = play_stat_text_whole(v, c, enc->track[k]);
-                combat_line_add(v, &line, " %-*s", track_width(v, enc->track[k]), val ? val : "?");
+                const char *shown = val ? val : "?";
+                combat_line_add(v, &line, " %s%*s", shown, width[k] - text_columns(shown), "");
                 mem_strfree(val);
             }
             bool out = shown_out(v, c);
@@ -330,6 +347,8 @@ static bool show_tracker(vm *v)
             combat_line_end(v, &line); /* without the blanks that pad its columns */
         }
     }
+    if (width != small && width)
+        mem_free(width, (size_t)enc->ntrack * sizeof(int));
     text_free(&head);
     text_free(&note);
     text_free(&rolled);
