@@ -33,6 +33,7 @@ typedef struct side_turn {
     int check[TALLY_CHECKS];  /* that check (as some path rolled it), or -1 */
     double cut;               /* the chance of the paths cut (too unlikely, or too many dice) */
     double *fires;            /* per trigger: the chance it fires in the turn */
+    size_t nfires;            /* its room: the triggers and one (freed without the program) */
     uint64_t paths;
     bool changed;    /* some path changed more than hit points */
     bool healed;     /* that change was to hit points, other than damage dealt */
@@ -63,8 +64,8 @@ static void fight_free(fight *g)
         side_turn *t = &g->turn[k];
         if (t->damage)
             mem_free(t->damage, t->damage_cap * sizeof *t->damage);
-        if (t->fires && g->f)
-            mem_free(t->fires, (g->f->p->rules->ntriggers + 1) * sizeof *t->fires);
+        if (t->fires)
+            mem_free(t->fires, t->nfires * sizeof *t->fires);
     }
     fray_close(g->f);
     text_free(&g->turn[0].change);
@@ -193,6 +194,7 @@ static bool walk_turn(fight *g, int k)
     side_turn *s = &g->turn[k];
     size_t ntrig = g->f->p->rules->ntriggers;
     s->fires = MEM_NEW_ARRAY(double, ntrig + 1);
+    s->nfires = ntrig + 1;
     uint64_t *fired = MEM_NEW_ARRAY(uint64_t, ntrig + 1);
     if (!s->fires || !fired) {
         if (fired)
@@ -237,6 +239,7 @@ static bool walk_turn(fight *g, int k)
                 diag_report(&g->f->sink, DIAG_ERROR, NULL, (span){0}, "in the profile for %s, the %s never gets a turn",
                             g->system, role_names[k]);
             g->f->v = own;
+            tally_free(&t);
             world_close(v);
             ok = false;
             break;
