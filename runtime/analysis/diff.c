@@ -831,6 +831,8 @@ static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_re
     economy(&rb, pa, pb);
     turns(&rb, pa, pb);
     formulas(&rb, a, b, o);
+    /* the sections so far are the rules of play, the summary's first group */
+    size_t play = rb.r ? rb.r->nsections : 0;
     fray_status st = FRAY_OK;
     if (o && o->profile && !o->profile_if_both)
         st = profile_compare(&rb, a, b, o);
@@ -840,7 +842,7 @@ static fray_status compare(fray *a, fray *b, const fray_diff_options *o, fray_re
         compare_kind(&rb, pa, pb, &named_kinds[k]);
     fray_report *whole = report_end(&rb);
     /* the summary opens it: what differs, and what it does to the fight */
-    *out = whole ? summary_prepend(whole) : NULL;
+    *out = whole ? summary_prepend(whole, play) : NULL;
     fray_report_free(whole);
     if (st == FRAY_OK && !*out)
         st = FRAY_ERR_RULES;

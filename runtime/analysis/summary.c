@@ -9,19 +9,6 @@
 #include "runtime/analysis/report.h"
 #include "runtime/base/text.h"
 
-/* The sections that are the rules of play, as diff.c writes them before
-   the declarations. */
-static bool of_play(const char *title)
-{
-    static const char *const play[] = {
-        "System", "Action economy",     "Initiative", "Rounds and time", "Death and the end of a fight",
-        "Space",  "Ranges and formulas"};
-    for (size_t i = 0; i < sizeof play / sizeof play[0]; i++)
-        if (!strcmp(title, play[i]))
-            return true;
-    return false;
-}
-
 /* The figure a cell starts with, and whether it is a share (ends in %). */
 static bool figure_of(const char *cell, double *x, bool *share)
 {
@@ -73,11 +60,12 @@ static void differing(const fray_report_section *s, text_buf *out, size_t *count
         text_add(out, ", and %zu more", *count - 6);
 }
 
-static void section_rows(report_builder *rb, const fray_report *r, bool play)
+/* The rows of the sections from..to that differ. */
+static void section_rows(report_builder *rb, const fray_report *r, size_t from, size_t to)
 {
-    for (size_t i = 0; i < r->nsections; i++) {
+    for (size_t i = from; i < to && i < r->nsections; i++) {
         const fray_report_section *s = &r->sections[i];
-        if (of_play(s->title) != play || s->whole)
+        if (s->whole)
             continue;
         text_buf which;
         text_init(&which);
@@ -103,7 +91,7 @@ static void copy_section(report_builder *rb, const fray_report_section *s)
     }
 }
 
-fray_report *summary_prepend(const fray_report *r)
+fray_report *summary_prepend(const fray_report *r, size_t play)
 {
     report_builder rb;
     if (!report_begin(&rb, r->a, r->b)) {
@@ -136,8 +124,8 @@ fray_report *summary_prepend(const fray_report *r)
     }
     if (fight && !fight->nrows) /* it could not be played: its note says why */
         report_row(&rb, "reference fight", "not played", "not played");
-    section_rows(&rb, r, true);
-    section_rows(&rb, r, false);
+    section_rows(&rb, r, 0, play);
+    section_rows(&rb, r, play, r->nsections);
     if (!r->differences)
         report_row(&rb, "differences", "none", "none");
     size_t differences = r->differences;

@@ -9,8 +9,9 @@
 
 #include "fray.h"
 
-/* A copy of r with the summary before its sections; NULL when out of
-   memory. r is left as it is. */
-fray_report *summary_prepend(const fray_report *r);
+/* A copy of r with the summary before its sections, the first `play` of
+   them being the rules of play; NULL when out of memory. r is left as it
+   is. */
+fray_report *summary_prepend(const fray_report *r, size_t play);
 
 #endif
