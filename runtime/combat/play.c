@@ -243,13 +243,14 @@ static bool shown_out(vm *v, int c)
 
 /* A tracked stat's column: as wide as its name, at least 9, and as its
    widest value of a creature in play (a range, a string), in the columns
-   a terminal gives them; 0 when out of memory. */
+   a terminal gives them. A hidden creature's value does not widen it: the
+   players' view would show its width. */
 static int track_width(vm *v, int stat)
 {
     int n = text_columns(program_string(v->p, v->p->decls[stat].name));
     n = n > 9 ? n : 9;
     for (size_t c = 0; c < v->world->ncreatures; c++) {
-        if (!v->world->creatures[c].in_play)
+        if (!v->world->creatures[c].in_play || v->world->creatures[c].hidden)
             continue;
         char *val = play_stat_text_whole(v, (int)c, stat);
         int w = val ? text_columns(val) : 1;
