@@ -62,6 +62,14 @@ typedef struct cli_set {
 } cli_set;
 /* Parses one; false (with nothing said) when it is not of that form. */
 bool cli_parse_set(const char *text, cli_set *out);
+/* `--answer RULING=ANSWER`: a ruling answered in every run, the answer as
+ * typed at its question; `RULING` alone leaves answer empty. */
+typedef struct cli_answer {
+    char ruling[64];
+    const char *answer; /* points into the text parsed */
+} cli_answer;
+/* Parses one; false (with nothing said) when the ruling is not a name. */
+bool cli_parse_answer(const char *text, cli_answer *out);
 /* What printf would write, whole, in memory of its own (free it); NULL
  * when out of memory. */
 char *cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

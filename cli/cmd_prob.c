@@ -99,7 +99,7 @@ typedef struct row {
     int64_t lo, hi;
 } row;
 
-#define MAX_ROWS 40 /* a table longer than a screen is put in bins (unless --all) */
+#define MAX_ROWS CLI_MOST_ROWS /* a table longer than a screen is put in bins (unless --all) */
 
 /* P(lo <= X <= hi). */
 static double p_within(const fray_distribution *d, int64_t lo, int64_t hi)
@@ -138,18 +138,6 @@ static size_t outcome_rows(column *cols, int n, row *out, size_t cap)
     }
 }
 
-/* A width for bins that is 1, 2 or 5 times a power of ten, at least w. */
-static int64_t round_width(int64_t w)
-{
-    for (int64_t ten = 1; ten <= INT64_MAX / 10; ten *= 10)
-        for (int k = 0; k < 3; k++) {
-            int64_t step = ten * (int64_t[]){1, 2, 5}[k];
-            if (step >= w)
-                return step;
-        }
-    return w;
-}
-
 /* Bins of one width over where all but a thousandth of each column's
    chances lie, and a row for what lies below and above them; their
    count (at most MAX_ROWS). */
@@ -166,7 +154,7 @@ static size_t bin_rows(const column *cols, int n, row *out)
     }
     /* the span in unsigned: it may pass INT64_MAX */
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-    int64_t width = round_width((int64_t)((span + (MAX_ROWS - 3)) / (MAX_ROWS - 2)));
+    int64_t width = cli_round_width((int64_t)((span + (MAX_ROWS - 3)) / (MAX_ROWS - 2)));
     /* the first bin starts at a multiple of the width, at or below lo */
     int64_t first = lo / width * width - (lo % width < 0 ? width : 0);
     size_t k = 0;

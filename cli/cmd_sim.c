@@ -39,11 +39,16 @@ static const char usage[] = "Usage: fray sim [OPTION]... SCENARIO [SCENARIO2]\n"
                             "  --set C.STAT=N     set creature C's STAT to N as it is made, over the\n"
                             "                     scenario's (a group's name sets each member; repeat\n"
                             "                     for more); 'fray sweep' tries a range of values\n"
+                            "  --answer R=ANSWER  answer ruling R in every run as at its question (yes,\n"
+                            "                     3, half): for every creature and use, over the\n"
+                            "                     scenario's answers and its default; repeat for more\n"
                             "  --format FORMAT    table (default), json, csv or part: csv is a figure a\n"
                             "                     row; part, a slice's sums, which\n"
                             "                     --merge adds up into the report of the whole\n"
                             "  --merge PART...    add up parts (played on other machines) and print\n"
                             "                     exactly the report one process would\n"
+                            "  --all              every length of fight a row (past 40, they are shown\n"
+                            "                     in bins)\n"
                             "  --plot FILE.svg    also draw the rounds fights last and the damage each\n"
                             "                     creature deals and takes, two systems side by side,\n"
                             "                     as an SVG a browser opens\n"
@@ -201,6 +206,7 @@ typedef struct table {
     FILE *out;
     const fray_sim_result *const *rs;
     int n;
+    bool all; /* every length of fight a row, never bins */
 } table;
 
 static void print_heading(const table *t, const char *const *titles, const char *scenario, uint64_t seed, int threads)
@@ -289,26 +295,52 @@ static void print_round_figures(const table *t, const round_stats *st)
     }
 }
 
-/* How often a fight lasts each number of rounds, as a bar per column. */
+/* Runs of column i that lasted from a to b rounds. */
+static uint64_t runs_within(const table *t, int i, size_t a, size_t b)
+{
+    uint64_t runs = 0;
+    for (size_t k = a; k <= b && k < t->rs[i]->nrounds; k++)
+        runs += t->rs[i]->rounds[k];
+    return runs;
+}
+
+/* How often a fight lasts each number of rounds, as a bar per column; past
+   a screen's worth of lengths (unless --all), in bins of a round width. */
 static void print_round_bars(const table *t, size_t shortest, size_t longest)
 {
     bool unicode = cli_utf8_terminal();
+    size_t lengths = 0;
+    for (size_t k = shortest; k <= longest; k++)
+        for (int i = 0; i < t->n; i++)
+            if (runs_within(t, i, k, k)) {
+                lengths++;
+                break;
+            }
+    size_t width = 1, first = shortest;
+    if (lengths > CLI_MOST_ROWS && !t->all) {
+        width = (size_t)cli_round_width((int64_t)((longest - shortest + CLI_MOST_ROWS) / CLI_MOST_ROWS));
+        first = shortest / width * width;
+    }
     uint64_t top = 0;
-    for (int i = 0; i < t->n; i++)
-        for (size_t k = 0; k < t->rs[i]->nrounds; k++)
-            top = t->rs[i]->rounds[k] > top ? t->rs[i]->rounds[k] : top;
-    for (size_t k = shortest; k <= longest; k++) {
-        /* a length no run had, in any column, is left out */
+    for (size_t a = first; a <= longest; a += width)
+        for (int i = 0; i < t->n; i++)
+            top = runs_within(t, i, a, a + width - 1) > top ? runs_within(t, i, a, a + width - 1) : top;
+    for (size_t a = first; a <= longest; a += width) {
+        size_t b = a + width - 1;
+        /* a length (or a bin) no run had, in any column, is left out */
         bool any = false;
         for (int i = 0; i < t->n && !any; i++)
-            any = k < t->rs[i]->nrounds && t->rs[i]->rounds[k] > 0;
+            any = runs_within(t, i, a, b) > 0;
         if (!any)
             continue;
-        char text[32];
-        snprintf(text, sizeof text, "  %zu round%s", k, k == 1 ? "" : "s");
+        char text[48];
+        if (width == 1)
+            snprintf(text, sizeof text, "  %zu round%s", a, a == 1 ? "" : "s");
+        else
+            snprintf(text, sizeof text, "  %zu-%zu rounds", a > shortest ? a : shortest, b < longest ? b : longest);
         label(t->out, text);
         for (int i = 0; i < t->n; i++) {
-            uint64_t runs = k < t->rs[i]->nrounds ? t->rs[i]->rounds[k] : 0;
+            uint64_t runs = runs_within(t, i, a, b);
             char buf[32];
             snprintf(buf, sizeof buf, "%5.1f%% ", 100.0 * (double)runs / (double)t->rs[i]->runs);
             fprintf(t->out, "  %s", buf);
@@ -318,6 +350,8 @@ static void print_round_bars(const table *t, size_t shortest, size_t longest)
         }
         fputc('\n', t->out);
     }
+    if (width > 1)
+        fprintf(t->out, "  (%zu lengths of fight in bins of %zu rounds; --all shows each)\n", lengths, width);
 }
 
 static void print_rounds(const table *t)
@@ -428,9 +462,9 @@ static bool print_triggers(const table *t)
 
 /* False when out of memory (the names of a section could not be kept). */
 static bool print_table(FILE *out, const fray_sim_result *const *rs, const char *const *titles, int n,
-                        const char *scenario, uint64_t seed, int threads)
+                        const char *scenario, uint64_t seed, int threads, bool all)
 {
-    table t = {out, rs, n};
+    table t = {out, rs, n, all};
     print_heading(&t, titles, scenario, seed, threads);
     if (!print_winners(&t))
         return false;
@@ -695,7 +729,7 @@ static bool plot_sim(fray_sim_result *const *rs, int n, const char *const *title
 
 /* The results as a table or JSON: an exit code. */
 static int report(fray_sim_result *const *rs, int n, const char *scenario, const char *other, const char *vs,
-                  const char *format, uint64_t seed, int jobs, const char *plot)
+                  const char *format, uint64_t seed, int jobs, const char *plot, bool all)
 {
     int code = EXIT_OK;
     const char *titles[2] = {"", vs};
@@ -719,7 +753,7 @@ static int report(fray_sim_result *const *rs, int n, const char *scenario, const
         FILE *mem = open_memstream(&text, &len);
         char both[512];
         snprintf(both, sizeof both, "%s and %s", scenario, other ? other : "");
-        bool printed = print_table(mem ? mem : stdout, view, titles, n, other ? both : scenario, seed, jobs);
+        bool printed = print_table(mem ? mem : stdout, view, titles, n, other ? both : scenario, seed, jobs, all);
         if (mem) {
             fclose(mem);
             if (printed)
@@ -741,11 +775,14 @@ enum { MAX_SETS = 16 };
 /* What the command line asks for besides the shared options. */
 typedef struct sim_args {
     uint64_t runs, jobs, from, to; /* from..to: --runs FROM..TO, a slice */
-    bool slice, merge;
+    bool slice, merge, all;
     const char *vs, *health, *format, *plot;
     fray_sim_set sets[MAX_SETS];
     cli_set given[MAX_SETS];
     size_t nsets;
+    fray_sim_answer answers[MAX_SETS];
+    cli_answer given_answers[MAX_SETS];
+    size_t nanswers;
 } sim_args;
 
 /* `--runs N`, or `--runs FROM..TO` (a slice of the runs); false when it is
@@ -774,8 +811,8 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
-        if (!strcmp(opt, "--merge")) {
-            a->merge = true;
+        if (!strcmp(opt, "--merge") || !strcmp(opt, "--all")) {
+            *(opt[2] == 'm' ? &a->merge : &a->all) = true;
             takes = false;
         } else if (!strcmp(opt, "-n") || !strcmp(opt, "--runs")) {
             if (!parse_runs(val, a)) {
@@ -798,6 +835,16 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
                 return EXIT_USAGE;
             }
             a->sets[a->nsets++] = (fray_sim_set){g->creature, g->stat, g->lo};
+        } else if (!strcmp(opt, "--answer")) {
+            cli_answer *g = &a->given_answers[a->nanswers];
+            if (!val || a->nanswers == MAX_SETS || !cli_parse_answer(val, g) || !*g->answer ||
+                strstr(g->answer, "..") || strchr(g->answer, ',')) {
+                fprintf(stderr, "fray sim: --answer takes RULING=ANSWER, as typed at its question (at most %d)%s\n",
+                        MAX_SETS,
+                        val && (strstr(val, "..") || strchr(val, ',')) ? "; several answers are for 'fray sweep'" : "");
+                return EXIT_USAGE;
+            }
+            a->answers[a->nanswers++] = (fray_sim_answer){g->ruling, g->answer};
         } else if (!strcmp(opt, "--vs"))
             a->vs = val;
         else if (!strcmp(opt, "--health"))
@@ -808,7 +855,7 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
             a->plot = val;
         else {
             takes = false;
-            if (strcmp(opt, "--merge"))
+            if (strcmp(opt, "--merge") && strcmp(opt, "--all"))
                 rest[(*nrest)++] = argv[i];
         }
         if (takes) {
@@ -834,13 +881,13 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
 
 /* `fray sim --merge PART...`: the parts added up, reported as one
    process playing every run would report them. */
-static int merge_parts(char *const *paths, int n, const char *format, const char *plot)
+static int merge_parts(char *const *paths, int n, const char *format, const char *plot, bool all)
 {
     sim_whole w;
     fray_sim_result *rs[2];
     if (!sim_parts_merge(paths, n, &w, rs))
         return EXIT_RULES;
-    int code = report(rs, w.n, w.scenario, w.other, w.vs, format, w.seed, w.threads, plot);
+    int code = report(rs, w.n, w.scenario, w.other, w.vs, format, w.seed, w.threads, plot, all);
     sim_merged_free(rs[0]);
     sim_merged_free(rs[1]);
     sim_whole_free(&w);
@@ -865,7 +912,7 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "fray sim: --merge takes the parts to add up\nTry 'fray sim --help'.\n");
             return EXIT_USAGE;
         }
-        return merge_parts(rest + first, nrest - first, a.format, a.plot);
+        return merge_parts(rest + first, nrest - first, a.format, a.plot, a.all);
     }
     if (nrest - first < 1 || nrest - first > 2 || (a.vs && nrest - first == 2)) {
         fprintf(stderr, "fray sim: %s\nTry 'fray sim --help'.\n",
@@ -911,7 +958,9 @@ int cmd_sim(int argc, char **argv)
                            .progress = tty ? show_progress : NULL,
                            .progress_user = &pg,
                            .sets = a.sets,
-                           .nsets = a.nsets};
+                           .nsets = a.nsets,
+                           .answers = a.answers,
+                           .nanswers = a.nanswers};
     fray_sim_result *rs[2] = {NULL, NULL};
     int n = 1;
     int code = EXIT_OK;
@@ -943,7 +992,7 @@ int cmd_sim(int argc, char **argv)
         sim_whole w = {(char *)scenario, (char *)other, (char *)vs, o.seed, (int)jobs, n};
         sim_part_write(stdout, &w, from, from + runs - 1, (const fray_sim_result *const *)rs);
     } else if (code == EXIT_OK)
-        code = report(rs, n, scenario, other, vs, a.format, o.seed + from, (int)jobs, a.plot);
+        code = report(rs, n, scenario, other, vs, a.format, o.seed + from, (int)jobs, a.plot, a.all);
     fray_sim_free(rs[0]);
     fray_sim_free(rs[1]);
     fray_close(f);

@@ -1,7 +1,8 @@
 /* cmd_sweep: `fray sweep`, a scenario played many times at each value of
- * one creature's stat: who wins and how long fights last, value by value,
- * and the value that gives a target (a side winning half its fights, fights
- * of three rounds) found by bisection. */
+ * one creature's stat, or at each answer to one ruling: who wins and how
+ * long fights last, value by value, and the value that gives a target (a
+ * side winning half its fights, fights of three rounds) found by
+ * bisection. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +16,19 @@
 
 static const char usage[] =
     "Usage: fray sweep [OPTION]... --set CREATURE.STAT=LO..HI SCENARIO\n"
+    "   or: fray sweep [OPTION]... --answer RULING[=A,B,...|=LO..HI] SCENARIO\n"
     "Play a scenario (as 'fray sim' does) at each value of one creature's stat,\n"
-    "set as the creature is made (a group's name sets each member), and report\n"
-    "each side's wins and the fights' rounds at each value, with 95% intervals.\n"
-    "With --target, find the value that gives it by bisection instead of trying\n"
-    "every value.\n"
+    "set as the creature is made (a group's name sets each member), or at each\n"
+    "answer to one of the rules' rulings, and report each side's wins and the\n"
+    "fights' rounds at each value, with 95% intervals. With --target, find the\n"
+    "value that gives it by bisection instead of trying every value.\n"
     "\n"
     "  --set C.STAT=LO..HI  the stat swept (whole numbers); more --set C.STAT=N\n"
     "                       fix other stats at one value\n"
+    "  --answer RULING      each answer the ruling takes (no and yes, or the words\n"
+    "                       of its `one of`), given in every run; =A,B,... these\n"
+    "                       answers; =LO..HI every number from LO to HI; =A one\n"
+    "                       answer, fixed while something else is swept\n"
     "  --step N             try every Nth value from LO (default 1)\n"
     "  --target SIDE=P%     the value at which SIDE wins P% of the fights\n"
     "  --target rounds=R    the value at which fights last R rounds on average\n"
@@ -36,17 +42,19 @@ static const char usage[] =
     "                       value, in their 95% bands (an SVG a browser opens)\n"
     "  -I, --include DIR    look for `use` modules in DIR\n"
     "\n"
-    "A value's figures are those 'fray sim --set C.STAT=VALUE' prints. Bisection\n"
+    "A value's figures are those 'fray sim --set C.STAT=VALUE' (or --answer\n"
+    "RULING=ANSWER) prints. Bisection\n"
     "takes the figure to move one way as the value grows, and reports the two\n"
     "neighbouring values it falls between.\n"
     "\n"
     "Examples:\n"
     "  fray sweep --set brute.max_hp=20..60 --step 5 examples/variants/keen-legend-duel.rules\n"
-    "  fray sweep --set brute.max_hp=20..80 --target party=50% examples/variants/keen-legend-duel.rules\n";
+    "  fray sweep --set brute.max_hp=20..80 --target party=50% examples/variants/keen-legend-duel.rules\n"
+    "  fray sweep --answer death_roll_type examples/fortitude-skirmish.rules\n";
 
 /* One value tried: its result, kept for the table. */
 typedef struct tried {
-    int64_t value;
+    int64_t value; /* the number, or the index of the word answered */
     fray_sim_result *r;
 } tried;
 
@@ -54,12 +62,28 @@ typedef struct sweep {
     fray *f;
     const char *scenario;
     fray_sim_options so;
-    fray_sim_set *sets; /* sets[0] is the swept one */
+    fray_sim_set *sets; /* sets[0] is the swept one, when a stat is */
     size_t nsets;
+    fray_sim_answer *answers; /* answers[0] is the swept one, when a ruling is */
+    size_t nanswers;
+    bool ruling;        /* a ruling's answers are swept, not a stat */
+    char name[160];     /* what is swept, as the table heads it: goblin.ac, or the ruling's name */
+    const char **words; /* the ruling's answers tried, when they are words (else NULL) */
+    size_t nwords;
+    char number[32]; /* the number answered, as text */
     tried *t;
     size_t nt, cap;
     bool tty;
 } sweep;
+
+/* A value as the reader sees it: the number, or the word answered. */
+static const char *value_text(const sweep *s, int64_t value, char *buf, size_t cap)
+{
+    if (s->words)
+        return s->words[value];
+    snprintf(buf, cap, "%lld", (long long)value);
+    return buf;
+}
 
 /* The result at value (played now, or kept from before); NULL after an
    error, which the library has said. */
@@ -78,9 +102,15 @@ static const fray_sim_result *play_at(sweep *s, int64_t value)
         s->t = grown;
         s->cap = cap;
     }
+    char buf[32];
+    const char *shown = value_text(s, value, buf, sizeof buf);
     if (s->tty)
-        fprintf(stderr, "\r%s.%s = %lld ...%*s", s->sets[0].creature, s->sets[0].stat, (long long)value, 20, "");
-    s->sets[0].value = value;
+        fprintf(stderr, "\r%s = %s ...%*s", s->name, shown, 20, "");
+    if (s->ruling) {
+        snprintf(s->number, sizeof s->number, "%s", shown);
+        s->answers[0].answer = s->words ? shown : s->number;
+    } else
+        s->sets[0].value = value;
     fray_sim_result *r = NULL;
     fray_status st = fray_sim(s->f, s->scenario, &s->so, &r);
     if (s->tty)
@@ -156,9 +186,7 @@ static size_t sides_of(const sweep *s, const char **out, size_t cap)
 
 static void print_table(const sweep *s, const char **sides, size_t nsides)
 {
-    char head[160];
-    snprintf(head, sizeof head, "%s.%s", s->sets[0].creature, s->sets[0].stat);
-    printf("  %-16s", head);
+    printf("  %-16s", s->name);
     for (size_t k = 0; k < nsides; k++) {
         char col[96];
         snprintf(col, sizeof col, "%s wins", sides[k]);
@@ -167,11 +195,13 @@ static void print_table(const sweep *s, const char **sides, size_t nsides)
     printf("  rounds\n");
     for (size_t i = 0; i < s->nt; i++) {
         const fray_sim_result *r = s->t[i].r;
-        printf("  %-16lld", (long long)s->t[i].value);
+        char buf[32];
+        printf("  %-16s", value_text(s, s->t[i].value, buf, sizeof buf));
         for (size_t k = 0; k < nsides; k++) {
             side_wins w = wins_at(r, sides[k]);
             char cell[64];
-            snprintf(cell, sizeof cell, "%5.1f%% (%.1f-%.1f)", 100.0 * w.share, 100 * w.lo, 100 * w.hi);
+            snprintf(cell, sizeof cell, "%5.1f%% (%.1f-%.1f)", 100.0 * (double)w.wins / (double)(r->runs ? r->runs : 1),
+                     100 * w.lo, 100 * w.hi);
             printf("  %-20s", cell);
         }
         double half, mean = rounds_at(r, &half);
@@ -181,13 +211,14 @@ static void print_table(const sweep *s, const char **sides, size_t nsides)
 
 static void print_csv(const sweep *s, const char **sides, size_t nsides)
 {
-    printf("%s.%s", s->sets[0].creature, s->sets[0].stat);
+    printf("%s", s->name);
     for (size_t k = 0; k < nsides; k++)
         printf(",%s_wins,%s_share,%s_low,%s_high", sides[k], sides[k], sides[k], sides[k]);
     printf(",runs,rounds_mean,rounds_low,rounds_high\n");
     for (size_t i = 0; i < s->nt; i++) {
         const fray_sim_result *r = s->t[i].r;
-        printf("%lld", (long long)s->t[i].value);
+        char buf[32];
+        printf("%s", value_text(s, s->t[i].value, buf, sizeof buf));
         for (size_t k = 0; k < nsides; k++) {
             side_wins w = wins_at(r, sides[k]);
             printf(",%llu,%.17g,%.17g,%.17g", (unsigned long long)w.wins, w.share, w.lo, w.hi);
@@ -217,15 +248,18 @@ static void print_json(const sweep *s, const char **sides, size_t nsides, const 
 {
     printf("{\"scenario\": ");
     cli_json_string(s->scenario);
-    printf(", \"set\": ");
-    char name[160];
-    snprintf(name, sizeof name, "%s.%s", s->sets[0].creature, s->sets[0].stat);
-    cli_json_string(name);
+    printf(", \"%s\": ", s->ruling ? "answer" : "set");
+    cli_json_string(s->name);
     printf(", \"runs\": %llu, \"seed\": %llu, \"values\": [", (unsigned long long)s->so.runs,
            (unsigned long long)s->so.seed);
     for (size_t i = 0; i < s->nt; i++) {
         const fray_sim_result *r = s->t[i].r;
-        printf("%s\n  {\"value\": %lld, \"winners\": [", i ? "," : "", (long long)s->t[i].value);
+        printf("%s\n  {\"value\": ", i ? "," : "");
+        if (s->words)
+            cli_json_string(s->words[s->t[i].value]);
+        else
+            printf("%lld", (long long)s->t[i].value);
+        printf(", \"winners\": [");
         for (size_t k = 0; k < nsides; k++) {
             side_wins w = wins_at(r, sides[k]);
             printf("%s{\"side\": ", k ? ", " : "");
@@ -269,7 +303,7 @@ static bool plot_sweep(const sweep *s, const char **sides, size_t nsides, const 
     bool ok = x && y && lo && hi && ser;
     for (size_t i = 0; ok && i < n; i++) {
         const fray_sim_result *r = s->t[i].r;
-        x[i] = (double)s->t[i].value;
+        x[i] = (double)s->t[i].value + (s->words ? 1 : 0); /* words are named from x = 1 */
         for (size_t k = 0; k < nsides; k++) {
             side_wins w = wins_at(r, sides[k]);
             y[k * n + i] = w.share, lo[k * n + i] = w.lo, hi[k * n + i] = w.hi;
@@ -277,8 +311,8 @@ static bool plot_sweep(const sweep *s, const char **sides, size_t nsides, const 
         double half, mean = rounds_at(r, &half);
         y[nsides * n + i] = mean, lo[nsides * n + i] = mean - half, hi[nsides * n + i] = mean + half;
     }
-    char axis[160], names[64][96];
-    snprintf(axis, sizeof axis, "%s.%s", s->sets[0].creature, s->sets[0].stat);
+    char axis[192], names[64][96];
+    snprintf(axis, sizeof axis, "%s%s", s->ruling ? "ruling " : "", s->name);
     for (size_t k = 0; ok && k <= nsides; k++) {
         if (k < nsides)
             snprintf(names[k], sizeof names[k], "%s wins", sides[k]);
@@ -291,12 +325,16 @@ static bool plot_sweep(const sweep *s, const char **sides, size_t nsides, const 
              .y_label = "share of fights",
              .y_percent = true,
              .x_whole = true,
+             .x_names = s->words,
+             .n_names = s->nwords,
              .series = ser,
              .nseries = nsides},
             {.title = "Rounds a fight lasts (mean, 95% band)",
              .x_label = axis,
              .y_label = "rounds",
              .x_whole = true,
+             .x_names = s->words,
+             .n_names = s->nwords,
              .series = ser + nsides,
              .nseries = 1},
         };
@@ -388,9 +426,15 @@ static void report(const sweep *s, const char **sides, size_t nsides, const targ
     else if (!strcmp(format, "csv"))
         print_csv(s, sides, nsides);
     else {
-        printf("%s: %s.%s from %lld to %lld, %llu runs at each value (seeds %llu to %llu), %d thread%s\n\n",
-               s->scenario, s->sets[0].creature, s->sets[0].stat, (long long)lo, (long long)hi,
-               (unsigned long long)s->so.runs, (unsigned long long)s->so.seed,
+        printf("%s: %s%s ", s->scenario, s->ruling ? "ruling " : "", s->name);
+        if (s->words) {
+            printf("answered");
+            for (size_t i = 0; i < s->nwords; i++)
+                printf("%s %s", i ? (i + 1 == s->nwords ? " and" : ",") : "", s->words[i]);
+        } else
+            printf("from %lld to %lld", (long long)lo, (long long)hi);
+        printf(", %llu runs at each %s (seeds %llu to %llu), %d thread%s\n\n", (unsigned long long)s->so.runs,
+               s->words ? "answer" : "value", (unsigned long long)s->so.seed,
                (unsigned long long)(s->so.seed + s->so.runs - 1), s->so.threads, s->so.threads == 1 ? "" : "s");
         print_table(s, sides, nsides);
         if (tg->given) {
@@ -400,8 +444,8 @@ static void report(const sweep *s, const char **sides, size_t nsides, const targ
             say_figure(want, sizeof want, tg, tg->level);
             const char *what = tg->side ? tg->side : "fights", *verb = tg->side ? "wins" : "last";
             if (fd->bracketed)
-                printf("\n%s %s %s between %s.%s = %lld (%s) and %lld (%s)%s\n", what, verb, want, s->sets[0].creature,
-                       s->sets[0].stat, (long long)fd->below, a, (long long)fd->above, b,
+                printf("\n%s %s %s between %s = %lld (%s) and %lld (%s)%s\n", what, verb, want, s->name,
+                       (long long)fd->below, a, (long long)fd->above, b,
                        within_both(s, tg, fd) ? "; it lies within both values' 95% intervals: more runs (-n) "
                                                 "would tell them apart"
                                               : "");
@@ -424,146 +468,350 @@ static bool side_known(const target *tg, const char **sides, size_t nsides)
     return known;
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The answers fray_ruling_answers passes, copied. */
+typedef struct word_list {
+    char **words;
+    size_t n, cap;
+    bool failed;
+} word_list;
+
+static void add_word(void *user, const char *word)
 {
-    uint64_t runs = 400, jobs = 0, step = 1;
-    const char *health = NULL, *format = "table", *plot = NULL;
-    enum { MAX_SETS = 16 };
-    cli_set given[MAX_SETS];
-    fray_sim_set sets[MAX_SETS];
-    size_t nsets = 0;
-    int swept = -1;
-    target tg = {.given = false};
-    char **rest = argv;
-    int nrest = 0;
-    rest[nrest++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = true;
-        if (!strcmp(a, "-n") || !strcmp(a, "--runs")) {
-            if (!val || !cli_parse_u64(val, 1, 100000000, &runs)) {
-                fprintf(stderr, "fray sweep: %s takes a count of runs from 1 to 100000000\n", a);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!val || !cli_parse_u64(val, 1, 256, &jobs)) {
-                fprintf(stderr, "fray sweep: %s takes a count of threads from 1 to 256\n", a);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--step")) {
-            if (!val || !cli_parse_u64(val, 1, 1000000000, &step)) {
-                fprintf(stderr, "fray sweep: --step takes a whole number from 1\n");
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--set")) {
-            if (!val || nsets == MAX_SETS || !cli_parse_set(val, &given[nsets])) {
-                fprintf(stderr, "fray sweep: --set takes CREATURE.STAT=LO..HI (or =N), whole numbers\n");
-                return EXIT_USAGE;
-            }
-            if (given[nsets].range) {
-                if (swept >= 0) {
-                    fprintf(stderr, "fray sweep: one stat is swept at a time (a second range: %s)\n", val);
-                    return EXIT_USAGE;
-                }
-                swept = (int)nsets;
-            }
-            nsets++;
-        } else if (!strcmp(a, "--target")) {
-            if (!val || !parse_target(val, &tg)) {
-                fprintf(stderr, "fray sweep: --target takes SIDE=P%% (as party=50%%) or rounds=R (as rounds=3)\n");
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--health"))
-            health = val;
-        else if (!strcmp(a, "--plot"))
-            plot = val;
-        else if (!strcmp(a, "--format"))
-            format = val;
-        else {
-            takes = false;
-            rest[nrest++] = argv[i];
+    word_list *l = user;
+    if (l->failed)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **grown = realloc(l->words, cap * sizeof *grown);
+        if (!grown) {
+            l->failed = true;
+            return;
         }
-        if (takes) {
-            if (!val) {
-                fprintf(stderr, "fray sweep: %s needs a value\nTry 'fray sweep --help'.\n", a);
-                return EXIT_USAGE;
-            }
-            i++;
-        }
+        l->words = grown, l->cap = cap;
     }
-    rest[nrest] = NULL;
-    if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
+    char *copy = strdup(word);
+    if (!copy)
+        l->failed = true;
+    else
+        l->words[l->n++] = copy;
+}
+
+static void words_free(word_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->words[i]);
+    free(l->words);
+}
+
+/* The words of --answer R=A,B,... into l; false when one is empty. */
+static bool split_answers(const char *text, word_list *l)
+{
+    for (const char *p = text;;) {
+        size_t len = strcspn(p, ",");
+        char word[128];
+        if (!len || len >= sizeof word)
+            return false;
+        memcpy(word, p, len);
+        word[len] = '\0';
+        add_word(l, word);
+        if (!p[len])
+            return !l->failed;
+        p += len + 1;
+    }
+}
+
+/* Whether text is LO..HI, whole numbers (a number ruling's range). */
+static bool answer_range(const char *ruling, const char *text, cli_set *out)
+{
+    char probe[256];
+    if (snprintf(probe, sizeof probe, "r.%s=%s", ruling, text) >= (int)sizeof probe)
+        return false;
+    return cli_parse_set(probe, out) && out->range;
+}
+
+/* Each answer ruling takes, found by compiling the scenario (words[] set
+   in l); an exit code, after saying why there are none to try. */
+static int answers_of(fray *f, const char *scenario, const char *ruling, fray_sim_options so, word_list *l)
+{
+    if (fray_check_file(f, scenario, false) != FRAY_OK)
+        return EXIT_RULES;
+    int n = fray_ruling_answers(f, ruling, add_word, l);
+    if (l->failed) {
+        fprintf(stderr, "fray: out of memory\n");
+        return EXIT_IO;
+    }
+    if (n < 0) {
+        /* the library says so, with the nearest ruling's name */
+        fray_sim_answer probe = {ruling, ""};
+        so.answers = &probe, so.nanswers = 1, so.check_only = true;
+        fray_sim_result *none = NULL;
+        fray_sim(f, scenario, &so, &none);
+        return EXIT_RULES;
+    }
+    if (n == 0) {
+        fprintf(stderr,
+                "fray sweep: ruling %s takes any answer of its kind: give those to try (--answer %s=A,B,... or "
+                "=LO..HI)\n",
+                ruling, ruling);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+enum { MAX_SETS = 16 };
+
+/* What the command line asks for besides the shared options. */
+typedef struct sweep_args {
+    uint64_t runs, jobs, step;
+    const char *health, *format, *plot;
+    cli_set given[MAX_SETS];
+    cli_answer given_answers[MAX_SETS];
+    size_t nsets, nanswers;
+    int swept, swept_answer; /* which --set or --answer is swept, or -1 */
+    target tg;
+    char **rest; /* the arguments left for cli_parse */
+    int nrest;
+} sweep_args;
+
+/* One of sweep's own options and its value; false after saying why. */
+static bool take_option(sweep_args *a, const char *opt, const char *val)
+{
+    if (!strcmp(opt, "-n") || !strcmp(opt, "--runs")) {
+        if (!cli_parse_u64(val, 1, 100000000, &a->runs)) {
+            fprintf(stderr, "fray sweep: %s takes a count of runs from 1 to 100000000\n", opt);
+            return false;
+        }
+    } else if (!strcmp(opt, "-j") || !strcmp(opt, "--jobs")) {
+        if (!cli_parse_u64(val, 1, 256, &a->jobs)) {
+            fprintf(stderr, "fray sweep: %s takes a count of threads from 1 to 256\n", opt);
+            return false;
+        }
+    } else if (!strcmp(opt, "--step")) {
+        if (!cli_parse_u64(val, 1, 1000000000, &a->step)) {
+            fprintf(stderr, "fray sweep: --step takes a whole number from 1\n");
+            return false;
+        }
+    } else if (!strcmp(opt, "--set")) {
+        cli_set *g = &a->given[a->nsets];
+        if (a->nsets == MAX_SETS || !cli_parse_set(val, g)) {
+            fprintf(stderr, "fray sweep: --set takes CREATURE.STAT=LO..HI (or =N), whole numbers\n");
+            return false;
+        }
+        if (g->range && (a->swept >= 0 || a->swept_answer >= 0)) {
+            fprintf(stderr, "fray sweep: one thing is swept at a time (a second: --set %s)\n", val);
+            return false;
+        }
+        if (g->range)
+            a->swept = (int)a->nsets;
+        a->nsets++;
+    } else if (!strcmp(opt, "--answer")) {
+        cli_answer *g = &a->given_answers[a->nanswers];
+        if (a->nanswers == MAX_SETS || !cli_parse_answer(val, g)) {
+            fprintf(stderr, "fray sweep: --answer takes RULING, RULING=A,B,..., RULING=LO..HI or RULING=A\n");
+            return false;
+        }
+        bool several = !*g->answer || strchr(g->answer, ',') || strstr(g->answer, "..");
+        if (several && (a->swept >= 0 || a->swept_answer >= 0)) {
+            fprintf(stderr, "fray sweep: one thing is swept at a time (a second: --answer %s)\n", val);
+            return false;
+        }
+        if (several)
+            a->swept_answer = (int)a->nanswers;
+        a->nanswers++;
+    } else if (!strcmp(opt, "--target")) {
+        if (!parse_target(val, &a->tg)) {
+            fprintf(stderr, "fray sweep: --target takes SIDE=P%% (as party=50%%) or rounds=R (as rounds=3)\n");
+            return false;
+        }
+    } else if (!strcmp(opt, "--health"))
+        a->health = val;
+    else if (!strcmp(opt, "--plot"))
+        a->plot = val;
+    else
+        a->format = val;
+    return true;
+}
+
+/* Reads the command line into a: EXIT_OK, or the exit code after saying why. */
+static int parse_args(int argc, char **argv, sweep_args *a)
+{
+    static const char *const options[] = {"-n",       "--runs",   "-j",       "--jobs", "--step",  "--set",
+                                          "--answer", "--target", "--health", "--plot", "--format"};
+    a->rest = argv;
+    a->rest[a->nrest++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        bool ours = false;
+        for (size_t k = 0; k < sizeof options / sizeof *options && !ours; k++)
+            ours = !strcmp(argv[i], options[k]);
+        if (!ours) {
+            a->rest[a->nrest++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "fray sweep: %s needs a value\nTry 'fray sweep --help'.\n", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (!take_option(a, argv[i], argv[i + 1]))
+            return EXIT_USAGE;
+        i++;
+    }
+    a->rest[a->nrest] = NULL;
+    if (strcmp(a->format, "table") && strcmp(a->format, "csv") && strcmp(a->format, "json")) {
         fprintf(stderr, "fray sweep: --format takes table, csv or json\n");
         return EXIT_USAGE;
     }
-    cli_options o;
-    int first, rc = cli_parse("sweep", nrest, rest, &o, &first, usage);
-    if (rc != EXIT_OK)
-        return rc < 0 ? EXIT_OK : rc;
-    if (nrest - first != 1 || swept < 0) {
-        fprintf(stderr, "fray sweep: %s\nTry 'fray sweep --help'.\n",
-                swept < 0        ? "no stat to sweep: --set CREATURE.STAT=LO..HI"
-                : first >= nrest ? "no scenario"
-                                 : "one scenario at a time");
-        return EXIT_USAGE;
+    return EXIT_OK;
+}
+
+/* The values swept: a stat's range, a number ruling's (range), or a
+   ruling's words as given (words); EXIT_OK, or the exit code after saying
+   why not. */
+static int values_given(const sweep_args *a, word_list *words, cli_set *range, int64_t *lo, int64_t *hi)
+{
+    if (a->swept_answer >= 0) {
+        const cli_answer *g = &a->given_answers[a->swept_answer];
+        if (strstr(g->answer, "..") && !answer_range(g->ruling, g->answer, range)) {
+            fprintf(stderr, "fray sweep: --answer %s=%s: a range is of whole numbers, LO..HI with LO <= HI\n",
+                    g->ruling, g->answer);
+            return EXIT_USAGE;
+        }
+        if (*g->answer && !range->range && !split_answers(g->answer, words)) {
+            fprintf(stderr, "fray sweep: --answer %s=%s: an empty answer in the list\n", g->ruling, g->answer);
+            return EXIT_USAGE;
+        }
+        if (!range->range && a->tg.given) {
+            fprintf(stderr, "fray sweep: --target finds a value between two others, and answers given as words "
+                            "have no order: the table gives each answer's figures\n");
+            return EXIT_USAGE;
+        }
     }
-    if (o.seed > UINT64_MAX - (runs - 1)) {
-        fprintf(stderr, "fray sweep: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
-                (unsigned long long)o.seed, (unsigned long long)runs, (unsigned long long)UINT64_MAX);
-        return EXIT_USAGE;
-    }
-    int64_t lo = given[swept].lo, hi = given[swept].hi;
-    if ((uint64_t)(hi - lo) / step > 1000 && !tg.given) {
+    *lo = a->swept >= 0 ? a->given[a->swept].lo : range->lo;
+    *hi = a->swept >= 0 ? a->given[a->swept].hi : range->hi;
+    if ((a->swept >= 0 || range->range) && (uint64_t)(*hi - *lo) / a->step > 1000 && !a->tg.given) {
         fprintf(stderr, "fray sweep: %lld values from %lld to %lld: at most 1001 (a --step, or --target)\n",
-                (long long)((uint64_t)(hi - lo) / step + 1), (long long)lo, (long long)hi);
+                (long long)((uint64_t)(*hi - *lo) / a->step + 1), (long long)*lo, (long long)*hi);
         return EXIT_USAGE;
     }
-    /* the swept one first: play_at sets its value */
-    sets[0] = (fray_sim_set){given[swept].creature, given[swept].stat, lo};
-    for (size_t i = 0, k = 1; i < nsets; i++)
-        if ((int)i != swept)
-            sets[k++] = (fray_sim_set){given[i].creature, given[i].stat, given[i].lo};
-    if (!jobs) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cores > 0 ? (uint64_t)(cores > 256 ? 256 : cores) : 1;
-    }
-    fray *f = cli_open(&o);
-    if (!f)
-        return EXIT_IO;
-    sweep s = {
-        .f = f,
-        .scenario = rest[first],
-        .so = {.runs = runs, .threads = (int)jobs, .seed = o.seed, .health = health, .sets = sets, .nsets = nsets},
-        .sets = sets,
-        .nsets = nsets,
-        .tty = isatty(STDERR_FILENO)};
+    return EXIT_OK;
+}
+
+/* Plays every value (or bisects for the target), then reports. */
+static int sweep_and_report(sweep *s, const sweep_args *a, int64_t lo, int64_t hi)
+{
     int code = EXIT_OK;
     found fd = {.bracketed = false};
-    if (tg.given) {
-        if (!bisect(&s, &tg, lo, lo + (hi - lo) / (int64_t)step * (int64_t)step, (int64_t)step, &fd))
+    int64_t step = (int64_t)a->step;
+    if (a->tg.given) {
+        if (!bisect(s, &a->tg, lo, lo + (hi - lo) / step * step, step, &fd))
             code = EXIT_RULES;
     } else {
-        for (int64_t v = lo; v <= hi && code == EXIT_OK; v += (int64_t)step)
-            if (!play_at(&s, v))
+        int64_t by = s->words ? 1 : step;
+        for (int64_t v = lo; v <= hi && code == EXIT_OK; v += by)
+            if (!play_at(s, v))
                 code = EXIT_RULES;
     }
     const char *sides[64];
     size_t nsides = 0;
     if (code == EXIT_OK) {
-        qsort(s.t, s.nt, sizeof *s.t, by_value);
-        nsides = sides_of(&s, sides, 64);
-        if (tg.side && !s.nt) /* nothing played */
+        qsort(s->t, s->nt, sizeof *s->t, by_value);
+        nsides = sides_of(s, sides, 64);
+        if (a->tg.side && !s->nt) /* nothing played */
             code = EXIT_RULES;
     }
-    if (code == EXIT_OK && !side_known(&tg, sides, nsides))
+    if (code == EXIT_OK && !side_known(&a->tg, sides, nsides))
         code = EXIT_USAGE;
     if (code == EXIT_OK)
-        report(&s, sides, nsides, &tg, &fd, format, lo, hi);
-    if (code == EXIT_OK && plot && !plot_sweep(&s, sides, nsides, plot))
+        report(s, sides, nsides, &a->tg, &fd, a->format, lo, hi);
+    if (code == EXIT_OK && a->plot && !plot_sweep(s, sides, nsides, a->plot))
         code = EXIT_IO;
+    return code;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_args a = {.runs = 400, .step = 1, .format = "table", .swept = -1, .swept_answer = -1};
+    int rc = parse_args(argc, argv, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_options o;
+    int first;
+    rc = cli_parse("sweep", a.nrest, a.rest, &o, &first, usage);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    bool none = a.swept < 0 && a.swept_answer < 0;
+    if (a.nrest - first != 1 || none) {
+        fprintf(stderr, "fray sweep: %s\nTry 'fray sweep --help'.\n",
+                none               ? "nothing to sweep: --set CREATURE.STAT=LO..HI or --answer RULING"
+                : first >= a.nrest ? "no scenario"
+                                   : "one scenario at a time");
+        return EXIT_USAGE;
+    }
+    if (o.seed > UINT64_MAX - (a.runs - 1)) {
+        fprintf(stderr, "fray sweep: with --seed %llu, %llu runs would pass seed %llu; start lower\n",
+                (unsigned long long)o.seed, (unsigned long long)a.runs, (unsigned long long)UINT64_MAX);
+        return EXIT_USAGE;
+    }
+    word_list words = {.words = NULL};
+    cli_set range = {.range = false};
+    int64_t lo = 0, hi = 0;
+    rc = values_given(&a, &words, &range, &lo, &hi);
+    /* the swept one first: play_at sets its value */
+    fray_sim_set sets[MAX_SETS];
+    fray_sim_answer answers[MAX_SETS];
+    size_t k = 0;
+    if (a.swept >= 0)
+        sets[k++] = (fray_sim_set){a.given[a.swept].creature, a.given[a.swept].stat, lo};
+    for (size_t i = 0; i < a.nsets; i++)
+        if ((int)i != a.swept)
+            sets[k++] = (fray_sim_set){a.given[i].creature, a.given[i].stat, a.given[i].lo};
+    k = 0;
+    if (a.swept_answer >= 0)
+        answers[k++] = (fray_sim_answer){a.given_answers[a.swept_answer].ruling, ""};
+    for (size_t i = 0; i < a.nanswers; i++)
+        if ((int)i != a.swept_answer)
+            answers[k++] = (fray_sim_answer){a.given_answers[i].ruling, a.given_answers[i].answer};
+    if (!a.jobs) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        a.jobs = cores > 0 ? (uint64_t)(cores > 256 ? 256 : cores) : 1;
+    }
+    fray *f = rc == EXIT_OK ? cli_open(&o) : NULL;
+    if (!f) {
+        words_free(&words);
+        return rc == EXIT_OK ? EXIT_IO : rc;
+    }
+    sweep s = {.f = f,
+               .scenario = a.rest[first],
+               .so = {.runs = a.runs,
+                      .threads = (int)a.jobs,
+                      .seed = o.seed,
+                      .health = a.health,
+                      .sets = sets,
+                      .nsets = a.nsets,
+                      .answers = answers,
+                      .nanswers = a.nanswers},
+               .sets = sets,
+               .nsets = a.nsets,
+               .answers = answers,
+               .nanswers = a.nanswers,
+               .ruling = a.swept_answer >= 0,
+               .tty = isatty(STDERR_FILENO)};
+    if (a.swept >= 0)
+        snprintf(s.name, sizeof s.name, "%s.%s", a.given[a.swept].creature, a.given[a.swept].stat);
+    else {
+        snprintf(s.name, sizeof s.name, "%s", a.given_answers[a.swept_answer].ruling);
+        if (!range.range && !words.n)
+            rc = answers_of(f, s.scenario, s.name, s.so, &words);
+        s.words = (const char **)words.words;
+        s.nwords = words.n;
+        if (!range.range)
+            lo = 0, hi = (int64_t)words.n - 1;
+    }
+    if (rc == EXIT_OK)
+        rc = sweep_and_report(&s, &a, lo, hi);
     for (size_t i = 0; i < s.nt; i++)
         fray_sim_free(s.t[i].r);
     free(s.t);
+    words_free(&words);
     fray_close(f);
-    return code;
+    return rc;
 }

@@ -102,6 +102,14 @@ bool cli_parse_set(const char *text, cli_set *out)
     return *end == '\0';
 }
 
+bool cli_parse_answer(const char *text, cli_answer *out)
+{
+    const char *eq = strchr(text, '=');
+    size_t len = eq ? (size_t)(eq - text) : strlen(text);
+    out->answer = eq ? eq + 1 : "";
+    return set_name(text, len, out->ruling, sizeof out->ruling);
+}
+
 static bool limit_number(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n);
 
 /* N for the limit `name`, given as option and its argument (--limit

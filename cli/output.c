@@ -23,6 +23,17 @@ bool cli_utf8_terminal(void)
     return false;
 }
 
+int64_t cli_round_width(int64_t w)
+{
+    for (int64_t ten = 1; ten <= INT64_MAX / 10; ten *= 10)
+        for (int k = 0; k < 3; k++) {
+            int64_t step = ten * (int64_t[]){1, 2, 5}[k];
+            if (step >= w)
+                return step;
+        }
+    return w;
+}
+
 int cli_bar(FILE *out, double fraction, int width, bool unicode)
 {
     static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};

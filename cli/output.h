@@ -4,6 +4,7 @@
 #define FRAY_CLI_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Standard output is a terminal that shows UTF-8 (for block bars). */
@@ -11,6 +12,11 @@ bool cli_utf8_terminal(void);
 /* Prints a bar of fraction * width cells (in eighths with unicode blocks,
  * '#' otherwise) and returns the cells it took. */
 int cli_bar(FILE *out, double fraction, int width, bool unicode);
+/* Rows a table of outcomes (prob) or of fight lengths (sim) shows before
+   it puts them in bins (unless --all): about a screen. */
+#define CLI_MOST_ROWS 40
+/* A width for bins that is 1, 2 or 5 times a power of ten, at least w. */
+int64_t cli_round_width(int64_t w);
 /* A quoted JSON string. */
 void cli_json_string(const char *s);
 /* A field of CSV on stdout: quoted when it holds a comma, a quote or a

@@ -183,6 +183,13 @@ void fray_arguments(fray *f, const char *creature, const char *action, int index
 /* The conditions and the stats (and resources) the rules declare. */
 void fray_conditions(fray *f, fray_name_fn fn, void *user);
 void fray_stats(fray *f, fray_name_fn fn, void *user);
+/* The rulings the rules declare. */
+void fray_rulings(fray *f, fray_name_fn fn, void *user);
+/* The answers a ruling takes, passed to fn in order: no and yes for one
+ * answered yes or no, the words of its `one of` list; none where any
+ * number, word or creature answers it. Returns how many, or -1 when the
+ * rules declare no ruling of that name. */
+int fray_ruling_answers(fray *f, const char *ruling, fray_name_fn fn, void *user);
 /* The creature whose turn it is, or NULL. */
 const char *fray_current(fray *f);
 /* Where a declaration of the rules comes from: `legend § "Ranges"`, or its
@@ -463,6 +470,13 @@ typedef struct fray_sim_set {
     int64_t value;
 } fray_sim_set;
 
+/* A ruling's answer in every run, as it is typed at its question (`yes`,
+   `3`, `half`): it stands for every creature, side and use, over the
+   scenario's own answers and the ruling's default. */
+typedef struct fray_sim_answer {
+    const char *ruling, *answer;
+} fray_sim_answer;
+
 typedef struct fray_sim_options {
     uint64_t runs; /* 0 = 1000 */
     int threads;   /* 0 = 1; the results do not depend on it */
@@ -490,6 +504,11 @@ typedef struct fray_sim_options {
        sweep); a name the scenario has no creature or stat of is an error. */
     const fray_sim_set *sets;
     size_t nsets;
+    /* Rulings answered in every run (fray sim --answer, fray sweep); a
+       ruling the scenario does not have, or an answer that does not fit
+       it, is an error. */
+    const fray_sim_answer *answers;
+    size_t nanswers;
 } fray_sim_options;
 
 typedef struct fray_sim_side {

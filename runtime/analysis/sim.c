@@ -11,6 +11,7 @@
 #include "runtime/analysis/sim.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "runtime/api/api_internal.h"
 #include "runtime/session/kept_files.h"
 #include "runtime/base/mem.h"
+#include "runtime/combat/answer_text.h"
 #include "runtime/core/reads_only.h"
 #include "runtime/core/rules.h"
 
@@ -185,10 +187,11 @@ typedef struct worker {
     int index;
     fray *f;
     sums s;
-    uint64_t *fired; /* one run's firings, per trigger */
-    int health;      /* declaration index in f's program */
-    bool computed;   /* health is worked out by the rules (world_stat_computed) */
-    tally_set *sets; /* the options' sets, their stats found in f's program */
+    uint64_t *fired;       /* one run's firings, per trigger */
+    int health;            /* declaration index in f's program */
+    bool computed;         /* health is worked out by the rules (world_stat_computed) */
+    tally_set *sets;       /* the options' sets, their stats found in f's program */
+    tally_answer *answers; /* the options' answers, read in f's program */
     bool compiled;
     bool said; /* worker 0: an error of its reached the caller */
     /* the first failure */
@@ -259,7 +262,9 @@ static bool play_one(worker *w, uint64_t run)
                .watch = -1,
                .actor = -1,
                .sets = w->sets,
-               .nsets = w->sh->o->nsets};
+               .nsets = w->sh->o->nsets,
+               .answers = w->answers,
+               .nanswers = w->sh->o->nanswers};
     memset(t.fired, 0, t.ntriggers * sizeof *t.fired);
     v->world->tally = &t;
     bool ok = vm_run_commands(v, 0);
@@ -309,6 +314,21 @@ static bool scenario_makes(const program *p, const char *name)
     return false;
 }
 
+/* Worker 0 says why an option names what the scenario does not have. */
+static void say_refused(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_refused(worker *w, const char *fmt, ...)
+{
+    if (w->index != 0)
+        return;
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    fray_on_diagnostic(w->f, forward_diag, w);
+    diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0}, "%s: %s", w->sh->scenario, why);
+}
+
 /* The options' sets, their stats found in the worker's program; false
    (worker 0 saying why) when the scenario has no such creature or stat. */
 static bool find_sets(worker *w)
@@ -324,26 +344,82 @@ static bool find_sets(worker *w)
         int stat = sim_find_health(w->f->p, s->stat);
         bool made = scenario_makes(w->f->p, s->creature);
         if (stat < 0 || !made) {
-            if (w->index == 0) {
-                /* the nearest name of that kind, as the compiler offers one */
-                const program *p = w->f->p;
-                suggestion near;
-                suggest_init(&near, made ? s->stat : s->creature);
-                for (size_t d = 0; made && d < p->ndecls; d++)
-                    if ((p->decls[d].kind == DK_STAT || p->decls[d].kind == DK_RESOURCE) && p->decls[d].name >= 0)
-                        suggest_consider(&near, program_string(p, p->decls[d].name), 0);
-                for (int c = 0; !made && c < p->rules->ncreatures; c++)
-                    suggest_consider(&near, program_string(p, p->rules->creatures[c].name), 0);
-                fray_on_diagnostic(w->f, forward_diag, w);
-                diag_report(&w->f->sink, DIAG_ERROR, NULL, (span){0}, "%s: no %s '%s' to set (%s.%s = %lld)%s%s%s",
-                            w->sh->scenario, made ? "stat or resource" : "creature", made ? s->stat : s->creature,
-                            s->creature, s->stat, (long long)s->value, near.found ? "; did you mean '" : "",
-                            near.found ? near.best : "", near.found ? "'?" : "");
-            }
+            /* the nearest name of that kind, as the compiler offers one */
+            const program *p = w->f->p;
+            suggestion near;
+            suggest_init(&near, made ? s->stat : s->creature);
+            for (size_t d = 0; made && d < p->ndecls; d++)
+                if ((p->decls[d].kind == DK_STAT || p->decls[d].kind == DK_RESOURCE) && p->decls[d].name >= 0)
+                    suggest_consider(&near, program_string(p, p->decls[d].name), 0);
+            for (int c = 0; !made && c < p->rules->ncreatures; c++)
+                suggest_consider(&near, program_string(p, p->rules->creatures[c].name), 0);
+            say_refused(w, "no %s '%s' to set (%s.%s = %lld)%s%s%s", made ? "stat or resource" : "creature",
+                        made ? s->stat : s->creature, s->creature, s->stat, (long long)s->value,
+                        near.found ? "; did you mean '" : "", near.found ? near.best : "", near.found ? "'?" : "");
             return false;
         }
         w->sets[i] = (tally_set){.creature = s->creature, .stat = stat, .value = s->value};
     }
+    return true;
+}
+
+/* One of the options' answers read for its ruling in the worker's
+   program; false (worker 0 saying why) when it has no such ruling or the
+   answer does not fit it. */
+static bool find_answer(worker *w, const fray_sim_answer *given, tally_answer *out)
+{
+    program *p = w->f->p;
+    const rules *r = p->rules;
+    int name = program_find_string(p, given->ruling);
+    int ri = name >= 0 ? rules_ruling(r, name) : -1;
+    if (ri < 0) {
+        suggestion near;
+        suggest_init(&near, given->ruling);
+        for (int i = 0; i < r->nrulings; i++)
+            suggest_consider(&near, program_string(p, r->rulings[i].name), 0);
+        say_refused(w, "no ruling '%s' to answer (--answer %s%s%s)%s%s%s", given->ruling, given->ruling,
+                    *given->answer ? "=" : "", given->answer, near.found ? "; did you mean '" : "",
+                    near.found ? near.best : "", near.found ? "'?" : "");
+        return false;
+    }
+    const r_ruling *rl = &r->rulings[ri];
+    if (rl->answer == ANSWER_CREATURE) {
+        say_refused(w,
+                    "ruling %s is answered with a creature, which is made as the scenario plays: answer it there "
+                    "('answer %s NAME')",
+                    given->ruling, given->ruling);
+        return false;
+    }
+    value v;
+    const char *why = answer_text_parse(p, rl->answer, given->answer, &v);
+    bool fits = !why;
+    text_buf list;
+    text_init(&list);
+    if (fits && rl->answer == ANSWER_WORD && rl->nchoices) {
+        fits = false;
+        for (int i = 0; i < rl->nchoices && !fits; i++)
+            fits = rl->choices[i] == (int)v.num;
+        rules_choices_text(p, rl, &list);
+    }
+    if (!fits)
+        say_refused(w, "ruling %s: '%s' does not answer it: %s%s", given->ruling, given->answer,
+                    why ? why : "answer with one of ", why ? "" : list.s);
+    text_free(&list);
+    *out = (tally_answer){ri, v};
+    return fits;
+}
+
+static bool find_answers(worker *w)
+{
+    const fray_sim_options *o = w->sh->o;
+    if (!o->nanswers)
+        return true;
+    w->answers = MEM_NEW_ARRAY(tally_answer, o->nanswers);
+    if (!w->answers)
+        return false;
+    for (size_t i = 0; i < o->nanswers; i++)
+        if (!find_answer(w, &o->answers[i], &w->answers[i]))
+            return false;
     return true;
 }
 
@@ -396,7 +472,7 @@ static bool compile_scenario(worker *w)
     }
     if (w->index == 0 && w->health >= 0)
         sh->health = program_string(w->f->p, w->f->p->decls[w->health].name);
-    if (!find_sets(w))
+    if (!find_sets(w) || !find_answers(w))
         return false;
     w->s.ntriggers = r->ntriggers;
     w->s.fired = MEM_NEW_ARRAY(uint64_t, r->ntriggers + 1);
@@ -807,6 +883,8 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
         mem_strfree(ws[i].error_text);
         if (ws[i].sets)
             mem_free(ws[i].sets, o.nsets * sizeof *ws[i].sets);
+        if (ws[i].answers)
+            mem_free(ws[i].answers, o.nanswers * sizeof *ws[i].answers);
         fray_close(ws[i].f);
     }
     mem_free(ws, (size_t)o.threads * sizeof *ws);

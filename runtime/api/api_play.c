@@ -9,34 +9,11 @@
 #include <strings.h>
 
 #include "runtime/api/api_internal.h"
+#include "runtime/combat/answer_text.h"
 #include "runtime/combat/combat.h"
 #include "runtime/core/rules.h"
 
 /* --- questions ------------------------------------------------------------ */
-
-static bool is_word(const char *s)
-{
-    if (!isalpha((unsigned char)*s) && *s != '_')
-        return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return false;
-    return true;
-}
-
-static bool parse_yes_no(const char *s, bool *yes)
-{
-    static const char *const yeses[] = {"y", "yes", "true"}, *const noes[] = {"n", "no", "false"};
-    for (size_t i = 0; i < 3; i++) {
-        if (!strcasecmp(s, yeses[i]))
-            return *yes = true;
-        if (!strcasecmp(s, noes[i])) {
-            *yes = false;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Is word one of the choices, "a/b/c"? */
 static bool is_a_choice(const char *choices, const char *word)
@@ -64,73 +41,24 @@ static bool for_all_taken_off(char *s)
     return true;
 }
 
-/* A number as a GM types it: whole (-2), a fraction (1/3) or a decimal
-   (0.25, kept exact as 1/4), as the rules write numbers; NULL, or why not. */
-static const char *parse_number(const char *s, value *out)
-{
-    static const char *const how = "answer with a number (as in 3, -2, 1/3 or 0.25)";
-    bool negative = *s == '-';
-    const char *digits = s + negative;
-    size_t len = strspn(digits, "0123456789."), whole = strspn(digits, "0123456789");
-    /* digits first, and after a point digits only */
-    if (whole == 0 || (len > whole && strspn(digits + whole + 1, "0123456789") != len - whole - 1) || len == whole + 1)
-        return how;
-    int64_t num, den = 1;
-    decimal_status st = value_parse_decimal(digits, len, false, &num, &den);
-    if (st == DECIMAL_TOO_PRECISE)
-        return "answer with at most " DECIMAL_PLACES_TEXT " digits after the point";
-    if (st != DECIMAL_OK)
-        return "answer with a number that fits in 64 bits";
-    const char *rest = digits + len;
-    if (*rest == '/' && len == whole) {
-        /* a fraction: whole numbers above and below */
-        size_t below = strspn(rest + 1, "0123456789");
-        int64_t d, one;
-        if (below == 0 || rest[1 + below] || value_parse_decimal(rest + 1, below, false, &d, &one) != DECIMAL_OK)
-            return below == 0 || rest[1 + below] ? how : "answer with a number that fits in 64 bits";
-        if (d == 0)
-            return "a fraction's denominator is not 0";
-        den = d;
-    } else if (*rest) {
-        return how;
-    }
-    if (rat_make(negative ? -num : num, den, V_FRAC, out) != ARITH_OK)
-        return "answer with a number that fits in 64 bits";
-    return NULL;
-}
-
 /* The text of an answer as a value of the kind asked; NULL, or why not. */
 static const char *parse_answer(fray *f, const fray_question *q, const char *s, value *out)
 {
-    switch (q->kind) {
-    case FRAY_ANSWER_YES_NO: {
-        bool yes;
-        if (!parse_yes_no(s, &yes))
-            return "answer yes or no";
-        *out = value_bool(yes);
+    if (q->kind != FRAY_ANSWER_CREATURE)
+        return answer_text_parse(f->p,
+                                 q->kind == FRAY_ANSWER_YES_NO   ? ANSWER_YES_NO
+                                 : q->kind == FRAY_ANSWER_NUMBER ? ANSWER_NUMBER
+                                                                 : ANSWER_WORD,
+                                 s, out);
+    if (!strcmp(s, "nothing") || !strcmp(s, "none")) {
+        *out = value_nil();
         return NULL;
     }
-    case FRAY_ANSWER_NUMBER: return parse_number(s, out);
-    case FRAY_ANSWER_CREATURE: {
-        if (!strcmp(s, "nothing") || !strcmp(s, "none")) {
-            *out = value_nil();
-            return NULL;
-        }
-        int c = world_find_creature(f->v, s);
-        if (c < 0)
-            return "answer with a creature's name (or nothing)";
-        *out = value_ref(V_CREATURE, 0, c);
-        return NULL;
-    }
-    case FRAY_ANSWER_WORD: {
-        int id = is_word(s) ? program_intern(f->p, s, strlen(s)) : -1;
-        if (id < 0)
-            return "answer with a word";
-        *out = value_ref(V_WORD, HOME_PROGRAM, id);
-        return NULL;
-    }
-    }
-    return "no answer";
+    int c = world_find_creature(f->v, s);
+    if (c < 0)
+        return "answer with a creature's name (or nothing)";
+    *out = value_ref(V_CREATURE, 0, c);
+    return NULL;
 }
 
 /* Strips the blanks around an answer in place. */
@@ -477,6 +405,31 @@ void fray_stats(fray *f, fray_name_fn fn, void *user)
             program_find_decl(f->p, d->kind, d->name) == d)
             fn(user, program_string(f->p, d->name));
     }
+}
+
+void fray_rulings(fray *f, fray_name_fn fn, void *user)
+{
+    for (int i = 0; i < f->v->r->nrulings; i++)
+        fn(user, program_string(f->p, f->v->r->rulings[i].name));
+}
+
+int fray_ruling_answers(fray *f, const char *ruling, fray_name_fn fn, void *user)
+{
+    int name = program_find_string(f->p, ruling);
+    int ri = name >= 0 ? rules_ruling(f->v->r, name) : -1;
+    if (ri < 0)
+        return -1;
+    const r_ruling *rl = &f->v->r->rulings[ri];
+    if (rl->answer == ANSWER_YES_NO) {
+        fn(user, "no");
+        fn(user, "yes");
+        return 2;
+    }
+    if (rl->answer != ANSWER_WORD)
+        return 0;
+    for (int i = 0; i < rl->nchoices; i++)
+        fn(user, program_string(f->p, rl->choices[i]));
+    return rl->nchoices;
 }
 
 const char *fray_current(fray *f)

@@ -599,6 +599,9 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
     if (asked_of_each(rl) && self < 0)
         return vm_error(v, at, "ruling %s is asked per %s, but no creature is at hand here", name,
                         rl->per == ASKED_PER_SIDE ? "side" : "creature");
+    /* a simulation's answer stands over every other, for every use */
+    if (tally_answered(v, ruling, out))
+        return true;
     int key = answer_key(v, rl, self);
     answer *a = find_answer(v, ruling, key);
     if (!a && key != ANSWER_KEY_ONE)

@@ -138,6 +138,17 @@ void tally_trigger(vm *v, int trigger)
         t->fired[trigger]++;
 }
 
+bool tally_answered(vm *v, int ruling, value *out)
+{
+    const tally *t = v->world->tally;
+    for (size_t i = 0; t && i < t->nanswers; i++)
+        if (t->answers[i].ruling == ruling) {
+            *out = t->answers[i].v;
+            return true;
+        }
+    return false;
+}
+
 void tally_check(vm *v, int check, bool met)
 {
     tally *t = v->world->tally;

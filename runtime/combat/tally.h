@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "runtime/base/source.h"
+#include "runtime/core/value.h"
 
 struct vm;
 
@@ -19,6 +20,14 @@ typedef struct tally_set {
     int stat;             /* its declaration in the run's program */
     int64_t value;
 } tally_set;
+
+/* A ruling's answer for the whole run (`fray sim --answer`, `fray sweep
+   --answer`): it stands for every creature, side and use, over the
+   scenario's own answers and the ruling's default. */
+typedef struct tally_answer {
+    int ruling; /* its index in the run's rules */
+    value v;    /* a value of the program (a word is interned there) */
+} tally_answer;
 
 typedef struct tally {
     int health;             /* first declaration of the stat whose losses are damage */
@@ -49,6 +58,8 @@ typedef struct tally {
     int watch;             /* a creature whose other stats must not change, or -1 */
     const tally_set *sets; /* applied as creatures are made (tally_spawned) */
     size_t nsets;
+    const tally_answer *answers;
+    size_t nanswers;
     bool changed;                        /* a condition was applied, or a stat of `watch` other than health changed */
     int changed_condition, changed_stat; /* the first such (condition index, declaration), or -1 */
 } tally;
@@ -69,6 +80,8 @@ void tally_change(struct vm *v, int condition, int stat);
 /* c was just made, of the group (or the name) base: the sets that name
    either are set on it; false with the error when one cannot be. */
 bool tally_spawned(struct vm *v, int c, const char *base, span at);
+/* The run's answer to the ruling, when it has one (tally_answer). */
+bool tally_answered(struct vm *v, int ruling, value *out);
 /* Frees what a tally holds per creature. */
 void tally_free(tally *t);
 /* Records who stands as an encounter ends, or at the end of a run. */
