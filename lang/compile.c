@@ -539,6 +539,18 @@ static void compile_imports(compiler *cc, const node *prog)
     }
 }
 
+bool comp_left_out(const compiler *cc, const node *item)
+{
+    const compile_options *o = cc->opts;
+    if (!o || !o->only_override_file || item->kind != AST_OVERRIDE || !item->a || !cc->src ||
+        strcmp(cc->src->name, o->only_override_file))
+        return false;
+    const node *dn = item->a;
+    bool kept = (int)dn->op == o->only_override_kind &&
+                (o->only_override_name ? dn->text && !strcmp(dn->text, o->only_override_name) : !dn->text);
+    return !kept;
+}
+
 static void compile_items(compiler *cc, const node *prog, bool imported, ast_arena *ar)
 {
     /* Imports first, so this file's declarations see everything they
@@ -555,6 +567,8 @@ static void compile_items(compiler *cc, const node *prog, bool imported, ast_are
         case AST_IMPORT: break;
         case AST_DECL:
         case AST_OVERRIDE:
+            if (comp_left_out(cc, it))
+                break;
             if (it->kind == AST_DECL && it->op == DK_CREATURE)
                 compile_command(cc, it);
             else

@@ -66,6 +66,14 @@ typedef struct compile_options {
     /* Commands typed one at a time (the REPL): a creature line that makes
        a new side says so. */
     bool typed;
+    /* Of the overrides written in the file of this name (a variant), only
+       the one of this kind (a decl_kind) and name is compiled (name NULL:
+       the kind's one declaration, as `override initiative`); the others
+       are left out as if not written, so that a variant's changes can be
+       tried one at a time (`fray diff`: the effect of each). */
+    const char *only_override_file;
+    int only_override_kind;
+    const char *only_override_name;
 } compile_options;
 
 #define COMPILE_DEFAULT_READ ((size_t)1 << 30)

@@ -249,7 +249,7 @@ void declare_names(compiler *cc, const node *prog)
 {
     for (const node *it = prog->list; it; it = it->next) {
         const node *dn = it->kind == AST_OVERRIDE ? it->a : it;
-        if (!dn || dn->kind != AST_DECL)
+        if (!dn || dn->kind != AST_DECL || comp_left_out(cc, it))
             continue;
         decl_kind k = (decl_kind)dn->op;
         bool override = it->kind == AST_OVERRIDE;

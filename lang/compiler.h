@@ -70,6 +70,8 @@ typedef struct compiler {
 void comp_error(compiler *cc, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void comp_note(compiler *cc, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int comp_intern(compiler *cc, const char *s);
+/* An item of the file left out by the options' only_override_file. */
+bool comp_left_out(const compiler *cc, const node *item);
 
 /* Emitting. */
 void emit_byte(compiler *cc, uint8_t b, span sp);

@@ -5,12 +5,14 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "runtime/api/api_internal.h"
 #include "runtime/base/mem.h"
+#include "runtime/analysis/party.h"
 #include "runtime/analysis/sim.h"
 
 /* Dice paths walked for one turn before the fight is simulated instead. */
@@ -56,6 +58,9 @@ typedef struct fight {
     double win[2], draw, drop;
     bool simulated;
     uint64_t runs, wins[2], drops;
+    /* not one attacker against one defender: the scenario played as written */
+    bool party;
+    party_fight pf;
 } fight;
 
 static void fight_free(fight *g)
@@ -68,6 +73,7 @@ static void fight_free(fight *g)
             mem_free(t->fires, t->nfires * sizeof *t->fires);
     }
     fray_close(g->f);
+    party_free(&g->pf);
     text_free(&g->turn[0].change);
     text_free(&g->turn[1].change);
     text_free(&g->why);
@@ -454,6 +460,16 @@ static bool simulate(fight *g, fray *parent, const char *path, const fray_diff_o
     return true;
 }
 
+/* Whether the profile is a duel: creatures named attacker and defender. */
+static bool has_duel(const program *p)
+{
+    int found = 0;
+    for (int i = 0; i < p->rules->ncreatures; i++)
+        for (int k = 0; k < 2; k++)
+            found |= !strcmp(program_string(p, p->rules->creatures[i].name), role_names[k]) << k;
+    return found == 3;
+}
+
 static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const char *path)
 {
     fray_options fo = {.quiet = true};
@@ -482,6 +498,10 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
         compile_string(g->f->p, path, setup, strlen(setup), &g->f->sink, &copts) != 0)
         return false;
     const rules *r = g->f->p->rules;
+    if (!has_duel(g->f->p)) {
+        g->party = true;
+        return party_play(&g->pf, parent, path, system_file, g->uses, o);
+    }
     /* the first declaration, as a run counts damage by it: the tracker may
        name a later override (a system's own hp) */
     const program *p = g->f->p;
@@ -521,8 +541,8 @@ static void share(text_buf *out, uint64_t k, uint64_t n, double *p)
     const double z = 1.959963984540054;
     double nn = (double)n, c = (*p + z * z / (2 * nn)) / (1 + z * z / nn);
     double h = z * sqrt(*p * (1 - *p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
-    text_add(out, "%.1f%% (%.1f-%.1f, %" PRIu64 " fights simulated)", 100 * *p, 100 * (c - h > 0 ? c - h : 0),
-             100 * (c + h < 1 ? c + h : 1), n);
+    text_add(out, "%.1f%% (%.1f-%.1f, %" PRIu64 " fights simulated)", n ? 100.0 * (double)k / (double)n : 0,
+             100 * (c - h > 0 ? c - h : 0), 100 * (c + h < 1 ? c + h : 1), n);
 }
 
 static const char *check_name(const fight *g, int i)
@@ -725,6 +745,314 @@ static void trigger_rows(report_builder *rb, fight *g)
     }
 }
 
+/* --- a party's fight: by side ------------------------------------------------------------- */
+
+/* Every side either fight has, A's first, then those only B has. */
+static size_t party_sides(const fight *g, const char **out)
+{
+    size_t n = 0;
+    for (int s = 0; s < 2; s++)
+        for (size_t k = 0; g[s].party && k < g[s].pf.nsides && n < 2 * PARTY_MOST_SIDES; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = !strcmp(out[j], g[s].pf.side[k]);
+            if (!seen)
+                out[n++] = g[s].pf.side[k];
+        }
+    return n;
+}
+
+/* What a party's fight says of a side (which), into out; -1 in *p for no bar. */
+typedef enum { SIDE_WINS, SIDE_WINS_BY, SIDE_DAMAGE } side_figure;
+
+static void side_cell(const fight *g, const char *side, side_figure which, text_buf *out, double *p)
+{
+    *p = -1;
+    int k = g->party ? party_side(&g->pf, side) : -1;
+    if (k < 0)
+        return;
+    if (which == SIDE_DAMAGE)
+        text_add(out, "%.2f", party_damage_per_round(&g->pf, (size_t)k));
+    else
+        share(out, which == SIDE_WINS ? g->pf.wins[k] : g->pf.by[k], g->pf.runs, p);
+}
+
+static void side_row(report_builder *rb, const char *label, const fight *g, const char *side, side_figure which)
+{
+    text_buf cell[2];
+    double p[2];
+    for (int s = 0; s < 2; s++) {
+        text_init(&cell[s]);
+        side_cell(&g[s], side, which, &cell[s], &p[s]);
+    }
+    report_prob_row(rb, label, cell[0].len ? cell[0].s : NULL, cell[1].len ? cell[1].s : NULL, p[0], p[1]);
+    text_free(&cell[0]);
+    text_free(&cell[1]);
+}
+
+static void fig_party_how(const fight *g, text_buf *out, double *p)
+{
+    *p = -1;
+    if (g->party)
+        text_add(out, "simulated: the scenario as written, %" PRIu64 " fights", g->pf.runs);
+}
+static void fig_party_rounds(const fight *g, text_buf *out, double *p)
+{
+    *p = -1;
+    if (g->party && g->pf.runs)
+        text_add(out, "%.2f", (double)g->pf.rounds / (double)g->pf.runs);
+}
+
+/* The rows of a fight of sides: who wins, in how many rounds, dealing what. */
+static void party_rows(report_builder *rb, fight *g, int n)
+{
+    const char *sides[2 * PARTY_MOST_SIDES];
+    size_t nsides = party_sides(g, sides);
+    row(rb, "how", g, fig_party_how);
+    for (size_t k = 0; k < nsides; k++) {
+        text_buf label;
+        text_init(&label);
+        text_add(&label, "damage per round, %s", sides[k]);
+        side_row(rb, label.s, g, sides[k], SIDE_DAMAGE);
+        text_free(&label);
+    }
+    row(rb, "rounds a fight lasts", g, fig_party_rounds);
+    for (size_t k = 0; k < nsides; k++) {
+        text_buf label;
+        text_init(&label);
+        text_add(&label, "%s wins by round %d", sides[k], n);
+        side_row(rb, label.s, g, sides[k], SIDE_WINS_BY);
+        text_clear(&label);
+        text_add(&label, "%s wins", sides[k]);
+        side_row(rb, label.s, g, sides[k], SIDE_WINS);
+        text_free(&label);
+    }
+}
+
+/* --- each change of a variant alone -------------------------------------------------------- */
+
+/* The figures a change is ranked by: the attacker's wins, its wins by
+   round N, and the mean damage of its turn. */
+typedef struct outcome {
+    double win, drop, damage;
+} outcome;
+
+static double mean_damage(const fight *g)
+{
+    double m = 0;
+    for (size_t d = 0; d < g->turn[0].ndamage; d++)
+        m += (double)d * g->turn[0].damage[d];
+    return m;
+}
+
+static outcome outcome_of(const fight *g)
+{
+    if (g->party) { /* its first side's */
+        const party_fight *pf = &g->pf;
+        if (!pf->nsides || !pf->runs)
+            return (outcome){0};
+        return (outcome){(double)pf->wins[0] / (double)pf->runs, (double)pf->by[0] / (double)pf->runs,
+                         party_damage_per_round(pf, 0)};
+    }
+    outcome r = {.damage = mean_damage(g)};
+    text_buf t;
+    text_init(&t);
+    fig_win(g, &t, &r.win, 0);
+    text_clear(&t);
+    fig_drop(g, &t, &r.drop);
+    text_free(&t);
+    return r;
+}
+
+/* How far a change moves the fight, the outcome first: how much it adds
+   to or takes from the attacker's wins, then from its wins by round N
+   (shares), then the damage per turn (a share of A's). */
+static outcome effect_of(outcome a, outcome b)
+{
+    return (outcome){fabs(b.win - a.win), fabs(b.drop - a.drop),
+                     a.damage > 0 ? fabs(b.damage - a.damage) / a.damage : fabs(b.damage - a.damage)};
+}
+
+typedef struct change {
+    const decl *d;
+    bool played; /* alone; else cell says why not */
+    outcome effect;
+    char *cell; /* what it does (text_bufs are not moved: the changes are sorted) */
+} change;
+
+/* The first error of a change played alone, kept to say why it could not be. */
+static void keep_first_error(void *user, const fray_diagnostic *d)
+{
+    text_buf *why = user;
+    if (d->level == FRAY_ERROR && !why->len)
+        text_put(why, d->message);
+}
+
+/* The change's cell: each figure it moves, with how far, as it is ranked. */
+static void describe(text_buf *out, const fight *ref, outcome a, outcome b, int n)
+{
+    /* in the fight's own terms: a duel's attacker, or a fight's first side */
+    const char *who = ref->party ? ref->pf.side[0] : "attacker";
+    if (fabs(b.win - a.win) > 1e-9)
+        text_add(out, "%s wins %.2f%% (%+.2f pts)", who, 100 * b.win, 100 * (b.win - a.win));
+    if (fabs(b.drop - a.drop) > 1e-9)
+        text_add(out, "%swins by round %d %.2f%% (%+.2f pts)", out->len ? "; " : "", n, 100 * b.drop,
+                 100 * (b.drop - a.drop));
+    if (fabs(b.damage - a.damage) > 1e-9) {
+        text_add(out, "%sdamage per %s %.3f (%+.3g", out->len ? "; " : "", ref->party ? "round" : "turn", b.damage,
+                 b.damage - a.damage);
+        if (a.damage > 0)
+            text_add(out, ", x%.2f", b.damage / a.damage);
+        text_put(out, ")");
+    }
+    if (!out->len)
+        text_put(out, "no change to the fight");
+}
+
+/* The fight under B with only the change c of B's own file, the others
+   left out; its cell says what it does (or why it cannot be played so). */
+static bool play_alone(fray *b, const char *file, change *c, const fight *ref, const fray_diff_options *o,
+                       const char *path, const char *uses)
+{
+    fray_options fo = {.quiet = true};
+    fray *alone = fray_open(&fo);
+    if (!alone)
+        return false;
+    alone->v->limits = b->v->limits;
+    text_buf why;
+    text_init(&why);
+    fray_on_diagnostic(alone, keep_first_error, &why);
+    alone->copts = b->copts;
+    alone->copts.only_override_file = file;
+    alone->copts.only_override_kind = (int)c->d->kind;
+    alone->copts.only_override_name = c->d->name >= 0 ? program_string(b->p, c->d->name) : NULL;
+    fight g = {.uses = uses};
+    text_buf cell;
+    text_init(&cell);
+    text_init(&g.why);
+    text_init(&g.turn[0].change);
+    text_init(&g.turn[1].change);
+    if (fray_check_file(alone, file, false) == FRAY_OK && work_out(&g, alone, o, path)) {
+        outcome a = outcome_of(ref), with = outcome_of(&g);
+        c->played = true;
+        c->effect = effect_of(a, with);
+        describe(&cell, ref, a, with, o->rounds ? o->rounds : 3);
+        uint64_t runs = g.party ? g.pf.runs : g.simulated ? g.runs : 0;
+        if (runs) {
+            /* the 95% half-width of a difference of two shares of this many
+               fights, taken as independent (they share their seeds, which
+               only narrows it): a change to the wins within it may be chance */
+            double half = 1.959963984540054 * sqrt(2 * a.win * (1 - a.win) / (double)runs);
+            text_add(&cell, " (simulated, %" PRIu64 " fights%s)", runs,
+                     fabs(with.win - a.win) < half ? "; the change to the wins is within chance" : "");
+        }
+    } else {
+        text_add(&cell, "not played alone: %s", why.len ? why.s : "out of memory");
+    }
+    fight_free(&g);
+    fray_close(alone);
+    c->cell = mem_strndup(cell.s, cell.len);
+    bool kept = c->cell && !cell.cut;
+    text_free(&cell);
+    text_free(&why);
+    return kept;
+}
+
+/* Whether a change moves the fight at all. */
+static bool moves(const change *c)
+{
+    return c->played && (c->effect.win > 1e-9 || c->effect.drop > 1e-9 || c->effect.damage > 1e-9);
+}
+
+static int by_effect(const void *x, const void *y)
+{
+    const change *a = x, *b = y;
+    if (a->played != b->played)
+        return a->played ? -1 : 1;
+    double da[3] = {a->effect.win, a->effect.drop, a->effect.damage};
+    double db[3] = {b->effect.win, b->effect.drop, b->effect.damage};
+    for (int i = 0; i < 3; i++)
+        if (fabs(da[i] - db[i]) > 1e-9)
+            return da[i] < db[i] ? 1 : -1;
+    return a->d < b->d ? -1 : a->d > b->d; /* the order they are declared in */
+}
+
+/* Where B extends A, each override written in B's own file played alone on
+   A, ranked by how far it moves the reference fight (g: A's and B's). */
+static bool change_rows(report_builder *rb, fray *a, fray *b, fight *g, const fray_diff_options *o, const char *path)
+{
+    const program *pa = a->p, *pb = b->p;
+    if (!g[0].f || !g[1].f || pb->system_base < 0 || pa->system_name < 0 ||
+        strcmp(program_string(pb, pb->system_base), program_string(pa, pa->system_name)))
+        return true;
+    const decl *sys = program_find_decl(pb, DK_SYSTEM, pb->system_name);
+    if (!sys || sys->where.source >= pb->nsources)
+        return true;
+    const char *file = pb->sources[sys->where.source]->name;
+    size_t n = 0;
+    for (size_t i = 0; i < pb->ndecls; i++)
+        n += pb->decls[i].overrides && pb->decls[i].where.source == sys->where.source;
+    if (!n)
+        return true;
+    change *cs = MEM_NEW_ARRAY(change, n);
+    if (!cs)
+        return false;
+    size_t k = 0;
+    bool ok = true;
+    for (size_t i = 0; i < pb->ndecls && ok; i++)
+        if (pb->decls[i].overrides && pb->decls[i].where.source == sys->where.source) {
+            cs[k] = (change){.d = &pb->decls[i]};
+            ok = play_alone(b, file, &cs[k++], &g[0], o, path, g[1].uses);
+        }
+    if (ok) {
+        qsort(cs, k, sizeof *cs, by_effect);
+        text_buf note;
+        text_init(&note);
+        if (g[0].party)
+            text_add(&note,
+                     "each of B's overrides alone on A, in the reference fight, ranked by how far it moves the %s "
+                     "side's wins, then its wins by the round, then its damage per round",
+                     g[0].pf.side[0]);
+        else
+            text_put(&note, "each of B's overrides alone on A, in the reference fight, ranked by how far it moves the "
+                            "attacker's wins, then its wins by the round, then the damage per turn");
+        report_section(rb, PROFILE_CHANGES_TITLE, note.s);
+        text_free(&note);
+        report_mark(rb, false, true);
+        for (size_t i = 0; i < k; i++) {
+            const char *kind = decl_kind_name(cs[i].d->kind);
+            text_buf cell;
+            text_init(&cell);
+            text_add(&cell, "%s: %s", kind, cs[i].cell);
+            report_row(rb, cs[i].d->name >= 0 ? program_string(pb, cs[i].d->name) : kind, NULL, cell.s);
+            report_flag(rb, moves(&cs[i]));
+            text_free(&cell);
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        mem_strfree(cs[i].cell);
+    mem_free(cs, n * sizeof *cs);
+    return ok;
+}
+
+/* The rows of a duel: the attacker's turn, die by die, and the chain. */
+static void duel_rows(report_builder *rb, fight *g, int n)
+{
+    row(rb, "how", g, fig_how);
+    row(rb, "hit points", g, fig_hp);
+    row(rb, "attacker acts first", g, fig_first);
+    check_rows(rb, g);
+    trigger_rows(rb, g);
+    row(rb, "damage per turn", g, fig_mean);
+    row(rb, "  deals none", g, fig_none);
+    damage_rows(rb, g);
+    char label[64];
+    snprintf(label, sizeof label, "attacker wins by round %d", n);
+    row(rb, label, g, fig_drop);
+    row(rb, "attacker wins", g, fig_win_a);
+    row(rb, "defender wins", g, fig_win_b);
+}
+
 static bool profile_path(const char *dir, const program *p, text_buf *out, const char **uses);
 
 bool profile_found(const char *dir, const program *p)
@@ -781,24 +1109,22 @@ fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_dif
         text_buf note;
         text_init(&note);
         int n = o->rounds ? o->rounds : 3;
-        text_add(&note, "%s/SYSTEM.rules: the attacker's turn against the defender, every combination of its dice%s%s",
-                 o->profile, !g[0].f ? "; none for A" : "", !g[1].f ? "; none for B" : "");
+        bool party = g[0].party || g[1].party;
+        if (party)
+            text_add(&note, "%s/SYSTEM.rules: the scenario as written, played as `fray sim` plays it%s%s", o->profile,
+                     !g[0].f ? "; none for A" : "", !g[1].f ? "; none for B" : "");
+        else
+            text_add(&note,
+                     "%s/SYSTEM.rules: the attacker's turn against the defender, every combination of its dice%s%s",
+                     o->profile, !g[0].f ? "; none for A" : "", !g[1].f ? "; none for B" : "");
         report_section(rb, "Reference fight", note.s);
         report_mark(rb, false, true);
         text_free(&note);
-        row(rb, "how", g, fig_how);
-        row(rb, "hit points", g, fig_hp);
-        row(rb, "attacker acts first", g, fig_first);
-        check_rows(rb, g);
-        trigger_rows(rb, g);
-        row(rb, "damage per turn", g, fig_mean);
-        row(rb, "  deals none", g, fig_none);
-        damage_rows(rb, g);
-        char label[64];
-        snprintf(label, sizeof label, "attacker wins by round %d", n);
-        row(rb, label, g, fig_drop);
-        row(rb, "attacker wins", g, fig_win_a);
-        row(rb, "defender wins", g, fig_win_b);
+        if (party)
+            party_rows(rb, g, n);
+        else
+            duel_rows(rb, g, n);
+        ok = change_rows(rb, a, b, g, o, paths[1].s);
     }
     for (int s = 0; s < 2; s++) {
         fight_free(&g[s]);

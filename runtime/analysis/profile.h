@@ -13,6 +13,9 @@
 #include "fray.h"
 #include "runtime/analysis/report.h"
 
+/* The section of a variant's changes, each played alone on its base. */
+#define PROFILE_CHANGES_TITLE "Each change alone"
+
 fray_status profile_compare(report_builder *rb, fray *a, fray *b, const fray_diff_options *o);
 /* Whether DIR has a fight for the system (or for the system it extends). */
 struct program;

@@ -104,6 +104,13 @@ void report_differs(report_builder *rb, bool differs)
     row->differs = differs;
 }
 
+void report_flag(report_builder *rb, bool flagged)
+{
+    report_differs(rb, flagged);
+    if (!rb->oom && flagged)
+        rb->r->differences--;
+}
+
 void report_row(report_builder *rb, const char *label, const char *a, const char *b)
 {
     report_prob_row(rb, label, a, b, -1, -1);

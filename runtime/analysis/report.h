@@ -23,6 +23,9 @@ void report_prob_row(report_builder *rb, const char *label, const char *a, const
 void report_mark(report_builder *rb, bool summary, bool whole);
 /* Sets whether the last row differs (a summary's row says how much). */
 void report_differs(report_builder *rb, bool differs);
+/* Marks the last row as report_differs does, without counting it among
+   the differences: a figure worked out from them (a change's effect). */
+void report_flag(report_builder *rb, bool flagged);
 /* The report, its last section trimmed; NULL after an allocation failure. */
 fray_report *report_end(report_builder *rb);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/analysis/profile.h"
 #include "runtime/analysis/report.h"
 #include "runtime/base/text.h"
 
@@ -88,7 +89,31 @@ static void copy_section(report_builder *rb, const fray_report_section *s)
     for (size_t k = 0; k < s->nrows; k++) {
         const fray_report_row *row = &s->rows[k];
         report_prob_row(rb, row->label, row->a, row->b, row->pa, row->pb);
+        report_differs(rb, row->differs); /* as it was marked, not as its texts compare */
     }
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* Where a row of the reference fight goes in the summary: who wins (0),
+   the damage (1), how long fights last (2), who wins early (3), how it
+   was worked out (4); -1: not there. */
+#define HEADLINE_RANKS 5
+static int headline_rank(const char *label)
+{
+    if (strstr(label, " wins by round "))
+        return 3;
+    if (ends_with(label, " wins"))
+        return 0;
+    if (!strcmp(label, "damage per turn") || !strncmp(label, "damage per round, ", 18))
+        return 1;
+    if (!strcmp(label, "rounds a fight lasts"))
+        return 2;
+    return strcmp(label, "how") ? -1 : 4;
 }
 
 fray_report *summary_prepend(const fray_report *r, size_t play)
@@ -111,16 +136,26 @@ fray_report *summary_prepend(const fray_report *r, size_t play)
     report_mark(&rb, true, true);
     text_free(&note);
     /* the fight's outcome first, then what makes it, then how it was
-       worked out (a label ending in '*' names the rows it begins) */
-    static const char *const headlines[] = {"attacker wins", "defender wins", "damage per turn",
-                                            "attacker wins by round*", "how"};
-    for (size_t h = 0; fight && h < sizeof headlines / sizeof headlines[0]; h++) {
-        size_t len = strlen(headlines[h]);
-        bool prefix = headlines[h][len - 1] == '*';
+       worked out */
+    for (int rank = 0; fight && rank < HEADLINE_RANKS; rank++)
         for (size_t k = 0; k < fight->nrows; k++)
-            if (prefix ? !strncmp(fight->rows[k].label, headlines[h], len - 1)
-                       : !strcmp(fight->rows[k].label, headlines[h]))
+            if (headline_rank(fight->rows[k].label) == rank)
                 headline(&rb, &fight->rows[k]);
+    /* a variant's changes, each alone, as they move the fight most */
+    for (size_t i = 0; i < r->nsections; i++) {
+        const fray_report_section *c = &r->sections[i];
+        if (strcmp(c->title, PROFILE_CHANGES_TITLE) || !c->nrows)
+            continue;
+        report_row(&rb, "each change alone", NULL, "(the one that moves the fight most first)");
+        report_differs(&rb, false);
+        for (size_t k = 0; k < c->nrows; k++) {
+            text_buf label;
+            text_init(&label);
+            text_add(&label, "  %s", c->rows[k].label);
+            report_row(&rb, label.s, c->rows[k].a, c->rows[k].b);
+            report_flag(&rb, c->rows[k].differs);
+            text_free(&label);
+        }
     }
     if (fight && !fight->nrows) /* it could not be played: its note says why */
         report_row(&rb, "reference fight", "not played", "not played");
