@@ -1353,6 +1353,10 @@ void compile_stmt(compiler *cc, const node *s)
     case AST_LET: {
         int id = comp_intern(cc, s->text);
         sty t = compile_expr(cc, s->b);
+        /* `let best = nothing` holds a value to come (a creature found in a
+           loop): what it will hold is not known, and checked as it is used */
+        if (t == TY_NIL)
+            t = TY_ANY;
         if (cc->fn->top_level && cc->fn->depth == 0) {
             int g = find_global(cc, id);
             if (g < 0)
