@@ -689,8 +689,11 @@ static bool ask(vm *v, int ruling, int self, const asking *about, value *out, sp
         return !asked || rl->per == ASKED_PER_USE || rulings_answer(v, ruling, *out, self, at);
     }
     put_question(v, rl, self, about, question, who);
-    return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this", name,
-                    question->s, name, asked_of_each(rl) ? " for NAME" : "");
+    return vm_error(v, at, "ruling %s needs an answer: \"%s\"; give it with 'answer %s VALUE%s' before this%s", name,
+                    question->s, name, asked_of_each(rl) ? " for NAME" : "",
+                    rl->per == ASKED_PER_USE ? " (it is asked at each use, and an answer given with 'answer' is spent "
+                                               "by the one use it answers: give one for each)"
+                                             : "");
 }
 
 bool rulings_ask(vm *v, int ruling, int self, value *out, span at)
