@@ -513,6 +513,16 @@ __attribute__((aligned(64))) static bool run(vm *v, int stop)
         if (cond)      \
             goto fail; \
     } while (0)
+/* A call into the world, which may run other chunks: they were called
+   from this instruction (entry_at), for an error in a library they reach. */
+#define WORLD_CALL(call)                       \
+    do {                                       \
+        const span *outer_entry = v->entry_at; \
+        v->entry_at = HERE_AT;                 \
+        bool world_done = (call);              \
+        v->entry_at = outer_entry;             \
+        FAIL_IF(!world_done);                  \
+    } while (0)
 
 next_reload:
     sp = v->sp;
@@ -964,7 +974,7 @@ next:
         {
             int id = READ_U8(), argc = READ_U8();
             value *args = SP - argc;
-            FAIL_IF(!vm_builtin_call(v, id, args, argc, HERE, &r));
+            WORLD_CALL(vm_builtin_call(v, id, args, argc, HERE, &r));
             SP -= argc;
             PUSH(r);
             NEXT;
@@ -1088,7 +1098,7 @@ next:
             int n = argc > 32 ? 32 : argc;
             memcpy(args, SP - argc, (size_t)n * sizeof(value));
             SP -= argc;
-            FAIL_IF(!v->world_ops->emit(v, event, args, n, HERE));
+            WORLD_CALL(v->world_ops->emit(v, event, args, n, HERE));
             f = &v->frames[v->nframes - 1];
             NEXT;
         }
@@ -1107,7 +1117,7 @@ next:
             int operand = READ_U16();
             FAIL_IF(v->exact_depth && vm_exact_refuses(v, HERE, "a command of play"));
             vm_play_changed(v);
-            FAIL_IF(!v->world_ops->command(v, cmd, operand, HERE));
+            WORLD_CALL(v->world_ops->command(v, cmd, operand, HERE));
             vm_play_changed(v); /* after as well: whatever it did is done */
             f = &v->frames[v->nframes - 1];
             NEXT;
@@ -1117,7 +1127,7 @@ next:
             int ruling = READ_U16();
             /* a display reads a ruling as it stands (rulings_ask) */
             FAIL_IF(v->exact_depth > v->peek_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
-            FAIL_IF(!v->world_ops->ruling(v, ruling, f->self, &r, HERE));
+            WORLD_CALL(v->world_ops->ruling(v, ruling, f->self, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
             NEXT;
@@ -1132,7 +1142,7 @@ next:
                 goto fail;
             }
             FAIL_IF(v->exact_depth > v->peek_depth && vm_exact_refuses(v, HERE, "asking a ruling"));
-            FAIL_IF(!v->world_ops->ruling(v, ruling, (int)a.num, &r, HERE));
+            WORLD_CALL(v->world_ops->ruling(v, ruling, (int)a.num, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
             NEXT;
@@ -1155,7 +1165,7 @@ next:
                 goto fail;
             }
             bool allowed;
-            FAIL_IF(!v->world_ops->act(v, (int)a.num, action, args, argc, &allowed, HERE));
+            WORLD_CALL(v->world_ops->act(v, (int)a.num, action, args, argc, &allowed, HERE));
             vm_play_changed(v); /* after as well: whatever it did is done */
             f = &v->frames[v->nframes - 1];
             PUSH(value_bool(allowed));
@@ -1171,7 +1181,7 @@ next:
             }
             memcpy(args, SP - argc, (size_t)argc * sizeof(value));
             SP -= argc;
-            FAIL_IF(!v->world_ops->check(v, check, args, argc, &r, HERE));
+            WORLD_CALL(v->world_ops->check(v, check, args, argc, &r, HERE));
             f = &v->frames[v->nframes - 1];
             PUSH(r);
             NEXT;
@@ -1251,7 +1261,8 @@ bool vm_call(vm *v, int chunk_id, int self, const value *args, int nargs, value 
     for (int i = 0; i < nargs; i++)
         PUSH(args[i]);
     int stop = v->nframes, exact_depth = v->exact_depth;
-    if (!push_frame(v, c, self, nargs, &c->where))
+    /* called from the instruction whose call into the world runs it, if any */
+    if (!push_frame(v, c, self, nargs, v->entry_at ? v->entry_at : &c->where))
         return false;
     if (!run(v, stop)) {
         vm_exact_unwind(v, exact_depth); /* the exact contexts the error left */

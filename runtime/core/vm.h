@@ -249,6 +249,11 @@ typedef struct vm {
        the library's chunk error_in (NULL: it arose in the user's text). */
     span error_inside;
     const chunk *error_in;
+    /* The instruction whose call into the world (a command, an action, a
+       check, a builtin) is running, or NULL: a chunk the world calls
+       (vm_call) was called from there, so that an error in a library it
+       reaches is reported at the user's line that led to it. */
+    const span *entry_at;
 
     /* Last, and not cleared when a VM is made: only what sp and nframes
        cover is ever read, and clearing these 70 KB was a few percent of
