@@ -13,10 +13,12 @@
 #include "cli/output.h"
 #include "cli/plot_svg.h"
 #include "cli/sim_figures.h"
+#include "cli/sweep_parts.h"
 
 static const char usage[] =
     "Usage: fray sweep [OPTION]... --set CREATURE.STAT=LO..HI SCENARIO\n"
     "   or: fray sweep [OPTION]... --answer RULING[=A,B,...|=LO..HI] SCENARIO\n"
+    "   or: fray sweep --merge [--format F] PART...\n"
     "Play a scenario (as 'fray sim' does) at each value of one creature's stat,\n"
     "set as the creature is made (a group's name sets each member), or at each\n"
     "answer to one of the rules' rulings, and report each side's wins and the\n"
@@ -33,11 +35,15 @@ static const char usage[] =
     "  --target SIDE=P%     the value at which SIDE wins P% of the fights\n"
     "  --target rounds=R    the value at which fights last R rounds on average\n"
     "  -n, --runs N         runs at each value (default 400)\n"
+    "  --runs FROM..TO      play only these runs at each value, for --format part\n"
     "  -j, --jobs N         threads (default: the machine's cores)\n"
     "  --seed N             seed of the first run of each value (default 0): every\n"
     "                       value plays the same seeds\n"
     "  --health STAT        the stat whose losses count as damage\n"
-    "  --format FORMAT      table (default), csv or json\n"
+    "  --format FORMAT      table (default), csv, json or part: a slice's sums at\n"
+    "                       each value, which --merge adds up\n"
+    "  --merge PART...      add up parts (played on other machines) and print\n"
+    "                       exactly the sweep one process would\n"
     "  --plot FILE.svg      also draw each side's wins and the rounds against the\n"
     "                       value, in their 95% bands (an SVG a browser opens)\n"
     "  -I, --include DIR    look for `use` modules in DIR\n"
@@ -433,9 +439,13 @@ static void report(const sweep *s, const char **sides, size_t nsides, const targ
                 printf("%s %s", i ? (i + 1 == s->nwords ? " and" : ",") : "", s->words[i]);
         } else
             printf("from %lld to %lld", (long long)lo, (long long)hi);
-        printf(", %llu runs at each %s (seeds %llu to %llu), %d thread%s\n\n", (unsigned long long)s->so.runs,
+        printf(", %llu runs at each %s (seeds %llu to %llu), ", (unsigned long long)s->so.runs,
                s->words ? "answer" : "value", (unsigned long long)s->so.seed,
-               (unsigned long long)(s->so.seed + s->so.runs - 1), s->so.threads, s->so.threads == 1 ? "" : "s");
+               (unsigned long long)(s->so.seed + s->so.runs - 1));
+        if (s->so.threads > 0)
+            printf("%d thread%s\n\n", s->so.threads, s->so.threads == 1 ? "" : "s");
+        else /* parts merged, played on several thread counts */
+            printf("parts merged\n\n");
         print_table(s, sides, nsides);
         if (tg->given) {
             char a[32], b[32], want[32];
@@ -563,6 +573,8 @@ enum { MAX_SETS = 16 };
 /* What the command line asks for besides the shared options. */
 typedef struct sweep_args {
     uint64_t runs, jobs, step;
+    uint64_t from, to; /* --runs FROM..TO: a slice of the runs at each value */
+    bool slice, merge;
     const char *health, *format, *plot;
     cli_set given[MAX_SETS];
     cli_answer given_answers[MAX_SETS];
@@ -577,8 +589,19 @@ typedef struct sweep_args {
 static bool take_option(sweep_args *a, const char *opt, const char *val)
 {
     if (!strcmp(opt, "-n") || !strcmp(opt, "--runs")) {
-        if (!cli_parse_u64(val, 1, 100000000, &a->runs)) {
-            fprintf(stderr, "fray sweep: %s takes a count of runs from 1 to 100000000\n", opt);
+        cli_set slice;
+        char probe[128];
+        bool range = strstr(val, "..") && snprintf(probe, sizeof probe, "r.runs=%s", val) < (int)sizeof probe &&
+                     cli_parse_set(probe, &slice) && slice.range && slice.lo >= 0 && slice.hi - slice.lo < 100000000;
+        if (range) {
+            a->slice = true;
+            a->from = (uint64_t)slice.lo, a->to = (uint64_t)slice.hi;
+            a->runs = a->to - a->from + 1;
+        } else if (!cli_parse_u64(val, 1, 100000000, &a->runs)) {
+            fprintf(stderr,
+                    "fray sweep: %s takes a count of runs from 1 to 100000000, or a slice of them: FROM..TO (runs "
+                    "from 0)\n",
+                    opt);
             return false;
         }
     } else if (!strcmp(opt, "-j") || !strcmp(opt, "--jobs")) {
@@ -640,6 +663,10 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     a->rest = argv;
     a->rest[a->nrest++] = argv[0];
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--merge")) {
+            a->merge = true;
+            continue;
+        }
         bool ours = false;
         for (size_t k = 0; k < sizeof options / sizeof *options && !ours; k++)
             ours = !strcmp(argv[i], options[k]);
@@ -656,8 +683,18 @@ static int parse_args(int argc, char **argv, sweep_args *a)
         i++;
     }
     a->rest[a->nrest] = NULL;
-    if (strcmp(a->format, "table") && strcmp(a->format, "csv") && strcmp(a->format, "json")) {
-        fprintf(stderr, "fray sweep: --format takes table, csv or json\n");
+    if (strcmp(a->format, "table") && strcmp(a->format, "csv") && strcmp(a->format, "json") &&
+        strcmp(a->format, "part")) {
+        fprintf(stderr, "fray sweep: --format takes table, csv, json or part\n");
+        return EXIT_USAGE;
+    }
+    const char *why = a->merge && !strcmp(a->format, "part")      ? "--merge prints a table, CSV or JSON, not a part"
+                      : !strcmp(a->format, "part") && a->tg.given ? "--target picks each value from the results "
+                                                                    "before it: it plays in one process, not in parts"
+                      : a->slice && strcmp(a->format, "part")     ? "--runs FROM..TO plays a slice, for --format part"
+                                                                  : NULL;
+    if (why) {
+        fprintf(stderr, "fray sweep: %s\n", why);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -695,6 +732,67 @@ static int values_given(const sweep_args *a, word_list *words, cli_set *range, i
     return EXIT_OK;
 }
 
+/* The runs played at each value, as a part of the whole sweep. */
+static void write_parts(const sweep *s, const sweep_args *a)
+{
+    sweep_whole w = {(char *)s->name, s->ruling, s->words != NULL};
+    sim_whole sw = {(char *)s->scenario, NULL, NULL, s->so.seed - a->from, s->so.threads, 1};
+    sweep_part_begin(stdout, &w);
+    for (size_t i = 0; i < s->nt; i++) {
+        char buf[32];
+        sweep_part_value(stdout, value_text(s, s->t[i].value, buf, sizeof buf), &sw, a->from, a->from + s->so.runs - 1,
+                         s->t[i].r);
+    }
+}
+
+/* `fray sweep --merge PART...`: the parts added up value by value, and
+   reported as one process would have; an exit code. */
+static int merge_sweep(char *const *paths, int n, const sweep_args *a)
+{
+    sweep_merged m;
+    if (!sweep_parts_merge(paths, n, &m))
+        return EXIT_RULES;
+    sweep s = {.scenario = m.merges[0].w.scenario,
+               .so = {.runs = m.merges[0].rs[0]->runs, .seed = m.merges[0].w.seed, .threads = m.merges[0].w.threads},
+               .ruling = m.w.ruling,
+               .words = m.w.words ? (const char **)m.values : NULL,
+               .nwords = m.w.words ? m.nvalues : 0};
+    snprintf(s.name, sizeof s.name, "%s", m.w.name);
+    int code = EXIT_OK;
+    s.t = malloc(m.nvalues * sizeof *s.t);
+    if (!s.t) {
+        fprintf(stderr, "fray: out of memory\n");
+        code = EXIT_IO;
+    }
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; code == EXIT_OK && i < m.nvalues; i++) {
+        if (m.merges[i].rs[0]->runs != s.so.runs || m.merges[i].w.threads != s.so.threads)
+            s.so.threads = 0; /* a thread count of its own at some value */
+        char *end;
+        int64_t v = m.w.words ? (int64_t)i : strtoll(m.values[i], &end, 10);
+        s.t[s.nt++] = (tried){v, m.merges[i].rs[0]};
+        lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+    }
+    for (size_t i = 0; code == EXIT_OK && i < m.nvalues; i++)
+        if (m.merges[i].rs[0]->runs != s.so.runs) {
+            fprintf(stderr, "fray sweep: %s = %s has %llu runs, and %s = %s %llu: a value's parts are missing\n",
+                    s.name, m.values[i], (unsigned long long)m.merges[i].rs[0]->runs, s.name, m.values[0],
+                    (unsigned long long)s.so.runs);
+            code = EXIT_RULES;
+        }
+    if (code == EXIT_OK) {
+        qsort(s.t, s.nt, sizeof *s.t, by_value);
+        const char *sides[64];
+        size_t nsides = sides_of(&s, sides, 64);
+        report(&s, sides, nsides, &a->tg, &(found){.bracketed = false}, a->format, lo, hi);
+        if (a->plot && !plot_sweep(&s, sides, nsides, a->plot))
+            code = EXIT_IO;
+    }
+    free(s.t);
+    sweep_merged_free(&m);
+    return code;
+}
+
 /* Plays every value (or bisects for the target), then reports. */
 static int sweep_and_report(sweep *s, const sweep_args *a, int64_t lo, int64_t hi)
 {
@@ -720,7 +818,9 @@ static int sweep_and_report(sweep *s, const sweep_args *a, int64_t lo, int64_t h
     }
     if (code == EXIT_OK && !side_known(&a->tg, sides, nsides))
         code = EXIT_USAGE;
-    if (code == EXIT_OK)
+    if (code == EXIT_OK && !strcmp(a->format, "part"))
+        write_parts(s, a);
+    else if (code == EXIT_OK)
         report(s, sides, nsides, &a->tg, &fd, a->format, lo, hi);
     if (code == EXIT_OK && a->plot && !plot_sweep(s, sides, nsides, a->plot))
         code = EXIT_IO;
@@ -738,6 +838,13 @@ int cmd_sweep(int argc, char **argv)
     rc = cli_parse("sweep", a.nrest, a.rest, &o, &first, usage);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
+    if (a.merge) {
+        if (first >= a.nrest) {
+            fprintf(stderr, "fray sweep: --merge needs the parts to add up\nTry 'fray sweep --help'.\n");
+            return EXIT_USAGE;
+        }
+        return merge_sweep(a.rest + first, a.nrest - first, &a);
+    }
     bool none = a.swept < 0 && a.swept_answer < 0;
     if (a.nrest - first != 1 || none) {
         fprintf(stderr, "fray sweep: %s\nTry 'fray sweep --help'.\n",
@@ -783,7 +890,7 @@ int cmd_sweep(int argc, char **argv)
                .scenario = a.rest[first],
                .so = {.runs = a.runs,
                       .threads = (int)a.jobs,
-                      .seed = o.seed,
+                      .seed = o.seed + a.from,
                       .health = a.health,
                       .sets = sets,
                       .nsets = a.nsets,

@@ -62,23 +62,15 @@ void sim_part_write(FILE *out, const sim_whole *w, uint64_t from, uint64_t to, c
 
 /* --- reading ---------------------------------------------------------------------- */
 
-typedef struct reader {
-    FILE *in;
-    const char *path;
-    char *line;
-    size_t cap;
-    long lineno;
-} reader;
-
-static bool bad(const reader *rd, const char *what)
+static bool bad(const sim_reader *rd, const char *what)
 {
-    fprintf(stderr, "fray sim: %s:%ld: %s\n", rd->path, rd->lineno, what);
+    fprintf(stderr, "fray %s: %s:%ld: %s\n", rd->command, rd->path, rd->lineno, what);
     return false;
 }
 
 /* The next line, without its newline, and its text after `word ` in *rest;
    false at the end or when the line is another word. */
-static bool expect(reader *rd, const char *word, const char **rest)
+static bool expect(sim_reader *rd, const char *word, const char **rest)
 {
     ssize_t got = getline(&rd->line, &rd->cap, rd->in);
     if (got < 0)
@@ -93,7 +85,12 @@ static bool expect(reader *rd, const char *word, const char **rest)
     return true;
 }
 
-static bool expect_u64(reader *rd, const char *word, uint64_t *out)
+bool sim_read_word(sim_reader *rd, const char *word, const char **rest)
+{
+    return expect(rd, word, rest);
+}
+
+static bool expect_u64(sim_reader *rd, const char *word, uint64_t *out)
 {
     const char *rest;
     char *end;
@@ -197,7 +194,7 @@ static fray_sim_trigger *trigger_named(fray_sim_result *r, const char *name, lon
 }
 
 /* The rows of one result, added into r; false after saying why. */
-static bool read_result(reader *rd, fray_sim_result *r, bool first)
+static bool read_result(sim_reader *rd, fray_sim_result *r, bool first)
 {
     const char *rest;
     uint64_t runs, undecided, nobody;
@@ -256,43 +253,38 @@ static bool read_result(reader *rd, fray_sim_result *r, bool first)
     return bad(rd, "the part ends before its result does");
 }
 
-/* One part file, added to w (first: taken as it is) and rs; its slice in
- *from, *to. */
-static bool read_part(const char *path, bool first, sim_whole *w, fray_sim_result *rs[2], uint64_t *from, uint64_t *to)
+/* One part from where the reader stands, added to w (first: taken as it
+ * is) and rs; its slice in *from, *to. */
+static bool read_part(sim_reader *rd, bool first, sim_whole *w, fray_sim_result *rs[2], uint64_t *from, uint64_t *to)
 {
-    reader rd = {.in = fopen(path, "r"), .path = path};
-    if (!rd.in) {
-        fprintf(stderr, "fray sim: cannot read '%s'\n", path);
-        return false;
-    }
     const char *rest;
-    bool ok = expect(&rd, PART_MAGIC, &rest) || bad(&rd, "not a part of a simulation (fray sim --format part)");
+    bool ok = expect(rd, PART_MAGIC, &rest) || bad(rd, "not a part of a simulation (fray sim --format part)");
     char *scenario = NULL, *other = NULL, *vs = NULL;
     uint64_t seed = 0, threads = 0, n = 0;
-    if (ok && expect(&rd, "scenario", &rest))
+    if (ok && expect(rd, "scenario", &rest))
         scenario = strdup(rest);
-    if (ok && expect(&rd, "other", &rest))
+    if (ok && expect(rd, "other", &rest))
         other = dup_or_null(rest);
-    if (ok && expect(&rd, "vs", &rest))
+    if (ok && expect(rd, "vs", &rest))
         vs = dup_or_null(rest);
     if (ok) {
-        bool head = scenario && expect_u64(&rd, "seed", &seed) && expect_u64(&rd, "threads", &threads) &&
-                    expect(&rd, "slice", &rest);
+        bool head = scenario && expect_u64(rd, "seed", &seed) && expect_u64(rd, "threads", &threads) &&
+                    expect(rd, "slice", &rest);
         if (head) {
             char *end;
             *from = strtoull(rest, &end, 10);
             *to = strtoull(end, &end, 10);
             head = !*end && *to >= *from;
         }
-        ok = (head && expect_u64(&rd, "results", &n) && n >= 1 && n <= 2) ||
-             bad(&rd, "expected the scenario, its seed, threads, slice and results");
+        ok = (head && expect_u64(rd, "results", &n) && n >= 1 && n <= 2) ||
+             bad(rd, "expected the scenario, its seed, threads, slice and results");
     }
     if (ok && first)
         *w = (sim_whole){scenario, other, vs, seed, (int)threads, (int)n};
     else if (ok) {
         ok = (same(w->scenario, scenario) && same(w->other, other) && same(w->vs, vs) && w->seed == seed &&
               w->n == (int)n) ||
-             bad(&rd, "a part of another simulation (another scenario, system, seed or number of results)");
+             bad(rd, "a part of another simulation (another scenario, system, seed or number of results)");
         if (ok && w->threads != (int)threads)
             w->threads = 0; /* played on several machines: no one count to give */
         free(scenario), free(other), free(vs);
@@ -300,11 +292,9 @@ static bool read_part(const char *path, bool first, sim_whole *w, fray_sim_resul
         free(scenario), free(other), free(vs);
     for (int i = 0; ok && i < (int)n; i++) {
         if (!rs[i] && !(rs[i] = calloc(1, sizeof *rs[i])))
-            ok = bad(&rd, "out of memory");
-        ok = ok && read_result(&rd, rs[i], first);
+            ok = bad(rd, "out of memory");
+        ok = ok && read_result(rd, rs[i], first);
     }
-    free(rd.line);
-    fclose(rd.in);
     return ok;
 }
 
@@ -326,54 +316,83 @@ static int by_trigger_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-typedef struct slice {
-    uint64_t from, to;
-    const char *path;
-} slice;
-
 static int by_from(const void *a, const void *b)
 {
-    const slice *x = a, *y = b;
+    const sim_slice *x = a, *y = b;
     return x->from < y->from ? -1 : x->from > y->from;
+}
+
+bool sim_merge_read(sim_merge *m, sim_reader *rd)
+{
+    if (m->nslices == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 8;
+        sim_slice *grown = realloc(m->slices, cap * sizeof *grown);
+        if (!grown)
+            return bad(rd, "out of memory");
+        m->slices = grown, m->cap = cap;
+    }
+    sim_slice *sl = &m->slices[m->nslices];
+    if (!read_part(rd, m->nslices == 0, &m->w, m->rs, &sl->from, &sl->to))
+        return false;
+    snprintf(sl->where, sizeof sl->where, "%s:%ld", rd->path, rd->lineno);
+    m->nslices++;
+    return true;
+}
+
+bool sim_merge_finish(sim_merge *m, const char *command)
+{
+    /* every run in exactly one part, from 0 on */
+    qsort(m->slices, m->nslices, sizeof *m->slices, by_from);
+    uint64_t next = 0;
+    for (size_t i = 0; i < m->nslices; i++) {
+        const sim_slice *sl = &m->slices[i];
+        if (sl->from != next) {
+            fprintf(stderr, "fray %s: %s: runs %" PRIu64 "..%" PRIu64 " are %s\n", command, sl->where,
+                    sl->from < next ? sl->from : next, sl->from < next ? next - 1 : sl->from - 1,
+                    sl->from < next ? "in another part too" : "in no part");
+            return false;
+        }
+        next = sl->to + 1;
+    }
+    for (int i = 0; i < m->w.n; i++) {
+        qsort(m->rs[i]->sides, m->rs[i]->nsides, sizeof *m->rs[i]->sides, by_side_order);
+        qsort(m->rs[i]->creatures, m->rs[i]->ncreatures, sizeof *m->rs[i]->creatures, by_creature_order);
+        qsort(m->rs[i]->triggers, m->rs[i]->ntriggers, sizeof *m->rs[i]->triggers, by_trigger_order);
+    }
+    return true;
+}
+
+void sim_merge_free(sim_merge *m)
+{
+    sim_merged_free(m->rs[0]);
+    sim_merged_free(m->rs[1]);
+    sim_whole_free(&m->w);
+    free(m->slices);
+    *m = (sim_merge){0};
 }
 
 bool sim_parts_merge(char *const *paths, int nparts, sim_whole *w, fray_sim_result *rs[2])
 {
-    rs[0] = rs[1] = NULL;
-    *w = (sim_whole){0};
-    slice *slices = calloc((size_t)nparts, sizeof *slices);
-    bool ok = slices != NULL;
+    sim_merge m = {0};
+    bool ok = true;
     for (int i = 0; ok && i < nparts; i++) {
-        slices[i].path = paths[i];
-        ok = read_part(paths[i], i == 0, w, rs, &slices[i].from, &slices[i].to);
-    }
-    if (ok) {
-        /* every run in exactly one part, from 0 on */
-        qsort(slices, (size_t)nparts, sizeof *slices, by_from);
-        uint64_t next = 0;
-        for (int i = 0; ok && i < nparts; i++) {
-            if (slices[i].from != next) {
-                fprintf(stderr, "fray sim: %s: runs %" PRIu64 "..%" PRIu64 " are %s\n", slices[i].path,
-                        slices[i].from < next ? slices[i].from : next,
-                        slices[i].from < next ? next - 1 : slices[i].from - 1,
-                        slices[i].from < next ? "in another part too" : "in no part");
-                ok = false;
-            }
-            next = slices[i].to + 1;
+        sim_reader rd = {.in = fopen(paths[i], "r"), .path = paths[i], .command = "sim"};
+        if (!rd.in) {
+            fprintf(stderr, "fray sim: cannot read '%s'\n", paths[i]);
+            ok = false;
+            break;
         }
+        ok = sim_merge_read(&m, &rd);
+        free(rd.line);
+        fclose(rd.in);
     }
-    for (int i = 0; ok && i < w->n; i++) {
-        qsort(rs[i]->sides, rs[i]->nsides, sizeof *rs[i]->sides, by_side_order);
-        qsort(rs[i]->creatures, rs[i]->ncreatures, sizeof *rs[i]->creatures, by_creature_order);
-        qsort(rs[i]->triggers, rs[i]->ntriggers, sizeof *rs[i]->triggers, by_trigger_order);
-    }
-    free(slices);
-    if (!ok) {
-        sim_merged_free(rs[0]);
-        sim_merged_free(rs[1]);
-        rs[0] = rs[1] = NULL;
-        sim_whole_free(w);
-    }
+    ok = ok && sim_merge_finish(&m, "sim");
+    if (ok) {
+        *w = m.w;
+        rs[0] = m.rs[0], rs[1] = m.rs[1];
+        free(m.slices);
+    } else
+        sim_merge_free(&m);
     return ok;
 }
 

@@ -23,6 +23,39 @@ typedef struct sim_whole {
 /* Writes one part: the results of runs from..to of the whole. */
 void sim_part_write(FILE *out, const sim_whole *w, uint64_t from, uint64_t to, const fray_sim_result *const *rs);
 
+/* Reads lines of parts, saying where it goes wrong. */
+typedef struct sim_reader {
+    FILE *in;
+    const char *path;
+    const char *command; /* "sim" or "sweep", for its messages */
+    char *line;          /* the last line read (free it) */
+    size_t cap;
+    long lineno;
+} sim_reader;
+
+/* The next line, without its newline, and its text after `word ` in
+ *rest; false at the end or when the line is another word. */
+bool sim_read_word(sim_reader *rd, const char *word, const char **rest);
+
+/* Parts added up one by one (a sweep's file holds one for each value). */
+typedef struct sim_slice {
+    uint64_t from, to;
+    char where[320]; /* the file and line it ends at, for what is said of it */
+} sim_slice;
+typedef struct sim_merge {
+    sim_whole w;
+    fray_sim_result *rs[2];
+    sim_slice *slices;
+    size_t nslices, cap;
+} sim_merge;
+/* Reads one part where the reader stands, added into m; false after
+   saying why on stderr. */
+bool sim_merge_read(sim_merge *m, sim_reader *rd);
+/* Whether the parts read hold every run once (else says which do not),
+   with the results in their report's order. */
+bool sim_merge_finish(sim_merge *m, const char *command);
+void sim_merge_free(sim_merge *m);
+
 /* Reads every part and adds them up into rs[0..w->n), which the caller
    frees with sim_merged_free (and w's strings with sim_whole_free); false
    after saying why on stderr (a file that is no part, parts of different
