@@ -56,6 +56,7 @@ typedef struct fight {
     text_buf why; /* why not */
     /* the outcome */
     double win[2], draw, drop;
+    double rounds; /* the rounds a fight lasts, on average; 0: not known */
     bool simulated;
     uint64_t runs, wins[2], drops;
     /* not one attacker against one defender: the scenario played as written */
@@ -379,6 +380,45 @@ static bool chain(fight *g)
 /* The chance the attacker has won by the end of round n: the same chain
    over n rounds only, in each order of turns. h holds the chances after
    the first mover's turn of a round, w before it. */
+/* Most steps spent on the mean length of a fight (cells times damages
+   each side may deal): past it, the length is not given. */
+#define PROFILE_MAX_ROUNDS_WORK 200000000.0
+
+/* The rounds a fight lasts, on average: a round ends the fight when
+   either falls in it, whoever acts first, so from hit points x and y a
+   fight goes on to x - e and y - d with the chance of d and of e, each
+   less than what would fell its target: R(x, y) = 1 + sum of those
+   chances times R(x - e, y - d), the round that deals nothing on either
+   side solved for. */
+static bool mean_rounds(fight *g)
+{
+    int64_t ha = g->hp[0], hb = g->hp[1];
+    const side_turn *ta = &g->turn[0], *tb = &g->turn[1];
+    double a0 = ta->ndamage ? ta->damage[0] : 1, b0 = tb->ndamage ? tb->damage[0] : 1;
+    g->rounds = 0;
+    if (ha < 1 || hb < 1 || ha > PROFILE_MAX_HEALTH || hb > PROFILE_MAX_HEALTH || 1 - a0 * b0 < 1e-12 ||
+        (double)ha * (double)hb * (double)(ta->ndamage + 1) * (double)(tb->ndamage + 1) > PROFILE_MAX_ROUNDS_WORK)
+        return true;
+    size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
+    double *r, *unused;
+    if (!grids_new(cells, &r, &unused))
+        return false;
+#define AT(x, y) ((size_t)(x) * (size_t)(hb + 1) + (size_t)(y))
+    for (int64_t x = 1; x <= ha; x++)
+        for (int64_t y = 1; y <= hb; y++) {
+            double sum = 1;
+            for (size_t d = 0; d < ta->ndamage && (int64_t)d < y; d++)
+                for (size_t e = 0; e < tb->ndamage && (int64_t)e < x; e++)
+                    if (d || e)
+                        sum += ta->damage[d] * tb->damage[e] * r[AT(x - (int64_t)e, y - (int64_t)d)];
+            r[AT(x, y)] = sum / (1 - a0 * b0);
+        }
+    g->rounds = r[AT(ha, hb)];
+#undef AT
+    grids_free(cells, r, unused);
+    return true;
+}
+
 static bool win_within(fight *g, int n)
 {
     int64_t ha = g->hp[0], hb = g->hp[1];
@@ -456,6 +496,10 @@ static bool simulate(fight *g, fray *parent, const char *path, const fray_diff_o
         if (!strcmp(r->sides[s].name, side[0]))
             for (size_t k = 0; k < r->sides[s].nrounds && (int)k <= n; k++)
                 g->drops += r->sides[s].rounds[k];
+    uint64_t total = 0, decided = 0;
+    for (size_t k = 1; k < r->nrounds; k++)
+        total += (uint64_t)k * r->rounds[k], decided += r->rounds[k];
+    g->rounds = decided ? (double)total / (double)decided : 0;
     fray_sim_free(r);
     return true;
 }
@@ -516,8 +560,8 @@ static bool work_out(fight *g, fray *parent, const fray_diff_options *o, const c
         return false;
     g->exact = !g->why.len;
     if (g->exact)
-        return chain(g) && win_within(g, o->rounds ? o->rounds : 3) && (g->exact = !g->why.len, true) &&
-               (g->exact || simulate(g, parent, path, o));
+        return chain(g) && win_within(g, o->rounds ? o->rounds : 3) && mean_rounds(g) &&
+               (g->exact = !g->why.len, true) && (g->exact || simulate(g, parent, path, o));
     return simulate(g, parent, path, o);
 }
 
@@ -665,6 +709,12 @@ static void fig_win_a(const fight *g, text_buf *out, double *p)
 static void fig_win_b(const fight *g, text_buf *out, double *p)
 {
     fig_win(g, out, p, 1);
+}
+static void fig_rounds(const fight *g, text_buf *out, double *p)
+{
+    *p = -1;
+    if (g->rounds > 0)
+        text_add(out, "%.2f%s", g->rounds, g->simulated ? " (simulated)" : "");
 }
 static void fig_how(const fight *g, text_buf *out, double *p)
 {
@@ -1046,6 +1096,7 @@ static void duel_rows(report_builder *rb, fight *g, int n)
     row(rb, "damage per turn", g, fig_mean);
     row(rb, "  deals none", g, fig_none);
     damage_rows(rb, g);
+    row(rb, "rounds a fight lasts", g, fig_rounds);
     char label[64];
     snprintf(label, sizeof label, "attacker wins by round %d", n);
     row(rb, label, g, fig_drop);
