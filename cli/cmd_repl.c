@@ -19,6 +19,7 @@
 #include <readline/readline.h>
 
 #include "cli/repl.h"
+#include "cli/serve.h"
 
 /* Piped commands: the journal is synced every this many entries, or this
    often (ms), and whenever the input pauses (read_line). */
@@ -42,6 +43,9 @@ static const char usage[] = "Usage: fray repl [OPTION]... [RULES]...\n"
                             "                     session's own in $XDG_STATE_HOME/fray); never another\n"
                             "                     session's, nor one a crash left (--recover reads it)\n"
                             "  --no-journal       keep none (a crash loses the session)\n"
+                            "  --serve [HOST:]PORT  show the players a page of the encounter as they may\n"
+                            "                     know it, live: on this machine only unless HOST says\n"
+                            "                     otherwise (then its address carries a token)\n"
                             "  --seed N           seed for the dice\n"
                             "  -I DIR             search DIR for `use` modules\n"
                             "  --limit NAME=N     a limit (fray help limits), as for every command\n"
@@ -483,6 +487,8 @@ static void one_command(repl *r, const char *text)
         if (code != EXIT_OK && !r->worst)
             r->worst = code;
     }
+    if (r->serve)
+        serve_publish(r->serve, fray_session_context(r->s));
     fflush(stdout);
 }
 
@@ -540,6 +546,7 @@ typedef struct repl_options {
     bool ask, recover;
     const char *recover_from; /* --recover=NAME */
     const char *journal;      /* --journal FILE; "" for --no-journal */
+    const char *serve;        /* --serve [HOST:]PORT, or NULL */
 } repl_options;
 
 static int parse(int argc, char **argv, cli_options *o, int *first, repl_options *ro)
@@ -566,6 +573,10 @@ static int parse(int argc, char **argv, cli_options *o, int *first, repl_options
             ro->journal = argv[++i];
         else if (!strncmp(argv[i], "--journal=", 10))
             ro->journal = argv[i] + 10;
+        else if (!strcmp(argv[i], "--serve") && i + 1 < argc)
+            ro->serve = argv[++i];
+        else if (!strncmp(argv[i], "--serve=", 8))
+            ro->serve = argv[i] + 8;
         else
             rest[n++] = argv[i];
     }
@@ -698,6 +709,21 @@ static int start_session(repl *r, const repl_options *ro, const char *dir, const
     return EXIT_OK;
 }
 
+/* The players' view, served from now on (--serve); false after saying why. */
+static bool start_serving(repl *r, const char *where)
+{
+    char *url = NULL;
+    r->serve = serve_start(where, &url);
+    if (!r->serve)
+        return false;
+    /* a socket whose reader left must not end the session */
+    signal(SIGPIPE, SIG_IGN);
+    serve_publish(r->serve, fray_session_context(r->s));
+    fprintf(stderr, "fray repl: the players' view is at %s\n", url);
+    free(url);
+    return true;
+}
+
 int cmd_repl(int argc, char **argv)
 {
     cli_options o;
@@ -752,7 +778,14 @@ int cmd_repl(int argc, char **argv)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
     }
+    if (ro.serve && !start_serving(&r, ro.serve)) {
+        fray_session_close_journal(r.s);
+        fray_session_close(r.s);
+        free(dir);
+        return EXIT_USAGE;
+    }
     loop(&r);
+    serve_stop(r.serve);
     if (r.history_path) {
         history_truncate_file(r.history_path, 1000);
         free(r.history_path);

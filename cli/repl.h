@@ -18,6 +18,7 @@ typedef struct repl {
     bool warned_unsaved;      /* leaving unsaved with no journal was said once */
     bool keep_journal;        /* left unsaved: the journal stays for --recover */
     bool question_hint_shown; /* how to answer was said at the first question */
+    struct serve *serve;      /* the players' view (--serve), or NULL */
 } repl;
 
 /* Whether the GM may leave now (:quit, Ctrl-D): a session that is not
