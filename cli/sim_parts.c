@@ -342,7 +342,8 @@ bool sim_merge_read(sim_merge *m, sim_reader *rd)
 bool sim_merge_finish(sim_merge *m, const char *command)
 {
     /* every run in exactly one part, from 0 on */
-    qsort(m->slices, m->nslices, sizeof *m->slices, by_from);
+    if (m->nslices)
+        qsort(m->slices, m->nslices, sizeof *m->slices, by_from);
     uint64_t next = 0;
     for (size_t i = 0; i < m->nslices; i++) {
         const sim_slice *sl = &m->slices[i];
@@ -354,10 +355,14 @@ bool sim_merge_finish(sim_merge *m, const char *command)
         }
         next = sl->to + 1;
     }
-    for (int i = 0; i < m->w.n; i++) {
-        qsort(m->rs[i]->sides, m->rs[i]->nsides, sizeof *m->rs[i]->sides, by_side_order);
-        qsort(m->rs[i]->creatures, m->rs[i]->ncreatures, sizeof *m->rs[i]->creatures, by_creature_order);
-        qsort(m->rs[i]->triggers, m->rs[i]->ntriggers, sizeof *m->rs[i]->triggers, by_trigger_order);
+    for (int i = 0; i < m->w.n; i++) { /* (qsort takes no null array, even empty) */
+        fray_sim_result *r = m->rs[i];
+        if (r->nsides)
+            qsort(r->sides, r->nsides, sizeof *r->sides, by_side_order);
+        if (r->ncreatures)
+            qsort(r->creatures, r->ncreatures, sizeof *r->creatures, by_creature_order);
+        if (r->ntriggers)
+            qsort(r->triggers, r->ntriggers, sizeof *r->triggers, by_trigger_order);
     }
     return true;
 }

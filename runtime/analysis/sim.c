@@ -581,8 +581,11 @@ static bool merge(sums *all, worker *ws, int n)
             all->fired_runs[k] += s->fired_runs[k];
         }
     }
-    qsort(all->sides, all->nsides, sizeof *all->sides, by_order);
-    qsort(all->creatures, all->ncreatures, sizeof *all->creatures, by_order);
+    /* (qsort takes no null array, even empty: runs no side won have none) */
+    if (all->nsides)
+        qsort(all->sides, all->nsides, sizeof *all->sides, by_order);
+    if (all->ncreatures)
+        qsort(all->creatures, all->ncreatures, sizeof *all->creatures, by_order);
     return true;
 }
 
