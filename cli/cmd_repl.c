@@ -575,7 +575,11 @@ static int parse(int argc, char **argv, cli_options *o, int *first, repl_options
             ro->journal = argv[i] + 10;
         else if (!strcmp(argv[i], "--serve") && i + 1 < argc)
             ro->serve = argv[++i];
-        else if (!strncmp(argv[i], "--serve=", 8))
+        else if (!strcmp(argv[i], "--serve")) {
+            fprintf(stderr, "fray repl: --serve needs where to serve: PORT, HOST:PORT or [IPV6]:PORT\n");
+            free(rest);
+            return EXIT_USAGE;
+        } else if (!strncmp(argv[i], "--serve=", 8))
             ro->serve = argv[i] + 8;
         else
             rest[n++] = argv[i];
