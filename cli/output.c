@@ -53,19 +53,24 @@ int cli_bar(FILE *out, double fraction, int width, bool unicode)
     return units / 8 + (units % 8 != 0);
 }
 
-void cli_json_string(const char *s)
+void cli_json_string_to(FILE *out, const char *s)
 {
-    putchar('"');
+    fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
-            printf("\\%c", c);
+            fprintf(out, "\\%c", c);
         else if (c < 0x20)
-            printf("\\u%04x", c);
+            fprintf(out, "\\u%04x", c);
         else
-            putchar(c);
+            fputc(c, out);
     }
-    putchar('"');
+    fputc('"', out);
+}
+
+void cli_json_string(const char *s)
+{
+    cli_json_string_to(stdout, s);
 }
 
 int cli_terminal_width(void)

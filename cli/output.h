@@ -17,8 +17,9 @@ int cli_bar(FILE *out, double fraction, int width, bool unicode);
 #define CLI_MOST_ROWS 40
 /* A width for bins that is 1, 2 or 5 times a power of ten, at least w. */
 int64_t cli_round_width(int64_t w);
-/* A quoted JSON string. */
+/* A quoted JSON string (on stdout; to out). */
 void cli_json_string(const char *s);
+void cli_json_string_to(FILE *out, const char *s);
 /* A field of CSV on stdout: quoted when it holds a comma, a quote or a
    line break (nothing for NULL). */
 void cli_csv_field(const char *s);

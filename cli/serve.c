@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 /* The page's own files, built in (cli/view/, by stdlib/embed.sh). */
 static const struct {
@@ -43,58 +44,13 @@ struct serve {
 
 /* --- the snapshot: built on the REPL's thread ------------------------------------ */
 
-typedef struct growing {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} growing;
-
-static void put(growing *g, const char *s, size_t n)
-{
-    if (g->failed)
-        return;
-    if (g->len + n + 1 > g->cap) {
-        size_t cap = g->cap ? g->cap : 4096;
-        while (g->len + n + 1 > cap)
-            cap *= 2;
-        char *grown = realloc(g->s, cap);
-        if (!grown) {
-            g->failed = true;
-            return;
-        }
-        g->s = grown, g->cap = cap;
-    }
-    memcpy(g->s + g->len, s, n);
-    g->len += n;
-    g->s[g->len] = '\0';
-}
-
-static void puts_json(growing *g, const char *s)
-{
-    put(g, "\"", 1);
-    for (; *s; s++) {
-        char esc[8];
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            snprintf(esc, sizeof esc, "\\%c", c);
-        else if (c < 0x20)
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-        else {
-            put(g, s, 1);
-            continue;
-        }
-        put(g, esc, strlen(esc));
-    }
-    put(g, "\"", 1);
-}
-
 /* The state's JSON, its line breaks (layout only: strings escape theirs)
    made spaces, so that an event is one line. */
 static void put_state(void *user, const char *text)
 {
-    growing *g = user;
+    FILE *out = user;
     for (const char *p = text; *p; p++)
-        put(g, *p == '\n' ? " " : p, 1);
+        fputc(*p == '\n' ? ' ' : *p, out);
 }
 
 typedef struct last_lines {
@@ -115,40 +71,46 @@ static void keep_line(void *user, const fray_line *l)
 
 void serve_publish(serve *sv, fray *f)
 {
-    growing g = {0};
-    put(&g, "{\"state\": ", 10);
-    if (fray_state_view(f, FRAY_VIEW_PLAYERS, put_state, &g) != FRAY_OK)
-        g.failed = true;
-    put(&g, ", \"log\": [", 10);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    bool ok = out != NULL;
     last_lines k = {0};
-    fray_transcript(f, FRAY_VIEW_PLAYERS, keep_line, &k);
-    for (size_t i = 0; i < k.count; i++) {
-        size_t at = (k.next + SERVE_LOG_LINES - k.count + i) % SERVE_LOG_LINES;
-        if (i)
-            put(&g, ", ", 2);
-        if (k.line[at])
-            puts_json(&g, k.line[at]);
-        else
-            g.failed = true;
+    if (ok) {
+        fputs("{\"state\": ", out);
+        ok = fray_state_view(f, FRAY_VIEW_PLAYERS, put_state, out) == FRAY_OK;
+        fputs(", \"log\": [", out);
+        fray_transcript(f, FRAY_VIEW_PLAYERS, keep_line, &k);
+        for (size_t i = 0; i < k.count; i++) {
+            size_t at = (k.next + SERVE_LOG_LINES - k.count + i) % SERVE_LOG_LINES;
+            if (i)
+                fputs(", ", out);
+            if (k.line[at])
+                cli_json_string_to(out, k.line[at]);
+            else
+                ok = false;
+        }
+        fputs("]}", out);
+        ok = !ferror(out) && ok;
+        ok = fclose(out) == 0 && ok;
     }
     for (size_t i = 0; i < SERVE_LOG_LINES; i++)
         free(k.line[i]);
-    put(&g, "]}", 2);
-    if (g.failed) {
-        free(g.s);
+    if (!ok) {
+        free(text); /* open_memstream's buffer is libc's */
         fprintf(stderr, "fray repl: out of memory: the players' view is not updated\n");
         return;
     }
     pthread_mutex_lock(&sv->lock);
-    if (!sv->snapshot || strcmp(sv->snapshot, g.s)) { /* a page hears only of a change */
+    if (!sv->snapshot || strcmp(sv->snapshot, text)) { /* a page hears only of a change */
         free(sv->snapshot);
-        sv->snapshot = g.s;
-        g.s = NULL;
+        sv->snapshot = text;
+        text = NULL;
         sv->version++;
         pthread_cond_broadcast(&sv->changed);
     }
     pthread_mutex_unlock(&sv->lock);
-    free(g.s);
+    free(text);
 }
 
 /* --- the streams: on the server's threads ------------------------------------------ */
