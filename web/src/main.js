@@ -197,6 +197,7 @@ async function runCommand() {
   setBusy(true);
   $('progress').hidden = true;
   const result = await fray.run(argv, changedFiles());
+  lastResult = result;
   setBusy(false);
   $('progress').hidden = true;
   if (result.cancelled) {
@@ -213,11 +214,12 @@ async function runCommand() {
   $('status').dataset.exit = result.crashed ? 'crashed' : String(result.code);
   view.dispatch(setDiagnostics(view.state, toEditorDiagnostics(events, view.state.doc)));
 }
+let lastResult = null;
 
 // --- share ------------------------------------------------------------------------------
 async function share() {
   const hash = await encodeState({ file: currentFile, source: view.state.doc.toString(), command: $('command').value });
-  history.replaceState(null, '', hash);
+  window.history.replaceState(null, '', hash);
   const link = location.href;
   $('link').value = link;
   $('link').hidden = false;
@@ -238,6 +240,23 @@ async function restore(run) {
   if (run) runCommand();
   return true;
 }
+
+// What the page holds, for a reader at the console and for tests/web.test.
+window.playground = {
+  get file() {
+    return currentFile;
+  },
+  get source() {
+    return view.state.doc.toString();
+  },
+  get command() {
+    return $('command').value;
+  },
+  get result() {
+    return lastResult;
+  },
+  view,
+};
 
 // --- start --------------------------------------------------------------------------------
 fillFileMenu();
