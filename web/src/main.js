@@ -100,6 +100,7 @@ const view = new EditorView({
       bracketMatching(),
       highlightActiveLine(),
       highlightSelectionMatches(),
+      EditorView.lineWrapping,
       frayLanguage,
       frayHighlighting,
       lintGutter(),
@@ -133,7 +134,7 @@ function goTo(file, line, column) {
   const doc = view.state.doc;
   const l = doc.line(Math.min(Math.max(line, 1), doc.lines));
   const pos = l.from + Math.min(Math.max(column - 1, 0), l.length);
-  view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+  view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
   view.focus();
 }
 
