@@ -354,10 +354,14 @@ bool sim_merge_finish(sim_merge *m, const char *command)
         }
         next = sl->to + 1;
     }
+    /* a list of none is NULL, which qsort may not be given */
     for (int i = 0; i < m->w.n; i++) {
-        qsort(m->rs[i]->sides, m->rs[i]->nsides, sizeof *m->rs[i]->sides, by_side_order);
-        qsort(m->rs[i]->creatures, m->rs[i]->ncreatures, sizeof *m->rs[i]->creatures, by_creature_order);
-        qsort(m->rs[i]->triggers, m->rs[i]->ntriggers, sizeof *m->rs[i]->triggers, by_trigger_order);
+        if (m->rs[i]->nsides)
+            qsort(m->rs[i]->sides, m->rs[i]->nsides, sizeof *m->rs[i]->sides, by_side_order);
+        if (m->rs[i]->ncreatures)
+            qsort(m->rs[i]->creatures, m->rs[i]->ncreatures, sizeof *m->rs[i]->creatures, by_creature_order);
+        if (m->rs[i]->ntriggers)
+            qsort(m->rs[i]->triggers, m->rs[i]->ntriggers, sizeof *m->rs[i]->triggers, by_trigger_order);
     }
     return true;
 }
