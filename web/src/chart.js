@@ -13,8 +13,9 @@ function el(name, attrs, text) {
 }
 
 function formatValue(v, percent) {
-  if (percent) return `${(100 * v).toFixed(v >= 0.1 ? 1 : 2)}%`;
-  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2).replace(/\.?0+$/, '');
+  const x = percent ? 100 * v : v;
+  const text = Math.abs(x) >= 100 ? x.toFixed(0) : String(Number(x.toPrecision(3)));
+  return percent ? `${text}%` : text;
 }
 
 // {title, labels: [..], series: [{name, values: [..]}], percent} -> <figure>
@@ -27,9 +28,13 @@ export function barChart({ title, labels, series, percent = false, xLabel = '' }
   const bottom = 38;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
-  let max = 0;
-  for (const s of series) for (const v of s.values) max = Math.max(max, v || 0);
-  if (max <= 0) max = 1;
+  let highest = 0;
+  for (const s of series) for (const v of s.values) highest = Math.max(highest, v || 0);
+  // the axis to a round value: 4 steps of 1, 2, 2.5 or 5 times a power of ten
+  const rough = (highest > 0 ? highest : 1) / 4;
+  const ten = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * ten).find((x) => x >= rough * (1 - 1e-9));
+  const max = step * 4;
   const svg = el('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title });
   // axis and a few lines across, at round values
   const ticks = 4;

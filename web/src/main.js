@@ -180,7 +180,10 @@ function setBusy(busy) {
   for (const b of document.querySelectorAll('.command-button, #go')) b.disabled = busy;
 }
 
+let running = false;
+
 async function runCommand() {
+  if (running) return; // one at a time: Cancel stops it
   const text = $('command').value;
   const argv = parseCommand(text);
   const term = $('terminal');
@@ -196,9 +199,11 @@ async function runCommand() {
   }
   $('prompt').textContent = `$ fray ${argv.map((a) => shellQuote([a])).join(' ')}`;
   setBusy(true);
+  running = true;
   $('progress').hidden = true;
   const result = await fray.run(argv, changedFiles());
   lastResult = result;
+  running = false;
   setBusy(false);
   $('progress').hidden = true;
   if (result.cancelled) {
