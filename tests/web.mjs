@@ -8,11 +8,11 @@
 // then details of a failure indented; web.test counts them.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [srcdir, index, chromium, expected, ...only] = process.argv.slice(2);
-const require = createRequire(join(srcdir, 'web/package.json'));
+const require = createRequire(join(resolve(srcdir), 'web/package.json'));
 const puppeteer = require('puppeteer-core');
 const want = (name) => only.length === 0 || only.includes(name);
 const url = pathToFileURL(index).href;

@@ -66,7 +66,7 @@ grep -v 'FRAY_COMPUTED_GOTO' config.h >"$build/config.h.new"
 if cmp -s "$build/config.h.new" "$build/config.h"; then rm -f "$build/config.h.new"; else mv "$build/config.h.new" "$build/config.h"; fi
 
 WEB_EMCC=$EMCC
-WEB_CFLAGS="-DHAVE_CONFIG_H -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -I$build -I. -I$srcdir -I$srcdir/include"
+WEB_CFLAGS="-DHAVE_CONFIG_H -std=c11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -I$build -I. -I$srcdir -I$srcdir/include"
 WEB_DATADIR=$pkgdatadir
 export WEB_EMCC WEB_CFLAGS WEB_DATADIR
 # The commands' calls that web/fray_web.c sees first; and what the
