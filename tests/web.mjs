@@ -130,6 +130,11 @@ const cases = {
     await page.keyboard.press('a');
     await page.keyboard.up('Control');
     await page.keyboard.type('stat dex = 0\nstat str = 1\nprint dexx + str\n');
+    // marked as it is typed (fray check in the worker, a moment after)
+    const live = await page
+      .waitForSelector('.cm-lintRange-error', { timeout: TIMEOUT })
+      .then(() => true)
+      .catch(() => false);
     await command(page, 'check examples/skirmish.rules');
     const shown = await page.evaluate(() => {
       const range = document.querySelector('.cm-lintRange-error');
@@ -143,9 +148,14 @@ const cases = {
     });
     const terminal = await terminalText(page);
     const wanted = expect('check.out');
-    if (shown && shown.line === 3 && shown.text === 'dexx' && shown.markers === 1 && terminal === wanted)
+    if (live && shown && shown.line === 3 && shown.text === 'dexx' && shown.markers === 1 && terminal === wanted)
       pass('diagnostic');
-    else fail('diagnostic', "expected 'dexx' marked on line 3, as fray check says", JSON.stringify(shown) + '\n' + terminal);
+    else
+      fail(
+        'diagnostic',
+        "expected 'dexx' marked on line 3 as it is typed, and by fray check",
+        JSON.stringify({ live, shown }) + '\n' + terminal,
+      );
   },
 
   // Share puts the file and the command in the link; the link opens them
