@@ -100,8 +100,9 @@ objects=
 for s in "$@"; do
     case $s in *.c) ;; *) continue ;; esac
     path=$(locate "$s")
-    # the REPL (readline, or the REPL's own header): a terminal's
-    grep -Eq '^#include (<readline/|"cli/repl.h")' "$path" && continue
+    # the REPL (readline, the REPL's own header, the players' view it
+    # serves over HTTP): a terminal's
+    grep -Eq '^#include (<readline/|<microhttpd\.h>|"cli/repl.h")' "$path" && continue
     obj=$build/obj/$(printf '%s' "$s" | tr / _).o
     objects="$objects $obj"
     extra=
