@@ -74,11 +74,12 @@ void serve_publish(serve *sv, fray *f)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    bool ok = out != NULL;
+    bool ok = out != NULL, read = true;
     last_lines k = {0};
     if (ok) {
         fputs("{\"state\": ", out);
-        ok = fray_state_view(f, FRAY_VIEW_PLAYERS, put_state, out) == FRAY_OK;
+        /* (an error reading it was said, as the library says errors) */
+        read = fray_state_view(f, FRAY_VIEW_PLAYERS, put_state, out) == FRAY_OK;
         fputs(", \"log\": [", out);
         fray_transcript(f, FRAY_VIEW_PLAYERS, keep_line, &k);
         for (size_t i = 0; i < k.count; i++) {
@@ -96,9 +97,9 @@ void serve_publish(serve *sv, fray *f)
     }
     for (size_t i = 0; i < SERVE_LOG_LINES; i++)
         free(k.line[i]);
-    if (!ok) {
+    if (!ok || !read) {
         free(text); /* open_memstream's buffer is libc's */
-        fprintf(stderr, "fray repl: out of memory: the players' view is not updated\n");
+        fprintf(stderr, "fray repl: %sthe players' view is not updated\n", ok ? "" : "out of memory: ");
         return;
     }
     pthread_mutex_lock(&sv->lock);

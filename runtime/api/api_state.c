@@ -136,8 +136,35 @@ static void tags_json(jbuf *b, vm *v, uint8_t kind, int32_t holder)
     jb_put(b, "]");
 }
 
+/* Reads as a display reads (vm_peek_begin): a formula that reads a
+   ruling asks no one, and nothing is rolled or noted, so that looking at
+   the state never changes it nor puts a question to the GM. False, the
+   error cleared, when it cannot be read so. */
+static bool peek_stat(vm *v, int c, int decl_index, value *x)
+{
+    bool began = v->peek_depth == 0 && vm_peek_begin(v, (span){0});
+    bool ok = (began || v->peek_depth) && world_get_stat(v, c, decl_index, x);
+    if (began)
+        vm_peek_end(v);
+    if (!ok)
+        vm_clear_error(v);
+    return ok;
+}
+
+static bool peek_out(vm *v, int c, bool *out)
+{
+    bool began = v->peek_depth == 0 && vm_peek_begin(v, (span){0});
+    bool ok = (began || v->peek_depth) && encounter_out(v, c, out, (span){0});
+    if (began)
+        vm_peek_end(v);
+    if (!ok)
+        vm_clear_error(v);
+    return ok;
+}
+
 /* Every stat a creature was given, and every tracked one (for the
-   players, those not hidden). */
+   players, those not hidden); one that cannot be read as a display
+   reads it (it would roll) is null. */
 static bool creature_stats(jbuf *b, vm *v, int c, bool players)
 {
     bool first = true;
@@ -147,12 +174,14 @@ static bool creature_stats(jbuf *b, vm *v, int c, bool players)
             continue;
         const decl *d = &v->p->decls[i];
         value x;
-        if (!world_get_stat(v, c, (int)i, &x))
-            return false;
+        bool read = peek_stat(v, c, (int)i, &x);
         jb_put(b, first ? "" : ", ");
         jb_str(b, program_string(v->p, d->name));
         jb_put(b, ": ");
-        jb_value(b, v, x);
+        if (read)
+            jb_value(b, v, x);
+        else
+            jb_put(b, "null");
         first = false;
     }
     jb_put(b, "}");
@@ -207,8 +236,8 @@ static bool creature_json(jbuf *b, vm *v, int c, bool players)
     else
         jb_put(b, "null");
     bool out = false;
-    if (cr->in_play && !encounter_out(v, c, &out, (span){0}))
-        return false;
+    if (cr->in_play && !peek_out(v, c, &out))
+        out = false; /* as far as can be told without asking */
     jb_put(b, cr->in_play ? ", \"in_play\": true" : ", \"in_play\": false");
     jb_put(b, out ? ", \"out\": true" : ", \"out\": false");
     jb_put(b, cr->delaying ? ", \"delaying\": true" : ", \"delaying\": false");

@@ -237,11 +237,54 @@ START_TEST(players_see_nothing_hidden)
 }
 END_TEST
 
+/* A question the rules put while nobody answers it: counted, left to
+   its default. */
+static bool count_and_leave(void *user, const fray_question *q, char *answer, size_t cap)
+{
+    (void)q, (void)answer, (void)cap;
+    ++*(int *)user;
+    return false;
+}
+
+/* Reading the state, the players' or the GM's, puts no question to the GM:
+   a stat or an `out when` whose formula reads a ruling not asked yet
+   (legend's `unaware`, once the encounter began) reads it as it stands. It
+   asked it of each creature, at every look: of a screen of the players'
+   that looks after every command, before play had asked it at all. */
+START_TEST(reading_the_state_asks_no_one)
+{
+    fray_session *s = fray_session_open(&(fray_options){.seed = 3});
+    ck_assert_ptr_nonnull(s);
+    int asked = 0;
+    fray_session_on_ask(s, count_and_leave, &asked);
+    text *out = calloc(1, sizeof *out);
+    ck_assert(out);
+    fray_session_on_output(s, on_output, out);
+    command(s, out, "use legend");
+    command(s, out, "creature dorn side party { level 6 }");
+    command(s, out, "creature wolf side enemies { level 2 }");
+    command(s, out, "begin encounter");
+    ck_assert_int_eq(asked, 0); /* unaware? is asked when something reads it */
+    fray *f = fray_session_context(s);
+    text *players = calloc(1, sizeof *players), *gm = calloc(1, sizeof *gm);
+    ck_assert(players && gm);
+    ck_assert_int_eq(fray_state_view(f, FRAY_VIEW_PLAYERS, on_output, players), FRAY_OK);
+    ck_assert_int_eq(fray_state_view(f, FRAY_VIEW_GM, on_output, gm), FRAY_OK);
+    ck_assert_int_eq(asked, 0);
+    char line[4096];
+    ck_assert_ptr_nonnull(creature_line(players->text, "dorn", line, sizeof line));
+    ck_assert_ptr_nonnull(strstr(line, "\"hp\": "));
+    free(out), free(players), free(gm);
+    fray_session_close(s);
+}
+END_TEST
+
 static Suite *hidden_suite(void)
 {
     Suite *s = suite_create("hidden");
     TCase *tc = tcase_create("views");
     tcase_add_loop_test(tc, players_see_nothing_hidden, 0, (int)(sizeof setups / sizeof setups[0]));
+    tcase_add_test(tc, reading_the_state_asks_no_one);
     suite_add_tcase(s, tc);
     return s;
 }
