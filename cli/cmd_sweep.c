@@ -766,7 +766,7 @@ static int merge_sweep(char *const *paths, int n, const sweep_args *a)
     }
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; code == EXIT_OK && i < m.nvalues; i++) {
-        if (m.merges[i].rs[0]->runs != s.so.runs || m.merges[i].w.threads != s.so.threads)
+        if (m.merges[i].w.threads != s.so.threads)
             s.so.threads = 0; /* a thread count of its own at some value */
         char *end;
         int64_t v = m.w.words ? (int64_t)i : strtoll(m.values[i], &end, 10);
