@@ -400,8 +400,8 @@ static bool mean_rounds(fight *g)
         (double)ha * (double)hb * (double)(ta->ndamage + 1) * (double)(tb->ndamage + 1) > PROFILE_MAX_ROUNDS_WORK)
         return true;
     size_t cells = (size_t)(ha + 1) * (size_t)(hb + 1);
-    double *r, *unused;
-    if (!grids_new(cells, &r, &unused))
+    double *r = MEM_NEW_ARRAY(double, cells);
+    if (!r)
         return false;
 #define AT(x, y) ((size_t)(x) * (size_t)(hb + 1) + (size_t)(y))
     for (int64_t x = 1; x <= ha; x++)
@@ -415,7 +415,7 @@ static bool mean_rounds(fight *g)
         }
     g->rounds = r[AT(ha, hb)];
 #undef AT
-    grids_free(cells, r, unused);
+    grids_free(cells, r, NULL);
     return true;
 }
 
