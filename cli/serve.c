@@ -53,20 +53,27 @@ static void put_state(void *user, const char *text)
         fputc(*p == '\n' ? ' ' : *p, out);
 }
 
-typedef struct last_lines {
-    char *line[SERVE_LOG_LINES];
-    size_t next, count;
-} last_lines;
+/* The transcript's lines, counted (a first pass), then its last ones
+   written as a JSON list (a second). */
+typedef struct log_lines {
+    FILE *out;
+    size_t count, seen, from;
+} log_lines;
 
-static void keep_line(void *user, const fray_line *l)
+static void count_line(void *user, const fray_line *l)
 {
-    last_lines *k = user;
-    size_t at = k->next;
-    free(k->line[at]);
-    k->line[at] = strdup(l->text);
-    k->next = (at + 1) % SERVE_LOG_LINES;
-    if (k->count < SERVE_LOG_LINES)
-        k->count++;
+    (void)l;
+    ((log_lines *)user)->count++;
+}
+
+static void put_line(void *user, const fray_line *l)
+{
+    log_lines *k = user;
+    if (k->seen++ < k->from)
+        return;
+    if (k->seen > k->from + 1)
+        fputs(", ", k->out);
+    cli_json_string_to(k->out, l->text);
 }
 
 void serve_publish(serve *sv, fray *f)
@@ -75,28 +82,19 @@ void serve_publish(serve *sv, fray *f)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     bool ok = out != NULL, read = true;
-    last_lines k = {0};
     if (ok) {
         fputs("{\"state\": ", out);
         /* (an error reading it was said, as the library says errors) */
         read = fray_state_view(f, FRAY_VIEW_PLAYERS, put_state, out) == FRAY_OK;
         fputs(", \"log\": [", out);
-        fray_transcript(f, FRAY_VIEW_PLAYERS, keep_line, &k);
-        for (size_t i = 0; i < k.count; i++) {
-            size_t at = (k.next + SERVE_LOG_LINES - k.count + i) % SERVE_LOG_LINES;
-            if (i)
-                fputs(", ", out);
-            if (k.line[at])
-                cli_json_string_to(out, k.line[at]);
-            else
-                ok = false;
-        }
+        log_lines k = {.out = out};
+        fray_transcript(f, FRAY_VIEW_PLAYERS, count_line, &k);
+        k.from = k.count > SERVE_LOG_LINES ? k.count - SERVE_LOG_LINES : 0;
+        fray_transcript(f, FRAY_VIEW_PLAYERS, put_line, &k);
         fputs("]}", out);
         ok = !ferror(out) && ok;
         ok = fclose(out) == 0 && ok;
     }
-    for (size_t i = 0; i < SERVE_LOG_LINES; i++)
-        free(k.line[i]);
     if (!ok || !read) {
         free(text); /* open_memstream's buffer is libc's */
         fprintf(stderr, "fray repl: %sthe players' view is not updated\n", ok ? "" : "out of memory: ");
