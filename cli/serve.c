@@ -213,6 +213,40 @@ static bool token_given(const serve *sv, struct MHD_Connection *c)
     return diff == 0;
 }
 
+/* The page, with the view as it is now written into it, so that the page is
+   drawn before its stream opens. Inside a script element only "</" could end
+   it early; JSON has '<' only inside its strings, where "\u003c" says the
+   same. */
+static const char FIRST_VIEW_AT[] = "<script id=\"first-view\" type=\"application/json\">";
+
+static enum MHD_Result send_page(serve *sv, struct MHD_Connection *c, const char *page)
+{
+    const char *at = strstr(page, FIRST_VIEW_AT);
+    if (!at)
+        return send_text(c, MHD_HTTP_OK, "text/html; charset=utf-8", page, MHD_RESPMEM_PERSISTENT);
+    at += strlen(FIRST_VIEW_AT);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return MHD_NO;
+    fwrite(page, 1, (size_t)(at - page), out);
+    pthread_mutex_lock(&sv->lock);
+    for (const char *p = sv->snapshot ? sv->snapshot : ""; *p; p++)
+        if (*p == '<')
+            fputs("\\u003c", out);
+        else
+            fputc(*p, out);
+    pthread_mutex_unlock(&sv->lock);
+    fputs(at, out);
+    bool ok = !ferror(out);
+    ok = fclose(out) == 0 && ok;
+    enum MHD_Result sent =
+        ok ? send_text(c, MHD_HTTP_OK, "text/html; charset=utf-8", text, MHD_RESPMEM_MUST_COPY) : MHD_NO;
+    free(text); /* open_memstream's buffer is libc's */
+    return sent;
+}
+
 static const char *type_of(const char *name)
 {
     const char *dot = strrchr(name, '.');
@@ -264,7 +298,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     }
     const char *name = !strcmp(url, "/") ? "index.html" : url + 1;
     for (size_t i = 0; i < sizeof view_files / sizeof view_files[0]; i++)
-        if (!strcmp(view_files[i].name, name))
+        if (!strcmp(view_files[i].name, name) && !strcmp(name, "index.html"))
+            return send_page(sv, c, view_files[i].text);
+        else if (!strcmp(view_files[i].name, name))
             return send_text(c, MHD_HTTP_OK, type_of(name), view_files[i].text, MHD_RESPMEM_PERSISTENT);
     return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not part of the players' view\n",
                      MHD_RESPMEM_PERSISTENT);

@@ -97,4 +97,8 @@ function connect() {
   events.onerror = () => setStatus('reconnecting', false);
 }
 
+// the view as it was when the page was sent, so that the page is drawn at
+// once, before its stream opens
+const first = $('first-view').textContent;
+if (first) render(JSON.parse(first));
 connect();
