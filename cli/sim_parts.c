@@ -15,9 +15,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/sim_parts.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PART_MAGIC "fray-sim-part 1"
 
@@ -376,14 +379,30 @@ void sim_merge_free(sim_merge *m)
     *m = (sim_merge){0};
 }
 
+bool sim_reader_open(sim_reader *rd, const char *path, const char *command)
+{
+    *rd = (sim_reader){.in = fopen(path, "r"), .path = path, .command = command};
+    struct stat st;
+    int err = !rd->in ? errno : fstat(fileno(rd->in), &st) ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (!err)
+        return true;
+    if (rd->in)
+        fclose(rd->in);
+    rd->in = NULL;
+    char why[128];
+    snprintf(why, sizeof why, "%s", err == ENOENT ? "no such file" : err == EISDIR ? "is a directory" : strerror(err));
+    why[0] = (char)tolower((unsigned char)why[0]); /* strerror's words begin a sentence */
+    fprintf(stderr, "fray %s: cannot read '%s': %s\n", command, path, why);
+    return false;
+}
+
 bool sim_parts_merge(char *const *paths, int nparts, sim_whole *w, fray_sim_result *rs[2])
 {
     sim_merge m = {0};
     bool ok = true;
     for (int i = 0; ok && i < nparts; i++) {
-        sim_reader rd = {.in = fopen(paths[i], "r"), .path = paths[i], .command = "sim"};
-        if (!rd.in) {
-            fprintf(stderr, "fray sim: cannot read '%s'\n", paths[i]);
+        sim_reader rd;
+        if (!sim_reader_open(&rd, paths[i], "sim")) {
             ok = false;
             break;
         }

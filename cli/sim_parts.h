@@ -33,6 +33,9 @@ typedef struct sim_reader {
     long lineno;
 } sim_reader;
 
+/* Opens path for rd, or says why it cannot (a folder is not a part). */
+bool sim_reader_open(sim_reader *rd, const char *path, const char *command);
+
 /* The next line, without its newline, and its text after `word ` in
  *rest; false at the end or when the line is another word. */
 bool sim_read_word(sim_reader *rd, const char *word, const char **rest);

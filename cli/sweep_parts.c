@@ -87,11 +87,9 @@ static sim_merge *merge_of(sweep_merged *m, const char *value)
 
 static bool read_file(const char *path, bool first, sweep_merged *m)
 {
-    sim_reader rd = {.in = fopen(path, "r"), .path = path, .command = "sweep"};
-    if (!rd.in) {
-        fprintf(stderr, "fray sweep: cannot read '%s'\n", path);
+    sim_reader rd;
+    if (!sim_reader_open(&rd, path, "sweep"))
         return false;
-    }
     bool ok = read_header(&rd, first, &m->w), any = false;
     const char *rest;
     while (ok && sim_read_word(&rd, "value", &rest)) {
