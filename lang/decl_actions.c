@@ -7,6 +7,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
+#include "lang/suggest.h"
 #include "runtime/base/mem.h"
 
 /* --- action -------------------------------------------------------------------- */
@@ -744,9 +745,45 @@ static void ruling_asked(decl_state *ds, const node *clause, ccur *k)
     ccur_end(k);
 }
 
+/* The choice a default names as a bare word (`default brutality`, as the
+   choices are written); -1 for a formula, -2 for a word misspelt (said). */
+static int default_choice(decl_state *ds, const ccur *k)
+{
+    const r_ruling *rl = ruling_of(ds);
+    const node *n = k->at;
+    if (!rl->nchoices || !n || n->kind != AST_NAME || (n->next && n->next != k->stop))
+        return -1;
+    suggestion near;
+    suggest_init(&near, n->text);
+    for (int i = 0; i < rl->nchoices; i++) {
+        const char *choice = program_string(ds->cc->p, rl->choices[i]);
+        if (!strcmp(n->text, choice))
+            return rl->choices[i];
+        suggest_consider(&near, choice, i);
+    }
+    if (!near.found)
+        return -1;
+    text_buf list;
+    text_init(&list);
+    rules_choices_text(ds->cc->p, rl, &list);
+    comp_error(ds->cc, n->sp, "the default is not one of the choices (%s); did you mean '%s'?", list.s, near.best);
+    text_free(&list);
+    return -2;
+}
+
 static void ruling_default(decl_state *ds, const node *clause, ccur *k)
 {
     (void)clause;
+    int choice = default_choice(ds, k);
+    if (choice == -2)
+        return;
+    if (choice >= 0) {
+        ruling_of(ds)->def =
+            (rexpr){.kind = REXPR_CONST, .v = value_ref(V_WORD, HOME_PROGRAM, choice), .where = k->at->sp};
+        ccur_take(k);
+        ccur_end(k);
+        return;
+    }
     rexpr e;
     if (ccur_expr(k, &ds->fx, TY_ANY, "the answer when no one is asked", &e))
         ruling_of(ds)->def = e;
