@@ -70,6 +70,11 @@ typedef struct cli_answer {
 } cli_answer;
 /* Parses one; false (with nothing said) when the ruling is not a name. */
 bool cli_parse_answer(const char *text, cli_answer *out);
+/* Whether one of the n given before sets the same creature's stat
+ * (answers the same ruling): the two would not both hold, so the command
+ * refuses the second rather than let one silently win. */
+bool cli_set_repeated(const cli_set *given, size_t n, const cli_set *g);
+bool cli_answer_repeated(const cli_answer *given, size_t n, const cli_answer *g);
 /* What printf would write, whole, in memory of its own (free it); NULL
  * when out of memory. */
 char *cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

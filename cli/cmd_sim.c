@@ -834,6 +834,10 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
                         MAX_SETS, val && strstr(val, "..") ? "; a range is for 'fray sweep'" : "");
                 return EXIT_USAGE;
             }
+            if (cli_set_repeated(a->given, a->nsets, g)) {
+                fprintf(stderr, "fray sim: --set %s.%s is given twice\n", g->creature, g->stat);
+                return EXIT_USAGE;
+            }
             a->sets[a->nsets++] = (fray_sim_set){g->creature, g->stat, g->lo};
         } else if (!strcmp(opt, "--answer")) {
             cli_answer *g = &a->given_answers[a->nanswers];
@@ -842,6 +846,10 @@ static int sim_args_parse(int argc, char **argv, sim_args *a, char **rest, int *
                 fprintf(stderr, "fray sim: --answer takes RULING=ANSWER, as typed at its question (at most %d)%s\n",
                         MAX_SETS,
                         val && (strstr(val, "..") || strchr(val, ',')) ? "; several answers are for 'fray sweep'" : "");
+                return EXIT_USAGE;
+            }
+            if (cli_answer_repeated(a->given_answers, a->nanswers, g)) {
+                fprintf(stderr, "fray sim: --answer %s is given twice\n", g->ruling);
                 return EXIT_USAGE;
             }
             a->answers[a->nanswers++] = (fray_sim_answer){g->ruling, g->answer};

@@ -620,6 +620,10 @@ static bool take_option(sweep_args *a, const char *opt, const char *val)
             fprintf(stderr, "fray sweep: --set takes CREATURE.STAT=LO..HI (or =N), whole numbers\n");
             return false;
         }
+        if (cli_set_repeated(a->given, a->nsets, g)) {
+            fprintf(stderr, "fray sweep: --set %s.%s is given twice\n", g->creature, g->stat);
+            return false;
+        }
         if (g->range && (a->swept >= 0 || a->swept_answer >= 0)) {
             fprintf(stderr, "fray sweep: one thing is swept at a time (a second: --set %s)\n", val);
             return false;
@@ -631,6 +635,10 @@ static bool take_option(sweep_args *a, const char *opt, const char *val)
         cli_answer *g = &a->given_answers[a->nanswers];
         if (a->nanswers == MAX_SETS || !cli_parse_answer(val, g)) {
             fprintf(stderr, "fray sweep: --answer takes RULING, RULING=A,B,..., RULING=LO..HI or RULING=A\n");
+            return false;
+        }
+        if (cli_answer_repeated(a->given_answers, a->nanswers, g)) {
+            fprintf(stderr, "fray sweep: --answer %s is given twice\n", g->ruling);
             return false;
         }
         bool several = !*g->answer || strchr(g->answer, ',') || strstr(g->answer, "..");

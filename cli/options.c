@@ -110,6 +110,22 @@ bool cli_parse_answer(const char *text, cli_answer *out)
     return set_name(text, len, out->ruling, sizeof out->ruling);
 }
 
+bool cli_set_repeated(const cli_set *given, size_t n, const cli_set *g)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(given[i].creature, g->creature) && !strcmp(given[i].stat, g->stat))
+            return true;
+    return false;
+}
+
+bool cli_answer_repeated(const cli_answer *given, size_t n, const cli_answer *g)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(given[i].ruling, g->ruling))
+            return true;
+    return false;
+}
+
 static bool limit_number(const char *cmd, const char *given, const char *name, const char *text, uint64_t *n);
 
 /* N for the limit `name`, given as option and its argument (--limit
