@@ -369,6 +369,130 @@ static bool settle(vm *v, part *p, int n, span at)
     return true;
 }
 
+/* The die's face given for a roll (0: none given), or false after saying
+   why the number cannot be one. */
+static bool given_face(vm *v, value given, span at, int64_t *face)
+{
+    *face = 0;
+    if (given.type == V_NIL)
+        return true;
+    if ((given.type != V_INT && given.type != V_ROLL) || given.num < 1) {
+        text_buf shown;
+        text_init(&shown);
+        vm_format_text(v, given, &shown);
+        vm_error(v, at, "the number rolled is what the die shows, a whole number from 1, not %s", shown.s);
+        text_free(&shown);
+        return false;
+    }
+    *face = given.num;
+    return true;
+}
+
+/* The face given for creature c (0: none); in `mode sides`, for any member
+   of its side, which rolls once for all of them. */
+static int64_t face_for(vm *v, const value *given, int ngiven, int c)
+{
+    int side = v->world->creatures[c].side;
+    bool by_side = v->r->initiative.mode == INIT_SIDES && side >= 0;
+    for (int g = 0; g + 1 < ngiven; g += 2) {
+        int d = (int)given[g].num;
+        if (d == c || (by_side && v->world->creatures[d].side == side))
+            if (given[g + 1].type != V_NIL)
+                return given[g + 1].num;
+    }
+    return 0;
+}
+
+/* The numbers given to `roll initiative`: each for a creature in the
+   encounter, named once, a die's face, and at most one for a side that
+   rolls once; none where the order is scored without a roll. A number
+   that would go unused is refused, not dropped. */
+static bool check_given(vm *v, const value *given, int ngiven, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    for (int g = 0; g + 1 < ngiven; g += 2) {
+        if (given[g].type != V_CREATURE)
+            return vm_error(v, at, "roll initiative NAME [ROLLED]: a creature, not %s", value_type_name(given[g].type));
+        int c = (int)given[g].num;
+        const creature *cr = &v->world->creatures[c];
+        for (int h = 0; h < g; h += 2)
+            if (given[h].num == given[g].num)
+                return vm_error(v, at, "%s is named twice", cr->name);
+        if (!cr->in_play)
+            return vm_error(v, at, "%s is not in the encounter", cr->name);
+        int64_t face;
+        if (!given_face(v, given[g + 1], at, &face))
+            return false;
+        if (!face)
+            continue;
+        if (in->mode == INIT_STATIC || in->check < 0)
+            return vm_error(v, at, "%s rolls no initiative (the order is by score, without a roll): give no number",
+                            cr->name);
+        if (in->mode == INIT_SIDES && cr->side >= 0)
+            for (int h = 0; h < g; h += 2)
+                if (given[h + 1].type != V_NIL && v->world->creatures[given[h].num].side == cr->side)
+                    return vm_error(v, at, "%s and %s are of one side, %s, which rolls once: give one number for it",
+                                    world_name(v, (int)given[h].num), cr->name,
+                                    program_string(v->p, v->r->sides[cr->side]));
+    }
+    return true;
+}
+
+/* Whether creatures a and b, of the side that rolls in groups, are of one
+   group (groups: each one's `by` value, or NULL when there is none). */
+static bool one_group(vm *v, const value *groups, int a, int b, span at, bool *same)
+{
+    *same = true;
+    return !groups || vm_values_equal(v, groups[a], groups[b], at, same);
+}
+
+/* A number given for a member of a group that rolls with an earlier one
+   would go unused: it is refused before anything is rolled. To know the
+   groups, `by EXPR` is worked out for each of the side first, in the order
+   the rolls would (the same questions, asked before them), and *groups
+   keeps the values for the rolls; only when such a number is given. */
+static bool check_group_numbers(vm *v, const value *given, int ngiven, value **groups, span at)
+{
+    const r_initiative *in = &v->r->initiative;
+    struct world *w = v->world;
+    bool any = false;
+    for (int g = 0; g + 1 < ngiven; g += 2)
+        any |= given[g + 1].type != V_NIL && w->creatures[given[g].num].side == in->group_side;
+    if (in->mode == INIT_SIDES || in->group_side < 0 || !any)
+        return true;
+    if (rexpr_present(&in->group_by)) {
+        *groups = MEM_NEW_ARRAY(value, w->ncreatures);
+        if (!*groups)
+            return vm_error(v, at, "out of memory");
+        for (size_t c = 0; c < w->ncreatures; c++)
+            if (w->creatures[c].in_play && w->creatures[c].side == in->group_side &&
+                !eval_for(v, &in->group_by, (int)c, value_nil(), &(*groups)[c]))
+                goto fail;
+    }
+    for (int g = 0; g + 1 < ngiven; g += 2) {
+        int c = (int)given[g].num;
+        if (given[g + 1].type == V_NIL || w->creatures[c].side != in->group_side)
+            continue;
+        for (int d = 0; d < c; d++) {
+            bool same;
+            if (!w->creatures[d].in_play || w->creatures[d].side != in->group_side)
+                continue;
+            if (!one_group(v, *groups, d, c, in->group_by.where, &same))
+                goto fail;
+            if (same) {
+                vm_error(v, at, "%s rolls initiative with %s, the first of its group: give the group's number for %s",
+                         w->creatures[c].name, w->creatures[d].name, w->creatures[d].name);
+                goto fail;
+            }
+        }
+    }
+    return true;
+fail:
+    mem_free(*groups, w->ncreatures * sizeof(value));
+    *groups = NULL;
+    return false;
+}
+
 bool initiative_roll(vm *v, const value *given, int ngiven, span at)
 {
     combat *cb = &v->world->cb;
@@ -384,9 +508,16 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         n += v->world->creatures[c].in_play;
     if (n == 0)
         return vm_error(v, at, "no creatures in the encounter to order");
+    if (!check_given(v, given, ngiven, at))
+        return false;
+    value *groups = NULL;
+    if (!check_group_numbers(v, given, ngiven, &groups, at))
+        return false;
     part *parts = MEM_NEW_ARRAY(part, (size_t)n);
-    if (!parts)
+    if (!parts) {
+        mem_free(groups, v->world->ncreatures * sizeof(value));
         return vm_error(v, at, "out of memory");
+    }
     int np = 0;
     bool ok = true;
     for (size_t c = 0; c < v->world->ncreatures && ok; c++) {
@@ -417,8 +548,12 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         }
         /* a group rolls once: its later members take the first's roll */
         const part *first = NULL;
-        if (ok && shared && in->mode != INIT_SIDES && rexpr_present(&in->group_by))
-            ok = eval_for(v, &in->group_by, (int)c, value_nil(), &p->group);
+        if (ok && shared && in->mode != INIT_SIDES && rexpr_present(&in->group_by)) {
+            if (groups)
+                p->group = groups[c];
+            else
+                ok = eval_for(v, &in->group_by, (int)c, value_nil(), &p->group);
+        }
         if (shared && in->mode != INIT_SIDES)
             for (int k = 0; k < np && !first; k++) {
                 bool equal = true;
@@ -435,12 +570,8 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
             np++;
             continue;
         }
-        int64_t forced = 0;
-        for (int g = 0; g + 1 < ngiven; g += 2)
-            if (given[g].type == V_CREATURE && given[g].num == (int64_t)c)
-                forced = given[g + 1].type == V_ROLL || given[g + 1].type == V_INT ? given[g + 1].num : 0;
         if (ok && in->mode != INIT_STATIC)
-            ok = roll_check(v, (int)c, forced, &p->check, at);
+            ok = roll_check(v, (int)c, face_for(v, given, ngiven, (int)c), &p->check, at);
         if (ok && in->mode == INIT_STATIC)
             p->check = value_nil();
         if (ok)
@@ -478,6 +609,7 @@ bool initiative_roll(vm *v, const value *given, int ngiven, span at)
         }
     }
     mem_free(parts, (size_t)n * sizeof(part));
+    mem_free(groups, v->world->ncreatures * sizeof(value));
     if (!ok)
         return false;
     initiative_show(v);
@@ -759,7 +891,9 @@ static bool place_one(vm *v, int c, value given, span at)
                 return false;
             p.below = value_truthy(b);
         }
-        int64_t forced = given.type == V_ROLL || given.type == V_INT ? given.num : 0;
+        int64_t forced;
+        if (!given_face(v, given, at, &forced))
+            return false;
         if (in->mode == INIT_STATIC)
             p.check = value_nil();
         else if (!roll_check(v, c, forced, &p.check, at))

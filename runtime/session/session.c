@@ -160,8 +160,9 @@ static void quiet_output(void *user, const char *line)
 
 static void quiet_diagnostic(void *user, const fray_diagnostic *d)
 {
-    (void)user;
-    (void)d;
+    session *s = user;
+    if (s->replaying && d->level == FRAY_ERROR && !s->replay_why[0])
+        snprintf(s->replay_why, sizeof s->replay_why, "%s", d->message);
 }
 
 static bool answer_question(void *user, const fray_question *q, char *answer, size_t cap)
@@ -190,7 +191,7 @@ static bool answer_question(void *user, const fray_question *q, char *answer, si
 static void set_quiet(session *s, fray *f, bool quiet)
 {
     fray_on_output(f, quiet ? quiet_output : s->hooks.print, quiet ? NULL : s->hooks.print_user);
-    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->hooks.diagnose, quiet ? NULL : s->hooks.diagnose_user);
+    fray_on_diagnostic(f, quiet ? quiet_diagnostic : s->hooks.diagnose, quiet ? s : s->hooks.diagnose_user);
 }
 
 typedef struct limit_default {
@@ -289,6 +290,31 @@ static fray_status replay_entry(session *s, const session_entry *e)
     return st;
 }
 
+/* The timeline's entry `at` (1-based) did not replay as it ran the first
+   time: it fails now (replay_why says why), or asked more than was
+   answered. Said once for that entry, naming it, not at every rebuild. */
+static void warn_diverged(session *s, size_t at, bool short_of_answers)
+{
+    const session_entry *e = &s->done[at - 1];
+    text_buf what;
+    text_init(&what);
+    if (e->kind == ENTRY_FILE)
+        text_add(&what, "loading %s", e->path);
+    else if (e->kind == ENTRY_SEED)
+        text_put(&what, "a new seed");
+    else {
+        size_t len = strcspn(e->text, "\n");
+        text_add(&what, "'%.*s%s'", (int)(len > 60 ? 57 : len), e->text, len > 60 ? "..." : "");
+    }
+    session_report(s, FRAY_WARNING, NULL, 0,
+                   "replaying the session did not go as it went the first time (was it saved by another version "
+                   "of fray, or edited?): entry %zu, %s, %s%s%s",
+                   at, what.s, short_of_answers ? "asks more questions than were answered" : "fails now",
+                   !short_of_answers && s->replay_why[0] ? ": " : "", short_of_answers ? "" : s->replay_why);
+    text_free(&what);
+    s->replay_warned_at = at;
+}
+
 /* A fresh context holding the first n entries of the timeline. */
 static bool rebuild_checked(session *s, size_t n, bool *replayed_same);
 
@@ -314,18 +340,23 @@ static bool rebuild_checked(session *s, size_t n, bool *replayed_same)
     }
     fray_close(old); /* NULL when the copy closed it */
     s->f = f;
-    bool same = true;
-    for (size_t i = from; i < n && i < s->ndone; i++)
-        same &= replay_entry(s, &s->done[i]) == FRAY_OK;
+    size_t diverged = 0; /* the first entry that did not replay as it ran (1-based) */
+    bool short_of_answers = false;
+    s->replay_why[0] = '\0';
+    for (size_t i = from; i < n && i < s->ndone; i++) {
+        bool ok = replay_entry(s, &s->done[i]) == FRAY_OK;
+        if ((!ok || s->replay_short) && !diverged) {
+            diverged = i + 1;
+            short_of_answers = ok;
+        }
+    }
     /* a look back at an earlier point (n < ndone) is not the timeline's state */
     s->settled_uses = n >= s->ndone ? api_uses(s->f) : UINT64_MAX;
     set_quiet(s, s->f, false);
     if (replayed_same)
-        *replayed_same = same && !s->replay_short;
-    else if (!same || s->replay_short)
-        session_report(s, FRAY_WARNING, NULL, 0,
-                       "replaying the session did not go as it went the first time "
-                       "(was it saved by another version of fray, or edited?)");
+        *replayed_same = !diverged;
+    else if (diverged && diverged != s->replay_warned_at)
+        warn_diverged(s, diverged, short_of_answers);
     s->replay_short = false;
     return true;
 }

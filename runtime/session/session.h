@@ -91,6 +91,11 @@ struct fray_session {
     const session_entry *replaying;
     size_t next_reply;
     bool replay_short; /* a replayed command asked more than was written down */
+    /* the first error a replay said (its entry's reason for failing now),
+       and the entry (1-based) a warning last named: a replay that fails
+       there again at each rebuild is not warned of again */
+    char replay_why[256];
+    size_t replay_warned_at;
     /* api_uses(f) when f last held the entries done and nothing else (a
        different count: something else was done to it since, so only a
        rebuild gives the state of the timeline) */
