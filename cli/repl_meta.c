@@ -183,7 +183,18 @@ static void meta_redo(repl *r, const char *arg)
         printf("nothing to redo\n");
         return;
     }
-    fray_session_redo(r->s, n);
+    /* one at a time, each named before what it prints again */
+    for (size_t i = 0; i < n; i++) {
+        fray_entry e;
+        if (!fray_session_undone_entry(r->s, 0, &e))
+            break;
+        char *what = repl_describe_entry(&e);
+        printf("redone: %s\n", what ? what : "(out of memory to show it)");
+        free(what);
+        fflush(stdout);
+        if (fray_session_redo(r->s, 1) != 1)
+            break;
+    }
 }
 
 static void meta_reroll(repl *r, const char *arg)

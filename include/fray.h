@@ -356,6 +356,8 @@ size_t fray_session_undone(const fray_session *s);
 /* Entry i (0 is the first) of those done; its strings are the session's,
  * valid until the next call that changes it. False when there is none. */
 bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out);
+/* The entry a redo would bring back k-th (0: the next), as above. */
+bool fray_session_undone_entry(const fray_session *s, size_t k, fray_entry *out);
 /* The seed the session started from (a loaded one brings its own). */
 uint64_t fray_session_seed(const fray_session *s);
 

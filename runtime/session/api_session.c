@@ -129,11 +129,8 @@ size_t fray_session_undone(const fray_session *s)
     return s->nundone;
 }
 
-bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out)
+static void entry_out(const session_entry *e, fray_entry *out)
 {
-    if (i >= s->ndone)
-        return false;
-    const session_entry *e = &s->done[i];
     *out = (fray_entry){.kind = e->kind == ENTRY_COMMAND ? FRAY_ENTRY_COMMAND
                                 : e->kind == ENTRY_FILE  ? FRAY_ENTRY_RULES
                                                          : FRAY_ENTRY_SEED,
@@ -142,6 +139,21 @@ bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out)
                         .path = e->path,
                         .seed = e->seed,
                         .rerolled = e->reseed};
+}
+
+bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out)
+{
+    if (i >= s->ndone)
+        return false;
+    entry_out(&s->done[i], out);
+    return true;
+}
+
+bool fray_session_undone_entry(const fray_session *s, size_t k, fray_entry *out)
+{
+    if (k >= s->nundone)
+        return false;
+    entry_out(&s->undone[s->nundone - 1 - k], out); /* the next to redo last */
     return true;
 }
 
