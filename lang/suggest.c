@@ -58,9 +58,29 @@ static int edits(const char *a, const char *b)
     return d[la][lb];
 }
 
+/* The fewest edits from t to one of the words cand joins with '_' (`attack`
+   in `melee_attack`), or -1 when cand is one word. */
+static int edits_to_part(const char *t, const char *c)
+{
+    if (!strchr(c, '_'))
+        return -1;
+    int best = -1;
+    char part[SUGGEST_MAX + 1];
+    for (const char *p = c; *p;) {
+        size_t n = strcspn(p, "_");
+        memcpy(part, p, n);
+        part[n] = '\0';
+        int d = n ? edits(t, part) : -1;
+        if (d >= 0 && (best < 0 || d < best))
+            best = d;
+        p += n + (p[n] == '_');
+    }
+    return best;
+}
+
 /* How far cand is from typed, in edits (case ignored, a case difference
    counting less than one edit), or -1 when it is not close: more edits
-   than a third of the word's letters (a word of one or two letters is
+   than a third of the word's letters, to the whole or to one of its words (a word of one or two letters is
    close to nothing but itself in another case). Scores are doubled edits:
    1 is a difference of case only. */
 static int closeness(const char *typed, const char *cand)
@@ -78,6 +98,12 @@ static int closeness(const char *typed, const char *cand)
         return 2 * d;
     if (abbreviates(t, c))
         return 2 * allowed + 1;
+    /* a word of it, or close to one (`atack` for `melee_attack`): after
+       everything close to the whole; a digit marks one of many (`wolf3`
+       is no misspelt `wolf_1`), so such a word must be one of them */
+    int part = strlen(t) >= 3 ? edits_to_part(t, c) : -1;
+    if (part >= 0 && part <= (strpbrk(t, "0123456789") ? 0 : allowed))
+        return 2 * allowed + 2 + 2 * part;
     return -1;
 }
 

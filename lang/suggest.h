@@ -1,9 +1,10 @@
 /* suggest: "did you mean" for a word typed at the table. A candidate is
  * offered only when it is close for the word's length (at most a third of
  * its letters put in, left out, changed or swapped), or when the word is an
- * abbreviation of it (`lvl` for `level`); a difference of case alone is
- * closest of all. Of the close ones, the fewest edits win, the first
- * considered on a tie. */
+ * abbreviation of it (`lvl` for `level`), or, last, when it is (that close
+ * to) one of the words of a name joined with '_' (`attack` for
+ * `melee_attack`); a difference of case alone is closest of all. Of the
+ * close ones, the fewest edits win, the first considered on a tie. */
 #ifndef FRAY_SUGGEST_H
 #define FRAY_SUGGEST_H
 

@@ -283,6 +283,24 @@ START_TEST(test_suggest_close_for_the_length)
 }
 END_TEST
 
+/* A word of a name joined with '_' suggests the name, after anything close
+   to a whole name; a word with a digit in it must be one exactly. */
+START_TEST(test_suggest_a_word_of_a_name)
+{
+    static const char *const actions[] = {"move", "melee_attack", "grapple_attack", "pick_up"};
+    int n = (int)(sizeof actions / sizeof actions[0]);
+    ck_assert_str_eq(suggest_of("attack", actions, n), "melee_attack"); /* the first of two */
+    ck_assert_str_eq(suggest_of("atack", actions, n), "melee_attack");  /* close to a word of it */
+    ck_assert_str_eq(suggest_of("grapple", actions, n), "grapple_attack");
+    ck_assert_str_eq(suggest_of("up", actions, n), ""); /* too short to say */
+    ck_assert_str_eq(suggest_of("mve", actions, n), "move");
+    static const char *const creatures[] = {"wolf_1", "wolf_2", "wolf"};
+    ck_assert_str_eq(suggest_of("wolf3", creatures, 3), "wolf"); /* not wolf_1: one of many */
+    static const char *const stats[] = {"attack_bonus", "attack"};
+    ck_assert_str_eq(suggest_of("atack", stats, 2), "attack"); /* the whole before a word */
+}
+END_TEST
+
 START_TEST(test_suggest_fewest_edits_first_on_a_tie)
 {
     suggestion s;
@@ -334,6 +352,7 @@ static Suite *make_suite(void)
     tcase_add_test(ts, test_edit_distance);
     tcase_add_test(ts, test_edit_distance_cap);
     tcase_add_test(ts, test_suggest_close_for_the_length);
+    tcase_add_test(ts, test_suggest_a_word_of_a_name);
     tcase_add_test(ts, test_suggest_fewest_edits_first_on_a_tie);
     suite_add_tcase(s, ts);
     return s;
