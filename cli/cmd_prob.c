@@ -307,9 +307,12 @@ static void print_yes_no(column *cols, int n, bool exact)
         probability_text(&cols[i], 1, exact, p, sizeof p);
         printf("%-*s  %12s  ", width, cols[i].expr, p);
         int cells = cli_bar(stdout, fray_distribution_p(d, 1), 30, unicode);
-        if (cols[i].sampled)
-            printf("%*s  %9.4f%%", 30 - cells, "",
-                   100.0 * (double)cols[i].sample[1 - fray_distribution_lowest(d)] / (double)cols[i].sampled);
+        if (cols[i].sampled) {
+            /* the samples of 1 (none where it never holds) */
+            int64_t lo = fray_distribution_lowest(d);
+            int64_t held = fray_distribution_highest(d) >= 1 ? cols[i].sample[1 - lo] : 0;
+            printf("%*s  %9.4f%%", 30 - cells, "", 100.0 * (double)held / (double)cols[i].sampled);
+        }
         putchar('\n');
         if (fray_distribution_remainder(d) > 0)
             printf("  (explosions cut where less than %.3g of the probability remained)\n",
@@ -398,9 +401,9 @@ static void print_table(column *cols, int n, bool exact, bool all)
     }
     int nn = 0, ny = 0;
     for (int i = 0; i < n; i++) {
-        /* a comparison of one outcome only (`1 >= 0`) has no line of 1 to read */
-        bool both = fray_distribution_lowest(cols[i].d) == 0 && fray_distribution_highest(cols[i].d) == 1;
-        if (fray_distribution_yes_no(cols[i].d) && both)
+        /* a comparison that always (never) holds is still a comparison:
+           it holds 100% (0%) of the time */
+        if (fray_distribution_yes_no(cols[i].d))
             yes_no[ny++] = cols[i];
         else
             numbers[nn++] = cols[i];
