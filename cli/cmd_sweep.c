@@ -617,7 +617,7 @@ static bool take_option(sweep_args *a, const char *opt, const char *val)
     } else if (!strcmp(opt, "--set")) {
         cli_set *g = &a->given[a->nsets];
         if (a->nsets == MAX_SETS || !cli_parse_set(val, g)) {
-            fprintf(stderr, "fray sweep: --set takes CREATURE.STAT=LO..HI (or =N), whole numbers\n");
+            fprintf(stderr, "fray sweep: --set takes CREATURE.STAT=LO..HI (or =N), whole numbers with LO <= HI\n");
             return false;
         }
         if (cli_set_repeated(a->given, a->nsets, g)) {
