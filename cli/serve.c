@@ -356,6 +356,16 @@ static bool on_this_machine(const struct sockaddr_storage *addr)
            !memcmp(&((const struct sockaddr_in6 *)addr)->sin6_addr, &in6addr_loopback, sizeof in6addr_loopback);
 }
 
+/* Whether addr is every address of the machine (0.0.0.0, "0", ::): the
+   page is then reached by the machine's name. */
+static bool any_address(const struct sockaddr_storage *addr)
+{
+    if (addr->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)addr)->sin_addr.s_addr == htonl(INADDR_ANY);
+    return addr->ss_family == AF_INET6 &&
+           !memcmp(&((const struct sockaddr_in6 *)addr)->sin6_addr, &in6addr_any, sizeof in6addr_any);
+}
+
 static bool make_token(char *out)
 {
     unsigned char bytes[16];
@@ -406,8 +416,7 @@ serve *serve_start(const char *where, char **url)
     if (info)
         port = info->port;
     char shown[300];
-    bool any = !strcmp(host, "0.0.0.0") || !strcmp(host, "::");
-    if (any && gethostname(shown, sizeof shown) == 0)
+    if (any_address(&addr) && gethostname(shown, sizeof shown) == 0)
         shown[sizeof shown - 1] = '\0';
     else
         snprintf(shown, sizeof shown, strchr(host, ':') ? "[%s]" : "%s", host);
