@@ -97,6 +97,7 @@ static void summary(const column *c)
    bin of them. */
 typedef struct row {
     int64_t lo, hi;
+    bool below, above; /* the outcomes below (above) the bins */
 } row;
 
 #define MAX_ROWS CLI_MOST_ROWS /* a table longer than a screen is put in bins (unless --all) */
@@ -133,7 +134,7 @@ static size_t outcome_rows(column *cols, int n, row *out, size_t cap)
             if (cols[i].next >= 0 && fray_distribution_lowest(cols[i].d) + cols[i].next == x)
                 cols[i].next = outcome_from(&cols[i], cols[i].next + 1);
         if (count < cap)
-            out[count] = (row){x, x};
+            out[count] = (row){.lo = x, .hi = x};
         count++;
     }
 }
@@ -159,27 +160,30 @@ static size_t bin_rows(const column *cols, int n, row *out)
     int64_t first = lo / width * width - (lo % width < 0 ? width : 0);
     size_t k = 0;
     if (first > lowest)
-        out[k++] = (row){lowest, first - 1};
+        out[k++] = (row){.lo = lowest, .hi = first - 1, .below = true};
     for (int64_t a = first; k < MAX_ROWS - 1 && a <= hi; a += width) {
         int64_t b = a > INT64_MAX - (width - 1) ? INT64_MAX : a + width - 1;
-        out[k++] = (row){a, b};
+        out[k++] = (row){.lo = a, .hi = b};
         if (b == INT64_MAX)
-            return k;
+            break;
     }
     if (out[k - 1].hi < highest) {
-        out[k] = (row){out[k - 1].hi + 1, highest};
+        out[k] = (row){.lo = out[k - 1].hi + 1, .hi = highest, .above = true};
         k++;
     }
+    /* a bin's label names no outcome there cannot be (d% from 1, not 0) */
+    out[0].lo = out[0].lo < lowest ? lowest : out[0].lo;
+    out[k - 1].hi = out[k - 1].hi > highest ? highest : out[k - 1].hi;
     return k;
 }
 
-static void row_label(const row *r, const row *rows, size_t nrows, char *buf, size_t cap)
+static void row_label(const row *r, char *buf, size_t cap)
 {
     if (r->lo == r->hi)
         snprintf(buf, cap, "%lld", (long long)r->lo);
-    else if (r == &rows[0] && nrows > 1 && rows[1].lo - rows[1].hi != r->lo - r->hi)
-        snprintf(buf, cap, "<= %lld", (long long)r->hi); /* what lies below the bins */
-    else if (r == &rows[nrows - 1] && nrows > 1 && rows[nrows - 2].hi - rows[nrows - 2].lo != r->hi - r->lo)
+    else if (r->below)
+        snprintf(buf, cap, "<= %lld", (long long)r->hi);
+    else if (r->above)
         snprintf(buf, cap, ">= %lld", (long long)r->lo);
     else
         snprintf(buf, cap, "%lld..%lld", (long long)r->lo, (long long)r->hi);
@@ -244,7 +248,7 @@ static void print_numbers(column *cols, int n, bool exact, bool all)
     int label = 7;
     for (size_t r = 0; r < nrows; r++) {
         char buf[64];
-        row_label(&rows[r], rows, nrows, buf, sizeof buf);
+        row_label(&rows[r], buf, sizeof buf);
         label = (int)strlen(buf) > label ? (int)strlen(buf) : label;
     }
     /* a column is its three figures (37 wide), and a bar where the screen
@@ -272,7 +276,7 @@ static void print_numbers(column *cols, int n, bool exact, bool all)
     }
     for (size_t r = 0; r < nrows; r++) {
         char buf[64];
-        row_label(&rows[r], rows, nrows, buf, sizeof buf);
+        row_label(&rows[r], buf, sizeof buf);
         printf("%*s", label, buf);
         for (int i = 0; i < n; i++)
             print_cells(&cols[i], &rows[r], exact, top, bar_width, unicode, i + 1 < n);
