@@ -10,7 +10,7 @@
 
 #include "lang/retired.h"
 #include "lang/decl.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 #include "runtime/base/text.h"
 #include "runtime/core/commands.h"
 #include "runtime/core/value.h"

@@ -15,7 +15,7 @@
 #include "runtime/core/commands.h"
 #include "runtime/dice/forced.h"
 #include "runtime/base/mem.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 
 /* --- arguments ------------------------------------------------------------------ */
 

@@ -7,7 +7,7 @@
 #include "lang/retired.h"
 #include "lang/compiler.h"
 #include "lang/parser.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 #include "runtime/core/builtins.h"
 #include "runtime/base/mem.h"
 #include "runtime/core/rules.h"

@@ -7,7 +7,7 @@
 
 #include "lang/decl.h"
 #include "lang/parser.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 #include "runtime/base/mem.h"
 
 /* --- action -------------------------------------------------------------------- */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lang/decl.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 
 /* The unknown word w where a period was wanted: the closest declared one,
    or, when the rules declare none by that name, how to declare it. */

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 #include "runtime/api/api_internal.h"
 #include "runtime/session/kept_files.h"
 #include "runtime/base/mem.h"

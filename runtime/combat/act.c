@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/base/suggest.h"
 #include "runtime/combat/world.h"
 
 static const char *action_name(vm *v, int a)
@@ -99,7 +100,10 @@ static bool param_fits(vm *v, int action, const value *args, int i, refusal *why
         return false;
     }
     if (word >= 0 && (a->takes[i] & TAKES_ZONE) && zones_between(v, word, word) < 0) {
-        refusal_set(why, &a->from, "no zone '%s' here", program_string(v->p, word));
+        char like[SUGGEST_MAX + 1];
+        bool near = *zones_like(v, word, like);
+        refusal_set(why, &a->from, "no zone '%s' here%s%s%s", program_string(v->p, word),
+                    near ? "; did you mean '" : "", like, near ? "'?" : "");
         return false;
     }
     if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {

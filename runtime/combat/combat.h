@@ -619,6 +619,9 @@ bool zones_declare(struct vm *v, int name, const value *neighbours, int nneighbo
    when no chain joins them, -1 when either is not a zone. */
 int zones_between(const struct vm *v, int za, int zb);
 bool zones_place(struct vm *v, int c, int zone, span at);
+/* The zone closest to the word `name`, mistyped (none: ""), for "did you
+   mean"; out holds SUGGEST_MAX + 1. */
+const char *zones_like(const struct vm *v, int name, char *out);
 bool zones_range_between(struct vm *v, int a, int b, int *range, span at);
 void zones_show(struct vm *v);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/base/mem.h"
+#include "runtime/base/suggest.h"
 #include "runtime/combat/world.h"
 
 static int zone_index(const vm *v, int name)
@@ -77,11 +78,25 @@ bool zones_declare(vm *v, int name, const value *neighbours, int nneighbours, co
     return true;
 }
 
+const char *zones_like(const vm *v, int name, char *out)
+{
+    const combat *cb = &v->world->cb;
+    suggestion near;
+    suggest_init(&near, program_string(v->p, name));
+    for (int z = 0; z < cb->nzones; z++)
+        suggest_consider(&near, program_string(v->p, cb->zones[z].name), z);
+    snprintf(out, SUGGEST_MAX + 1, "%s", near.found ? near.best : "");
+    return out;
+}
+
 bool zones_place(vm *v, int c, int zone, span at)
 {
     if (v->r->space.kind == SPACE_GRID)
         return vm_error(v, at, "these rules use a grid, not zones, so there is no zone '%s' (place NAME at SQUARE)",
                         program_string(v->p, zone));
+    char like[SUGGEST_MAX + 1];
+    if (zone_index(v, zone) < 0 && *zones_like(v, zone, like))
+        return vm_error(v, at, "no zone '%s'; did you mean '%s'?", program_string(v->p, zone), like);
     if (zone_index(v, zone) < 0)
         return vm_error(v, at, "no zone '%s' (declare it: zone %s)", program_string(v->p, zone),
                         program_string(v->p, zone));

@@ -9,7 +9,7 @@
 
 #include "lang/diag.h"
 #include "runtime/base/source.h"
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 
 /* diag_print of one diagnostic into a string (caller frees). */
 static char *render(const char *name, const char *text, uint32_t start, uint32_t end, diag_level level, const char *msg)

@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "lang/suggest.h"
+#include "runtime/base/suggest.h"
 
 void suggest_init(suggestion *s, const char *typed)
 {
