@@ -478,6 +478,8 @@ static void compile_use(compiler *cc, const node *use)
         const char *name = n->text;
         if (o && o->use_instead_name && cc->nimporting == 1 && strcmp(name, o->use_instead_name) == 0) {
             const char *instead = o->use_instead_path;
+            if (o->use_instead_taken)
+                *o->use_instead_taken = true;
             if (strchr(instead, '/') || ends_with(instead, ".rules")) {
                 /* a file the user named: read as given */
                 compile_read rq = {.path = instead};

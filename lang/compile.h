@@ -38,6 +38,8 @@ typedef struct compile_options {
        instead, a file (with a '/' or ending in .rules) or a module by name:
        a scenario played under another rule system (`fray sim --vs`). */
     const char *use_instead_name, *use_instead_path;
+    /* Set when use_instead_name was met and replaced (NULL: not told). */
+    bool *use_instead_taken;
     /* The most dice a literal may roll and sides a die may have (0: the
        defaults, DICE_DEFAULT_COUNT and DICE_DEFAULT_SIDES): limits, so a
        literal past one is an error that names it. */

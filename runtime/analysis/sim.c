@@ -713,25 +713,46 @@ static int read_once(void *user, const compile_options *opts, compile_read *rq, 
 
 /* The scenario's own system: the name its `use` gives it (the `system`
    it declares), to load another file instead with --vs. */
-static bool system_of(fray *f, const char *scenario, const compile_options *copts, text_buf *name)
+static fray_status system_of(fray *f, const char *scenario, const compile_options *copts, text_buf *name)
 {
     fray_options fo = {.quiet = true};
     fray *probe = fray_open(&fo);
     if (!probe)
-        return false;
+        return FRAY_ERR_RULES;
     fray_on_diagnostic(probe, f->on_diag, f->diag_user);
     probe->color = f->color;
     bool ok = compile_file(probe->p, scenario, &probe->sink, copts) == 0;
+    fray_status st = ok ? FRAY_OK : FRAY_ERR_RULES;
     if (ok && probe->p->system_name < 0) {
         diag_report(&probe->sink, DIAG_ERROR, NULL, (span){0},
                     "%s: the scenario uses no rule system (no `system` declared), so --vs has nothing to replace",
                     scenario);
         ok = false;
+        st = FRAY_ERR_USAGE;
     }
-    if (ok)
-        text_put(name, program_string(probe->p, probe->p->system_name));
+    /* the name its `use` gives it: the module's that declares it (a system
+       `shardfall` in mysys.rules is `use mysys`) */
+    const program *pp = probe->p;
+    const decl *sys = ok ? program_find_decl(pp, DK_SYSTEM, pp->system_name) : NULL;
+    const char *from = sys && sys->where.source < pp->nsources ? pp->sources[sys->where.source]->name : NULL;
+    if (ok && from && !strcmp(from, scenario)) {
+        diag_report(&probe->sink, DIAG_ERROR, NULL, (span){0},
+                    "%s: the scenario declares its rule system itself (system %s), rather than `use` it, so --vs "
+                    "has nothing to replace",
+                    scenario, program_string(pp, pp->system_name));
+        ok = false;
+        st = FRAY_ERR_USAGE;
+    }
+    if (ok && from) {
+        const char *base = strrchr(from, '/') ? strrchr(from, '/') + 1 : from;
+        size_t len = strlen(base);
+        if (len > 6 && !strcmp(base + len - 6, ".rules"))
+            len -= 6;
+        text_add(name, "%.*s", (int)len, base);
+    } else if (ok)
+        text_put(name, program_string(pp, pp->system_name));
     fray_close(probe);
-    return ok;
+    return st;
 }
 
 /* --vs: the rules file or module the scenario's system is replaced with,
@@ -758,8 +779,11 @@ static fray_status instead_system(fray *f, const char *scenario, const fray_sim_
     }
     if (o->system_use)
         text_put(system, o->system_use);
-    else if (!system_of(f, scenario, copts, system))
-        return FRAY_ERR_RULES;
+    else {
+        fray_status found = system_of(f, scenario, copts, system);
+        if (found != FRAY_OK)
+            return found;
+    }
     if (system->cut) {
         say_out_of_memory(f, scenario);
         return FRAY_ERR_RULES;
@@ -810,7 +834,25 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     /* worker 0 compiles first, on this thread, reporting what it finds;
        the others start once the scenario is known to compile */
     ws[0] = (worker){.sh = &sh, .parent = f, .index = 0};
+    bool replaced = false, not_replaced = false;
+    sh.copts.use_instead_taken = &replaced;
     ws[0].compiled = compile_scenario(&ws[0]);
+    sh.copts.use_instead_taken = NULL;
+    if (ws[0].compiled && o.system_path && !replaced) {
+        /* played twice under its own system, the two would be one */
+        text_buf why;
+        text_init(&why);
+        text_add(&why,
+                 "fray: error: --vs %s: %s does not `use %s` itself (its system comes through another file), so "
+                 "there is nothing to play under %s\n",
+                 o.system_path, scenario, system.s, o.system_path);
+        fray_diagnostic d = {.level = FRAY_ERROR, .message = why.s, .text = why.s};
+        f->on_diag(f->diag_user, &d);
+        text_free(&why);
+        ws[0].compiled = false;
+        ws[0].said = true;
+        not_replaced = true;
+    }
     int started = 1;
     files.served_only = true; /* the other threads only read what is kept */
     if (ws[0].compiled && !o.check_only) {
@@ -835,7 +877,7 @@ fray_status fray_sim(fray *f, const char *scenario, const fray_sim_options *opts
     }
     for (int i = 1; i < started; i++)
         pthread_join(tids[i], NULL);
-    fray_status st = ws[0].compiled ? FRAY_OK : FRAY_ERR_RULES;
+    fray_status st = ws[0].compiled ? FRAY_OK : not_replaced ? FRAY_ERR_USAGE : FRAY_ERR_RULES;
     bool said = ws[0].said;
     /* the earliest run that failed speaks for all */
     int first = -1;
