@@ -26,6 +26,11 @@
 #define PROFILE_INITIATIVE_CUT 1e-4
 #define PROFILE_TURN_CUT 1e-12
 #define PROFILE_CUT_TOLERANCE 1e-9
+/* From this many paths on, a walk whose chances so far, kept up, would not
+   cover half of the whole by PROFILE_MAX_PATHS stops there: its dice are
+   too many (four d10 a side, and a reaction's more), and walking on would
+   take minutes to end in a simulation all the same. */
+#define PROFILE_PROJECT_AFTER 2000
 
 /* One system's reference fight, as far as it has been worked out. */
 typedef struct side_turn {
@@ -37,6 +42,9 @@ typedef struct side_turn {
     double *fires;            /* per trigger: the chance it fires in the turn */
     size_t nfires;            /* its room: the triggers and one (freed without the program) */
     uint64_t paths;
+    double walked;   /* the chance of the paths walked, cut ones too */
+    bool too_many;   /* more paths than PROFILE_MAX_PATHS, walked or foreseen */
+    bool whole;      /* every path walked: its figures are the turn's */
     bool changed;    /* some path changed more than hit points */
     bool healed;     /* that change was to hit points, other than damage dealt */
     text_buf change; /* the first such change, in words */
@@ -125,7 +133,7 @@ static bool walk_failed(fight *g, const side_turn *s, bool diverged)
 {
     if (diverged)
         text_add(&g->why, "a turn's dice depend on more than its own rolls");
-    else if (s->paths >= PROFILE_MAX_PATHS)
+    else if (s->too_many)
         text_add(&g->why, "a turn has more than %d combinations of dice", PROFILE_MAX_PATHS);
     else if (s->cut > PROFILE_CUT_TOLERANCE)
         text_add(&g->why, "dice that go on and on (chains of rerolls): %.2g%% of a turn is cut", 100 * s->cut);
@@ -134,12 +142,22 @@ static bool walk_failed(fight *g, const side_turn *s, bool diverged)
     return true;
 }
 
+/* Whether a walk of `paths` paths so far, whose chances add up to
+   `walked`, has gone, or is seen to go, past PROFILE_MAX_PATHS. */
+static bool too_many_paths(uint64_t paths, double walked)
+{
+    if (paths >= PROFILE_MAX_PATHS)
+        return true;
+    return paths >= PROFILE_PROJECT_AFTER && paths % 1000 == 0 &&
+           walked / (double)paths * (double)PROFILE_MAX_PATHS < 0.5;
+}
+
 /* Who acts first: every combination of the initiative dice. */
 static bool who_first(fight *g)
 {
     rng_oracle o = {.min_weight = PROFILE_INITIATIVE_CUT};
     uint64_t paths = 0;
-    double cut = 0;
+    double cut = 0, walked = 0;
     tally t = {.health = g->health, .watch = -1, .actor = -1};
     do {
         int who[2];
@@ -157,8 +175,10 @@ static bool who_first(fight *g)
             g->first[acting == who[1] ? 1 : 0] += path_weight(&o);
         else
             cut += path_weight(&o);
+        walked += path_weight(&o);
         world_close(v);
-        if (++paths >= PROFILE_MAX_PATHS) {
+        if (too_many_paths(++paths, walked)) {
+            paths = PROFILE_MAX_PATHS;
             /* the chances of the paths walked are not the whole of them */
             if (!g->why.len)
                 text_add(&g->why, "the initiative has more than %d combinations of dice", PROFILE_MAX_PATHS);
@@ -252,13 +272,17 @@ static bool walk_turn(fight *g, int k)
             break;
         }
         double w = path_weight(&o);
+        s->walked += w;
         if (o.too_deep || o.diverged) {
             /* cut: what it would have added is counted as cut */
             s->cut += w;
             diverged |= o.diverged;
             tally_free(&t);
             world_close(v);
-            s->paths++;
+            if (too_many_paths(++s->paths, s->walked)) {
+                s->too_many = true;
+                break;
+            }
             continue;
         }
         int64_t dealt = (size_t)who[1 - k] < t.ncreatures ? t.taken[who[1 - k]] : 0;
@@ -301,9 +325,12 @@ static bool walk_turn(fight *g, int k)
         s->changed |= t.changed;
         tally_free(&t);
         world_close(v);
-        if (!ok || ++s->paths >= PROFILE_MAX_PATHS)
+        if (ok && too_many_paths(++s->paths, s->walked)) {
+            s->too_many = true;
             break;
-    } while (rng_oracle_advance(&o));
+        }
+    } while (ok && rng_oracle_advance(&o));
+    s->whole = ok && !s->too_many && !diverged && s->cut <= PROFILE_CUT_TOLERANCE;
     mem_free(fired, (ntrig + 1) * sizeof *fired);
     if (ok && !g->why.len)
         walk_failed(g, s, diverged);
@@ -637,7 +664,8 @@ static void fig_met(const fight *g, int i, text_buf *out, double *p)
 {
     const char *name = check_name(g, i);
     *p = g->turn[0].met[i];
-    if (!name) {
+    if (!name || !g->turn[0].whole) {
+        *p = -1;
         return;
     }
     text_add(out, "%.2f%% (%s)", 100 * *p, name);
@@ -674,6 +702,8 @@ static void check_rows(report_builder *rb, fight *g)
 static void fig_mean(const fight *g, text_buf *out, double *p)
 {
     *p = -1;
+    if (!g->turn[0].whole) /* a part of the turn's chances is no figure of it */
+        return;
     double m = 0;
     for (size_t d = 0; d < g->turn[0].ndamage; d++)
         m += (double)d * g->turn[0].damage[d];
@@ -681,6 +711,9 @@ static void fig_mean(const fight *g, text_buf *out, double *p)
 }
 static void fig_none(const fight *g, text_buf *out, double *p)
 {
+    *p = -1;
+    if (!g->turn[0].whole)
+        return;
     *p = g->turn[0].ndamage ? g->turn[0].damage[0] : 1;
     percent(out, *p);
 }
@@ -730,7 +763,7 @@ static void damage_rows(report_builder *rb, fight *g)
 {
     size_t top = 0;
     for (int s = 0; s < 2; s++)
-        if (g[s].f && g[s].turn[0].ndamage > top)
+        if (g[s].f && g[s].turn[0].whole && g[s].turn[0].ndamage > top)
             top = g[s].turn[0].ndamage;
     size_t width = top > 12 ? (top + 11) / 12 : 1;
     for (size_t lo = 1; lo < top; lo += width) {
@@ -739,7 +772,7 @@ static void damage_rows(report_builder *rb, fight *g)
         double p[2] = {-1, -1};
         const char *text[2] = {NULL, NULL};
         for (int s = 0; s < 2; s++) {
-            if (!g[s].f)
+            if (!g[s].f || !g[s].turn[0].whole)
                 continue;
             p[s] = 0;
             for (size_t d = lo; d <= hi && d < g[s].turn[0].ndamage; d++)
@@ -762,7 +795,7 @@ static void damage_rows(report_builder *rb, fight *g)
 static void trigger_rows(report_builder *rb, fight *g)
 {
     for (int s = 0; s < 2; s++) {
-        if (!g[s].f)
+        if (!g[s].f || !g[s].turn[0].whole)
             continue;
         const rules *r = g[s].f->p->rules;
         for (int i = 0; i < r->ntriggers; i++) {
@@ -777,7 +810,7 @@ static void trigger_rows(report_builder *rb, fight *g)
                 continue; /* shown with system A's */
             double q = -1;
             char a[32], b[32];
-            if (g[other].f) {
+            if (g[other].f && g[other].turn[0].whole) {
                 int id = program_find_string(g[other].f->p, name);
                 int t = id >= 0 ? rules_trigger(g[other].f->p->rules, id) : -1;
                 q = t >= 0 ? g[other].turn[0].fires[t] : -1;
