@@ -303,6 +303,13 @@ static bool take(vm *v, int actor, int action, const value *args, int nargs, boo
     *done = false;
     if (!combat_sync(v))
         return vm_error(v, at, "out of memory");
+    combat *cb = &v->world->cb;
+    if (cb->tactic_depth > 0 && cb->encounters_ended != cb->tactic_encounter) {
+        /* the encounter the tactic plays a turn of is over: nothing more of
+           the tactic is played (encounter_play_tactic ends it quietly) */
+        cb->tactic_stopped = true;
+        return vm_error(v, at, "the encounter is over");
+    }
     const r_action *a = &v->r->actions[action];
     bool ok;
     if (!allowed(v, actor, action, args, nargs, held, why_not, &ok, at))

@@ -184,6 +184,12 @@ typedef struct combat {
     int32_t initiator;   /* who started the fight, or -1 */
     int32_t fighting;    /* `fight`: rounds left, or 0 */
     bool fight_paused;   /* `fight N rounds` has played its rounds */
+    /* a tactic playing a turn (their depth), and encounters_ended when the
+       outermost began: once its encounter has ended, the tactic's next
+       action stops it (tactic_stopped), rather than be taken out of it */
+    int32_t tactic_depth;
+    uint32_t tactic_encounter;
+    bool tactic_stopped;
     bool checking_over;
     int32_t standing[2];  /* two creatures of different sides last seen standing, or -1 */
     bool round_announced; /* the round's first turn has named it */

@@ -1213,8 +1213,19 @@ bool encounter_play_tactic(vm *v, int c, span at)
         return vm_error(v, at,
                         "%s has no tactic, so 'fight' cannot play its turn (give it one: creature ... tactic NAME)",
                         world_name(v, c));
+    combat *cb = &v->world->cb;
+    if (cb->tactic_depth++ == 0)
+        cb->tactic_encounter = cb->encounters_ended;
     value r;
-    return vm_call(v, v->r->tactics[t].body, c, NULL, 0, &r);
+    bool ok = vm_call(v, v->r->tactics[t].body, c, NULL, 0, &r);
+    cb->tactic_depth--;
+    if (!ok && cb->tactic_stopped && cb->tactic_depth == 0) {
+        /* its encounter ended: the rest of the tactic is not played */
+        cb->tactic_stopped = false;
+        vm_clear_error(v);
+        ok = true;
+    }
+    return ok;
 }
 
 bool encounter_fight(vm *v, int rounds, span at)
