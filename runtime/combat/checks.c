@@ -226,6 +226,10 @@ bool checks_compare(vm *v, value roll, int cmp, value target, int label, bool *r
     if (cb->pending_roll == (int64_t)rec->seq) {
         combat_pending_add(v, tail.s);
         combat_flush_roll(v);
+    } else if (cb->shown_early == (int64_t)rec->seq) {
+        /* printed already, for a reaction's question: the verdict follows */
+        cb->shown_early = 0;
+        combat_say(v, "%s %" PRId64 "%s", program_string(v->p, ck->name), roll.num, tail.s);
     } else {
         combat_note(v, "%s %" PRId64 "%s", program_string(v->p, ck->name), roll.num, tail.s);
     }

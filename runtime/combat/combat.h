@@ -273,6 +273,7 @@ typedef struct combat {
     uint32_t explain_command; /* the command `explain` describes */
     bool quiet;               /* sim: keep no log and print nothing */
     int64_t pending_roll;     /* a check roll not yet printed (its seq), or 0 */
+    int64_t shown_early;      /* a roll printed before its verdict, for a reaction's question (seq), or 0 */
     int pending_log;          /* its line in the log (completed when it is compared), or -1 */
     bool pending_hidden;
     char *pending_line; /* its text so far, however long (pending_cap bytes held) */

@@ -76,8 +76,15 @@ static void count_use(vm *v, int t, int who)
 /* Take it? The REPL asks; a script follows its policy. */
 static bool wants(vm *v, int t, const char *question, bool *take)
 {
-    if (v->world->offer)
+    if (v->world->offer) {
+        /* the roll the reaction answers is shown before the question; its
+           verdict, if one comes, then gets a line of its own */
+        combat *cb = &v->world->cb;
+        if (cb->pending_roll)
+            cb->shown_early = cb->pending_roll;
+        combat_flush_roll(v);
         return v->world->offer(v->world->ask_user, question, take);
+    }
     int8_t p = t < v->world->cb.trigger_policy_cap ? v->world->cb.trigger_policy[t] : -1;
     *take = p >= 0 ? p == 1 : v->world->cb.reactions_policy == 1;
     return true;
