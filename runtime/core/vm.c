@@ -13,6 +13,7 @@
 #include "config.h"
 #include "runtime/dice/dist.h"
 #include "runtime/base/mem.h"
+#include "runtime/base/suggest.h"
 
 static bool in_library(const vm *v, span at)
 {
@@ -825,6 +826,19 @@ next:
                 }
                 PUSH(*pv);
                 NEXT;
+            }
+            if (a.type == V_CREATURE) {
+                /* a stat mistyped on a parameter, which no compile could check */
+                suggestion near;
+                suggest_init(&near, name);
+                for (size_t i = 0; i < v->p->ndecls; i++)
+                    if ((v->p->decls[i].kind == DK_STAT || v->p->decls[i].kind == DK_RESOURCE) &&
+                        v->p->decls[i].name >= 0)
+                        suggest_consider(&near, program_string(v->p, v->p->decls[i].name), 0);
+                if (near.found) {
+                    vm_error(v, HERE, "a creature has no stat '%s'; did you mean '%s'?", name, near.best);
+                    goto fail;
+                }
             }
             vm_error(v, HERE, "%s has no member '%s'", value_type_name(a.type), name);
             goto fail;
