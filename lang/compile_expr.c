@@ -849,6 +849,11 @@ static sty compile_call(compiler *cc, const node *e)
             } else if (kind == 'B' && a->kind == AST_NAME && find_local(cc, comp_intern(cc, a->text)) < 0 &&
                        find_global(cc, comp_intern(cc, a->text)) < 0 && compile_walk_budget(cc, e->text, a)) {
                 t = TY_WORD;
+            } else if (kind == 'D' && a->kind == AST_DICE) {
+                int dist_was = cc->dist_mode; /* the die described, not its outcomes */
+                cc->dist_mode = 0;
+                t = compile_expr(cc, a);
+                cc->dist_mode = dist_was;
             } else {
                 t = compile_expr(cc, a);
             }

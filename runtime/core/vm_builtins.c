@@ -176,14 +176,32 @@ static bool builtin_count(vm *v, int id, value *args, int argc, span at, value *
     return true;
 }
 
+/* dice(count, sides), or dice(count, DIE): count of DIE with what it says
+   of each die (`dice(n, d10!10>=7)`: a pool of n, exploding on 10, counting
+   7s and up) */
 static bool builtin_dice(vm *v, int id, value *args, int argc, span at, value *out)
 {
-    if (value_as_frac(args[0]).type != V_INT || value_as_frac(args[1]).type != V_INT)
-        return vm_error(v, at, "dice() needs whole numbers: dice(count, sides)");
-    int64_t count = args[0].num, sides = args[1].num;
+    const dexpr *like = args[1].type == V_DICE ? vm_dexpr(v, args[1]) : NULL;
+    if (value_as_frac(args[0]).type != V_INT || (!like && value_as_frac(args[1]).type != V_INT))
+        return vm_error(v, at,
+                        "dice() needs a whole number of dice, then sides or a die: dice(count, sides), "
+                        "dice(count, d10>=7)");
+    int64_t count = args[0].num, sides = like ? 0 : args[1].num;
     if (count < 1 || count > v->limits.dice)
         return vm_error(v, at, "dice count must be 1 to %d, not %" PRId64 " (see --limit dice=N)", v->limits.dice,
                         count);
+    if (like) {
+        const dterm *t = &like->terms[0];
+        if (like->nterms != 1 || t->is_constant || t->sign != 1 || t->times != 1)
+            return vm_error(v, at, "dice(count, DIE) takes a die with what it says of each (as d10!10>=7), not a sum");
+        if (t->d.keep != DICE_KEEP_ALL && t->d.keep_n > count)
+            return vm_error(v, at, "dice(%" PRId64 ", ...) keeps or drops %d of %" PRId64 " dice", count, t->d.keep_n,
+                            count);
+        dexpr d = {.nterms = 1};
+        d.terms[0] = *t;
+        d.terms[0].d.count = (int32_t)count; /* the die's count gives way to count */
+        return vm_builtin_new_dice(v, &d, at, out);
+    }
     if (sides < 1 || sides > v->limits.sides)
         return vm_error(v, at, "dice sides must be 1 to %d, not %" PRId64 " (see --limit sides=N)", v->limits.sides,
                         sides);
