@@ -229,6 +229,14 @@ bool cmd_arg_kind(compiler *cc, int ai, const node *action, const node *arg, int
     }
     if (!a->takes[i] || (a->takes[i] & sty_values(type)))
         return true;
+    /* `A0` where a square is taken: what is wrong with it as a square */
+    const char *unnamed = (a->takes[i] & sty_values(TY_SQUARE)) && (arg->kind == AST_NAME || arg->kind == AST_WORD)
+                              ? square_unnamed(arg->text)
+                              : NULL;
+    if (unnamed) {
+        comp_error(cc, arg->sp, "%s is not a square of the map: %s", arg->text, unnamed);
+        return false;
+    }
     comp_error(cc, arg->sp, "%s takes its %s as %s, not %s", action->text, program_string(cc->p, a->params[i]),
                program_string(cc->p, a->takes_text[i]), sty_name(type));
     return false;

@@ -106,6 +106,14 @@ static bool param_fits(vm *v, int action, const value *args, int i, refusal *why
                     near ? "; did you mean '" : "", like, near ? "'?" : "");
         return false;
     }
+    /* `A0` where a square is taken: what is wrong with it as a square */
+    const char *unnamed = word >= 0 && (a->takes[i] & (UINT32_C(1) << V_SQUARE)) && !(a->takes[i] & TAKES_ZONE)
+                              ? square_unnamed(program_string(v->p, word))
+                              : NULL;
+    if (unnamed) {
+        refusal_set(why, &a->from, "%s is not a square of the map: %s", program_string(v->p, word), unnamed);
+        return false;
+    }
     if (!(a->takes[i] & (UINT32_C(1) << args[i].type))) {
         const char *got = value_type_name(args[i].type);
         refusal_set(why, &a->from, "%s takes its %s as %s, not %s%s", action_name(v, action), param, kinds,
