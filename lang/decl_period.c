@@ -18,6 +18,10 @@ void comp_period_unknown(compiler *cc, span at, const char *w)
     suggest_init(&s, w);
     for (int i = 0; i < r->nperiods; i++)
         suggest_consider(&s, program_string(cc->p, r->periods[i].name), 0);
+    /* and the engine's own (`rnds` for rounds) */
+    for (int k = TIME_ROUNDS; k <= TIME_ENCOUNTERS; k++)
+        for (int n = 1; n <= 2; n++)
+            suggest_consider(&s, time_kind_name((time_kind)k, n), 0);
     if (s.found && strcmp(s.best, w) != 0)
         comp_error(cc, at, "unknown period '%s'; did you mean '%s'?", w, s.best);
     else {
