@@ -259,7 +259,7 @@ void cmd_unknown_action(compiler *cc, const node *action, const char *actor)
                s.found ? s.best : "", s.found ? "'?" : "");
 }
 
-void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also)
+const char *comp_decl_like(compiler *cc, const char *name, decl_kind kind, decl_kind also, char *out)
 {
     suggestion s;
     suggest_init(&s, name);
@@ -268,8 +268,15 @@ void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl
         if ((d->kind == kind || d->kind == also) && d->name >= 0)
             suggest_consider(&s, program_string(cc->p, d->name), 0);
     }
-    comp_error(cc, at, "no %s '%s'%s%s%s", what, name, s.found ? "; did you mean '" : "", s.found ? s.best : "",
-               s.found ? "'?" : "");
+    snprintf(out, SUGGEST_MAX + 1, "%s", s.found ? s.best : "");
+    return out;
+}
+
+void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also)
+{
+    char like[SUGGEST_MAX + 1];
+    bool near = *comp_decl_like(cc, name, kind, also, like);
+    comp_error(cc, at, "no %s '%s'%s%s%s", what, name, near ? "; did you mean '" : "", like, near ? "'?" : "");
 }
 
 /* The text of a span, at most cap - 1 bytes of it. */

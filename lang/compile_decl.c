@@ -12,6 +12,7 @@
 #include "lang/decl.h"
 #include "lang/parser.h"
 #include "runtime/base/mem.h"
+#include "runtime/base/suggest.h"
 
 /* Kinds with a rules object by name. */
 static bool has_object(decl_kind k)
@@ -298,7 +299,12 @@ void declare_names(compiler *cc, const node *prog)
             continue;
         }
         if (!prev && override) {
-            comp_error(cc, dn->sp, "nothing to override: no %s '%s' is declared", decl_kind_name(k), dn->text);
+            char like[SUGGEST_MAX + 1];
+            if (*comp_decl_like(cc, dn->text, k, k, like))
+                comp_error(cc, dn->sp, "nothing to override: no %s '%s' is declared; did you mean '%s'?",
+                           decl_kind_name(k), dn->text, like);
+            else
+                comp_error(cc, dn->sp, "nothing to override: no %s '%s' is declared", decl_kind_name(k), dn->text);
             continue;
         }
         decl *d = program_add_decl(cc->p, k, name, dn->sp);
@@ -525,7 +531,12 @@ static void extends_system(decl_state *ds, ccur *k)
     if (base < 0)
         return;
     if (!program_find_decl(ds->cc->p, DK_SYSTEM, base) || (ds->dn->text && strcmp(at->text, ds->dn->text) == 0)) {
-        comp_error(ds->cc, at->sp, "no system '%s' to extend; load it first (use %s)", at->text, at->text);
+        char like[SUGGEST_MAX + 1];
+        if (*comp_decl_like(ds->cc, at->text, DK_SYSTEM, DK_SYSTEM, like) &&
+            strcmp(like, ds->dn->text ? ds->dn->text : ""))
+            comp_error(ds->cc, at->sp, "no system '%s' to extend; did you mean '%s'?", at->text, like);
+        else
+            comp_error(ds->cc, at->sp, "no system '%s' to extend; load it first (use %s)", at->text, at->text);
         return;
     }
     ds->cc->p->system_base = base;

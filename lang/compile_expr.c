@@ -693,7 +693,9 @@ static int compile_args(compiler *cc, const node *list)
 
 /* A bare name given where a builtin wants a condition, action, slot,
    relation or range: it must be one. */
-static void check_named_arg(compiler *cc, const char *fn, char kind, const node *a)
+/* Whether the bare name a, given where fn takes a `kind`, is one (or may
+   hold one); false after saying it is not. */
+static bool check_named_arg(compiler *cc, const char *fn, char kind, const node *a)
 {
     const rules *r = cc->p->rules;
     int id = comp_intern(cc, a->text);
@@ -706,11 +708,11 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
     case 'R': ok = rules_relation(r, id) >= 0, what = "relation"; break;
     case 'G': ok = rules_range(r, id) >= 0, what = "range"; break;
     case 'T': ok = rules_track(r, id) >= 0, what = "track"; break;
-    default: return;
+    default: return true;
     }
     /* a local or parameter holding one is fine too */
     if (ok || find_local(cc, id) >= 0 || find_global(cc, id) >= 0)
-        return;
+        return true;
     const char *best = NULL;
     int best_d = 3;
 #define NEAR(cand)                                      \
@@ -745,6 +747,7 @@ static void check_named_arg(compiler *cc, const char *fn, char kind, const node 
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one; did you mean '%s'?", fn, what, a->text, best);
     else
         comp_error(cc, a->sp, "%s() wants a %s here: '%s' is not one", fn, what, a->text);
+    return false;
 }
 
 /* A call with too few or too many arguments, said with the function's
@@ -837,12 +840,14 @@ static sty compile_call(compiler *cc, const node *e)
             cc->dist_mode++;
         for (const node *a = e->list; a; a = a->next, n++) {
             char kind = n < (int)strlen(builtins[b].params) ? builtins[b].params[n] : '.';
-            if (a->kind == AST_NAME && strchr("CASRGT", kind))
-                check_named_arg(cc, e->text, kind, a);
+            bool named = !(a->kind == AST_NAME && strchr("CASRGT", kind)) || check_named_arg(cc, e->text, kind, a);
             sty t;
             int id = a->kind == AST_NAME ? comp_intern(cc, a->text) : -1;
-            if (id >= 0 && find_local(cc, id) < 0 &&
-                ((kind == 'G' && rules_range(cc->p->rules, id) >= 0) || (kind == 'T' && track_arg(cc, e, a)))) {
+            if (!named) { /* said: not again as an unknown name */
+                emit_op(cc, OP_NIL, a->sp);
+                t = TY_ANY;
+            } else if (id >= 0 && find_local(cc, id) < 0 &&
+                       ((kind == 'G' && rules_range(cc->p->rules, id) >= 0) || (kind == 'T' && track_arg(cc, e, a)))) {
                 /* the range itself, not its distance for self; a track, not a stat of its name */
                 emit_const(cc, value_ref(V_WORD, HOME_PROGRAM, comp_intern(cc, a->text)), a->sp);
                 t = TY_WORD;

@@ -172,6 +172,9 @@ void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
 /* A name that should be a declared thing of kind (or also) and is none:
    "no WHAT 'NAME'" at `at`, with the one of that kind it may be. */
 void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also);
+/* The declared name of kind `kind` (or `also`) closest to name, mistyped,
+   into out (SUGGEST_MAX + 1 bytes); "" when none is close. */
+const char *comp_decl_like(compiler *cc, const char *name, decl_kind kind, decl_kind also, char *out);
 /* A line whose first word is no declaration or command. */
 void cmd_unknown_word(compiler *cc, const node *cmd);
 /* A creature line names a side no creature had yet. */
