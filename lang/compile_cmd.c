@@ -664,8 +664,9 @@ static bool push_apply_duration(command_build *b)
     fctx none = {0};
     rexpr d;
     const node *at = b->k.at;
-    if (!ccur_duration(&b->k, &none, &d))
-        return false;
+    int errors = b->cc->sink->errors;
+    if (!ccur_duration(&b->k, &none, &d) || b->cc->sink->errors > errors)
+        return false; /* said once: not again as the command's own */
     if (d.kind == REXPR_CONST)
         emit_const(b->cc, d.v, at->sp);
     else

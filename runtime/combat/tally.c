@@ -124,8 +124,28 @@ bool tally_spawned(vm *v, int c, const char *base, span at)
     const tally *t = v->world->tally;
     for (size_t i = 0; t && i < t->nsets; i++) {
         const tally_set *s = &t->sets[i];
-        if ((!strcmp(s->creature, base) || !strcmp(s->creature, v->world->creatures[c].name)) &&
-            !world_set_stat(v, c, s->stat, value_int(s->value), at))
+        if (strcmp(s->creature, base) && strcmp(s->creature, v->world->creatures[c].name))
+            continue;
+        /* a number set only where the creature holds one: a stat that is
+           an item or a word would be a number to the rules that read it */
+        value was;
+        if (!world_get_stat(v, c, s->stat, &was))
+            return false;
+        if (!value_is_number(was) && was.type != V_NIL) {
+            text_buf shown;
+            text_init(&shown);
+            vm_format_text(v, was, &shown);
+            const char *kind = value_type_name(was.type);
+            vm_error(v, at,
+                     "--set %s.%s: %s's %s is %s %s (%s), not a number; --set takes a stat or resource that "
+                     "is a whole number",
+                     s->creature, program_string(v->p, v->p->decls[s->stat].name), v->world->creatures[c].name,
+                     program_string(v->p, v->p->decls[s->stat].name), strchr("aeiou", kind[0]) ? "an" : "a", kind,
+                     shown.s);
+            text_free(&shown);
+            return false;
+        }
+        if (!world_set_stat(v, c, s->stat, value_int(s->value), at))
             return false;
     }
     return true;
