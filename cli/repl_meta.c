@@ -159,6 +159,15 @@ static void meta_save(repl *r, const char *arg)
         fail(r, cli_exit_code(st));
 }
 
+/* Whether entry i only looked (show, explain, can): :undo takes such
+   entries back with the command before them, not instead of it, so that
+   looking before undoing changes nothing. */
+static bool only_looked(const repl *r, size_t i)
+{
+    fray_entry e;
+    return fray_session_entry(r->s, i, &e) && e.looks;
+}
+
 static void meta_undo(repl *r, const char *arg)
 {
     size_t n;
@@ -169,9 +178,13 @@ static void meta_undo(repl *r, const char *arg)
         printf("nothing to undo\n");
         return;
     }
-    for (size_t i = 0; i < n && i < done; i++)
+    /* n commands back, with the looks after each of them */
+    size_t total = 0, counted = 0;
+    while (total < done && counted < n)
+        counted += !only_looked(r, done - 1 - total++);
+    for (size_t i = 0; i < total; i++)
         print_entry(r, done - 1 - i, "undone: ", "\n");
-    fray_session_undo(r->s, n);
+    fray_session_undo(r->s, total);
 }
 
 static void meta_redo(repl *r, const char *arg)
@@ -183,11 +196,16 @@ static void meta_redo(repl *r, const char *arg)
         printf("nothing to redo\n");
         return;
     }
-    /* one at a time, each named before what it prints again */
-    for (size_t i = 0; i < n; i++) {
+    /* one at a time, each named before what it prints again: n commands,
+       with the looks after each of them, as :undo took them */
+    for (size_t counted = 0;;) {
         fray_entry e;
         if (!fray_session_undone_entry(r->s, 0, &e))
             break;
+        bool look = e.looks;
+        if (counted == n && !look)
+            break;
+        counted += !look;
         char *what = repl_describe_entry(&e);
         printf("redone: %s\n", what ? what : "(out of memory to show it)");
         free(what);

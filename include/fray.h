@@ -350,6 +350,10 @@ typedef struct fray_entry {
     const char *path; /* RULES: where it was read from; else NULL */
     uint64_t seed;    /* SEED: the dice's new seed; a rerolled COMMAND: the dice it was run on */
     bool rerolled;    /* COMMAND: run again on new dice (fray_session_reroll) */
+    /* COMMAND: it only looked (show, explain, can, answering no question):
+       it changed nothing, and a new command that only looks leaves what
+       can be redone as it is */
+    bool looks;
 } fray_entry;
 size_t fray_session_done(const fray_session *s);
 size_t fray_session_undone(const fray_session *s);

@@ -138,7 +138,8 @@ static void entry_out(const session_entry *e, fray_entry *out)
                         .len = e->len,
                         .path = e->path,
                         .seed = e->seed,
-                        .rerolled = e->reseed};
+                        .rerolled = e->reseed,
+                        .looks = session_entry_looks(e)};
 }
 
 bool fray_session_entry(const fray_session *s, size_t i, fray_entry *out)

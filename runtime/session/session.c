@@ -81,6 +81,21 @@ bool session_entry_reply(session_entry *e, const char *text, size_t len)
     return true;
 }
 
+bool session_entry_looks(const session_entry *e)
+{
+    if (e->kind != ENTRY_COMMAND || e->nreplies || e->reseed || memchr(e->text, ';', e->len) ||
+        memchr(e->text, '\n', e->len) || memchr(e->text, '{', e->len))
+        return false;
+    static const char *const looks[] = {"show", "explain", "can"};
+    const char *t = e->text + strspn(e->text, " \t");
+    for (size_t k = 0; k < sizeof looks / sizeof looks[0]; k++) {
+        size_t len = strlen(looks[k]);
+        if (!strncmp(t, looks[k], len) && (t[len] == '\0' || t[len] == ' ' || t[len] == '\t'))
+            return true;
+    }
+    return false;
+}
+
 bool session_entries_push(session_entry **list, size_t *n, size_t *cap, session_entry e)
 {
     session_entry *grown = mem_grow(*list, sizeof *grown, cap, *n + 1);
@@ -417,8 +432,10 @@ static fray_status add_entry(session *s, session_entry e)
     fray_status st = run_entry(s, &e);
     s->recording = NULL;
     e.files.from = FILES_KEPT; /* from now on it reads what it read this time */
+    bool looks = session_entry_looks(&e);
     if (st == FRAY_OK && session_entries_push(&s->done, &s->ndone, &s->done_cap, e)) {
-        session_entries_clear(s->undone, &s->nundone);
+        if (!looks) /* a look changes nothing: what was undone can still be redone */
+            session_entries_clear(s->undone, &s->nundone);
         timeline_changed(s, NULL, 0, &e);
         if (settled)
             s->settled_uses = api_uses(s->f);

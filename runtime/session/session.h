@@ -171,6 +171,12 @@ struct compile_read;
 int session_read_file(void *user, const struct compile_options *opts, struct compile_read *rq, char **text,
                       size_t *len);
 bool session_entry_reply(session_entry *e, const char *text, size_t len);
+/* Whether a command only looked: `show`, `explain` or `can`, alone on its
+ * line, answering no question. The language's own commands that read the
+ * state and change nothing (the rules run for `can` are worked out, not
+ * played), so a new one keeps what can be redone, and :undo takes it back
+ * with the command before it. */
+bool session_entry_looks(const session_entry *e);
 bool session_entries_push(session_entry **list, size_t *n, size_t *cap, session_entry e);
 void session_entries_clear(session_entry *list, size_t *n);
 void session_entries_free(session_entry **list, size_t *n, size_t *cap);

@@ -300,7 +300,17 @@ static bool read_source(reader *r, const char *arg, size_t alen, bool module, se
 typedef struct pending {
     bool rerolled;
     uint64_t reroll;
+    /* the last command read, its replies still to come: whether it ends
+       what can be redone is known once they have (a look does not) */
+    bool unsettled;
 } pending;
+
+static void settle(sfile_loaded *l, pending *p)
+{
+    if (p->unsettled && l->ndone > 0 && !session_entry_looks(&l->done[l->ndone - 1]))
+        session_entries_clear(l->undone, &l->nundone);
+    p->unsettled = false;
+}
 
 /* One record into l; false when it is not one this format knows. */
 static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, pending *p)
@@ -310,6 +320,9 @@ static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, 
     const char *arg = sp ? sp + 1 : line + n;
     size_t alen = n - (size_t)(arg - line);
     uint64_t v;
+    /* a reply or a kept source belongs to the command before it */
+    if (!starts(line, n, "reply ") && !starts(line, n, "source ") && !starts(line, n, "source-use "))
+        settle(l, p);
     if (wlen == 7 && starts(line, n, "command")) {
         bool asks = alen > 5 && !memcmp(arg + alen - 5, " asks", 5);
         if (!number(arg, asks ? alen - 5 : alen, &v))
@@ -325,7 +338,7 @@ static bool read_record(reader *r, const char *line, size_t n, sfile_loaded *l, 
             session_entry_free(&e);
             return false;
         }
-        session_entries_clear(l->undone, &l->nundone);
+        p->unsettled = true;
         return true;
     }
     if ((wlen == 4 && starts(line, n, "file")) || (wlen == 9 && starts(line, n, "file-asks"))) {
@@ -514,6 +527,7 @@ fray_status sfile_parse(const session *s, const char *path, char *text, size_t l
     bool read = true;
     while (read && next_line(&again, &line, &n))
         read = starts(line, n, "check ") || read_record(&again, line, n, l, &p);
+    settle(l, &p);
     mem_free(text, len + 1);
     if (!read) { /* these records were read once already: out of memory */
         sfile_loaded_free(l);

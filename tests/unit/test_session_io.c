@@ -214,6 +214,15 @@ static void play_session(fray_session *s)
     ack(s);
     fray_session_undo(s, 1);
     ack(s);
+    /* a look after an undo keeps what can be redone, in the journal too */
+    fray_session_command(s, "a.hp -= 2");
+    ack(s);
+    fray_session_undo(s, 1);
+    ack(s);
+    fray_session_command(s, "show a");
+    ack(s);
+    fray_session_redo(s, 1);
+    ack(s);
 }
 
 static void play_recovery(fray_session *s)
