@@ -16,6 +16,7 @@ void combat_init(combat *cb)
     cb->free_effects = -1;
     cb->initiator = -1;
     cb->actor = -1;
+    cb->reacting = -1;
     cb->pending_log = -1;
     cb->reactions_policy = 1;
     cb->standing[0] = cb->standing[1] = -1;

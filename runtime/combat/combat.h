@@ -188,6 +188,9 @@ typedef struct combat {
        outermost began: once its encounter has ended, the tactic's next
        action stops it (tactic_stopped), rather than be taken out of it */
     int32_t tactic_depth;
+    /* the creature whose reaction runs (-1: none): what it deals is its
+       own, in a simulation's tally, not the acting creature's */
+    int32_t reacting;
     uint32_t tactic_encounter;
     bool tactic_stopped;
     bool checking_over;

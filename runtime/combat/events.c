@@ -172,7 +172,10 @@ static bool offer_reaction(vm *v, int t, value *params, int who, span at)
     combat_say(v, "%s takes %s%s%s%s%s", c->name, trigger_name(v, t), others.s, costs.len ? " (" : "", costs.s,
                costs.len ? ")" : "");
     combat_note(v, "trigger %s: %s", trigger_name(v, t), combat_cite(v, &tr->from, &question));
+    int32_t outer = v->world->cb.reacting;
+    v->world->cb.reacting = who;
     fine = run_trigger(v, t, params, who, at);
+    v->world->cb.reacting = outer;
 done:
     text_free(&question);
     text_free(&others);

@@ -77,7 +77,8 @@ void tally_damage(vm *v, int c, int64_t amount)
         return;
     }
     t->taken[c] += amount;
-    int by = v->world->cb.actor >= 0 ? v->world->cb.actor : encounter_acting(v);
+    const combat *cb = &v->world->cb;
+    int by = cb->reacting >= 0 ? cb->reacting : cb->actor >= 0 ? cb->actor : encounter_acting(v);
     if (by >= 0 && by != c && (size_t)by < t->ncreatures)
         t->dealt[by] += amount;
 }
