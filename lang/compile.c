@@ -436,7 +436,7 @@ static void use_module(compiler *cc, const char *name, span at)
     const char *self = cc->nimporting > 0 ? cc->importing[cc->nimporting - 1] : NULL;
     char path[4096];
     const char *within;
-    bool on_path;
+    bool on_path, itself = false;
     for (size_t i = 0; module_place(cc->opts, name, cc->dir, i, path, sizeof path, &within, &on_path); i++) {
         if (!path[0]) {
             comp_error(cc, at, "cannot use '%s': the path of a place to look is too long", name);
@@ -445,8 +445,10 @@ static void use_module(compiler *cc, const char *name, span at)
         const char *key = module_key(cc, path, false);
         /* a file never means itself: `use x` in a file named x.rules (a
            profile named after its system) is the library's x */
-        if (self && !strcmp(key, self))
+        if (self && !strcmp(key, self)) {
+            itself = true;
             continue;
+        }
         if (!module_is_new(cc, key, path, at))
             return;
         compile_read rq = {.path = path, .within = within, .module = on_path ? name : NULL};
@@ -461,6 +463,13 @@ static void use_module(compiler *cc, const char *name, span at)
         return;
     }
     const struct embedded *e = find_embedded(name);
+    if (!e && itself) {
+        comp_error(cc, at,
+                   "'%s' names this very file: a file does not use itself (a module of that name elsewhere on the "
+                   "search path would be used)",
+                   name);
+        return;
+    }
     if (!e) {
         comp_error(cc, at, "no module '%s' on the search path (the file's directory, FRAY_PATH, %s)", name,
                    "the installed library");

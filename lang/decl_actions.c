@@ -894,6 +894,25 @@ static void default_is_a_choice(compiler *cc, const r_ruling *rl)
     text_free(&list);
 }
 
+/* A default written as a value must be of the answer's kind (a formula's
+   is checked when it is taken): `default 3` for a yes or no was an error
+   only where the ruling was first asked. */
+static void default_fits_kind(compiler *cc, const r_ruling *rl)
+{
+    if (rl->def.kind != REXPR_CONST)
+        return;
+    value_type t = rl->def.v.type;
+    bool fits = rl->answer == ANSWER_YES_NO     ? t == V_BOOL
+                : rl->answer == ANSWER_NUMBER   ? t == V_INT || t == V_FRAC
+                : rl->answer == ANSWER_CREATURE ? t == V_CREATURE || t == V_NIL
+                                                : t == V_WORD || t == V_ENUM || t == V_STR;
+    static const char *const kinds[] = {"yes or no", "a number", "a creature", "a word"};
+    if (!fits)
+        comp_error(cc, rl->def.where, "ruling %s is answered %s%s, so its default cannot be %s",
+                   program_string(cc->p, rl->name), rl->answer == ANSWER_YES_NO ? "" : "with ", kinds[rl->answer],
+                   value_type_name(t));
+}
+
 void decl_ruling(decl_state *ds)
 {
     compiler *cc = ds->cc;
@@ -911,6 +930,7 @@ void decl_ruling(decl_state *ds)
     decl_clauses(ds, ruling_clauses, ruling_nclauses, NULL);
     ruling_of(ds)->from.cite = ds->from.cite;
     default_is_a_choice(cc, ruling_of(ds));
+    default_fits_kind(cc, ruling_of(ds));
     rl = ruling_of(ds);
     if (rl->after == AFTER_FAILED)
         rl->after = -1;
