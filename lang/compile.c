@@ -248,6 +248,19 @@ static bool module_place(const compile_options *opts, const char *name, const ch
     return false;
 }
 
+const char *comp_library_module_of(const char *procedure)
+{
+    size_t n = strlen(procedure);
+    for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++) {
+        if (strncmp(embedded_stdlib[i].path, "stdlib/", 7) != 0)
+            continue; /* the library's modules, not the rule systems */
+        for (const char *t = embedded_stdlib[i].text; (t = strstr(t, "procedure ")) != NULL; t += 10)
+            if ((t == embedded_stdlib[i].text || t[-1] == '\n') && !strncmp(t + 10, procedure, n) && t[10 + n] == '(')
+                return embedded_stdlib[i].name;
+    }
+    return NULL;
+}
+
 static const struct embedded *find_embedded(const char *name)
 {
     for (size_t i = 0; i < sizeof embedded_stdlib / sizeof embedded_stdlib[0]; i++)

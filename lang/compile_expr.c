@@ -900,6 +900,15 @@ static sty compile_call(compiler *cc, const node *e)
     int ruling = d ? -1 : rules_ruling(cc->p->rules, id);
     if (ruling >= 0)
         return compile_ruling_for(cc, e, ruling);
+    /* a word retired says what replaced it, first */
+    const char *module = d || retired_instead("function", e->text) ? NULL : comp_library_module_of(e->text);
+    if (module) {
+        comp_error(cc, e->sp, "unknown function '%s': it is the library's, in module %s (use %s)", e->text, module,
+                   module);
+        compile_args(cc, e);
+        emit_op(cc, OP_NIL, e->sp);
+        return TY_ANY;
+    }
     if (!d) {
         unknown_name(cc, e, "function");
         compile_args(cc, e);

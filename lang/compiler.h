@@ -174,6 +174,9 @@ void cmd_unknown_action(compiler *cc, const node *action, const char *actor);
 void cmd_no_such(compiler *cc, span at, const char *name, const char *what, decl_kind kind, decl_kind also);
 /* The declared name of kind `kind` (or `also`) closest to name, mistyped,
    into out (SUGGEST_MAX + 1 bytes); "" when none is close. */
+/* The library module (stdlib/) whose procedure this is, or NULL: for an
+   unknown function, where a `use` is what is missing. */
+const char *comp_library_module_of(const char *procedure);
 const char *comp_decl_like(compiler *cc, const char *name, decl_kind kind, decl_kind also, char *out);
 /* A line whose first word is no declaration or command. */
 void cmd_unknown_word(compiler *cc, const node *cmd);
