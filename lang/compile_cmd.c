@@ -596,13 +596,46 @@ static bool compile_reorder(command_build *b)
 }
 
 /* The answer: yes and no as booleans, anything else as an argument. */
-static bool push_answer(command_build *b)
+/* An answer written as a value the ruling cannot take, said at the value:
+   `answer flanked maybe` for a yes or no. (A name that means something is
+   its value, checked when the command runs.) */
+static bool answer_written_fits(compiler *cc, const r_ruling *rl, const node *v)
+{
+    bool word = v->kind == AST_NAME && !name_resolves(cc, v->text);
+    bool yes_no = v->kind == AST_NAME && (!strcmp(v->text, "yes") || !strcmp(v->text, "no"));
+    const char *name = program_string(cc->p, rl->name);
+    if (rl->answer == ANSWER_YES_NO && !yes_no && (word || v->kind == AST_INT || v->kind == AST_STRING)) {
+        comp_error(cc, v->sp, "ruling %s is answered yes or no, not %s", name,
+                   v->kind == AST_INT ? "a number" : v->text);
+        return false;
+    }
+    if (rl->answer == ANSWER_NUMBER && (word || yes_no || v->kind == AST_STRING)) {
+        comp_error(cc, v->sp, "ruling %s is answered with a number, not %s", name, v->text);
+        return false;
+    }
+    if (rl->nchoices && (word || v->kind == AST_STRING)) {
+        for (int i = 0; i < rl->nchoices; i++)
+            if (!strcmp(v->text, program_string(cc->p, rl->choices[i])))
+                return true;
+        text_buf list;
+        text_init(&list);
+        rules_choices_text(cc->p, rl, &list);
+        comp_error(cc, v->sp, "ruling %s is answered with one of %s, not %s", name, list.s, v->text);
+        text_free(&list);
+        return false;
+    }
+    return true;
+}
+
+static bool push_answer(command_build *b, int ruling)
 {
     const node *v = ccur_take(&b->k);
     if (!v) {
         ccur_error(&b->k, "expected the answer");
         return false;
     }
+    if (!answer_written_fits(b->cc, &b->cc->p->rules->rulings[ruling], v))
+        return false;
     if (v->kind == AST_NAME && (strcmp(v->text, "yes") == 0 || strcmp(v->text, "no") == 0))
         emit_op(b->cc, strcmp(v->text, "yes") == 0 ? OP_TRUE : OP_FALSE, v->sp);
     else
@@ -624,7 +657,7 @@ static bool compile_answer(command_build *b)
     }
     emit_const(cc, value_int(ri), at->sp);
     put(b, ARG_ANSWER_RULING, 1);
-    if (!push_answer(b))
+    if (!push_answer(b, ri))
         return false;
     put(b, ARG_ANSWER_VALUE, 1);
     if (ccur_accept(&b->k, "for")) {
