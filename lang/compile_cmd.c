@@ -613,10 +613,7 @@ static bool answer_written_fits(compiler *cc, const r_ruling *rl, const node *v)
         comp_error(cc, v->sp, "ruling %s is answered with a number, not %s", name, v->text);
         return false;
     }
-    if (rl->nchoices && (word || v->kind == AST_STRING)) {
-        for (int i = 0; i < rl->nchoices; i++)
-            if (!strcmp(v->text, program_string(cc->p, rl->choices[i])))
-                return true;
+    if (rl->nchoices && (word || v->kind == AST_STRING) && rules_choice(cc->p, rl, v->text) < 0) {
         text_buf list;
         text_init(&list);
         rules_choices_text(cc->p, rl, &list);

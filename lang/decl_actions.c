@@ -753,14 +753,13 @@ static int default_choice(decl_state *ds, const ccur *k)
     const node *n = k->at;
     if (!rl->nchoices || !n || n->kind != AST_NAME || (n->next && n->next != k->stop))
         return -1;
+    int choice = rules_choice(ds->cc->p, rl, n->text);
+    if (choice >= 0)
+        return choice;
     suggestion near;
     suggest_init(&near, n->text);
-    for (int i = 0; i < rl->nchoices; i++) {
-        const char *choice = program_string(ds->cc->p, rl->choices[i]);
-        if (!strcmp(n->text, choice))
-            return rl->choices[i];
-        suggest_consider(&near, choice, i);
-    }
+    for (int i = 0; i < rl->nchoices; i++)
+        suggest_consider(&near, program_string(ds->cc->p, rl->choices[i]), i);
     if (!near.found)
         return -1;
     text_buf list;
@@ -881,12 +880,8 @@ static void default_is_a_choice(compiler *cc, const r_ruling *rl)
             return;
         d = c->consts[0]; /* a bare word compiles to one constant push */
     }
-    if (d.type == V_STR || d.type == V_WORD) {
-        const char *text = program_string(cc->p, (int)d.num);
-        for (int i = 0; i < rl->nchoices; i++)
-            if (!strcmp(text, program_string(cc->p, rl->choices[i])))
-                return;
-    }
+    if ((d.type == V_STR || d.type == V_WORD) && rules_choice(cc->p, rl, program_string(cc->p, (int)d.num)) >= 0)
+        return;
     text_buf list;
     text_init(&list);
     rules_choices_text(cc->p, rl, &list);

@@ -731,7 +731,7 @@ static fray_status system_of(fray *f, const char *scenario, const compile_option
         st = FRAY_ERR_USAGE;
     }
     /* the name its `use` gives it: the module's that declares it (a system
-       `shardfall` in mysys.rules is `use mysys`) */
+       `house_rules` in house.rules is `use house`) */
     const program *pp = probe->p;
     const decl *sys = ok ? program_find_decl(pp, DK_SYSTEM, pp->system_name) : NULL;
     const char *from = sys && sys->where.source < pp->nsources ? pp->sources[sys->where.source]->name : NULL;

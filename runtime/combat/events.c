@@ -456,9 +456,7 @@ static bool answer_is_a_choice(vm *v, const r_ruling *rl, value a, span at)
     text_init(&given);
     text_init(&list);
     vm_format_text(v, a, &given);
-    bool fits = false;
-    for (int i = 0; i < rl->nchoices && !fits; i++)
-        fits = !strcmp(given.s, program_string(v->p, rl->choices[i]));
+    bool fits = rules_choice(v->p, rl, given.s) >= 0;
     if (!fits) {
         rules_choices_text(v->p, rl, &list);
         vm_error(v, at, "ruling %s is answered with one of %s, not %s", program_string(v->p, rl->name), list.s,

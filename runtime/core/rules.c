@@ -558,6 +558,14 @@ void rules_choices_text(const program *p, const r_ruling *rl, text_buf *out)
         text_add(out, "%s%s", i ? "/" : "", program_string(p, rl->choices[i]));
 }
 
+int rules_choice(const program *p, const r_ruling *rl, const char *word)
+{
+    for (int i = 0; i < rl->nchoices; i++)
+        if (!strcmp(word, program_string(p, rl->choices[i])))
+            return rl->choices[i];
+    return -1;
+}
+
 /* The resource that `damage`/`heal` deal with (its `damage by` or `heal by`
    clause), as the declaration that stands says; NULL when none. */
 const r_resource *rules_damage_resource(const program *p, bool heal)

@@ -684,6 +684,8 @@ void rules_free(rules *r);
 /* A ruling's choices as a GM reads them, "a/b/c", appended to out. */
 struct program;
 void rules_choices_text(const struct program *p, const r_ruling *rl, text_buf *out);
+/* The choice (its string id) a word answers a ruling of choices with, or -1. */
+int rules_choice(const struct program *p, const r_ruling *rl, const char *word);
 
 /* Lookups by name (string id); -1 when absent. */
 int rules_slot(const rules *r, int name);
